@@ -1,0 +1,115 @@
+import { randomBytes } from "node:crypto";
+import type { PrismaClient } from "~/generated/prisma/client";
+import { ADMIN_CLIENT_ID, ADMIN_CLIENT_SCOPE, ADMIN_PERMISSIONS, SERVICE_ADMIN_ROLE } from "../admin/permissions";
+import { hashPassword } from "../auth/password-hash";
+
+const BOOTSTRAP_LOCK_KEY = 72707370;
+const DEFAULT_ADMIN_EMAIL = "admin@localhost";
+
+export interface BootstrapOptions {
+  superAdminSlug: string;
+  baseUrl: string;
+  adminEmail?: string | undefined;
+  adminPassword?: string | undefined;
+}
+
+export interface BootstrapResult {
+  organizationId: string;
+  /** Present only when this run created the first service-admin. */
+  createdAdmin?: { email: string; generatedPassword?: string };
+}
+
+/** Loopback redirect URIs of the shared admin client; any port matches them (RFC 8252 §7.3). */
+export function adminClientRedirectUris(baseUrl: string): string[] {
+  const loopback = ["http://127.0.0.1", "http://localhost", "http://[::1]"].flatMap((origin) => [
+    `${origin}/callback`,
+    `${origin}/api/oidc/callback`,
+  ]);
+  const consoleCallback = `${baseUrl}/api/oidc/callback`;
+  const { hostname } = new URL(baseUrl);
+  const isLoopback = ["127.0.0.1", "localhost", "[::1]"].includes(hostname);
+  return isLoopback ? loopback : [...loopback, consoleCallback];
+}
+
+/**
+ * Makes sure the super-admin organization, its `service-admin` role with every admin
+ * permission, the shared admin client and a first admin exist. Safe to run at every start and
+ * from several processes at once (an advisory lock serializes them).
+ */
+export async function bootstrap(prisma: PrismaClient, options: BootstrapOptions): Promise<BootstrapResult> {
+  const email = (options.adminEmail ?? DEFAULT_ADMIN_EMAIL).toLowerCase();
+  const generatedPassword = options.adminPassword ? undefined : randomBytes(15).toString("base64url");
+  // Hash outside the transaction: Argon2id takes tens of milliseconds.
+  const passwordHash = await hashPassword(options.adminPassword ?? generatedPassword!);
+
+  return prisma.$transaction(
+    async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${BOOTSTRAP_LOCK_KEY})`;
+
+      const organization = await tx.organization.upsert({
+        where: { slug: options.superAdminSlug },
+        create: { slug: options.superAdminSlug, name: "Porta Administration", defaultLoginMethods: ["password"] },
+        update: {},
+      });
+      const organizationId = organization.id;
+
+      await tx.permission.createMany({
+        data: ADMIN_PERMISSIONS.map((name) => ({ organizationId, name })),
+        skipDuplicates: true,
+      });
+      const role = await tx.role.upsert({
+        where: { organizationId_name: { organizationId, name: SERVICE_ADMIN_ROLE } },
+        create: { organizationId, name: SERVICE_ADMIN_ROLE, description: "Full access to the Admin API and console" },
+        update: {},
+      });
+      const permissions = await tx.permission.findMany({
+        where: { organizationId, name: { in: [...ADMIN_PERMISSIONS] } },
+        select: { id: true },
+      });
+      await tx.rolePermission.createMany({
+        data: permissions.map((p) => ({ roleId: role.id, permissionId: p.id })),
+        skipDuplicates: true,
+      });
+
+      const redirectUris = adminClientRedirectUris(options.baseUrl);
+      await tx.client.upsert({
+        where: { id: ADMIN_CLIENT_ID },
+        create: {
+          id: ADMIN_CLIENT_ID,
+          organizationId,
+          name: "Porta admin (CLI and console)",
+          applicationType: "native",
+          tokenEndpointAuthMethod: "none",
+          redirectUris,
+          grantTypes: ["authorization_code", "refresh_token"],
+          scope: ADMIN_CLIENT_SCOPE,
+        },
+        // BASE_URL may have changed since the last start; the console callback follows it.
+        update: { redirectUris },
+      });
+
+      const existingAdmin = await tx.userRole.findFirst({
+        where: { roleId: role.id, user: { organizationId, status: "active" } },
+        select: { userId: true },
+      });
+      if (existingAdmin) return { organizationId };
+
+      const existingUser = await tx.user.findUnique({ where: { organizationId_email: { organizationId, email } } });
+      const user =
+        existingUser ??
+        (await tx.user.create({
+          data: { organizationId, email, emailVerified: true, givenName: "Porta", familyName: "Admin", passwordHash },
+        }));
+      if (existingUser && (existingUser.status !== "active" || !existingUser.passwordHash)) {
+        await tx.user.update({ where: { id: existingUser.id }, data: { status: "active", passwordHash } });
+      }
+      await tx.userRole.create({ data: { userId: user.id, roleId: role.id } });
+      const rotatedPassword = !existingUser || !existingUser.passwordHash || existingUser.status !== "active";
+      return {
+        organizationId,
+        createdAdmin: { email, ...(generatedPassword && rotatedPassword ? { generatedPassword } : {}) },
+      };
+    },
+    { timeout: 30_000 },
+  );
+}

@@ -1,0 +1,142 @@
+import { z } from "zod";
+
+/**
+ * The one place that reads Porta's environment. Every variable of DESIGN.md is parsed here;
+ * a bad value becomes a ConfigError whose message names the variable and the expected form.
+ */
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+    this.name = "ConfigError";
+  }
+}
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+const optionalString = z
+  .string()
+  .transform((v) => v.trim())
+  .transform((v) => (v === "" ? undefined : v))
+  .optional();
+
+function urlWithProtocols(protocols: string[], expected: string) {
+  return z.string().refine(
+    (value) => {
+      try {
+        const url = new URL(value);
+        return protocols.includes(url.protocol) && url.hostname !== "";
+      } catch {
+        return false;
+      }
+    },
+    { message: `expected ${expected}` },
+  );
+}
+
+const EnvSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  PORT: z.coerce
+    .number({ message: "expected a port number between 0 and 65535" })
+    .int("expected a port number between 0 and 65535")
+    .min(0, "expected a port number between 0 and 65535")
+    .max(65535, "expected a port number between 0 and 65535")
+    .default(3000),
+  BASE_URL: optionalString.pipe(
+    urlWithProtocols(["http:", "https:"], "an absolute http(s) URL without a trailing path, such as https://id.example.com")
+      .refine((v) => !/[?#]/.test(v), { message: "expected a URL without query or fragment" })
+      .optional(),
+  ),
+  DATABASE_URL: optionalString.pipe(
+    urlWithProtocols(["postgres:", "postgresql:"], "a PostgreSQL URL such as postgresql://user:pass@host:5432/db").optional(),
+  ),
+  REDIS_URL: optionalString.pipe(
+    urlWithProtocols(["redis:", "rediss:"], "a Redis URL such as redis://127.0.0.1:6379").optional(),
+  ),
+  DATA_DIR: z.string().trim().min(1, "expected a directory path").default("./.data"),
+  SUPER_ADMIN_SLUG: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .regex(SLUG_PATTERN, "expected a slug: lower-case letters, digits and inner dashes, 1 to 63 characters")
+    .default("porta-admin"),
+  ADMIN_BOOTSTRAP_EMAIL: optionalString.pipe(z.email("expected an email address").optional()),
+  ADMIN_BOOTSTRAP_PASSWORD: optionalString.pipe(z.string().min(8, "expected at least 8 characters").optional()),
+  ENCRYPTION_KEY: optionalString.pipe(
+    z
+      .string()
+      .refine((v) => /^[A-Za-z0-9+/_-]+={0,2}$/.test(v) && Buffer.from(v, "base64").length === 32, {
+        message: "expected 32 random bytes in base64 (44 characters), for example from `openssl rand -base64 32`",
+      })
+      .optional(),
+  ),
+  SMTP_HOST: optionalString,
+  SMTP_PORT: z.coerce
+    .number({ message: "expected a port number" })
+    .int("expected a port number")
+    .min(1, "expected a port number")
+    .max(65535, "expected a port number")
+    .default(587),
+  SMTP_USER: optionalString,
+  SMTP_PASS: optionalString,
+  SMTP_FROM: optionalString,
+  LOG_LEVEL: z.enum(LOG_LEVELS, { message: `expected one of ${LOG_LEVELS.join(", ")}` }).default("info"),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+export interface Config {
+  nodeEnv: Env["NODE_ENV"];
+  port: number;
+  /** Public base URL without a trailing slash. */
+  baseUrl: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  dataDir: string;
+  superAdminSlug: string;
+  adminBootstrap: { email: string | undefined; password: string | undefined };
+  /** Raw 32-byte key when ENCRYPTION_KEY is set; otherwise one is generated into DATA_DIR. */
+  encryptionKey: Buffer | undefined;
+  smtp: { host: string | undefined; port: number; user: string | undefined; pass: string | undefined; from: string | undefined };
+  logLevel: Env["LOG_LEVEL"];
+}
+
+/** Parses an environment (process.env by default). Throws ConfigError on the first bad variable. */
+export function parseConfig(source: Record<string, string | undefined> = process.env): Config {
+  const known = Object.fromEntries(
+    Object.keys(EnvSchema.shape)
+      .filter((key) => source[key] !== undefined)
+      .map((key) => [key, source[key]]),
+  );
+  const result = EnvSchema.safeParse(known);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const variable = String(issue.path[0] ?? "environment");
+    throw new ConfigError(variable, issue.message);
+  }
+  const env = result.data;
+  const baseUrl = (env.BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, "");
+  if (new URL(baseUrl).pathname !== "/") {
+    throw new ConfigError("BASE_URL", "expected an origin without a path, such as https://id.example.com");
+  }
+  if (env.SMTP_HOST && !env.SMTP_FROM) {
+    throw new ConfigError("SMTP_FROM", "expected a sender address such as \"Porta <no-reply@example.com>\" when SMTP_HOST is set");
+  }
+  return {
+    nodeEnv: env.NODE_ENV,
+    port: env.PORT,
+    baseUrl,
+    databaseUrl: env.DATABASE_URL,
+    redisUrl: env.REDIS_URL,
+    dataDir: env.DATA_DIR,
+    superAdminSlug: env.SUPER_ADMIN_SLUG,
+    adminBootstrap: { email: env.ADMIN_BOOTSTRAP_EMAIL, password: env.ADMIN_BOOTSTRAP_PASSWORD },
+    encryptionKey: env.ENCRYPTION_KEY ? Buffer.from(env.ENCRYPTION_KEY, "base64") : undefined,
+    smtp: { host: env.SMTP_HOST, port: env.SMTP_PORT, user: env.SMTP_USER, pass: env.SMTP_PASS, from: env.SMTP_FROM },
+    logLevel: env.LOG_LEVEL,
+  };
+}

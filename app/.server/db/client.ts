@@ -1,0 +1,146 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { citext } from "@electric-sql/pglite/contrib/citext";
+import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+import { PrismaClient } from "~/generated/prisma/client";
+
+/** A connection that runs raw SQL inside one transaction (migrations, locks, job claims). */
+export interface RawTransaction {
+  /** Runs a script of one or more statements without parameters. */
+  exec(sql: string): Promise<void>;
+  query<Row extends Record<string, unknown>>(sql: string, params?: unknown[]): Promise<Row[]>;
+}
+
+/**
+ * The data layer: Prisma on PostgreSQL when DATABASE_URL is set, Prisma on an embedded PGlite
+ * in DATA_DIR otherwise. Callers use `prisma` and never learn which one they have.
+ */
+export interface Database {
+  readonly kind: "postgres" | "pglite";
+  readonly prisma: PrismaClient;
+  rawTransaction<T>(fn: (tx: RawTransaction) => Promise<T>): Promise<T>;
+  /** Resolves when the database answers within the time, rejects otherwise. */
+  ping(timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  databaseUrl?: string | undefined;
+  /** Where the embedded PGlite keeps its files; "memory://" for a throw-away database. */
+  pgliteDir?: string;
+  poolSize?: number;
+}
+
+export class DatabaseUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "DatabaseUnavailableError";
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DatabaseUnavailableError(`${what} did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  return options.databaseUrl
+    ? openPostgres(options.databaseUrl, options.poolSize ?? 10)
+    : openPglite(options.pgliteDir ?? "memory://");
+}
+
+async function openPostgres(connectionString: string, max: number): Promise<Database> {
+  const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000 });
+  // An idle client losing its server must not crash the process; the next query reports it.
+  pool.on("error", () => undefined);
+  try {
+    await withTimeout(pool.query("SELECT 1"), 6_000, "PostgreSQL");
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    const target = describePostgresTarget(connectionString);
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new DatabaseUnavailableError(`cannot connect to PostgreSQL at ${target}: ${reason}`, { cause: error });
+  }
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  return {
+    kind: "postgres",
+    prisma,
+    async rawTransaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        const result = await fn({
+          exec: async (sql) => {
+            await client.query(sql);
+          },
+          query: async <Row extends Record<string, unknown>>(sql: string, params?: unknown[]) =>
+            (await client.query(sql, params)).rows as Row[],
+        });
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    async ping(timeoutMs = 1_000) {
+      await withTimeout(pool.query("SELECT 1"), timeoutMs, "PostgreSQL");
+    },
+    async close() {
+      await prisma.$disconnect().catch(() => undefined);
+      await pool.end().catch(() => undefined);
+    },
+  };
+}
+
+async function openPglite(dataDir: string): Promise<Database> {
+  if (!dataDir.startsWith("memory://")) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  let db: PGlite;
+  try {
+    db = await PGlite.create(dataDir.startsWith("memory://") ? dataDir : path.resolve(dataDir), { extensions: { citext } });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new DatabaseUnavailableError(`cannot open the embedded database in ${dataDir}: ${reason}`, { cause: error });
+  }
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(db) });
+  return {
+    kind: "pglite",
+    prisma,
+    rawTransaction(fn) {
+      return db.transaction((tx) =>
+        fn({
+          exec: async (sql) => {
+            await tx.exec(sql);
+          },
+          query: async <Row extends Record<string, unknown>>(sql: string, params?: unknown[]) =>
+            (await tx.query<Row>(sql, params)).rows,
+        }),
+      );
+    },
+    async ping(timeoutMs = 1_000) {
+      await withTimeout(db.query("SELECT 1"), timeoutMs, "the embedded database");
+    },
+    async close() {
+      await prisma.$disconnect().catch(() => undefined);
+      if (!db.closed) await db.close();
+    },
+  };
+}
+
+/** host:port/database of a connection string, without credentials, for error messages. */
+export function describePostgresTarget(connectionString: string): string {
+  try {
+    const url = new URL(connectionString);
+    return `${url.hostname}:${url.port || "5432"}${url.pathname}`;
+  } catch {
+    return "(unparseable DATABASE_URL)";
+  }
+}

@@ -1,0 +1,42 @@
+import type { Database } from "../db/client";
+import type { KeyValueStore } from "../cache/store";
+
+export type CheckState = "ok" | "unavailable";
+
+export interface HealthReport {
+  status: "ok" | "degraded" | "unavailable";
+  checks: { database: CheckState; cache: CheckState };
+}
+
+const DATABASE_TIMEOUT_MS = 1_000;
+const CACHE_TIMEOUT_MS = 500;
+
+async function probe(check: () => Promise<void>, timeoutMs: number): Promise<CheckState> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      check(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error("timeout")), timeoutMs);
+      }),
+    ]);
+    return "ok";
+  } catch {
+    return "unavailable";
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * PostgreSQL is required (503 without it); the cache is not, since every read falls back to
+ * the database, so a cache outage only degrades.
+ */
+export async function checkHealth(db: Database, store: KeyValueStore): Promise<HealthReport> {
+  const [database, cache] = await Promise.all([
+    probe(() => db.ping(DATABASE_TIMEOUT_MS), DATABASE_TIMEOUT_MS),
+    probe(() => store.ping(), CACHE_TIMEOUT_MS),
+  ]);
+  const status = database === "unavailable" ? "unavailable" : cache === "unavailable" ? "degraded" : "ok";
+  return { status, checks: { database, cache } };
+}

@@ -1,0 +1,88 @@
+import { randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { createRequestHandler } from "@remix-run/express";
+import type { ServerBuild } from "@remix-run/node";
+import express, { type ErrorRequestHandler, type RequestHandler } from "express";
+import helmet from "helmet";
+import { checkHealth } from "../health/health";
+import type { Services } from "../services";
+import { requestIdAndAccessLog } from "./request-id";
+
+export const CLIENT_BUILD_DIR = fileURLToPath(new URL("../../../build/client", import.meta.url));
+
+export interface HttpAppOptions {
+  /** The Remix server build, or a loader of it (Vite's dev server hands out fresh ones). */
+  build: ServerBuild | (() => Promise<ServerBuild>);
+  mode: "production" | "development";
+  /** Vite's middleware in development; production serves build/client instead. */
+  viteMiddleware?: RequestHandler;
+}
+
+export function createHttpApp(services: Services, options: HttpAppOptions): express.Express {
+  const { logger } = services;
+  const app = express();
+  app.disable("x-powered-by");
+  // Client IPs (audit, rate limits) come from X-Forwarded-For only when a local proxy sends it.
+  app.set("trust proxy", "loopback");
+
+  app.use(requestIdAndAccessLog(logger));
+  app.use((_req, res, next) => {
+    res.locals.cspNonce = randomBytes(16).toString("base64");
+    next();
+  });
+  app.use(
+    helmet({
+      contentSecurityPolicy:
+        options.mode === "development"
+          ? false
+          : {
+              directives: {
+                "script-src": ["'self'", (_req, res) => `'nonce-${(res as express.Response).locals.cspNonce as string}'`],
+                "img-src": ["'self'", "data:", "https:"],
+                // form-action would also restrict the redirect to a client's redirect_uri after
+                // an interaction form is posted, which breaks OIDC flows in Chromium.
+                "form-action": null,
+                "upgrade-insecure-requests": services.config.baseUrl.startsWith("https:") ? [] : null,
+              },
+            },
+      strictTransportSecurity: services.config.baseUrl.startsWith("https:"),
+      crossOriginEmbedderPolicy: false,
+    }),
+  );
+
+  app.get("/health", async (_req, res) => {
+    const report = await checkHealth(services.db, services.store);
+    res.setHeader("Cache-Control", "no-store");
+    res.status(report.status === "unavailable" ? 503 : 200).json(report);
+  });
+
+  if (options.viteMiddleware) {
+    app.use(options.viteMiddleware);
+  } else {
+    app.use("/assets", express.static(`${CLIENT_BUILD_DIR}/assets`, { immutable: true, maxAge: "1y" }));
+    app.use(express.static(CLIENT_BUILD_DIR, { maxAge: "1h" }));
+  }
+
+  app.all(
+    "*",
+    createRequestHandler({
+      build: options.build,
+      mode: options.mode,
+      getLoadContext: (_req, res) => ({
+        services,
+        cspNonce: res.locals.cspNonce as string,
+        requestId: res.locals.requestId as string,
+      }),
+    }),
+  );
+
+  const onError: ErrorRequestHandler = (error: unknown, _req, res, _next) => {
+    logger.error({ err: error }, "unhandled error");
+    if (res.headersSent) return res.end();
+    res.status(500).json({
+      error: { code: "internal_error", message: "Something went wrong. Quote the request id when you report it.", requestId: res.locals.requestId },
+    });
+  };
+  app.use(onError);
+  return app;
+}

@@ -1,0 +1,36 @@
+import { randomUUID } from "node:crypto";
+import type { RequestHandler } from "express";
+import type { Logger } from "pino";
+import { requestContext } from "../logging/logger";
+
+const INCOMING_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+
+/**
+ * Gives each request an id (a well-formed incoming X-Request-Id is kept, so that a proxy's id
+ * carries through), returns it in the response, puts it on every log line written while the
+ * request runs, and writes one access line when the response ends. Query strings are never
+ * logged: they carry codes and tokens.
+ */
+export function requestIdAndAccessLog(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const incoming = req.get("x-request-id");
+    const requestId = incoming && INCOMING_ID.test(incoming) ? incoming : randomUUID();
+    res.locals.requestId = requestId;
+    res.setHeader("X-Request-Id", requestId);
+    const started = process.hrtime.bigint();
+    res.on("finish", () => {
+      if (req.path === "/health") return;
+      logger.info(
+        {
+          requestId,
+          method: req.method,
+          path: req.path,
+          status: res.statusCode,
+          durationMs: Number((process.hrtime.bigint() - started) / 1_000n) / 1000,
+        },
+        "request",
+      );
+    });
+    requestContext.run({ requestId }, next);
+  };
+}

@@ -1,0 +1,94 @@
+import { existsSync } from "node:fs";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import type { ServerBuild } from "@remix-run/node";
+import type { Logger } from "pino";
+import { bootstrap, type BootstrapResult } from "./bootstrap/bootstrap";
+import type { Config } from "./config/env";
+import { createHttpApp } from "./http/app";
+import { createServices, type CreateServicesOptions, type Services } from "./services";
+
+export const SERVER_BUILD_PATH = fileURLToPath(new URL("../../build/server/index.js", import.meta.url));
+
+export interface RunningPorta {
+  server: Server;
+  services: Services;
+  /** http://host:port the server actually listens on. */
+  url: string;
+  bootstrap: BootstrapResult;
+  /** Stops accepting, drains in-flight requests (up to the grace period), then closes stores. */
+  close(gracePeriodMs?: number): Promise<void>;
+}
+
+export interface StartOptions extends CreateServicesOptions {
+  mode?: "production" | "development";
+  host?: string;
+}
+
+async function loadProductionBuild(): Promise<ServerBuild> {
+  if (!existsSync(SERVER_BUILD_PATH)) {
+    throw new Error(`the Remix build is missing at ${SERVER_BUILD_PATH}; run \`npm run build\` first`);
+  }
+  return (await import(pathToFileURL(SERVER_BUILD_PATH).href)) as ServerBuild;
+}
+
+export async function startPorta(config: Config, logger: Logger, options: StartOptions = {}): Promise<RunningPorta> {
+  const mode = options.mode ?? (config.nodeEnv === "production" || config.nodeEnv === "test" ? "production" : "development");
+  const services = await createServices(config, logger, options);
+  try {
+    const bootstrapResult = await bootstrap(services.db.prisma, {
+      superAdminSlug: config.superAdminSlug,
+      baseUrl: config.baseUrl,
+      adminEmail: config.adminBootstrap.email,
+      adminPassword: config.adminBootstrap.password,
+    });
+
+    let app;
+    let closeVite: (() => Promise<void>) | undefined;
+    if (mode === "development") {
+      const vite = await import("vite");
+      const devServer = await vite.createServer({ server: { middlewareMode: true }, appType: "custom" });
+      closeVite = () => devServer.close();
+      app = createHttpApp(services, {
+        mode,
+        viteMiddleware: devServer.middlewares,
+        build: () => devServer.ssrLoadModule("virtual:remix/server-build") as Promise<ServerBuild>,
+      });
+    } else {
+      app = createHttpApp(services, { mode, build: await loadProductionBuild() });
+    }
+
+    const server = await new Promise<Server>((resolve, reject) => {
+      const s = app.listen(config.port, options.host ?? "0.0.0.0", () => resolve(s));
+      s.once("error", reject);
+    });
+    // Slow clients must not hold a connection for ever.
+    server.headersTimeout = 20_000;
+    server.requestTimeout = 30_000;
+    const { port } = server.address() as AddressInfo;
+
+    let closing: Promise<void> | undefined;
+    return {
+      server,
+      services,
+      url: `http://127.0.0.1:${port}`,
+      bootstrap: bootstrapResult,
+      close(gracePeriodMs = 10_000) {
+        closing ??= (async () => {
+          const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+          server.closeIdleConnections();
+          const force = setTimeout(() => server.closeAllConnections(), gracePeriodMs);
+          await drained;
+          clearTimeout(force);
+          await closeVite?.();
+          await services.close();
+        })();
+        return closing;
+      },
+    };
+  } catch (error) {
+    await services.close();
+    throw error;
+  }
+}

@@ -1,0 +1,45 @@
+import { Links, Meta, Outlet, Scripts, ScrollRestoration, isRouteErrorResponse, useRouteError } from "@remix-run/react";
+import type { ReactNode } from "react";
+import { useNonce } from "./components/nonce";
+import "./styles/app.css";
+
+export function Layout({ children }: { children: ReactNode }) {
+  const nonce = useNonce();
+  return (
+    <html lang="en">
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <Meta />
+        <Links />
+      </head>
+      <body>
+        {children}
+        <ScrollRestoration nonce={nonce} />
+        <Scripts nonce={nonce} />
+      </body>
+    </html>
+  );
+}
+
+export default function App() {
+  return <Outlet />;
+}
+
+export function ErrorBoundary() {
+  const error = useRouteError();
+  const status = isRouteErrorResponse(error) ? error.status : 500;
+  const title = status === 404 ? "Page not found" : "Something went wrong";
+  const text =
+    status === 404
+      ? "There is nothing at this address."
+      : "Porta could not complete this request. Try again, or start again from your application.";
+  return (
+    <main className="page">
+      <section className="card" aria-labelledby="error-title">
+        <h1 id="error-title">{title}</h1>
+        <p>{text}</p>
+      </section>
+    </main>
+  );
+}

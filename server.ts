@@ -1,0 +1,70 @@
+/**
+ * Porta's entry point: reads the configuration, opens the stores, applies migrations,
+ * bootstraps the super-admin organization, serves Express + Remix, and shuts down gracefully.
+ * A problem at start-up ends the process with one line that says what to fix.
+ */
+import { ConfigError, parseConfig } from "./app/.server/config/env";
+import { DatabaseUnavailableError } from "./app/.server/db/client";
+import { MigrationError } from "./app/.server/db/migrate";
+import { createLogger } from "./app/.server/logging/logger";
+import { startPorta } from "./app/.server/start";
+
+function fail(message: string): never {
+  process.stderr.write(`porta: ${message}\n`);
+  process.exit(1);
+}
+
+async function main() {
+  let config;
+  try {
+    config = parseConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) fail(`configuration error: ${error.message}`);
+    throw error;
+  }
+  const logger = createLogger(config.logLevel);
+
+  let porta;
+  try {
+    porta = await startPorta(config, logger);
+  } catch (error) {
+    if (error instanceof ConfigError) fail(`configuration error: ${error.message}`);
+    if (error instanceof DatabaseUnavailableError) fail(`database error: ${error.message}`);
+    if (error instanceof MigrationError) fail(error.message);
+    if (error instanceof Error) fail(`cannot start: ${error.message}`);
+    throw error;
+  }
+
+  const created = porta.bootstrap.createdAdmin;
+  if (created) {
+    // Printed once, to the terminal only: never through the logger, which may ship lines elsewhere.
+    const lines = [
+      "",
+      "  Porta created the first administrator:",
+      `    email:    ${created.email}`,
+      created.generatedPassword ? `    password: ${created.generatedPassword}   (shown only this once)` : "    password: the one in ADMIN_BOOTSTRAP_PASSWORD",
+      "",
+    ];
+    process.stdout.write(lines.join("\n") + "\n");
+  }
+  logger.info({ url: config.baseUrl, database: porta.services.db.kind, cache: porta.services.store.kind }, "Porta is listening");
+  process.stdout.write(`  Porta is running at ${config.baseUrl}  (health: ${config.baseUrl}/health)\n`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down: draining requests");
+    porta.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, "shutdown failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+}
+
+main().catch((error: unknown) => fail(error instanceof Error ? error.message : String(error)));

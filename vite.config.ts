@@ -1,0 +1,29 @@
+import { fileURLToPath } from "node:url";
+import { vitePlugin as remix } from "@remix-run/dev";
+import { defineConfig } from "vite";
+
+declare module "@remix-run/node" {
+  interface Future {
+    v3_singleFetch: true;
+  }
+}
+
+export default defineConfig({
+  resolve: {
+    // tsconfig `paths` alone do not reach the SSR build (STACK-NOTES §4).
+    alias: { "~": fileURLToPath(new URL("./app", import.meta.url)) },
+  },
+  server: { hmr: { port: 24678 } },
+  plugins: [
+    remix({
+      ignoredRouteFiles: ["**/*.test.*", "**/__*.*"],
+      future: {
+        v3_fetcherPersist: true,
+        v3_relativeSplatPath: true,
+        v3_throwAbortReason: true,
+        v3_singleFetch: true,
+        v3_lazyRouteDiscovery: true,
+      },
+    }),
+  ],
+});

@@ -1,0 +1,18 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  resolve: {
+    alias: { "~": fileURLToPath(new URL("./app", import.meta.url)) },
+  },
+  test: {
+    include: ["app/**/*.test.ts", "test/**/*.test.ts", "packages/*/src/**/*.test.ts"],
+    environment: "node",
+    pool: "forks",
+    // Two cores: more workers only queue behind Argon2id and PGlite start-up.
+    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    testTimeout: 30_000,
+    hookTimeout: 90_000,
+    setupFiles: ["test/support/setup.ts"],
+  },
+});
