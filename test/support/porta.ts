@@ -1,0 +1,92 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Writable } from "node:stream";
+import { parseConfig } from "~/.server/config/env";
+import { createLogger } from "~/.server/logging/logger";
+import { startPorta, type RunningPorta } from "~/.server/start";
+import { createTestDatabase } from "./database";
+
+export const TEST_ADMIN = { email: "admin@porta.test", password: "correct horse battery staple 42" };
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Collects the JSON log lines a server writes, so tests can assert on them. */
+export function captureLogs() {
+  const lines: Array<Record<string, unknown>> = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const line of chunk.toString("utf8").split("\n")) if (line.trim()) lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { lines, text: () => lines.map((l) => JSON.stringify(l)).join("\n"), stream };
+}
+
+export interface TestPorta extends RunningPorta {
+  baseUrl: string;
+  logs: ReturnType<typeof captureLogs>;
+  /** Stops the server, drops its database and removes its DATA_DIR. */
+  stop(): Promise<void>;
+}
+
+export interface TestPortaOptions {
+  env?: Record<string, string | undefined>;
+  /** Reuse a DATA_DIR (restart tests); by default a fresh temp folder. */
+  dataDir?: string;
+  /** Keep the embedded database on disk in DATA_DIR instead of memory. */
+  persistentPglite?: boolean;
+  /** Reuse a database URL instead of creating one. */
+  databaseUrl?: string;
+}
+
+/** A real Porta over HTTP on a free loopback port, with its own database. */
+export async function startTestPorta(options: TestPortaOptions = {}): Promise<TestPorta> {
+  const database = options.databaseUrl ? { url: options.databaseUrl, drop: async () => {} } : await createTestDatabase();
+  const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), "porta-test-"));
+  const port = await freePort();
+  const config = parseConfig({
+    NODE_ENV: "test",
+    PORT: String(port),
+    BASE_URL: `http://localhost:${port}`,
+    DATA_DIR: dataDir,
+    DATABASE_URL: database.url,
+    REDIS_URL: process.env.REDIS_URL,
+    ADMIN_BOOTSTRAP_EMAIL: TEST_ADMIN.email,
+    ADMIN_BOOTSTRAP_PASSWORD: TEST_ADMIN.password,
+    LOG_LEVEL: "info",
+    ...options.env,
+  });
+  const logs = captureLogs();
+  const logger = createLogger(config.logLevel, logs.stream);
+  let running: RunningPorta;
+  try {
+    running = await startPorta(config, logger, {
+      host: "127.0.0.1",
+      ...(options.persistentPglite ? {} : { pgliteDir: "memory://" }),
+    });
+  } catch (error) {
+    await database.drop();
+    throw error;
+  }
+  return {
+    ...running,
+    baseUrl: config.baseUrl,
+    logs,
+    async stop() {
+      await running.close(2_000);
+      await database.drop();
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
