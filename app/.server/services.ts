@@ -9,6 +9,9 @@ import type { Config } from "./config/env";
 import { createEncrypter, type Encrypter } from "./crypto/encryption";
 import { openDatabase, type Database } from "./db/client";
 import { applyMigrations } from "./db/migrate";
+import { createKeyService, type KeyService } from "./oidc/keys";
+import { MAX_SIGNED_TOKEN_LIFETIME } from "./oidc/lifetimes";
+import { createProviderRegistry, type ProviderRegistry } from "./oidc/registry";
 
 /**
  * Everything a request handler may need, built once per process and handed to Remix through the
@@ -21,12 +24,16 @@ export interface Services {
   store: KeyValueStore;
   cache: ReadThroughCache;
   encrypter: Encrypter;
+  keys: KeyService;
+  oidc: ProviderRegistry;
   close(): Promise<void>;
 }
 
 export interface CreateServicesOptions {
   /** Overrides the embedded database location (tests use "memory://"). */
   pgliteDir?: string;
+  /** Key prefix in Redis (tests give each file its own). */
+  redisPrefix?: string;
 }
 
 export async function createServices(config: Config, logger: Logger, options: CreateServicesOptions = {}): Promise<Services> {
@@ -45,8 +52,37 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     throw error;
   }
 
-  const store = config.redisUrl ? await createRedisStore(config.redisUrl, logger) : createMemoryStore();
+  const store = config.redisUrl ? await createRedisStore(config.redisUrl, logger, options.redisPrefix) : createMemoryStore();
   const cache = createReadThroughCache(store, logger);
+  const encrypter = createEncrypter(encryptionKey);
+
+  // Key changes reach every provider through the registry, which itself needs the keys.
+  const registryRef: { current?: ProviderRegistry } = {};
+  const keys = createKeyService({
+    prisma: db.prisma,
+    encrypter,
+    maxSignedTokenLifetimeSeconds: () => MAX_SIGNED_TOKEN_LIFETIME,
+    onChange: async () => registryRef.current?.invalidate("*"),
+  });
+  await keys.ensureActiveKey();
+  const oidc = await createProviderRegistry({
+    baseUrl: config.baseUrl,
+    prisma: db.prisma,
+    cache,
+    store,
+    keys,
+    encryptionKey,
+    logger,
+  });
+  registryRef.current = oidc;
+
+  // Expired durable tokens are deleted in the background; reads already ignore them.
+  const sweeper = setInterval(() => {
+    db.prisma.oidcPayload.deleteMany({ where: { expiresAt: { lt: new Date() } } }).catch((error: unknown) => {
+      logger.warn({ err: error }, "could not delete expired tokens");
+    });
+  }, 10 * 60_000);
+  sweeper.unref();
 
   return {
     config,
@@ -54,8 +90,12 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     db,
     store,
     cache,
-    encrypter: createEncrypter(encryptionKey),
+    encrypter,
+    keys,
+    oidc,
     async close() {
+      clearInterval(sweeper);
+      await oidc.close();
       await store.close();
       await db.close();
     },

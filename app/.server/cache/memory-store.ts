@@ -46,6 +46,10 @@ export function createMemoryStore(now: () => number = Date.now): KeyValueStore {
         sets.delete(key);
       }
     },
+    async replace(key, value) {
+      const entry = live(values, key);
+      if (entry) entry.value = value;
+    },
     async take(key) {
       const entry = live(values, key);
       values.delete(key);

@@ -16,6 +16,13 @@ export const FAIL_FAST_OPTIONS: RedisOptions = {
   lazyConnect: true,
 };
 
+/** SET with the key's remaining TTL, atomically; 0 when the key is gone. */
+const REPLACE_KEEPING_TTL = `
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl == -2 then return 0 end
+if ttl > 0 then redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl) else redis.call('SET', KEYS[1], ARGV[1]) end
+return 1`;
+
 export interface RedisStore extends KeyValueStore {
   /** The command connection, for libraries that take an ioredis client (rate limits). */
   readonly client: Redis;
@@ -67,6 +74,9 @@ export async function createRedisStore(url: string, logger: Logger, prefix = "po
     async del(...keys) {
       if (keys.length > 0) await client.del(...keys);
     },
+    async replace(key, value) {
+      await client.eval(REPLACE_KEEPING_TTL, 1, key, value);
+    },
     async take(key) {
       return client.getdel(key);
     },
@@ -86,13 +96,16 @@ export async function createRedisStore(url: string, logger: Logger, prefix = "po
       set.add(handler);
       if (!handlers.has(full)) {
         handlers.set(full, set);
-        await sub.subscribe(full).catch(warn);
+        // Not awaited: the subscriber queues commands while Redis is away and would hold the
+        // caller (a server starting, a request) until Redis came back. ioredis sends it on
+        // (re)connect and re-subscribes by itself after an outage.
+        sub.subscribe(full).catch(warn);
       }
       return async () => {
         set.delete(handler);
         if (set.size === 0) {
           handlers.delete(full);
-          await sub.unsubscribe(full).catch(() => undefined);
+          sub.unsubscribe(full).catch(() => undefined);
         }
       };
     },

@@ -9,6 +9,8 @@ export interface KeyValueStore {
   /** Stores a value, with a time to live in seconds when given. */
   set(key: string, value: string, ttlSeconds?: number): Promise<void>;
   del(...keys: string[]): Promise<void>;
+  /** Overwrites an existing value and keeps its time to live; does nothing when it is gone. */
+  replace(key: string, value: string): Promise<void>;
   /** Reads and deletes in one step, so that two readers never both get the value. */
   take(key: string): Promise<string | null>;
   /** Adds to a set and (re)sets the set's time to live. */

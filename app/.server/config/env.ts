@@ -38,14 +38,20 @@ function urlWithProtocols(protocols: string[], expected: string) {
   );
 }
 
+/** An empty or blank variable means "unset" (z.coerce would turn it into 0). */
+const blankAsUnset = (value: unknown) => (typeof value === "string" && value.trim() === "" ? undefined : value);
+
 const EnvSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
-  PORT: z.coerce
-    .number({ message: "expected a port number between 0 and 65535" })
-    .int("expected a port number between 0 and 65535")
-    .min(0, "expected a port number between 0 and 65535")
-    .max(65535, "expected a port number between 0 and 65535")
-    .default(3000),
+  PORT: z.preprocess(
+    blankAsUnset,
+    z.coerce
+      .number({ message: "expected a port number between 0 and 65535" })
+      .int("expected a port number between 0 and 65535")
+      .min(0, "expected a port number between 0 and 65535")
+      .max(65535, "expected a port number between 0 and 65535")
+      .default(3000),
+  ),
   BASE_URL: optionalString.pipe(
     urlWithProtocols(["http:", "https:"], "an absolute http(s) URL without a trailing path, such as https://id.example.com")
       .refine((v) => !/[?#]/.test(v), { message: "expected a URL without query or fragment" })
@@ -75,12 +81,15 @@ const EnvSchema = z.object({
       .optional(),
   ),
   SMTP_HOST: optionalString,
-  SMTP_PORT: z.coerce
-    .number({ message: "expected a port number" })
-    .int("expected a port number")
-    .min(1, "expected a port number")
-    .max(65535, "expected a port number")
-    .default(587),
+  SMTP_PORT: z.preprocess(
+    blankAsUnset,
+    z.coerce
+      .number({ message: "expected a port number" })
+      .int("expected a port number")
+      .min(1, "expected a port number")
+      .max(65535, "expected a port number")
+      .default(587),
+  ),
   SMTP_USER: optionalString,
   SMTP_PASS: optionalString,
   SMTP_FROM: optionalString,

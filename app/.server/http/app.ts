@@ -5,6 +5,7 @@ import type { ServerBuild } from "@remix-run/node";
 import express, { type ErrorRequestHandler, type RequestHandler } from "express";
 import helmet from "helmet";
 import { checkHealth } from "../health/health";
+import { protocolRoutes } from "../oidc/mount";
 import type { Services } from "../services";
 import { requestIdAndAccessLog } from "./request-id";
 
@@ -55,6 +56,8 @@ export function createHttpApp(services: Services, options: HttpAppOptions): expr
     res.setHeader("Cache-Control", "no-store");
     res.status(report.status === "unavailable" ? 503 : 200).json(report);
   });
+
+  app.use("/:slug", protocolRoutes(services.oidc));
 
   if (options.viteMiddleware) {
     app.use(options.viteMiddleware);

@@ -24,7 +24,7 @@ export function requestIdAndAccessLog(logger: Logger): RequestHandler {
         {
           requestId,
           method: req.method,
-          path: req.path,
+          path: req.originalUrl.split("?")[0],
           status: res.statusCode,
           durationMs: Number((process.hrtime.bigint() - started) / 1_000n) / 1000,
         },

@@ -188,7 +188,7 @@ CREATE TABLE "SigningKey" (
     "retiredAt" TIMESTAMPTZ(3),
     CONSTRAINT "SigningKey_pkey" PRIMARY KEY ("id"),
     CONSTRAINT "SigningKey_alg_check" CHECK ("alg" = 'ES256'),
-    CONSTRAINT "SigningKey_status_check" CHECK ("status" IN ('active', 'retiring', 'retired'))
+    CONSTRAINT "SigningKey_status_check" CHECK ("status" IN ('staged', 'active', 'retiring', 'retired'))
 );
 CREATE INDEX "SigningKey_status_idx" ON "SigningKey"("status");
 

@@ -1,0 +1,161 @@
+import { Writable } from "node:stream";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLogger } from "../logging/logger";
+import { createMemoryStore } from "./memory-store";
+import { createReadThroughCache, deserialize, serialize } from "./read-through";
+import { createRedisStore, type RedisStore } from "./redis-store";
+import type { KeyValueStore } from "./store";
+
+function logCapture() {
+  const lines: Array<Record<string, unknown>> = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString("utf8").split("\n")) if (line.trim()) lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { lines, logger: createLogger("warn", stream) };
+}
+
+/** A loader that counts its calls, like a Prisma lookup would hit PostgreSQL. */
+function countingLoader<T>(value: T) {
+  const loader = async () => {
+    loader.calls++;
+    return value;
+  };
+  loader.calls = 0;
+  return loader;
+}
+
+describe("serialize / deserialize", () => {
+  it("round-trips Date values, nested and in arrays, as Date instances", () => {
+    const value = {
+      id: "o1",
+      createdAt: new Date("2024-02-29T12:34:56.789Z"),
+      nested: { lockedUntil: new Date(0), list: [new Date("2030-01-01T00:00:00.000Z"), "text", 3, null] },
+      nothing: null,
+    };
+    const copy = deserialize<typeof value>(serialize(value));
+    expect(copy).toEqual(value);
+    expect(copy.createdAt).toBeInstanceOf(Date);
+    expect(copy.createdAt.getTime()).toBe(value.createdAt.getTime());
+    expect(copy.nested.list[0]).toBeInstanceOf(Date);
+    expect(copy.nested.lockedUntil.getTime()).toBe(0);
+  });
+
+  it("leaves strings that look like dates, and objects that merely contain $date, alone", () => {
+    const value = { iso: "2024-02-29T12:34:56.789Z", tagged: { $date: "2024-01-01T00:00:00.000Z", other: 1 }, list: [1, "a", true] };
+    const copy = deserialize<typeof value>(serialize(value));
+    expect(copy).toStrictEqual(value);
+    expect(typeof copy.iso).toBe("string");
+  });
+
+  it("round-trips top-level Dates, arrays and scalars", () => {
+    expect(deserialize<Date>(serialize(new Date(123)))).toEqual(new Date(123));
+    expect(deserialize<unknown[]>(serialize([new Date(5), { a: new Date(6) }]))).toEqual([new Date(5), { a: new Date(6) }]);
+    expect(deserialize<string>(serialize("plain"))).toBe("plain");
+  });
+});
+
+describe("read-through cache on the memory store", () => {
+  let store: KeyValueStore;
+  beforeAll(() => {
+    store = createMemoryStore();
+  });
+  afterAll(async () => {
+    await store.close();
+  });
+
+  it("loads once, then serves the cached copy with its Dates intact", async () => {
+    const cache = createReadThroughCache(store, logCapture().logger, "t1:");
+    const row = { id: "u1", email: "a@x.io", createdAt: new Date("2024-05-05T05:05:05.555Z"), roles: ["admin"] };
+    const load = countingLoader(row);
+    const first = await cache.getOrLoad("user:u1", 60, load);
+    // The write to the store is not awaited by getOrLoad; give it a turn.
+    await new Promise((resolve) => setImmediate(resolve));
+    const second = await cache.getOrLoad("user:u1", 60, load);
+    expect(load.calls).toBe(1);
+    expect(first).toEqual(row);
+    expect(second).toEqual(row);
+    expect(second).not.toBe(row);
+    expect(second!.createdAt).toBeInstanceOf(Date);
+  });
+
+  it("does not cache an absent entity, so a create right after is seen", async () => {
+    const cache = createReadThroughCache(store, logCapture().logger, "t2:");
+    let current: { id: string } | null = null;
+    const load = async () => current;
+    expect(await cache.getOrLoad("org:new", 60, load)).toBeNull();
+    current = { id: "new" };
+    expect(await cache.getOrLoad("org:new", 60, load)).toEqual({ id: "new" });
+  });
+
+  it("reloads after invalidate, and keeps namespaces apart", async () => {
+    const a = createReadThroughCache(store, logCapture().logger, "ns-a:");
+    const b = createReadThroughCache(store, logCapture().logger, "ns-b:");
+    let version = 1;
+    const load = async () => ({ version });
+    await a.getOrLoad("client:c1", 60, load);
+    await new Promise((resolve) => setImmediate(resolve));
+    version = 2;
+    expect(await a.getOrLoad("client:c1", 60, load)).toEqual({ version: 1 });
+    expect(await b.getOrLoad("client:c1", 60, load)).toEqual({ version: 2 });
+    await a.invalidate("client:c1", "client:other");
+    expect(await a.getOrLoad("client:c1", 60, load)).toEqual({ version: 2 });
+  });
+
+  it("passes a loader's error through to the caller", async () => {
+    const cache = createReadThroughCache(store, logCapture().logger, "t3:");
+    await expect(
+      cache.getOrLoad("x", 60, async () => {
+        throw new Error("database down");
+      }),
+    ).rejects.toThrow("database down");
+  });
+});
+
+describe("read-through cache on a Redis that is not there", () => {
+  let store: RedisStore;
+  const capture = logCapture();
+
+  beforeAll(async () => {
+    // Nothing listens on port 1: every connection attempt is refused.
+    store = await createRedisStore("redis://127.0.0.1:1", capture.logger, `porta-test-${process.pid}:`);
+  });
+  afterAll(async () => {
+    await store?.close();
+  });
+
+  it("answers getOrLoad from the loader within a second, every time", async () => {
+    const cache = createReadThroughCache(store, capture.logger);
+    const row = { id: "o1", slug: "acme", createdAt: new Date("2024-01-01T00:00:00.000Z") };
+    const load = countingLoader(row);
+    for (let i = 0; i < 3; i++) {
+      const started = performance.now();
+      expect(await cache.getOrLoad("org:acme", 60, load)).toEqual(row);
+      expect(performance.now() - started).toBeLessThan(1_000);
+    }
+    expect(load.calls).toBe(3);
+  });
+
+  it("lets invalidate resolve without throwing, within a second", async () => {
+    const cache = createReadThroughCache(store, capture.logger);
+    const started = performance.now();
+    await expect(cache.invalidate("org:acme", "client:c1")).resolves.toBeUndefined();
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it("logs the outage as a warning, not once per request", async () => {
+    const own = logCapture();
+    const cache = createReadThroughCache(store, own.logger);
+    for (let i = 0; i < 5; i++) await cache.getOrLoad(`k${i}`, 60, async () => ({ i }));
+    const warnings = own.lines.filter((l) => l.msg === "cache unavailable, reading from the database");
+    expect(warnings.length).toBeGreaterThanOrEqual(1);
+    expect(warnings.length).toBeLessThanOrEqual(2);
+    expect(warnings.every((w) => w.level === 40)).toBe(true);
+  });
+
+  it("reports the store as unreachable on ping", async () => {
+    await expect(store.ping()).rejects.toThrow();
+  });
+});

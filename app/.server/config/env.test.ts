@@ -1,0 +1,119 @@
+import { randomBytes } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { ConfigError, parseConfig } from "./env";
+
+/** Runs parseConfig and returns the ConfigError it throws (fails the test when it does not throw one). */
+function configErrorOf(env: Record<string, string | undefined>): ConfigError {
+  try {
+    parseConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error(`parseConfig accepted ${JSON.stringify(env)}`);
+}
+
+describe("parseConfig", () => {
+  it("gives the documented defaults for an empty environment", () => {
+    const config = parseConfig({});
+    expect(config).toEqual({
+      nodeEnv: "development",
+      port: 3000,
+      baseUrl: "http://localhost:3000",
+      databaseUrl: undefined,
+      redisUrl: undefined,
+      dataDir: "./.data",
+      superAdminSlug: "porta-admin",
+      adminBootstrap: { email: undefined, password: undefined },
+      encryptionKey: undefined,
+      smtp: { host: undefined, port: 587, user: undefined, pass: undefined, from: undefined },
+      logLevel: "info",
+    });
+  });
+
+  it("derives BASE_URL from PORT and drops a trailing slash from an explicit one", () => {
+    expect(parseConfig({ PORT: "8080" }).baseUrl).toBe("http://localhost:8080");
+    expect(parseConfig({ BASE_URL: "https://id.example.com/" }).baseUrl).toBe("https://id.example.com");
+  });
+
+  it("treats empty variables as unset", () => {
+    const config = parseConfig({ PORT: "", DATABASE_URL: "", REDIS_URL: " ", ENCRYPTION_KEY: "", SMTP_HOST: "", SMTP_PORT: "" });
+    expect(config.port).toBe(3000);
+    expect(config.baseUrl).toBe("http://localhost:3000");
+    expect(config.databaseUrl).toBeUndefined();
+    expect(config.redisUrl).toBeUndefined();
+    expect(config.encryptionKey).toBeUndefined();
+    expect(config.smtp).toMatchObject({ host: undefined, port: 587 });
+  });
+
+  it("reads every variable when all are valid", () => {
+    const key = randomBytes(32);
+    const config = parseConfig({
+      NODE_ENV: "production",
+      PORT: "4000",
+      BASE_URL: "https://id.example.com",
+      DATABASE_URL: "postgresql://porta:secret@db.internal:5432/porta",
+      REDIS_URL: "rediss://cache.internal:6380",
+      DATA_DIR: "/var/lib/porta",
+      SUPER_ADMIN_SLUG: "Root-Admin",
+      ADMIN_BOOTSTRAP_EMAIL: "ops@example.com",
+      ADMIN_BOOTSTRAP_PASSWORD: "long enough password",
+      ENCRYPTION_KEY: key.toString("base64"),
+      SMTP_HOST: "smtp.example.com",
+      SMTP_PORT: "2525",
+      SMTP_USER: "mailer",
+      SMTP_PASS: "mail-secret",
+      SMTP_FROM: "Porta <no-reply@example.com>",
+      LOG_LEVEL: "debug",
+    });
+    expect(config).toMatchObject({
+      nodeEnv: "production",
+      port: 4000,
+      baseUrl: "https://id.example.com",
+      databaseUrl: "postgresql://porta:secret@db.internal:5432/porta",
+      redisUrl: "rediss://cache.internal:6380",
+      dataDir: "/var/lib/porta",
+      superAdminSlug: "root-admin",
+      adminBootstrap: { email: "ops@example.com", password: "long enough password" },
+      smtp: { host: "smtp.example.com", port: 2525, user: "mailer", pass: "mail-secret", from: "Porta <no-reply@example.com>" },
+      logLevel: "debug",
+    });
+    expect(config.encryptionKey?.equals(key)).toBe(true);
+  });
+
+  const badValues: Array<{ env: Record<string, string>; variable: string; expected: RegExp }> = [
+    { env: { PORT: "abc" }, variable: "PORT", expected: /expected a port number between 0 and 65535/ },
+    { env: { PORT: "70000" }, variable: "PORT", expected: /expected a port number between 0 and 65535/ },
+    { env: { PORT: "80.5" }, variable: "PORT", expected: /expected a port number/ },
+    { env: { BASE_URL: "ftp://x" }, variable: "BASE_URL", expected: /expected an absolute http\(s\) URL/ },
+    { env: { BASE_URL: "https://id.example.com/porta" }, variable: "BASE_URL", expected: /expected an origin without a path/ },
+    { env: { BASE_URL: "https://id.example.com?x=1" }, variable: "BASE_URL", expected: /without query or fragment/ },
+    { env: { DATABASE_URL: "not-a-url" }, variable: "DATABASE_URL", expected: /expected a PostgreSQL URL such as postgresql:\/\// },
+    { env: { DATABASE_URL: "mysql://porta@db:3306/porta" }, variable: "DATABASE_URL", expected: /expected a PostgreSQL URL/ },
+    { env: { REDIS_URL: "http://x" }, variable: "REDIS_URL", expected: /expected a Redis URL such as redis:\/\// },
+    { env: { SUPER_ADMIN_SLUG: "Bad Slug!" }, variable: "SUPER_ADMIN_SLUG", expected: /expected a slug/ },
+    { env: { ADMIN_BOOTSTRAP_EMAIL: "nope" }, variable: "ADMIN_BOOTSTRAP_EMAIL", expected: /expected an email address/ },
+    { env: { ADMIN_BOOTSTRAP_PASSWORD: "short" }, variable: "ADMIN_BOOTSTRAP_PASSWORD", expected: /expected at least 8 characters/ },
+    {
+      env: { ENCRYPTION_KEY: randomBytes(16).toString("base64") },
+      variable: "ENCRYPTION_KEY",
+      expected: /expected 32 random bytes in base64/,
+    },
+    { env: { ENCRYPTION_KEY: "not base64 at all!" }, variable: "ENCRYPTION_KEY", expected: /expected 32 random bytes in base64/ },
+    { env: { LOG_LEVEL: "loud" }, variable: "LOG_LEVEL", expected: /expected one of fatal, error, warn, info, debug, trace, silent/ },
+    { env: { SMTP_HOST: "smtp.example.com" }, variable: "SMTP_FROM", expected: /expected a sender address .* when SMTP_HOST is set/ },
+    { env: { SMTP_PORT: "0" }, variable: "SMTP_PORT", expected: /expected a port number/ },
+  ];
+
+  it.each(badValues)("rejects $env with a ConfigError naming $variable", ({ env, variable, expected }) => {
+    const error = configErrorOf(env);
+    expect(error.variable).toBe(variable);
+    expect(error.message.startsWith(`${variable}: `)).toBe(true);
+    expect(error.message).toMatch(expected);
+  });
+
+  it("never echoes a secret value in its error", () => {
+    const error = configErrorOf({ ENCRYPTION_KEY: "c2VjcmV0LXZhbHVlLXRoYXQtaXMtdG9vLXNob3J0" });
+    expect(error.message).not.toContain("c2VjcmV0LXZhbHVlLXRoYXQtaXMtdG9vLXNob3J0");
+  });
+});

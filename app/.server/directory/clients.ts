@@ -1,0 +1,60 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { Client, PrismaClient } from "~/generated/prisma/client";
+import type { ReadThroughCache } from "../cache/read-through";
+
+/** A client as the protocol layer needs it: the row, its application's status, its live secrets. */
+export interface ClientRecord extends Client {
+  applicationStatus: string | null;
+  activeSecrets: Array<{ hash: string; expiresAt: Date | null }>;
+}
+
+const TTL_SECONDS = 60;
+const key = (id: string) => `client:${id}`;
+
+export function hashClientSecret(secret: string): string {
+  return createHash("sha256").update(secret, "utf8").digest("hex");
+}
+
+export function getClientRecord(prisma: PrismaClient, cache: ReadThroughCache, id: string): Promise<ClientRecord | null> {
+  return cache.getOrLoad(key(id), TTL_SECONDS, async () => {
+    const row = await prisma.client.findUnique({
+      where: { id },
+      include: {
+        application: { select: { status: true } },
+        secrets: { where: { status: "active" }, select: { secretHash: true, expiresAt: true } },
+      },
+    });
+    if (!row) return null;
+    const { application, secrets, ...client } = row;
+    return {
+      ...client,
+      applicationStatus: application?.status ?? null,
+      activeSecrets: secrets.map((s) => ({ hash: s.secretHash, expiresAt: s.expiresAt })),
+    };
+  });
+}
+
+export function invalidateClient(cache: ReadThroughCache, id: string) {
+  return cache.invalidate(key(id));
+}
+
+/** True when the client may take part in the protocol at all. */
+export function isClientUsable(client: ClientRecord): boolean {
+  return client.status === "active" && (client.applicationStatus === null || client.applicationStatus === "active");
+}
+
+/**
+ * Whether a presented secret matches one of the client's active, unexpired secrets. Every
+ * stored hash is compared (constant time each), so timing does not reveal which one matched.
+ */
+export function secretMatches(client: ClientRecord, presented: string, now = new Date()): boolean {
+  const presentedHash = Buffer.from(hashClientSecret(presented), "hex");
+  let matched = false;
+  for (const secret of client.activeSecrets) {
+    const stored = Buffer.from(secret.hash, "hex");
+    const equal = stored.length === presentedHash.length && timingSafeEqual(stored, presentedHash);
+    const live = secret.expiresAt === null || secret.expiresAt > now;
+    matched = (equal && live) || matched;
+  }
+  return matched;
+}

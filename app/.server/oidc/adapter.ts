@@ -1,0 +1,166 @@
+import { createHash } from "node:crypto";
+import type { Adapter, AdapterPayload } from "oidc-provider";
+import type { Prisma, PrismaClient } from "~/generated/prisma/client";
+import type { KeyValueStore } from "../cache/store";
+
+/**
+ * oidc-provider storage, split as DESIGN.md says: AccessToken, RefreshToken and Grant are
+ * durable rows in PostgreSQL; everything short-lived lives in the ephemeral store with its
+ * natural TTL. Every key carries the organization id, so one tenant's artifacts are invisible
+ * to another's provider. Artifact ids (which are the token values of opaque tokens, codes and
+ * session ids) are stored only as SHA-256 hashes, and payloads are stored without them.
+ */
+export const DURABLE_MODELS = new Set(["AccessToken", "RefreshToken", "Grant"]);
+
+const hashId = (id: string) => createHash("sha256").update(id, "utf8").digest("base64url");
+
+function stripId(payload: AdapterPayload): AdapterPayload {
+  const { jti: _jti, ...rest } = payload;
+  return rest;
+}
+
+function withId(payload: AdapterPayload | undefined, id: string): AdapterPayload | undefined {
+  return payload ? { ...payload, jti: id } : undefined;
+}
+
+/** Where an interaction's organization is recorded, so that /interaction/:uid finds its provider. */
+export const interactionOrgKey = (uid: string) => `oidc:interaction-org:${hashId(uid)}`;
+
+export function lookupInteractionOrganization(store: KeyValueStore, uid: string): Promise<string | null> {
+  return store.get(interactionOrgKey(uid));
+}
+
+export interface AdapterContext {
+  prisma: PrismaClient;
+  store: KeyValueStore;
+  organizationId: string;
+  /**
+   * JWT access tokens are stored under their `jti`, but oidc-provider looks them up by the
+   * whole JWT (userinfo, introspection, revocation). This returns the `jti` of a JWT whose
+   * signature verifies against this organization's keys, or undefined.
+   */
+  jtiOfSignedJwt(value: string): Promise<string | undefined>;
+}
+
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+/** Models whose tokens are ES256 JWTs (see internals.storeJwtAccessToken). */
+const JWT_MODELS = new Set(["AccessToken", "ClientCredentials"]);
+
+export function createAdapterFactory(context: AdapterContext): (name: string) => Adapter {
+  return (name: string) => {
+    const adapter = DURABLE_MODELS.has(name) ? durableAdapter(context, name) : ephemeralAdapter(context, name);
+    return JWT_MODELS.has(name) ? lookUpJwtsByJti(adapter, context) : adapter;
+  };
+}
+
+/**
+ * oidc-provider looks a token up by the value the client presents, which for Porta's access
+ * tokens is the whole JWT. Such a value is resolved to its `jti` once its signature verifies;
+ * the stored record is then handed back without its `format`, because the provider only
+ * loads opaque-format records (it never stores JWTs itself).
+ */
+function lookUpJwtsByJti(adapter: Adapter, { jtiOfSignedJwt }: AdapterContext): Adapter {
+  const resolve = async (value: string) => (JWT_SHAPE.test(value) ? jtiOfSignedJwt(value) : value);
+  return {
+    ...adapter,
+    async find(value) {
+      const id = await resolve(value);
+      const payload = id ? await adapter.find(id) : undefined;
+      if (!payload || id === value) return payload;
+      const { format: _format, ...rest } = payload;
+      return rest;
+    },
+    async destroy(value) {
+      const id = await resolve(value);
+      if (id) await adapter.destroy(id);
+    },
+  };
+}
+
+function durableAdapter({ prisma, organizationId }: AdapterContext, model: string): Adapter {
+  const where = (id: string) => ({ model_idHash: { model, idHash: hashId(id) } });
+  return {
+    async upsert(id, payload, expiresIn) {
+      const data = {
+        organizationId,
+        payload: stripId(payload) as Prisma.InputJsonValue,
+        grantId: payload.grantId ?? null,
+        accountId: payload.accountId ?? null,
+        expiresAt: expiresIn ? new Date(Date.now() + expiresIn * 1000) : null,
+      };
+      await prisma.oidcPayload.upsert({ where: where(id), create: { model, idHash: hashId(id), ...data }, update: data });
+    },
+    async find(id) {
+      const row = await prisma.oidcPayload.findUnique({ where: where(id) });
+      if (!row || row.organizationId !== organizationId) return undefined;
+      if (row.expiresAt && row.expiresAt.getTime() <= Date.now()) return undefined;
+      const payload = row.payload as AdapterPayload;
+      return withId(row.consumedAt ? { ...payload, consumed: Math.floor(row.consumedAt.getTime() / 1000) } : payload, id);
+    },
+    async findByUid() {
+      return undefined;
+    },
+    async findByUserCode() {
+      return undefined;
+    },
+    async consume(id) {
+      await prisma.oidcPayload.updateMany({ where: { model, idHash: hashId(id), organizationId }, data: { consumedAt: new Date() } });
+    },
+    async destroy(id) {
+      await prisma.oidcPayload.deleteMany({ where: { model, idHash: hashId(id), organizationId } });
+    },
+    async revokeByGrantId(grantId) {
+      await prisma.oidcPayload.deleteMany({ where: { grantId, organizationId } });
+    },
+  };
+}
+
+function ephemeralAdapter({ store, organizationId }: AdapterContext, model: string): Adapter {
+  const prefix = `oidc:${organizationId}:`;
+  const key = (id: string) => `${prefix}${model}:${hashId(id)}`;
+  const grantKey = (grantId: string) => `${prefix}grant:${grantId}`;
+  const uidKey = (uid: string) => `${prefix}${model}:uid:${hashId(uid)}`;
+  const userCodeKey = (code: string) => `${prefix}${model}:userCode:${hashId(code)}`;
+
+  async function read(id: string) {
+    const text = await store.get(key(id));
+    return text ? withId(JSON.parse(text) as AdapterPayload, id) : undefined;
+  }
+
+  return {
+    async upsert(id, payload, expiresIn) {
+      const ttl = expiresIn && expiresIn > 0 ? expiresIn : 3600;
+      await store.set(key(id), JSON.stringify(stripId(payload)), ttl);
+      const indexes: Array<Promise<void>> = [];
+      if (payload.grantId) indexes.push(store.addToSet(grantKey(payload.grantId), key(id), ttl));
+      // Index values are the raw id, readable only by someone holding the uid or user code.
+      if (payload.uid) indexes.push(store.set(uidKey(payload.uid), id, ttl));
+      if (payload.userCode) indexes.push(store.set(userCodeKey(payload.userCode), id, ttl));
+      if (model === "Interaction") indexes.push(store.set(interactionOrgKey(id), organizationId, ttl));
+      await Promise.all(indexes);
+    },
+    find: read,
+    async findByUid(uid) {
+      const id = await store.get(uidKey(uid));
+      return id ? read(id) : undefined;
+    },
+    async findByUserCode(userCode) {
+      const id = await store.get(userCodeKey(userCode));
+      return id ? read(id) : undefined;
+    },
+    async consume(id) {
+      const text = await store.get(key(id));
+      if (!text) return;
+      const payload = JSON.parse(text) as AdapterPayload;
+      await store.replace(key(id), JSON.stringify({ ...payload, consumed: Math.floor(Date.now() / 1000) }));
+    },
+    async destroy(id) {
+      await store.del(key(id));
+    },
+    async revokeByGrantId(grantId) {
+      const keys = await store.setMembers(grantKey(grantId));
+      await store.del(...keys, grantKey(grantId));
+    },
+  };
+}

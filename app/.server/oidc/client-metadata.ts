@@ -1,0 +1,47 @@
+import type { Adapter, ClientAuthMethod, ClientMetadata } from "oidc-provider";
+import type { PrismaClient } from "~/generated/prisma/client";
+import type { ReadThroughCache } from "../cache/read-through";
+import { getClientRecord, isClientUsable, type ClientRecord } from "../directory/clients";
+
+/**
+ * Confidential clients are registered with this marker instead of a secret: Porta keeps only
+ * hashes of client secrets, and internals.ts replaces the secret comparison with a check of
+ * those hashes. HS* algorithms are disabled, so the marker is never used as a key either.
+ */
+export const HASHED_SECRET_MARKER = "porta:hashed-secrets";
+
+export function toClientMetadata(client: ClientRecord): ClientMetadata {
+  const confidential = client.tokenEndpointAuthMethod !== "none";
+  const codeFlow = client.grantTypes.includes("authorization_code");
+  return {
+    client_id: client.id,
+    client_name: client.name,
+    application_type: client.applicationType as "web" | "native",
+    token_endpoint_auth_method: client.tokenEndpointAuthMethod as ClientAuthMethod,
+    ...(confidential ? { client_secret: HASHED_SECRET_MARKER } : {}),
+    grant_types: client.grantTypes,
+    response_types: codeFlow ? ["code"] : [],
+    redirect_uris: codeFlow ? client.redirectUris : [],
+    post_logout_redirect_uris: client.postLogoutRedirectUris,
+    scope: client.scope,
+    id_token_signed_response_alg: "ES256",
+  };
+}
+
+/** The provider's Client model reads through the cache to PostgreSQL, for this organization only. */
+export function createClientAdapter(prisma: PrismaClient, cache: ReadThroughCache, organizationId: string): Adapter {
+  const unsupported = async () => undefined;
+  return {
+    async find(id) {
+      const client = await getClientRecord(prisma, cache, id);
+      if (!client || client.organizationId !== organizationId || !isClientUsable(client)) return undefined;
+      return toClientMetadata(client);
+    },
+    upsert: unsupported,
+    findByUid: unsupported,
+    findByUserCode: unsupported,
+    consume: unsupported,
+    destroy: unsupported,
+    revokeByGrantId: unsupported,
+  };
+}

@@ -1,0 +1,183 @@
+import { hkdfSync } from "node:crypto";
+import { createLocalJWKSet, jwtVerify } from "jose";
+import type { Configuration, KoaContextWithOIDC } from "oidc-provider";
+import { errors } from "oidc-provider";
+import type { Organization, PrismaClient } from "~/generated/prisma/client";
+import { ADMIN_CLIENT_ID } from "../admin/permissions";
+import type { ReadThroughCache } from "../cache/read-through";
+import type { KeyValueStore } from "../cache/store";
+import { createFindAccount } from "./account";
+import { createAdapterFactory } from "./adapter";
+import { createClientAdapter } from "./client-metadata";
+import { storeJwtAccessToken } from "./internals";
+import type { PrivateSigningJwk } from "./keys";
+import { LIFETIMES } from "./lifetimes";
+import { renderProviderError, renderLogoutConfirmation, renderLogoutSuccess } from "./pages";
+
+export const BASE_SCOPES = ["openid", "offline_access", "profile", "email", "roles"] as const;
+
+const STANDARD_CLAIMS: Record<string, string[]> = {
+  openid: ["sub"],
+  profile: ["name", "given_name", "family_name", "locale", "updated_at"],
+  email: ["email", "email_verified"],
+  roles: ["roles"],
+};
+
+export interface ProviderInput {
+  organization: Organization;
+  issuer: string;
+  jwks: PrivateSigningJwk[];
+  /** Custom claim definitions of the organization's applications. */
+  customClaims: Array<{ claimName: string; scope: string }>;
+  encryptionKey: Buffer;
+  /** The jti of an access token JWT whose signature verifies, else undefined. */
+  jtiOfSignedJwt(value: string): Promise<string | undefined>;
+  prisma: PrismaClient;
+  cache: ReadThroughCache;
+  store: KeyValueStore;
+}
+
+const ES256_ONLY = ["ES256"];
+
+/** Cookie signing keys derived per organization, so that one tenant's cookies never verify at another. */
+function cookieKeys(encryptionKey: Buffer, organizationId: string): string[] {
+  return [Buffer.from(hkdfSync("sha256", encryptionKey, organizationId, "porta oidc cookies", 32)).toString("base64url")];
+}
+
+export function scopesAndClaims(customClaims: ProviderInput["customClaims"]) {
+  const claims: Record<string, string[]> = Object.fromEntries(Object.entries(STANDARD_CLAIMS).map(([k, v]) => [k, [...v]]));
+  for (const { claimName, scope } of customClaims) {
+    const names = (claims[scope] ??= []);
+    if (!names.includes(claimName)) names.push(claimName);
+  }
+  const scopes = [...new Set<string>([...BASE_SCOPES, ...Object.keys(claims)])];
+  return { scopes, claims };
+}
+
+/** oidc-provider configuration for one organization. Policy lives here, not in Express. */
+export function buildProviderConfiguration(input: ProviderInput): Configuration {
+  const { organization, issuer, prisma, cache, store } = input;
+  const { scopes, claims } = scopesAndClaims(input.customClaims);
+  const adapterFor = createAdapterFactory({ prisma, store, organizationId: organization.id, jtiOfSignedJwt: input.jtiOfSignedJwt });
+  const clientAdapter = createClientAdapter(prisma, cache, organization.id);
+
+  return {
+    adapter: (name: string) => (name === "Client" ? clientAdapter : adapterFor(name)),
+    jwks: { keys: input.jwks },
+    findAccount: createFindAccount({ prisma, cache, organizationId: organization.id }),
+    scopes,
+    claims,
+    conformIdTokenClaims: false,
+    responseTypes: ["code"],
+    clientDefaults: {
+      grant_types: ["authorization_code"],
+      response_types: ["code"],
+      id_token_signed_response_alg: "ES256",
+      // Signed introspection responses are sent only to callers that ask for them (Accept).
+      introspection_signed_response_alg: "ES256",
+      token_endpoint_auth_method: "client_secret_basic",
+    },
+    enabledJWA: {
+      idTokenSigningAlgValues: ES256_ONLY,
+      userinfoSigningAlgValues: ES256_ONLY,
+      introspectionSigningAlgValues: ES256_ONLY,
+      authorizationSigningAlgValues: ES256_ONLY,
+      requestObjectSigningAlgValues: ES256_ONLY,
+      clientAuthSigningAlgValues: ES256_ONLY,
+      dPoPSigningAlgValues: ES256_ONLY,
+    } as Configuration["enabledJWA"],
+    clientAuthMethods: ["none", "client_secret_basic", "client_secret_post"],
+    routes: {
+      authorization: "/auth/authorize",
+      token: "/auth/token",
+      jwks: "/.well-known/jwks",
+      userinfo: "/me",
+      introspection: "/token/introspection",
+      revocation: "/token/revocation",
+      end_session: "/session/end",
+      pushed_authorization_request: "/auth/par",
+    },
+    interactions: {
+      url: (_ctx: KoaContextWithOIDC, interaction) => `/interaction/${interaction.uid}`,
+    },
+    cookies: {
+      keys: cookieKeys(input.encryptionKey, organization.id),
+      // The session cookie of each organization lives under its own prefix, so two
+      // organizations on one host never overwrite each other's session.
+      long: { httpOnly: true, sameSite: "lax", path: `/${organization.slug}` },
+      short: { httpOnly: true, sameSite: "lax" },
+    },
+    ttl: { ...LIFETIMES },
+    rotateRefreshToken: true,
+    async issueRefreshToken(_ctx, client, code) {
+      if (!client.grantTypeAllowed("refresh_token")) return false;
+      // The shared admin client (CLI and console) always refreshes, as the spec's admin flow needs.
+      return code.scopes.has("offline_access") || client.clientId === ADMIN_CLIENT_ID;
+    },
+    clientBasedCORS(_ctx, origin, client) {
+      return client.redirectUris?.some((uri) => URL.canParse(uri) && new URL(uri).origin === origin) ?? false;
+    },
+    renderError: renderProviderError,
+    formats: {
+      customizers: {
+        async jwt(_ctx, token, jwt) {
+          await storeJwtAccessToken(token, jwt.payload);
+        },
+      },
+    },
+    features: {
+      devInteractions: { enabled: false },
+      clientCredentials: { enabled: true },
+      introspection: {
+        enabled: true,
+        // Confidential clients of this organization only; other tenants' tokens are simply unknown here.
+        async allowedPolicy(_ctx, client) {
+          return client.clientAuthMethod !== "none";
+        },
+      },
+      jwtIntrospection: { enabled: true },
+      jwtUserinfo: { enabled: true },
+      revocation: { enabled: true },
+      pushedAuthorizationRequests: { enabled: true },
+      dPoP: { enabled: true },
+      requestObjects: { enabled: true },
+      rpInitiatedLogout: { enabled: true, logoutSource: renderLogoutConfirmation, postLogoutSuccessSource: renderLogoutSuccess },
+      userinfo: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        // Every access token is an ES256 JWT for this organization's own resource (its issuer),
+        // unless the client names another registered resource.
+        async defaultResource(_ctx, _client, oneOf) {
+          return oneOf ?? issuer;
+        },
+        async useGrantedResource() {
+          return true;
+        },
+        async getResourceServerInfo(_ctx, resourceIndicator, client) {
+          if (resourceIndicator !== issuer) throw new errors.InvalidTarget();
+          const allowed = new Set((client.scope ?? scopes.join(" ")).split(" "));
+          return {
+            scope: scopes.filter((s) => allowed.has(s)).join(" "),
+            audience: issuer,
+            accessTokenFormat: "jwt",
+            accessTokenTTL: LIFETIMES.AccessToken,
+            jwt: { sign: { alg: "ES256" } },
+          };
+        },
+      },
+    },
+  };
+}
+
+/** Verifies an access token JWT of this issuer against its published keys and returns its jti. */
+export function createJtiResolver(issuer: string, jwks: PrivateSigningJwk[]) {
+  const publicKeys = createLocalJWKSet({ keys: jwks.map(({ kty, crv, x, y, kid, alg, use }) => ({ kty, crv, x, y, kid, alg, use })) });
+  return async (value: string): Promise<string | undefined> => {
+    try {
+      const { payload } = await jwtVerify(value, publicKeys, { issuer, algorithms: ["ES256"], typ: "at+jwt" });
+      return typeof payload.jti === "string" ? payload.jti : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+}

@@ -1,0 +1,53 @@
+import type Provider from "oidc-provider";
+
+/**
+ * Finishing an oidc-provider interaction without its req/res helpers: the login pages and the
+ * protocol tests both use these, so the way a login or a consent is recorded exists once.
+ */
+export type Interaction = InstanceType<Provider["Interaction"]>;
+
+export interface LoginResult {
+  accountId: string;
+  /** Authentication methods references, e.g. ["pwd"], ["pwd", "otp"], ["email"]. */
+  amr?: string[];
+  acr?: string;
+  remember?: boolean;
+}
+
+/** Records the result and returns where the browser must go next (the provider's resume URL). */
+export async function recordInteractionResult(interaction: Interaction, result: Record<string, unknown>): Promise<string> {
+  interaction.result = { ...interaction.lastSubmission, ...result };
+  await interaction.save(interaction.exp - Math.floor(Date.now() / 1000));
+  return interaction.returnTo;
+}
+
+export function recordLogin(interaction: Interaction, login: LoginResult): Promise<string> {
+  return recordInteractionResult(interaction, { login });
+}
+
+/**
+ * Grants what the consent prompt found missing (OpenID scopes and claims, and the scopes of the
+ * resource servers the tokens are for), extending the existing grant when there is one.
+ */
+export async function grantMissingConsent(provider: Provider, interaction: Interaction): Promise<string> {
+  const { prompt, params, session, grantId } = interaction;
+  const accountId = session?.accountId;
+  if (!accountId) throw new Error("consent needs a signed-in account");
+  const grant = (grantId ? await provider.Grant.find(grantId) : undefined) ?? new provider.Grant({ accountId, clientId: String(params.client_id) });
+  const details = prompt.details as {
+    missingOIDCScope?: string[];
+    missingOIDCClaims?: string[];
+    missingResourceScopes?: Record<string, string[]>;
+  };
+  if (details.missingOIDCScope) grant.addOIDCScope(details.missingOIDCScope.join(" "));
+  if (details.missingOIDCClaims) grant.addOIDCClaims(details.missingOIDCClaims);
+  for (const [indicator, scopes] of Object.entries(details.missingResourceScopes ?? {})) {
+    grant.addResourceScope(indicator, scopes.join(" "));
+  }
+  return grant.save();
+}
+
+export async function recordConsent(provider: Provider, interaction: Interaction): Promise<string> {
+  const grantId = await grantMissingConsent(provider, interaction);
+  return recordInteractionResult(interaction, { consent: { grantId } });
+}

@@ -1,0 +1,76 @@
+/**
+ * The single module that reaches into oidc-provider beyond its documented configuration.
+ * Each patch is small, applied per provider instance, and covered by a protocol test.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import type Provider from "oidc-provider";
+
+/** Set while Express hands a userinfo request to a provider (see mount.ts). */
+export const userinfoRequest = new AsyncLocalStorage<boolean>();
+
+interface ClientPrototype {
+  clientId: string;
+  compareClientSecret(this: ClientPrototype, actual: string): Promise<boolean>;
+}
+
+interface AccessTokenLike {
+  aud?: string | string[];
+}
+
+type FindFn = (this: unknown, ...args: unknown[]) => Promise<AccessTokenLike | undefined>;
+
+/**
+ * Client secrets are stored hashed, so the provider cannot compare them itself; its
+ * comparison is replaced by one against the client's active secret hashes.
+ */
+export function useHashedClientSecrets(provider: Provider, verify: (clientId: string, presented: string) => Promise<boolean>) {
+  const prototype = (provider.Client as unknown as { prototype: ClientPrototype }).prototype;
+  prototype.compareClientSecret = function (actual: string) {
+    return verify(this.clientId, actual);
+  };
+}
+
+/**
+ * Access tokens are JWTs for the organization's own resource (audience = issuer), which
+ * oidc-provider's userinfo endpoint would refuse for carrying an audience. For userinfo
+ * requests only, a token whose audience is exactly that resource is treated as audience-free.
+ */
+export function acceptOwnAudienceAtUserinfo(provider: Provider, audience: string) {
+  const model = provider.AccessToken as unknown as { find: FindFn };
+  const original = model.find;
+  model.find = async function (this: unknown, ...args: unknown[]) {
+    const token = await original.apply(this, args);
+    if (token && userinfoRequest.getStore()) {
+      const aud = Array.isArray(token.aud) && token.aud.length === 1 ? token.aud[0] : token.aud;
+      if (aud === audience) token.aud = undefined;
+    }
+    return token;
+  };
+}
+
+interface IssuedToken {
+  jti: string;
+  kind: string;
+  exp?: number;
+  constructor: { IN_PAYLOAD: string[] };
+  adapter: { upsert(id: string, payload: Record<string, unknown>, expiresIn: number): Promise<unknown> };
+}
+
+/**
+ * oidc-provider issues JWT access tokens without storing them, which would leave them outside
+ * userinfo, introspection, revocation and grant revocation. Registered as the JWT format
+ * customizer (awaited before signing), this stores each one under its `jti` through the
+ * model's own adapter (PostgreSQL for AccessToken, the ephemeral store for ClientCredentials).
+ */
+export async function storeJwtAccessToken(token: unknown, jwtPayload: Record<string, unknown>): Promise<void> {
+  const issued = token as IssuedToken;
+  const source = token as Record<string, unknown>;
+  const payload: Record<string, unknown> = { kind: issued.kind };
+  for (const key of issued.constructor.IN_PAYLOAD) {
+    if (key !== "format" && source[key] !== undefined) payload[key] = source[key];
+  }
+  payload.iat = jwtPayload.iat;
+  payload.exp = jwtPayload.exp;
+  const expiresIn = Math.max(1, Number(jwtPayload.exp) - Math.floor(Date.now() / 1000));
+  await issued.adapter.upsert(issued.jti, payload, expiresIn);
+}

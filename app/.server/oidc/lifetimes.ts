@@ -1,0 +1,15 @@
+/** Token and artifact lifetimes in seconds (configurable entries come with the config API). */
+export const LIFETIMES = {
+  AccessToken: 3600,
+  ClientCredentials: 3600,
+  IdToken: 3600,
+  AuthorizationCode: 60,
+  RefreshToken: 14 * 24 * 3600,
+  Grant: 14 * 24 * 3600,
+  Session: 14 * 24 * 3600,
+  Interaction: 3600,
+  PushedAuthorizationRequest: 60,
+} as const;
+
+/** What a signing key must outlive after it stops signing. */
+export const MAX_SIGNED_TOKEN_LIFETIME = Math.max(LIFETIMES.AccessToken, LIFETIMES.ClientCredentials, LIFETIMES.IdToken);

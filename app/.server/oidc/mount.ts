@@ -1,0 +1,56 @@
+import express, { type Request, type RequestHandler } from "express";
+import { userinfoRequest } from "./internals";
+import type { ProviderRegistry, TenantProvider } from "./registry";
+
+/**
+ * The protocol paths of an organization, relative to /{slug}. Only these reach oidc-provider;
+ * every other /{slug}/* path belongs to Remix (STACK-NOTES §3).
+ */
+const PROTOCOL_PATH =
+  /^\/(?:\.well-known\/(?:openid-configuration|jwks)|auth\/(?:authorize|token|par)(?:\/[^/]+)?|token(?:\/introspection|\/revocation)?|me|session\/end(?:\/confirm|\/success)?)$/;
+const SLUG = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+
+const parseForm = express.urlencoded({ extended: false, limit: "56kb" });
+const TOKEN_ENDPOINTS = new Set(["/token/introspection", "/token/revocation"]);
+
+/**
+ * oidc-provider refuses JWTs at introspection and revocation because it never stores them;
+ * Porta does (internals.storeJwtAccessToken), under their jti. A verified JWT in the `token`
+ * field is therefore replaced by its jti before the provider sees the (pre-parsed) form.
+ */
+function presentJwtsByJti(req: Request, tenant: TenantProvider): Promise<void> {
+  return new Promise((resolve, reject) => {
+    parseForm(req, req.res!, (error?: unknown) => {
+      if (error) return reject(error);
+      const body = req.body as Record<string, unknown> | undefined;
+      const token = body?.token;
+      if (typeof token !== "string" || token.split(".").length !== 3) return resolve();
+      tenant.jtiOfSignedJwt(token).then((jti) => {
+        if (jti) body!.token = jti;
+        resolve();
+      }, reject);
+    });
+  });
+}
+
+/** Mount as `app.use("/:slug", protocolRoutes(registry))`. */
+export function protocolRoutes(registry: ProviderRegistry): RequestHandler {
+  return (req, res, next) => {
+    const slug = req.params.slug;
+    if (!slug || !SLUG.test(slug) || !PROTOCOL_PATH.test(req.path)) return next();
+    registry.get(slug).then(async (tenant) => {
+      if (!tenant) {
+        res.status(404).json({ error: "not_found", error_description: "There is no such organization." });
+        return;
+      }
+      if (req.method === "POST" && TOKEN_ENDPOINTS.has(req.path)) await presentJwtsByJti(req, tenant);
+      // `/{slug}/token` is the admin client library's shape of the token endpoint.
+      if (req.path === "/token") req.url = "/auth/token" + req.url.slice("/token".length);
+      if (req.path === "/me") {
+        userinfoRequest.run(true, () => tenant.callback(req, res));
+      } else {
+        tenant.callback(req, res);
+      }
+    }).catch(next);
+  };
+}

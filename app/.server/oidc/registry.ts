@@ -1,0 +1,146 @@
+import Provider from "oidc-provider";
+import { LRUCache } from "lru-cache";
+import type { Logger } from "pino";
+import type { Organization, PrismaClient } from "~/generated/prisma/client";
+import type { ReadThroughCache } from "../cache/read-through";
+import type { KeyValueStore } from "../cache/store";
+import { getClientRecord, secretMatches } from "../directory/clients";
+import { getOrganizationBySlug } from "../directory/organizations";
+import { buildProviderConfiguration, createJtiResolver } from "./configuration";
+import { acceptOwnAudienceAtUserinfo, useHashedClientSecrets } from "./internals";
+import type { KeyService, PrivateSigningJwk } from "./keys";
+
+/** One organization's provider and what was true of the organization when it was built. */
+export interface TenantProvider {
+  organization: Organization;
+  issuer: string;
+  provider: Provider;
+  callback: ReturnType<Provider["callback"]>;
+  /** The jti of one of this organization's access token JWTs, once its signature verifies. */
+  jtiOfSignedJwt(value: string): Promise<string | undefined>;
+}
+
+export interface ProviderRegistry {
+  /** The provider of an active organization, or undefined (unknown, suspended, deleted). */
+  get(slug: string): Promise<TenantProvider | undefined>;
+  /** Drops one organization's provider (or all), in this process and in every other one. */
+  invalidate(organizationId: string | "*"): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface RegistryOptions {
+  baseUrl: string;
+  prisma: PrismaClient;
+  cache: ReadThroughCache;
+  store: KeyValueStore;
+  keys: KeyService;
+  encryptionKey: Buffer;
+  logger: Logger;
+  maxProviders?: number;
+}
+
+const CHANNEL = "oidc:invalidate";
+/** A safety net for a missed invalidation notice (for example while Redis was away). */
+const PROVIDER_MAX_AGE_MS = 10 * 60_000;
+const NEGATIVE_TTL_MS = 5_000;
+
+export async function createProviderRegistry(options: RegistryOptions): Promise<ProviderRegistry> {
+  const { prisma, cache, store, keys, logger } = options;
+  const providers = new LRUCache<string, Promise<TenantProvider | undefined>>({
+    max: options.maxProviders ?? 500,
+    ttl: PROVIDER_MAX_AGE_MS,
+  });
+  const unknown = new LRUCache<string, true>({ max: 10_000, ttl: NEGATIVE_TTL_MS });
+  let jwks: Promise<PrivateSigningJwk[]> | undefined;
+
+  function dropLocal(organizationId: string) {
+    unknown.clear();
+    if (organizationId === "*") {
+      providers.clear();
+      jwks = undefined;
+      return;
+    }
+    for (const [slug, entry] of providers.entries()) {
+      entry.then(
+        (tenant) => {
+          if (!tenant || tenant.organization.id === organizationId) providers.delete(slug);
+        },
+        () => providers.delete(slug),
+      );
+    }
+  }
+
+  const unsubscribe = await store.subscribe(CHANNEL, dropLocal).catch((error: unknown) => {
+    logger.warn({ err: error }, "provider invalidation channel unavailable; providers refresh every 10 minutes");
+    return async () => {};
+  });
+
+  async function build(slug: string): Promise<TenantProvider | undefined> {
+    const organization = await getOrganizationBySlug(prisma, cache, slug);
+    if (!organization || organization.status !== "active") return undefined;
+    jwks ??= keys.providerJwks();
+    const [keySet, customClaims] = await Promise.all([
+      jwks,
+      prisma.customClaimDefinition.findMany({
+        where: { application: { organizationId: organization.id } },
+        select: { claimName: true, scope: true },
+      }),
+    ]);
+    const issuer = `${options.baseUrl}/${organization.slug}`;
+    const jtiOfSignedJwt = createJtiResolver(issuer, keySet);
+    const provider = new Provider(
+      issuer,
+      buildProviderConfiguration({
+        organization,
+        issuer,
+        jwks: keySet,
+        customClaims,
+        encryptionKey: options.encryptionKey,
+        jtiOfSignedJwt,
+        prisma,
+        cache,
+        store,
+      }),
+    );
+    provider.proxy = true;
+    useHashedClientSecrets(provider, async (clientId, presented) => {
+      const client = await getClientRecord(prisma, cache, clientId);
+      return Boolean(client && client.organizationId === organization.id && secretMatches(client, presented));
+    });
+    acceptOwnAudienceAtUserinfo(provider, issuer);
+    provider.on("server_error", (_ctx, error) => logger.error({ err: error, organizationId: organization.id }, "oidc server error"));
+    return { organization, issuer, provider, callback: provider.callback(), jtiOfSignedJwt };
+  }
+
+  return {
+    async get(rawSlug) {
+      const slug = rawSlug.toLowerCase();
+      if (unknown.has(slug)) return undefined;
+      let entry = providers.get(slug);
+      if (!entry) {
+        entry = build(slug);
+        providers.set(slug, entry);
+        entry.then(
+          (tenant) => {
+            if (!tenant) {
+              providers.delete(slug);
+              unknown.set(slug, true);
+            }
+          },
+          () => providers.delete(slug),
+        );
+      }
+      return entry;
+    },
+    async invalidate(organizationId) {
+      dropLocal(organizationId);
+      await store.publish(CHANNEL, organizationId).catch((error: unknown) => {
+        logger.warn({ err: error }, "could not notify other processes of a provider change");
+      });
+    },
+    async close() {
+      await unsubscribe();
+      providers.clear();
+    },
+  };
+}

@@ -1,0 +1,152 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { freePort } from "./porta";
+
+/** The repository root, where `server.ts` lives. */
+export const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+/** Every variable Porta reads; a spawned server gets none of them from the test runner unless given. */
+const PORTA_VARIABLES = [
+  "NODE_ENV",
+  "PORT",
+  "BASE_URL",
+  "DATABASE_URL",
+  "REDIS_URL",
+  "DATA_DIR",
+  "SUPER_ADMIN_SLUG",
+  "ADMIN_BOOTSTRAP_EMAIL",
+  "ADMIN_BOOTSTRAP_PASSWORD",
+  "ENCRYPTION_KEY",
+  "SMTP_HOST",
+  "SMTP_PORT",
+  "SMTP_USER",
+  "SMTP_PASS",
+  "SMTP_FROM",
+  "LOG_LEVEL",
+];
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Milliseconds from spawn to exit. */
+  afterMs: number;
+}
+
+export interface ServerProcess {
+  child: ChildProcess;
+  pid: number;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<Exit>;
+  /** Sends a signal if the process still runs. */
+  kill(signal?: NodeJS.Signals): void;
+}
+
+/**
+ * Runs `node --import tsx server.ts` from the repository root, as an operator would, with
+ * exactly the Porta variables given (nothing leaks in from the test runner's environment).
+ */
+export function spawnServer(env: Record<string, string>): ServerProcess {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !PORTA_VARIABLES.includes(key) && !key.startsWith("VITEST")));
+  const started = Date.now();
+  const child = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
+    cwd: REPO_ROOT,
+    env: { ...base, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => (err += chunk));
+  const exited = new Promise<Exit>((resolve) => {
+    child.once("exit", (code, signal) => resolve({ code, signal, afterMs: Date.now() - started }));
+  });
+  if (child.pid === undefined) throw new Error("could not spawn server.ts");
+  const pid = child.pid;
+  return {
+    child,
+    pid,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    kill(signal = "SIGKILL") {
+      if (child.exitCode === null && child.signalCode === null) process.kill(pid, signal);
+    },
+  };
+}
+
+/** Resolves with the exit, or with undefined when the process still runs after `ms`. */
+export function exitWithin(server: ServerProcess, ms: number): Promise<Exit | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    server.exited,
+    new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/** Polls GET /health until it answers (any status), or fails with the server's output. */
+export async function waitForHealth(url: string, server: ServerProcess | undefined, timeoutMs = 30_000): Promise<Response> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (server && (server.child.exitCode !== null || server.child.signalCode !== null)) {
+      throw new Error(`server exited before answering: ${server.stderr()}${server.stdout()}`);
+    }
+    try {
+      return await fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) });
+    } catch {
+      if (Date.now() > deadline) throw new Error(`no answer from ${url}/health within ${timeoutMs} ms: ${server?.stderr() ?? ""}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+export interface RedisServer {
+  url: string;
+  port: number;
+  pid: number;
+  /** Sends a signal to this redis-server (and only to it). */
+  signal(signal: NodeJS.Signals): void;
+  /** Kills it if it still runs and waits for the exit. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A private redis-server on a free port, so that tests that kill or freeze Redis never touch a
+ * shared one. No persistence: it starts empty and leaves no files behind.
+ */
+export async function startPrivateRedis(): Promise<RedisServer> {
+  const port = await freePort();
+  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  if (child.pid === undefined) throw new Error("could not spawn redis-server");
+  const pid = child.pid;
+  const running = () => child.exitCode === null && child.signalCode === null;
+  const deadline = Date.now() + 10_000;
+  while (!/Ready to accept connections/i.test(output)) {
+    if (!running()) throw new Error(`redis-server exited: ${output}`);
+    if (Date.now() > deadline) {
+      process.kill(pid, "SIGKILL");
+      throw new Error(`redis-server did not start: ${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    pid,
+    signal(signal) {
+      if (running()) process.kill(pid, signal);
+    },
+    async stop() {
+      if (running()) process.kill(pid, "SIGKILL");
+      await exited;
+    },
+  };
+}
