@@ -3,18 +3,37 @@
  * bootstraps the super-admin organization, serves Express + Remix, and shuts down gracefully.
  * A problem at start-up ends the process with one line that says what to fix.
  */
+import type { Logger } from "pino";
 import { ConfigError, parseConfig } from "./app/.server/config/env";
-import { DatabaseUnavailableError } from "./app/.server/db/client";
-import { MigrationError } from "./app/.server/db/migrate";
 import { createLogger } from "./app/.server/logging/logger";
-import { startPorta } from "./app/.server/start";
 
 function fail(message: string): never {
   process.stderr.write(`porta: ${message}\n`);
   process.exit(1);
 }
 
+/**
+ * oidc-provider prints "Unsupported runtime" to stderr when it is imported on Node 20, which
+ * Porta pins deliberately (STACK-NOTES §1). On stderr it would precede every start-up error and
+ * break the one-line contract, so it goes to the log instead. The server modules are imported
+ * only after this is in place.
+ */
+/* eslint-disable no-console -- this wraps console.warn itself */
+function logLibraryRuntimeNotices(logger: Logger) {
+  const warn = console.warn.bind(console);
+  console.warn = (...args: unknown[]) => {
+    if (typeof args[0] === "string" && args[0].startsWith("oidc-provider WARNING: Unsupported runtime")) {
+      logger.debug({ notice: args[0] }, "library runtime notice");
+      return;
+    }
+    warn(...args);
+  };
+}
+/* eslint-enable no-console */
+
 async function main() {
+  // Files Porta creates (embedded database, keys) are readable by its own user only.
+  process.umask(0o077);
   let config;
   try {
     config = parseConfig(process.env);
@@ -23,6 +42,12 @@ async function main() {
     throw error;
   }
   const logger = createLogger(config.logLevel);
+  logLibraryRuntimeNotices(logger);
+  const [{ startPorta }, { DatabaseUnavailableError }, { MigrationError }] = await Promise.all([
+    import("./app/.server/start"),
+    import("./app/.server/db/client"),
+    import("./app/.server/db/migrate"),
+  ]);
 
   let porta;
   try {

@@ -2,12 +2,22 @@ import { PassThrough } from "node:stream";
 import { createReadableStreamFromReadable, type AppLoadContext, type EntryContext } from "@remix-run/node";
 import { RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
+import { createInstance } from "i18next";
 import { renderToPipeableStream } from "react-dom/server";
+import { I18nextProvider, initReactI18next } from "react-i18next";
 import { NonceContext } from "./components/nonce";
+import { FALLBACK_LANGUAGE, i18nOptions, isSupportedLanguage } from "./i18n/config";
 
 const ABORT_DELAY = 5_000;
 
-export default function handleRequest(
+/** Pages decide their language in their loader (ui_locales, Accept-Language, organization). */
+function languageOf(context: EntryContext): string {
+  const data = Object.values(context.staticHandlerContext.loaderData ?? {}) as Array<{ language?: unknown } | null>;
+  const language = data.reverse().find((d) => d && typeof d === "object" && isSupportedLanguage(d.language as string))?.language;
+  return typeof language === "string" ? language : FALLBACK_LANGUAGE;
+}
+
+export default async function handleRequest(
   request: Request,
   responseStatusCode: number,
   responseHeaders: Headers,
@@ -15,13 +25,17 @@ export default function handleRequest(
   loadContext: AppLoadContext,
 ) {
   const nonce = loadContext.cspNonce;
+  const i18n = createInstance();
+  await i18n.use(initReactI18next).init({ ...i18nOptions, lng: languageOf(remixContext) });
   const waitForAll = isbot(request.headers.get("user-agent") ?? "");
   return new Promise<Response>((resolve, reject) => {
     let shellRendered = false;
     const { pipe, abort } = renderToPipeableStream(
-      <NonceContext.Provider value={nonce}>
-        <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY} nonce={nonce} />
-      </NonceContext.Provider>,
+      <I18nextProvider i18n={i18n}>
+        <NonceContext.Provider value={nonce}>
+          <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY} nonce={nonce} />
+        </NonceContext.Provider>
+      </I18nextProvider>,
       {
         nonce,
         [waitForAll ? "onAllReady" : "onShellReady"]() {

@@ -1,3 +1,4 @@
+import type { Request as ExpressRequest, Response as ExpressResponse } from "express";
 import type { Services } from "~/.server/services";
 
 declare module "@remix-run/node" {
@@ -5,6 +6,9 @@ declare module "@remix-run/node" {
     services: Services;
     cspNonce: string;
     requestId: string;
+    /** The Express request and response, for oidc-provider's interaction helpers. */
+    req: ExpressRequest;
+    res: ExpressResponse;
   }
 }
 

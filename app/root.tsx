@@ -1,12 +1,14 @@
 import { Links, Meta, Outlet, Scripts, ScrollRestoration, isRouteErrorResponse, useRouteError } from "@remix-run/react";
 import type { ReactNode } from "react";
+import { useTranslation } from "react-i18next";
 import { useNonce } from "./components/nonce";
 import "./styles/app.css";
 
 export function Layout({ children }: { children: ReactNode }) {
   const nonce = useNonce();
+  const { i18n } = useTranslation();
   return (
-    <html lang="en">
+    <html lang={i18n.language} dir={i18n.dir(i18n.language)}>
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />

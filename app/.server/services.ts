@@ -2,13 +2,17 @@ import path from "node:path";
 import type { Logger } from "pino";
 import { createMemoryStore } from "./cache/memory-store";
 import { createReadThroughCache, type ReadThroughCache } from "./cache/read-through";
-import { createRedisStore } from "./cache/redis-store";
+import { createRedisStore, type RedisStore } from "./cache/redis-store";
 import type { KeyValueStore } from "./cache/store";
 import { ensureDataDir, loadOrCreateEncryptionKey } from "./config/data-dir";
 import type { Config } from "./config/env";
 import { createEncrypter, type Encrypter } from "./crypto/encryption";
 import { openDatabase, type Database } from "./db/client";
 import { applyMigrations } from "./db/migrate";
+import { createAuditLog, type AuditLog } from "./audit/audit";
+import { createCsrfGuard, type CsrfGuard } from "./auth/csrf";
+import { createPasswordHasher, type PasswordHasher } from "./auth/password-hash";
+import { createRateLimits, type RateLimits } from "./rate-limit/limiters";
 import { createKeyService, type KeyService } from "./oidc/keys";
 import { MAX_SIGNED_TOKEN_LIFETIME } from "./oidc/lifetimes";
 import { createProviderRegistry, type ProviderRegistry } from "./oidc/registry";
@@ -26,6 +30,10 @@ export interface Services {
   encrypter: Encrypter;
   keys: KeyService;
   oidc: ProviderRegistry;
+  audit: AuditLog;
+  limits: RateLimits;
+  passwords: PasswordHasher;
+  csrf: CsrfGuard;
   close(): Promise<void>;
 }
 
@@ -76,6 +84,10 @@ export async function createServices(config: Config, logger: Logger, options: Cr
   });
   registryRef.current = oidc;
 
+  const passwords = createPasswordHasher();
+  // Computed now, so that the first login for an unknown email costs what every other does.
+  await passwords.dummyHash();
+
   // Expired durable tokens are deleted in the background; reads already ignore them.
   const sweeper = setInterval(() => {
     db.prisma.oidcPayload.deleteMany({ where: { expiresAt: { lt: new Date() } } }).catch((error: unknown) => {
@@ -93,6 +105,10 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     encrypter,
     keys,
     oidc,
+    audit: createAuditLog(db.prisma, logger),
+    limits: createRateLimits(store.kind === "redis" ? (store as RedisStore).client : undefined),
+    passwords,
+    csrf: createCsrfGuard(encryptionKey),
     async close() {
       clearInterval(sweeper);
       await oidc.close();

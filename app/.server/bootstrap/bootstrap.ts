@@ -103,7 +103,8 @@ export async function bootstrap(prisma: PrismaClient, options: BootstrapOptions)
       if (existingUser && (existingUser.status !== "active" || !existingUser.passwordHash)) {
         await tx.user.update({ where: { id: existingUser.id }, data: { status: "active", passwordHash } });
       }
-      await tx.userRole.create({ data: { userId: user.id, roleId: role.id } });
+      // The user may still hold the role while inactive (a deactivated last admin): keep one row.
+      await tx.userRole.createMany({ data: [{ userId: user.id, roleId: role.id }], skipDuplicates: true });
       const rotatedPassword = !existingUser || !existingUser.passwordHash || existingUser.status !== "active";
       return {
         organizationId,

@@ -22,6 +22,8 @@ export interface Database {
   readonly kind: "postgres" | "pglite";
   readonly prisma: PrismaClient;
   rawTransaction<T>(fn: (tx: RawTransaction) => Promise<T>): Promise<T>;
+  /** Observes every SQL statement Prisma sends (tests use it to prove what a request did not do). */
+  onQuery(listener: (sql: string) => void): () => void;
   /** Resolves when the database answers within the time, rejects otherwise. */
   ping(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -67,10 +69,12 @@ async function openPostgres(connectionString: string, max: number): Promise<Data
     const reason = error instanceof Error ? error.message : String(error);
     throw new DatabaseUnavailableError(`cannot connect to PostgreSQL at ${target}: ${reason}`, { cause: error });
   }
-  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool), log: [{ emit: "event", level: "query" }] });
+  const onQuery = queryObservers(prisma);
   return {
     kind: "postgres",
     prisma,
+    onQuery,
     async rawTransaction(fn) {
       const client = await pool.connect();
       try {
@@ -110,10 +114,12 @@ async function openPglite(dataDir: string): Promise<Database> {
     const reason = error instanceof Error ? error.message : String(error);
     throw new DatabaseUnavailableError(`cannot open the embedded database in ${dataDir}: ${reason}`, { cause: error });
   }
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(db) });
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(db), log: [{ emit: "event", level: "query" }] });
+  const onQuery = queryObservers(prisma);
   return {
     kind: "pglite",
     prisma,
+    onQuery,
     rawTransaction(fn) {
       return db.transaction((tx) =>
         fn({
@@ -132,6 +138,19 @@ async function openPglite(dataDir: string): Promise<Database> {
       await prisma.$disconnect().catch(() => undefined);
       if (!db.closed) await db.close();
     },
+  };
+}
+
+type QueryLoggingClient = PrismaClient<"query">;
+
+function queryObservers(prisma: QueryLoggingClient): Database["onQuery"] {
+  const listeners = new Set<(sql: string) => void>();
+  prisma.$on("query", (event) => {
+    for (const listener of listeners) listener(event.query);
+  });
+  return (listener) => {
+    listeners.add(listener);
+    return () => listeners.delete(listener);
   };
 }
 

@@ -71,10 +71,12 @@ export function createHttpApp(services: Services, options: HttpAppOptions): expr
     createRequestHandler({
       build: options.build,
       mode: options.mode,
-      getLoadContext: (_req, res) => ({
+      getLoadContext: (req, res) => ({
         services,
         cspNonce: res.locals.cspNonce as string,
         requestId: res.locals.requestId as string,
+        req,
+        res,
       }),
     }),
   );

@@ -1,13 +1,13 @@
 import { hkdfSync } from "node:crypto";
 import { createLocalJWKSet, jwtVerify } from "jose";
 import type { Configuration, KoaContextWithOIDC } from "oidc-provider";
-import { errors } from "oidc-provider";
+import { errors, interactionPolicy } from "oidc-provider";
 import type { Organization, PrismaClient } from "~/generated/prisma/client";
 import { ADMIN_CLIENT_ID } from "../admin/permissions";
 import type { ReadThroughCache } from "../cache/read-through";
 import type { KeyValueStore } from "../cache/store";
 import { createFindAccount } from "./account";
-import { createAdapterFactory } from "./adapter";
+import { createAdapterFactory, findRememberedGrantId } from "./adapter";
 import { createClientAdapter } from "./client-metadata";
 import { storeJwtAccessToken } from "./internals";
 import type { PrivateSigningJwk } from "./keys";
@@ -54,6 +54,24 @@ export function scopesAndClaims(customClaims: ProviderInput["customClaims"]) {
   return { scopes, claims };
 }
 
+/**
+ * oidc-provider's prompts, plus one login check: a session whose account can no longer be
+ * found (deactivated or deleted since it signed in, or not of this organization) signs in
+ * again, instead of the provider failing with a server error further on.
+ */
+function interactionPolicyOf() {
+  const policy = interactionPolicy.base();
+  policy.get("login")!.checks.add(
+    new interactionPolicy.Check(
+      "account_unavailable",
+      "the signed-in account is no longer available",
+      "login_required",
+      (ctx) => Boolean(ctx.oidc.session?.accountId) && !ctx.oidc.account,
+    ),
+  );
+  return policy;
+}
+
 /** oidc-provider configuration for one organization. Policy lives here, not in Express. */
 export function buildProviderConfiguration(input: ProviderInput): Configuration {
   const { organization, issuer, prisma, cache, store } = input;
@@ -98,6 +116,7 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
       pushed_authorization_request: "/auth/par",
     },
     interactions: {
+      policy: interactionPolicyOf(),
       url: (_ctx: KoaContextWithOIDC, interaction) => `/interaction/${interaction.uid}`,
     },
     cookies: {
@@ -109,6 +128,18 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
     },
     ttl: { ...LIFETIMES },
     rotateRefreshToken: true,
+    async loadExistingGrant(ctx) {
+      const clientId = ctx.oidc.client!.clientId;
+      const session = ctx.oidc.session!;
+      const result = ctx.oidc.result as { consent?: { grantId?: string } } | undefined;
+      const grantId =
+        result?.consent?.grantId ??
+        session.grantIdFor(clientId) ??
+        (session.accountId ? await findRememberedGrantId(prisma, organization.id, session.accountId, clientId) : undefined);
+      if (!grantId) return undefined;
+      const grant = await ctx.oidc.provider.Grant.find(grantId);
+      return grant && grant.accountId === session.accountId && grant.clientId === clientId ? grant : undefined;
+    },
     async issueRefreshToken(_ctx, client, code) {
       if (!client.grantTypeAllowed("refresh_token")) return false;
       // The shared admin client (CLI and console) always refreshes, as the spec's admin flow needs.

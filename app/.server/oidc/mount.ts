@@ -46,6 +46,10 @@ export function protocolRoutes(registry: ProviderRegistry): RequestHandler {
       if (req.method === "POST" && TOKEN_ENDPOINTS.has(req.path)) await presentJwtsByJti(req, tenant);
       // `/{slug}/token` is the admin client library's shape of the token endpoint.
       if (req.path === "/token") req.url = "/auth/token" + req.url.slice("/token".length);
+      // The provider derives every URL it hands out (discovery endpoints, redirects to resume
+      // an authorization, cookie paths) from the path it was reached at: it always sees the
+      // canonical one, so /ACME/... behaves exactly like /acme/...
+      req.originalUrl = `/${tenant.organization.slug}${req.url}`;
       if (req.path === "/me") {
         userinfoRequest.run(true, () => tenant.callback(req, res));
       } else {

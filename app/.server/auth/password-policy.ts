@@ -1,0 +1,40 @@
+import { dictionary } from "@zxcvbn-ts/language-common";
+
+/**
+ * NIST SP 800-63B rules for every place a password is set: at least the configured minimum
+ * (8 by default) and at most 1,024 characters after NFKC normalization (64 or more must be
+ * allowed), no composition rules, and no password from the offline list of 49,233 common,
+ * breached passwords shipped by @zxcvbn-ts/language-common.
+ */
+export const MAX_PASSWORD_LENGTH = 1024;
+
+export type PasswordProblem = "too_short" | "too_long" | "breached" | "contains_email";
+
+export interface PasswordCheck {
+  ok: boolean;
+  problem?: PasswordProblem;
+  /** For too_short / too_long: the limit that was not met. */
+  limit?: number;
+}
+
+let breached: Set<string> | undefined;
+function breachedPasswords(): Set<string> {
+  breached ??= new Set(dictionary["passwords-common"].map((p) => p.toLowerCase()));
+  return breached;
+}
+
+export function normalizePassword(password: string): string {
+  return password.normalize("NFKC");
+}
+
+export function checkNewPassword(password: string, options: { minLength: number; email?: string }): PasswordCheck {
+  const normalized = normalizePassword(password);
+  // Count code points, not UTF-16 units, as NIST asks.
+  const length = [...normalized].length;
+  if (length < options.minLength) return { ok: false, problem: "too_short", limit: options.minLength };
+  if (length > MAX_PASSWORD_LENGTH) return { ok: false, problem: "too_long", limit: MAX_PASSWORD_LENGTH };
+  const lower = normalized.toLowerCase();
+  if (breachedPasswords().has(lower)) return { ok: false, problem: "breached" };
+  if (options.email && lower === options.email.toLowerCase()) return { ok: false, problem: "contains_email" };
+  return { ok: true };
+}

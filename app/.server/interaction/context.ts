@@ -1,0 +1,74 @@
+import type { Request as ExpressRequest, Response as ExpressResponse } from "express";
+import type { Organization } from "~/generated/prisma/client";
+import { effectiveLoginMethods, type LoginMethod } from "../auth/login-methods";
+import { getClientRecord, type ClientRecord } from "../directory/clients";
+import { getOrganizationById } from "../directory/organizations";
+import { lookupInteractionOrganization } from "../oidc/adapter";
+import type { Interaction } from "../oidc/interaction-results";
+import type { TenantProvider } from "../oidc/registry";
+import type { Services } from "../services";
+
+/** Everything a login page needs about the interaction it serves. */
+export interface InteractionContext {
+  uid: string;
+  tenant: TenantProvider;
+  organization: Organization;
+  client: ClientRecord;
+  interaction: Interaction;
+  methods: LoginMethod[];
+}
+
+export class InteractionExpiredError extends Error {
+  constructor() {
+    super("the sign-in request expired or is unknown");
+    this.name = "InteractionExpiredError";
+  }
+}
+
+/**
+ * Finds the organization and provider of /interaction/:uid and loads the interaction with the
+ * provider's own check of the interaction cookie. Any mismatch (unknown uid, expired, another
+ * browser's uid, suspended organization) is the same InteractionExpiredError.
+ */
+export async function loadInteraction(services: Services, req: ExpressRequest, res: ExpressResponse, uid: string): Promise<InteractionContext> {
+  const organizationId = await lookupInteractionOrganization(services.store, uid);
+  if (!organizationId) throw new InteractionExpiredError();
+  const organization = await getOrganizationById(services.db.prisma, services.cache, organizationId);
+  if (!organization) throw new InteractionExpiredError();
+  const tenant = await services.oidc.get(organization.slug);
+  if (!tenant) throw new InteractionExpiredError();
+  let interaction: Interaction;
+  try {
+    interaction = await tenant.provider.interactionDetails(req, res);
+  } catch {
+    throw new InteractionExpiredError();
+  }
+  if (interaction.uid !== uid) throw new InteractionExpiredError();
+  const client = await getClientRecord(services.db.prisma, services.cache, String(interaction.params.client_id));
+  if (!client || client.organizationId !== organization.id) throw new InteractionExpiredError();
+  return { uid, tenant, organization, client, interaction, methods: effectiveLoginMethods(client, organization) };
+}
+
+/**
+ * The login-method gate of the five interaction endpoints and the password form. It runs
+ * before any user lookup and before the CSRF check; a refusal is audited.
+ */
+export async function refuseUnavailableMethod(
+  services: Services,
+  context: InteractionContext,
+  method: LoginMethod,
+  meta: { ip: string | null; requestId: string | null; endpoint: string },
+): Promise<boolean> {
+  if (context.methods.includes(method)) return false;
+  await services.audit.record({
+    eventType: "security.login_method_disabled",
+    organizationId: context.organization.id,
+    actorType: "anonymous",
+    ip: meta.ip,
+    requestId: meta.requestId,
+    targetType: "client",
+    targetId: context.client.id,
+    data: { attemptedMethod: method, clientId: context.client.id, organizationId: context.organization.id, endpoint: meta.endpoint },
+  });
+  return true;
+}

@@ -1,0 +1,76 @@
+import type { CSSProperties, ReactNode } from "react";
+
+export interface BrandingView {
+  name: string;
+  logoUrl: string | null;
+  cssVariables: Record<string, string>;
+}
+
+/** The branded frame of every end-user page: logo or name, a heading, then the content. */
+export function AuthCard({ branding, title, subtitle, children }: { branding: BrandingView; title: string; subtitle?: string; children: ReactNode }) {
+  return (
+    <main className="page" style={branding.cssVariables as CSSProperties}>
+      <section className="card" aria-labelledby="page-title">
+        <header className="brand">
+          {branding.logoUrl ? <img src={branding.logoUrl} alt={branding.name} className="brand-logo" /> : <p className="brand-name">{branding.name}</p>}
+        </header>
+        <h1 id="page-title">{title}</h1>
+        {subtitle ? <p className="muted">{subtitle}</p> : null}
+        {children}
+      </section>
+    </main>
+  );
+}
+
+/** A labelled input whose error is announced and tied to it (aria-describedby). */
+export function Field({
+  name,
+  label,
+  type = "text",
+  autoComplete,
+  defaultValue,
+  error,
+  autoFocus,
+  required = true,
+}: {
+  name: string;
+  label: string;
+  type?: string;
+  autoComplete?: string;
+  defaultValue?: string;
+  error?: string | undefined;
+  autoFocus?: boolean;
+  required?: boolean;
+}) {
+  const errorId = `${name}-error`;
+  return (
+    <div className="field">
+      <label htmlFor={name}>{label}</label>
+      <input
+        id={name}
+        name={name}
+        type={type}
+        autoComplete={autoComplete}
+        defaultValue={defaultValue}
+        required={required}
+        autoFocus={autoFocus}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? errorId : undefined}
+      />
+      {error ? (
+        <p id={errorId} className="field-error" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/** A form-level message (generic login failure, rate limit, expired form). */
+export function FormMessage({ tone, children }: { tone: "error" | "info"; children: ReactNode }) {
+  return (
+    <p className={`form-message form-message-${tone}`} role={tone === "error" ? "alert" : "status"}>
+      {children}
+    </p>
+  );
+}

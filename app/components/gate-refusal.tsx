@@ -1,0 +1,41 @@
+import { useTranslation } from "react-i18next";
+import { AuthCard, FormMessage, type BrandingView } from "./auth-card";
+
+type Refusal =
+  | { view: "expired" }
+  | { view: "unavailable"; method: string; uid: string; branding: BrandingView }
+  | { view: "csrf"; uid: string; branding: BrandingView };
+
+/** The pages shown when an interaction endpoint refuses: expired, method unavailable, stale form. */
+export function GateRefusalPage({ refusal }: { refusal: Refusal }) {
+  const { t } = useTranslation();
+  if (refusal.view === "expired") {
+    return (
+      <main className="page">
+        <section className="card" aria-labelledby="page-title">
+          <h1 id="page-title">{t("expired.title")}</h1>
+          <p>{t("expired.body")}</p>
+        </section>
+      </main>
+    );
+  }
+  const back = (
+    <p className="links">
+      <a href={`/interaction/${refusal.uid}`}>{t("methodUnavailable.back")}</a>
+    </p>
+  );
+  if (refusal.view === "unavailable") {
+    return (
+      <AuthCard branding={refusal.branding} title={t("methodUnavailable.title")}>
+        <FormMessage tone="error">{t(`methodUnavailable.${refusal.method}`)}</FormMessage>
+        {back}
+      </AuthCard>
+    );
+  }
+  return (
+    <AuthCard branding={refusal.branding} title={t("methodUnavailable.back")}>
+      <FormMessage tone="error">{t("csrf.invalid")}</FormMessage>
+      {back}
+    </AuthCard>
+  );
+}

@@ -1,0 +1,190 @@
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { z } from "zod";
+import { AuthCard, Field, FormMessage } from "~/components/auth-card";
+import { GateRefusalPage } from "~/components/gate-refusal";
+import { completePasswordLogin, consentView, isFirstPartyClient } from "~/.server/interaction/login-flow";
+import { refuseUnavailableMethod } from "~/.server/interaction/context";
+import { loadInteractionPage, NO_STORE, requestMeta } from "~/.server/interaction/request";
+import { recordConsent } from "~/.server/oidc/interaction-results";
+import { LOGIN_METHODS, type LoginMethod } from "~/.server/auth/login-methods";
+
+export const meta: MetaFunction = () => [{ title: "Sign in" }, { name: "robots", content: "noindex" }];
+
+const MethodParam = z.enum(LOGIN_METHODS).optional();
+
+export async function loader({ request, params, context }: LoaderFunctionArgs) {
+  const loaded = await loadInteractionPage(request, context, params.uid!);
+  if (!loaded.ok) return data({ view: "expired" as const, language: loaded.language }, { status: 400, headers: NO_STORE });
+  const { context: ic, frame } = loaded;
+
+  if (ic.interaction.prompt.name === "consent") {
+    // Porta's own admin client (CLI and console) is first party: nothing to ask.
+    if (isFirstPartyClient(ic.client.id)) return redirect(await recordConsent(ic.tenant.provider, ic.interaction), { headers: NO_STORE });
+    return data({ view: "consent" as const, ...frame, ...(await consentView(context.services, ic)) }, { headers: NO_STORE });
+  }
+
+  // ?method=password|magic_link shows one method only; asking for a disabled one is refused.
+  const requested = MethodParam.safeParse(new URL(request.url).searchParams.get("method") ?? undefined);
+  const only = requested.success ? requested.data : undefined;
+  if (only && (await refuseUnavailableMethod(context.services, ic, only, requestMeta(context, "GET /interaction/:uid")))) {
+    return data({ view: "unavailable" as const, ...frame, method: only }, { status: 403, headers: NO_STORE });
+  }
+  const loginHint = typeof ic.interaction.params.login_hint === "string" ? ic.interaction.params.login_hint : "";
+  return data(
+    { view: "login" as const, ...frame, methods: only ? [only] : ic.methods, loginHint, organizationName: ic.organization.name },
+    { headers: NO_STORE },
+  );
+}
+
+const PasswordForm = z.object({
+  email: z.string().trim().max(320).pipe(z.email()),
+  password: z.string().min(1).max(4096),
+});
+
+type ActionResult =
+  | { error: "failed" | "rate_limited" | "csrf" | "unavailable"; retryAfterMinutes?: number; email: string; fieldErrors?: undefined }
+  | { error: "invalid"; email: string; fieldErrors: { email?: boolean; password?: boolean } };
+
+export async function action({ request, params, context }: ActionFunctionArgs) {
+  const uid = params.uid!;
+  const loaded = await loadInteractionPage(request, context, uid);
+  if (!loaded.ok) return data({ view: "expired" as const, language: loaded.language }, { status: 400, headers: NO_STORE });
+  const { context: ic } = loaded;
+  const form = await request.formData();
+  const email = String(form.get("email") ?? "").slice(0, 320);
+
+  // Method gate first: before any user lookup and before the CSRF check.
+  if (await refuseUnavailableMethod(context.services, ic, "password", requestMeta(context, "POST /interaction/:uid"))) {
+    return data<ActionResult>({ error: "unavailable", email }, { status: 403, headers: NO_STORE });
+  }
+  if (!context.services.csrf.verify(uid, form.get("csrf"))) {
+    return data<ActionResult>({ error: "csrf", email }, { status: 403, headers: NO_STORE });
+  }
+  const parsed = PasswordForm.safeParse({ email: form.get("email"), password: form.get("password") });
+  if (!parsed.success) {
+    const fields = new Set(parsed.error.issues.map((i) => String(i.path[0])));
+    return data<ActionResult>(
+      { error: "invalid", email, fieldErrors: { email: fields.has("email"), password: fields.has("password") } },
+      { status: 422, headers: NO_STORE },
+    );
+  }
+
+  const outcome = await completePasswordLogin(context.services, ic, {
+    email: parsed.data.email,
+    password: parsed.data.password,
+    ...requestMeta(context, "POST /interaction/:uid"),
+  });
+  if (outcome.kind === "redirect") return redirect(outcome.to, { headers: NO_STORE });
+  if (outcome.kind === "rate_limited") {
+    return data<ActionResult>(
+      { error: "rate_limited", email, retryAfterMinutes: Math.ceil(outcome.retryAfterSeconds / 60) },
+      { status: 429, headers: { ...NO_STORE, "Retry-After": String(outcome.retryAfterSeconds) } },
+    );
+  }
+  // One generic answer for every failure cause.
+  return data<ActionResult>({ error: "failed", email }, { status: 401, headers: NO_STORE });
+}
+
+export default function InteractionPage() {
+  const page = useLoaderData<typeof loader>();
+  const result = useActionData<typeof action>();
+  const { t } = useTranslation();
+
+  if (result && "view" in result) return <GateRefusalPage refusal={result} />;
+  if (page.view === "expired" || page.view === "unavailable") return <GateRefusalPage refusal={page} />;
+
+  if (page.view === "consent") {
+    return (
+      <AuthCard branding={page.branding} title={t("consent.title", { client: page.clientName })}>
+        <p>{t("consent.intro", { email: page.email, client: page.clientName })}</p>
+        <ul className="scopes">
+          {page.scopes.map((scope) => (
+            <li key={scope.name}>
+              {scope.known ? t(`consent.scope.${scope.name}`, { organization: page.branding.name }) : t("consent.scope.custom", { scope: scope.name })}
+            </li>
+          ))}
+        </ul>
+        <Form method="post" action={`/interaction/${page.uid}/consent`} reloadDocument>
+          <input type="hidden" name="csrf" value={page.csrf} />
+          <div className="actions">
+            <button className="button" type="submit" name="decision" value="allow">
+              {t("consent.allow")}
+            </button>
+            <button className="button button-secondary" type="submit" name="decision" value="deny">
+              {t("consent.deny")}
+            </button>
+          </div>
+        </Form>
+      </AuthCard>
+    );
+  }
+
+  const methods = page.methods as LoginMethod[];
+  const error = result && "error" in result ? result : undefined;
+  const email = error?.email ?? page.loginHint;
+  const message =
+    error?.error === "failed"
+      ? t("signIn.failed")
+      : error?.error === "rate_limited"
+        ? t("signIn.rateLimited", { minutes: error.retryAfterMinutes })
+        : error?.error === "csrf"
+          ? t("csrf.invalid")
+          : error?.error === "unavailable"
+            ? t("methodUnavailable.password")
+            : undefined;
+
+  return (
+    <AuthCard branding={page.branding} title={t("signIn.title", { organization: page.branding.name })} subtitle={t("signIn.subtitle", { client: page.clientName })}>
+      {message ? <FormMessage tone="error">{message}</FormMessage> : null}
+      {methods.includes("password") ? (
+        <Form method="post" action={`/interaction/${page.uid}`} reloadDocument noValidate>
+          <input type="hidden" name="csrf" value={page.csrf} />
+          <Field
+            name="email"
+            label={t("signIn.email")}
+            type="email"
+            autoComplete="username"
+            defaultValue={email}
+            autoFocus={!email}
+            error={error?.fieldErrors?.email ? t("signIn.emailInvalid") : undefined}
+          />
+          <Field
+            name="password"
+            label={t("signIn.password")}
+            type="password"
+            autoComplete="current-password"
+            autoFocus={Boolean(email)}
+            error={error?.fieldErrors?.password ? t("signIn.passwordRequired") : undefined}
+          />
+          <button className="button" type="submit">
+            {t("signIn.submit")}
+          </button>
+          {methods.includes("magic_link") ? (
+            <>
+              <p className="divider">
+                <span>{t("signIn.or")}</span>
+              </p>
+              {/* Same form, other endpoint: the email typed above is what the link goes to. */}
+              <button className="button button-secondary" type="submit" formAction={`/interaction/${page.uid}/magic-link`} formNoValidate>
+                {t("signIn.magicLink")}
+              </button>
+            </>
+          ) : null}
+          <p className="links">
+            <a href={`/interaction/${page.uid}/forgot-password`}>{t("signIn.forgotPassword")}</a>
+          </p>
+        </Form>
+      ) : (
+        <Form method="post" action={`/interaction/${page.uid}/magic-link`} reloadDocument noValidate>
+          <input type="hidden" name="csrf" value={page.csrf} />
+          <Field name="email" label={t("signIn.email")} type="email" autoComplete="username" defaultValue={email} autoFocus />
+          <button className="button" type="submit">
+            {t("signIn.magicLink")}
+          </button>
+        </Form>
+      )}
+    </AuthCard>
+  );
+}

@@ -1,0 +1,104 @@
+import * as oidc from "openid-client";
+
+/**
+ * A minimal browser for HTTP-level tests of the login pages: it keeps cookies (honouring
+ * Path), never follows redirects on its own, and can submit the forms a page renders.
+ */
+export class TestBrowser {
+  private readonly cookies = new Map<string, { value: string; path: string }>();
+
+  constructor(readonly headers: Record<string, string> = {}) {}
+
+  cookieHeader(url: string): string {
+    const { pathname } = new URL(url);
+    return [...this.cookies]
+      .filter(([, c]) => pathname === c.path || pathname.startsWith(c.path.endsWith("/") ? c.path : `${c.path}/`) || c.path === "/")
+      .map(([name, c]) => `${name}=${c.value}`)
+      .join("; ");
+  }
+
+  private remember(res: Response) {
+    for (const line of res.headers.getSetCookie()) {
+      const [pair, ...attributes] = line.split(";").map((p) => p.trim());
+      const eq = pair!.indexOf("=");
+      const name = pair!.slice(0, eq);
+      const value = pair!.slice(eq + 1);
+      const path = attributes.find((a) => a.toLowerCase().startsWith("path="))?.slice(5) ?? "/";
+      const expired = attributes.some((a) => /^expires=thu, 01 jan 1970/i.test(a)) || attributes.some((a) => /^max-age=0$/i.test(a));
+      const key = `${name}`;
+      if (expired || value === "") this.cookies.delete(key);
+      else this.cookies.set(key, { value, path });
+    }
+  }
+
+  async get(url: string, headers: Record<string, string> = {}): Promise<Response> {
+    const res = await fetch(url, { redirect: "manual", headers: { ...this.headers, ...headers, cookie: this.cookieHeader(url) } });
+    this.remember(res);
+    return res;
+  }
+
+  async post(url: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
+    const res = await fetch(url, {
+      method: "POST",
+      redirect: "manual",
+      headers: { ...this.headers, ...headers, "content-type": "application/x-www-form-urlencoded", cookie: this.cookieHeader(url) },
+      body: new URLSearchParams(form).toString(),
+    });
+    this.remember(res);
+    return res;
+  }
+
+  /** Follows redirects (resolving relative Locations) until a non-redirect or a foreign origin. */
+  async follow(res: Response, from: string, stopAt?: (url: string) => boolean): Promise<{ res: Response; url: string }> {
+    let current = res;
+    let url = from;
+    for (let i = 0; i < 10 && current.status >= 300 && current.status < 400; i++) {
+      url = new URL(current.headers.get("location")!, url).href;
+      if (stopAt?.(url)) return { res: current, url };
+      current = await this.get(url);
+    }
+    return { res: current, url };
+  }
+}
+
+export function csrfOf(html: string): string {
+  const match = /name="csrf" value="([^"]+)"/.exec(html);
+  if (!match) throw new Error("no csrf field in the page");
+  return match[1]!;
+}
+
+export interface AuthorizationStart {
+  browser: TestBrowser;
+  config: oidc.Configuration;
+  verifier: string;
+  /** Absolute URL of the login page (/interaction/:uid). */
+  interactionUrl: string;
+  uid: string;
+}
+
+/** Starts an authorization-code + PKCE request as a relying party would and lands on the login page. */
+export async function startAuthorization(options: {
+  issuer: string;
+  clientId: string;
+  clientSecret?: string;
+  redirectUri: string;
+  scope?: string;
+  extra?: Record<string, string>;
+  browser?: TestBrowser;
+}): Promise<AuthorizationStart> {
+  const auth = options.clientSecret ? oidc.ClientSecretBasic(options.clientSecret) : oidc.None();
+  const config = await oidc.discovery(new URL(options.issuer), options.clientId, undefined, auth, { execute: [oidc.allowInsecureRequests] });
+  const verifier = oidc.randomPKCECodeVerifier();
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: options.redirectUri,
+    scope: options.scope ?? "openid profile email",
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: "S256",
+    ...options.extra,
+  });
+  const browser = options.browser ?? new TestBrowser();
+  const res = await browser.get(url.href);
+  if (res.status !== 303) throw new Error(`authorize answered ${res.status}: ${await res.text()}`);
+  const interactionUrl = new URL(res.headers.get("location")!, url).href;
+  return { browser, config, verifier, interactionUrl, uid: interactionUrl.split("/").pop()! };
+}
