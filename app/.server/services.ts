@@ -13,6 +13,10 @@ import { createAuditLog, type AuditLog } from "./audit/audit";
 import { createCsrfGuard, type CsrfGuard } from "./auth/csrf";
 import { createPasswordHasher, type PasswordHasher } from "./auth/password-hash";
 import { createRateLimits, type RateLimits } from "./rate-limit/limiters";
+import { createTokenMint, type TokenMint } from "./crypto/tokens";
+import { registerJobHandlers } from "./jobs/handlers";
+import { createJobQueue, type JobQueue, type QueueSettings } from "./jobs/queue";
+import { createMailer, type Mailer } from "./mail/mailer";
 import { createKeyService, type KeyService } from "./oidc/keys";
 import { MAX_SIGNED_TOKEN_LIFETIME } from "./oidc/lifetimes";
 import { createProviderRegistry, type ProviderRegistry } from "./oidc/registry";
@@ -34,12 +38,17 @@ export interface Services {
   limits: RateLimits;
   passwords: PasswordHasher;
   csrf: CsrfGuard;
+  mailer: Mailer;
+  tokens: TokenMint;
+  jobs: JobQueue;
   close(): Promise<void>;
 }
 
 export interface CreateServicesOptions {
   /** Overrides the embedded database location (tests use "memory://"). */
   pgliteDir?: string;
+  /** Job queue tuning (tests shorten retry delays). */
+  queue?: Partial<QueueSettings>;
   /** Key prefix in Redis (tests give each file its own). */
   redisPrefix?: string;
 }
@@ -96,7 +105,10 @@ export async function createServices(config: Config, logger: Logger, options: Cr
   }, 10 * 60_000);
   sweeper.unref();
 
-  return {
+  const mailer = createMailer(config, logger);
+
+  const jobs = createJobQueue(db, logger, options.queue);
+  const services: Services = {
     config,
     logger,
     db,
@@ -109,11 +121,19 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     limits: createRateLimits(store.kind === "redis" ? (store as RedisStore).client : undefined),
     passwords,
     csrf: createCsrfGuard(encryptionKey),
+    mailer,
+    tokens: createTokenMint(encryptionKey),
+    jobs,
     async close() {
       clearInterval(sweeper);
+      await jobs.stop();
       await oidc.close();
+      mailer.close();
       await store.close();
       await db.close();
     },
   };
+  registerJobHandlers(services);
+  await jobs.start();
+  return services;
 }

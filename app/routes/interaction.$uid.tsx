@@ -6,9 +6,11 @@ import { AuthCard, Field, FormMessage } from "~/components/auth-card";
 import { GateRefusalPage } from "~/components/gate-refusal";
 import { completePasswordLogin, consentView, isFirstPartyClient } from "~/.server/interaction/login-flow";
 import { refuseUnavailableMethod } from "~/.server/interaction/context";
-import { loadInteractionPage, NO_STORE, requestMeta } from "~/.server/interaction/request";
+import { interactionHeaders, isAfterAction, loadInteractionPage, NO_STORE, requestMeta } from "~/.server/interaction/request";
 import { recordConsent } from "~/.server/oidc/interaction-results";
 import { LOGIN_METHODS, type LoginMethod } from "~/.server/auth/login-methods";
+
+export const headers = interactionHeaders;
 
 export const meta: MetaFunction = () => [{ title: "Sign in" }, { name: "robots", content: "noindex" }];
 
@@ -26,14 +28,23 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   }
 
   // ?method=password|magic_link shows one method only; asking for a disabled one is refused.
-  const requested = MethodParam.safeParse(new URL(request.url).searchParams.get("method") ?? undefined);
-  const only = requested.success ? requested.data : undefined;
+  // (Not while Remix re-renders the page after a POST: the action already ran its own gate.)
+  const search = new URL(request.url).searchParams;
+  const requested = MethodParam.safeParse(search.get("method") ?? undefined);
+  const only = requested.success && !isAfterAction(context) ? requested.data : undefined;
   if (only && (await refuseUnavailableMethod(context.services, ic, only, requestMeta(context, "GET /interaction/:uid")))) {
     return data({ view: "unavailable" as const, ...frame, method: only }, { status: 403, headers: NO_STORE });
   }
   const loginHint = typeof ic.interaction.params.login_hint === "string" ? ic.interaction.params.login_hint : "";
   return data(
-    { view: "login" as const, ...frame, methods: only ? [only] : ic.methods, loginHint, organizationName: ic.organization.name },
+    {
+      view: "login" as const,
+      ...frame,
+      methods: only ? [only] : ic.methods,
+      loginHint,
+      passwordChanged: search.get("reset") === "done",
+      emailInvalid: search.get("invalid") === "email",
+    },
     { headers: NO_STORE },
   );
 }
@@ -138,6 +149,7 @@ export default function InteractionPage() {
   return (
     <AuthCard branding={page.branding} title={t("signIn.title", { organization: page.branding.name })} subtitle={t("signIn.subtitle", { client: page.clientName })}>
       {message ? <FormMessage tone="error">{message}</FormMessage> : null}
+      {page.passwordChanged && !message ? <FormMessage tone="info">{t("signIn.passwordChanged")}</FormMessage> : null}
       {methods.includes("password") ? (
         <Form method="post" action={`/interaction/${page.uid}`} reloadDocument noValidate>
           <input type="hidden" name="csrf" value={page.csrf} />
@@ -179,7 +191,15 @@ export default function InteractionPage() {
       ) : (
         <Form method="post" action={`/interaction/${page.uid}/magic-link`} reloadDocument noValidate>
           <input type="hidden" name="csrf" value={page.csrf} />
-          <Field name="email" label={t("signIn.email")} type="email" autoComplete="username" defaultValue={email} autoFocus />
+          <Field
+            name="email"
+            label={t("signIn.email")}
+            type="email"
+            autoComplete="username"
+            defaultValue={email}
+            autoFocus
+            error={page.emailInvalid ? t("signIn.emailInvalid") : undefined}
+          />
           <button className="button" type="submit">
             {t("signIn.magicLink")}
           </button>

@@ -1,10 +1,14 @@
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
+import { z } from "zod";
 import { AuthCard, Field, FormMessage } from "~/components/auth-card";
 import { GateRefusalPage } from "~/components/gate-refusal";
+import { requestPasswordReset } from "~/.server/auth/password-reset";
 import { passGate } from "~/.server/interaction/gate";
-import { NO_STORE } from "~/.server/interaction/request";
+import { interactionHeaders, NO_STORE, requestMeta } from "~/.server/interaction/request";
+
+export const headers = interactionHeaders;
 
 /** GET /interaction/:uid/forgot-password: the reset request form (password method only). */
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
@@ -13,12 +17,29 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   return data({ view: "form" as const, ...gate.frame }, { headers: NO_STORE });
 }
 
-/** POST /interaction/:uid/forgot-password: request a reset link. */
+const Email = z.string().trim().max(320).pipe(z.email());
+
+/** POST /interaction/:uid/forgot-password: enqueue and answer the same for every address. */
 export async function action({ request, params, context }: ActionFunctionArgs) {
   const form = await request.formData();
   const gate = await passGate(request, context, params.uid!, "password", "POST /interaction/:uid/forgot-password", form);
   if (!gate.open) return gate.response;
-  return data({ view: "unavailable-now" as const, ...gate.frame }, { status: 503, headers: NO_STORE });
+  const email = Email.safeParse(form.get("email"));
+  if (!email.success) return data({ view: "invalid" as const, ...gate.frame }, { status: 422, headers: NO_STORE });
+  const outcome = await requestPasswordReset(context.services, {
+    organizationId: gate.context.organization.id,
+    email: email.data,
+    interactionUid: gate.context.uid,
+    language: gate.frame.language,
+    ip: requestMeta(context, "POST /interaction/:uid/forgot-password").ip,
+  });
+  if (outcome.status === "rate_limited") {
+    return data(
+      { view: "rate_limited" as const, ...gate.frame, minutes: Math.ceil(outcome.retryAfterSeconds / 60) },
+      { status: 429, headers: { ...NO_STORE, "Retry-After": String(outcome.retryAfterSeconds) } },
+    );
+  }
+  return data({ view: "sent" as const, ...gate.frame, email: email.data }, { headers: NO_STORE });
 }
 
 export default function ForgotPassword() {
@@ -26,13 +47,30 @@ export default function ForgotPassword() {
   const result = useActionData<typeof action>();
   const { t } = useTranslation();
   const shown = result ?? page;
-  if (shown.view !== "form" && shown.view !== "unavailable-now") return <GateRefusalPage refusal={shown} />;
+  if (shown.view === "expired" || shown.view === "unavailable" || shown.view === "csrf") return <GateRefusalPage refusal={shown} />;
+  if (shown.view === "sent") {
+    return (
+      <AuthCard branding={shown.branding} title={t("forgot.title")}>
+        <FormMessage tone="info">{t("forgot.sent", { email: shown.email })}</FormMessage>
+        <p className="links">
+          <a href={`/interaction/${shown.uid}`}>{t("forgot.back")}</a>
+        </p>
+      </AuthCard>
+    );
+  }
   return (
     <AuthCard branding={shown.branding} title={t("forgot.title")}>
-      {shown.view === "unavailable-now" ? <FormMessage tone="error">{t("magicLink.unavailable")}</FormMessage> : <p>{t("forgot.body")}</p>}
+      {shown.view === "rate_limited" ? <FormMessage tone="error">{t("signIn.rateLimited", { minutes: shown.minutes })}</FormMessage> : <p>{t("forgot.body")}</p>}
       <Form method="post" reloadDocument noValidate>
         <input type="hidden" name="csrf" value={shown.csrf} />
-        <Field name="email" label={t("signIn.email")} type="email" autoComplete="username" autoFocus />
+        <Field
+          name="email"
+          label={t("signIn.email")}
+          type="email"
+          autoComplete="username"
+          autoFocus
+          error={shown.view === "invalid" ? t("signIn.emailInvalid") : undefined}
+        />
         <button className="button" type="submit">
           {t("forgot.submit")}
         </button>

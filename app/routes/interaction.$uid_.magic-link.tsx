@@ -1,31 +1,60 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { useActionData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
+import { z } from "zod";
 import { AuthCard, FormMessage } from "~/components/auth-card";
 import { GateRefusalPage } from "~/components/gate-refusal";
+import { requestMagicLink } from "~/.server/auth/magic-link";
 import { passGate } from "~/.server/interaction/gate";
-import { NO_STORE } from "~/.server/interaction/request";
+import { interactionHeaders, isAfterAction, NO_STORE, requestMeta } from "~/.server/interaction/request";
 
-export async function loader({ params }: LoaderFunctionArgs) {
+export const headers = interactionHeaders;
+
+export async function loader({ params, context }: LoaderFunctionArgs) {
+  // After the action its answer is the page: a redirect here would replace it (and its 403).
+  if (isAfterAction(context)) return null;
   return redirect(`/interaction/${params.uid}?method=magic_link`);
 }
 
-/** POST /interaction/:uid/magic-link: request a sign-in link by email. */
+const Email = z.string().trim().max(320).pipe(z.email());
+
+/** POST /interaction/:uid/magic-link: the same answer whether or not the address has an account. */
 export async function action({ request, params, context }: ActionFunctionArgs) {
   const form = await request.formData();
   const gate = await passGate(request, context, params.uid!, "magic_link", "POST /interaction/:uid/magic-link", form);
   if (!gate.open) return gate.response;
-  return data({ view: "unavailable-now" as const, ...gate.frame }, { status: 503, headers: NO_STORE });
+  const email = Email.safeParse(form.get("email"));
+  if (!email.success) return redirect(`/interaction/${params.uid}?method=magic_link&invalid=email`, { headers: NO_STORE });
+  const { ip } = requestMeta(context, "POST /interaction/:uid/magic-link");
+  const outcome = await requestMagicLink(context.services, {
+    organizationId: gate.context.organization.id,
+    email: email.data,
+    interactionUid: gate.context.uid,
+    clientId: gate.context.client.id,
+    language: gate.frame.language,
+    ip,
+  });
+  if (outcome.status === "rate_limited") {
+    return data(
+      { view: "rate_limited" as const, ...gate.frame, minutes: Math.ceil(outcome.retryAfterSeconds / 60) },
+      { status: 429, headers: { ...NO_STORE, "Retry-After": String(outcome.retryAfterSeconds) } },
+    );
+  }
+  return data({ view: "sent" as const, ...gate.frame, email: email.data }, { headers: NO_STORE });
 }
 
 export default function MagicLinkRequested() {
   const result = useActionData<typeof action>();
   const { t } = useTranslation();
   if (!result) return null;
-  if (result.view !== "unavailable-now") return <GateRefusalPage refusal={result} />;
+  if (result.view !== "sent" && result.view !== "rate_limited") return <GateRefusalPage refusal={result} />;
   return (
     <AuthCard branding={result.branding} title={t("magicLink.title")}>
-      <FormMessage tone="error">{t("magicLink.unavailable")}</FormMessage>
+      {result.view === "sent" ? (
+        <FormMessage tone="info">{t("magicLink.sent", { email: result.email })}</FormMessage>
+      ) : (
+        <FormMessage tone="error">{t("signIn.rateLimited", { minutes: result.minutes })}</FormMessage>
+      )}
       <p className="links">
         <a href={`/interaction/${result.uid}`}>{t("forgot.back")}</a>
       </p>

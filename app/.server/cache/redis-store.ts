@@ -23,6 +23,16 @@ if ttl == -2 then return 0 end
 if ttl > 0 then redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl) else redis.call('SET', KEYS[1], ARGV[1]) end
 return 1`;
 
+/** How long subscribe() waits for Redis to confirm a subscription before it returns anyway. */
+const SUBSCRIBE_WAIT_MS = 500;
+
+/** Waits for a promise, but no longer than `ms`. */
+async function bounded(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
 export interface RedisStore extends KeyValueStore {
   /** The command connection, for libraries that take an ioredis client (rate limits). */
   readonly client: Redis;
@@ -96,10 +106,10 @@ export async function createRedisStore(url: string, logger: Logger, prefix = "po
       set.add(handler);
       if (!handlers.has(full)) {
         handlers.set(full, set);
-        // Not awaited: the subscriber queues commands while Redis is away and would hold the
-        // caller (a server starting, a request) until Redis came back. ioredis sends it on
-        // (re)connect and re-subscribes by itself after an outage.
-        sub.subscribe(full).catch(warn);
+        // Waited for only briefly: the subscriber queues commands while Redis is away and would
+        // hold the caller (a server starting, a request) until Redis came back. ioredis sends
+        // it on (re)connect and re-subscribes by itself after an outage.
+        await bounded(sub.subscribe(full).catch(warn), SUBSCRIBE_WAIT_MS);
       }
       return async () => {
         set.delete(handler);

@@ -22,6 +22,11 @@ export interface Database {
   readonly kind: "postgres" | "pglite";
   readonly prisma: PrismaClient;
   rawTransaction<T>(fn: (tx: RawTransaction) => Promise<T>): Promise<T>;
+  /**
+   * Raw SQL for libraries that bring their own statements (the job queue). Without values a
+   * text may hold several statements; with values it is one parameterized statement.
+   */
+  executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
   /** Observes every SQL statement Prisma sends (tests use it to prove what a request did not do). */
   onQuery(listener: (sql: string) => void): () => void;
   /** Resolves when the database answers within the time, rejects otherwise. */
@@ -75,6 +80,12 @@ async function openPostgres(connectionString: string, max: number): Promise<Data
     kind: "postgres",
     prisma,
     onQuery,
+    async executeSql(text, values) {
+      const result = await pool.query(text, values);
+      // A multi-statement text yields one result per statement; the last one is the answer.
+      const last = Array.isArray(result) ? (result[result.length - 1] as pg.QueryResult | undefined) : result;
+      return { rows: last?.rows ?? [] };
+    },
     async rawTransaction(fn) {
       const client = await pool.connect();
       try {
@@ -120,6 +131,11 @@ async function openPglite(dataDir: string): Promise<Database> {
     kind: "pglite",
     prisma,
     onQuery,
+    async executeSql(text, values) {
+      if (values && values.length > 0) return { rows: (await db.query(text, values)).rows };
+      const results = await db.exec(text);
+      return { rows: results[results.length - 1]?.rows ?? [] };
+    },
     rawTransaction(fn) {
       return db.transaction((tx) =>
         fn({

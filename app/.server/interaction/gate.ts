@@ -1,7 +1,7 @@
 import { data, type AppLoadContext } from "@remix-run/node";
 import type { LoginMethod } from "../auth/login-methods";
 import { refuseUnavailableMethod, type InteractionContext } from "./context";
-import { loadInteractionPage, NO_STORE, requestMeta, type PageFrame } from "./request";
+import { isAfterAction, loadInteractionPage, NO_STORE, requestMeta, type PageFrame } from "./request";
 import type { Language } from "~/i18n/config";
 
 export type GateResult =
@@ -27,7 +27,13 @@ export async function passGate(
 ): Promise<GateResult> {
   const loaded = await loadInteractionPage(request, context, uid);
   if (!loaded.ok) return { open: false, response: data<GateRefusal>({ view: "expired", language: loaded.language }, { status: 400, headers: NO_STORE }) };
-  if (await refuseUnavailableMethod(context.services, loaded.context, method, requestMeta(context, endpoint))) {
+  // Remix re-runs a page's loaders after its action, and a loader that passes this gate would
+  // refuse (and audit) the same request a second time: the action's audit is the only one.
+  const refused =
+    !form && isAfterAction(context)
+      ? !loaded.context.methods.includes(method)
+      : await refuseUnavailableMethod(context.services, loaded.context, method, requestMeta(context, endpoint));
+  if (refused) {
     return { open: false, response: data<GateRefusal>({ view: "unavailable", method, ...loaded.frame }, { status: 403, headers: NO_STORE }) };
   }
   if (form && !context.services.csrf.verify(uid, form.get("csrf"))) {

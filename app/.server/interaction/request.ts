@@ -1,4 +1,4 @@
-import type { AppLoadContext } from "@remix-run/node";
+import type { AppLoadContext, HeadersFunction } from "@remix-run/node";
 import { resolveLanguage } from "../i18n";
 import { brandingOf, type Branding } from "./branding";
 import { InteractionExpiredError, loadInteraction, type InteractionContext } from "./context";
@@ -47,5 +47,30 @@ export function requestMeta(context: AppLoadContext, endpoint: string) {
   return { ip: context.req.ip ?? null, requestId: context.requestId, endpoint };
 }
 
+/**
+ * True while Remix re-runs a page's loaders after a document POST to its action: the loader then
+ * gets a GET request, but the Express request is still the POST. Loaders of POST endpoints use it
+ * so that a refusal (403) the action answered is neither replaced by a loader's redirect nor
+ * audited a second time by a loader that runs the same gate.
+ */
+export function isAfterAction(context: AppLoadContext): boolean {
+  return context.req.method !== "GET" && context.req.method !== "HEAD";
+}
+
 /** Interaction pages are personal and short-lived: never cached, never framed. */
 export const NO_STORE = { "Cache-Control": "no-store" };
+
+/**
+ * The `headers` export of every interaction page. Remix drops a loader's or action's headers from
+ * an HTML response unless the route exports `headers`; this passes them on (the action's win, so
+ * that a 429 keeps its Retry-After), which keeps the pages out of every cache.
+ */
+export const interactionHeaders: HeadersFunction = ({ loaderHeaders, actionHeaders }) => {
+  const headers = new Headers();
+  for (const source of [loaderHeaders, actionHeaders]) {
+    source.forEach((value, name) => {
+      if (name.toLowerCase() !== "set-cookie") headers.set(name, value);
+    });
+  }
+  return headers;
+};

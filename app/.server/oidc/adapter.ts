@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { Adapter, AdapterPayload } from "oidc-provider";
 import type { Prisma, PrismaClient } from "~/generated/prisma/client";
 import type { KeyValueStore } from "../cache/store";
+import { accountSessionsKey } from "./sessions";
 
 /**
  * oidc-provider storage, split as DESIGN.md says: AccessToken, RefreshToken and Grant are
@@ -139,6 +140,7 @@ function ephemeralAdapter({ store, organizationId }: AdapterContext, model: stri
       if (payload.uid) indexes.push(store.set(uidKey(payload.uid), id, ttl));
       if (payload.userCode) indexes.push(store.set(userCodeKey(payload.userCode), id, ttl));
       if (model === "Interaction") indexes.push(store.set(interactionOrgKey(id), organizationId, ttl));
+      if (model === "Session" && payload.accountId) indexes.push(store.addToSet(accountSessionsKey(organizationId, payload.accountId), key(id), ttl));
       await Promise.all(indexes);
     },
     find: read,

@@ -13,10 +13,17 @@ const SLUG = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
 const parseForm = express.urlencoded({ extended: false, limit: "56kb" });
 const TOKEN_ENDPOINTS = new Set(["/token/introspection", "/token/revocation"]);
 
+/** Stands in for a structured token that is not one of this organization's: no token has this id. */
+const UNKNOWN_TOKEN = "porta-unknown-token";
+
 /**
  * oidc-provider refuses JWTs at introspection and revocation because it never stores them;
- * Porta does (internals.storeJwtAccessToken), under their jti. A verified JWT in the `token`
- * field is therefore replaced by its jti before the provider sees the (pre-parsed) form.
+ * Porta does (internals.storeJwtAccessToken), under their jti. A JWT in the `token` field
+ * whose signature verifies for this organization is therefore replaced by its jti before the
+ * provider sees the (pre-parsed) form. Any other structured value (another organization's
+ * token, a forgery) becomes a value no token has: unknown here, so inactive at introspection
+ * (RFC 7662 §2.2) and ignored at revocation (RFC 7009 §2.2), instead of a 400.
+ * Porta's opaque tokens never contain a dot.
  */
 function presentJwtsByJti(req: Request, tenant: TenantProvider): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -24,9 +31,10 @@ function presentJwtsByJti(req: Request, tenant: TenantProvider): Promise<void> {
       if (error) return reject(error);
       const body = req.body as Record<string, unknown> | undefined;
       const token = body?.token;
-      if (typeof token !== "string" || token.split(".").length !== 3) return resolve();
-      tenant.jtiOfSignedJwt(token).then((jti) => {
-        if (jti) body!.token = jti;
+      if (typeof token !== "string" || !token.includes(".")) return resolve();
+      const jti = token.split(".").length === 3 ? tenant.jtiOfSignedJwt(token) : Promise.resolve(undefined);
+      jti.then((value) => {
+        body!.token = value ?? UNKNOWN_TOKEN;
         resolve();
       }, reject);
     });

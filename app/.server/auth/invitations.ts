@@ -1,0 +1,163 @@
+import { randomUUID } from "node:crypto";
+import type { Prisma } from "~/generated/prisma/client";
+import type { JobContext, JobPayloads } from "../jobs/queue";
+import { sendBrandedEmail } from "../mail/send";
+import { renderEmail } from "../mail/render";
+import { brandingOf } from "../interaction/branding";
+import { invalidateUser } from "../directory/users";
+import type { Services } from "../services";
+import { INVITATION_TTL_DAYS, invitationUrl } from "./email-links";
+import { checkNewPassword, type PasswordProblem } from "./password-policy";
+import { DEFAULT_MIN_PASSWORD_LENGTH } from "./password-reset";
+import { isSupportedLanguage, FALLBACK_LANGUAGE } from "~/i18n/config";
+
+/**
+ * Invitations (spec "Invitation outcome"): inviting creates no user; the recipient's
+ * acceptance does. The mail is sent by the job worker; its link is derived from the
+ * invitation id, so a retried job sends the same link.
+ */
+export interface InvitationInput {
+  organizationId: string;
+  email: string;
+  givenName?: string | undefined;
+  familyName?: string | undefined;
+  roles?: string[] | undefined;
+  language?: string | undefined;
+  invitedBy?: string | undefined;
+}
+
+export interface InvitationOutcome {
+  invitationId: string;
+  email: string;
+  invitationSent: boolean;
+  expiresAt: Date;
+}
+
+export class InvitationConflictError extends Error {
+  constructor() {
+    super("a user with this email already exists in the organization");
+    this.name = "InvitationConflictError";
+  }
+}
+
+export async function inviteUser(services: Services, input: InvitationInput): Promise<InvitationOutcome> {
+  const { prisma } = services.db;
+  const email = input.email.trim().toLowerCase();
+  const existing = await prisma.user.findUnique({ where: { organizationId_email: { organizationId: input.organizationId, email } }, select: { id: true } });
+  if (existing) throw new InvitationConflictError();
+  const id = randomUUID();
+  const expiresAt = new Date(Date.now() + INVITATION_TTL_DAYS * 86_400_000);
+  const language = isSupportedLanguage(input.language) ? input.language : FALLBACK_LANGUAGE;
+  await prisma.invitation.create({
+    data: {
+      id,
+      organizationId: input.organizationId,
+      email,
+      givenName: input.givenName ?? null,
+      familyName: input.familyName ?? null,
+      roles: input.roles ?? [],
+      language,
+      invitedBy: input.invitedBy ?? null,
+      tokenHash: services.tokens.hash(services.tokens.derive("invitation", id)),
+      expiresAt,
+    },
+  });
+  const jobId = await services.jobs.enqueue("invitation", { invitationId: id, language });
+  return { invitationId: id, email, invitationSent: jobId !== null, expiresAt };
+}
+
+/** The invitation mail as it would be sent, without sending anything or storing an invitation. */
+export async function previewInvitation(services: Services, input: InvitationInput) {
+  const organization = await services.db.prisma.organization.findUniqueOrThrow({ where: { id: input.organizationId } });
+  const language = isSupportedLanguage(input.language) ? input.language : FALLBACK_LANGUAGE;
+  const link = invitationUrl(services.config.baseUrl, { organizationSlug: organization.slug, token: "preview" });
+  const rendered = await renderEmail(
+    { kind: "invitation", link, expiresDays: INVITATION_TTL_DAYS, ...(input.invitedBy ? { invitedBy: input.invitedBy } : {}) },
+    { language, branding: brandingOf(organization), organizationName: organization.name },
+  );
+  return { to: input.email.trim().toLowerCase(), ...rendered };
+}
+
+export async function sendInvitationJob(services: Services, data: JobPayloads["invitation"], _job: JobContext): Promise<void> {
+  const invitation = await services.db.prisma.invitation.findUnique({ where: { id: data.invitationId }, include: { organization: true } });
+  if (!invitation || invitation.acceptedAt || invitation.expiresAt <= new Date() || invitation.organization.status !== "active") return;
+  const token = services.tokens.derive("invitation", invitation.id);
+  await sendBrandedEmail(services.mailer, {
+    to: invitation.email,
+    organization: invitation.organization,
+    language: invitation.language,
+    template: {
+      kind: "invitation",
+      link: invitationUrl(services.config.baseUrl, { organizationSlug: invitation.organization.slug, token }),
+      expiresDays: INVITATION_TTL_DAYS,
+      ...(invitation.invitedBy ? { invitedBy: invitation.invitedBy } : {}),
+    },
+  });
+}
+
+/** An open invitation of this organization for the token, or null. */
+export async function findOpenInvitation(services: Services, organizationSlug: string, token: string) {
+  if (token.length < 20 || token.length > 100) return null;
+  const invitation = await services.db.prisma.invitation.findUnique({ where: { tokenHash: services.tokens.hash(token) }, include: { organization: true } });
+  if (!invitation || invitation.organization.slug !== organizationSlug.toLowerCase()) return null;
+  if (invitation.acceptedAt || invitation.expiresAt <= new Date() || invitation.organization.status !== "active") return null;
+  return invitation;
+}
+
+export type AcceptOutcome =
+  | { ok: true; userId: string }
+  | { ok: false; reason: "invalid" | "exists" }
+  | { ok: false; reason: "weak_password"; problem: PasswordProblem; limit?: number };
+
+/** Creates the user (with a password, or none when the organization signs in by magic link only). */
+export async function acceptInvitation(
+  services: Services,
+  input: { organizationSlug: string; token: string; givenName: string; familyName: string; password: string | null },
+): Promise<AcceptOutcome> {
+  const invitation = await findOpenInvitation(services, input.organizationSlug, input.token);
+  if (!invitation) return { ok: false, reason: "invalid" };
+  let passwordHash: string | null = null;
+  if (input.password !== null) {
+    const check = checkNewPassword(input.password, { minLength: DEFAULT_MIN_PASSWORD_LENGTH, email: invitation.email });
+    if (!check.ok) return { ok: false, reason: "weak_password", problem: check.problem!, ...(check.limit ? { limit: check.limit } : {}) };
+    passwordHash = await services.passwords.hash(input.password);
+  }
+  const { prisma } = services.db;
+  try {
+    const userId = await prisma.$transaction(async (tx: Prisma.TransactionClient) => {
+      const claimed = await tx.invitation.updateMany({ where: { id: invitation.id, acceptedAt: null }, data: { acceptedAt: new Date() } });
+      if (claimed.count !== 1) return null;
+      const user = await tx.user.create({
+        data: {
+          organizationId: invitation.organizationId,
+          email: invitation.email,
+          // Following the emailed link proves the address.
+          emailVerified: true,
+          givenName: input.givenName || invitation.givenName,
+          familyName: input.familyName || invitation.familyName,
+          locale: invitation.language,
+          passwordHash,
+        },
+      });
+      const roles = await tx.role.findMany({ where: { organizationId: invitation.organizationId, name: { in: invitation.roles } }, select: { id: true } });
+      if (roles.length > 0) await tx.userRole.createMany({ data: roles.map((r) => ({ userId: user.id, roleId: r.id })) });
+      await tx.invitation.update({ where: { id: invitation.id }, data: { acceptedUserId: user.id } });
+      return user.id;
+    });
+    if (!userId) return { ok: false, reason: "invalid" };
+    await invalidateUser(services.cache, userId);
+    await services.audit.record({
+      eventType: "user.invitation_accepted",
+      organizationId: invitation.organizationId,
+      actorType: "user",
+      actorId: userId,
+      targetType: "user",
+      targetId: userId,
+      data: { invitationId: invitation.id },
+    });
+    return { ok: true, userId };
+  } catch (error) {
+    if ((error as { code?: string }).code === "P2002") return { ok: false, reason: "exists" };
+    throw error;
+  }
+}

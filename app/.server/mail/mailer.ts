@@ -1,0 +1,128 @@
+import nodemailer from "nodemailer";
+import { type Logger } from "pino";
+import { type Config } from "../config/env";
+import { outboxDir, writeOutboxMessage } from "./outbox";
+
+export interface OutgoingMessage {
+  to: string;
+  subject: string;
+  html: string;
+  text: string;
+}
+
+/**
+ * Sends one rendered message. `send` resolves once the SMTP peer accepted the message (or the
+ * dev outbox stored it) and rejects otherwise, so the job worker can retry. Rejections from
+ * nodemailer carry its `code`, `responseCode` and `permanent` (true for a 5xx refusal).
+ */
+export interface Mailer {
+  readonly kind: "smtp" | "outbox";
+  send(message: OutgoingMessage): Promise<{ messageId: string }>;
+  close(): void;
+}
+
+/** A recipient that is not one plain address; retrying cannot help. */
+export class InvalidRecipientError extends Error {
+  readonly code = "EENVELOPE";
+  readonly permanent = true;
+  constructor() {
+    super("the recipient must be a single plain email address");
+    this.name = "InvalidRecipientError";
+  }
+}
+
+/** Bounded waits, so that an unreachable or silent server fails the job instead of hanging it. */
+export const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, dnsTimeout: 10_000, socketTimeout: 30_000 } as const;
+
+// dot-atom local part (no quotes, no comments), then dot-separated domain labels. A single label
+// is allowed: the default bootstrap admin is admin@localhost. Unicode labels are IDNs.
+const LOCAL_PART = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;
+const DOMAIN_LABEL = /^[\p{L}\p{N}](?:[\p{L}\p{N}-]{0,61}[\p{L}\p{N}])?$/u;
+
+/** True for exactly one bare address such as `ada@example.com`: no display name, list, group or line break. */
+export function isPlainEmailAddress(value: string): boolean {
+  if (value.length > 254) return false;
+  const at = value.lastIndexOf("@");
+  if (at <= 0 || at !== value.indexOf("@")) return false;
+  const local = value.slice(0, at);
+  const domain = value.slice(at + 1);
+  return local.length <= 64 && LOCAL_PART.test(local) && domain.split(".").every((label) => DOMAIN_LABEL.test(label));
+}
+
+/** A header value on one line: control characters (CR, LF, TAB, NUL, C1, line separators) become spaces. */
+export function sanitizeHeaderText(value: string): string {
+  return value
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ")
+    .replace(/ {2,}/g, " ")
+    .trim();
+}
+
+function recipientDomain(address: string): string {
+  return address.slice(address.lastIndexOf("@") + 1).toLowerCase();
+}
+
+/** Checks and normalizes a message before either transport sees it. */
+function prepare(message: OutgoingMessage): OutgoingMessage {
+  const { to } = message;
+  if (!isPlainEmailAddress(to)) throw new InvalidRecipientError();
+  return { to, subject: sanitizeHeaderText(message.subject), html: message.html, text: message.text };
+}
+
+function errorFields(error: unknown): Record<string, unknown> {
+  const e = error as { code?: unknown; responseCode?: unknown; permanent?: unknown; timeoutType?: unknown };
+  // Deliberately not the server's response text: it may quote the full address.
+  return { code: e.code, responseCode: e.responseCode, permanent: e.permanent, timeoutType: e.timeoutType };
+}
+
+function createSmtpMailer(config: Config, logger: Logger): Mailer {
+  const { host, port, user, pass, from } = config.smtp;
+  const transport = nodemailer.createTransport({
+    host,
+    port,
+    // Implicit TLS on 465; elsewhere STARTTLS whenever the server offers it (nodemailer's default).
+    secure: port === 465,
+    auth: user && pass ? { user, pass } : undefined,
+    ...SMTP_TIMEOUTS,
+    // Message content is always strings; never let a value be read as a file path or URL.
+    disableFileAccess: true,
+    disableUrlAccess: true,
+  });
+  return {
+    kind: "smtp",
+    async send(input) {
+      const message = prepare(input);
+      const domain = recipientDomain(message.to);
+      try {
+        const info = await transport.sendMail({ from, to: message.to, subject: message.subject, html: message.html, text: message.text });
+        logger.info({ messageId: info.messageId, recipientDomain: domain, transport: "smtp" }, "mail sent");
+        return { messageId: info.messageId };
+      } catch (error) {
+        logger.warn({ recipientDomain: domain, transport: "smtp", ...errorFields(error) }, "mail not sent");
+        throw error;
+      }
+    },
+    close() {
+      transport.close();
+    },
+  };
+}
+
+function createOutboxMailer(config: Config, logger: Logger): Mailer {
+  const dir = outboxDir(config.dataDir);
+  logger.info({ outbox: dir }, "SMTP_HOST is unset: mail is written to the dev outbox (see /dev/outbox)");
+  return {
+    kind: "outbox",
+    async send(input) {
+      const message = prepare(input);
+      const stored = await writeOutboxMessage(dir, message);
+      logger.info({ messageId: stored.id, recipientDomain: recipientDomain(message.to), transport: "outbox" }, "mail sent");
+      return { messageId: stored.id };
+    },
+    close() {},
+  };
+}
+
+/** SMTP when SMTP_HOST is set, otherwise the development outbox in `$DATA_DIR/outbox`. */
+export function createMailer(config: Config, logger: Logger): Mailer {
+  return config.smtp.host ? createSmtpMailer(config, logger) : createOutboxMailer(config, logger);
+}

@@ -1,0 +1,115 @@
+import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { AuthCard, Field, FormMessage } from "~/components/auth-card";
+import { acceptInvitation, findOpenInvitation } from "~/.server/auth/invitations";
+import { effectiveLoginMethods } from "~/.server/auth/login-methods";
+import { brandingOf } from "~/.server/interaction/branding";
+import { NO_STORE } from "~/.server/interaction/request";
+import { resolveLanguage } from "~/.server/i18n";
+
+/** GET /{slug}/invitation?token=…: finish the invited account (name, and a password unless magic links are the only way in). */
+export async function loader({ request, params, context }: LoaderFunctionArgs) {
+  const token = new URL(request.url).searchParams.get("token") ?? "";
+  const invitation = await findOpenInvitation(context.services, params.slug!, token);
+  if (!invitation) return data({ view: "invalid" as const, language: await resolveLanguage(request, {}) }, { status: 400, headers: NO_STORE });
+  const language = await resolveLanguage(request, { uiLocales: invitation.language });
+  const passwordNeeded = effectiveLoginMethods({ loginMethods: [] }, invitation.organization).includes("password");
+  return data(
+    {
+      view: "form" as const,
+      language,
+      token,
+      csrf: context.services.csrf.tokenFor(`invitation:${invitation.id}`),
+      email: invitation.email,
+      givenName: invitation.givenName ?? "",
+      familyName: invitation.familyName ?? "",
+      passwordNeeded,
+      branding: brandingOf(invitation.organization),
+    },
+    { headers: NO_STORE },
+  );
+}
+
+export async function action({ request, params, context }: ActionFunctionArgs) {
+  const form = await request.formData();
+  const token = String(form.get("token") ?? "");
+  const invitation = await findOpenInvitation(context.services, params.slug!, token);
+  const language = await resolveLanguage(request, { uiLocales: invitation?.language });
+  if (!invitation || !context.services.csrf.verify(`invitation:${invitation.id}`, form.get("csrf"))) {
+    return data({ view: "invalid" as const, language }, { status: 400, headers: NO_STORE });
+  }
+  const passwordNeeded = effectiveLoginMethods({ loginMethods: [] }, invitation.organization).includes("password");
+  const outcome = await acceptInvitation(context.services, {
+    organizationSlug: params.slug!,
+    token,
+    givenName: String(form.get("givenName") ?? "").trim().slice(0, 100),
+    familyName: String(form.get("familyName") ?? "").trim().slice(0, 100),
+    password: passwordNeeded ? String(form.get("password") ?? "") : null,
+  });
+  const branding = brandingOf(invitation.organization);
+  if (outcome.ok) return data({ view: "done" as const, language, branding }, { headers: NO_STORE });
+  if (outcome.reason === "weak_password") {
+    return data(
+      {
+        view: "form" as const,
+        language,
+        token,
+        csrf: context.services.csrf.tokenFor(`invitation:${invitation.id}`),
+        email: invitation.email,
+        givenName: String(form.get("givenName") ?? ""),
+        familyName: String(form.get("familyName") ?? ""),
+        passwordNeeded,
+        branding,
+        problem: outcome.problem,
+        limit: outcome.limit,
+      },
+      { status: 422, headers: NO_STORE },
+    );
+  }
+  return data({ view: outcome.reason, language, branding }, { status: outcome.reason === "exists" ? 409 : 400, headers: NO_STORE });
+}
+
+export default function AcceptInvitation() {
+  const page = useLoaderData<typeof loader>();
+  const result = useActionData<typeof action>();
+  const { t } = useTranslation();
+  const shown = result ?? page;
+  if (shown.view !== "form") {
+    const text = shown.view === "done" ? t("invitation.done") : shown.view === "exists" ? t("invitation.exists") : t("invitation.invalid");
+    return (
+      <main className="page">
+        <section className="card" aria-labelledby="page-title">
+          <h1 id="page-title">{t(shown.view === "done" ? "invitation.submit" : "expired.title")}</h1>
+          <FormMessage tone={shown.view === "done" ? "info" : "error"}>{text}</FormMessage>
+        </section>
+      </main>
+    );
+  }
+  const problem = "problem" in shown ? shown.problem : undefined;
+  return (
+    <AuthCard branding={shown.branding} title={t("invitation.title", { organization: shown.branding.name })}>
+      <p>{t("invitation.body", { organization: shown.branding.name, email: shown.email })}</p>
+      <Form method="post" reloadDocument noValidate>
+        <input type="hidden" name="csrf" value={shown.csrf} />
+        <input type="hidden" name="token" value={shown.token} />
+        <Field name="givenName" label={t("invitation.givenName")} autoComplete="given-name" defaultValue={shown.givenName} autoFocus />
+        <Field name="familyName" label={t("invitation.familyName")} autoComplete="family-name" defaultValue={shown.familyName} />
+        {shown.passwordNeeded ? (
+          <Field
+            name="password"
+            label={t("invitation.password")}
+            type="password"
+            autoComplete="new-password"
+            error={problem ? t(`passwordPolicy.${problem}`, { limit: "limit" in shown ? shown.limit : undefined }) : undefined}
+          />
+        ) : (
+          <p className="muted">{t("invitation.magicLinkOnly")}</p>
+        )}
+        <button className="button" type="submit">
+          {t("invitation.submit")}
+        </button>
+      </Form>
+    </AuthCard>
+  );
+}
