@@ -6,7 +6,7 @@ export default defineConfig({
     alias: { "~": fileURLToPath(new URL("./app", import.meta.url)) },
   },
   test: {
-    include: ["app/**/*.test.ts", "test/**/*.test.ts", "packages/*/src/**/*.test.ts"],
+    include: ["app/**/*.test.ts", "app/.server/**/*.test.ts", "test/**/*.test.ts", "packages/*/src/**/*.test.ts"],
     environment: "node",
     pool: "forks",
     // Two cores: more workers only queue behind Argon2id and PGlite start-up.

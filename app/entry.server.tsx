@@ -10,9 +10,13 @@ import { FALLBACK_LANGUAGE, i18nOptions, isSupportedLanguage } from "./i18n/conf
 
 const ABORT_DELAY = 5_000;
 
-/** Pages decide their language in their loader (ui_locales, Accept-Language, organization). */
+/**
+ * Pages decide their language in their loader or action (ui_locales, Accept-Language,
+ * organization); an action's answer is what a POST shows, so its language comes first.
+ */
 function languageOf(context: EntryContext): string {
-  const data = Object.values(context.staticHandlerContext.loaderData ?? {}) as Array<{ language?: unknown } | null>;
+  const { actionData, loaderData } = context.staticHandlerContext;
+  const data = [...Object.values(loaderData ?? {}), ...Object.values(actionData ?? {})] as Array<{ language?: unknown } | null>;
   const language = data.reverse().find((d) => d && typeof d === "object" && isSupportedLanguage(d.language as string))?.language;
   return typeof language === "string" ? language : FALLBACK_LANGUAGE;
 }

@@ -14,6 +14,7 @@ import { createCsrfGuard, type CsrfGuard } from "./auth/csrf";
 import { createPasswordHasher, type PasswordHasher } from "./auth/password-hash";
 import { createRateLimits, type RateLimits } from "./rate-limit/limiters";
 import { createTokenMint, type TokenMint } from "./crypto/tokens";
+import { createOtpMint, type OtpMint } from "./auth/two-factor/email-otp";
 import { registerJobHandlers } from "./jobs/handlers";
 import { createJobQueue, type JobQueue, type QueueSettings } from "./jobs/queue";
 import { createMailer, type Mailer } from "./mail/mailer";
@@ -40,6 +41,7 @@ export interface Services {
   csrf: CsrfGuard;
   mailer: Mailer;
   tokens: TokenMint;
+  otp: OtpMint;
   jobs: JobQueue;
   close(): Promise<void>;
 }
@@ -123,6 +125,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     csrf: createCsrfGuard(encryptionKey),
     mailer,
     tokens: createTokenMint(encryptionKey),
+    otp: createOtpMint(encryptionKey),
     jobs,
     async close() {
       clearInterval(sweeper);

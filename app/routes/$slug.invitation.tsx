@@ -48,7 +48,9 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
     password: passwordNeeded ? String(form.get("password") ?? "") : null,
   });
   const branding = brandingOf(invitation.organization);
-  if (outcome.ok) return data({ view: "done" as const, language, branding }, { headers: NO_STORE });
+  // An explicit 200: otherwise Remix answers with the status of the loader it re-runs after the
+  // action, and that loader no longer finds the (now accepted) invitation: 400 for a success.
+  if (outcome.ok) return data({ view: "done" as const, language, branding }, { status: 200, headers: NO_STORE });
   if (outcome.reason === "weak_password") {
     return data(
       {

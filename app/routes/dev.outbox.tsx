@@ -1,12 +1,16 @@
-import { data, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { data, type HeadersFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, Outlet, useLoaderData, useParams } from "@remix-run/react";
 import { getDevOutboxList } from "~/.server/mail/dev-outbox";
 
+const NO_STORE = { "Cache-Control": "no-store" };
+
 export const meta: MetaFunction = () => [{ title: "Dev outbox · Porta" }, { name: "robots", content: "noindex" }];
+
+export const headers: HeadersFunction = () => NO_STORE;
 
 /** GET /dev/outbox: mail Porta would have sent, while SMTP_HOST is unset (loopback requests only). */
 export async function loader({ context }: LoaderFunctionArgs) {
-  return data(await getDevOutboxList(context), { headers: { "Cache-Control": "no-store" } });
+  return data(await getDevOutboxList(context), { headers: NO_STORE });
 }
 
 export default function DevOutbox() {

@@ -62,7 +62,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const uid = params.uid!;
   const loaded = await loadInteractionPage(request, context, uid);
   if (!loaded.ok) return data({ view: "expired" as const, language: loaded.language }, { status: 400, headers: NO_STORE });
-  const { context: ic } = loaded;
+  const { context: ic, frame } = loaded;
   const form = await request.formData();
   const email = String(form.get("email") ?? "").slice(0, 320);
 
@@ -85,6 +85,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const outcome = await completePasswordLogin(context.services, ic, {
     email: parsed.data.email,
     password: parsed.data.password,
+    language: frame.language,
     ...requestMeta(context, "POST /interaction/:uid"),
   });
   if (outcome.kind === "redirect") return redirect(outcome.to, { headers: NO_STORE });

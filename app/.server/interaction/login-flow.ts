@@ -1,6 +1,7 @@
 import { ADMIN_CLIENT_ID } from "../admin/permissions";
 import { attemptPasswordLogin } from "../auth/password-login";
-import { decideSecondFactor } from "../auth/second-factor";
+import { savePending } from "../auth/two-factor/pending";
+import { issueEmailOtp, planSecondFactor } from "../auth/two-factor/service";
 import { getUserById } from "../directory/users";
 import { recordLogin } from "../oidc/interaction-results";
 import type { Services } from "../services";
@@ -16,7 +17,7 @@ export type PasswordStep = { kind: "redirect"; to: string } | { kind: "failed" }
 export async function completePasswordLogin(
   services: Services,
   ic: InteractionContext,
-  input: { email: string; password: string; ip: string | null; requestId: string | null },
+  input: { email: string; password: string; ip: string | null; requestId: string | null; language: string },
 ): Promise<PasswordStep> {
   const result = await attemptPasswordLogin(
     { prisma: services.db.prisma, hasher: services.passwords, limits: services.limits, audit: services.audit },
@@ -24,13 +25,20 @@ export async function completePasswordLogin(
   );
   if (result.outcome === "rate_limited") return { kind: "rate_limited", retryAfterSeconds: result.retryAfterSeconds };
   if (result.outcome === "failure") return { kind: "failed" };
-  const secondFactor = await decideSecondFactor({
-    organizationId: ic.organization.id,
+  const plan = await planSecondFactor(services, result.userId, ic.organization.twoFactorPolicy);
+  if (!plan) return { kind: "redirect", to: await recordLogin(ic.interaction, { accountId: result.userId, amr: ["pwd"] }) };
+  const chosen = plan.methods.length === 1 ? plan.methods[0]! : null;
+  await savePending(services.store, ic.uid, {
     userId: result.userId,
-    twoFactorPolicy: ic.organization.twoFactorPolicy,
+    organizationId: ic.organization.id,
+    plan,
+    chosen,
+    enrolled: false,
+    language: input.language,
   });
-  if (secondFactor.required) return { kind: "failed" };
-  return { kind: "redirect", to: await recordLogin(ic.interaction, { accountId: result.userId, amr: ["pwd"] }) };
+  if (plan.enrollTotp) return { kind: "redirect", to: `/interaction/${ic.uid}/two-factor/setup` };
+  if (chosen === "email") await issueEmailOtp(services, result.userId, input.language);
+  return { kind: "redirect", to: `/interaction/${ic.uid}/two-factor` };
 }
 
 /** What the consent page lists: every scope the client asks for, known ones by name. */

@@ -246,7 +246,7 @@ describe("SMTP mailer when the peer refuses or is unreachable", () => {
 });
 
 describe("STARTTLS", () => {
-  it("upgrades when the peer offers STARTTLS and refuses to go on when its certificate is not trusted", async () => {
+  it("uses STARTTLS when the peer offers it: an untrusted certificate stops the send, no plaintext fallback", async () => {
     // smtp-server offers STARTTLS with its bundled self-signed certificate, which no system trusts.
     let delivered = 0;
     const server = new SMTPServer({
@@ -281,7 +281,7 @@ describe("SMTP authentication", () => {
       authOptional: false,
       allowInsecureAuth: true,
       onAuth(auth, _session, callback) {
-        logins.push({ username: auth.username, password: auth.password });
+        logins.push({ username: auth.username, password: auth.password ?? undefined });
         callback(null, { user: auth.username });
       },
     });

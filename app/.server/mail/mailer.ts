@@ -51,10 +51,13 @@ export function isPlainEmailAddress(value: string): boolean {
 
 /** A header value on one line: control characters (CR, LF, TAB, NUL, C1, line separators) become spaces. */
 export function sanitizeHeaderText(value: string): string {
-  return value
-    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ")
-    .replace(/ {2,}/g, " ")
-    .trim();
+  let line = "";
+  for (const char of value) {
+    const code = char.codePointAt(0)!;
+    const control = code <= 0x1f || (code >= 0x7f && code <= 0x9f) || code === 0x2028 || code === 0x2029;
+    line += control ? " " : char;
+  }
+  return line.replace(/ {2,}/g, " ").trim();
 }
 
 function recipientDomain(address: string): string {

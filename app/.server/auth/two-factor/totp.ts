@@ -1,0 +1,36 @@
+import { Secret, TOTP } from "otpauth";
+
+/** RFC 6238: SHA-1, 6 digits, 30-second steps, one step of tolerance either way. */
+export const TOTP_PERIOD_SECONDS = 30;
+export const TOTP_DIGITS = 6;
+export const TOTP_WINDOW = 1;
+
+export function generateTotpSecret(): string {
+  return new Secret({ size: 20 }).base32;
+}
+
+function totpFor(secretBase32: string, issuer = "Porta", label = "account") {
+  return new TOTP({ issuer, label, algorithm: "SHA1", digits: TOTP_DIGITS, period: TOTP_PERIOD_SECONDS, secret: Secret.fromBase32(secretBase32) });
+}
+
+/** The otpauth:// URI an authenticator app scans. */
+export function totpUri(secretBase32: string, issuer: string, label: string): string {
+  return totpFor(secretBase32, issuer, label).toString();
+}
+
+/**
+ * The time step a code belongs to when it is valid within ±1 step of `now`, else null. The
+ * caller accepts a step only if it is later than the last one used (no replay).
+ */
+export function matchTotpStep(secretBase32: string, code: string, now = Date.now()): number | null {
+  const token = code.replace(/\s+/g, "");
+  if (!/^\d{6}$/.test(token)) return null;
+  const delta = totpFor(secretBase32).validate({ token, timestamp: now, window: TOTP_WINDOW });
+  if (delta === null) return null;
+  return Math.floor(now / 1000 / TOTP_PERIOD_SECONDS) + delta;
+}
+
+/** The current code (tests and the setup page's self-check use it). */
+export function currentTotpCode(secretBase32: string, now = Date.now()): string {
+  return totpFor(secretBase32).generate({ timestamp: now });
+}
