@@ -104,6 +104,11 @@ export default function TwoFactor() {
             </button>
           </div>
         </Form>
+        {page.recoveryAvailable ? (
+          <p className="links">
+            <a href={`/interaction/${page.uid}/two-factor?method=recovery`}>{t("twoFactor.useRecovery")}</a>
+          </p>
+        ) : null}
       </AuthCard>
     );
   }

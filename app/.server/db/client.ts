@@ -62,6 +62,23 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     : openPglite(options.pgliteDir ?? "memory://");
 }
 
+/**
+ * Connects once and disconnects. The entry point calls it before it loads the rest of the
+ * server, so that an unreachable DATABASE_URL is reported within a second or two.
+ */
+export async function assertPostgresReachable(connectionString: string): Promise<void> {
+  const client = new pg.Client({ connectionString, connectionTimeoutMillis: 5_000 });
+  client.on("error", () => undefined);
+  try {
+    await withTimeout(client.connect(), 6_000, "PostgreSQL");
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new DatabaseUnavailableError(`cannot connect to PostgreSQL at ${describePostgresTarget(connectionString)}: ${reason}`, { cause: error });
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 async function openPostgres(connectionString: string, max: number): Promise<Database> {
   const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000 });
   // An idle client losing its server must not crash the process; the next query reports it.

@@ -46,6 +46,10 @@ export function createHttpApp(services: Services, options: HttpAppOptions): expr
                 "upgrade-insecure-requests": services.config.baseUrl.startsWith("https:") ? [] : null,
               },
             },
+      // Not helmet's "no-referrer": under it a browser sends `Origin: null` with a same-origin form
+      // POST, and Remix aborts every such action as a potential CSRF attack (so nobody could sign
+      // in). "same-origin" still sends nothing to other sites (logo hosts, relying parties).
+      referrerPolicy: { policy: "same-origin" },
       strictTransportSecurity: services.config.baseUrl.startsWith("https:"),
       crossOriginEmbedderPolicy: false,
     }),

@@ -1,0 +1,33 @@
+import type { PrismaClient } from "~/generated/prisma/client";
+import { validation } from "./errors";
+import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, type HistoryPage, type HistoryQuery } from "./pagination";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export interface HistoryEntry {
+  id: string;
+  eventType: string;
+  createdAt: Date;
+  actorType: string;
+  actorId: string | null;
+  data: unknown;
+}
+
+/**
+ * The history of one entity: its audit entries, newest first, in the history envelope.
+ * Audit ids are UUIDv7 (time-ordered), so the cursor is the last id seen.
+ */
+export async function auditHistory(prisma: PrismaClient, target: { targetType: string; targetId: string }, query: HistoryQuery): Promise<HistoryPage<HistoryEntry>> {
+  const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+  const after = query.after ? decodeCursor(query.after, "after")[1] : undefined;
+  if (after !== undefined && !UUID.test(after)) throw validation([{ field: "after", message: "is not a cursor returned by Porta" }]);
+  const rows = await prisma.auditEntry.findMany({
+    where: { ...target, ...(query.eventType ? { eventType: query.eventType } : {}), ...(after ? { id: { lt: after } } : {}) },
+    orderBy: { id: "desc" },
+    take: limit + 1,
+    select: { id: true, eventType: true, createdAt: true, actorType: true, actorId: true, data: true },
+  });
+  const hasMore = rows.length > limit;
+  const data = rows.slice(0, limit);
+  return { data, hasMore, nextCursor: hasMore ? encodeCursor([null, data[data.length - 1]!.id]) : null };
+}

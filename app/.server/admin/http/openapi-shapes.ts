@@ -1,0 +1,27 @@
+import { z } from "zod";
+
+/** Envelope schemas for the OpenAPI document, wrapping a resource schema. */
+export function pageOf<T extends z.ZodType>(item: T) {
+  return z.object({
+    data: z.array(item),
+    total: z.number().int(),
+    page: z.number().int(),
+    pageSize: z.number().int(),
+    cursor: z.string().optional(),
+  });
+}
+
+export function historyOf<T extends z.ZodType>(item: T) {
+  return z.object({ data: z.array(item), hasMore: z.boolean(), nextCursor: z.string().nullable() });
+}
+
+export const HistoryEntrySchema = z.object({
+  id: z.uuid(),
+  eventType: z.string(),
+  createdAt: z.iso.datetime(),
+  actorType: z.string(),
+  actorId: z.string().nullable(),
+  data: z.unknown(),
+});
+
+export const NoContent = z.undefined();

@@ -1,0 +1,83 @@
+import { createHash } from "node:crypto";
+import { createLocalJWKSet, jwtVerify, type JWK } from "jose";
+import type { Services } from "../../services";
+import { SERVICE_ADMIN_ROLE } from "../permissions";
+import { unauthorized } from "./errors";
+
+/** Who is calling the Admin API, once the seven checks of the spec have passed. */
+export interface AdminUser {
+  id: string;
+  email: string;
+  organizationId: string;
+  roles: string[];
+  permissions: Set<string>;
+}
+
+let keyCache: { at: number; jwks: ReturnType<typeof createLocalJWKSet> } | undefined;
+const KEY_CACHE_MS = 15_000;
+
+async function activeKeys(services: Services) {
+  if (!keyCache || Date.now() - keyCache.at > KEY_CACHE_MS) {
+    const keys: JWK[] = await services.keys.publicJwks();
+    keyCache = { at: Date.now(), jwks: createLocalJWKSet({ keys }) };
+  }
+  return keyCache.jwks;
+}
+
+/** Forget cached keys (after a rotation in this process). */
+export function forgetAdminKeyCache() {
+  keyCache = undefined;
+}
+
+/**
+ * The Admin API's authentication, in the spec's order; any failure is the same 401:
+ * 1. a bearer token is present; 2. its ES256 signature verifies against Porta's published
+ * keys (and it is still on record, i.e. not revoked); 3. `iss` is the super-admin issuer;
+ * 4. the user `sub` exists; 5. is active; 6. belongs to the super-admin organization;
+ * 7. holds the `service-admin` role.
+ */
+export async function requireAdmin(services: Services, request: Request): Promise<AdminUser> {
+  const header = request.headers.get("authorization") ?? "";
+  const match = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(header.trim());
+  if (!match) throw unauthorized();
+  const token = match[1]!;
+
+  const issuer = `${services.config.baseUrl}/${services.config.superAdminSlug}`;
+  let sub: string;
+  let jti: string | undefined;
+  try {
+    const { payload } = await jwtVerify(token, await activeKeys(services), { algorithms: ["ES256"] });
+    if (payload.iss !== issuer || typeof payload.sub !== "string") throw unauthorized();
+    sub = payload.sub;
+    jti = typeof payload.jti === "string" ? payload.jti : undefined;
+  } catch {
+    throw unauthorized();
+  }
+  const { prisma } = services.db;
+  // Revoked or expired tokens are gone from the token store.
+  if (!jti) throw unauthorized();
+  const stored = await prisma.oidcPayload.findUnique({
+    where: { model_idHash: { model: "AccessToken", idHash: createHash("sha256").update(jti, "utf8").digest("base64url") } },
+    select: { expiresAt: true },
+  });
+  if (!stored || (stored.expiresAt && stored.expiresAt <= new Date())) throw unauthorized();
+
+  const user = await prisma.user.findUnique({
+    where: { id: sub },
+    select: {
+      id: true,
+      email: true,
+      status: true,
+      organizationId: true,
+      organization: { select: { slug: true } },
+      roles: { select: { role: { select: { name: true, permissions: { select: { permission: { select: { name: true } } } } } } } },
+    },
+  }).catch(() => null);
+  if (!user) throw unauthorized();
+  if (user.status !== "active") throw unauthorized();
+  if (user.organization.slug !== services.config.superAdminSlug) throw unauthorized();
+  const roles = user.roles.map((r) => r.role.name);
+  if (!roles.includes(SERVICE_ADMIN_ROLE)) throw unauthorized();
+  const permissions = new Set(user.roles.flatMap((r) => r.role.permissions.map((p) => p.permission.name)));
+  return { id: user.id, email: user.email, organizationId: user.organizationId, roles, permissions };
+}

@@ -1,0 +1,176 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { z } from "zod";
+import type { AuditRecord } from "../../audit/audit";
+import type { Services } from "../../services";
+import type { AdminPermission } from "../permissions";
+import { ApiError, badRequest, forbidden, toApiError, validation, type FieldDetail } from "./errors";
+import { etagOf, parseIfMatch } from "./etag";
+import { requireAdmin, type AdminUser } from "./require-admin";
+
+/**
+ * One helper for every Admin API route: authentication (the seven checks), the operation's
+ * permission, zod parsing of path, query and body (422 with field details), If-Match, the
+ * handler, the audit record of every write, ETags and the error body. A route module only
+ * declares its operations.
+ */
+export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
+
+export interface OperationContext<P, Q, B> {
+  services: Services;
+  admin: AdminUser;
+  params: P;
+  query: Q;
+  body: B;
+  /** The version named by If-Match, when the client sent one. */
+  ifMatch: number | undefined;
+  requestId: string;
+  ip: string | null;
+  /** Records an audit entry for this write (written once the handler succeeded). */
+  audit(entry: Omit<AuditRecord, "actorType" | "actorId" | "ip" | "requestId">): void;
+}
+
+export interface OperationResult {
+  body?: unknown;
+  status?: number;
+  /** The entity's version: sent as its ETag. */
+  version?: number;
+  headers?: Record<string, string>;
+}
+
+type Schema = z.ZodType;
+
+export interface Operation<PS extends Schema = Schema, QS extends Schema = Schema, BS extends Schema = Schema> {
+  method: HttpMethod;
+  /** OpenAPI path below /api/admin, e.g. "/organizations/{id}". */
+  path: string;
+  operationId: string;
+  summary: string;
+  tag: string;
+  /** "public" only for the metadata operation; "authenticated" needs an admin but no permission. */
+  permission: AdminPermission | "public" | "authenticated";
+  params?: PS;
+  query?: QS;
+  body?: BS;
+  /** Documentation of the success body (OpenAPI). */
+  response?: Schema;
+  successStatus?: number;
+  /** The operation answers with an ETag. */
+  etag?: boolean;
+  handler(ctx: OperationContext<z.output<PS>, z.output<QS>, z.output<BS>>): Promise<OperationResult>;
+}
+
+/** Declares an operation with its types inferred from its schemas. */
+export function operation<PS extends Schema = z.ZodObject<Record<string, never>>, QS extends Schema = z.ZodObject<Record<string, never>>, BS extends Schema = z.ZodUndefined>(
+  op: Operation<PS, QS, BS>,
+): Operation<PS, QS, BS> {
+  return op;
+}
+
+const MAX_BODY_BYTES = 1_000_000;
+
+function details(error: z.ZodError, prefix = ""): FieldDetail[] {
+  return error.issues.map((issue) => {
+    const path = issue.path.map(String).join(".");
+    const unknownKeys = issue.code === "unrecognized_keys" ? issue.keys.join(", ") : "";
+    return {
+      field: [prefix, path || unknownKeys].filter(Boolean).join(".") || prefix || "body",
+      message: issue.code === "unrecognized_keys" ? "is not a known field" : issue.message,
+    };
+  });
+}
+
+function parse<S extends Schema>(schema: S | undefined, value: unknown, where: string): z.output<S> {
+  if (!schema) return undefined as z.output<S>;
+  const result = schema.safeParse(value);
+  if (!result.success) throw validation(details(result.error, where === "body" ? "" : where));
+  return result.data;
+}
+
+async function readJson(request: Request): Promise<unknown> {
+  const length = Number(request.headers.get("content-length") ?? "0");
+  if (length > MAX_BODY_BYTES) throw new ApiError(413, "payload_too_large", "The request body is too large.");
+  const text = await request.text();
+  if (text.length > MAX_BODY_BYTES) throw new ApiError(413, "payload_too_large", "The request body is too large.");
+  if (text.trim() === "") return undefined;
+  if (!(request.headers.get("content-type") ?? "").includes("application/json")) throw badRequest("Send the body as application/json.");
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw badRequest("The body is not valid JSON.");
+  }
+}
+
+function json(body: unknown, status: number, headers: Record<string, string> = {}) {
+  return new Response(body === undefined ? null : JSON.stringify(body), {
+    status,
+    headers: { ...(body === undefined ? {} : { "Content-Type": "application/json; charset=utf-8" }), "Cache-Control": "no-store", ...headers },
+  });
+}
+
+export function errorResponse(error: ApiError, requestId: string) {
+  return json(
+    { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } },
+    error.status,
+    { "X-Request-Id": requestId, ...error.headers },
+  );
+}
+
+async function run(operations: Partial<Record<HttpMethod, Operation>>, args: LoaderFunctionArgs | ActionFunctionArgs): Promise<Response> {
+  const { request, params, context } = args;
+  const { services, requestId } = context;
+  const method = request.method.toUpperCase() as HttpMethod;
+  const op = operations[method];
+  if (!op) {
+    return errorResponse(new ApiError(405, "method_not_allowed", `${method} is not supported here.`), requestId);
+  }
+  const audits: AuditRecord[] = [];
+  try {
+    const admin =
+      op.permission === "public" ? (undefined as unknown as AdminUser) : await requireAdmin(services, request);
+    if (op.permission !== "public" && op.permission !== "authenticated" && !admin.permissions.has(op.permission)) throw forbidden(op.permission);
+    const url = new URL(request.url);
+    const query = parse(op.query, Object.fromEntries(url.searchParams), "query");
+    const pathParams = parse(op.params, params, "path");
+    const body = op.body ? parse(op.body, await readJson(request), "body") : undefined;
+    const ifMatch = parseIfMatch(request.headers.get("if-match"));
+    const ip = context.req.ip ?? null;
+    const result = await op.handler({
+      services,
+      admin,
+      params: pathParams,
+      query,
+      body,
+      ifMatch,
+      requestId,
+      ip,
+      audit: (entry) => audits.push({ ...entry, actorType: "admin", actorId: admin.id, ip, requestId }),
+    });
+    if (method !== "GET" && audits.length === 0 && services.config.nodeEnv !== "production") {
+      throw new Error(`${op.operationId} changed data without an audit record`);
+    }
+    for (const entry of audits) await services.audit.record(entry);
+    const headers: Record<string, string> = { ...result.headers };
+    if (result.version !== undefined) headers.ETag = etagOf(result.version);
+    return json(result.body, result.status ?? op.successStatus ?? 200, headers);
+  } catch (error) {
+    const apiError = toApiError(error);
+    if (apiError) return errorResponse(apiError, requestId);
+    services.logger.error({ err: error, operationId: op.operationId }, "admin api error");
+    return errorResponse(new ApiError(500, "internal_error", "Something went wrong. Quote the request id when you report it."), requestId);
+  }
+}
+
+/** The loader and action of a resource route serving the given operations. */
+export function adminResource(operations: Operation[]) {
+  const byMethod = Object.fromEntries(operations.map((op) => [op.method, op])) as Partial<Record<HttpMethod, Operation>>;
+  return {
+    loader: (args: LoaderFunctionArgs) => run(byMethod, args),
+    action: (args: ActionFunctionArgs) => run(byMethod, args),
+  };
+}
+
+/** Path parameter schemas shared by routes. */
+export const IdParams = z.object({ id: z.uuid({ message: "must be a UUID" }) });
+
+export const adminLoader = (operations: Operation[]) => adminResource(operations).loader;
+export const adminAction = (operations: Operation[]) => adminResource(operations).action;

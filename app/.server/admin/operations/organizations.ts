@@ -1,0 +1,181 @@
+import { z } from "zod";
+import { OrganizationCreateSchema, OrganizationSchema, OrganizationUpdateSchema } from "~/schemas/organization";
+import { notFound } from "../http/errors";
+import { auditHistory } from "../http/history";
+import { HistoryEntrySchema, historyOf, pageOf } from "../http/openapi-shapes";
+import { HistoryQuerySchema, ListQuerySchema } from "../http/pagination";
+import { IdParams, operation } from "../http/route";
+import {
+  createOrganization,
+  getOrganization,
+  listOrganizations,
+  setOrganizationStatus,
+  toOrganization,
+  updateOrganization,
+  validateSlug,
+} from "../organizations/service";
+
+/** Organization operations of the Admin API; the route modules under app/routes serve them. */
+const ListQuery = ListQuerySchema.extend({
+  q: z.string().trim().max(200).optional(),
+  status: z.enum(["active", "suspended", "deleted"]).optional(),
+  sort: z.enum(["createdAt", "name", "slug"]).optional(),
+}).strict();
+
+/** api.admin.organizations */
+export const organizationsOperations = [
+  operation({
+    method: "GET",
+    path: "/organizations",
+    operationId: "organizations.list",
+    summary: "List organizations (offset or cursor paging, search, sorting)",
+    tag: "organizations",
+    permission: "admin:org:read",
+    query: ListQuery,
+    response: pageOf(OrganizationSchema),
+    handler: async ({ services, query }) => ({ body: await listOrganizations(services, query) }),
+  }),
+  operation({
+    method: "POST",
+    path: "/organizations",
+    operationId: "organizations.create",
+    summary: "Create an organization",
+    tag: "organizations",
+    permission: "admin:org:create",
+    body: OrganizationCreateSchema,
+    response: OrganizationSchema,
+    successStatus: 201,
+    etag: true,
+    handler: async ({ services, body, audit }) => {
+      const row = await createOrganization(services, body);
+      audit({ eventType: "organization.created", organizationId: row.id, targetType: "organization", targetId: row.id, data: { change: body } });
+      return { body: toOrganization(row), version: row.version };
+    },
+  }),
+];
+
+/** api.admin.organizations_.$id */
+export const organizationsIdOperations = [
+  operation({
+    method: "GET",
+    path: "/organizations/{id}",
+    operationId: "organizations.get",
+    summary: "Get an organization",
+    tag: "organizations",
+    permission: "admin:org:read",
+    params: IdParams,
+    response: OrganizationSchema,
+    etag: true,
+    handler: async ({ services, params }) => {
+      const row = await getOrganization(services, params.id);
+      if (row.status === "deleted") throw notFound("organization");
+      return { body: toOrganization(row), version: row.version };
+    },
+  }),
+  operation({
+    method: "PUT",
+    path: "/organizations/{id}",
+    operationId: "organizations.update",
+    summary: "Update an organization (name, default login methods, 2FA policy, locale); If-Match guards against lost updates",
+    tag: "organizations",
+    permission: "admin:org:update",
+    params: IdParams,
+    body: OrganizationUpdateSchema,
+    response: OrganizationSchema,
+    etag: true,
+    handler: async ({ services, params, body, ifMatch, audit }) => {
+      const row = await updateOrganization(services, params.id, body, ifMatch);
+      audit({ eventType: "organization.updated", organizationId: row.id, targetType: "organization", targetId: row.id, data: { change: body } });
+      return { body: toOrganization(row), version: row.version };
+    },
+  }),
+  operation({
+    method: "DELETE",
+    path: "/organizations/{id}",
+    operationId: "organizations.delete",
+    summary: "Delete an organization: its protocol routes answer 404 and its sessions end",
+    tag: "organizations",
+    permission: "admin:org:delete",
+    params: IdParams,
+    successStatus: 204,
+    handler: async ({ services, params, audit }) => {
+      const row = await setOrganizationStatus(services, params.id, "deleted");
+      audit({ eventType: "organization.deleted", organizationId: row.id, targetType: "organization", targetId: row.id, data: {} });
+      return {};
+    },
+  }),
+];
+
+/** api.admin.organizations_.$id_.activate */
+export const organizationsIdActivateOperations = [
+  operation({
+    method: "POST",
+    path: "/organizations/{id}/activate",
+    operationId: "organizations.activate",
+    summary: "Activate a suspended organization",
+    tag: "organizations",
+    permission: "admin:org:update",
+    params: IdParams,
+    response: OrganizationSchema,
+    etag: true,
+    handler: async ({ services, params, audit }) => {
+      const row = await setOrganizationStatus(services, params.id, "active");
+      audit({ eventType: "organization.activated", organizationId: row.id, targetType: "organization", targetId: row.id, data: {} });
+      return { body: toOrganization(row), version: row.version };
+    },
+  }),
+];
+
+/** api.admin.organizations_.$id_.history */
+export const organizationsIdHistoryOperations = [
+  operation({
+    method: "GET",
+    path: "/organizations/{id}/history",
+    operationId: "organizations.getHistory",
+    summary: "The organization's change history, newest first",
+    tag: "organizations",
+    permission: "admin:org:read",
+    params: IdParams,
+    query: HistoryQuerySchema,
+    response: historyOf(HistoryEntrySchema),
+    handler: async ({ services, params, query }) => {
+      await getOrganization(services, params.id);
+      return { body: await auditHistory(services.db.prisma, { targetType: "organization", targetId: params.id }, query) };
+    },
+  }),
+];
+
+/** api.admin.organizations_.$id_.suspend */
+export const organizationsIdSuspendOperations = [
+  operation({
+    method: "POST",
+    path: "/organizations/{id}/suspend",
+    operationId: "organizations.suspend",
+    summary: "Suspend an organization: its protocol routes answer 404 and its sessions end",
+    tag: "organizations",
+    permission: "admin:org:update",
+    params: IdParams,
+    response: OrganizationSchema,
+    etag: true,
+    handler: async ({ services, params, audit }) => {
+      const row = await setOrganizationStatus(services, params.id, "suspended");
+      audit({ eventType: "organization.suspended", organizationId: row.id, targetType: "organization", targetId: row.id, data: {} });
+      return { body: toOrganization(row), version: row.version };
+    },
+  }),
+];
+
+/** api.admin.organizations_.validate-slug */
+export const organizationsValidateSlugOperations = [
+  operation({
+    method: "GET",
+    path: "/organizations/validate-slug",
+    operationId: "organizations.validateSlug",
+    summary: "Check whether a slug is well-formed and free",
+    tag: "organizations",
+    permission: "admin:org:read",
+    query: z.object({ slug: z.string().max(200) }).strict(),
+    response: z.object({ slug: z.string(), valid: z.boolean(), available: z.boolean(), message: z.string().optional() }),
+    handler: async ({ services, query }) => ({ body: await validateSlug(services, query.slug) }),
+  }),
+];

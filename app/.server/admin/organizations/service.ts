@@ -1,0 +1,105 @@
+import type { Organization as OrganizationRow, Prisma } from "~/generated/prisma/client";
+import type { Organization, OrganizationCreate, OrganizationUpdate } from "~/schemas/organization";
+import { SlugSchema } from "~/schemas/organization";
+import { invalidateOrganization } from "../../directory/organizations";
+import type { Services } from "../../services";
+import { conflict, notFound, staleEtag } from "../http/errors";
+import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";
+
+export function toOrganization(row: OrganizationRow): Organization {
+  return {
+    id: row.id,
+    name: row.name,
+    slug: row.slug,
+    status: row.status as Organization["status"],
+    defaultLoginMethods: row.defaultLoginMethods as Organization["defaultLoginMethods"],
+    twoFactorPolicy: row.twoFactorPolicy as Organization["twoFactorPolicy"],
+    defaultLocale: row.defaultLocale,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+export interface OrganizationListQuery extends ListQuery {
+  q?: string | undefined;
+  status?: "active" | "suspended" | "deleted" | undefined;
+  sort?: "createdAt" | "name" | "slug" | undefined;
+}
+
+export async function listOrganizations(services: Services, query: OrganizationListQuery): Promise<Page<Organization>> {
+  const { prisma } = services.db;
+  const where: Prisma.OrganizationWhereInput = {
+    ...(query.status ? { status: query.status } : { status: { not: "deleted" } }),
+    ...(query.q ? { OR: [{ name: { contains: query.q, mode: "insensitive" } }, { slug: { contains: query.q.toLowerCase() } }] } : {}),
+  };
+  const order = query.order ?? "asc";
+  const page = await listPage(listMode(query), {
+    count: () => prisma.organization.count({ where }),
+    offset: (skip, take) => prisma.organization.findMany({ where, orderBy: [{ [query.sort ?? "createdAt"]: order }, { id: order }], skip, take }),
+    after: (afterId, take) =>
+      prisma.organization.findMany({ where: { ...where, ...(afterId ? { id: order === "asc" ? { gt: afterId } : { lt: afterId } } : {}) }, orderBy: { id: order }, take }),
+  });
+  return { ...page, data: page.data.map(toOrganization) };
+}
+
+export async function getOrganization(services: Services, id: string): Promise<OrganizationRow> {
+  const row = await services.db.prisma.organization.findUnique({ where: { id } });
+  if (!row) throw notFound("organization");
+  return row;
+}
+
+export async function createOrganization(services: Services, input: OrganizationCreate): Promise<OrganizationRow> {
+  const row = await services.db.prisma.organization.create({
+    data: {
+      name: input.name,
+      slug: input.slug,
+      ...(input.defaultLoginMethods ? { defaultLoginMethods: input.defaultLoginMethods } : {}),
+      ...(input.twoFactorPolicy ? { twoFactorPolicy: input.twoFactorPolicy } : {}),
+      ...(input.defaultLocale ? { defaultLocale: input.defaultLocale } : {}),
+    },
+  });
+  // A slug that was unknown a moment ago may sit in the registry's negative cache.
+  await services.oidc.invalidate(row.id);
+  return row;
+}
+
+/** Updates with optimistic concurrency: `expectedVersion` (from If-Match) must still be current. */
+export async function updateOrganization(services: Services, id: string, input: OrganizationUpdate, expectedVersion: number | undefined): Promise<OrganizationRow> {
+  const { prisma } = services.db;
+  const current = await getOrganization(services, id);
+  if (current.status === "deleted") throw notFound("organization");
+  const updated = await prisma.organization.updateMany({
+    where: { id, version: expectedVersion ?? current.version },
+    data: { ...input, version: { increment: 1 } },
+  });
+  if (updated.count !== 1) throw staleEtag();
+  const row = await getOrganization(services, id);
+  await invalidateOrganization(services.cache, row);
+  await services.oidc.invalidate(row.id);
+  return row;
+}
+
+/**
+ * Suspending or deleting ends the organization's protocol routes (404) and its sessions and
+ * tokens at once. The super-admin organization can be neither.
+ */
+export async function setOrganizationStatus(services: Services, id: string, status: "active" | "suspended" | "deleted"): Promise<OrganizationRow> {
+  const { prisma } = services.db;
+  const current = await getOrganization(services, id);
+  if (current.status === "deleted") throw notFound("organization");
+  if (current.slug === services.config.superAdminSlug && status !== "active") {
+    throw conflict("protected_organization", "The super-admin organization cannot be suspended or deleted.");
+  }
+  const row = await prisma.organization.update({ where: { id }, data: { status, version: { increment: 1 } } });
+  if (status !== "active") await prisma.oidcPayload.deleteMany({ where: { organizationId: id } });
+  await invalidateOrganization(services.cache, row);
+  await services.oidc.invalidate(row.id);
+  return row;
+}
+
+export async function validateSlug(services: Services, slug: string) {
+  const parsed = SlugSchema.safeParse(slug);
+  if (!parsed.success) return { slug, valid: false, available: false, message: parsed.error.issues[0]!.message };
+  const taken = await services.db.prisma.organization.findUnique({ where: { slug: parsed.data }, select: { id: true } });
+  return { slug: parsed.data, valid: true, available: !taken, ...(taken ? { message: "is already taken" } : {}) };
+}

@@ -1,0 +1,130 @@
+import type { Services } from "../../services";
+import { invalidateOrganization } from "../../directory/organizations";
+import { replaceRecoveryCodes } from "./service";
+
+/**
+ * Administrative two-factor operations (the Admin API and console call these). Permission
+ * checks belong to the caller's helper; these only do the work and audit it.
+ */
+export const TWO_FACTOR_POLICIES = ["optional", "required_email", "required_totp", "required_any"] as const;
+export type TwoFactorPolicy = (typeof TWO_FACTOR_POLICIES)[number];
+
+export interface TwoFactorStatus {
+  userId: string;
+  totp: { enrolled: boolean; pending: boolean; enrolledAt: Date | null };
+  emailOtp: { enabled: boolean };
+  recoveryCodes: { remaining: number; total: number };
+}
+
+export class StaleVersionError extends Error {
+  constructor() {
+    super("the organization changed since it was read");
+    this.name = "StaleVersionError";
+  }
+}
+
+export async function getTwoFactorStatus(services: Services, userId: string): Promise<TwoFactorStatus> {
+  const { prisma } = services.db;
+  const [user, totp, total, remaining] = await Promise.all([
+    prisma.user.findUniqueOrThrow({ where: { id: userId }, select: { emailOtpEnabled: true } }),
+    prisma.totpCredential.findUnique({ where: { userId }, select: { status: true, enrolledAt: true } }),
+    prisma.recoveryCode.count({ where: { userId } }),
+    prisma.recoveryCode.count({ where: { userId, usedAt: null } }),
+  ]);
+  return {
+    userId,
+    totp: { enrolled: totp?.status === "enrolled", pending: totp?.status === "pending", enrolledAt: totp?.enrolledAt ?? null },
+    emailOtp: { enabled: user.emailOtpEnabled },
+    recoveryCodes: { remaining, total },
+  };
+}
+
+async function removeFactors(services: Services, userId: string, alsoEmail: boolean) {
+  const { prisma } = services.db;
+  await prisma.$transaction([
+    prisma.totpCredential.deleteMany({ where: { userId } }),
+    prisma.recoveryCode.deleteMany({ where: { userId } }),
+    prisma.emailOtpCode.updateMany({ where: { userId, usedAt: null }, data: { usedAt: new Date() } }),
+    ...(alsoEmail ? [prisma.user.update({ where: { id: userId }, data: { emailOtpEnabled: false } })] : []),
+  ]);
+}
+
+/** Turns two-factor off for the user: TOTP, recovery codes and email codes are removed. */
+export async function disableTwoFactor(services: Services, userId: string, actorId: string): Promise<TwoFactorStatus> {
+  await removeFactors(services, userId, true);
+  await services.audit.record({ eventType: "user.2fa.disabled", actorType: "admin", actorId, targetType: "user", targetId: userId, data: {} });
+  return getTwoFactorStatus(services, userId);
+}
+
+/** Forgets the user's TOTP and recovery codes; a policy that requires TOTP enrolls again at the next login. */
+export async function resetTwoFactor(services: Services, userId: string, actorId: string): Promise<TwoFactorStatus> {
+  await removeFactors(services, userId, false);
+  await services.audit.record({ eventType: "user.2fa.reset", actorType: "admin", actorId, targetType: "user", targetId: userId, data: {} });
+  return getTwoFactorStatus(services, userId);
+}
+
+export class NotEnrolledError extends Error {
+  constructor() {
+    super("the user has no enrolled TOTP");
+    this.name = "NotEnrolledError";
+  }
+}
+
+/** A new set of ten recovery codes (returned once) replacing the old set. */
+export async function regenerateRecoveryCodes(services: Services, userId: string, actorId: string): Promise<string[]> {
+  const totp = await services.db.prisma.totpCredential.findUnique({ where: { userId }, select: { status: true } });
+  if (totp?.status !== "enrolled") throw new NotEnrolledError();
+  const codes = await replaceRecoveryCodes(services, userId);
+  await services.audit.record({ eventType: "user.2fa.recovery_codes_regenerated", actorType: "admin", actorId, targetType: "user", targetId: userId, data: {} });
+  return codes;
+}
+
+export async function getTwoFactorPolicy(services: Services, organizationId: string) {
+  const org = await services.db.prisma.organization.findUniqueOrThrow({ where: { id: organizationId }, select: { twoFactorPolicy: true, version: true } });
+  return { organizationId, policy: org.twoFactorPolicy as TwoFactorPolicy, version: org.version };
+}
+
+/** Sets the policy; with `expectedVersion` the write fails with StaleVersionError if the organization changed. */
+export async function setTwoFactorPolicy(
+  services: Services,
+  input: { organizationId: string; policy: TwoFactorPolicy; expectedVersion?: number; actorId: string },
+) {
+  const { prisma } = services.db;
+  const updated = await prisma.organization.updateMany({
+    where: { id: input.organizationId, ...(input.expectedVersion !== undefined ? { version: input.expectedVersion } : {}) },
+    data: { twoFactorPolicy: input.policy, version: { increment: 1 } },
+  });
+  if (updated.count !== 1) throw new StaleVersionError();
+  const org = await prisma.organization.findUniqueOrThrow({ where: { id: input.organizationId } });
+  await invalidateOrganization(services.cache, org);
+  await services.audit.record({
+    eventType: "organization.2fa_policy.updated",
+    organizationId: org.id,
+    actorType: "admin",
+    actorId: input.actorId,
+    targetType: "organization",
+    targetId: org.id,
+    data: { policy: input.policy },
+  });
+  return { organizationId: org.id, policy: org.twoFactorPolicy as TwoFactorPolicy, version: org.version };
+}
+
+/** Per organization: users, users with TOTP, users with email codes, users with recovery codes left. */
+export async function getTwoFactorSummary(services: Services) {
+  const rows = await services.db.prisma.$queryRaw<
+    Array<{ organizationId: string; slug: string; policy: string; users: bigint; totp: bigint; email: bigint; recovery: bigint }>
+  >`
+    SELECT o."id" AS "organizationId", o."slug"::text AS "slug", o."twoFactorPolicy" AS "policy",
+      (SELECT count(*) FROM "User" u WHERE u."organizationId" = o."id") AS "users",
+      (SELECT count(*) FROM "TotpCredential" t JOIN "User" u ON u."id" = t."userId" WHERE u."organizationId" = o."id" AND t."status" = 'enrolled') AS "totp",
+      (SELECT count(*) FROM "User" u WHERE u."organizationId" = o."id" AND u."emailOtpEnabled") AS "email",
+      (SELECT count(DISTINCT r."userId") FROM "RecoveryCode" r JOIN "User" u ON u."id" = r."userId" WHERE u."organizationId" = o."id" AND r."usedAt" IS NULL) AS "recovery"
+    FROM "Organization" o WHERE o."status" <> 'deleted' ORDER BY o."slug"`;
+  return rows.map((r) => ({
+    organizationId: r.organizationId,
+    slug: r.slug,
+    policy: r.policy,
+    users: Number(r.users),
+    byMethod: { totp: Number(r.totp), email: Number(r.email), recoveryCodes: Number(r.recovery) },
+  }));
+}

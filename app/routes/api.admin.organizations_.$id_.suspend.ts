@@ -1,0 +1,5 @@
+import { organizationsIdSuspendOperations } from "~/.server/admin/operations/organizations";
+import { adminAction, adminLoader } from "~/.server/admin/http/route";
+
+export const loader = adminLoader(organizationsIdSuspendOperations);
+export const action = adminAction(organizationsIdSuspendOperations);
