@@ -6,8 +6,11 @@ import { GateRefusalPage } from "~/components/gate-refusal";
 import { EMAIL_OTP_TTL_MINUTES } from "~/.server/auth/two-factor/email-otp";
 import { clearPending, loadPending, savePending } from "~/.server/auth/two-factor/pending";
 import { issueEmailOtp, verifySecondFactor, type VerifyMethod } from "~/.server/auth/two-factor/service";
-import { loadInteractionPage, NO_STORE, requestMeta } from "~/.server/interaction/request";
+import { interactionHeaders, loadInteractionPage, NO_STORE, requestMeta } from "~/.server/interaction/request";
 import { recordLogin } from "~/.server/oidc/interaction-results";
+
+// Without it Remix drops the loader's and action's headers (no-store, Retry-After) from the page.
+export const headers = interactionHeaders;
 
 /** The second factor after a password: choose a method, then enter a code (or a recovery code). */
 export async function loader({ request, params, context }: LoaderFunctionArgs) {

@@ -8,8 +8,11 @@ import { clearPending, loadPending, savePending } from "~/.server/auth/two-facto
 import { beginTotpEnrollment, confirmTotpEnrollment } from "~/.server/auth/two-factor/service";
 import { totpUri } from "~/.server/auth/two-factor/totp";
 import { getUserById } from "~/.server/directory/users";
-import { loadInteractionPage, NO_STORE } from "~/.server/interaction/request";
+import { interactionHeaders, loadInteractionPage, NO_STORE } from "~/.server/interaction/request";
 import { recordLogin } from "~/.server/oidc/interaction-results";
+
+// Without it Remix drops the loader's and action's headers (no-store, Retry-After) from the page.
+export const headers = interactionHeaders;
 
 /** TOTP enrollment during a login that requires it: QR code and key, a code to confirm, then the recovery codes once. */
 export async function loader({ request, params, context }: LoaderFunctionArgs) {

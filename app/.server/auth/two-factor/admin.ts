@@ -4,7 +4,7 @@ import { replaceRecoveryCodes } from "./service";
 
 /**
  * Administrative two-factor operations (the Admin API and console call these). Permission
- * checks belong to the caller's helper; these only do the work and audit it.
+ * checks and the audit record belong to the caller's operation helper; these only do the work.
  */
 export const TWO_FACTOR_POLICIES = ["optional", "required_email", "required_totp", "required_any"] as const;
 export type TwoFactorPolicy = (typeof TWO_FACTOR_POLICIES)[number];
@@ -50,16 +50,14 @@ async function removeFactors(services: Services, userId: string, alsoEmail: bool
 }
 
 /** Turns two-factor off for the user: TOTP, recovery codes and email codes are removed. */
-export async function disableTwoFactor(services: Services, userId: string, actorId: string): Promise<TwoFactorStatus> {
+export async function disableTwoFactor(services: Services, userId: string): Promise<TwoFactorStatus> {
   await removeFactors(services, userId, true);
-  await services.audit.record({ eventType: "user.2fa.disabled", actorType: "admin", actorId, targetType: "user", targetId: userId, data: {} });
   return getTwoFactorStatus(services, userId);
 }
 
 /** Forgets the user's TOTP and recovery codes; a policy that requires TOTP enrolls again at the next login. */
-export async function resetTwoFactor(services: Services, userId: string, actorId: string): Promise<TwoFactorStatus> {
+export async function resetTwoFactor(services: Services, userId: string): Promise<TwoFactorStatus> {
   await removeFactors(services, userId, false);
-  await services.audit.record({ eventType: "user.2fa.reset", actorType: "admin", actorId, targetType: "user", targetId: userId, data: {} });
   return getTwoFactorStatus(services, userId);
 }
 
@@ -71,11 +69,10 @@ export class NotEnrolledError extends Error {
 }
 
 /** A new set of ten recovery codes (returned once) replacing the old set. */
-export async function regenerateRecoveryCodes(services: Services, userId: string, actorId: string): Promise<string[]> {
+export async function regenerateRecoveryCodes(services: Services, userId: string): Promise<string[]> {
   const totp = await services.db.prisma.totpCredential.findUnique({ where: { userId }, select: { status: true } });
   if (totp?.status !== "enrolled") throw new NotEnrolledError();
   const codes = await replaceRecoveryCodes(services, userId);
-  await services.audit.record({ eventType: "user.2fa.recovery_codes_regenerated", actorType: "admin", actorId, targetType: "user", targetId: userId, data: {} });
   return codes;
 }
 
@@ -87,7 +84,7 @@ export async function getTwoFactorPolicy(services: Services, organizationId: str
 /** Sets the policy; with `expectedVersion` the write fails with StaleVersionError if the organization changed. */
 export async function setTwoFactorPolicy(
   services: Services,
-  input: { organizationId: string; policy: TwoFactorPolicy; expectedVersion?: number; actorId: string },
+  input: { organizationId: string; policy: TwoFactorPolicy; expectedVersion?: number },
 ) {
   const { prisma } = services.db;
   const updated = await prisma.organization.updateMany({
@@ -97,15 +94,6 @@ export async function setTwoFactorPolicy(
   if (updated.count !== 1) throw new StaleVersionError();
   const org = await prisma.organization.findUniqueOrThrow({ where: { id: input.organizationId } });
   await invalidateOrganization(services.cache, org);
-  await services.audit.record({
-    eventType: "organization.2fa_policy.updated",
-    organizationId: org.id,
-    actorType: "admin",
-    actorId: input.actorId,
-    targetType: "organization",
-    targetId: org.id,
-    data: { policy: input.policy },
-  });
   return { organizationId: org.id, policy: org.twoFactorPolicy as TwoFactorPolicy, version: org.version };
 }
 

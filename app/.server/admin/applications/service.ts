@@ -1,0 +1,174 @@
+import type { Application as ApplicationRow, ApplicationModule as ModuleRow, Prisma } from "~/generated/prisma/client";
+import type { Application, ApplicationCreate, ApplicationModule, ApplicationUpdate, ModuleCreate, ModuleUpdate } from "~/schemas/application";
+import { invalidateClient } from "../../directory/clients";
+import type { Services } from "../../services";
+import { conflict, notFound, staleEtag, validation } from "../http/errors";
+import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";
+
+export function toApplication(row: ApplicationRow): Application {
+  return {
+    id: row.id,
+    organizationId: row.organizationId,
+    name: row.name,
+    description: row.description,
+    status: row.status as Application["status"],
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+export function toModule(row: ModuleRow): ApplicationModule {
+  return {
+    id: row.id,
+    applicationId: row.applicationId,
+    name: row.name,
+    description: row.description,
+    status: row.status as ApplicationModule["status"],
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+export interface ApplicationListQuery extends ListQuery {
+  organizationId?: string | undefined;
+  status?: "active" | "inactive" | undefined;
+  q?: string | undefined;
+  sort?: "createdAt" | "name" | undefined;
+}
+
+export async function listApplications(services: Services, query: ApplicationListQuery): Promise<Page<Application>> {
+  const { prisma } = services.db;
+  const where: Prisma.ApplicationWhereInput = {
+    organization: { status: { not: "deleted" } },
+    ...(query.organizationId ? { organizationId: query.organizationId } : {}),
+    ...(query.status ? { status: query.status } : {}),
+    ...(query.q ? { name: { contains: query.q, mode: "insensitive" } } : {}),
+  };
+  const order = query.order ?? "asc";
+  const page = await listPage(listMode(query), {
+    count: () => prisma.application.count({ where }),
+    offset: (skip, take) => prisma.application.findMany({ where, orderBy: [{ [query.sort ?? "createdAt"]: order }, { id: order }], skip, take }),
+    after: (afterId, take) =>
+      prisma.application.findMany({ where: { ...where, ...(afterId ? { id: order === "asc" ? { gt: afterId } : { lt: afterId } } : {}) }, orderBy: { id: order }, take }),
+  });
+  return { ...page, data: page.data.map(toApplication) };
+}
+
+/** An application of a live (not deleted) organization, or 404. */
+export async function getApplication(services: Services, id: string): Promise<ApplicationRow> {
+  const row = await services.db.prisma.application.findFirst({ where: { id, organization: { status: { not: "deleted" } } } });
+  if (!row) throw notFound("application");
+  return row;
+}
+
+/** The organization a new resource names in its body: it must exist and not be deleted (422 otherwise). */
+export async function requireOrganizationRef(services: Services, organizationId: string) {
+  const org = await services.db.prisma.organization.findUnique({ where: { id: organizationId } });
+  if (!org || org.status === "deleted") throw validation([{ field: "organizationId", message: "does not name an existing organization" }]);
+  return org;
+}
+
+export async function createApplication(services: Services, input: ApplicationCreate): Promise<ApplicationRow> {
+  await requireOrganizationRef(services, input.organizationId);
+  return services.db.prisma.application.create({
+    data: { organizationId: input.organizationId, name: input.name, description: input.description ?? null },
+  });
+}
+
+/** Updates with optimistic concurrency: `expectedVersion` (from If-Match) must still be current. */
+export async function updateApplication(services: Services, id: string, input: ApplicationUpdate, expectedVersion: number | undefined): Promise<ApplicationRow> {
+  const current = await getApplication(services, id);
+  const updated = await services.db.prisma.application.updateMany({
+    where: { id, version: expectedVersion ?? current.version },
+    data: { ...input, version: { increment: 1 } },
+  });
+  if (updated.count !== 1) throw staleEtag();
+  return getApplication(services, id);
+}
+
+/** The clients of an application read the application's status through the client cache. */
+async function invalidateApplicationClients(services: Services, applicationId: string) {
+  const clients = await services.db.prisma.client.findMany({ where: { applicationId }, select: { id: true } });
+  for (const client of clients) await invalidateClient(services.cache, client.id);
+}
+
+/** Deactivating an application stops all of its clients at once; activating lets them work again. */
+export async function setApplicationStatus(services: Services, id: string, status: "active" | "inactive", expectedVersion: number | undefined): Promise<ApplicationRow> {
+  const current = await getApplication(services, id);
+  const updated = await services.db.prisma.application.updateMany({
+    where: { id, version: expectedVersion ?? current.version },
+    data: { status, version: { increment: 1 } },
+  });
+  if (updated.count !== 1) throw staleEtag();
+  await invalidateApplicationClients(services, id);
+  return getApplication(services, id);
+}
+
+/**
+ * Deletes an application with its modules, claim definitions and claim values. An application
+ * that still has clients is not deleted (409): its clients would otherwise outlive it without the
+ * application's gate. Delete them or move them to another application first.
+ */
+export async function deleteApplication(services: Services, id: string, expectedVersion: number | undefined): Promise<ApplicationRow> {
+  const { prisma } = services.db;
+  const current = await getApplication(services, id);
+  const clients = await prisma.client.count({ where: { applicationId: id } });
+  if (clients > 0) {
+    throw conflict("application_has_clients", `The application still has ${clients} client(s). Delete them or move them to another application first.`, [
+      { field: "clients", message: `${clients} client(s) belong to this application` },
+    ]);
+  }
+  const deleted = await prisma.application.deleteMany({ where: { id, version: expectedVersion ?? current.version } });
+  if (deleted.count !== 1) throw staleEtag();
+  // Its claim definitions are gone: the organization's provider no longer advertises them.
+  await services.oidc.invalidate(current.organizationId);
+  return current;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Modules
+
+export async function listModules(services: Services, applicationId: string, query: ListQuery): Promise<Page<ApplicationModule>> {
+  const { prisma } = services.db;
+  await getApplication(services, applicationId);
+  const where: Prisma.ApplicationModuleWhereInput = { applicationId };
+  const order = query.order ?? "asc";
+  const page = await listPage(listMode(query), {
+    count: () => prisma.applicationModule.count({ where }),
+    offset: (skip, take) => prisma.applicationModule.findMany({ where, orderBy: [{ createdAt: order }, { id: order }], skip, take }),
+    after: (afterId, take) =>
+      prisma.applicationModule.findMany({ where: { ...where, ...(afterId ? { id: order === "asc" ? { gt: afterId } : { lt: afterId } } : {}) }, orderBy: { id: order }, take }),
+  });
+  return { ...page, data: page.data.map(toModule) };
+}
+
+/** A module with its application (whose organization its audit records name). */
+export interface ModuleOf {
+  app: ApplicationRow;
+  module: ModuleRow;
+}
+
+export async function getModule(services: Services, applicationId: string, moduleId: string): Promise<ModuleOf> {
+  const app = await getApplication(services, applicationId);
+  const module = await services.db.prisma.applicationModule.findFirst({ where: { id: moduleId, applicationId } });
+  if (!module) throw notFound("module");
+  return { app, module };
+}
+
+export async function addModule(services: Services, applicationId: string, input: ModuleCreate): Promise<ModuleOf> {
+  const app = await getApplication(services, applicationId);
+  const module = await services.db.prisma.applicationModule.create({ data: { applicationId, name: input.name, description: input.description ?? null } });
+  return { app, module };
+}
+
+export async function updateModule(services: Services, applicationId: string, moduleId: string, input: ModuleUpdate): Promise<ModuleOf> {
+  const { app } = await getModule(services, applicationId, moduleId);
+  const module = await services.db.prisma.applicationModule.update({ where: { id: moduleId }, data: input });
+  return { app, module };
+}
+
+export async function deleteModule(services: Services, applicationId: string, moduleId: string): Promise<ModuleOf> {
+  const found = await getModule(services, applicationId, moduleId);
+  await services.db.prisma.applicationModule.delete({ where: { id: moduleId } });
+  return found;
+}

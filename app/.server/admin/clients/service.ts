@@ -1,0 +1,268 @@
+import { randomBytes } from "node:crypto";
+import type { Client as ClientRow, ClientSecret as SecretRow, Prisma } from "~/generated/prisma/client";
+import {
+  authMethodOf,
+  clientSettingsProblems,
+  clientTypeOf,
+  type Client,
+  type ClientCreate,
+  type ClientSecret,
+  type ClientUpdate,
+  type SecretCreate,
+} from "~/schemas/client";
+import { effectiveLoginMethods } from "../../auth/login-methods";
+import { hashClientSecret, invalidateClient } from "../../directory/clients";
+import type { Services } from "../../services";
+import { requireOrganizationRef } from "../applications/service";
+import { conflict, notFound, staleEtag, validation } from "../http/errors";
+import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";
+import { ADMIN_CLIENT_ID } from "../permissions";
+
+/** A client row with the default login methods of its organization (for the effective ones). */
+export type ClientWithOrg = ClientRow & { organization: { defaultLoginMethods: string[] } };
+
+const withOrg = { organization: { select: { defaultLoginMethods: true } } } as const;
+
+export function toClient(row: ClientWithOrg): Client {
+  return {
+    id: row.id,
+    organizationId: row.organizationId,
+    applicationId: row.applicationId,
+    name: row.name,
+    clientType: clientTypeOf(row.tokenEndpointAuthMethod),
+    applicationType: row.applicationType as Client["applicationType"],
+    tokenEndpointAuthMethod: row.tokenEndpointAuthMethod,
+    redirectUris: row.redirectUris,
+    postLogoutRedirectUris: row.postLogoutRedirectUris,
+    grantTypes: row.grantTypes as Client["grantTypes"],
+    scope: row.scope,
+    loginMethods: row.loginMethods.length > 0 ? (row.loginMethods as NonNullable<Client["loginMethods"]>) : null,
+    effectiveLoginMethods: effectiveLoginMethods(row, row.organization),
+    status: row.status as Client["status"],
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+export function toSecret(row: SecretRow): ClientSecret {
+  return {
+    id: row.id,
+    hint: row.hint,
+    label: row.label,
+    status: row.status as ClientSecret["status"],
+    createdAt: row.createdAt.toISOString(),
+    expiresAt: row.expiresAt?.toISOString() ?? null,
+    revokedAt: row.revokedAt?.toISOString() ?? null,
+  };
+}
+
+/**
+ * A UUIDv7 (RFC 9562): new client ids sort by creation time like every other id, so cursor
+ * paging walks clients in creation order.
+ */
+export function newClientId(): string {
+  const bytes = randomBytes(16);
+  const ms = BigInt(Date.now());
+  for (let i = 0; i < 6; i++) bytes[i] = Number((ms >> BigInt(8 * (5 - i))) & 0xffn);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = bytes.toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+export interface ClientListQuery extends ListQuery {
+  organizationId?: string | undefined;
+  applicationId?: string | undefined;
+  status?: "active" | "inactive" | undefined;
+  q?: string | undefined;
+  sort?: "createdAt" | "name" | undefined;
+}
+
+export async function listClients(services: Services, query: ClientListQuery): Promise<Page<Client>> {
+  const { prisma } = services.db;
+  const where: Prisma.ClientWhereInput = {
+    organization: { status: { not: "deleted" } },
+    ...(query.organizationId ? { organizationId: query.organizationId } : {}),
+    ...(query.applicationId ? { applicationId: query.applicationId } : {}),
+    ...(query.status ? { status: query.status } : {}),
+    ...(query.q ? { name: { contains: query.q, mode: "insensitive" } } : {}),
+  };
+  const order = query.order ?? "asc";
+  const page = await listPage(listMode(query), {
+    count: () => prisma.client.count({ where }),
+    offset: (skip, take) => prisma.client.findMany({ where, include: withOrg, orderBy: [{ [query.sort ?? "createdAt"]: order }, { id: order }], skip, take }),
+    after: (afterId, take) =>
+      prisma.client.findMany({
+        where: { ...where, ...(afterId ? { id: order === "asc" ? { gt: afterId } : { lt: afterId } } : {}) },
+        include: withOrg,
+        orderBy: { id: order },
+        take,
+      }),
+  });
+  return { ...page, data: page.data.map(toClient) };
+}
+
+/** A client of a live (not deleted) organization, or 404. */
+export async function getClient(services: Services, id: string): Promise<ClientWithOrg> {
+  const row = await services.db.prisma.client.findFirst({ where: { id, organization: { status: { not: "deleted" } } }, include: withOrg });
+  if (!row) throw notFound("client");
+  return row;
+}
+
+/** The shared admin client (CLI and console) keeps Porta administrable: the API does not change it. */
+function assertChangeable(client: { id: string }) {
+  if (client.id === ADMIN_CLIENT_ID) {
+    throw conflict("protected_client", "The shared admin client cannot be changed through the Admin API; it is maintained at start-up.");
+  }
+}
+
+async function requireApplicationRef(services: Services, applicationId: string, organizationId: string) {
+  const app = await services.db.prisma.application.findUnique({ where: { id: applicationId }, select: { organizationId: true } });
+  if (!app || app.organizationId !== organizationId) {
+    throw validation([{ field: "applicationId", message: "does not name an application of the client's organization" }]);
+  }
+}
+
+function requireSettings(settings: Parameters<typeof clientSettingsProblems>[0]) {
+  const problems = clientSettingsProblems(settings);
+  if (problems.length > 0) throw validation(problems);
+}
+
+/** A new random secret (256 bits); only its SHA-256 is stored. */
+function mintSecret() {
+  const value = randomBytes(32).toString("base64url");
+  return { value, hash: hashClientSecret(value), hint: value.slice(-4) };
+}
+
+export interface NewSecret {
+  id: string;
+  value: string;
+  hint: string;
+}
+
+export async function createClient(services: Services, input: ClientCreate): Promise<{ client: ClientWithOrg; secret?: NewSecret }> {
+  await requireOrganizationRef(services, input.organizationId);
+  if (input.applicationId) await requireApplicationRef(services, input.applicationId, input.organizationId);
+  requireSettings(input);
+  const id = newClientId();
+  const secret = input.clientType === "confidential" ? mintSecret() : undefined;
+  const { prisma } = services.db;
+  const created = await prisma.$transaction(async (tx) => {
+    const client = await tx.client.create({
+      data: {
+        id,
+        organizationId: input.organizationId,
+        applicationId: input.applicationId ?? null,
+        name: input.name,
+        applicationType: input.applicationType,
+        tokenEndpointAuthMethod: authMethodOf(input.clientType),
+        redirectUris: input.redirectUris,
+        postLogoutRedirectUris: input.postLogoutRedirectUris,
+        grantTypes: input.grantTypes,
+        scope: input.scope,
+        loginMethods: input.loginMethods ?? [],
+      },
+      include: withOrg,
+    });
+    const secretRow = secret ? await tx.clientSecret.create({ data: { clientId: id, secretHash: secret.hash, hint: secret.hint, label: "initial" } }) : undefined;
+    return { client, secretRow };
+  });
+  await invalidateClient(services.cache, id);
+  return {
+    client: created.client,
+    ...(secret && created.secretRow ? { secret: { id: created.secretRow.id, value: secret.value, hint: secret.hint } } : {}),
+  };
+}
+
+/** Writes `data` if the client is still at `expectedVersion` (If-Match), then drops the cached client. */
+async function writeClient(services: Services, current: ClientWithOrg, data: Prisma.ClientUpdateManyMutationInput & { applicationId?: string | null }, expectedVersion: number | undefined) {
+  const updated = await services.db.prisma.client.updateMany({
+    where: { id: current.id, version: expectedVersion ?? current.version },
+    data: { ...data, version: { increment: 1 } },
+  });
+  if (updated.count !== 1) throw staleEtag();
+  await invalidateClient(services.cache, current.id);
+  return getClient(services, current.id);
+}
+
+export async function updateClient(services: Services, id: string, input: ClientUpdate, expectedVersion: number | undefined): Promise<ClientWithOrg> {
+  const current = await getClient(services, id);
+  assertChangeable(current);
+  if (input.applicationId) await requireApplicationRef(services, input.applicationId, current.organizationId);
+  requireSettings({
+    clientType: clientTypeOf(current.tokenEndpointAuthMethod),
+    applicationType: (input.applicationType ?? current.applicationType) as "web" | "native",
+    redirectUris: input.redirectUris ?? current.redirectUris,
+    postLogoutRedirectUris: input.postLogoutRedirectUris ?? current.postLogoutRedirectUris,
+    grantTypes: input.grantTypes ?? current.grantTypes,
+    scope: input.scope ?? current.scope,
+  });
+  const { loginMethods, ...rest } = input;
+  return writeClient(services, current, { ...rest, ...(loginMethods !== undefined ? { loginMethods: loginMethods ?? [] } : {}) }, expectedVersion);
+}
+
+export async function setClientStatus(services: Services, id: string, status: "active" | "inactive", expectedVersion: number | undefined): Promise<ClientWithOrg> {
+  const current = await getClient(services, id);
+  assertChangeable(current);
+  return writeClient(services, current, { status }, expectedVersion);
+}
+
+/** The client's login-method override; null clears it (the organization's default applies). */
+export async function setClientLoginMethods(services: Services, id: string, loginMethods: string[] | null, expectedVersion: number | undefined): Promise<ClientWithOrg> {
+  const current = await getClient(services, id);
+  assertChangeable(current);
+  return writeClient(services, current, { loginMethods: loginMethods ?? [] }, expectedVersion);
+}
+
+export async function deleteClient(services: Services, id: string, expectedVersion: number | undefined): Promise<ClientWithOrg> {
+  const current = await getClient(services, id);
+  assertChangeable(current);
+  const deleted = await services.db.prisma.client.deleteMany({ where: { id, version: expectedVersion ?? current.version } });
+  if (deleted.count !== 1) throw staleEtag();
+  await invalidateClient(services.cache, id);
+  return current;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Secrets
+
+export async function listSecrets(services: Services, clientId: string, query: ListQuery): Promise<Page<ClientSecret>> {
+  const { prisma } = services.db;
+  await getClient(services, clientId);
+  const where: Prisma.ClientSecretWhereInput = { clientId };
+  const order = query.order ?? "asc";
+  const page = await listPage(listMode(query), {
+    count: () => prisma.clientSecret.count({ where }),
+    offset: (skip, take) => prisma.clientSecret.findMany({ where, orderBy: [{ createdAt: order }, { id: order }], skip, take }),
+    after: (afterId, take) =>
+      prisma.clientSecret.findMany({ where: { ...where, ...(afterId ? { id: order === "asc" ? { gt: afterId } : { lt: afterId } } : {}) }, orderBy: { id: order }, take }),
+  });
+  return { ...page, data: page.data.map(toSecret) };
+}
+
+/** A further secret for a confidential client; the ones it already has stay valid until revoked. */
+export async function generateSecret(services: Services, clientId: string, input: SecretCreate): Promise<{ client: ClientWithOrg; row: SecretRow; value: string }> {
+  const client = await getClient(services, clientId);
+  assertChangeable(client);
+  if (clientTypeOf(client.tokenEndpointAuthMethod) === "public") {
+    throw conflict("public_client", "A public client authenticates without a secret; it cannot have secrets.");
+  }
+  const secret = mintSecret();
+  const row = await services.db.prisma.clientSecret.create({
+    data: { clientId, secretHash: secret.hash, hint: secret.hint, label: input?.label ?? null, expiresAt: input?.expiresAt ? new Date(input.expiresAt) : null },
+  });
+  await invalidateClient(services.cache, clientId);
+  return { client, row, value: secret.value };
+}
+
+/** Revokes one secret at once (revoking a revoked secret changes nothing). */
+export async function revokeSecret(services: Services, clientId: string, secretId: string): Promise<{ client: ClientWithOrg; row: SecretRow }> {
+  const client = await getClient(services, clientId);
+  assertChangeable(client);
+  const { prisma } = services.db;
+  const existing = await prisma.clientSecret.findFirst({ where: { id: secretId, clientId } });
+  if (!existing) throw notFound("secret");
+  const row = existing.status === "revoked" ? existing : await prisma.clientSecret.update({ where: { id: secretId }, data: { status: "revoked", revokedAt: new Date() } });
+  await invalidateClient(services.cache, clientId);
+  return { client, row };
+}

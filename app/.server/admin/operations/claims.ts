@@ -1,0 +1,191 @@
+import { z } from "zod";
+import { ClaimValueBodySchema, ClaimValueSchema, CustomClaimCreateSchema, CustomClaimSchema, CustomClaimUpdateSchema } from "~/schemas/claim";
+import {
+  createClaim,
+  deleteClaim,
+  deleteClaimValue,
+  getClaim,
+  getClaimValue,
+  listClaims,
+  listUserClaimValues,
+  setClaimValue,
+  toClaim,
+  updateClaim,
+  type ClaimOf,
+  type ValueChange,
+} from "../claims/service";
+import { pageOf } from "../http/openapi-shapes";
+import { ListQuerySchema } from "../http/pagination";
+import { IdParams, operation, type OperationContext } from "../http/route";
+
+/** Custom claim operations of the Admin API: definitions per application, values per user. */
+const uuid = () => z.uuid({ message: "must be a UUID" });
+const NoQuery = z.object({}).strict();
+const AppParams = z.object({ appId: uuid() });
+const ClaimParams = z.object({ appId: uuid(), claimId: uuid() });
+const ValueParams = z.object({ appId: uuid(), claimId: uuid(), userId: uuid() });
+
+type Audit = OperationContext<unknown, unknown, unknown>["audit"];
+
+function auditClaim(audit: Audit, eventType: string, { app, claim }: ClaimOf, change: Record<string, unknown> = {}) {
+  audit({ eventType, organizationId: app.organizationId, targetType: "custom_claim", targetId: claim.id, data: { applicationId: app.id, claimName: claim.claimName, change } });
+}
+
+/** Value changes are recorded on the user (the value itself stays out of the audit log). */
+function auditValue(audit: Audit, eventType: string, { value, organizationId }: ValueChange) {
+  audit({
+    eventType,
+    organizationId,
+    targetType: "user",
+    targetId: value.userId,
+    data: { claimId: value.claimId, claimName: value.claimName, applicationId: value.applicationId },
+  });
+}
+
+/** api.admin.applications_.$appId_.claims */
+export const applicationsIdClaimsOperations = [
+  operation({
+    method: "GET",
+    path: "/applications/{appId}/claims",
+    operationId: "customClaims.list",
+    summary: "List an application's custom claim definitions",
+    tag: "custom claims",
+    permission: "admin:claim:read",
+    params: AppParams,
+    query: ListQuerySchema,
+    response: pageOf(CustomClaimSchema),
+    handler: async ({ services, params, query }) => ({ body: await listClaims(services, params.appId, query) }),
+  }),
+  operation({
+    method: "POST",
+    path: "/applications/{appId}/claims",
+    operationId: "customClaims.create",
+    summary: "Define a custom claim, released when its scope is granted",
+    tag: "custom claims",
+    permission: "admin:claim:write",
+    params: AppParams,
+    query: NoQuery,
+    body: CustomClaimCreateSchema,
+    response: CustomClaimSchema,
+    successStatus: 201,
+    handler: async ({ services, params, body, audit }) => {
+      const found = await createClaim(services, params.appId, body);
+      auditClaim(audit, "custom_claim.created", found, body);
+      return { body: toClaim(found.claim) };
+    },
+  }),
+];
+
+/** api.admin.applications_.$appId_.claims_.$claimId */
+export const applicationsIdClaimsIdOperations = [
+  operation({
+    method: "GET",
+    path: "/applications/{appId}/claims/{claimId}",
+    operationId: "customClaims.get",
+    summary: "Get a custom claim definition",
+    tag: "custom claims",
+    permission: "admin:claim:read",
+    params: ClaimParams,
+    query: NoQuery,
+    response: CustomClaimSchema,
+    handler: async ({ services, params }) => ({ body: toClaim((await getClaim(services, params.appId, params.claimId)).claim) }),
+  }),
+  operation({
+    method: "PUT",
+    path: "/applications/{appId}/claims/{claimId}",
+    operationId: "customClaims.update",
+    summary: "Update a custom claim definition (its type only while no user has a value)",
+    tag: "custom claims",
+    permission: "admin:claim:write",
+    params: ClaimParams,
+    query: NoQuery,
+    body: CustomClaimUpdateSchema,
+    response: CustomClaimSchema,
+    handler: async ({ services, params, body, audit }) => {
+      const found = await updateClaim(services, params.appId, params.claimId, body);
+      auditClaim(audit, "custom_claim.updated", found, body);
+      return { body: toClaim(found.claim) };
+    },
+  }),
+  operation({
+    method: "DELETE",
+    path: "/applications/{appId}/claims/{claimId}",
+    operationId: "customClaims.delete",
+    summary: "Delete a custom claim definition and every user's value of it",
+    tag: "custom claims",
+    permission: "admin:claim:write",
+    params: ClaimParams,
+    query: NoQuery,
+    successStatus: 204,
+    handler: async ({ services, params, audit }) => {
+      const found = await deleteClaim(services, params.appId, params.claimId);
+      auditClaim(audit, "custom_claim.deleted", found);
+      return {};
+    },
+  }),
+];
+
+/** api.admin.applications_.$appId_.claims_.$claimId_.users_.$userId */
+export const applicationsIdClaimsIdUsersIdOperations = [
+  operation({
+    method: "GET",
+    path: "/applications/{appId}/claims/{claimId}/users/{userId}",
+    operationId: "customClaims.getValue",
+    summary: "A user's value of a claim (resolved by claim id and user id)",
+    tag: "custom claims",
+    permission: "admin:claim:read",
+    params: ValueParams,
+    query: NoQuery,
+    response: ClaimValueSchema,
+    handler: async ({ services, params }) => ({ body: await getClaimValue(services, params.claimId, params.userId) }),
+  }),
+  operation({
+    method: "PUT",
+    path: "/applications/{appId}/claims/{claimId}/users/{userId}",
+    operationId: "customClaims.setValue",
+    summary: "Set a user's value of a claim; the value must fit the claim's type",
+    tag: "custom claims",
+    permission: "admin:claim:write",
+    params: ValueParams,
+    query: NoQuery,
+    body: ClaimValueBodySchema,
+    response: ClaimValueSchema,
+    handler: async ({ services, params, body, audit }) => {
+      const change = await setClaimValue(services, params.claimId, params.userId, body.value);
+      auditValue(audit, "custom_claim.value_set", change);
+      return { body: change.value };
+    },
+  }),
+  operation({
+    method: "DELETE",
+    path: "/applications/{appId}/claims/{claimId}/users/{userId}",
+    operationId: "customClaims.deleteValue",
+    summary: "Delete a user's value of a claim",
+    tag: "custom claims",
+    permission: "admin:claim:write",
+    params: ValueParams,
+    query: NoQuery,
+    successStatus: 204,
+    handler: async ({ services, params, audit }) => {
+      const change = await deleteClaimValue(services, params.claimId, params.userId);
+      auditValue(audit, "custom_claim.value_deleted", change);
+      return {};
+    },
+  }),
+];
+
+/** api.admin.users_.$id_.claims */
+export const usersIdClaimsOperations = [
+  operation({
+    method: "GET",
+    path: "/users/{id}/claims",
+    operationId: "customClaims.getValuesForUser",
+    summary: "All of a user's custom claim values, across applications",
+    tag: "custom claims",
+    permission: "admin:claim:read",
+    params: IdParams,
+    query: ListQuerySchema,
+    response: pageOf(ClaimValueSchema),
+    handler: async ({ services, params, query }) => ({ body: await listUserClaimValues(services, params.id, query) }),
+  }),
+];

@@ -1,0 +1,284 @@
+import { z } from "zod";
+import {
+  EffectivePermissionsSchema,
+  PermissionCreateSchema,
+  PermissionSchema,
+  RoleCreateSchema,
+  RoleSchema,
+  RoleUpdateSchema,
+  UserRoleSchema,
+} from "~/schemas/rbac";
+import { pageOf } from "../http/openapi-shapes";
+import { ListQuerySchema } from "../http/pagination";
+import { IdParams, operation } from "../http/route";
+import {
+  assignPermission,
+  assignUserRole,
+  createPermission,
+  createRole,
+  deletePermission,
+  effectivePermissions,
+  getPermission,
+  getRole,
+  listPermissions,
+  listRoles,
+  listUserRoles,
+  removePermission,
+  removeUserRole,
+  toPermission,
+  toRole,
+  updateRole,
+} from "../rbac/service";
+
+/** Roles, permissions and user-role assignments. Roles and permissions belong to the organization named on create and list. */
+const uuid = () => z.uuid({ message: "must be a UUID" });
+/** Operations without parameters refuse unknown ones, as bodies refuse unknown fields. */
+const NoQuery = z.object({}).strict();
+const RbacListQuery = ListQuerySchema.extend({
+  organizationId: uuid(),
+  q: z.string().trim().max(200, "must have at most 200 characters").optional(),
+}).strict();
+const RolePermissionParams = z.object({ id: uuid(), permissionId: uuid() });
+const UserRoleParams = z.object({ id: uuid(), roleId: uuid() });
+const UserRolesResponse = z.object({ data: z.array(UserRoleSchema) });
+
+/** api.admin.roles */
+export const rolesOperations = [
+  operation({
+    method: "GET",
+    path: "/roles",
+    operationId: "roles.list",
+    summary: "List an organization's roles with their permissions (offset or cursor paging, search q)",
+    tag: "roles",
+    permission: "admin:rbac:read",
+    query: RbacListQuery,
+    response: pageOf(RoleSchema),
+    handler: async ({ services, query }) => ({ body: await listRoles(services, query) }),
+  }),
+  operation({
+    method: "POST",
+    path: "/roles",
+    operationId: "roles.create",
+    summary: "Create a role in an organization, optionally with permissions of that organization",
+    tag: "roles",
+    permission: "admin:rbac:write",
+    query: NoQuery,
+    body: RoleCreateSchema,
+    response: RoleSchema,
+    successStatus: 201,
+    etag: true,
+    handler: async ({ services, body, audit }) => {
+      const row = await createRole(services, body);
+      audit({ eventType: "role.created", organizationId: row.organizationId, targetType: "role", targetId: row.id, data: { change: body } });
+      return { body: toRole(row), version: row.version };
+    },
+  }),
+];
+
+/** api.admin.roles_.$id */
+export const roleOperations = [
+  operation({
+    method: "GET",
+    path: "/roles/{id}",
+    operationId: "roles.get",
+    summary: "Get a role with its permissions",
+    tag: "roles",
+    permission: "admin:rbac:read",
+    query: NoQuery,
+    params: IdParams,
+    response: RoleSchema,
+    etag: true,
+    handler: async ({ services, params }) => {
+      const row = await getRole(services, params.id);
+      return { body: toRole(row), version: row.version };
+    },
+  }),
+  operation({
+    method: "PUT",
+    path: "/roles/{id}",
+    operationId: "roles.update",
+    summary: "Rename a role or change its description; If-Match guards against lost updates",
+    tag: "roles",
+    permission: "admin:rbac:write",
+    query: NoQuery,
+    params: IdParams,
+    body: RoleUpdateSchema,
+    response: RoleSchema,
+    etag: true,
+    handler: async ({ services, params, body, ifMatch, audit }) => {
+      const row = await updateRole(services, params.id, body, ifMatch);
+      audit({ eventType: "role.updated", organizationId: row.organizationId, targetType: "role", targetId: row.id, data: { change: body } });
+      return { body: toRole(row), version: row.version };
+    },
+  }),
+];
+
+/** api.admin.roles_.$id_.permissions_.$permissionId */
+export const rolePermissionOperations = [
+  operation({
+    method: "PUT",
+    path: "/roles/{id}/permissions/{permissionId}",
+    operationId: "roles.assignPermission",
+    summary: "Grant the role a permission of its organization (idempotent)",
+    tag: "roles",
+    permission: "admin:rbac:write",
+    query: NoQuery,
+    params: RolePermissionParams,
+    response: RoleSchema,
+    etag: true,
+    handler: async ({ services, params, ifMatch, audit }) => {
+      const row = await assignPermission(services, params.id, params.permissionId, ifMatch);
+      audit({ eventType: "role.permission_assigned", organizationId: row.organizationId, targetType: "role", targetId: row.id, data: { change: { permissionId: params.permissionId } } });
+      return { body: toRole(row), version: row.version };
+    },
+  }),
+  operation({
+    method: "DELETE",
+    path: "/roles/{id}/permissions/{permissionId}",
+    operationId: "roles.removePermission",
+    summary: "Take a permission from the role",
+    tag: "roles",
+    permission: "admin:rbac:write",
+    query: NoQuery,
+    params: RolePermissionParams,
+    successStatus: 204,
+    handler: async ({ services, params, ifMatch, audit }) => {
+      const role = await getRole(services, params.id);
+      await removePermission(services, params.id, params.permissionId, ifMatch);
+      audit({ eventType: "role.permission_removed", organizationId: role.organizationId, targetType: "role", targetId: role.id, data: { change: { permissionId: params.permissionId } } });
+      return {};
+    },
+  }),
+];
+
+/** api.admin.permissions */
+export const permissionsOperations = [
+  operation({
+    method: "GET",
+    path: "/permissions",
+    operationId: "permissions.list",
+    summary: "List an organization's permissions (offset or cursor paging, search q)",
+    tag: "permissions",
+    permission: "admin:rbac:read",
+    query: RbacListQuery,
+    response: pageOf(PermissionSchema),
+    handler: async ({ services, query }) => ({ body: await listPermissions(services, query) }),
+  }),
+  operation({
+    method: "POST",
+    path: "/permissions",
+    operationId: "permissions.create",
+    summary: "Create a permission in an organization",
+    tag: "permissions",
+    permission: "admin:rbac:write",
+    query: NoQuery,
+    body: PermissionCreateSchema,
+    response: PermissionSchema,
+    successStatus: 201,
+    handler: async ({ services, body, audit }) => {
+      const row = await createPermission(services, body);
+      audit({ eventType: "permission.created", organizationId: row.organizationId, targetType: "permission", targetId: row.id, data: { change: body } });
+      return { body: toPermission(row) };
+    },
+  }),
+];
+
+/** api.admin.permissions_.$id */
+export const permissionOperations = [
+  operation({
+    method: "GET",
+    path: "/permissions/{id}",
+    operationId: "permissions.get",
+    summary: "Get a permission",
+    tag: "permissions",
+    permission: "admin:rbac:read",
+    query: NoQuery,
+    params: IdParams,
+    response: PermissionSchema,
+    handler: async ({ services, params }) => ({ body: toPermission(await getPermission(services, params.id)) }),
+  }),
+  operation({
+    method: "DELETE",
+    path: "/permissions/{id}",
+    operationId: "permissions.delete",
+    summary: "Delete a permission; every role that held it loses it",
+    tag: "permissions",
+    permission: "admin:rbac:write",
+    query: NoQuery,
+    params: IdParams,
+    successStatus: 204,
+    handler: async ({ services, params, audit }) => {
+      const row = await deletePermission(services, params.id);
+      audit({ eventType: "permission.deleted", organizationId: row.organizationId, targetType: "permission", targetId: row.id, data: { change: { name: row.name } } });
+      return {};
+    },
+  }),
+];
+
+/** api.admin.users_.$id_.roles */
+export const userRolesOperations = [
+  operation({
+    method: "GET",
+    path: "/users/{id}/roles",
+    operationId: "userRoles.list",
+    summary: "The roles the user holds",
+    tag: "user roles",
+    permission: "admin:rbac:read",
+    query: NoQuery,
+    params: IdParams,
+    response: UserRolesResponse,
+    handler: async ({ services, params }) => ({ body: { data: await listUserRoles(services, params.id) } }),
+  }),
+];
+
+/** api.admin.users_.$id_.roles_.$roleId */
+export const userRoleOperations = [
+  operation({
+    method: "PUT",
+    path: "/users/{id}/roles/{roleId}",
+    operationId: "userRoles.assign",
+    summary: "Give the user a role of their own organization (idempotent)",
+    tag: "user roles",
+    permission: "admin:rbac:write",
+    query: NoQuery,
+    params: UserRoleParams,
+    response: UserRolesResponse,
+    handler: async ({ services, params, audit }) => {
+      const { user, role, created } = await assignUserRole(services, params.id, params.roleId);
+      audit({ eventType: "user.role_assigned", organizationId: user.organizationId, targetType: "user", targetId: user.id, data: { change: { roleId: role.id, role: role.name, created } } });
+      return { body: { data: await listUserRoles(services, params.id) } };
+    },
+  }),
+  operation({
+    method: "DELETE",
+    path: "/users/{id}/roles/{roleId}",
+    operationId: "userRoles.remove",
+    summary: "Take a role from the user",
+    tag: "user roles",
+    permission: "admin:rbac:write",
+    query: NoQuery,
+    params: UserRoleParams,
+    successStatus: 204,
+    handler: async ({ services, params, admin, audit }) => {
+      const { user, role } = await removeUserRole(services, params.id, params.roleId, admin.id);
+      audit({ eventType: "user.role_removed", organizationId: user.organizationId, targetType: "user", targetId: user.id, data: { change: { roleId: role.id, role: role.name } } });
+      return {};
+    },
+  }),
+];
+
+/** api.admin.users_.$id_.effective-permissions */
+export const userEffectivePermissionsOperations = [
+  operation({
+    method: "GET",
+    path: "/users/{id}/effective-permissions",
+    operationId: "userRoles.getEffectivePermissions",
+    summary: "Every permission the user holds through their roles, with the roles that grant it",
+    tag: "user roles",
+    permission: "admin:rbac:read",
+    query: NoQuery,
+    params: IdParams,
+    response: EffectivePermissionsSchema,
+    handler: async ({ services, params }) => ({ body: await effectivePermissions(services, params.id) }),
+  }),
+];

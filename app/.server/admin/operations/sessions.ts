@@ -1,0 +1,64 @@
+import { z } from "zod";
+import { listSessions, revokeSession, revokeUserSessions } from "../sessions/service";
+import { pageOf } from "../http/openapi-shapes";
+import { ListQuerySchema } from "../http/pagination";
+import { IdParams, operation } from "../http/route";
+
+const SessionSchema = z.object({
+  id: z.string(),
+  organizationId: z.uuid(),
+  userId: z.string().nullable(),
+  clientId: z.string().nullable(),
+  createdAt: z.iso.datetime(),
+  expiresAt: z.iso.datetime().nullable(),
+});
+
+export const sessionsOperations = [
+  operation({
+    method: "GET",
+    path: "/sessions",
+    operationId: "sessions.list",
+    summary: "Active sessions (grants of a user to a client), per organization and/or user",
+    tag: "sessions",
+    permission: "admin:session:read",
+    query: ListQuerySchema.extend({ organizationId: z.uuid().optional(), userId: z.uuid().optional() }).strict(),
+    response: pageOf(SessionSchema),
+    handler: async ({ services, query }) => ({ body: await listSessions(services, query) }),
+  }),
+];
+
+export const sessionByIdOperations = [
+  operation({
+    method: "DELETE",
+    path: "/sessions/{id}",
+    operationId: "sessions.revoke",
+    summary: "Revoke a session: its refresh and access tokens stop working at once",
+    tag: "sessions",
+    permission: "admin:session:write",
+    params: z.object({ id: z.string().min(10).max(200) }),
+    successStatus: 204,
+    handler: async ({ services, params, audit }) => {
+      const session = await revokeSession(services, params.id);
+      audit({ eventType: "session.revoked", organizationId: session.organizationId, targetType: "user", targetId: session.userId, data: { clientId: session.clientId } });
+      return {};
+    },
+  }),
+];
+
+export const userSessionsOperations = [
+  operation({
+    method: "DELETE",
+    path: "/users/{id}/sessions",
+    operationId: "sessions.revokeForUser",
+    summary: "End every session and token of a user",
+    tag: "sessions",
+    permission: "admin:session:write",
+    params: IdParams,
+    successStatus: 204,
+    handler: async ({ services, params, audit }) => {
+      const result = await revokeUserSessions(services, params.id);
+      audit({ eventType: "user.sessions_revoked", organizationId: result.organizationId, targetType: "user", targetId: params.id, data: {} });
+      return {};
+    },
+  }),
+];

@@ -1,0 +1,181 @@
+import { z } from "zod";
+import {
+  disableTwoFactor,
+  getTwoFactorPolicy,
+  getTwoFactorStatus,
+  getTwoFactorSummary,
+  NotEnrolledError,
+  regenerateRecoveryCodes,
+  resetTwoFactor,
+  setTwoFactorPolicy,
+  StaleVersionError,
+  TWO_FACTOR_POLICIES,
+} from "../../auth/two-factor/admin";
+import type { Services } from "../../services";
+import { conflict, notFound, staleEtag } from "../http/errors";
+import { IdParams, operation } from "../http/route";
+
+/** Two-factor administration over the services of app/.server/auth/two-factor/admin.ts. */
+const StatusSchema = z.object({
+  userId: z.uuid(),
+  totp: z.object({ enrolled: z.boolean(), pending: z.boolean(), enrolledAt: z.iso.datetime().nullable() }),
+  emailOtp: z.object({ enabled: z.boolean() }),
+  recoveryCodes: z.object({ remaining: z.number().int(), total: z.number().int() }),
+});
+const PolicySchema = z.object({ organizationId: z.uuid(), policy: z.enum(TWO_FACTOR_POLICIES) });
+const OrgParams = z.object({ orgId: z.uuid({ message: "must be a UUID" }) });
+
+async function requireUser(services: Services, id: string) {
+  const user = await services.db.prisma.user.findUnique({ where: { id }, select: { id: true, organizationId: true } });
+  if (!user) throw notFound("user");
+  return user;
+}
+
+const statusBody = (s: Awaited<ReturnType<typeof getTwoFactorStatus>>) => ({ ...s, totp: { ...s.totp, enrolledAt: s.totp.enrolledAt?.toISOString() ?? null } });
+
+export const userTwoFactorOperations = [
+  operation({
+    method: "GET",
+    path: "/users/{id}/two-factor",
+    operationId: "twoFactor.getStatus",
+    summary: "A user's two-factor enrollment",
+    tag: "two-factor",
+    permission: "admin:2fa:read",
+    params: IdParams,
+    response: StatusSchema,
+    handler: async ({ services, params }) => {
+      await requireUser(services, params.id);
+      return { body: statusBody(await getTwoFactorStatus(services, params.id)) };
+    },
+  }),
+  operation({
+    method: "DELETE",
+    path: "/users/{id}/two-factor",
+    operationId: "twoFactor.disable",
+    summary: "Disable two-factor for a user (TOTP, recovery codes and email codes removed)",
+    tag: "two-factor",
+    permission: "admin:2fa:write",
+    params: IdParams,
+    response: StatusSchema,
+    handler: async ({ services, params, audit }) => {
+      const user = await requireUser(services, params.id);
+      const status = await disableTwoFactor(services, params.id);
+      audit({ eventType: "user.2fa.disabled", organizationId: user.organizationId, targetType: "user", targetId: user.id, data: {} });
+      return { body: statusBody(status) };
+    },
+  }),
+];
+
+export const userTwoFactorResetOperations = [
+  operation({
+    method: "POST",
+    path: "/users/{id}/two-factor/reset",
+    operationId: "twoFactor.reset",
+    summary: "Forget a user's TOTP and recovery codes; a policy requiring TOTP enrolls again at the next login",
+    tag: "two-factor",
+    permission: "admin:2fa:write",
+    params: IdParams,
+    response: StatusSchema,
+    handler: async ({ services, params, audit }) => {
+      const user = await requireUser(services, params.id);
+      const status = await resetTwoFactor(services, params.id);
+      audit({ eventType: "user.2fa.reset", organizationId: user.organizationId, targetType: "user", targetId: user.id, data: {} });
+      return { body: statusBody(status) };
+    },
+  }),
+];
+
+export const userRecoveryCodesOperations = [
+  operation({
+    method: "POST",
+    path: "/users/{id}/two-factor/recovery-codes",
+    operationId: "twoFactor.regenerateRecoveryCodes",
+    summary: "Replace the user's recovery codes with ten new ones, returned once",
+    tag: "two-factor",
+    permission: "admin:2fa:write",
+    params: IdParams,
+    response: z.object({ codes: z.array(z.string()) }),
+    handler: async ({ services, params, audit }) => {
+      const user = await requireUser(services, params.id);
+      try {
+        const codes = await regenerateRecoveryCodes(services, params.id);
+        audit({ eventType: "user.2fa.recovery_codes_regenerated", organizationId: user.organizationId, targetType: "user", targetId: user.id, data: {} });
+        return { body: { codes } };
+      } catch (error) {
+        if (error instanceof NotEnrolledError) throw conflict("not_enrolled", "The user has no TOTP; recovery codes come with a TOTP enrollment.");
+        throw error;
+      }
+    },
+  }),
+];
+
+export const organizationTwoFactorPolicyOperations = [
+  operation({
+    method: "GET",
+    path: "/organizations/{orgId}/two-factor-policy",
+    operationId: "twoFactor.getPolicy",
+    summary: "The organization's two-factor policy",
+    tag: "two-factor",
+    permission: "admin:org:read",
+    params: OrgParams,
+    response: PolicySchema,
+    etag: true,
+    handler: async ({ services, params }) => {
+      const policy = await getTwoFactorPolicy(services, params.orgId).catch(() => {
+        throw notFound("organization");
+      });
+      return { body: { organizationId: policy.organizationId, policy: policy.policy }, version: policy.version };
+    },
+  }),
+  operation({
+    method: "PUT",
+    path: "/organizations/{orgId}/two-factor-policy",
+    operationId: "twoFactor.setPolicy",
+    summary: "Set the organization's two-factor policy (If-Match guards against lost updates)",
+    tag: "two-factor",
+    permission: "admin:org:update",
+    params: OrgParams,
+    body: z.object({ policy: z.enum(TWO_FACTOR_POLICIES) }).strict(),
+    response: PolicySchema,
+    etag: true,
+    handler: async ({ services, params, body, ifMatch, audit }) => {
+      const exists = await services.db.prisma.organization.findUnique({ where: { id: params.orgId }, select: { id: true } });
+      if (!exists) throw notFound("organization");
+      try {
+        const result = await setTwoFactorPolicy(services, {
+          organizationId: params.orgId,
+          policy: body.policy,
+          ...(ifMatch !== undefined ? { expectedVersion: ifMatch } : {}),
+        });
+        audit({ eventType: "organization.2fa_policy.updated", organizationId: params.orgId, targetType: "organization", targetId: params.orgId, data: { change: body } });
+        return { body: { organizationId: result.organizationId, policy: result.policy }, version: result.version };
+      } catch (error) {
+        if (error instanceof StaleVersionError) throw staleEtag();
+        throw error;
+      }
+    },
+  }),
+];
+
+export const twoFactorSummaryOperations = [
+  operation({
+    method: "GET",
+    path: "/two-factor/summary",
+    operationId: "twoFactor.getSummary",
+    summary: "Two-factor adoption per method per organization",
+    tag: "two-factor",
+    permission: "admin:2fa:read",
+    response: z.object({
+      data: z.array(
+        z.object({
+          organizationId: z.uuid(),
+          slug: z.string(),
+          policy: z.string(),
+          users: z.number().int(),
+          byMethod: z.object({ totp: z.number().int(), email: z.number().int(), recoveryCodes: z.number().int() }),
+        }),
+      ),
+    }),
+    handler: async ({ services }) => ({ body: { data: await getTwoFactorSummary(services) } }),
+  }),
+];

@@ -1,0 +1,394 @@
+import { z } from "zod";
+import {
+  InvitationOutcomeSchema,
+  InvitationPreviewSchema,
+  InviteSchema,
+  SetPasswordSchema,
+  UserCreateSchema,
+  UserExportSchema,
+  UserSchema,
+  UserUpdateSchema,
+  USER_STATUS_VALUES,
+} from "~/schemas/user";
+import type { User as UserRow } from "~/generated/prisma/client";
+import { auditHistory } from "../http/history";
+import { HistoryEntrySchema, historyOf, pageOf } from "../http/openapi-shapes";
+import { HistoryQuerySchema, ListQuerySchema, MAX_PAGE_SIZE } from "../http/pagination";
+import { IdParams, operation, type OperationContext } from "../http/route";
+import {
+  activateUser,
+  clearPassword,
+  createUser,
+  deactivateUser,
+  deleteUser,
+  exportUser,
+  getUser,
+  invite,
+  invitePreview,
+  listUsers,
+  setPassword,
+  toUser,
+  updateUser,
+  verifyEmail,
+} from "../users/service";
+
+/** User operations of the Admin API: organization-scoped (/organizations/{orgId}/users…) and by id (/users/{id}…). */
+const uuid = () => z.uuid({ message: "must be a UUID" });
+const OrgParams = z.object({ orgId: uuid() });
+const OrgUserParams = z.object({ orgId: uuid(), userId: uuid() });
+const NoQuery = z.object({}).strict();
+
+const ListQuery = ListQuerySchema.extend({
+  q: z.string().trim().max(200, "must have at most 200 characters").optional(),
+  status: z.enum(USER_STATUS_VALUES).optional(),
+  sort: z.enum(["createdAt", "email", "familyName", "lastLoginAt"]).optional(),
+}).strict();
+
+type Audit = OperationContext<unknown, unknown, unknown>["audit"];
+
+function auditUser(audit: Audit, eventType: string, user: UserRow, change: Record<string, unknown> = {}) {
+  audit({ eventType, organizationId: user.organizationId, targetType: "user", targetId: user.id, data: { change } });
+}
+
+/** The state operations shared by both path shapes. */
+const stateChanges = {
+  activate: { summary: "Activate the user (also lifts a running lockout)", event: "user.activated" },
+  deactivate: { summary: "Deactivate the user; their sessions and tokens end at once", event: "user.deactivated" },
+  verifyEmail: { summary: "Mark the user's email address as verified", event: "user.email_verified" },
+} as const;
+
+type StateChange = keyof typeof stateChanges;
+
+function runStateChange(kind: StateChange, ctx: Pick<OperationContext<unknown, unknown, unknown>, "services" | "admin" | "ifMatch">, user: UserRow) {
+  switch (kind) {
+    case "activate":
+      return activateUser(ctx.services, user, ctx.ifMatch);
+    case "deactivate":
+      return deactivateUser(ctx.services, user, ctx.admin.id, ctx.ifMatch);
+    case "verifyEmail":
+      return verifyEmail(ctx.services, user, ctx.ifMatch);
+  }
+}
+
+const stateChangeBody: Record<StateChange, Record<string, unknown>> = {
+  activate: { status: "active", lockedUntil: null },
+  deactivate: { status: "inactive" },
+  verifyEmail: { emailVerified: true },
+};
+
+function orgStateOperation(kind: StateChange, segment: string) {
+  return operation({
+    method: "POST",
+    path: `/organizations/{orgId}/users/{userId}/${segment}`,
+    operationId: `users.${kind}`,
+    summary: stateChanges[kind].summary,
+    tag: "users",
+    permission: "admin:user:write",
+    query: NoQuery,
+    params: OrgUserParams,
+    response: UserSchema,
+    handler: async (ctx) => {
+      const row = await runStateChange(kind, ctx, await getUser(ctx.services, ctx.params.userId, ctx.params.orgId));
+      auditUser(ctx.audit, stateChanges[kind].event, row, stateChangeBody[kind]);
+      return { body: toUser(row) };
+    },
+  });
+}
+
+function byIdStateOperation(kind: StateChange, segment: string) {
+  return operation({
+    method: "POST",
+    path: `/users/{id}/${segment}`,
+    operationId: `usersById.${kind}`,
+    summary: stateChanges[kind].summary,
+    tag: "users",
+    permission: "admin:user:write",
+    query: NoQuery,
+    params: IdParams,
+    response: UserSchema,
+    handler: async (ctx) => {
+      const row = await runStateChange(kind, ctx, await getUser(ctx.services, ctx.params.id));
+      auditUser(ctx.audit, stateChanges[kind].event, row, stateChangeBody[kind]);
+      return { body: toUser(row) };
+    },
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Organization-scoped
+
+/** api.admin.organizations_.$orgId_.users */
+export const orgUsersOperations = [
+  operation({
+    method: "GET",
+    path: "/organizations/{orgId}/users",
+    operationId: "users.list",
+    summary: "List the organization's users (offset or cursor paging, search q on email and name, status filter, sorting)",
+    tag: "users",
+    permission: "admin:user:read",
+    params: OrgParams,
+    query: ListQuery,
+    response: pageOf(UserSchema),
+    handler: async ({ services, params, query }) => ({ body: await listUsers(services, params.orgId, query) }),
+  }),
+  operation({
+    method: "POST",
+    path: "/organizations/{orgId}/users",
+    operationId: "users.create",
+    summary: "Create a user; a password must satisfy the password policy (NIST SP 800-63B)",
+    tag: "users",
+    permission: "admin:user:write",
+    query: NoQuery,
+    params: OrgParams,
+    body: UserCreateSchema,
+    response: UserSchema,
+    successStatus: 201,
+    etag: true,
+    handler: async ({ services, params, body, audit }) => {
+      const row = await createUser(services, params.orgId, body);
+      const { password: _password, ...change } = body;
+      auditUser(audit, "user.created", row, { ...change, hasPassword: row.passwordHash !== null });
+      return { body: toUser(row), version: row.version };
+    },
+  }),
+];
+
+/** api.admin.organizations_.$orgId_.users_.invite */
+export const orgUsersInviteOperations = [
+  operation({
+    method: "POST",
+    path: "/organizations/{orgId}/users/invite",
+    operationId: "users.invite",
+    summary: "Invite someone by email; the account is created when they accept (409 when the user exists)",
+    tag: "users",
+    permission: "admin:user:write",
+    query: NoQuery,
+    params: OrgParams,
+    body: InviteSchema,
+    response: InvitationOutcomeSchema,
+    successStatus: 201,
+    handler: async ({ services, params, body, admin, audit }) => {
+      const outcome = await invite(services, params.orgId, body, admin.email);
+      audit({
+        eventType: "user.invited",
+        organizationId: params.orgId,
+        targetType: "invitation",
+        targetId: outcome.invitationId,
+        data: { change: { email: outcome.email, roles: body.roles ?? [], invitationSent: outcome.invitationSent } },
+      });
+      return {
+        body: { invitationId: outcome.invitationId, email: outcome.email, invitationSent: outcome.invitationSent, expiresAt: outcome.expiresAt.toISOString() },
+      };
+    },
+  }),
+];
+
+/** api.admin.organizations_.$orgId_.users_.invite_.preview */
+export const orgUsersInvitePreviewOperations = [
+  operation({
+    method: "POST",
+    path: "/organizations/{orgId}/users/invite/preview",
+    operationId: "users.invitePreview",
+    summary: "Render the invitation mail without sending it or storing an invitation",
+    tag: "users",
+    permission: "admin:user:write",
+    query: NoQuery,
+    params: OrgParams,
+    body: InviteSchema,
+    response: InvitationPreviewSchema,
+    handler: async ({ services, params, body, admin, audit }) => {
+      const preview = await invitePreview(services, params.orgId, body, admin.email);
+      // Nothing changes; the record says who rendered which mail.
+      audit({ eventType: "user.invitation_previewed", organizationId: params.orgId, targetType: "organization", targetId: params.orgId, data: { change: {}, email: preview.to } });
+      return { body: preview };
+    },
+  }),
+];
+
+/** api.admin.organizations_.$orgId_.users_.$userId */
+export const orgUserOperations = [
+  operation({
+    method: "GET",
+    path: "/organizations/{orgId}/users/{userId}",
+    operationId: "users.get",
+    summary: "Get a user of the organization",
+    tag: "users",
+    permission: "admin:user:read",
+    query: NoQuery,
+    params: OrgUserParams,
+    response: UserSchema,
+    etag: true,
+    handler: async ({ services, params }) => {
+      const row = await getUser(services, params.userId, params.orgId);
+      return { body: toUser(row), version: row.version };
+    },
+  }),
+  operation({
+    method: "DELETE",
+    path: "/organizations/{orgId}/users/{userId}",
+    operationId: "users.delete",
+    summary: "Delete the user with everything Porta holds for them except the audit trail; their sessions end",
+    tag: "users",
+    permission: "admin:user:write",
+    query: NoQuery,
+    params: OrgUserParams,
+    successStatus: 204,
+    handler: async ({ services, params, admin, ifMatch, audit }) => {
+      const user = await getUser(services, params.userId, params.orgId);
+      await deleteUser(services, user, admin.id, ifMatch);
+      auditUser(audit, "user.deleted", user, { email: user.email });
+      return {};
+    },
+  }),
+];
+
+/** api.admin.organizations_.$orgId_.users_.$userId_.password */
+export const orgUserPasswordOperations = [
+  operation({
+    method: "PUT",
+    path: "/organizations/{orgId}/users/{userId}/password",
+    operationId: "users.setPassword",
+    summary: "Set the user's password (password policy applies); their sessions end",
+    tag: "users",
+    permission: "admin:user:write",
+    query: NoQuery,
+    params: OrgUserParams,
+    body: SetPasswordSchema,
+    response: UserSchema,
+    handler: async ({ services, params, body, ifMatch, audit }) => {
+      const row = await setPassword(services, await getUser(services, params.userId, params.orgId), body.password, ifMatch);
+      auditUser(audit, "user.password_set", row, { hasPassword: true });
+      return { body: toUser(row) };
+    },
+  }),
+  operation({
+    method: "DELETE",
+    path: "/organizations/{orgId}/users/{userId}/password",
+    operationId: "users.clearPassword",
+    summary: "Remove the user's password (they sign in by magic link or reset); their sessions end",
+    tag: "users",
+    permission: "admin:user:write",
+    query: NoQuery,
+    params: OrgUserParams,
+    response: UserSchema,
+    handler: async ({ services, params, ifMatch, audit }) => {
+      const row = await clearPassword(services, await getUser(services, params.userId, params.orgId), ifMatch);
+      auditUser(audit, "user.password_cleared", row, { hasPassword: false });
+      return { body: toUser(row) };
+    },
+  }),
+];
+
+/** api.admin.organizations_.$orgId_.users_.$userId_.verify-email */
+export const orgUserVerifyEmailOperations = [orgStateOperation("verifyEmail", "verify-email")];
+/** api.admin.organizations_.$orgId_.users_.$userId_.activate */
+export const orgUserActivateOperations = [orgStateOperation("activate", "activate")];
+/** api.admin.organizations_.$orgId_.users_.$userId_.deactivate */
+export const orgUserDeactivateOperations = [orgStateOperation("deactivate", "deactivate")];
+
+/** api.admin.organizations_.$orgId_.users_.$userId_.export */
+export const orgUserExportOperations = [
+  operation({
+    method: "GET",
+    path: "/organizations/{orgId}/users/{userId}/export",
+    operationId: "users.exportData",
+    summary: "Everything Porta holds about the user (profile, roles, claim values, 2FA state, audit entries); never a hash or token",
+    tag: "users",
+    permission: "admin:user:read",
+    query: NoQuery,
+    params: OrgUserParams,
+    response: UserExportSchema,
+    handler: async ({ services, params, audit }) => {
+      const user = await getUser(services, params.userId, params.orgId);
+      const body = await exportUser(services, user);
+      audit({ eventType: "user.exported", organizationId: user.organizationId, targetType: "user", targetId: user.id, data: {} });
+      return { body };
+    },
+  }),
+];
+
+/** api.admin.organizations_.$orgId_.users_.$userId_.history */
+export const orgUserHistoryOperations = [
+  operation({
+    method: "GET",
+    path: "/organizations/{orgId}/users/{userId}/history",
+    operationId: "users.getHistory",
+    summary: "The user's history (changes and sign-ins), newest first",
+    tag: "users",
+    permission: "admin:user:read",
+    params: OrgUserParams,
+    query: HistoryQuerySchema,
+    response: historyOf(HistoryEntrySchema),
+    handler: async ({ services, params, query }) => {
+      await getUser(services, params.userId, params.orgId);
+      return { body: await auditHistory(services.db.prisma, { targetType: "user", targetId: params.userId }, query) };
+    },
+  }),
+];
+
+// ---------------------------------------------------------------------------------------------
+// By id
+
+/** api.admin.users_.$id */
+export const userByIdOperations = [
+  operation({
+    method: "GET",
+    path: "/users/{id}",
+    operationId: "usersById.get",
+    summary: "Get a user by id, whatever their organization",
+    tag: "users",
+    permission: "admin:user:read",
+    query: NoQuery,
+    params: IdParams,
+    response: UserSchema,
+    etag: true,
+    handler: async ({ services, params }) => {
+      const row = await getUser(services, params.id);
+      return { body: toUser(row), version: row.version };
+    },
+  }),
+  operation({
+    method: "PUT",
+    path: "/users/{id}",
+    operationId: "usersById.update",
+    summary: "Update a user's profile (email unique per organization; a new email is unverified unless emailVerified is sent); If-Match guards against lost updates",
+    tag: "users",
+    permission: "admin:user:write",
+    query: NoQuery,
+    params: IdParams,
+    body: UserUpdateSchema,
+    response: UserSchema,
+    etag: true,
+    handler: async ({ services, params, body, ifMatch, audit }) => {
+      const row = await updateUser(services, params.id, body, ifMatch);
+      auditUser(audit, "user.updated", row, body);
+      return { body: toUser(row), version: row.version };
+    },
+  }),
+];
+
+/** api.admin.users_.$id_.activate */
+export const userByIdActivateOperations = [byIdStateOperation("activate", "activate")];
+/** api.admin.users_.$id_.deactivate */
+export const userByIdDeactivateOperations = [byIdStateOperation("deactivate", "deactivate")];
+/** api.admin.users_.$id_.verify-email */
+export const userByIdVerifyEmailOperations = [byIdStateOperation("verifyEmail", "verify-email")];
+
+/** api.admin.users_.$id_.history */
+export const userByIdHistoryOperations = [
+  operation({
+    method: "GET",
+    path: "/users/{id}/history",
+    operationId: "usersById.getHistory",
+    summary: `The user's history, newest first (no parameters: the latest ${MAX_PAGE_SIZE} entries)`,
+    tag: "users",
+    permission: "admin:user:read",
+    params: IdParams,
+    query: NoQuery,
+    response: historyOf(HistoryEntrySchema),
+    handler: async ({ services, params }) => {
+      await getUser(services, params.id);
+      return { body: await auditHistory(services.db.prisma, { targetType: "user", targetId: params.id }, { limit: MAX_PAGE_SIZE }) };
+    },
+  }),
+];

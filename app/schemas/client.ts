@@ -1,0 +1,179 @@
+import { z } from "zod";
+import { LOGIN_METHOD_VALUES, LoginMethodsSchema } from "./organization";
+
+/** Client shapes shared by the Admin API, its OpenAPI document and the console. */
+export const CLIENT_TYPE_VALUES = ["confidential", "public"] as const;
+export const CLIENT_APPLICATION_TYPE_VALUES = ["web", "native"] as const;
+export const CLIENT_GRANT_TYPE_VALUES = ["authorization_code", "refresh_token", "client_credentials"] as const;
+export const CLIENT_STATUS_VALUES = ["active", "inactive"] as const;
+export const SECRET_STATUS_VALUES = ["active", "revoked"] as const;
+
+export type ClientType = (typeof CLIENT_TYPE_VALUES)[number];
+
+/** The client's token endpoint authentication follows from its type. */
+export const authMethodOf = (type: ClientType) => (type === "confidential" ? "client_secret_basic" : "none");
+export const clientTypeOf = (tokenEndpointAuthMethod: string): ClientType => (tokenEndpointAuthMethod === "none" ? "public" : "confidential");
+
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+const FORBIDDEN_SCHEMES = new Set(["javascript:", "vbscript:", "data:", "blob:", "file:", "about:"]);
+const MAX_URIS = 20;
+
+const UriSchema = z
+  .string()
+  .max(2000, "must have at most 2000 characters")
+  .refine((value) => URL.canParse(value), "must be an absolute URL")
+  .refine((value) => !value.includes("#"), "must not contain a fragment")
+  .refine((value) => !URL.canParse(value) || !FORBIDDEN_SCHEMES.has(new URL(value).protocol), "uses a forbidden URL scheme");
+
+const UrisSchema = z
+  .array(UriSchema)
+  .max(MAX_URIS, `must have at most ${MAX_URIS} entries`)
+  .refine((a) => new Set(a).size === a.length, "must not repeat a URI");
+
+const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]{1,100}$/;
+
+/** Space-separated scope tokens (RFC 6749 §3.3), normalized to single spaces, without repeats. */
+export const ScopeSchema = z
+  .string()
+  .max(1000, "must have at most 1000 characters")
+  .transform((value) => value.trim().split(/\s+/).filter(Boolean))
+  .refine((tokens) => tokens.length > 0, "must name at least one scope")
+  .refine((tokens) => tokens.every((t) => SCOPE_TOKEN.test(t)), "must be space-separated scope tokens")
+  .refine((tokens) => new Set(tokens).size === tokens.length, "must not repeat a scope")
+  .transform((tokens) => tokens.join(" "));
+
+const GrantTypesSchema = z
+  .array(z.enum(CLIENT_GRANT_TYPE_VALUES))
+  .min(1, "needs at least one grant type")
+  .max(CLIENT_GRANT_TYPE_VALUES.length)
+  .refine((a) => new Set(a).size === a.length, "must not repeat a grant type");
+
+const ClientNameSchema = z.string().trim().min(1, "must not be empty").max(200, "must have at most 200 characters");
+
+export const ClientSchema = z.object({
+  id: z.string(),
+  organizationId: z.uuid(),
+  applicationId: z.uuid().nullable(),
+  name: z.string(),
+  clientType: z.enum(CLIENT_TYPE_VALUES),
+  applicationType: z.enum(CLIENT_APPLICATION_TYPE_VALUES),
+  tokenEndpointAuthMethod: z.string(),
+  redirectUris: z.array(z.string()),
+  postLogoutRedirectUris: z.array(z.string()),
+  grantTypes: z.array(z.enum(CLIENT_GRANT_TYPE_VALUES)),
+  scope: z.string(),
+  /** The client's override; null when the client inherits the organization's defaultLoginMethods. */
+  loginMethods: z.array(z.enum(LOGIN_METHOD_VALUES)).nullable(),
+  effectiveLoginMethods: z.array(z.enum(LOGIN_METHOD_VALUES)),
+  status: z.enum(CLIENT_STATUS_VALUES),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+});
+
+/** A newly generated secret: its value appears in this one response and never again. */
+export const NewSecretSchema = z.object({ id: z.uuid(), value: z.string(), hint: z.string() });
+
+export const CreatedClientSchema = ClientSchema.extend({ secret: NewSecretSchema.optional() });
+
+export const ClientCreateSchema = z
+  .object({
+    organizationId: z.uuid({ message: "must be a UUID" }),
+    applicationId: z.uuid({ message: "must be a UUID" }).nullable().optional(),
+    name: ClientNameSchema,
+    clientType: z.enum(CLIENT_TYPE_VALUES),
+    applicationType: z.enum(CLIENT_APPLICATION_TYPE_VALUES).default("web"),
+    redirectUris: UrisSchema.default([]),
+    postLogoutRedirectUris: UrisSchema.default([]),
+    grantTypes: GrantTypesSchema.default(["authorization_code", "refresh_token"]),
+    scope: ScopeSchema.default("openid profile email offline_access"),
+    loginMethods: LoginMethodsSchema.optional(),
+  })
+  .strict();
+
+export const ClientUpdateSchema = z
+  .object({
+    applicationId: z.uuid({ message: "must be a UUID" }).nullable().optional(),
+    name: ClientNameSchema.optional(),
+    applicationType: z.enum(CLIENT_APPLICATION_TYPE_VALUES).optional(),
+    redirectUris: UrisSchema.optional(),
+    postLogoutRedirectUris: UrisSchema.optional(),
+    grantTypes: GrantTypesSchema.optional(),
+    scope: ScopeSchema.optional(),
+    /** null clears the override (the client inherits the organization's default). */
+    loginMethods: LoginMethodsSchema.nullable().optional(),
+  })
+  .strict();
+
+export const LoginMethodsBodySchema = z.object({ loginMethods: LoginMethodsSchema }).strict();
+
+export const ClientSecretSchema = z.object({
+  id: z.uuid(),
+  hint: z.string(),
+  label: z.string().nullable(),
+  status: z.enum(SECRET_STATUS_VALUES),
+  createdAt: z.iso.datetime(),
+  expiresAt: z.iso.datetime().nullable(),
+  revokedAt: z.iso.datetime().nullable(),
+});
+
+export const SecretCreateSchema = z
+  .object({
+    label: z.string().trim().min(1, "must not be empty").max(100, "must have at most 100 characters").optional(),
+    expiresAt: z.iso
+      .datetime({ offset: true, message: "must be an ISO 8601 date-time" })
+      .refine((value) => Date.parse(value) > Date.now(), "must lie in the future")
+      .optional(),
+  })
+  .strict()
+  .optional();
+
+export type Client = z.infer<typeof ClientSchema>;
+export type ClientCreate = z.infer<typeof ClientCreateSchema>;
+export type ClientUpdate = z.infer<typeof ClientUpdateSchema>;
+export type ClientSecret = z.infer<typeof ClientSecretSchema>;
+export type SecretCreate = z.infer<typeof SecretCreateSchema>;
+
+/** The settings whose combination must make sense, whatever the request changed. */
+export interface ClientSettings {
+  clientType: ClientType;
+  applicationType: "web" | "native";
+  redirectUris: string[];
+  postLogoutRedirectUris: string[];
+  grantTypes: string[];
+  scope: string;
+}
+
+function uriProblem(uri: string, applicationType: "web" | "native"): string | undefined {
+  const { protocol, hostname } = new URL(uri);
+  const loopback = LOOPBACK_HOSTS.has(hostname);
+  if (applicationType === "web") {
+    if (protocol === "https:") return undefined;
+    if (protocol === "http:" && loopback) return undefined;
+    return "must use https (http only for localhost) in a web client";
+  }
+  if (protocol === "http:" && !loopback) return "may use http only with a loopback host (localhost, 127.0.0.1, [::1]) in a native client";
+  if (protocol === "https:" && loopback) return "must not use https with a loopback host in a native client";
+  return undefined;
+}
+
+/**
+ * The rules that tie a client's fields together (they hold for the stored client after every
+ * create and update, so the OIDC layer never meets metadata it would refuse).
+ */
+export function clientSettingsProblems(client: ClientSettings): Array<{ field: string; message: string }> {
+  const problems: Array<{ field: string; message: string }> = [];
+  const codeFlow = client.grantTypes.includes("authorization_code");
+  for (const field of ["redirectUris", "postLogoutRedirectUris"] as const) {
+    client[field].forEach((uri, index) => {
+      const problem = uriProblem(uri, client.applicationType);
+      if (problem) problems.push({ field: `${field}.${index}`, message: problem });
+    });
+  }
+  if (codeFlow && client.redirectUris.length === 0) problems.push({ field: "redirectUris", message: "needs at least one URI for authorization_code" });
+  if (client.grantTypes.includes("refresh_token") && !codeFlow) problems.push({ field: "grantTypes", message: "refresh_token needs authorization_code" });
+  if (client.grantTypes.includes("client_credentials") && client.clientType === "public") {
+    problems.push({ field: "grantTypes", message: "client_credentials needs a confidential client" });
+  }
+  if (codeFlow && !client.scope.split(" ").includes("openid")) problems.push({ field: "scope", message: "must include openid for authorization_code" });
+  return problems;
+}

@@ -1,0 +1,78 @@
+import { z } from "zod";
+
+/** Roles, permissions and role assignments of an organization (Admin API and console). */
+const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
+
+export const RbacNameSchema = z
+  .string()
+  .trim()
+  .min(1, "must not be empty")
+  .max(100, "must have at most 100 characters")
+  .regex(NAME_PATTERN, "may contain letters, digits and _ . : - only, starting with a letter or digit");
+
+const DescriptionSchema = z.string().trim().max(500, "must have at most 500 characters");
+
+export const PermissionSchema = z.object({
+  id: z.uuid(),
+  organizationId: z.uuid(),
+  name: z.string(),
+  description: z.string().nullable(),
+  createdAt: z.iso.datetime(),
+});
+
+export const RoleSchema = z.object({
+  id: z.uuid(),
+  organizationId: z.uuid(),
+  name: z.string(),
+  description: z.string().nullable(),
+  permissions: z.array(z.object({ id: z.uuid(), name: z.string() })),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+});
+
+export const RoleCreateSchema = z
+  .object({
+    organizationId: z.uuid({ message: "must be a UUID" }),
+    name: RbacNameSchema,
+    description: DescriptionSchema.optional(),
+    /** Ids of permissions of the same organization. */
+    permissionIds: z.array(z.uuid({ message: "must be a UUID" })).max(500).optional(),
+  })
+  .strict();
+
+export const RoleUpdateSchema = z
+  .object({
+    name: RbacNameSchema.optional(),
+    description: DescriptionSchema.nullable().optional(),
+  })
+  .strict();
+
+export const PermissionCreateSchema = z
+  .object({
+    organizationId: z.uuid({ message: "must be a UUID" }),
+    name: RbacNameSchema,
+    description: DescriptionSchema.optional(),
+  })
+  .strict();
+
+export const UserRoleSchema = z.object({
+  id: z.uuid(),
+  organizationId: z.uuid(),
+  name: z.string(),
+  description: z.string().nullable(),
+  assignedAt: z.iso.datetime(),
+});
+
+export const EffectivePermissionsSchema = z.object({
+  userId: z.uuid(),
+  organizationId: z.uuid(),
+  roles: z.array(z.string()),
+  permissions: z.array(z.object({ id: z.uuid(), name: z.string(), description: z.string().nullable(), grantedBy: z.array(z.string()) })),
+});
+
+export type Permission = z.infer<typeof PermissionSchema>;
+export type Role = z.infer<typeof RoleSchema>;
+export type RoleCreate = z.infer<typeof RoleCreateSchema>;
+export type RoleUpdate = z.infer<typeof RoleUpdateSchema>;
+export type PermissionCreate = z.infer<typeof PermissionCreateSchema>;
+export type UserRole = z.infer<typeof UserRoleSchema>;

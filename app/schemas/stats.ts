@@ -1,0 +1,29 @@
+import { z } from "zod";
+
+/** The system-wide statistics overview of the Admin API. */
+const LoginWindowSchema = z.object({
+  total: z.number().int(),
+  /** Successful logins per primary method (`password`, `magic_link`). */
+  byMethod: z.record(z.string(), z.number().int()),
+});
+
+export const StatsOverviewSchema = z.object({
+  generatedAt: z.iso.datetime(),
+  organizations: z.object({
+    total: z.number().int(),
+    byStatus: z.object({ active: z.number().int(), suspended: z.number().int(), deleted: z.number().int() }),
+  }),
+  /** Users of organizations that are not deleted. */
+  users: z.object({ total: z.number().int(), active: z.number().int(), inactive: z.number().int(), locked: z.number().int() }),
+  logins: z.object({ last24h: LoginWindowSchema, last7d: LoginWindowSchema }),
+  twoFactor: z.object({
+    totpEnrolled: z.number().int(),
+    emailOtpEnabled: z.number().int(),
+    /** Users with at least one second factor. */
+    anyEnrolled: z.number().int(),
+    /** anyEnrolled / users.total, 0 without users. */
+    adoptionRate: z.number(),
+  }),
+});
+
+export type StatsOverview = z.infer<typeof StatsOverviewSchema>;

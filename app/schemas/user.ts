@@ -1,0 +1,122 @@
+import { z } from "zod";
+import { SUPPORTED_LANGUAGES } from "~/i18n/config";
+
+/** User shapes shared by the Admin API, its OpenAPI document and the console. Never a password hash. */
+export const USER_STATUS_VALUES = ["active", "inactive"] as const;
+
+/** Email addresses are stored lower-case (the column is citext as a second guard). */
+export const EmailSchema = z
+  .string()
+  .trim()
+  .max(254, "must have at most 254 characters")
+  .toLowerCase()
+  .pipe(z.email({ message: "must be an email address" }));
+
+const PersonNameSchema = z.string().trim().min(1, "must not be empty").max(200, "must have at most 200 characters");
+export const UserLocaleSchema = z.enum(SUPPORTED_LANGUAGES);
+/** The policy (checkNewPassword) decides; this bound only keeps absurd input away from it. */
+export const NewPasswordSchema = z.string().max(4096, "must have at most 4096 characters");
+
+export const UserSchema = z.object({
+  id: z.uuid(),
+  organizationId: z.uuid(),
+  email: z.string(),
+  givenName: z.string().nullable(),
+  familyName: z.string().nullable(),
+  emailVerified: z.boolean(),
+  status: z.enum(USER_STATUS_VALUES),
+  locale: z.string().nullable(),
+  hasPassword: z.boolean(),
+  lockedUntil: z.iso.datetime().nullable(),
+  lastLoginAt: z.iso.datetime().nullable(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+});
+
+export const UserCreateSchema = z
+  .object({
+    /** Optional: the path names the organization; when sent it must agree. */
+    organizationId: z.uuid({ message: "must be a UUID" }).optional(),
+    email: EmailSchema,
+    givenName: PersonNameSchema.optional(),
+    familyName: PersonNameSchema.optional(),
+    password: NewPasswordSchema.optional(),
+    emailVerified: z.boolean().optional(),
+    locale: UserLocaleSchema.optional(),
+  })
+  .strict();
+
+/** Fields an administrator may change; null clears a name or the locale. */
+export const UserUpdateSchema = z
+  .object({
+    email: EmailSchema.optional(),
+    givenName: PersonNameSchema.nullable().optional(),
+    familyName: PersonNameSchema.nullable().optional(),
+    emailVerified: z.boolean().optional(),
+    locale: UserLocaleSchema.nullable().optional(),
+  })
+  .strict();
+
+export const SetPasswordSchema = z.object({ password: NewPasswordSchema }).strict();
+
+const RoleNameRef = z.string().trim().min(1).max(100, "must have at most 100 characters");
+
+export const InviteSchema = z
+  .object({
+    organizationId: z.uuid({ message: "must be a UUID" }).optional(),
+    email: EmailSchema,
+    givenName: PersonNameSchema.optional(),
+    familyName: PersonNameSchema.optional(),
+    /** Names of roles of the organization, granted when the invitation is accepted. */
+    roles: z.array(RoleNameRef).max(50, "must name at most 50 roles").optional(),
+    /** Language of the invitation mail and the new account. */
+    locale: UserLocaleSchema.optional(),
+  })
+  .strict();
+
+export const InvitationOutcomeSchema = z.object({
+  invitationId: z.uuid(),
+  email: z.string(),
+  invitationSent: z.boolean(),
+  expiresAt: z.iso.datetime(),
+});
+
+export const InvitationPreviewSchema = z.object({ to: z.string(), subject: z.string(), html: z.string(), text: z.string() });
+
+export const UserExportSchema = z.object({
+  exportedAt: z.iso.datetime(),
+  user: UserSchema,
+  organization: z.object({ id: z.uuid(), slug: z.string(), name: z.string() }),
+  roles: z.array(z.object({ id: z.uuid(), name: z.string(), description: z.string().nullable(), assignedAt: z.iso.datetime() })),
+  permissions: z.array(z.string()),
+  claimValues: z.array(
+    z.object({ claimId: z.uuid(), claimName: z.string(), claimType: z.string(), applicationId: z.uuid(), applicationName: z.string(), value: z.unknown(), updatedAt: z.iso.datetime() }),
+  ),
+  twoFactor: z.object({
+    totp: z.object({ status: z.enum(["none", "pending", "enrolled"]), enrolledAt: z.iso.datetime().nullable() }),
+    emailOtpEnabled: z.boolean(),
+    recoveryCodes: z.object({ total: z.number().int(), remaining: z.number().int() }),
+  }),
+  invitations: z.array(z.object({ id: z.uuid(), createdAt: z.iso.datetime(), acceptedAt: z.iso.datetime().nullable(), roles: z.array(z.string()) })),
+  tokens: z.array(z.object({ model: z.string(), createdAt: z.iso.datetime(), expiresAt: z.iso.datetime().nullable() })),
+  auditEntries: z.array(
+    z.object({
+      id: z.uuid(),
+      createdAt: z.iso.datetime(),
+      eventType: z.string(),
+      actorType: z.string(),
+      actorId: z.string().nullable(),
+      targetType: z.string().nullable(),
+      targetId: z.string().nullable(),
+      ip: z.string().nullable(),
+      data: z.unknown(),
+    }),
+  ),
+  auditEntriesTruncated: z.boolean(),
+});
+
+export type User = z.infer<typeof UserSchema>;
+export type UserCreate = z.infer<typeof UserCreateSchema>;
+export type UserUpdate = z.infer<typeof UserUpdateSchema>;
+export type Invite = z.infer<typeof InviteSchema>;
+export type UserExport = z.infer<typeof UserExportSchema>;
