@@ -17,6 +17,7 @@ import { createTokenMint, type TokenMint } from "./crypto/tokens";
 import { createOtpMint, type OtpMint } from "./auth/two-factor/email-otp";
 import { registerJobHandlers } from "./jobs/handlers";
 import { createJobQueue, type JobQueue, type QueueSettings } from "./jobs/queue";
+import { createSettings, type Settings } from "./settings/settings";
 import { createMailer, type Mailer } from "./mail/mailer";
 import { createKeyService, type KeyService } from "./oidc/keys";
 import { MAX_SIGNED_TOKEN_LIFETIME } from "./oidc/lifetimes";
@@ -43,6 +44,7 @@ export interface Services {
   tokens: TokenMint;
   otp: OtpMint;
   jobs: JobQueue;
+  settings: Settings;
   close(): Promise<void>;
 }
 
@@ -77,10 +79,11 @@ export async function createServices(config: Config, logger: Logger, options: Cr
 
   // Key changes reach every provider through the registry, which itself needs the keys.
   const registryRef: { current?: ProviderRegistry } = {};
+  const settings = createSettings(db.prisma);
   const keys = createKeyService({
     prisma: db.prisma,
     encrypter,
-    maxSignedTokenLifetimeSeconds: () => MAX_SIGNED_TOKEN_LIFETIME,
+    maxSignedTokenLifetimeSeconds: async () => Math.max(MAX_SIGNED_TOKEN_LIFETIME, await settings.get("tokens.accessTokenTtlSeconds")),
     onChange: async () => registryRef.current?.invalidate("*"),
   });
   await keys.ensureActiveKey();
@@ -92,6 +95,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     keys,
     encryptionKey,
     logger,
+    settings,
   });
   registryRef.current = oidc;
 
@@ -126,6 +130,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     mailer,
     tokens: createTokenMint(encryptionKey),
     otp: createOtpMint(encryptionKey),
+    settings,
     jobs,
     async close() {
       clearInterval(sweeper);

@@ -3,7 +3,6 @@ import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { AuthCard, Field, FormMessage } from "~/components/auth-card";
 import { GateRefusalPage } from "~/components/gate-refusal";
-import { EMAIL_OTP_TTL_MINUTES } from "~/.server/auth/two-factor/email-otp";
 import { clearPending, loadPending, savePending } from "~/.server/auth/two-factor/pending";
 import { issueEmailOtp, verifySecondFactor, type VerifyMethod } from "~/.server/auth/two-factor/service";
 import { interactionHeaders, loadInteractionPage, NO_STORE, requestMeta } from "~/.server/interaction/request";
@@ -23,7 +22,7 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const recovery = new URL(request.url).searchParams.get("method") === "recovery" && pending.plan.recovery;
   const view = recovery ? ("recovery" as const) : pending.chosen === null ? ("choose" as const) : pending.chosen;
   return data(
-    { view, ...loaded.frame, methods: pending.plan.methods, recoveryAvailable: pending.plan.recovery, minutes: EMAIL_OTP_TTL_MINUTES },
+    { view, ...loaded.frame, methods: pending.plan.methods, recoveryAvailable: pending.plan.recovery, minutes: await context.services.settings.get("auth.emailOtpTtlMinutes") },
     { headers: NO_STORE },
   );
 }

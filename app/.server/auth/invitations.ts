@@ -8,7 +8,6 @@ import { invalidateUser } from "../directory/users";
 import type { Services } from "../services";
 import { INVITATION_TTL_DAYS, invitationUrl } from "./email-links";
 import { checkNewPassword, type PasswordProblem } from "./password-policy";
-import { DEFAULT_MIN_PASSWORD_LENGTH } from "./password-reset";
 import { isSupportedLanguage, FALLBACK_LANGUAGE } from "~/i18n/config";
 
 /**
@@ -118,7 +117,7 @@ export async function acceptInvitation(
   if (!invitation) return { ok: false, reason: "invalid" };
   let passwordHash: string | null = null;
   if (input.password !== null) {
-    const check = checkNewPassword(input.password, { minLength: DEFAULT_MIN_PASSWORD_LENGTH, email: invitation.email });
+    const check = checkNewPassword(input.password, { minLength: await services.settings.get("auth.passwordMinLength"), email: invitation.email });
     if (!check.ok) return { ok: false, reason: "weak_password", problem: check.problem!, ...(check.limit ? { limit: check.limit } : {}) };
     passwordHash = await services.passwords.hash(input.password);
   }

@@ -1,5 +1,5 @@
 import { effectiveLoginMethods } from "./login-methods";
-import { MAGIC_LINK_TTL_MINUTES, magicLinkUrl } from "./email-links";
+import { magicLinkUrl } from "./email-links";
 import { getClientRecord } from "../directory/clients";
 import { getOrganizationBySlug } from "../directory/organizations";
 import type { JobContext, JobPayloads } from "../jobs/queue";
@@ -32,6 +32,7 @@ export async function sendMagicLinkJob(services: Services, data: JobPayloads["ma
   if (!user || user.status !== "active" || user.organization.status !== "active" || !data.interactionUid) return;
 
   const token = services.tokens.derive("magic-link", job.id);
+  const ttlMinutes = await services.settings.get("auth.magicLinkTtlMinutes");
   // Keyed by the job: a retry finds the same row and sends the same link again.
   await prisma.magicLinkToken.upsert({
     where: { jobId: job.id },
@@ -42,7 +43,7 @@ export async function sendMagicLinkJob(services: Services, data: JobPayloads["ma
       userId: user.id,
       interactionUid: data.interactionUid,
       clientId: data.clientId,
-      expiresAt: new Date(Date.now() + MAGIC_LINK_TTL_MINUTES * 60_000),
+      expiresAt: new Date(Date.now() + ttlMinutes * 60_000),
     },
     update: {},
   });
@@ -51,7 +52,7 @@ export async function sendMagicLinkJob(services: Services, data: JobPayloads["ma
     to: user.email,
     organization: user.organization,
     language: user.locale ?? data.language,
-    template: { kind: "magic-link", link, expiresMinutes: MAGIC_LINK_TTL_MINUTES },
+    template: { kind: "magic-link", link, expiresMinutes: ttlMinutes },
   });
   await services.audit.record({
     eventType: "auth.magic_link.sent",

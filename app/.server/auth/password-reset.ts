@@ -2,7 +2,7 @@ import { endUserSessions } from "../oidc/sessions";
 import type { JobContext, JobPayloads } from "../jobs/queue";
 import { sendBrandedEmail } from "../mail/send";
 import type { Services } from "../services";
-import { PASSWORD_RESET_TTL_MINUTES, passwordResetUrl } from "./email-links";
+import { passwordResetUrl } from "./email-links";
 import { checkNewPassword, type PasswordProblem } from "./password-policy";
 
 /**
@@ -38,6 +38,7 @@ export async function sendPasswordResetJob(services: Services, data: JobPayloads
   });
   if (!user || user.status !== "active" || user.organization.status !== "active" || !data.interactionUid) return;
   const token = services.tokens.derive("password-reset", job.id);
+  const ttlMinutes = await services.settings.get("auth.passwordResetTtlMinutes");
   await prisma.passwordResetToken.upsert({
     where: { jobId: job.id },
     create: {
@@ -46,7 +47,7 @@ export async function sendPasswordResetJob(services: Services, data: JobPayloads
       organizationId: user.organizationId,
       userId: user.id,
       interactionUid: data.interactionUid,
-      expiresAt: new Date(Date.now() + PASSWORD_RESET_TTL_MINUTES * 60_000),
+      expiresAt: new Date(Date.now() + ttlMinutes * 60_000),
     },
     update: {},
   });
@@ -57,7 +58,7 @@ export async function sendPasswordResetJob(services: Services, data: JobPayloads
     template: {
       kind: "password-reset",
       link: passwordResetUrl(services.config.baseUrl, { interactionUid: data.interactionUid, token }),
-      expiresMinutes: PASSWORD_RESET_TTL_MINUTES,
+      expiresMinutes: ttlMinutes,
     },
   });
 }
@@ -81,7 +82,7 @@ export async function completePasswordReset(
 ): Promise<ResetOutcome> {
   const row = await findUsableResetToken(services, input.organizationId, input.token);
   if (!row) return { ok: false, reason: "invalid_token" };
-  const check = checkNewPassword(input.newPassword, { minLength: DEFAULT_MIN_PASSWORD_LENGTH, email: row.user.email });
+  const check = checkNewPassword(input.newPassword, { minLength: await services.settings.get("auth.passwordMinLength"), email: row.user.email });
   if (!check.ok) return { ok: false, reason: "weak_password", problem: check.problem!, ...(check.limit ? { limit: check.limit } : {}) };
   const passwordHash = await services.passwords.hash(input.newPassword);
   const { prisma } = services.db;

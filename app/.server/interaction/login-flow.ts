@@ -19,8 +19,12 @@ export async function completePasswordLogin(
   ic: InteractionContext,
   input: { email: string; password: string; ip: string | null; requestId: string | null; language: string },
 ): Promise<PasswordStep> {
+  const lockout = {
+    maxFailures: await services.settings.get("auth.lockout.maxFailures"),
+    cooldownSeconds: (await services.settings.get("auth.lockout.cooldownMinutes")) * 60,
+  };
   const result = await attemptPasswordLogin(
-    { prisma: services.db.prisma, hasher: services.passwords, limits: services.limits, audit: services.audit },
+    { prisma: services.db.prisma, hasher: services.passwords, limits: services.limits, audit: services.audit, lockout },
     { organizationId: ic.organization.id, clientId: ic.client.id, email: input.email, password: input.password, ip: input.ip, requestId: input.requestId },
   );
   if (result.outcome === "rate_limited") return { kind: "rate_limited", retryAfterSeconds: result.retryAfterSeconds };

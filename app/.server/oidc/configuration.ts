@@ -32,6 +32,8 @@ export interface ProviderInput {
   encryptionKey: Buffer;
   /** The jti of an access token JWT whose signature verifies, else undefined. */
   jtiOfSignedJwt(value: string): Promise<string | undefined>;
+  /** Seconds; the `tokens.accessTokenTtlSeconds` setting when the provider was built. */
+  accessTokenTtl: number;
   prisma: PrismaClient;
   cache: ReadThroughCache;
   store: KeyValueStore;
@@ -126,7 +128,7 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
       long: { httpOnly: true, sameSite: "lax", path: `/${organization.slug}` },
       short: { httpOnly: true, sameSite: "lax" },
     },
-    ttl: { ...LIFETIMES },
+    ttl: { ...LIFETIMES, AccessToken: input.accessTokenTtl, ClientCredentials: input.accessTokenTtl },
     rotateRefreshToken: true,
     async loadExistingGrant(ctx) {
       const clientId = ctx.oidc.client!.clientId;
@@ -191,7 +193,7 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
             scope: scopes.filter((s) => allowed.has(s)).join(" "),
             audience: issuer,
             accessTokenFormat: "jwt",
-            accessTokenTTL: LIFETIMES.AccessToken,
+            accessTokenTTL: input.accessTokenTtl,
             jwt: { sign: { alg: "ES256" } },
           };
         },

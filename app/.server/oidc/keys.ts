@@ -41,7 +41,7 @@ export interface KeyServiceOptions {
   prisma: PrismaClient;
   encrypter: Encrypter;
   /** The longest lifetime of anything a key signs (ID tokens, JWT access tokens), in seconds. */
-  maxSignedTokenLifetimeSeconds: () => number;
+  maxSignedTokenLifetimeSeconds: () => number | Promise<number>;
   /** Called after any change, so that providers everywhere reload their keys. */
   onChange: () => Promise<void>;
   now?: () => Date;
@@ -117,9 +117,10 @@ export function createKeyService(options: KeyServiceOptions): KeyService {
 
     async rotate() {
       const fresh = await newKey("active");
+      const lifetime = await options.maxSignedTokenLifetimeSeconds();
       const row = await prisma.$transaction(async (tx) => {
         await tx.$executeRaw`SELECT pg_advisory_xact_lock(${ROTATION_LOCK_KEY})`;
-        const retireAfter = new Date(now().getTime() + (options.maxSignedTokenLifetimeSeconds() + CLOCK_SKEW_SECONDS) * 1000);
+        const retireAfter = new Date(now().getTime() + (lifetime + CLOCK_SKEW_SECONDS) * 1000);
         await tx.signingKey.updateMany({ where: { status: "active" }, data: { status: "retiring", retireAfter } });
         const staged = await tx.signingKey.findFirst({ where: { status: "staged" }, orderBy: { createdAt: "desc" } });
         if (staged) return tx.signingKey.update({ where: { id: staged.id }, data: { status: "active" } });

@@ -9,6 +9,7 @@ import { getOrganizationBySlug } from "../directory/organizations";
 import { buildProviderConfiguration, createJtiResolver } from "./configuration";
 import { acceptOwnAudienceAtUserinfo, useHashedClientSecrets } from "./internals";
 import type { KeyService, PrivateSigningJwk } from "./keys";
+import type { Settings } from "../settings/settings";
 
 /** One organization's provider and what was true of the organization when it was built. */
 export interface TenantProvider {
@@ -36,6 +37,7 @@ export interface RegistryOptions {
   keys: KeyService;
   encryptionKey: Buffer;
   logger: Logger;
+  settings: Settings;
   maxProviders?: number;
 }
 
@@ -79,12 +81,13 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
     const organization = await getOrganizationBySlug(prisma, cache, slug);
     if (!organization || organization.status !== "active") return undefined;
     jwks ??= keys.providerJwks();
-    const [keySet, customClaims] = await Promise.all([
+    const [keySet, customClaims, accessTokenTtl] = await Promise.all([
       jwks,
       prisma.customClaimDefinition.findMany({
         where: { application: { organizationId: organization.id } },
         select: { claimName: true, scope: true },
       }),
+      options.settings.get("tokens.accessTokenTtlSeconds"),
     ]);
     const issuer = `${options.baseUrl}/${organization.slug}`;
     const jtiOfSignedJwt = createJtiResolver(issuer, keySet);
@@ -97,6 +100,7 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
         customClaims,
         encryptionKey: options.encryptionKey,
         jtiOfSignedJwt,
+        accessTokenTtl,
         prisma,
         cache,
         store,

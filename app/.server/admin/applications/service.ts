@@ -2,6 +2,7 @@ import type { Application as ApplicationRow, ApplicationModule as ModuleRow, Pri
 import type { Application, ApplicationCreate, ApplicationModule, ApplicationUpdate, ModuleCreate, ModuleUpdate } from "~/schemas/application";
 import { invalidateClient } from "../../directory/clients";
 import type { Services } from "../../services";
+import { assertScopesStayUsable } from "../claims/scopes";
 import { conflict, notFound, staleEtag, validation } from "../http/errors";
 import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";
 
@@ -107,7 +108,8 @@ export async function setApplicationStatus(services: Services, id: string, statu
 /**
  * Deletes an application with its modules, claim definitions and claim values. An application
  * that still has clients is not deleted (409): its clients would otherwise outlive it without the
- * application's gate. Delete them or move them to another application first.
+ * application's gate. Delete them or move them to another application first. Nor is one whose
+ * claims alone support a scope that other clients of the organization still name (409).
  */
 export async function deleteApplication(services: Services, id: string, expectedVersion: number | undefined): Promise<ApplicationRow> {
   const { prisma } = services.db;
@@ -118,6 +120,8 @@ export async function deleteApplication(services: Services, id: string, expected
       { field: "clients", message: `${clients} client(s) belong to this application` },
     ]);
   }
+  const claims = await prisma.customClaimDefinition.findMany({ where: { applicationId: id }, select: { id: true } });
+  await assertScopesStayUsable(services, current.organizationId, claims.map((c) => c.id));
   const deleted = await prisma.application.deleteMany({ where: { id, version: expectedVersion ?? current.version } });
   if (deleted.count !== 1) throw staleEtag();
   // Its claim definitions are gone: the organization's provider no longer advertises them.

@@ -4,6 +4,7 @@ import type { Services } from "../../services";
 import { getApplication } from "../applications/service";
 import { conflict, notFound, validation } from "../http/errors";
 import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";
+import { assertScopesStayUsable } from "./scopes";
 
 export function toClaim(row: ClaimRow): CustomClaim {
   return {
@@ -98,6 +99,7 @@ export async function updateClaim(services: Services, applicationId: string, cla
       ]);
     }
   }
+  if (input.scope !== undefined && input.scope !== current.scope) await assertScopesStayUsable(services, app.organizationId, [claimId]);
   const claim = await prisma.customClaimDefinition.update({ where: { id: claimId }, data: input });
   await services.oidc.invalidate(app.organizationId);
   return { app, claim };
@@ -105,6 +107,7 @@ export async function updateClaim(services: Services, applicationId: string, cla
 
 export async function deleteClaim(services: Services, applicationId: string, claimId: string): Promise<ClaimOf> {
   const found = await getClaim(services, applicationId, claimId);
+  await assertScopesStayUsable(services, found.app.organizationId, [claimId]);
   // Its values go with it (cascade).
   await services.db.prisma.customClaimDefinition.delete({ where: { id: claimId } });
   await services.oidc.invalidate(found.app.organizationId);

@@ -14,6 +14,7 @@ import { effectiveLoginMethods } from "../../auth/login-methods";
 import { hashClientSecret, invalidateClient } from "../../directory/clients";
 import type { Services } from "../../services";
 import { requireOrganizationRef } from "../applications/service";
+import { requireSupportedScope } from "../claims/scopes";
 import { conflict, notFound, staleEtag, validation } from "../http/errors";
 import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";
 import { ADMIN_CLIENT_ID } from "../permissions";
@@ -144,6 +145,7 @@ export async function createClient(services: Services, input: ClientCreate): Pro
   await requireOrganizationRef(services, input.organizationId);
   if (input.applicationId) await requireApplicationRef(services, input.applicationId, input.organizationId);
   requireSettings(input);
+  await requireSupportedScope(services, input.organizationId, input.scope);
   const id = newClientId();
   const secret = input.clientType === "confidential" ? mintSecret() : undefined;
   const { prisma } = services.db;
@@ -197,6 +199,7 @@ export async function updateClient(services: Services, id: string, input: Client
     grantTypes: input.grantTypes ?? current.grantTypes,
     scope: input.scope ?? current.scope,
   });
+  if (input.scope !== undefined) await requireSupportedScope(services, current.organizationId, input.scope);
   const { loginMethods, ...rest } = input;
   return writeClient(services, current, { ...rest, ...(loginMethods !== undefined ? { loginMethods: loginMethods ?? [] } : {}) }, expectedVersion);
 }

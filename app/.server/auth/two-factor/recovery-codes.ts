@@ -1,6 +1,6 @@
 import { randomInt } from "node:crypto";
 
-/** 32 characters without look-alikes (no 0/O, 1/I/L). */
+/** 31 characters without look-alikes (no 0/O, 1/I/L). */
 export const RECOVERY_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";
 export const RECOVERY_CODE_COUNT = 10;
 

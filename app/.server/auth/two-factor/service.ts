@@ -1,7 +1,7 @@
 import type { Services } from "../../services";
 import type { JobContext, JobPayloads } from "../../jobs/queue";
 import { sendBrandedEmail } from "../../mail/send";
-import { EMAIL_OTP_TTL_MINUTES, MAX_ACTIVE_EMAIL_OTPS } from "./email-otp";
+import { MAX_ACTIVE_EMAIL_OTPS } from "./email-otp";
 import { generateRecoveryCodes, looksLikeRecoveryCode, normalizeRecoveryCode } from "./recovery-codes";
 import { generateTotpSecret, matchTotpStep } from "./totp";
 
@@ -51,12 +51,13 @@ export async function planSecondFactor(services: Services, userId: string, polic
 export async function issueEmailOtp(services: Services, userId: string, language: string): Promise<void> {
   const { prisma } = services.db;
   const id = crypto.randomUUID();
+  const ttlMinutes = await services.settings.get("auth.emailOtpTtlMinutes");
   await prisma.emailOtpCode.create({
     data: {
       id,
       userId,
       codeHash: services.otp.hash(services.otp.codeFor(id)),
-      expiresAt: new Date(Date.now() + EMAIL_OTP_TTL_MINUTES * 60_000),
+      expiresAt: new Date(Date.now() + ttlMinutes * 60_000),
     },
   });
   const active = await prisma.emailOtpCode.findMany({
@@ -76,7 +77,7 @@ export async function sendEmailOtpJob(services: Services, data: JobPayloads["ema
     to: row.user.email,
     organization: row.user.organization,
     language: row.user.locale ?? data.language,
-    template: { kind: "email-otp", code: services.otp.codeFor(row.id), expiresMinutes: EMAIL_OTP_TTL_MINUTES },
+    template: { kind: "email-otp", code: services.otp.codeFor(row.id), expiresMinutes: Math.max(1, Math.round((row.expiresAt.getTime() - row.createdAt.getTime()) / 60_000)) },
   });
 }
 
