@@ -90,6 +90,8 @@ export async function listClients(services: Services, query: ClientListQuery): P
   };
   const order = query.order ?? "asc";
   const page = await listPage(listMode(query), {
+    // Client ids are text (client_id), not UUIDs.
+    idPattern: /^[A-Za-z0-9._:-]{1,200}$/,
     count: () => prisma.client.count({ where }),
     offset: (skip, take) => prisma.client.findMany({ where, include: withOrg, orderBy: [{ [query.sort ?? "createdAt"]: order }, { id: order }], skip, take }),
     after: (afterId, take) =>

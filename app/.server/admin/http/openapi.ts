@@ -73,7 +73,7 @@ export function buildOpenApiDocument(serverUrl: string) {
           ? [{ name: "If-Match", in: "header", required: false, schema: { type: "string", examples: ['"v3"'] }, description: "ETag from a previous read; a stale one gives 409" }]
           : []),
       ],
-      ...(op.body ? { requestBody: { required: true, content: { "application/json": { schema: schemaOf(op.body, "input") } } } } : {}),
+      ...(op.body ? { requestBody: { required: !op.body.safeParse(undefined).success, content: { "application/json": { schema: schemaOf(op.body, "input") } } } } : {}),
       responses: {
         [success]: {
           description: success === "204" ? "Done" : "Success",

@@ -79,9 +79,13 @@ export interface HistoryPage<T> {
  * Runs a listing in either mode. Cursor mode walks the UUIDv7 ids (creation order); offset
  * mode pages through the caller's sort. `total` is the count of the whole filtered set.
  */
+const UUID_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 export async function listPage<T extends { id: string }>(
   mode: ListMode,
   fetch: {
+    /** Which ids a cursor may carry (UUIDs by default; text ids such as client ids pass their own). */
+    idPattern?: RegExp;
     count(): Promise<number>;
     offset(skip: number, take: number): Promise<T[]>;
     after(afterId: string | null, take: number): Promise<T[]>;
@@ -92,7 +96,7 @@ export async function listPage<T extends { id: string }>(
     return { data, total, page: mode.page, pageSize: mode.pageSize };
   }
   const afterId = mode.after ? mode.after[1] : null;
-  if (afterId !== null && !/^[0-9a-f-]{36}$/.test(afterId)) throw validation([{ field: "cursor", message: "is not a cursor returned by Porta" }]);
+  if (afterId !== null && !(fetch.idPattern ?? UUID_ID).test(afterId)) throw validation([{ field: "cursor", message: "is not a cursor returned by Porta" }]);
   const [total, rows] = await Promise.all([fetch.count(), fetch.after(afterId, mode.limit + 1)]);
   const data = rows.slice(0, mode.limit);
   const cursor = rows.length > mode.limit ? encodeCursor([null, data[data.length - 1]!.id]) : undefined;
