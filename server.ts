@@ -4,6 +4,7 @@
  * A problem at start-up ends the process with one line that says what to fix.
  */
 import type { Logger } from "pino";
+import { ensureDataDir } from "./app/.server/config/data-dir";
 import { ConfigError, parseConfig } from "./app/.server/config/env";
 import { createLogger } from "./app/.server/logging/logger";
 
@@ -37,17 +38,26 @@ async function main() {
   let config;
   try {
     config = parseConfig(process.env);
+    // Checked before the server's modules load, so that this mistake is reported at once.
+    ensureDataDir(config.dataDir);
   } catch (error) {
     if (error instanceof ConfigError) fail(`configuration error: ${error.message}`);
     throw error;
   }
   const logger = createLogger(config.logLevel);
   logLibraryRuntimeNotices(logger);
-  const [{ startPorta }, { DatabaseUnavailableError }, { MigrationError }] = await Promise.all([
-    import("./app/.server/start"),
-    import("./app/.server/db/client"),
-    import("./app/.server/db/migrate"),
-  ]);
+
+  // An unreachable database is reported before the rest of the server loads (seconds on a busy machine).
+  const { DatabaseUnavailableError, assertPostgresReachable } = await import("./app/.server/db/client");
+  if (config.databaseUrl) {
+    try {
+      await assertPostgresReachable(config.databaseUrl);
+    } catch (error) {
+      if (error instanceof DatabaseUnavailableError) fail(`database error: ${error.message}`);
+      throw error;
+    }
+  }
+  const [{ startPorta }, { MigrationError }] = await Promise.all([import("./app/.server/start"), import("./app/.server/db/migrate")]);
 
   let porta;
   try {

@@ -89,8 +89,11 @@ describe("applyMigrations", () => {
   /** A database with the real migrations applied by two appliers at once (shared by later tests). */
   let migrated: Database;
   let concurrentResults: string[][];
+  /** An empty database for the failing run. */
+  let empty: Database;
 
   beforeAll(async () => {
+    empty = await connect(await freshDatabase());
     const database = await freshDatabase();
     const first = await connect(database);
     // On PostgreSQL two connections race; the embedded PGlite is one process-local database,
@@ -137,7 +140,7 @@ describe("applyMigrations", () => {
   });
 
   it("rolls a failing run back and names the migration and the database's error", async () => {
-    const db = await connect(await freshDatabase());
+    const db = empty;
     const dir = migrationsDir(scratch, { [BROKEN]: BROKEN_SQL });
     const error = await rejectionOf(applyMigrations(db, dir));
     expect(error.migration).toBe(BROKEN);

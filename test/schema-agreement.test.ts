@@ -3,7 +3,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Prisma, type PrismaClient } from "~/generated/prisma/client";
 import { type Database } from "~/.server/db/client";
 import { openMigratedDatabase, type MigratedDatabase } from "./support/migrated-database";
-import { expectedColumnType, expectsDatabaseDefault, readPrismaSchema, REFERENTIAL_ACTION, type ModelSpec } from "./support/prisma-schema";
+import {
+  expectedColumnType,
+  expectsDatabaseDefault,
+  generatedRow,
+  inDependencyOrder,
+  literalsOf,
+  readPrismaSchema,
+  REFERENTIAL_ACTION,
+  type CheckLiterals,
+  type ModelSpec,
+} from "./support/prisma-schema";
 
 /**
  * prisma/schema.prisma (which the generated client is built from) and the hand-written SQL in
@@ -23,6 +33,24 @@ function scalarFieldsOf(model: Prisma.ModelName): string[] {
 
 async function sql<Row extends Record<string, unknown>>(db: Database, text: string, params?: unknown[]): Promise<Row[]> {
   return db.rawTransaction((tx) => tx.query<Row>(text, params));
+}
+
+/** The part of a generated model delegate (prisma.user, prisma.organization, ...) a round trip needs. */
+interface Delegate {
+  create(args: { data: Record<string, unknown> }): Promise<object>;
+  findUniqueOrThrow(args: { where: Record<string, unknown> }): Promise<object>;
+}
+
+function delegateOf(prisma: PrismaClient, model: string): Delegate {
+  const delegate = (prisma as unknown as Record<string, Delegate | undefined>)[model[0]!.toLowerCase() + model.slice(1)];
+  if (!delegate) throw new Error(`the client has no delegate for ${model}`);
+  return delegate;
+}
+
+/** The findUnique `where` of a row by its primary key (compound keys use Prisma's a_b name). */
+function primaryKeyWhere(model: ModelSpec, row: Record<string, unknown>): Record<string, unknown> {
+  if (model.id.length === 1) return { [model.id[0]!]: row[model.id[0]!] };
+  return { [model.id.join("_")]: Object.fromEntries(model.id.map((f) => [f, row[f]])) };
 }
 
 interface ColumnRow extends Record<string, unknown> {
@@ -341,57 +369,62 @@ describe("schema.prisma and the SQL migrations agree", () => {
 
     /** What was written, what create returned, and what a fresh read returned, per model. */
     const roundTrips = new Map<Prisma.ModelName, { input: object; created: object; read: object }>();
+    /** Models and columns whose values were derived from the schema rather than written out above. */
+    const derived: string[] = [];
 
     beforeAll(async () => {
-      const record = async <T extends object>(model: Prisma.ModelName, input: object, create: () => Promise<T>, read: () => Promise<T>) => {
-        roundTrips.set(model, { input, created: await create(), read: await read() });
+      const handWritten: Partial<Record<Prisma.ModelName, object>> = {
+        Organization: organization,
+        Application: application,
+        ApplicationModule: applicationModule,
+        Client: client,
+        ClientSecret: clientSecret,
+        User: user,
+        Role: role,
+        Permission: permission,
+        UserRole: userRole,
+        RolePermission: rolePermission,
+        CustomClaimDefinition: claimDefinition,
+        CustomClaimValue: claimValue,
+        ConfigEntry: configEntry,
+        SigningKey: signingKey,
+        AuditEntry: auditEntry,
+        OidcPayload: oidcPayload,
       };
-      await record("Organization", organization, () => prisma.organization.create({ data: organization }), () =>
-        prisma.organization.findUniqueOrThrow({ where: { id: ids.org } }),
+
+      // Columns and models added after this file was written get values derived from the
+      // schema: every column set, none to its default, within the table's CHECK constraints.
+      const checks: CheckLiterals = new Map();
+      const checkRows = await sql<{ table_name: string; column_name: string; definition: string }>(
+        db,
+        `SELECT t.relname::text AS table_name, a.attname::text AS column_name, pg_get_constraintdef(c.oid) AS definition
+           FROM pg_constraint c
+           JOIN pg_class t ON t.oid = c.conrelid
+           JOIN pg_namespace n ON n.oid = t.relnamespace
+           JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]
+          WHERE c.contype = 'c' AND cardinality(c.conkey) = 1 AND n.nspname = current_schema()`,
       );
-      await record("Application", application, () => prisma.application.create({ data: application }), () =>
-        prisma.application.findUniqueOrThrow({ where: { id: ids.app } }),
-      );
-      await record("ApplicationModule", applicationModule, () => prisma.applicationModule.create({ data: applicationModule }), () =>
-        prisma.applicationModule.findUniqueOrThrow({ where: { id: ids.module } }),
-      );
-      await record("Client", client, () => prisma.client.create({ data: client }), () => prisma.client.findUniqueOrThrow({ where: { id: ids.client } }));
-      await record("ClientSecret", clientSecret, () => prisma.clientSecret.create({ data: clientSecret }), () =>
-        prisma.clientSecret.findUniqueOrThrow({ where: { id: ids.secret } }),
-      );
-      await record("User", user, () => prisma.user.create({ data: user }), () => prisma.user.findUniqueOrThrow({ where: { id: ids.user } }));
-      await record("Role", role, () => prisma.role.create({ data: role }), () => prisma.role.findUniqueOrThrow({ where: { id: ids.role } }));
-      await record("Permission", permission, () => prisma.permission.create({ data: permission }), () =>
-        prisma.permission.findUniqueOrThrow({ where: { id: ids.permission } }),
-      );
-      await record("UserRole", userRole, () => prisma.userRole.create({ data: userRole }), () =>
-        prisma.userRole.findUniqueOrThrow({ where: { userId_roleId: { userId: ids.user, roleId: ids.role } } }),
-      );
-      await record("RolePermission", rolePermission, () => prisma.rolePermission.create({ data: rolePermission }), () =>
-        prisma.rolePermission.findUniqueOrThrow({ where: { roleId_permissionId: { roleId: ids.role, permissionId: ids.permission } } }),
-      );
-      await record("CustomClaimDefinition", claimDefinition, () => prisma.customClaimDefinition.create({ data: claimDefinition }), () =>
-        prisma.customClaimDefinition.findUniqueOrThrow({ where: { id: ids.claim } }),
-      );
-      await record("CustomClaimValue", claimValue, () => prisma.customClaimValue.create({ data: claimValue }), () =>
-        prisma.customClaimValue.findUniqueOrThrow({ where: { claimId_userId: { claimId: ids.claim, userId: ids.user } } }),
-      );
-      await record("ConfigEntry", configEntry, () => prisma.configEntry.create({ data: configEntry }), () =>
-        prisma.configEntry.findUniqueOrThrow({ where: { key: ids.config } }),
-      );
-      await record("SigningKey", signingKey, () => prisma.signingKey.create({ data: signingKey }), () =>
-        prisma.signingKey.findUniqueOrThrow({ where: { id: ids.key } }),
-      );
-      await record("AuditEntry", auditEntry, () => prisma.auditEntry.create({ data: auditEntry }), () =>
-        prisma.auditEntry.findUniqueOrThrow({ where: { id: ids.audit } }),
-      );
-      await record("OidcPayload", oidcPayload, () => prisma.oidcPayload.create({ data: oidcPayload }), () =>
-        prisma.oidcPayload.findUniqueOrThrow({ where: { model_idHash: { model: oidcPayload.model, idHash: oidcPayload.idHash } } }),
-      );
+      for (const r of checkRows) checks.set(`${r.table_name}.${r.column_name}`, literalsOf(r.definition));
+
+      const rows = new Map<string, Record<string, unknown>>();
+      for (const model of inDependencyOrder(models)) {
+        const name = model.name as Prisma.ModelName;
+        const written = handWritten[name];
+        const input = { ...generatedRow(model, checks, rows, randomUUID().slice(0, 8)), ...written };
+        if (!written) derived.push(name);
+        else derived.push(...model.scalars.filter((f) => !(f.name in written)).map((f) => `${name}.${f.name}`));
+        const delegate = delegateOf(prisma, name);
+        roundTrips.set(name, {
+          input,
+          created: await delegate.create({ data: input }),
+          read: await delegate.findUniqueOrThrow({ where: primaryKeyWhere(model, input) }),
+        });
+        rows.set(name, input);
+      }
     });
 
     it("covers every model", () => {
-      expect([...roundTrips.keys()].sort()).toEqual([...MODEL_NAMES].sort());
+      expect([...roundTrips.keys()].sort(), `rows derived from the schema: ${derived.join(", ") || "none"}`).toEqual([...MODEL_NAMES].sort());
     });
 
     it.each(MODEL_NAMES)("%s: a row with every column set reads back equal", (model) => {

@@ -1,9 +1,11 @@
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
 import { parseConfig } from "~/.server/config/env";
+import type { QueueSettings } from "~/.server/jobs/queue";
 import { createLogger } from "~/.server/logging/logger";
 import { startPorta, type RunningPorta } from "~/.server/start";
 import { createTestDatabase } from "./database";
@@ -48,6 +50,10 @@ export interface TestPortaOptions {
   persistentPglite?: boolean;
   /** Reuse a database URL instead of creating one. */
   databaseUrl?: string;
+  /** Reuse a Redis key prefix (restart tests); by default one of this server's own. */
+  redisPrefix?: string;
+  /** Job queue tuning (short retry delays, a small bound, a short expiry). */
+  queue?: Partial<QueueSettings>;
 }
 
 /** A real Porta over HTTP on a free loopback port, with its own database. */
@@ -73,7 +79,10 @@ export async function startTestPorta(options: TestPortaOptions = {}): Promise<Te
   try {
     running = await startPorta(config, logger, {
       host: "127.0.0.1",
+      // Test files share one Redis but not one database: each server keeps its own keys.
+      redisPrefix: options.redisPrefix ?? `porta-test-${randomBytes(6).toString("hex")}:`,
       ...(options.persistentPglite ? {} : { pgliteDir: "memory://" }),
+      ...(options.queue ? { queue: options.queue } : {}),
     });
   } catch (error) {
     await database.drop();

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
@@ -183,3 +184,98 @@ export function expectsDatabaseDefault(field: ScalarField): boolean {
 
 /** Prisma's referential action names as pg_constraint spells them. */
 export const REFERENTIAL_ACTION: Record<string, string> = { Cascade: "c", SetNull: "n", Restrict: "r", NoAction: "a", SetDefault: "d" };
+
+/** Allowed literals of single-column CHECK constraints, from pg_get_constraintdef, by "Table.column". */
+export type CheckLiterals = Map<string, string[]>;
+
+export function literalsOf(constraintDefinition: string): string[] {
+  return [...constraintDefinition.matchAll(/'((?:[^']|'')*)'/g)].map((m) => m[1]!.replace(/''/g, "'"));
+}
+
+const FIXED_DATE = new Date("2031-03-04T05:06:07.089Z");
+
+/** The @default literal of a field as a JS value, when it is a plain literal. */
+function defaultLiteral(field: ScalarField): unknown {
+  if (field.default === undefined) return undefined;
+  try {
+    return JSON.parse(field.default) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A value for every scalar column of a model, none of them the default, that satisfies the
+ * table's single-column CHECK constraints; foreign keys point at the rows already made.
+ */
+export function generatedRow(
+  model: ModelSpec,
+  checks: CheckLiterals,
+  rows: Map<string, Record<string, unknown>>,
+  unique: string,
+): Record<string, unknown> {
+  const row: Record<string, unknown> = {};
+  for (const field of model.scalars) {
+    const relation = model.relations.find((r) => r.fields.includes(field.name));
+    if (relation) {
+      const target = rows.get(relation.target);
+      if (!target) throw new Error(`${model.name}.${field.name}: no ${relation.target} row made yet`);
+      row[field.name] = target[relation.references[relation.fields.indexOf(field.name)]!];
+      continue;
+    }
+    const allowed = checks.get(`${model.name}.${field.name}`);
+    const fallback = defaultLiteral(field);
+    if (field.list) {
+      row[field.name] = allowed?.length ? [...allowed].reverse() : [`${field.name}-b ✓`, `${field.name}-a ünï`];
+      continue;
+    }
+    switch (field.type) {
+      case "String":
+        if (allowed?.length) row[field.name] = allowed.find((v) => v !== fallback) ?? allowed[0];
+        else if (field.nativeType === "Uuid") row[field.name] = randomUUID();
+        else if (field.nativeType === "Citext") row[field.name] = `Mixed.Case.${unique}@Example.IO`;
+        else row[field.name] = `${model.name}.${field.name} ${unique} ✓ ünï`;
+        break;
+      case "Int":
+        row[field.name] = fallback === 7 ? 8 : 7;
+        break;
+      case "BigInt":
+        // Beyond 2^53: a BigInt that went through a JS number would come back different.
+        row[field.name] = 9_007_199_254_740_993n;
+        break;
+      case "Float":
+        row[field.name] = 1.5;
+        break;
+      case "Boolean":
+        row[field.name] = fallback !== true;
+        break;
+      case "DateTime":
+        row[field.name] = FIXED_DATE;
+        break;
+      case "Json":
+        row[field.name] = { field: field.name, nested: [1, "two", null, { ok: true }], unicode: "🔐" };
+        break;
+      default:
+        throw new Error(`generatedRow: no value for ${model.name}.${field.name} of type ${field.type}`);
+    }
+  }
+  return row;
+}
+
+/** Models ordered so that every relation's target comes before the model that points at it. */
+export function inDependencyOrder(models: ModelSpec[]): ModelSpec[] {
+  const ordered: ModelSpec[] = [];
+  const visiting = new Set<string>();
+  const visit = (model: ModelSpec) => {
+    if (ordered.includes(model)) return;
+    if (visiting.has(model.name)) throw new Error(`relation cycle through ${model.name}`);
+    visiting.add(model.name);
+    for (const relation of model.relations) {
+      if (relation.target !== model.name) visit(models.find((m) => m.name === relation.target)!);
+    }
+    visiting.delete(model.name);
+    ordered.push(model);
+  };
+  for (const model of models) visit(model);
+  return ordered;
+}

@@ -1,9 +1,21 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
-import { freePort } from "./porta";
 
 /** The repository root, where `server.ts` lives. */
 export const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+/** A TCP port nobody listens on right now (this module stays free of the server's imports). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 /** Every variable Porta reads; a spawned server gets none of them from the test runner unless given. */
 const PORTA_VARIABLES = [
@@ -49,9 +61,10 @@ export interface ServerProcess {
 export function spawnServer(env: Record<string, string>): ServerProcess {
   const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !PORTA_VARIABLES.includes(key) && !key.startsWith("VITEST")));
   const started = Date.now();
-  const child = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
+  const childEnv: NodeJS.ProcessEnv = { ...base, ...env } as NodeJS.ProcessEnv;
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
     cwd: REPO_ROOT,
-    env: { ...base, ...env },
+    env: childEnv,
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";

@@ -1,0 +1,58 @@
+import { existsSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+/**
+ * What e2e/server.ts seeds and the specs read: one organization per row of the login-method
+ * matrix, each with a confidential web client and a user with a known password.
+ */
+export const E2E_PORT = Number(process.env.E2E_PORT ?? 3917);
+export const BASE_URL = `http://localhost:${E2E_PORT}`;
+/** Outside test-results/, which Playwright empties when a run starts. */
+export const SEED_FILE = process.env.E2E_SEED_FILE ?? path.join(tmpdir(), `porta-e2e-seed-${E2E_PORT}.json`);
+export const RP_REDIRECT_URI = "https://rp.example.test/cb";
+
+export type MatrixRow = "password+magic_link" | "password" | "magic_link";
+
+export interface SeededOrganization {
+  row: MatrixRow;
+  methods: string[];
+  slug: string;
+  name: string;
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  redirectUri: string;
+  user: { email: string; password: string; id: string };
+}
+
+export interface Seed {
+  baseUrl: string;
+  organizations: SeededOrganization[];
+  /** Organizations with a two-factor policy (e2e/two-factor-seed.ts). */
+  twoFactor?: SeededTwoFactorOrganization[];
+  /** The JSON file where the server's SMTP peer keeps every message it received (e2e/mail-peer.ts). */
+  mailbox?: string;
+}
+
+/**
+ * Reads the seed. The server answers /health (Playwright's readiness check) a moment before
+ * it has written the seed, so this waits for the file.
+ */
+export async function readSeed(timeoutMs = 30_000): Promise<Seed> {
+  const deadline = Date.now() + timeoutMs;
+  while (!existsSync(SEED_FILE)) {
+    if (Date.now() > deadline) throw new Error(`no seed at ${SEED_FILE}: did e2e/server.ts start?`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return JSON.parse(readFileSync(SEED_FILE, "utf8")) as Seed;
+}
+
+/** The SMTP peer's mailbox file, beside the seed. */
+export const MAILBOX_FILE = process.env.E2E_MAILBOX_FILE ?? SEED_FILE.replace(/\.json$/, "") + "-mailbox.json";
+
+/** An organization whose 2FA policy requires a second factor after the password. */
+export interface SeededTwoFactorOrganization extends Omit<SeededOrganization, "row" | "methods"> {
+  policy: "required_totp" | "required_email";
+  postLogoutRedirectUri: string;
+}

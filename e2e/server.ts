@@ -1,0 +1,96 @@
+/**
+ * The Porta that Playwright's `webServer` runs for the end-to-end tests: the production build
+ * on the embedded default (PGlite in a temporary DATA_DIR, in-memory store), on the fixed port
+ * of e2e/seed.ts, seeded with one organization per row of the login-method matrix. The seed is
+ * written as JSON to E2E_SEED_FILE once it is complete. Two organizations with a two-factor
+ * policy are added (e2e/two-factor-seed.ts), and mail goes to a real SMTP peer started here that
+ * keeps every message in the mailbox file the seed names (e2e/mail-peer.ts).
+ *
+ *   node --import tsx e2e/server.ts      (needs `npx remix vite:build` first)
+ */
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { parseConfig } from "~/.server/config/env";
+import { createLogger } from "~/.server/logging/logger";
+import { startPorta } from "~/.server/start";
+import { createClient, createOrganization, createUser } from "../test/support/factories";
+import { BASE_URL, E2E_PORT, MAILBOX_FILE, RP_REDIRECT_URI, SEED_FILE, type MatrixRow, type Seed, type SeededOrganization } from "./seed";
+import { startMailPeer } from "./mail-peer";
+import { seedTwoFactorOrganizations } from "./two-factor-seed";
+
+const ROWS: Array<{ row: MatrixRow; methods: string[]; slug: string; name: string }> = [
+  { row: "password+magic_link", methods: ["password", "magic_link"], slug: "e2e-both", name: "Both Methods Inc" },
+  { row: "password", methods: ["password"], slug: "e2e-password", name: "Password Only Ltd" },
+  { row: "magic_link", methods: ["magic_link"], slug: "e2e-magic", name: "Magic Link GmbH" },
+];
+const USER_PASSWORD = "a long e2e password 7";
+
+async function main() {
+  rmSync(SEED_FILE, { force: true });
+  const dataDir = mkdtempSync(path.join(tmpdir(), "porta-e2e-"));
+  // Mail goes to a real SMTP peer that keeps what it receives in MAILBOX_FILE (named in the seed).
+  const mailPeer = await startMailPeer(MAILBOX_FILE);
+  const config = parseConfig({
+    NODE_ENV: "production",
+    PORT: String(E2E_PORT),
+    BASE_URL,
+    DATA_DIR: dataDir,
+    ADMIN_BOOTSTRAP_EMAIL: "admin@e2e.example.test",
+    ADMIN_BOOTSTRAP_PASSWORD: "an e2e admin password 1",
+    LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+    SMTP_HOST: mailPeer.host,
+    SMTP_PORT: String(mailPeer.port),
+    SMTP_FROM: "Porta E2E <no-reply@e2e.example.test>",
+  });
+  const logger = createLogger(config.logLevel);
+  const porta = await startPorta(config, logger, { host: "127.0.0.1" });
+
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    rmSync(SEED_FILE, { force: true });
+    porta
+      .close(2_000)
+      .catch((error: unknown) => logger.error({ err: error }, "e2e server: close failed"))
+      .finally(async () => {
+        await mailPeer.close().catch(() => undefined);
+        rmSync(dataDir, { recursive: true, force: true });
+        process.exit(0);
+      });
+  };
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+
+  const prisma = porta.services.db.prisma;
+  const organizations: SeededOrganization[] = [];
+  for (const row of ROWS) {
+    const org = await createOrganization(prisma, { slug: row.slug, name: row.name, defaultLoginMethods: row.methods });
+    const { client, secret } = await createClient(prisma, org.id, { redirectUris: [RP_REDIRECT_URI] });
+    const email = `person@${row.slug}.example.test`;
+    const user = await createUser(prisma, org.id, { email, password: USER_PASSWORD, givenName: "Erika", familyName: "Mustermann" });
+    organizations.push({
+      row: row.row,
+      methods: row.methods,
+      slug: org.slug,
+      name: org.name,
+      issuer: `${BASE_URL}/${org.slug}`,
+      clientId: client.id,
+      clientSecret: secret!.value,
+      redirectUri: RP_REDIRECT_URI,
+      user: { email, password: USER_PASSWORD, id: user.id },
+    });
+  }
+  const twoFactor = await seedTwoFactorOrganizations(prisma);
+  const seed: Seed = { baseUrl: BASE_URL, organizations, twoFactor, mailbox: MAILBOX_FILE };
+  // Written whole, then renamed: a reader never sees half a file.
+  writeFileSync(`${SEED_FILE}.tmp`, JSON.stringify(seed, null, 2), { mode: 0o600 });
+  renameSync(`${SEED_FILE}.tmp`, SEED_FILE);
+  process.stdout.write(`e2e Porta at ${BASE_URL}, seed in ${SEED_FILE}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`e2e server: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

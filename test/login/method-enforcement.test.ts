@@ -1,0 +1,153 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import type { Language } from "~/i18n/config";
+import { createUser } from "../support/factories";
+import { startTestPorta, type TestPorta } from "../support/porta";
+import {
+  auditDuring,
+  createTenant,
+  htmlLang,
+  mainOf,
+  message,
+  openLoginPage,
+  PASSWORD,
+  sqlDuring,
+  submitPassword,
+  touchesUserTable,
+  type LoginPage,
+  type Tenant,
+} from "./helpers";
+
+/**
+ * Login-method enforcement (spec "Login interaction endpoints" and "Errors"): on the five
+ * endpoints, and on the password form itself, a method that is not effective for the client is
+ * refused with 403, a localized "not available" message and a `security.login_method_disabled`
+ * audit entry, before any user lookup and before the CSRF check.
+ */
+let porta: TestPorta;
+let passwordOnly: Tenant;
+let magicLinkOnly: Tenant;
+/** Both methods for the organization, magic_link only by the client's override. */
+let overridden: Tenant;
+const existing: Record<string, string> = {};
+
+beforeAll(async () => {
+  porta = await startTestPorta();
+  passwordOnly = await createTenant(porta, { defaultLoginMethods: ["password"] });
+  magicLinkOnly = await createTenant(porta, { defaultLoginMethods: ["magic_link"] });
+  overridden = await createTenant(porta, { defaultLoginMethods: ["password", "magic_link"], clientLoginMethods: ["magic_link"] });
+  // Real accounts behind the emails sent: a lookup, had it happened, would have found them.
+  for (const tenant of [passwordOnly, magicLinkOnly, overridden]) {
+    existing[tenant.org.id] = (await createUser(porta.services.db.prisma, tenant.org.id, { password: PASSWORD })).email;
+  }
+});
+afterAll(async () => {
+  await porta?.stop();
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+const WRONG_CSRF = "not-the-csrf-token-of-this-interaction";
+
+interface Case {
+  name: string;
+  tenant: () => Tenant;
+  method: "GET" | "POST";
+  path: (page: LoginPage) => string;
+  attempted: "password" | "magic_link";
+}
+
+const CASES: Case[] = [
+  { name: "GET /interaction/:uid?method=magic_link", tenant: () => passwordOnly, method: "GET", path: (p) => `${p.interactionUrl}?method=magic_link`, attempted: "magic_link" },
+  { name: "POST /interaction/:uid/magic-link", tenant: () => passwordOnly, method: "POST", path: (p) => `${p.interactionUrl}/magic-link`, attempted: "magic_link" },
+  { name: "GET /interaction/:uid/forgot-password", tenant: () => magicLinkOnly, method: "GET", path: (p) => `${p.interactionUrl}/forgot-password`, attempted: "password" },
+  { name: "POST /interaction/:uid/forgot-password", tenant: () => magicLinkOnly, method: "POST", path: (p) => `${p.interactionUrl}/forgot-password`, attempted: "password" },
+  { name: "POST /interaction/:uid/reset-password", tenant: () => magicLinkOnly, method: "POST", path: (p) => `${p.interactionUrl}/reset-password`, attempted: "password" },
+  { name: "POST /interaction/:uid (password form)", tenant: () => magicLinkOnly, method: "POST", path: (p) => p.interactionUrl, attempted: "password" },
+  // The same refusals when the client's override, not the organization, disables the method.
+  { name: "GET /interaction/:uid/forgot-password, password off by client override", tenant: () => overridden, method: "GET", path: (p) => `${p.interactionUrl}/forgot-password`, attempted: "password" },
+  { name: "POST /interaction/:uid (password form), password off by client override", tenant: () => overridden, method: "POST", path: (p) => p.interactionUrl, attempted: "password" },
+];
+
+const LANGUAGES: Array<{ language: Language; acceptLanguage: string }> = [
+  { language: "en", acceptLanguage: "en" },
+  { language: "de", acceptLanguage: "de" },
+];
+
+describe.each(LANGUAGES)("a disabled method is refused before user lookup and CSRF ($language)", ({ language, acceptLanguage }) => {
+  it.each(CASES)("$name", async (c) => {
+    const tenant = c.tenant();
+    const page = await openLoginPage(tenant, { headers: { "accept-language": acceptLanguage } });
+    expect(page.res.status).toBe(200);
+    const url = c.path(page);
+    const csrfVerify = vi.spyOn(porta.services.csrf, "verify");
+    const where = { eventType: "security.login_method_disabled", organizationId: tenant.org.id };
+
+    const { result: { result: res, sql }, entries } = await auditDuring(porta, where, () =>
+      sqlDuring(porta, () =>
+        c.method === "GET"
+          ? page.browser.get(url)
+          : page.browser.post(url, {
+              csrf: WRONG_CSRF,
+              email: existing[tenant.org.id]!,
+              password: PASSWORD,
+              token: "some-reset-token",
+              newPassword: "another long password 2",
+            }),
+      ),
+    );
+    const html = await res.text();
+
+    expect(res.status).toBe(403);
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    expect(htmlLang(html)).toBe(language);
+    const expected = message(language, (m) => m.methodUnavailable[c.attempted]);
+    expect(mainOf(html)).toContain(expected);
+    if (language === "de") expect(expected).not.toBe(message("en", (m) => m.methodUnavailable[c.attempted]));
+
+    // Refused before the CSRF check (a wrong token was sent) and before any user lookup.
+    expect(csrfVerify).not.toHaveBeenCalled();
+    expect(sql.filter(touchesUserTable)).toEqual([]);
+
+    // Exactly one audit entry for the one refused request.
+    expect(entries).toHaveLength(1);
+    const entry = entries[0]!;
+    expect(entry.organizationId).toBe(tenant.org.id);
+    expect(entry.data).toMatchObject({ attemptedMethod: c.attempted, clientId: tenant.client.id, organizationId: tenant.org.id });
+    expect(JSON.stringify(entry.data)).not.toContain(PASSWORD);
+  });
+});
+
+describe("the observers used above do see a lookup and a CSRF check when the method is enabled", () => {
+  it("a password POST with the right CSRF token looks the user up and checks the token", async () => {
+    const page = await openLoginPage(passwordOnly);
+    const csrfVerify = vi.spyOn(porta.services.csrf, "verify");
+    const { result: res, sql } = await sqlDuring(porta, () => submitPassword(page, existing[passwordOnly.org.id]!, "a wrong password 9"));
+    expect(res.status).toBe(401);
+    expect(csrfVerify).toHaveBeenCalledTimes(1);
+    expect(csrfVerify.mock.results[0]!.value).toBe(true);
+    expect(sql.some(touchesUserTable)).toBe(true);
+  });
+
+  it("an enabled method with a wrong CSRF token is refused by the CSRF check, without an enforcement audit", async () => {
+    const page = await openLoginPage(magicLinkOnly);
+    const csrfVerify = vi.spyOn(porta.services.csrf, "verify");
+    const { result: res, entries } = await auditDuring(porta, { eventType: "security.login_method_disabled", organizationId: magicLinkOnly.org.id }, () =>
+      page.browser.post(`${page.interactionUrl}/magic-link`, { csrf: WRONG_CSRF, email: existing[magicLinkOnly.org.id]! }),
+    );
+    expect(res.status).toBe(403);
+    expect(mainOf(await res.text())).toContain(message("en", (m) => m.csrf.invalid));
+    expect(csrfVerify).toHaveBeenCalledTimes(1);
+    expect(entries).toEqual([]);
+  });
+
+  it("the enabled method's pages open normally", async () => {
+    const page = await openLoginPage(passwordOnly);
+    const forgot = await page.browser.get(`${page.interactionUrl}/forgot-password`);
+    expect(forgot.status).toBe(200);
+    expect(mainOf(await forgot.text())).toContain('name="email"');
+    const onlyMagic = await openLoginPage(magicLinkOnly);
+    const filtered = await onlyMagic.browser.get(`${onlyMagic.interactionUrl}?method=magic_link`);
+    expect(filtered.status).toBe(200);
+  });
+});

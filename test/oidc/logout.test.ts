@@ -1,0 +1,130 @@
+import * as oidc from "openid-client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createClient, createOrganization, createUser } from "../support/factories";
+import { authorizationUrl, clientConfiguration, codeFlow, CookieJar, issuerOf, pkcePair, type OrgRef } from "../support/oidc";
+import { startTestPorta, type TestPorta } from "../support/porta";
+
+let porta: TestPorta;
+let org: OrgRef;
+let userId: string;
+let clientId: string;
+let config: oidc.Configuration;
+
+const CB = "https://rp.example.com/cb";
+const LOGGED_OUT = "https://rp.example.com/logged-out";
+
+beforeAll(async () => {
+  porta = await startTestPorta();
+  const prisma = porta.services.db.prisma;
+  org = await createOrganization(prisma);
+  userId = (await createUser(prisma, org.id)).id;
+  const { client, secret } = await createClient(prisma, org.id, { postLogoutRedirectUris: [LOGGED_OUT] });
+  clientId = client.id;
+  config = await clientConfiguration(porta, org, client, { secret: secret!.value });
+});
+afterAll(async () => {
+  await porta?.stop();
+});
+
+async function signedIn() {
+  const jar = new CookieJar();
+  const tokens = await codeFlow(porta, org, config, { accountId: userId, scope: "openid email", redirectUri: CB, jar });
+  return { jar, tokens };
+}
+
+/** The confirmation page's form: where it posts and its hidden xsrf value. */
+function logoutForm(html: string) {
+  const form = /<form id="op\.logoutForm" method="post" action="([^"]+)">(.*?)<\/form>/s.exec(html);
+  const xsrf = form && /name="xsrf" value="([^"]+)"/.exec(form[2]!);
+  if (!form || !xsrf) throw new Error(`no logout form in ${html.slice(0, 500)}`);
+  return { action: form[1]!.replace(/&amp;/g, "&"), xsrf: xsrf[1]! };
+}
+
+const postForm = (jar: CookieJar, action: string, fields: Record<string, string>) =>
+  jar.fetch(action, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(fields) });
+
+async function userinfoStatus(accessToken: string) {
+  const response = await fetch(`${issuerOf(porta, org)}/me`, { headers: { authorization: `Bearer ${accessToken}` } });
+  await response.body?.cancel();
+  return response.status;
+}
+
+describe("RP-initiated logout", () => {
+  it("confirms, then ends the session and returns to the registered post_logout_redirect_uri", async () => {
+    const { jar, tokens } = await signedIn();
+    const url = oidc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: LOGGED_OUT, state: "bye-1" });
+    expect(url.href.startsWith(`${issuerOf(porta, org)}/session/end?`)).toBe(true);
+
+    const page = await jar.fetch(url);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-type")).toMatch(/text\/html/);
+    const html = await page.text();
+    expect(html).toContain("Sign out?");
+    expect(html).toMatch(/<button[^>]*form="op\.logoutForm"[^>]*name="logout"[^>]*value="yes"/);
+    const { action, xsrf } = logoutForm(html);
+    expect(action).toBe(`${issuerOf(porta, org)}/session/end/confirm`);
+
+    const confirmed = await postForm(jar, action, { xsrf, logout: "yes" });
+    expect(confirmed.status).toBe(303);
+    const back = new URL(confirmed.headers.get("location")!);
+    expect(back.origin + back.pathname).toBe(LOGGED_OUT);
+    expect(back.searchParams.get("state")).toBe("bye-1");
+
+    // The session is gone: the next authorization request asks for a login again.
+    const { challenge } = await pkcePair();
+    const next = await jar.fetch(authorizationUrl(porta, org, { id: clientId }, { redirect_uri: CB, scope: "openid", code_challenge: challenge, code_challenge_method: "S256" }));
+    expect(new URL(next.headers.get("location")!, porta.baseUrl).pathname).toMatch(/^\/interaction\//);
+    // And the session's (online) tokens were revoked with it.
+    expect(await userinfoStatus(tokens.access_token)).toBe(401);
+  });
+
+  it("refuses a forged confirmation (wrong xsrf)", async () => {
+    const { jar, tokens } = await signedIn();
+    const page = await jar.fetch(oidc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: LOGGED_OUT }));
+    const { action } = logoutForm(await page.text());
+    const forged = await postForm(jar, action, { xsrf: "forged", logout: "yes" });
+    expect(forged.status).toBe(400);
+    expect(forged.headers.get("location")).toBeNull();
+    expect(await userinfoStatus(tokens.access_token)).toBe(200);
+  });
+
+  it("refuses an unregistered post_logout_redirect_uri", async () => {
+    const { jar, tokens } = await signedIn();
+    const page = await jar.fetch(oidc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: "https://evil.example.com/bye" }));
+    expect(page.status).toBe(400);
+    expect(page.headers.get("location")).toBeNull();
+    expect(await page.text()).toContain("invalid_request");
+  });
+
+  it("shows Porta's own page when no post_logout_redirect_uri is given", async () => {
+    const { jar, tokens } = await signedIn();
+    const page = await jar.fetch(oidc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token! }));
+    const { action, xsrf } = logoutForm(await page.text());
+    const confirmed = await postForm(jar, action, { xsrf, logout: "yes" });
+    expect(confirmed.status).toBe(303);
+    const success = new URL(confirmed.headers.get("location")!);
+    expect(success.href.startsWith(`${issuerOf(porta, org)}/session/end/success`)).toBe(true);
+    const done = await jar.fetch(success);
+    expect(done.status).toBe(200);
+    expect(await done.text()).toContain("You are signed out");
+  });
+
+  it("signs the browser out of this client only when the person declines the full sign-out", async () => {
+    const { jar, tokens } = await signedIn();
+    const page = await jar.fetch(oidc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: LOGGED_OUT }));
+    const { action, xsrf } = logoutForm(await page.text());
+    const declined = await postForm(jar, action, { xsrf });
+    expect(declined.status).toBe(303);
+    expect(new URL(declined.headers.get("location")!).origin + new URL(declined.headers.get("location")!).pathname).toBe(LOGGED_OUT);
+    // The account is still signed in at the provider: a new request needs no login, only a
+    // new consent, because this client's part of the session (and its grant) ended.
+    const { challenge } = await pkcePair();
+    const next = await jar.fetch(authorizationUrl(porta, org, { id: clientId }, { redirect_uri: CB, scope: "openid", code_challenge: challenge, code_challenge_method: "S256" }));
+    const location = new URL(next.headers.get("location")!, porta.baseUrl);
+    expect(location.pathname).toMatch(/^\/interaction\//);
+    const interaction = await (await porta.services.oidc.get(org.slug))!.provider.Interaction.find(location.pathname.split("/").pop()!);
+    expect(interaction!.prompt.name).toBe("consent");
+    expect(interaction!.session?.accountId).toBe(userId);
+    expect(await userinfoStatus(tokens.access_token)).toBe(401);
+  });
+});
