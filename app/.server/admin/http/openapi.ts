@@ -18,9 +18,21 @@ export function adminOperations(): Operation[] {
 
 type JsonSchema = Record<string, unknown>;
 
+/** Definitions hoisted out of the schemas (recursive ones such as JSON values) into components. */
+const hoisted: Record<string, JsonSchema> = {};
+
 function schemaOf(schema: z.ZodType, io: "input" | "output"): JsonSchema {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12" }) as JsonSchema;
-  return rest;
+  const { $schema: _ignored, $defs, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any", target: "draft-2020-12" }) as JsonSchema & {
+    $defs?: Record<string, JsonSchema>;
+  };
+  if (!$defs) return rest;
+  // Each schema numbers its own $defs; give them names unique across the document.
+  const renames = new Map(Object.keys($defs).map((name) => [name, `Def${Object.keys(hoisted).length}_${name}`]));
+  let text = JSON.stringify({ rest, $defs });
+  for (const [from, to] of renames) text = text.replaceAll(`"#/$defs/${from}"`, `"#/components/schemas/${to}"`);
+  const rewritten = JSON.parse(text) as { rest: JsonSchema; $defs: Record<string, JsonSchema> };
+  for (const [from, to] of renames) hoisted[to] = rewritten.$defs[from]!;
+  return rewritten.rest;
 }
 
 function parametersOf(schema: z.ZodType | undefined, location: "path" | "query") {
@@ -99,7 +111,7 @@ export function buildOpenApiDocument(serverUrl: string) {
     paths,
     components: {
       securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", bearerFormat: "JWT" } },
-      schemas: { Error: schemaOf(ErrorSchema, "output") },
+      schemas: { Error: schemaOf(ErrorSchema, "output"), ...hoisted },
     },
   };
 }
