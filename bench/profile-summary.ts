@@ -1,7 +1,9 @@
 /**
  * Where the time goes in a .cpuprofile written with BENCH_PROFILE_DIR:
  *   node --import tsx bench/profile-summary.ts /tmp/prof/porta-client-credentials.cpuprofile [top]
- * Prints self time by package (or app file) and the top functions by self and by inclusive time.
+ * Prints the time by layer (whole stacks: database, Prisma, oidc-provider, Express, …), self time by
+ * package (or app file), and the top functions by self and by inclusive time. Only the main thread
+ * is sampled: WebCrypto signing runs on libuv's thread pool and shows up only as its callbacks.
  */
 import { readFileSync } from "node:fs";
 
@@ -49,6 +51,33 @@ profile.samples.forEach((id, i) => {
 const total = [...self.values()].reduce((a, b) => a + b, 0);
 const idle = [...self.entries()].filter(([id]) => byId.get(id)?.callFrame.functionName === "(idle)").reduce((a, [, v]) => a + v, 0);
 
+/** The layer a sample belongs to, judged from its whole stack (the first matching rule wins). */
+function layerOf(stack: Array<{ url: string; functionName: string }>): string {
+  const urls = stack.map((f) => f.url);
+  const any = (re: RegExp) => urls.some((u) => re.test(u));
+  const names = new Set(stack.map((f) => f.functionName));
+  if (any(/@electric-sql\/pglite|^wasm:/)) return "PGlite (the embedded database, in-process)";
+  if (any(/@prisma\/|pglite-prisma-adapter|adapter-pg|\/pg\/lib\//)) return "Prisma / pg driver";
+  if (any(/ioredis|redis-store/)) return "ioredis";
+  if (any(/pg-boss/)) return "pg-boss (job queue)";
+  if (names.has("(garbage collector)")) return "garbage collector";
+  if (names.has("(idle)")) return "idle";
+  if (names.has("(program)")) return "(program)";
+  if (any(/oidc-provider|\/koa\//)) return "oidc-provider + koa";
+  if (any(/\/express\/|helmet|body-parser|app\/\.server\/(http|oidc\/mount)/)) return "Express, Helmet, request id, mount";
+  if (any(/app\/\.server/)) return "other Porta code";
+  if (urls.some((u) => u.startsWith("node:"))) return "node core (http, streams, timers)";
+  return "other / native";
+}
+
+const byLayer = new Map<string, number>();
+for (const [id, us] of self) {
+  const stack: Array<{ url: string; functionName: string }> = [];
+  for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) stack.push(byId.get(cur)!.callFrame);
+  const layer = layerOf(stack);
+  byLayer.set(layer, (byLayer.get(layer) ?? 0) + us);
+}
+
 const bySelf = new Map<string, number>();
 const byBucket = new Map<string, number>();
 const inclusive = new Map<string, number>();
@@ -73,6 +102,10 @@ for (const [id, us] of self) {
 const pct = (us: number) => `${((100 * us) / total).toFixed(1).padStart(5)}%`;
 const busy = total - idle;
 console.log(`${file}: ${(total / 1e6).toFixed(2)} s sampled, ${pct(busy)} busy`);
+console.log("\ntime by layer (share of busy time)");
+for (const [k, v] of [...byLayer].filter(([k]) => k !== "idle").sort((a, b) => b[1] - a[1])) {
+  console.log(`${((100 * v) / busy).toFixed(1).padStart(5)}%  ${k}`);
+}
 console.log("\nself time by package / file (share of all samples)");
 for (const [k, v] of [...byBucket].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`${pct(v)}  ${k}`);
 console.log("\ntop functions by self time");
