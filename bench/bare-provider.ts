@@ -13,7 +13,8 @@
  * One addition for the introspection figure only: oidc-provider cannot introspect JWTs it did not
  * store, so a second resource, urn:bench:opaque, issues opaque access tokens when it is asked for.
  *
- * Env: PORT, SEED_REFRESH_TOKENS. Prints one JSON line (see flow.ts ServerInfo) on stdout.
+ * Env: PORT, SEED_REFRESH_TOKENS, SEED_REFRESH_FLOWS, BENCH_PROFILE_DIR (as for porta-server.ts).
+ * Prints one JSON line (see flow.ts ServerInfo) on stdout.
  */
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";

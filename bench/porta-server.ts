@@ -4,7 +4,9 @@
  * confidential client and one user. Prints one JSON line (see flow.ts ServerInfo) on stdout.
  *
  * Env: PORT, DATA_DIR (a temp folder), optional DATABASE_URL, REDIS_URL, REDIS_PREFIX,
- * SEED_REFRESH_TOKENS (how many refresh tokens to obtain through authorization-code flows).
+ * SEED_REFRESH_TOKENS (the size of the refresh-token pool) and SEED_REFRESH_FLOWS (how many of
+ * them come from full authorization-code flows; see flow.ts seedRefreshPool),
+ * BENCH_PROFILE_DIR (see flow.ts profileOnSignal).
  */
 import { randomBytes } from "node:crypto";
 import { parseConfig } from "../app/.server/config/env";

@@ -56,7 +56,7 @@ function layerOf(stack: Array<{ url: string; functionName: string }>): string {
   const urls = stack.map((f) => f.url);
   const any = (re: RegExp) => urls.some((u) => re.test(u));
   const names = new Set(stack.map((f) => f.functionName));
-  if (any(/@electric-sql\/pglite|^wasm:/)) return "PGlite (the embedded database, in-process)";
+  if (any(/@electric-sql\/pglite/)) return "PGlite (the embedded database, in-process)";
   if (any(/@prisma\/|pglite-prisma-adapter|adapter-pg|\/pg\/lib\//)) return "Prisma / pg driver";
   if (any(/ioredis|redis-store/)) return "ioredis";
   if (any(/pg-boss/)) return "pg-boss (job queue)";
@@ -67,6 +67,7 @@ function layerOf(stack: Array<{ url: string; functionName: string }>): string {
   if (any(/\/express\/|helmet|body-parser|app\/\.server\/(http|oidc\/mount)/)) return "Express, Helmet, request id, mount";
   if (any(/app\/\.server/)) return "other Porta code";
   if (urls.some((u) => u.startsWith("node:"))) return "node core (http, streams, timers)";
+  if (any(/^wasm:/)) return "WebAssembly, caller not sampled";
   return "other / native";
 }
 

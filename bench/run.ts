@@ -13,11 +13,11 @@
  * deleted afterwards). Each mode rewrites its own section of docs/benchmarks.md and keeps the other.
  *
  * Knobs (env): BENCH_CONNECTIONS (20), BENCH_DURATION (10 s for client_credentials, 8 s for the
- * rest, split into BENCH_ROUNDS=2 alternating rounds), BENCH_REFRESH_TOKENS (pool size per server, 4000), BENCH_REFRESH_FLOWS (how many of
- * those come from full authorization-code flows, 50), BENCH_INTROSPECTION_RATE (500),
+ * rest, split into BENCH_ROUNDS=2 alternating rounds), BENCH_REFRESH_TOKENS (pool size per
+ * server, 4000), BENCH_REFRESH_FLOWS (how many of those come from full authorization-code flows,
+ * 50), BENCH_INTROSPECTION_RATE (500),
  * BENCH_PROFILE_DIR (CPU profiles of the first measured round of each server and scenario, see
- * bench/profile-summary.ts), BENCH_PORTA_NODE_ARGS (extra node flags for Porta's process),
- * BENCH_NICE (a scheduling priority such as -10 for the runner and both servers, on a busy shared machine).
+ * bench/profile-summary.ts), BENCH_PORTA_NODE_ARGS (extra node flags for Porta's process).
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -51,18 +51,6 @@ const REFRESH_WARMUP = 100;
 const ROUNDS = envNumber("BENCH_ROUNDS", 2);
 const INTROSPECTION_RATE = envNumber("BENCH_INTROSPECTION_RATE", 500);
 const IDLE_SECONDS = 5;
-/** Optional scheduling priority (e.g. -10, needs privileges) for the runner and both servers on a shared machine. */
-const NICE = process.env.BENCH_NICE ? Number(process.env.BENCH_NICE) : undefined;
-
-function applyNice(pid: number) {
-  if (NICE === undefined || !Number.isInteger(NICE)) return;
-  try {
-    os.setPriority(pid, NICE);
-  } catch (error) {
-    throw new Error(`BENCH_NICE=${NICE}: cannot set the priority of ${pid}: ${(error as Error).message}`, { cause: error });
-  }
-}
-
 type Target = "porta" | "bare";
 const TARGETS: Target[] = ["bare", "porta"];
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
@@ -135,7 +123,6 @@ function startChild(name: Target, script: string, env: Record<string, string>, n
     stdio: ["ignore", "pipe", "pipe"],
   });
   children.set(child.pid!, child);
-  applyNice(child.pid!);
   let stderr = "";
   child.stderr!.setEncoding("utf8");
   child.stderr!.on("data", (chunk: string) => {
@@ -442,7 +429,7 @@ async function compareRefresh(ep: Record<Target, Endpoints>, pools: Record<Targe
   });
   const estimate = {} as Record<Target, number>;
   for (const t of TARGETS) {
-    const warm = await cannon(request(t, Math.min(REFRESH_WARMUP, Math.floor(pools[t].length / 10))));
+    const warm = await cannon(request(t, Math.max(CONNECTIONS, Math.min(REFRESH_WARMUP, Math.floor(pools[t].length / 10)))));
     estimate[t] = warm.perSecond;
   }
   const parts: Record<Target, Throughput[]> = { bare: [], porta: [] };
@@ -515,9 +502,6 @@ function renderSection(stores: Stores, figures: Figures, context: { started: Dat
     `- Machine: ${os.cpus().length} cores (nproc ${os.availableParallelism()}), ${os.cpus()[0]?.model ?? "?"}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Node ${process.version}, ${os.type()} ${os.release()}`,
     `- Load average (1/5/15 min) before: ${load(context.load[0])}, after: ${load(context.load[1])}`,
     `- Porta's stores: ${stores.label}`,
-    NICE !== undefined
-      ? `- Scheduling: the runner and both servers ran at nice ${NICE} (BENCH_NICE) because the machine was shared${stores.section === "external" ? "; PostgreSQL and Redis ran at their normal priority" : ""}`
-      : undefined,
     `- Load: autocannon 8.0.0 in the runner process, ${CONNECTIONS} connections, loopback only. Each figure follows a ${WARMUP} s warm-up of both servers and pools ${ROUNDS} alternating rounds (bare, Porta, Porta, bare, …)`,
     "",
     "### Throughput and latency as measured",
@@ -631,7 +615,6 @@ async function main() {
   const started = new Date();
   const t0 = performance.now();
   const loadBefore = os.loadavg();
-  applyNice(process.pid);
   await ensureBuild();
   // Registers its own clean-ups (database, Redis keys) as soon as each thing exists.
   const stores = await prepareStores();
@@ -647,7 +630,9 @@ async function main() {
       // Others may rebuild (and so briefly remove) build/ while this starts: wait for it and try again.
       for (let attempt = 1; ; attempt++) {
         try {
-          return await startChild("porta", "bench/porta-server.ts", { ...stores.portaEnv, PORT: String(portaPort), DATA_DIR: dataDir, ...seedEnv }, portaArgs);
+          // Only what this run chose reaches Porta: a DATABASE_URL or REDIS_URL in the shell must not.
+          const env = { DATABASE_URL: "", REDIS_URL: "", REDIS_PREFIX: "", ...stores.portaEnv, PORT: String(portaPort), DATA_DIR: dataDir, ...seedEnv };
+          return await startChild("porta", "bench/porta-server.ts", env, portaArgs);
         } catch (error) {
           if (attempt >= 3 || !String(error).includes("Remix build is missing")) throw error;
           log("Porta found no Remix build; waiting for it and starting again");
