@@ -24,6 +24,16 @@ export interface ServerInfo {
   /** An access token issued to the user by the first code exchange. */
   userAccessToken?: string;
   seeding: SeedReport;
+  /** Porta only, with SEED_ADMIN_LIST_USERS: the organization and admin token of the list benchmark. */
+  adminList?: AdminListSeed;
+}
+
+export interface AdminListSeed {
+  organizationId: string;
+  users: number;
+  seedSeconds: number;
+  /** A service-admin's access token from a real authorization-code flow. */
+  accessToken: string;
 }
 
 export interface SeedReport {

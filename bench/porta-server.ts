@@ -6,7 +6,8 @@
  * Env: PORT, DATA_DIR (a temp folder), optional DATABASE_URL, REDIS_URL, REDIS_PREFIX,
  * SEED_REFRESH_TOKENS (the size of the refresh-token pool) and SEED_REFRESH_FLOWS (how many of
  * them come from full authorization-code flows; see flow.ts seedRefreshPool),
- * BENCH_PROFILE_DIR (see flow.ts profileOnSignal).
+ * BENCH_PROFILE_DIR (see flow.ts profileOnSignal), SEED_ADMIN_LIST_USERS (users of the Admin API
+ * list benchmark's organization; see admin-list-seed.ts).
  */
 import { randomBytes } from "node:crypto";
 import { parseConfig } from "../app/.server/config/env";
@@ -14,6 +15,7 @@ import { hashClientSecret } from "../app/.server/directory/clients";
 import { createLogger } from "../app/.server/logging/logger";
 import { recordConsent, recordLogin } from "../app/.server/oidc/interaction-results";
 import { startPorta } from "../app/.server/start";
+import { seedAdminList } from "./admin-list-seed";
 import { FLOW_SCOPE, REDIRECT_URI, announce, onStop, profileOnSignal, seedRefreshPool } from "./flow";
 
 const SLUG = "bench";
@@ -78,6 +80,9 @@ async function main() {
     },
   });
 
+  const listUsers = Number(process.env.SEED_ADMIN_LIST_USERS ?? 0);
+  const adminList = listUsers > 0 ? await seedAdminList(porta, listUsers) : undefined;
+
   await profileOnSignal("porta");
   announce({
     url: porta.url,
@@ -89,6 +94,7 @@ async function main() {
     refreshTokens: seeded.refreshTokens,
     ...(seeded.userAccessToken ? { userAccessToken: seeded.userAccessToken } : {}),
     seeding: seeded.report,
+    ...(adminList ? { adminList } : {}),
   });
 }
 

@@ -17,7 +17,8 @@
  * server, 4000), BENCH_REFRESH_FLOWS (how many of those come from full authorization-code flows,
  * 50), BENCH_INTROSPECTION_RATE (500),
  * BENCH_PROFILE_DIR (CPU profiles of the first measured round of each server and scenario, see
- * bench/profile-summary.ts), BENCH_PORTA_NODE_ARGS (extra node flags for Porta's process).
+ * bench/profile-summary.ts), BENCH_PORTA_NODE_ARGS (extra node flags for Porta's process),
+ * BENCH_LIST_USERS (users of the Admin API list benchmark's organization, 100,000).
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -30,6 +31,7 @@ import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { Redis } from "ioredis";
 import pg from "pg";
+import { LIST_PAGE_SIZE, measureAdminList, type AdminListFigures, type LatencySummary } from "./admin-list";
 import { type ServerInfo } from "./flow";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -51,6 +53,7 @@ const REFRESH_WARMUP = 100;
 const ROUNDS = envNumber("BENCH_ROUNDS", 2);
 const INTROSPECTION_RATE = envNumber("BENCH_INTROSPECTION_RATE", 500);
 const IDLE_SECONDS = 5;
+const LIST_USERS = envNumber("BENCH_LIST_USERS", 100_000);
 type Target = "porta" | "bare";
 const TARGETS: Target[] = ["bare", "porta"];
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
@@ -463,6 +466,7 @@ interface Figures {
   idleCpu: Record<Target, number>;
   seeding: Record<Target, ServerInfo["seeding"]>;
   refreshPool: Record<Target, number>;
+  adminList: AdminListFigures;
 }
 
 const log = (line: string) => console.log(line);
@@ -547,6 +551,8 @@ function renderSection(stores: Stores, figures: Figures, context: { started: Dat
     costRow("discovery", discovery.porta, discovery.bare, "≥ 10,000/s", met(ceiling(discovery.porta) >= 10_000)),
     costRow("JWKS", jwks.porta, jwks.bare, "≥ 10,000/s", met(ceiling(jwks.porta) >= 10_000)),
     "",
+    ...adminListLines(figures.adminList),
+    "",
     "Notes on this run:",
     "",
     `- Latencies at full load (p50 / p99, ms): client_credentials Porta ${ms(cc.porta.latencyP50)} / ${ms(cc.porta.latencyP99)}, bare ${ms(cc.bare.latencyP50)} / ${ms(cc.bare.latencyP99)}; refresh Porta ${ms(refresh.porta.latencyP50)} / ${ms(refresh.porta.latencyP99)}, bare ${ms(refresh.bare.latencyP50)} / ${ms(refresh.bare.latencyP99)}.`,
@@ -560,6 +566,23 @@ function renderSection(stores: Stores, figures: Figures, context: { started: Dat
     "- Porta runs with LOG_LEVEL=silent (no access log lines are written); the bare provider runs on plain node:http with oidc-provider's own in-memory adapter (LRU raised to 1,000,000 entries so that the refresh pool is not evicted).",
   ].filter((l): l is string => l !== undefined);
   return lines.join("\n");
+}
+
+function adminListLines(list: AdminListFigures): string[] {
+  const row = (name: string, l: LatencySummary, target: string, verdict: string) =>
+    `| ${name} | ${fmt(l.requests)} | ${ms(l.p50)} | ${ms(l.p95)} | ${ms(l.p99)} | ${ms(l.max)} | ${target} | ${verdict} |`;
+  return [
+    `### Admin API: list the users of an organization with ${fmt(list.users)} users`,
+    "",
+    `GET /api/admin/organizations/{orgId}/users with a real service-admin token, ${LIST_PAGE_SIZE} users per page, one request at a time after 10 warm-up requests;` +
+      ` latency as the runner sees it over loopback (Admin API authentication, the page and the total count included). The users were written in batches of 5,000 through Prisma in ${list.seedSeconds.toFixed(1)} s, then \`VACUUM ANALYZE\`.`,
+    "",
+    "| Mode | Requests | p50 ms | p95 ms | p99 ms | max ms | Target | Verdict |",
+    "|---|---:|---:|---:|---:|---:|---|---|",
+    row("offset, page 1", list.offsetFirst, "—", ""),
+    row(`offset, page ${fmt(list.deepPage)}`, list.offsetDeep, "—", ""),
+    row(`cursor, every page of the walk (${fmt(list.cursorRows)} users seen once each)`, list.cursor, "p95 < 50 ms", met(list.cursor.p95 < 50)),
+  ];
 }
 
 const SECTIONS = ["embedded", "external"] as const;
@@ -631,7 +654,16 @@ async function main() {
       for (let attempt = 1; ; attempt++) {
         try {
           // Only what this run chose reaches Porta: a DATABASE_URL or REDIS_URL in the shell must not.
-          const env = { DATABASE_URL: "", REDIS_URL: "", REDIS_PREFIX: "", ...stores.portaEnv, PORT: String(portaPort), DATA_DIR: dataDir, ...seedEnv };
+          const env = {
+            DATABASE_URL: "",
+            REDIS_URL: "",
+            REDIS_PREFIX: "",
+            ...stores.portaEnv,
+            PORT: String(portaPort),
+            DATA_DIR: dataDir,
+            SEED_ADMIN_LIST_USERS: String(LIST_USERS),
+            ...seedEnv,
+          };
           return await startChild("porta", "bench/porta-server.ts", env, portaArgs);
         } catch (error) {
           if (attempt >= 3 || !String(error).includes("Remix build is missing")) throw error;
@@ -714,6 +746,12 @@ async function main() {
     log("JWKS");
     const jwks = await compare("jwks", (t) => ({ url: ep[t].jwks, verifyBody: has('"keys"') }), DURATION);
 
+    const listSeed = info.porta.adminList;
+    if (!listSeed) throw new Error("Porta did not seed the Admin API list benchmark");
+    log(`Admin API list of ${fmt(listSeed.users)} users (seeded in ${listSeed.seedSeconds.toFixed(1)} s), one request at a time`);
+    const adminList = await measureAdminList(info.porta.url, listSeed);
+    log(`  offset page 1 p95 ${ms(adminList.offsetFirst.p95)} ms, page ${adminList.deepPage} p95 ${ms(adminList.offsetDeep.p95)} ms, cursor p95 ${ms(adminList.cursor.p95)} ms`);
+
     const rss = { porta: rssOf(info.porta.pid), bare: rssOf(info.bare.pid) };
     log(`RSS: porta ${rss.porta.rssMb.toFixed(0)} MB (peak ${rss.porta.peakMb.toFixed(0)}), bare ${rss.bare.rssMb.toFixed(0)} MB (peak ${rss.bare.peakMb.toFixed(0)})`);
 
@@ -728,6 +766,7 @@ async function main() {
       idleCpu: idle,
       seeding: { porta: info.porta.seeding, bare: info.bare.seeding },
       refreshPool: { porta: info.porta.refreshTokens.length, bare: info.bare.refreshTokens.length },
+      adminList,
     };
     const section = renderSection(stores, figures, { started, load: [loadBefore, os.loadavg()], seconds: (performance.now() - t0) / 1000 });
     writeDoc(stores.section, section);

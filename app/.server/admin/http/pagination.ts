@@ -3,7 +3,7 @@ import { validation } from "./errors";
 
 /**
  * Listing parameters of the spec: offset mode (`page`, `pageSize`) or cursor mode (`cursor`,
- * `limit`), with sorting. Cursors are opaque base64url of [sort value, id]; a bad one is 422.
+ * `limit`), with sorting. Cursors are opaque base64url of [sort value, id, total?]; a bad one is 422.
  */
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 20;
@@ -20,7 +20,8 @@ export const ListQuerySchema = z
 
 export type ListQuery = z.infer<typeof ListQuerySchema>;
 
-export type CursorValue = [string | number | null, string];
+/** [sort value, id] or, from listPage, [sort value, id, total of the walk]. */
+export type CursorValue = [string | number | null, string] | [string | number | null, string, number];
 
 export function encodeCursor(value: CursorValue): string {
   return Buffer.from(JSON.stringify(value), "utf8").toString("base64url");
@@ -29,7 +30,13 @@ export function encodeCursor(value: CursorValue): string {
 export function decodeCursor(cursor: string, field = "cursor"): CursorValue {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-    if (Array.isArray(parsed) && parsed.length === 2 && typeof parsed[1] === "string" && ["string", "number", "object"].includes(typeof parsed[0])) {
+    const total = Array.isArray(parsed) ? (parsed as unknown[])[2] : undefined;
+    if (
+      Array.isArray(parsed) &&
+      (parsed.length === 2 || (parsed.length === 3 && Number.isSafeInteger(total) && (total as number) >= 0)) &&
+      typeof parsed[1] === "string" &&
+      ["string", "number", "object"].includes(typeof parsed[0])
+    ) {
       return parsed as CursorValue;
     }
   } catch {
@@ -77,7 +84,9 @@ export interface HistoryPage<T> {
 
 /**
  * Runs a listing in either mode. Cursor mode walks the UUIDv7 ids (creation order); offset
- * mode pages through the caller's sort. `total` is the count of the whole filtered set.
+ * mode pages through the caller's sort. `total` is the count of the whole filtered set; a
+ * cursor walk counts it once, on its first page, and carries it in the cursor, so that the
+ * following pages cost one index range scan each however large the set is.
  */
 const UUID_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -97,8 +106,9 @@ export async function listPage<T extends { id: string }>(
   }
   const afterId = mode.after ? mode.after[1] : null;
   if (afterId !== null && !(fetch.idPattern ?? UUID_ID).test(afterId)) throw validation([{ field: "cursor", message: "is not a cursor returned by Porta" }]);
-  const [total, rows] = await Promise.all([fetch.count(), fetch.after(afterId, mode.limit + 1)]);
+  const carried = mode.after?.[2];
+  const [total, rows] = await Promise.all([carried ?? fetch.count(), fetch.after(afterId, mode.limit + 1)]);
   const data = rows.slice(0, mode.limit);
-  const cursor = rows.length > mode.limit ? encodeCursor([null, data[data.length - 1]!.id]) : undefined;
+  const cursor = rows.length > mode.limit ? encodeCursor([null, data[data.length - 1]!.id, total]) : undefined;
   return { data, total, page: 1, pageSize: mode.limit, cursor };
 }
