@@ -14,6 +14,7 @@ import { createCsrfGuard, type CsrfGuard } from "./auth/csrf";
 import { createPasswordHasher, type PasswordHasher } from "./auth/password-hash";
 import { createRateLimits, type RateLimits } from "./rate-limit/limiters";
 import { createTokenMint, type TokenMint } from "./crypto/tokens";
+import { createPackageSeal, type PackageSeal } from "./admin/transfer/package-seal";
 import { createOtpMint, type OtpMint } from "./auth/two-factor/email-otp";
 import { registerJobHandlers } from "./jobs/handlers";
 import { createJobQueue, type JobQueue, type QueueSettings } from "./jobs/queue";
@@ -43,6 +44,8 @@ export interface Services {
   mailer: Mailer;
   tokens: TokenMint;
   otp: OtpMint;
+  /** Signs export packages and seals the secrets inside them. */
+  packageSeal: PackageSeal;
   jobs: JobQueue;
   settings: Settings;
   close(): Promise<void>;
@@ -130,6 +133,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     mailer,
     tokens: createTokenMint(encryptionKey),
     otp: createOtpMint(encryptionKey),
+    packageSeal: createPackageSeal(encryptionKey),
     settings,
     jobs,
     async close() {

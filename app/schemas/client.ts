@@ -25,7 +25,7 @@ const UriSchema = z
   .refine((value) => !value.includes("#"), "must not contain a fragment")
   .refine((value) => !URL.canParse(value) || !FORBIDDEN_SCHEMES.has(new URL(value).protocol), "uses a forbidden URL scheme");
 
-const UrisSchema = z
+export const UrisSchema = z
   .array(UriSchema)
   .max(MAX_URIS, `must have at most ${MAX_URIS} entries`)
   .refine((a) => new Set(a).size === a.length, "must not repeat a URI");
@@ -42,13 +42,13 @@ export const ScopeSchema = z
   .refine((tokens) => new Set(tokens).size === tokens.length, "must not repeat a scope")
   .transform((tokens) => tokens.join(" "));
 
-const GrantTypesSchema = z
+export const GrantTypesSchema = z
   .array(z.enum(CLIENT_GRANT_TYPE_VALUES))
   .min(1, "needs at least one grant type")
   .max(CLIENT_GRANT_TYPE_VALUES.length)
   .refine((a) => new Set(a).size === a.length, "must not repeat a grant type");
 
-const ClientNameSchema = z.string().trim().min(1, "must not be empty").max(200, "must have at most 200 characters");
+export const ClientNameSchema = z.string().trim().min(1, "must not be empty").max(200, "must have at most 200 characters");
 
 export const ClientSchema = z.object({
   id: z.string(),

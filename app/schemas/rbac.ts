@@ -10,7 +10,7 @@ export const RbacNameSchema = z
   .max(100, "must have at most 100 characters")
   .regex(NAME_PATTERN, "may contain letters, digits and _ . : - only, starting with a letter or digit");
 
-const DescriptionSchema = z.string().trim().max(500, "must have at most 500 characters");
+export const RbacDescriptionSchema = z.string().trim().max(500, "must have at most 500 characters");
 
 export const PermissionSchema = z.object({
   id: z.uuid(),
@@ -34,7 +34,7 @@ export const RoleCreateSchema = z
   .object({
     organizationId: z.uuid({ message: "must be a UUID" }),
     name: RbacNameSchema,
-    description: DescriptionSchema.optional(),
+    description: RbacDescriptionSchema.optional(),
     /** Ids of permissions of the same organization. */
     permissionIds: z.array(z.uuid({ message: "must be a UUID" })).max(500).optional(),
   })
@@ -43,7 +43,7 @@ export const RoleCreateSchema = z
 export const RoleUpdateSchema = z
   .object({
     name: RbacNameSchema.optional(),
-    description: DescriptionSchema.nullable().optional(),
+    description: RbacDescriptionSchema.nullable().optional(),
   })
   .strict();
 
@@ -51,7 +51,7 @@ export const PermissionCreateSchema = z
   .object({
     organizationId: z.uuid({ message: "must be a UUID" }),
     name: RbacNameSchema,
-    description: DescriptionSchema.optional(),
+    description: RbacDescriptionSchema.optional(),
   })
   .strict();
 

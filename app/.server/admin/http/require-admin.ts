@@ -13,20 +13,35 @@ export interface AdminUser {
   permissions: Set<string>;
 }
 
-let keyCache: { at: number; jwks: ReturnType<typeof createLocalJWKSet> } | undefined;
+/** Published keys per running Porta (one process may run several, as the tests do). */
+const keyCaches = new WeakMap<Services, { at: number; jwks: ReturnType<typeof createLocalJWKSet> }>();
 const KEY_CACHE_MS = 15_000;
 
 async function activeKeys(services: Services) {
-  if (!keyCache || Date.now() - keyCache.at > KEY_CACHE_MS) {
+  let cached = keyCaches.get(services);
+  if (!cached || Date.now() - cached.at > KEY_CACHE_MS) {
     const keys: JWK[] = await services.keys.publicJwks();
-    keyCache = { at: Date.now(), jwks: createLocalJWKSet({ keys }) };
+    cached = { at: Date.now(), jwks: createLocalJWKSet({ keys }) };
+    keyCaches.set(services, cached);
   }
-  return keyCache.jwks;
+  return cached.jwks;
 }
 
-/** Forget cached keys (after a rotation in this process). */
-export function forgetAdminKeyCache() {
-  keyCache = undefined;
+/** A key another process just activated is not in our cache yet: reload once (at most every second) and try again. */
+async function verifyWithFreshKeys(services: Services, token: string) {
+  try {
+    return await jwtVerify(token, await activeKeys(services), { algorithms: ["ES256"] });
+  } catch (error) {
+    const cached = keyCaches.get(services);
+    if ((error as { code?: string }).code !== "ERR_JWKS_NO_MATCHING_KEY" || (cached && Date.now() - cached.at < 1_000)) throw error;
+    keyCaches.delete(services);
+    return jwtVerify(token, await activeKeys(services), { algorithms: ["ES256"] });
+  }
+}
+
+/** Forget the cached keys (after a rotation in this process). */
+export function forgetAdminKeyCache(services: Services) {
+  keyCaches.delete(services);
 }
 
 /**
@@ -46,7 +61,7 @@ export async function requireAdmin(services: Services, request: Request): Promis
   let sub: string;
   let jti: string | undefined;
   try {
-    const { payload } = await jwtVerify(token, await activeKeys(services), { algorithms: ["ES256"] });
+    const { payload } = await verifyWithFreshKeys(services, token);
     if (payload.iss !== issuer || typeof payload.sub !== "string") throw unauthorized();
     sub = payload.sub;
     jti = typeof payload.jti === "string" ? payload.jti : undefined;

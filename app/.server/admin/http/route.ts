@@ -56,6 +56,10 @@ export interface Operation<PS extends Schema = Schema, QS extends Schema = Schem
   successStatus?: number;
   /** The operation answers with an ETag. */
   etag?: boolean;
+  /** Largest JSON body accepted (default 1 MB). */
+  maxBodyBytes?: number;
+  /** A POST that only computes (a preview): it writes nothing, so it audits nothing. */
+  readOnly?: boolean;
   handler(ctx: OperationContext<z.output<PS>, z.output<QS>, z.output<BS>>): Promise<OperationResult>;
 }
 
@@ -86,11 +90,11 @@ function parse<S extends Schema>(schema: S | undefined, value: unknown, where: s
   return result.data;
 }
 
-async function readJson(request: Request): Promise<unknown> {
+async function readJson(request: Request, maxBytes: number): Promise<unknown> {
   const length = Number(request.headers.get("content-length") ?? "0");
-  if (length > MAX_BODY_BYTES) throw new ApiError(413, "payload_too_large", "The request body is too large.");
+  if (length > maxBytes) throw new ApiError(413, "payload_too_large", "The request body is too large.");
   const text = await request.text();
-  if (text.length > MAX_BODY_BYTES) throw new ApiError(413, "payload_too_large", "The request body is too large.");
+  if (text.length > maxBytes) throw new ApiError(413, "payload_too_large", "The request body is too large.");
   if (text.trim() === "") return undefined;
   if (!(request.headers.get("content-type") ?? "").includes("application/json")) throw badRequest("Send the body as application/json.");
   try {
@@ -131,7 +135,7 @@ async function run(operations: Partial<Record<HttpMethod, Operation>>, args: Loa
     const url = new URL(request.url);
     const query = parse(op.query, Object.fromEntries(url.searchParams), "query");
     const pathParams = parse(op.params, params, "path");
-    const body = op.body ? parse(op.body, await readJson(request), "body") : undefined;
+    const body = op.body ? parse(op.body, await readJson(request, op.maxBodyBytes ?? MAX_BODY_BYTES), "body") : undefined;
     const ifMatch = parseIfMatch(request.headers.get("if-match"));
     const ip = context.req.ip ?? null;
     const result = await op.handler({
@@ -145,7 +149,7 @@ async function run(operations: Partial<Record<HttpMethod, Operation>>, args: Loa
       ip,
       audit: (entry) => audits.push({ ...entry, actorType: "admin", actorId: admin.id, ip, requestId }),
     });
-    if (method !== "GET" && audits.length === 0 && services.config.nodeEnv !== "production") {
+    if (method !== "GET" && !op.readOnly && audits.length === 0 && services.config.nodeEnv !== "production") {
       throw new Error(`${op.operationId} changed data without an audit record`);
     }
     for (const entry of audits) await services.audit.record(entry);

@@ -46,7 +46,7 @@ export const keysOperations = [
     successStatus: 201,
     handler: async ({ services, audit }) => {
       const key = await services.keys.generate();
-      forgetAdminKeyCache();
+      forgetAdminKeyCache(services);
       audit({ eventType: "key.generated", targetType: "signing_key", targetId: key.kid, data: { status: key.status } });
       return { body: toKey(key) };
     },
@@ -64,7 +64,7 @@ export const keysRotateOperations = [
     response: KeySchema,
     handler: async ({ services, audit }) => {
       const key = await services.keys.rotate();
-      forgetAdminKeyCache();
+      forgetAdminKeyCache(services);
       audit({ eventType: "key.rotated", targetType: "signing_key", targetId: key.kid, data: {} });
       return { body: toKey(key) };
     },

@@ -21,7 +21,7 @@ export interface SecondFactorPlan {
   recovery: boolean;
 }
 
-const totpAad = (userId: string) => `totp-secret:${userId}`;
+export const totpAad = (userId: string) => `totp-secret:${userId}`;
 
 export async function planSecondFactor(services: Services, userId: string, policy: string): Promise<SecondFactorPlan | null> {
   const { prisma } = services.db;

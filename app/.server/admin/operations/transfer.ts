@@ -1,0 +1,90 @@
+import { z } from "zod";
+import { ExportManifestSchema, ExportPackageSchema, ImportPlanSchema, ImportRequestSchema, MAX_IMPORT_BYTES } from "~/schemas/transfer";
+import { operation } from "../http/route";
+import { exportManifest, exportOrganization } from "../transfer/export";
+import { applyImport, previewImport } from "../transfer/import";
+
+/** Exports and imports of whole organizations (see ../transfer). */
+const OrgParams = z.object({ orgId: z.uuid({ message: "must be a UUID" }) });
+
+/** api.admin.organizations_.$orgId_.export */
+export const exportOperations = [
+  operation({
+    method: "GET",
+    path: "/organizations/{orgId}/export",
+    operationId: "exports.download",
+    summary:
+      "Download the organization as a signed, versioned package: settings, applications, clients (secret hashes), roles, permissions, claims and users (password hashes, sealed TOTP secrets, recovery-code hashes); never a plaintext secret",
+    tag: "exports",
+    permission: "admin:export:read",
+    params: OrgParams,
+    query: z.object({}).strict(),
+    response: ExportPackageSchema,
+    handler: async ({ services, params, audit }) => {
+      const pkg = await exportOrganization(services, params.orgId);
+      // Hashes leave the system here: who took them is on record.
+      audit({ eventType: "organization.exported", organizationId: params.orgId, targetType: "organization", targetId: params.orgId, data: { counts: pkg.counts } });
+      const day = pkg.exportedAt.slice(0, 10);
+      return { body: pkg, headers: { "Content-Disposition": `attachment; filename="porta-${pkg.content.organization.slug}-${day}.json"` } };
+    },
+  }),
+];
+
+/** api.admin.organizations_.$orgId_.export_.manifest */
+export const exportManifestOperations = [
+  operation({
+    method: "GET",
+    path: "/organizations/{orgId}/export/manifest",
+    operationId: "exports.manifest",
+    summary: "What an export of the organization would hold (counts per kind) and the fingerprint of the key that would sign it",
+    tag: "exports",
+    permission: "admin:export:read",
+    params: OrgParams,
+    query: z.object({}).strict(),
+    response: ExportManifestSchema,
+    handler: async ({ services, params }) => ({ body: await exportManifest(services, params.orgId) }),
+  }),
+];
+
+/** api.admin.imports_.preview */
+export const importPreviewOperations = [
+  operation({
+    method: "POST",
+    path: "/imports/preview",
+    operationId: "imports.preview",
+    summary: "Verify a package and list what applying it would create and update (writes nothing)",
+    tag: "imports",
+    permission: "admin:import:write",
+    body: ImportRequestSchema,
+    response: ImportPlanSchema,
+    maxBodyBytes: MAX_IMPORT_BYTES,
+    readOnly: true,
+    handler: async ({ services, body }) => ({ body: await previewImport(services, body.package, body.slug) }),
+  }),
+];
+
+/** api.admin.imports_.apply */
+export const importApplyOperations = [
+  operation({
+    method: "POST",
+    path: "/imports/apply",
+    operationId: "imports.apply",
+    summary: "Apply a package in one transaction: create what is missing, update what differs, delete nothing; applying it again changes nothing",
+    tag: "imports",
+    permission: "admin:import:write",
+    body: ImportRequestSchema,
+    response: ImportPlanSchema.extend({ organizationId: z.uuid() }),
+    maxBodyBytes: MAX_IMPORT_BYTES,
+    handler: async ({ services, body, audit }) => {
+      const result = await applyImport(services, body.package, body.slug);
+      audit({
+        eventType: "organization.imported",
+        organizationId: result.organizationId,
+        targetType: "organization",
+        targetId: result.organizationId,
+        data: { source: body.package.source, exportedAt: body.package.exportedAt, summary: result.summary },
+      });
+      return { body: result };
+    },
+  }),
+];

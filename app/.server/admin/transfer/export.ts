@@ -1,0 +1,189 @@
+import { totpAad } from "../../auth/two-factor/service";
+import type { Services } from "../../services";
+import { requireOrganization } from "../users/service";
+import {
+  EXPORT_FORMAT,
+  EXPORT_VERSION,
+  ExportPackageSchema,
+  type ExportPackage,
+  type PackageContent,
+  type PackageCounts,
+} from "~/schemas/transfer";
+import { sealedTotpAad } from "./package-seal";
+
+/**
+ * Builds the export package of one organization: its settings, applications with modules and
+ * claim definitions, permissions, roles, clients with their secrets' hashes, and users with
+ * password hashes, roles, claim values, TOTP (sealed) and recovery-code hashes. References
+ * between entities are by name (application, role, claim), never by database id, so that a
+ * package applies to any database.
+ */
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+async function loadContent(services: Services, organizationId: string): Promise<PackageContent> {
+  const { prisma } = services.db;
+  const seal = services.packageSeal;
+  const [org, applications, permissions, roles, clients, users] = await Promise.all([
+    prisma.organization.findUniqueOrThrow({ where: { id: organizationId } }),
+    prisma.application.findMany({
+      where: { organizationId },
+      orderBy: { name: "asc" },
+      include: { modules: { orderBy: { name: "asc" } }, claims: { orderBy: { claimName: "asc" } } },
+    }),
+    prisma.permission.findMany({ where: { organizationId }, orderBy: { name: "asc" } }),
+    prisma.role.findMany({ where: { organizationId }, orderBy: { name: "asc" }, include: { permissions: { select: { permission: { select: { name: true } } } } } }),
+    prisma.client.findMany({
+      where: { organizationId },
+      orderBy: { id: "asc" },
+      include: { application: { select: { name: true } }, secrets: { orderBy: { createdAt: "asc" } } },
+    }),
+    prisma.user.findMany({
+      where: { organizationId },
+      orderBy: { email: "asc" },
+      include: {
+        roles: { select: { role: { select: { name: true } } } },
+        claimValues: { select: { value: true, claim: { select: { claimName: true, application: { select: { name: true } } } } } },
+        totp: true,
+        recoveryCodes: { orderBy: { createdAt: "asc" } },
+      },
+    }),
+  ]);
+  return {
+    organization: {
+      slug: org.slug,
+      name: org.name,
+      defaultLoginMethods: org.defaultLoginMethods as PackageContent["organization"]["defaultLoginMethods"],
+      twoFactorPolicy: org.twoFactorPolicy as PackageContent["organization"]["twoFactorPolicy"],
+      defaultLocale: org.defaultLocale as PackageContent["organization"]["defaultLocale"],
+      branding: (org.branding ?? {}) as PackageContent["organization"]["branding"],
+    },
+    applications: applications.map((a) => ({
+      name: a.name,
+      description: a.description,
+      status: a.status as "active" | "inactive",
+      modules: a.modules.map((m) => ({ name: m.name, description: m.description, status: m.status as "active" | "inactive" })),
+      claims: a.claims.map((c) => ({
+        claimName: c.claimName,
+        claimType: c.claimType as PackageContent["applications"][number]["claims"][number]["claimType"],
+        scope: c.scope,
+        description: c.description,
+      })),
+    })),
+    permissions: permissions.map((p) => ({ name: p.name, description: p.description })),
+    roles: roles.map((r) => ({ name: r.name, description: r.description, permissions: r.permissions.map((p) => p.permission.name).sort() })),
+    clients: clients.map((c) => ({
+      id: c.id,
+      application: c.application?.name ?? null,
+      name: c.name,
+      applicationType: c.applicationType as "web" | "native",
+      tokenEndpointAuthMethod: c.tokenEndpointAuthMethod as "client_secret_basic" | "client_secret_post" | "none",
+      redirectUris: c.redirectUris,
+      postLogoutRedirectUris: c.postLogoutRedirectUris,
+      grantTypes: c.grantTypes as PackageContent["clients"][number]["grantTypes"],
+      scope: c.scope,
+      loginMethods: c.loginMethods as PackageContent["clients"][number]["loginMethods"],
+      status: c.status as "active" | "inactive",
+      secrets: c.secrets.map((s) => ({
+        secretHash: s.secretHash,
+        hint: s.hint,
+        label: s.label,
+        status: s.status as "active" | "revoked",
+        expiresAt: iso(s.expiresAt),
+        revokedAt: iso(s.revokedAt),
+        createdAt: s.createdAt.toISOString(),
+      })),
+    })),
+    users: users.map((u) => ({
+      email: u.email,
+      emailVerified: u.emailVerified,
+      givenName: u.givenName,
+      familyName: u.familyName,
+      locale: u.locale as PackageContent["users"][number]["locale"],
+      passwordHash: u.passwordHash,
+      status: u.status as "active" | "inactive",
+      emailOtpEnabled: u.emailOtpEnabled,
+      createdAt: u.createdAt.toISOString(),
+      roles: u.roles.map((r) => r.role.name).sort(),
+      claims: u.claimValues
+        .map((v) => ({ application: v.claim.application.name, claimName: v.claim.claimName, value: v.value as PackageContent["users"][number]["claims"][number]["value"] }))
+        .sort((a, b) => `${a.application}\u0000${a.claimName}`.localeCompare(`${b.application}\u0000${b.claimName}`)),
+      totp: u.totp
+        ? {
+            // Re-sealed under the package key: the stored ciphertext is bound to this database's user id.
+            secret: seal.secrets.encrypt(services.encrypter.decrypt(u.totp.secretEncrypted, totpAad(u.id)), sealedTotpAad(u.email)),
+            status: u.totp.status as "pending" | "enrolled",
+            enrolledAt: iso(u.totp.enrolledAt),
+            lastUsedStep: Number(u.totp.lastUsedStep),
+          }
+        : null,
+      recoveryCodes: u.recoveryCodes.map((r) => ({ codeHash: r.codeHash, usedAt: iso(r.usedAt) })),
+    })),
+  };
+}
+
+export function countsOf(content: PackageContent): PackageCounts {
+  return {
+    applications: content.applications.length,
+    modules: content.applications.reduce((n, a) => n + a.modules.length, 0),
+    claims: content.applications.reduce((n, a) => n + a.claims.length, 0),
+    permissions: content.permissions.length,
+    roles: content.roles.length,
+    clients: content.clients.length,
+    clientSecrets: content.clients.reduce((n, c) => n + c.secrets.length, 0),
+    users: content.users.length,
+    usersWithPassword: content.users.filter((u) => u.passwordHash !== null).length,
+    usersWithTotp: content.users.filter((u) => u.totp !== null).length,
+    recoveryCodes: content.users.reduce((n, u) => n + u.recoveryCodes.length, 0),
+    claimValues: content.users.reduce((n, u) => n + u.claims.length, 0),
+  };
+}
+
+const issuerOf = (services: Services, slug: string) => `${services.config.baseUrl}/${slug}`;
+
+export async function exportOrganization(services: Services, organizationId: string): Promise<ExportPackage> {
+  await requireOrganization(services, organizationId);
+  const content = await loadContent(services, organizationId);
+  const seal = services.packageSeal;
+  // The package passes through the import's own schema before it is signed, so that the
+  // importer, which verifies what that schema returns, checks the very same values.
+  const { signature: _unsigned, ...normalized } = ExportPackageSchema.parse({
+    format: EXPORT_FORMAT,
+    version: EXPORT_VERSION,
+    exportedAt: new Date().toISOString(),
+    source: { issuer: issuerOf(services, content.organization.slug), organizationId },
+    counts: countsOf(content),
+    content,
+    signature: { alg: "HS256", keyId: seal.keyId, value: "" },
+  });
+  return { ...normalized, signature: { alg: "HS256", keyId: seal.keyId, value: seal.sign(normalized) } };
+}
+
+/** What an export of the organization would hold, without the data. */
+export async function exportManifest(services: Services, organizationId: string) {
+  const org = await requireOrganization(services, organizationId);
+  const { prisma } = services.db;
+  const where = { organizationId };
+  const [applications, modules, claims, permissions, roles, clients, clientSecrets, users, usersWithPassword, usersWithTotp, recoveryCodes, claimValues] = await Promise.all([
+    prisma.application.count({ where }),
+    prisma.applicationModule.count({ where: { application: where } }),
+    prisma.customClaimDefinition.count({ where: { application: where } }),
+    prisma.permission.count({ where }),
+    prisma.role.count({ where }),
+    prisma.client.count({ where }),
+    prisma.clientSecret.count({ where: { client: where } }),
+    prisma.user.count({ where }),
+    prisma.user.count({ where: { ...where, passwordHash: { not: null } } }),
+    prisma.totpCredential.count({ where: { user: where } }),
+    prisma.recoveryCode.count({ where: { user: where } }),
+    prisma.customClaimValue.count({ where: { user: where } }),
+  ]);
+  return {
+    format: EXPORT_FORMAT,
+    version: EXPORT_VERSION,
+    generatedAt: new Date().toISOString(),
+    source: { issuer: issuerOf(services, org.slug), organizationId },
+    organization: { slug: org.slug, name: org.name },
+    counts: { applications, modules, claims, permissions, roles, clients, clientSecrets, users, usersWithPassword, usersWithTotp, recoveryCodes, claimValues },
+    keyId: services.packageSeal.keyId,
+  } as const;
+}

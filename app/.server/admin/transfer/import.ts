@@ -1,0 +1,320 @@
+import type { Prisma } from "~/generated/prisma/client";
+import { totpAad } from "../../auth/two-factor/service";
+import { invalidateClient } from "../../directory/clients";
+import { invalidateOrganization } from "../../directory/organizations";
+import { invalidateUser } from "../../directory/users";
+import type { Services } from "../../services";
+import { conflict, validation, type FieldDetail } from "../http/errors";
+import type { ExportPackage, ImportChange, ImportPlan, PackageClient, PackageContent, PackageUser } from "~/schemas/transfer";
+import { canonicalJson, sealedTotpAad } from "./package-seal";
+import { loadTarget, type TargetState, type TargetUser } from "./target-state";
+
+/**
+ * Imports an export package into the organization with the package's slug (or the slug the
+ * request names): creates what is missing and updates what differs, matching entities by
+ * their natural keys (application, role, permission and claim names, client ids, user emails).
+ * Nothing is ever deleted, except that a user named in the package gets exactly the roles,
+ * claim values, TOTP and recovery codes the package gives them. Preview and apply share one
+ * plan; apply runs it in one transaction, so a second apply finds everything unchanged.
+ */
+type Json = Prisma.InputJsonValue;
+const same = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);
+const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+const date = (s: string | null) => (s ? new Date(s) : null);
+
+function changedFields<T extends object>(wanted: T, existing: object, fields: Array<keyof T & string>): string[] {
+  return fields.filter((f) => !same(wanted[f], (existing as Record<string, unknown>)[f]));
+}
+
+/** The signature, then the references inside the package; any failure is a 422 naming the field. */
+function verifyPackage(services: Services, pkg: ExportPackage) {
+  const seal = services.packageSeal;
+  const { signature, ...unsigned } = pkg;
+  if (signature.keyId !== seal.keyId) {
+    throw validation([{ field: "package.signature", message: "was made by a Porta with a different ENCRYPTION_KEY: import it where the key is the same" }]);
+  }
+  if (!seal.verify(unsigned, signature.value)) {
+    throw validation([{ field: "package.signature", message: "does not match the package: it was changed after export" }]);
+  }
+  const c = pkg.content;
+  const details: FieldDetail[] = [];
+  const apps = new Map(c.applications.map((a) => [a.name, new Set(a.claims.map((cl) => cl.claimName))]));
+  const permissions = new Set(c.permissions.map((p) => p.name));
+  const roles = new Set(c.roles.map((r) => r.name));
+  c.roles.forEach((r, i) => r.permissions.forEach((p, j) => permissions.has(p) || details.push({ field: `package.content.roles.${i}.permissions.${j}`, message: `names the permission ${p}, which the package does not define` })));
+  c.clients.forEach((cl, i) => cl.application === null || apps.has(cl.application) || details.push({ field: `package.content.clients.${i}.application`, message: "names an application the package does not define" }));
+  c.users.forEach((u, i) => {
+    u.roles.forEach((r, j) => roles.has(r) || details.push({ field: `package.content.users.${i}.roles.${j}`, message: `names the role ${r}, which the package does not define` }));
+    u.claims.forEach((v, j) => apps.get(v.application)?.has(v.claimName) || details.push({ field: `package.content.users.${i}.claims.${j}`, message: "names a claim the package does not define" }));
+    if (u.totp) {
+      try {
+        seal.secrets.decrypt(u.totp.secret, sealedTotpAad(u.email));
+      } catch {
+        details.push({ field: `package.content.users.${i}.totp.secret`, message: "cannot be opened with this deployment's key" });
+      }
+    }
+  });
+  if (details.length > 0) throw validation(details.slice(0, 100), "The package refers to things it does not contain.");
+  return seal;
+}
+
+interface Planned {
+  plan: ImportPlan;
+  apply(tx: Prisma.TransactionClient): Promise<{ organizationId: string; clients: string[]; users: string[] }>;
+}
+
+function planImport(services: Services, pkg: ExportPackage, slug: string, target: TargetState): Planned {
+  const seal = services.packageSeal;
+  const c = pkg.content;
+  const changes: ImportChange[] = [];
+  let unchanged = 0;
+  const note = (type: ImportChange["type"], key: string, fields: string[] | null): boolean => {
+    if (fields === null) changes.push({ type, key, action: "create" });
+    else if (fields.length > 0) changes.push({ type, key, action: "update", fields });
+    else unchanged++;
+    return fields === null || fields.length > 0;
+  };
+  const orgData = {
+    name: c.organization.name,
+    defaultLoginMethods: c.organization.defaultLoginMethods,
+    twoFactorPolicy: c.organization.twoFactorPolicy,
+    defaultLocale: c.organization.defaultLocale,
+    branding: c.organization.branding,
+  };
+  const orgFields = target.org ? changedFields(orgData, target.org, ["name", "defaultLoginMethods", "twoFactorPolicy", "defaultLocale", "branding"]) : null;
+  const orgAction = orgFields === null ? "create" : orgFields.length > 0 ? "update" : "unchanged";
+  note("organization", slug, orgFields);
+
+  const permissionSteps = c.permissions.map((p) => {
+    const existing = target.permissions.get(p.name);
+    return { p, existing, write: note("permission", p.name, existing ? changedFields(p, existing, ["description"]) : null) };
+  });
+  const roleSteps = c.roles.map((r) => {
+    const existing = target.roles.get(r.name);
+    const wanted = { ...r, permissions: [...r.permissions].sort() };
+    return { r: wanted, existing, write: note("role", r.name, existing ? changedFields(wanted, { ...existing, permissions: [...existing.permissions].sort() }, ["description", "permissions"]) : null) };
+  });
+  const appSteps = c.applications.map((a) => {
+    const existing = target.applications.get(a.name);
+    const write = note("application", a.name, existing ? changedFields(a, existing, ["description", "status"]) : null);
+    const modules = a.modules.map((m) => {
+      const em = existing?.modules.get(m.name);
+      return { m, existing: em, write: note("module", `${a.name}/${m.name}`, em ? changedFields(m, em, ["description", "status"]) : null) };
+    });
+    const claims = a.claims.map((cl) => {
+      const ec = existing?.claims.get(cl.claimName);
+      return { cl, existing: ec, write: note("claim", `${a.name}/${cl.claimName}`, ec ? changedFields(cl, ec, ["claimType", "scope", "description"]) : null) };
+    });
+    return { a, existing, write, modules, claims };
+  });
+  const clientSteps = c.clients.map((cl) => {
+    const existing = target.clients.get(cl.id);
+    const fields: Array<keyof PackageClient & string> = ["application", "name", "applicationType", "tokenEndpointAuthMethod", "redirectUris", "postLogoutRedirectUris", "grantTypes", "scope", "loginMethods", "status"];
+    const write = note("client", cl.id, existing ? changedFields(cl, existing, fields) : null);
+    const secrets = cl.secrets.map((s) => {
+      const es = existing?.secrets.get(s.secretHash);
+      const current = es ? { hint: es.hint, label: es.label, status: es.status, expiresAt: iso(es.expiresAt), revokedAt: iso(es.revokedAt) } : null;
+      return { s, existing: es, write: note("clientSecret", `${cl.id}/…${s.hint}`, current ? changedFields(s, current, ["hint", "label", "status", "expiresAt", "revokedAt"]) : null) };
+    });
+    return { cl, existing, write, secrets };
+  });
+  const userSteps = c.users.map((u) => {
+    const existing = target.users.get(u.email);
+    const totpSecret = u.totp ? seal.secrets.decrypt(u.totp.secret, sealedTotpAad(u.email)) : null;
+    const fields = existing ? userChanges(services, u, totpSecret, existing) : null;
+    return { u, existing, totpSecret, write: note("user", u.email, fields), fields: fields ?? [] };
+  });
+
+  const plan: ImportPlan = {
+    organization: { slug, id: target.org?.id ?? null, action: orgAction },
+    summary: { create: changes.filter((x) => x.action === "create").length, update: changes.filter((x) => x.action === "update").length, unchanged },
+    changes,
+    applied: false,
+  };
+
+  async function apply(tx: Prisma.TransactionClient) {
+    const organizationId = target.org
+      ? (orgFields!.length > 0 && (await tx.organization.update({ where: { id: target.org.id }, data: { ...orgData, branding: orgData.branding as Json, version: { increment: 1 } } })), target.org.id)
+      : (await tx.organization.create({ data: { slug, ...orgData, branding: orgData.branding as Json } })).id;
+
+    const permissionIds = new Map([...target.permissions].map(([name, p]) => [name, p.id]));
+    for (const { p, existing, write } of permissionSteps) {
+      if (!write) continue;
+      if (existing) await tx.permission.update({ where: { id: existing.id }, data: { description: p.description } });
+      else permissionIds.set(p.name, (await tx.permission.create({ data: { organizationId, name: p.name, description: p.description } })).id);
+    }
+    const roleIds = new Map([...target.roles].map(([name, r]) => [name, r.id]));
+    for (const { r, existing, write } of roleSteps) {
+      if (!write) continue;
+      const id = existing
+        ? (await tx.role.update({ where: { id: existing.id }, data: { description: r.description, version: { increment: 1 } } })).id
+        : (await tx.role.create({ data: { organizationId, name: r.name, description: r.description } })).id;
+      roleIds.set(r.name, id);
+      await tx.rolePermission.deleteMany({ where: { roleId: id } });
+      await tx.rolePermission.createMany({ data: r.permissions.map((name) => ({ roleId: id, permissionId: permissionIds.get(name)! })) });
+    }
+    const appIds = new Map([...target.applications].map(([name, a]) => [name, a.id]));
+    const claimIds = new Map<string, string>();
+    for (const [name, a] of target.applications) for (const [claimName, cl] of a.claims) claimIds.set(`${name}\u0000${claimName}`, cl.id);
+    for (const { a, existing, write, modules, claims } of appSteps) {
+      let appId = existing?.id;
+      if (write) {
+        appId = existing
+          ? (await tx.application.update({ where: { id: existing.id }, data: { description: a.description, status: a.status, version: { increment: 1 } } })).id
+          : (await tx.application.create({ data: { organizationId, name: a.name, description: a.description, status: a.status } })).id;
+        appIds.set(a.name, appId);
+      }
+      for (const { m, existing: em, write: mw } of modules) {
+        if (!mw) continue;
+        if (em) await tx.applicationModule.update({ where: { id: em.id }, data: { description: m.description, status: m.status } });
+        else await tx.applicationModule.create({ data: { applicationId: appId!, name: m.name, description: m.description, status: m.status } });
+      }
+      for (const { cl, existing: ec, write: cw } of claims) {
+        if (!cw) continue;
+        const data = { claimType: cl.claimType, scope: cl.scope, description: cl.description };
+        const id = ec ? (await tx.customClaimDefinition.update({ where: { id: ec.id }, data })).id : (await tx.customClaimDefinition.create({ data: { applicationId: appId!, claimName: cl.claimName, ...data } })).id;
+        claimIds.set(`${a.name}\u0000${cl.claimName}`, id);
+      }
+    }
+    const touchedClients: string[] = [];
+    for (const { cl, existing, write, secrets } of clientSteps) {
+      const data = {
+        applicationId: cl.application === null ? null : appIds.get(cl.application)!,
+        name: cl.name,
+        applicationType: cl.applicationType,
+        tokenEndpointAuthMethod: cl.tokenEndpointAuthMethod,
+        redirectUris: cl.redirectUris,
+        postLogoutRedirectUris: cl.postLogoutRedirectUris,
+        grantTypes: cl.grantTypes,
+        scope: cl.scope,
+        loginMethods: cl.loginMethods,
+        status: cl.status,
+      };
+      if (write) {
+        if (existing) await tx.client.update({ where: { id: cl.id }, data: { ...data, version: { increment: 1 } } });
+        else await tx.client.create({ data: { id: cl.id, organizationId, ...data } });
+      }
+      for (const { s, existing: es, write: sw } of secrets) {
+        if (!sw) continue;
+        const secret = { hint: s.hint, label: s.label, status: s.status, expiresAt: date(s.expiresAt), revokedAt: date(s.revokedAt) };
+        if (es) await tx.clientSecret.update({ where: { id: es.id }, data: secret });
+        else await tx.clientSecret.create({ data: { clientId: cl.id, secretHash: s.secretHash, createdAt: new Date(s.createdAt), ...secret } });
+      }
+      if (write || secrets.some((s) => s.write)) touchedClients.push(cl.id);
+    }
+    const touchedUsers: string[] = [];
+    for (const { u, existing, totpSecret, write, fields } of userSteps) {
+      if (!write) continue;
+      const data = {
+        emailVerified: u.emailVerified,
+        givenName: u.givenName,
+        familyName: u.familyName,
+        locale: u.locale,
+        passwordHash: u.passwordHash,
+        status: u.status,
+        emailOtpEnabled: u.emailOtpEnabled,
+      };
+      const userId = existing
+        ? (await tx.user.update({ where: { id: existing.id }, data: { ...data, version: { increment: 1 } } })).id
+        : (await tx.user.create({ data: { organizationId, email: u.email, createdAt: new Date(u.createdAt), ...data } })).id;
+      touchedUsers.push(userId);
+      const all = !existing;
+      if (all || fields.includes("roles")) {
+        await tx.userRole.deleteMany({ where: { userId } });
+        await tx.userRole.createMany({ data: u.roles.map((name) => ({ userId, roleId: roleIds.get(name)! })) });
+      }
+      if (all || fields.includes("claims")) {
+        await tx.customClaimValue.deleteMany({ where: { userId } });
+        await tx.customClaimValue.createMany({ data: u.claims.map((v) => ({ userId, claimId: claimIds.get(`${v.application}\u0000${v.claimName}`)!, value: v.value as Json })) });
+      }
+      if (all || fields.includes("totp")) {
+        await tx.totpCredential.deleteMany({ where: { userId } });
+        if (u.totp && totpSecret !== null) {
+          await tx.totpCredential.create({
+            data: {
+              userId,
+              secretEncrypted: services.encrypter.encrypt(totpSecret, totpAad(userId)),
+              status: u.totp.status,
+              enrolledAt: date(u.totp.enrolledAt),
+              lastUsedStep: BigInt(Math.max(u.totp.lastUsedStep, Number(existing?.totp?.lastUsedStep ?? 0))),
+            },
+          });
+        }
+      }
+      if (all || fields.includes("recoveryCodes")) {
+        const usedHere = new Map((existing?.recoveryCodes ?? []).filter((r) => r.usedAt).map((r) => [r.codeHash, r.usedAt]));
+        await tx.recoveryCode.deleteMany({ where: { userId } });
+        await tx.recoveryCode.createMany({ data: u.recoveryCodes.map((r) => ({ userId, codeHash: r.codeHash, usedAt: usedHere.get(r.codeHash) ?? date(r.usedAt) })) });
+      }
+    }
+    return { organizationId, clients: touchedClients, users: touchedUsers };
+  }
+
+  return { plan, apply };
+}
+
+/** The fields of an existing user that the package would change (roles, claims and 2FA as wholes). */
+function userChanges(services: Services, u: PackageUser, totpSecret: string | null, existing: TargetUser): string[] {
+  const fields = changedFields(u, existing, ["emailVerified", "givenName", "familyName", "locale", "passwordHash", "status", "emailOtpEnabled"]);
+  if (!same([...u.roles].sort(), [...existing.roles].sort())) fields.push("roles");
+  const claimKey = (v: { application: string; claimName: string }) => `${v.application}\u0000${v.claimName}`;
+  const wantedClaims = Object.fromEntries(u.claims.map((v) => [claimKey(v), v.value]));
+  const haveClaims = Object.fromEntries(existing.claims.map((v) => [claimKey(v), v.value]));
+  if (!same(wantedClaims, haveClaims)) fields.push("claims");
+  const haveTotp = existing.totp
+    ? { secret: services.encrypter.decrypt(existing.totp.secretEncrypted, totpAad(existing.id)), status: existing.totp.status, enrolledAt: iso(existing.totp.enrolledAt) }
+    : null;
+  const wantTotp = u.totp ? { secret: totpSecret, status: u.totp.status, enrolledAt: u.totp.enrolledAt } : null;
+  if (!same(wantTotp, haveTotp)) fields.push("totp");
+  // A code used here stays used: an older package must not make it valid again.
+  const usedHere = new Set(existing.recoveryCodes.filter((r) => r.usedAt).map((r) => r.codeHash));
+  const codes = (list: Array<{ codeHash: string; used: boolean }>) => list.map((r) => `${r.codeHash} ${r.used || usedHere.has(r.codeHash)}`).sort();
+  const wantedCodes = codes(u.recoveryCodes.map((r) => ({ codeHash: r.codeHash, used: r.usedAt !== null })));
+  if (!same(wantedCodes, codes(existing.recoveryCodes.map((r) => ({ codeHash: r.codeHash, used: r.usedAt !== null }))))) fields.push("recoveryCodes");
+  return fields;
+}
+
+/** Where the package would go, refused when that would take over something that is not the target's. */
+async function resolveTarget(services: Services, content: PackageContent, slug: string): Promise<TargetState> {
+  if (slug === services.config.superAdminSlug) throw validation([{ field: "slug", message: "is the super-admin organization, which imports cannot change" }]);
+  const target = await loadTarget(services.db.prisma, slug, content);
+  if (target.deleted) throw conflict("organization_deleted", `The slug ${slug} belongs to a deleted organization.`, [{ field: "slug", message: "belongs to a deleted organization" }]);
+  const details: FieldDetail[] = [];
+  content.clients.forEach((cl, i) => {
+    if (target.foreignClientIds.has(cl.id)) details.push({ field: `package.content.clients.${i}.id`, message: "is a client of another organization" });
+    cl.secrets.forEach((s, j) => {
+      if (target.foreignSecretHashes.has(s.secretHash)) details.push({ field: `package.content.clients.${i}.secrets.${j}`, message: "is a secret of another client" });
+    });
+  });
+  if (details.length > 0) throw conflict("import_conflict", "The package names clients that belong elsewhere.", details.slice(0, 100));
+  return target;
+}
+
+export async function previewImport(services: Services, pkg: ExportPackage, slug?: string): Promise<ImportPlan> {
+  verifyPackage(services, pkg);
+  const target = await resolveTarget(services, pkg.content, slug ?? pkg.content.organization.slug);
+  return planImport(services, pkg, slug ?? pkg.content.organization.slug, target).plan;
+}
+
+/** Runs the plan in one transaction (read again inside it, so it acts on what it sees). */
+export async function applyImport(services: Services, pkg: ExportPackage, slug?: string): Promise<ImportPlan & { organizationId: string }> {
+  verifyPackage(services, pkg);
+  const targetSlug = slug ?? pkg.content.organization.slug;
+  await resolveTarget(services, pkg.content, targetSlug);
+  const { prisma } = services.db;
+  const { plan, result } = await prisma.$transaction(
+    async (tx) => {
+      const target = await loadTarget(tx, targetSlug, pkg.content);
+      const planned = planImport(services, pkg, targetSlug, target);
+      const result = await planned.apply(tx);
+      return { plan: planned.plan, result };
+    },
+    { maxWait: 10_000, timeout: 10 * 60_000 },
+  );
+  const org = { id: result.organizationId, slug: targetSlug };
+  await invalidateOrganization(services.cache, org);
+  await services.oidc.invalidate(org.id);
+  for (const id of result.clients) await invalidateClient(services.cache, id);
+  for (const id of result.users) await invalidateUser(services.cache, id);
+  return { ...plan, applied: true, organizationId: result.organizationId };
+}

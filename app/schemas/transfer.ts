@@ -1,0 +1,195 @@
+import { z } from "zod";
+import { APPLICATION_STATUS_VALUES, DescriptionSchema, NameSchema } from "./application";
+import { CLAIM_TYPE_VALUES, ClaimNameSchema, ClaimScopeSchema, MAX_CLAIM_VALUE_BYTES } from "./claim";
+import { CLIENT_APPLICATION_TYPE_VALUES, CLIENT_STATUS_VALUES, ClientNameSchema, GrantTypesSchema, ScopeSchema, SECRET_STATUS_VALUES, UrisSchema } from "./client";
+import { LOGIN_METHOD_VALUES, LoginMethodsSchema, SlugSchema, TWO_FACTOR_POLICY_VALUES } from "./organization";
+import { RbacDescriptionSchema, RbacNameSchema } from "./rbac";
+import { EmailSchema, USER_STATUS_VALUES, UserLocaleSchema } from "./user";
+
+/**
+ * Export packages: one organization's configuration and users as a versioned, signed JSON
+ * document. Password hashes, recovery-code hashes and client-secret hashes travel as they are
+ * stored; TOTP secrets travel sealed (AES-256-GCM); no plaintext secret is ever in a package.
+ */
+export const EXPORT_FORMAT = "porta.organization-export";
+export const EXPORT_VERSION = 1;
+/** Imports read the whole package as JSON; this bounds what one request may send. */
+export const MAX_IMPORT_BYTES = 64 * 1024 * 1024;
+
+const Nullable = <T extends z.ZodType>(schema: T) => schema.nullable();
+const DateTime = z.iso.datetime({ offset: true, message: "must be an ISO 8601 date-time" });
+const Argon2Hash = z.string().max(512).regex(/^\$argon2(id|i|d)\$v=\d+\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/, "must be an Argon2 PHC string");
+const ClientId = z.string().min(1).max(200).regex(/^[A-Za-z0-9._~-]+$/, "must be a client id");
+const Sealed = z.string().max(1024).regex(/^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/, "must be a sealed value of this package");
+const unique = <T>(key: (item: T) => string, what: string) => (items: T[], ctx: z.RefinementCtx) => {
+  const seen = new Set<string>();
+  items.forEach((item, index) => {
+    const k = key(item);
+    if (seen.has(k)) ctx.addIssue({ code: "custom", path: [index], message: `repeats the ${what} ${key(item)}` });
+    seen.add(k);
+  });
+};
+
+export const PackageModuleSchema = z.object({ name: NameSchema, description: Nullable(DescriptionSchema), status: z.enum(APPLICATION_STATUS_VALUES) }).strict();
+export const PackageClaimSchema = z
+  .object({ claimName: ClaimNameSchema, claimType: z.enum(CLAIM_TYPE_VALUES), scope: ClaimScopeSchema, description: Nullable(DescriptionSchema) })
+  .strict();
+export const PackageApplicationSchema = z
+  .object({
+    name: NameSchema,
+    description: Nullable(DescriptionSchema),
+    status: z.enum(APPLICATION_STATUS_VALUES),
+    modules: z.array(PackageModuleSchema).max(1000).superRefine(unique((m) => m.name, "module")),
+    claims: z.array(PackageClaimSchema).max(1000).superRefine(unique((c) => c.claimName, "claim")),
+  })
+  .strict();
+export const PackagePermissionSchema = z.object({ name: RbacNameSchema, description: Nullable(RbacDescriptionSchema) }).strict();
+export const PackageRoleSchema = z
+  .object({ name: RbacNameSchema, description: Nullable(RbacDescriptionSchema), permissions: z.array(RbacNameSchema).max(1000) })
+  .strict();
+export const PackageSecretSchema = z
+  .object({
+    secretHash: z.string().regex(/^[0-9a-f]{64}$/, "must be a SHA-256 hex digest"),
+    hint: z.string().max(16),
+    label: Nullable(z.string().max(200)),
+    status: z.enum(SECRET_STATUS_VALUES),
+    expiresAt: Nullable(DateTime),
+    revokedAt: Nullable(DateTime),
+    createdAt: DateTime,
+  })
+  .strict();
+export const PackageClientSchema = z
+  .object({
+    id: ClientId,
+    application: Nullable(NameSchema),
+    name: ClientNameSchema,
+    applicationType: z.enum(CLIENT_APPLICATION_TYPE_VALUES),
+    tokenEndpointAuthMethod: z.enum(["client_secret_basic", "client_secret_post", "none"]),
+    redirectUris: UrisSchema,
+    postLogoutRedirectUris: UrisSchema,
+    grantTypes: GrantTypesSchema,
+    scope: ScopeSchema,
+    loginMethods: z.array(z.enum(LOGIN_METHOD_VALUES)).max(2),
+    status: z.enum(CLIENT_STATUS_VALUES),
+    secrets: z.array(PackageSecretSchema).max(100),
+  })
+  .strict();
+export const PackageUserSchema = z
+  .object({
+    email: EmailSchema,
+    emailVerified: z.boolean(),
+    givenName: Nullable(z.string().max(200)),
+    familyName: Nullable(z.string().max(200)),
+    locale: Nullable(UserLocaleSchema),
+    passwordHash: Nullable(Argon2Hash),
+    status: z.enum(USER_STATUS_VALUES),
+    emailOtpEnabled: z.boolean(),
+    createdAt: DateTime,
+    roles: z.array(RbacNameSchema).max(1000),
+    claims: z
+      .array(
+        z
+          .object({
+            application: NameSchema,
+            claimName: ClaimNameSchema,
+            value: z.json().refine((v) => JSON.stringify(v).length <= MAX_CLAIM_VALUE_BYTES, "is too large"),
+          })
+          .strict(),
+      )
+      .max(1000),
+    totp: Nullable(
+      z
+        .object({ secret: Sealed, status: z.enum(["pending", "enrolled"]), enrolledAt: Nullable(DateTime), lastUsedStep: z.number().int().min(0) })
+        .strict(),
+    ),
+    recoveryCodes: z.array(z.object({ codeHash: Argon2Hash, usedAt: Nullable(DateTime) }).strict()).max(50),
+  })
+  .strict();
+
+export const PackageContentSchema = z
+  .object({
+    organization: z
+      .object({
+        slug: SlugSchema,
+        name: NameSchema,
+        defaultLoginMethods: LoginMethodsSchema,
+        twoFactorPolicy: z.enum(TWO_FACTOR_POLICY_VALUES),
+        defaultLocale: UserLocaleSchema,
+        branding: z.record(z.string().max(100), z.json()).refine((b) => JSON.stringify(b).length <= 20_000, "is too large"),
+      })
+      .strict(),
+    applications: z.array(PackageApplicationSchema).max(10_000).superRefine(unique((a) => a.name, "application")),
+    permissions: z.array(PackagePermissionSchema).max(10_000).superRefine(unique((p) => p.name, "permission")),
+    roles: z.array(PackageRoleSchema).max(10_000).superRefine(unique((r) => r.name, "role")),
+    clients: z.array(PackageClientSchema).max(10_000).superRefine(unique((c) => c.id, "client id")),
+    users: z.array(PackageUserSchema).max(1_000_000).superRefine(unique((u) => u.email, "email")),
+  })
+  .strict();
+
+export const PackageCountsSchema = z.object({
+  applications: z.number().int(),
+  modules: z.number().int(),
+  claims: z.number().int(),
+  permissions: z.number().int(),
+  roles: z.number().int(),
+  clients: z.number().int(),
+  clientSecrets: z.number().int(),
+  users: z.number().int(),
+  usersWithPassword: z.number().int(),
+  usersWithTotp: z.number().int(),
+  recoveryCodes: z.number().int(),
+  claimValues: z.number().int(),
+});
+
+export const PackageSourceSchema = z.object({ issuer: z.string().max(2000), organizationId: z.uuid() }).strict();
+
+export const ExportPackageSchema = z
+  .object({
+    format: z.literal(EXPORT_FORMAT, { message: `must be "${EXPORT_FORMAT}"` }),
+    version: z.literal(EXPORT_VERSION, { message: `must be ${EXPORT_VERSION}: this Porta reads version ${EXPORT_VERSION} packages` }),
+    exportedAt: DateTime,
+    source: PackageSourceSchema,
+    counts: PackageCountsSchema,
+    content: PackageContentSchema,
+    signature: z.object({ alg: z.literal("HS256"), keyId: z.string().max(64), value: z.string().max(128) }).strict(),
+  })
+  .strict();
+
+export const ExportManifestSchema = z.object({
+  format: z.literal(EXPORT_FORMAT),
+  version: z.literal(EXPORT_VERSION),
+  generatedAt: DateTime,
+  source: PackageSourceSchema,
+  organization: z.object({ slug: z.string(), name: z.string() }),
+  counts: PackageCountsSchema,
+  keyId: z.string().meta({ description: "Fingerprint of the signing key: packages verify only where ENCRYPTION_KEY is the same" }),
+});
+
+export const ImportRequestSchema = z
+  .object({
+    package: ExportPackageSchema,
+    slug: SlugSchema.optional().meta({ description: "Import into this organization slug instead of the package's own" }),
+  })
+  .strict();
+
+export const IMPORT_ACTIONS = ["create", "update", "unchanged"] as const;
+export const ImportChangeSchema = z.object({
+  type: z.enum(["organization", "application", "module", "claim", "permission", "role", "client", "clientSecret", "user"]),
+  key: z.string(),
+  action: z.enum(["create", "update"]),
+  fields: z.array(z.string()).optional(),
+});
+export const ImportPlanSchema = z.object({
+  organization: z.object({ slug: z.string(), id: z.uuid().nullable(), action: z.enum(IMPORT_ACTIONS) }),
+  summary: z.object({ create: z.number().int(), update: z.number().int(), unchanged: z.number().int() }),
+  changes: z.array(ImportChangeSchema).meta({ description: "Every create and update; unchanged items are only counted" }),
+  applied: z.boolean(),
+});
+
+export type ExportPackage = z.infer<typeof ExportPackageSchema>;
+export type PackageContent = z.infer<typeof PackageContentSchema>;
+export type PackageCounts = z.infer<typeof PackageCountsSchema>;
+export type PackageUser = z.infer<typeof PackageUserSchema>;
+export type PackageClient = z.infer<typeof PackageClientSchema>;
+export type ImportChange = z.infer<typeof ImportChangeSchema>;
+export type ImportPlan = z.infer<typeof ImportPlanSchema>;
