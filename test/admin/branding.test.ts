@@ -83,7 +83,7 @@ async function upload(
   const res = await fetch(`${porta.url}/api/admin${brandingPath(orgId)}/assets?${query}`, {
     method: "POST",
     headers: { authorization: `Bearer ${token}`, "content-type": contentType, ...headers },
-    body,
+    body: typeof body === "string" ? body : new Uint8Array(body),
   });
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: (text ? JSON.parse(text) : undefined) as Asset };
@@ -284,7 +284,8 @@ function rawUpload(headers: Record<string, string>) {
   const req = http.request(url, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "image/png", ...headers } });
   // The server closes the connection after its 413; writes still under way then fail.
   req.on("error", () => {});
-  const response = once(req, "response").then(async ([res]: [http.IncomingMessage]) => {
+  const response = once(req, "response").then(async (args) => {
+    const res = args[0] as http.IncomingMessage;
     const chunks: Buffer[] = [];
     for await (const chunk of res) chunks.push(chunk as Buffer);
     return { status: res.statusCode, body: JSON.parse(Buffer.concat(chunks).toString("utf8")) as { error: { code: string } } };
