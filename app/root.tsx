@@ -1,6 +1,7 @@
 import { Links, Meta, Outlet, Scripts, ScrollRestoration, isRouteErrorResponse, useRouteError } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { useTranslation } from "react-i18next";
+import { BrandFavicon } from "./components/brand-favicon";
 import { useNonce } from "./components/nonce";
 import "./styles/app.css";
 
@@ -14,6 +15,7 @@ export function Layout({ children }: { children: ReactNode }) {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <Meta />
         <Links />
+        <BrandFavicon />
       </head>
       <body>
         {children}

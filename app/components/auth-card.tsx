@@ -3,6 +3,8 @@ import type { CSSProperties, ReactNode } from "react";
 export interface BrandingView {
   name: string;
   logoUrl: string | null;
+  faviconUrl?: string | null;
+  footerText?: string | null;
   cssVariables: Record<string, string>;
 }
 
@@ -18,6 +20,7 @@ export function AuthCard({ branding, title, subtitle, children }: { branding: Br
         {subtitle ? <p className="muted">{subtitle}</p> : null}
         {children}
       </section>
+      {branding.footerText ? <footer className="brand-footer">{branding.footerText}</footer> : null}
     </main>
   );
 }

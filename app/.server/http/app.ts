@@ -4,6 +4,7 @@ import { createRequestHandler } from "@remix-run/express";
 import type { ServerBuild } from "@remix-run/node";
 import express, { type ErrorRequestHandler, type RequestHandler } from "express";
 import helmet from "helmet";
+import { BRANDING_ASSET_ROUTE, serveBrandingAsset } from "../branding/serve";
 import { checkHealth } from "../health/health";
 import { protocolRoutes } from "../oidc/mount";
 import type { Services } from "../services";
@@ -62,6 +63,7 @@ export function createHttpApp(services: Services, options: HttpAppOptions): expr
   });
 
   app.use("/:slug", protocolRoutes(services.oidc));
+  app.get(BRANDING_ASSET_ROUTE, serveBrandingAsset(services));
 
   if (options.viteMiddleware) {
     app.use(options.viteMiddleware);

@@ -1,21 +1,23 @@
+import { assetPath, readStoredBranding } from "~/schemas/branding";
+
 /**
- * An organization's branding for its login pages, read from the organization record and
- * reduced to values that cannot break out of CSS or point anywhere unexpected.
+ * An organization's branding for its login pages and emails, read from the organization record
+ * through the branding schema (app/schemas/branding.ts) and reduced to values that cannot break
+ * out of CSS or point anywhere unexpected.
  */
 export interface Branding {
   name: string;
   logoUrl: string | null;
+  faviconUrl?: string | null;
+  footerText?: string | null;
   /** CSS custom properties applied to the page (all prefixed --porta-). */
   cssVariables: Record<string, string>;
 }
 
-const COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/;
-const CSS_VALUE = /^[#a-zA-Z0-9 .,%()-]{1,64}$/;
-const VARIABLE = /^--porta-[a-z0-9-]{1,40}$/;
-
-function safeLogoUrl(value: unknown): string | null {
-  if (typeof value !== "string" || value.length > 2048) return null;
-  if (value.startsWith("/") && !value.startsWith("//")) return value;
+/** A same-origin path or an https URL; anything else (javascript:, data:, //host) is dropped. */
+function safeLogoUrl(value: string | undefined): string | null {
+  if (value === undefined) return null;
+  if (value.startsWith("/") && !value.startsWith("//") && !value.includes("\\")) return value;
   try {
     return new URL(value).protocol === "https:" ? value : null;
   } catch {
@@ -23,15 +25,17 @@ function safeLogoUrl(value: unknown): string | null {
   }
 }
 
-export function brandingOf(organization: { name: string; branding: unknown }): Branding {
-  const raw = (organization.branding && typeof organization.branding === "object" ? organization.branding : {}) as Record<string, unknown>;
+export function brandingOf(organization: { id: string; name: string; branding: unknown }): Branding {
+  const stored = readStoredBranding(organization.branding);
   const cssVariables: Record<string, string> = {};
-  if (typeof raw.primaryColor === "string" && COLOR.test(raw.primaryColor)) cssVariables["--porta-primary"] = raw.primaryColor;
-  if (typeof raw.backgroundColor === "string" && COLOR.test(raw.backgroundColor)) cssVariables["--porta-bg"] = raw.backgroundColor;
-  const extra = raw.cssVariables && typeof raw.cssVariables === "object" ? (raw.cssVariables as Record<string, unknown>) : {};
-  for (const [name, value] of Object.entries(extra)) {
-    if (VARIABLE.test(name) && typeof value === "string" && CSS_VALUE.test(value)) cssVariables[name] = value;
-  }
-  const name = typeof raw.name === "string" && raw.name.trim() ? raw.name.trim().slice(0, 100) : organization.name;
-  return { name, logoUrl: safeLogoUrl(raw.logoUrl), cssVariables };
+  if (stored.primaryColor) cssVariables["--porta-primary"] = stored.primaryColor;
+  if (stored.backgroundColor) cssVariables["--porta-bg"] = stored.backgroundColor;
+  if (stored.textColor) cssVariables["--porta-text"] = stored.textColor;
+  return {
+    name: stored.displayName ?? stored.name ?? organization.name,
+    logoUrl: stored.logo ? assetPath(organization.id, stored.logo) : safeLogoUrl(stored.logoUrl),
+    faviconUrl: stored.favicon ? assetPath(organization.id, stored.favicon) : null,
+    footerText: stored.footerText ?? null,
+    cssVariables,
+  };
 }

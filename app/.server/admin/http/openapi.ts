@@ -65,6 +65,19 @@ const ERROR_RESPONSES: Record<string, string> = {
   "429": "Rate limited",
 };
 
+/** OpenAPI 3.1 describes a binary body by its media type alone (contentMediaType, no format: binary). */
+function rawRequestBody(contentTypes: readonly string[]) {
+  return {
+    required: true,
+    content: Object.fromEntries(contentTypes.map((type) => [type, { schema: { type: "string", contentMediaType: type } }])),
+  };
+}
+
+const RAW_BODY_RESPONSES: Record<string, string> = {
+  "413": "The body is larger than the operation's limit",
+  "415": "The Content-Type is not one the operation accepts",
+};
+
 export function buildOpenApiDocument(serverUrl: string) {
   const paths: Record<string, Record<string, unknown>> = {};
   const errorRef = { $ref: "#/components/schemas/Error" };
@@ -86,6 +99,7 @@ export function buildOpenApiDocument(serverUrl: string) {
           : []),
       ],
       ...(op.body ? { requestBody: { required: !op.body.safeParse(undefined).success, content: { "application/json": { schema: schemaOf(op.body, "input") } } } } : {}),
+      ...(op.rawBody ? { requestBody: rawRequestBody(op.rawBody.contentTypes) } : {}),
       responses: {
         [success]: {
           description: success === "204" ? "Done" : "Success",
@@ -93,7 +107,7 @@ export function buildOpenApiDocument(serverUrl: string) {
           ...(op.response && success !== "204" ? { content: { "application/json": { schema: schemaOf(op.response, "output") } } } : {}),
         },
         ...Object.fromEntries(
-          Object.entries(ERROR_RESPONSES)
+          Object.entries({ ...ERROR_RESPONSES, ...(op.rawBody ? RAW_BODY_RESPONSES : {}) })
             .filter(([status]) => op.permission !== "public" || status === "400")
             .map(([status, description]) => [status, { description, content: { "application/json": { schema: errorRef } } }]),
         ),

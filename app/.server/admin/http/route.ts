@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { AuditRecord } from "../../audit/audit";
 import type { Services } from "../../services";
 import type { AdminPermission } from "../permissions";
+import { readBodyLimited } from "./body";
 import { ApiError, badRequest, forbidden, toApiError, validation, type FieldDetail } from "./errors";
 import { etagOf, parseIfMatch } from "./etag";
 import { requireAdmin, type AdminUser } from "./require-admin";
@@ -21,6 +22,8 @@ export interface OperationContext<P, Q, B> {
   params: P;
   query: Q;
   body: B;
+  /** The request body of an operation declaring `rawBody`, read within its byte limit. */
+  rawBody: RawBody | undefined;
   /** The version named by If-Match, when the client sent one. */
   ifMatch: number | undefined;
   requestId: string;
@@ -39,6 +42,20 @@ export interface OperationResult {
 
 type Schema = z.ZodType;
 
+export interface RawBody {
+  /** The declared media type, without parameters, lower-cased. */
+  contentType: string;
+  bytes: Buffer;
+}
+
+/** A binary request body (uploads) instead of JSON. */
+export interface RawBodyOption<Q> {
+  /** Accepted Content-Types; any other is refused with 415. */
+  contentTypes: readonly string[];
+  /** The byte limit, which may depend on the query: larger bodies are refused with 413 without being read whole. */
+  maxBytes(query: Q): number;
+}
+
 export interface Operation<PS extends Schema = Schema, QS extends Schema = Schema, BS extends Schema = Schema> {
   method: HttpMethod;
   /** OpenAPI path below /api/admin, e.g. "/organizations/{id}". */
@@ -51,6 +68,7 @@ export interface Operation<PS extends Schema = Schema, QS extends Schema = Schem
   params?: PS;
   query?: QS;
   body?: BS;
+  rawBody?: RawBodyOption<z.output<QS>>;
   /** Documentation of the success body (OpenAPI). */
   response?: Schema;
   successStatus?: number;
@@ -91,10 +109,7 @@ function parse<S extends Schema>(schema: S | undefined, value: unknown, where: s
 }
 
 async function readJson(request: Request, maxBytes: number): Promise<unknown> {
-  const length = Number(request.headers.get("content-length") ?? "0");
-  if (length > maxBytes) throw new ApiError(413, "payload_too_large", "The request body is too large.");
-  const text = await request.text();
-  if (text.length > maxBytes) throw new ApiError(413, "payload_too_large", "The request body is too large.");
+  const text = (await readBodyLimited(request, maxBytes)).toString("utf8");
   if (text.trim() === "") return undefined;
   if (!(request.headers.get("content-type") ?? "").includes("application/json")) throw badRequest("Send the body as application/json.");
   try {
@@ -102,6 +117,14 @@ async function readJson(request: Request, maxBytes: number): Promise<unknown> {
   } catch {
     throw badRequest("The body is not valid JSON.");
   }
+}
+
+async function readRaw<Q>(request: Request, option: RawBodyOption<Q>, query: Q): Promise<RawBody> {
+  const contentType = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  if (!option.contentTypes.includes(contentType)) {
+    throw new ApiError(415, "unsupported_media_type", `Send the body as one of: ${option.contentTypes.join(", ")}.`);
+  }
+  return { contentType, bytes: await readBodyLimited(request, option.maxBytes(query)) };
 }
 
 function json(body: unknown, status: number, headers: Record<string, string> = {}) {
@@ -136,6 +159,7 @@ async function run(operations: Partial<Record<HttpMethod, Operation>>, args: Loa
     const query = parse(op.query, Object.fromEntries(url.searchParams), "query");
     const pathParams = parse(op.params, params, "path");
     const body = op.body ? parse(op.body, await readJson(request, op.maxBodyBytes ?? MAX_BODY_BYTES), "body") : undefined;
+    const rawBody = op.rawBody ? await readRaw(request, op.rawBody, query) : undefined;
     const ifMatch = parseIfMatch(request.headers.get("if-match"));
     const ip = context.req.ip ?? null;
     const result = await op.handler({
@@ -144,6 +168,7 @@ async function run(operations: Partial<Record<HttpMethod, Operation>>, args: Loa
       params: pathParams,
       query,
       body,
+      rawBody,
       ifMatch,
       requestId,
       ip,
