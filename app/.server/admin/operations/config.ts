@@ -26,6 +26,7 @@ export const configOperations = [
     summary: "Every configuration entry with its current value and default",
     tag: "config",
     permission: "admin:config:read",
+    query: z.object({}).strict(),
     response: z.object({ data: z.array(EntrySchema) }),
     handler: async ({ services }) => ({ body: { data: (await services.settings.all()).map(toEntry) } }),
   }),
