@@ -1,10 +1,11 @@
+import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminApi, obtainAdminTokens } from "../support/admin-api";
 import { createUser } from "../support/factories";
 import { startTestPorta, TEST_ADMIN, type TestPorta } from "../support/porta";
 import { linkIn, startSmtpPeer, type SmtpPeer } from "../support/smtp";
 import { openLoginPage, requestMagicLinkOn, createTenant as createMailTenant, type Tenant as MailTenant } from "../email/helpers";
-import { createTenant, dataFingerprint, expect422, expectError, OVERSIZE, PASSWORD, unique, type Tenant } from "./helpers";
+import { createTenant, dataFingerprint, expect422, expectError, OVERSIZE, PASSWORD, signIn, unique, type Tenant } from "./helpers";
 
 /**
  * System configuration in the Admin API: every entry with its default, one entry, and writes
@@ -129,6 +130,20 @@ describe("writing", () => {
     expect((await set("auth.magicLinkTtlMinutes", 15)).status).toBe(200);
   });
 
+  it("a new access token lifetime applies to the next token issued, without a restart", async () => {
+    const user = await createUser(porta.services.db.prisma, tenant.org.id, { email: `${unique("ttl")}@example.com`, password: PASSWORD });
+    const lifetime = async () => {
+      const claims = decodeJwt((await signIn(tenant, { email: user.email, password: PASSWORD })).accessToken);
+      return claims.exp! - claims.iat!;
+    };
+    const before = await lifetime();
+    expect(before).not.toBe(120);
+    expect((await set("tokens.accessTokenTtlSeconds", 120)).status).toBe(200);
+    expect(await lifetime()).toBe(120);
+    expect((await set("tokens.accessTokenTtlSeconds", before)).body.value).toBe(before);
+    expect(await lifetime()).toBe(before);
+  });
+
   it("answers 422 for a value of the wrong type or out of bounds, and stores nothing", async () => {
     const before = await dataFingerprint(porta);
     const rows = await storedRows();
@@ -146,6 +161,8 @@ describe("writing", () => {
       { label: "not an object", key: "auth.lockout.maxFailures", body: [5], field: "body" },
     ];
     for (const c of cases) expect422(await api.put(`/config/${c.key}`, c.body), c.field, c.label);
+    expect422(await api.put("/config/auth.lockout.maxFailures?force=1", { value: 5 }), "query.force");
+    expect422(await api.get("/config/auth.lockout.maxFailures?default=1"), "query.default");
     expect(await dataFingerprint(porta)).toEqual(before);
     expect(await storedRows()).toEqual(rows);
     expect((await entry("auth.lockout.maxFailures")).body).toEqual(current);
