@@ -27,3 +27,18 @@ export const StatsOverviewSchema = z.object({
 });
 
 export type StatsOverview = z.infer<typeof StatsOverviewSchema>;
+
+const CountByStatusSchema = z.object({ total: z.number().int(), active: z.number().int(), inactive: z.number().int() });
+
+/** The statistics of one organization (GET /stats/organizations/{orgId}). */
+export const OrganizationStatsSchema = z.object({
+  generatedAt: z.iso.datetime(),
+  organization: z.object({ id: z.uuid(), slug: z.string(), status: z.string() }),
+  users: z.object({ total: z.number().int(), active: z.number().int(), inactive: z.number().int(), locked: z.number().int() }),
+  logins: z.object({ last24h: LoginWindowSchema, last7d: LoginWindowSchema, last30d: LoginWindowSchema }),
+  twoFactor: StatsOverviewSchema.shape.twoFactor,
+  clients: CountByStatusSchema,
+  applications: CountByStatusSchema,
+});
+
+export type OrganizationStats = z.infer<typeof OrganizationStatsSchema>;

@@ -39,9 +39,12 @@ export async function tenantOf(porta: TestPorta, org: { id: string; slug: string
   return { org: { id: org.id, slug: org.slug }, clientId: client.id, secret: secret!.value, issuer: `${porta.baseUrl}/${org.slug}` };
 }
 
-/** Signs a user in at the tenant through its real login and consent pages; returns the tokens. */
-export async function signIn(tenant: Tenant, credentials: { email: string; password: string }, scope = "openid profile email offline_access") {
-  const start = await startAuthorization({ issuer: tenant.issuer, clientId: tenant.clientId, clientSecret: tenant.secret, redirectUri: RP_CALLBACK, scope });
+/**
+ * Signs a user in at the tenant through its real login and consent pages; returns the tokens.
+ * `extra` adds authorization parameters: `{ prompt: "consent" }` makes offline_access yield a refresh token.
+ */
+export async function signIn(tenant: Tenant, credentials: { email: string; password: string }, scope = "openid profile email offline_access", extra: Record<string, string> = {}) {
+  const start = await startAuthorization({ issuer: tenant.issuer, clientId: tenant.clientId, clientSecret: tenant.secret, redirectUri: RP_CALLBACK, scope, extra });
   const page = await start.browser.get(start.interactionUrl);
   const posted = await start.browser.post(start.interactionUrl, { csrf: csrfOf(await page.text()), email: credentials.email, password: credentials.password });
   if (posted.status !== 302 && posted.status !== 303) throw new Error(`login failed with ${posted.status}`);
@@ -54,7 +57,7 @@ export async function signIn(tenant: Tenant, credentials: { email: string; passw
   const { url } = step;
   if (!url.startsWith(RP_CALLBACK)) throw new Error(`login did not reach the callback: ${url}`);
   const tokens = await oidc.authorizationCodeGrant(start.config, new URL(url), { pkceCodeVerifier: start.verifier });
-  return { accessToken: tokens.access_token, refreshToken: tokens.refresh_token, config: start.config, browser: start.browser };
+  return { accessToken: tokens.access_token, refreshToken: tokens.refresh_token, idToken: tokens.id_token, config: start.config, browser: start.browser };
 }
 
 /** Status of the tenant's userinfo endpoint for an access token: 200 while the token lives. */

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminApi, obtainAdminTokens } from "../support/admin-api";
-import { createOrganization, createUser } from "../support/factories";
+import { createApplication, createClient, createOrganization, createUser } from "../support/factories";
 import { startTestPorta, type TestPorta } from "../support/porta";
 import { enrollTotp } from "../two-factor/helpers";
 import { createTenant, dataFingerprint, expect422, expectError, PASSWORD, signIn, unique } from "./helpers";
@@ -15,6 +15,20 @@ interface Overview {
   users: { total: number; active: number; inactive: number; locked: number };
   logins: { last24h: { total: number; byMethod: Record<string, number> }; last7d: { total: number; byMethod: Record<string, number> } };
   twoFactor: { totpEnrolled: number; emailOtpEnabled: number; anyEnrolled: number; adoptionRate: number };
+}
+
+interface LoginWindow {
+  total: number;
+  byMethod: Record<string, number>;
+}
+interface OrganizationStats {
+  generatedAt: string;
+  organization: { id: string; slug: string; status: string };
+  users: Overview["users"];
+  logins: { last24h: LoginWindow; last7d: LoginWindow; last30d: LoginWindow };
+  twoFactor: Overview["twoFactor"];
+  clients: { total: number; active: number; inactive: number };
+  applications: { total: number; active: number; inactive: number };
 }
 
 let porta: TestPorta;
@@ -110,4 +124,123 @@ it("needs admin:stats:read, and takes no parameters", async () => {
   expect422(await api.get(`/stats/overview?window=${"x".repeat(5000)}`), "query.window");
   expect(await dataFingerprint(porta)).toEqual(before);
   expectError(await adminApi(porta, undefined).get("/stats/overview"), 401, "unauthorized");
+});
+
+describe("GET /stats/organizations/{orgId}", () => {
+  it("counts one organization's users, logins by method over 24 hours, 7 and 30 days, 2FA adoption, clients and applications", async () => {
+    const prisma = porta.services.db.prisma;
+    const tenant = await createTenant(porta);
+    const org = tenant.org.id;
+    const other = await createTenant(porta);
+    const email = () => `${unique("o")}@example.com`;
+    const totp = await createUser(prisma, org, { email: email(), password: null });
+    await enrollTotp(porta, totp.id);
+    await createUser(prisma, org, { email: email(), password: null }).then((u) => prisma.user.update({ where: { id: u.id }, data: { emailOtpEnabled: true } }));
+    const both = await createUser(prisma, org, { email: email(), password: null });
+    await enrollTotp(porta, both.id);
+    await prisma.user.update({ where: { id: both.id }, data: { emailOtpEnabled: true } });
+    await createUser(prisma, org, { email: email(), password: null, status: "inactive" });
+    const locked = await createUser(prisma, org, { email: email(), password: null });
+    await prisma.user.update({ where: { id: locked.id }, data: { lockedUntil: new Date(Date.now() + 3_600_000) } });
+    const unlocked = await createUser(prisma, org, { email: email(), password: null });
+    await prisma.user.update({ where: { id: unlocked.id }, data: { lockedUntil: hoursAgo(1) } });
+    await prisma.totpCredential.create({ data: { userId: unlocked.id, secretEncrypted: "x", status: "pending" } });
+    const signer = await createUser(prisma, org, { email: email(), password: PASSWORD });
+    // The other organization's users, factors, clients and logins do not count here.
+    const elsewhere = await createUser(prisma, other.org.id, { email: email(), password: PASSWORD });
+    await enrollTotp(porta, (await createUser(prisma, other.org.id, { email: email(), password: null })).id);
+    await createApplication(prisma, other.org.id);
+
+    await createClient(prisma, org, { status: "inactive" });
+    const app = await createApplication(prisma, org);
+    await createClient(prisma, org, { applicationId: app.id });
+    await createApplication(prisma, org, { status: "inactive" });
+
+    await signIn(tenant, { email: signer.email, password: PASSWORD });
+    await signIn(other, { email: elsewhere.email, password: PASSWORD });
+    const login = (organizationId: string, method: string, at: Date, eventType = "auth.login.success") =>
+      prisma.auditEntry.create({ data: { eventType, organizationId, actorType: "user", createdAt: at, data: { method } } });
+    await login(org, "magic_link", hoursAgo(1));
+    await login(org, "password", hoursAgo(48));
+    await login(org, "magic_link", hoursAgo(24 * 6));
+    await login(org, "password", hoursAgo(24 * 8));
+    await login(org, "magic_link", hoursAgo(24 * 20));
+    await login(org, "magic_link", hoursAgo(24 * 29));
+    await login(org, "password", hoursAgo(24 * 31));
+    await login(org, "password", hoursAgo(1), "auth.login.failure");
+    await login(other.org.id, "magic_link", hoursAgo(1));
+
+    const sql: string[] = [];
+    const stop = porta.services.db.onQuery((statement) => sql.push(statement));
+    const res = await api.get<OrganizationStats>(`/stats/organizations/${org}`);
+    stop();
+    expect(res.status).toBe(200);
+    expect(Math.abs(Date.parse(res.body.generatedAt) - Date.now())).toBeLessThan(60_000);
+    expect(res.body).toEqual({
+      generatedAt: res.body.generatedAt,
+      organization: { id: org, slug: tenant.org.slug, status: "active" },
+      users: { total: 7, active: 6, inactive: 1, locked: 1 },
+      logins: {
+        last24h: { total: 2, byMethod: { password: 1, magic_link: 1 } },
+        last7d: { total: 4, byMethod: { password: 2, magic_link: 2 } },
+        last30d: { total: 7, byMethod: { password: 3, magic_link: 4 } },
+      },
+      twoFactor: { totpEnrolled: 2, emailOtpEnabled: 2, anyEnrolled: 3, adoptionRate: 0.4286 },
+      // createTenant's client, the inactive one, and the application's client.
+      clients: { total: 3, active: 2, inactive: 1 },
+      applications: { total: 2, active: 1, inactive: 1 },
+    });
+
+    // Counted in the database: apart from the admin's authentication and the organization's
+    // lookup by id, every statement is an aggregate.
+    const byId = (statement: string) => /\."id" = \$1/.test(statement);
+    const statsSql = sql.filter((s) => /"(User|TotpCredential|AuditEntry|Client|Application)"/.test(s) && !byId(s));
+    expect(statsSql).toHaveLength(9);
+    for (const statement of statsSql) expect(statement, statement).toMatch(/COUNT\(/i);
+    expect(statsSql.filter((s) => /GROUP BY/i.test(s))).toHaveLength(3);
+  });
+
+  it("answers zeros for an organization without users, logins or clients, and figures for a deleted one", async () => {
+    const prisma = porta.services.db.prisma;
+    const empty = await createOrganization(prisma);
+    const res = await api.get<OrganizationStats>(`/stats/organizations/${empty.id}`);
+    expect(res.status).toBe(200);
+    const none = { total: 0, byMethod: { password: 0, magic_link: 0 } };
+    expect(res.body).toEqual({
+      generatedAt: res.body.generatedAt,
+      organization: { id: empty.id, slug: empty.slug, status: "active" },
+      users: { total: 0, active: 0, inactive: 0, locked: 0 },
+      logins: { last24h: none, last7d: none, last30d: none },
+      twoFactor: { totpEnrolled: 0, emailOtpEnabled: 0, anyEnrolled: 0, adoptionRate: 0 },
+      clients: { total: 0, active: 0, inactive: 0 },
+      applications: { total: 0, active: 0, inactive: 0 },
+    });
+    const deleted = await createOrganization(prisma, { status: "deleted" });
+    await createUser(prisma, deleted.id, { email: `${unique("d")}@example.com`, password: null });
+    const gone = await api.get<OrganizationStats>(`/stats/organizations/${deleted.id}`);
+    expect(gone.status).toBe(200);
+    expect(gone.body.organization.status).toBe("deleted");
+    expect(gone.body.users).toEqual({ total: 1, active: 1, inactive: 0, locked: 0 });
+  });
+
+  it("is 404 for an unknown organization, 422 for a malformed id or a parameter, 403 without admin:stats:read", async () => {
+    const prisma = porta.services.db.prisma;
+    const tenant = await createTenant(porta);
+    const before = await dataFingerprint(porta);
+    expectError(await api.get("/stats/organizations/0190a000-0000-7000-8000-000000000000"), 404, "not_found");
+    expect422(await api.get("/stats/organizations/not-a-uuid"), "path.orgId");
+    expect422(await api.get(`/stats/organizations/${"x".repeat(5000)}`), "path.orgId");
+    expect422(await api.get(`/stats/organizations/${tenant.org.id}?window=30d`), "query.window");
+    expect(await dataFingerprint(porta)).toEqual(before);
+
+    const link = await prisma.rolePermission.findFirstOrThrow({ where: { role: { name: "service-admin" }, permission: { name: "admin:stats:read" } } });
+    await prisma.rolePermission.delete({ where: { roleId_permissionId: { roleId: link.roleId, permissionId: link.permissionId } } });
+    try {
+      expectError(await api.get(`/stats/organizations/${tenant.org.id}`), 403, "forbidden");
+    } finally {
+      await prisma.rolePermission.create({ data: link });
+    }
+    expect((await api.get(`/stats/organizations/${tenant.org.id}`)).status).toBe(200);
+    expectError(await adminApi(porta, undefined).get(`/stats/organizations/${tenant.org.id}`), 401, "unauthorized");
+  });
 });

@@ -84,12 +84,16 @@ export function createKeyService(options: KeyServiceOptions): KeyService {
     };
   }
 
-  /** Retiring keys whose tokens have all expired leave the JWKS. */
+  /**
+   * Retiring keys whose tokens have all expired leave the JWKS. Providers built earlier still
+   * hold them, so a retirement reloads every provider, as any other key change does.
+   */
   async function retireExpired() {
-    await prisma.signingKey.updateMany({
+    const retired = await prisma.signingKey.updateMany({
       where: { status: "retiring", retireAfter: { lte: now() } },
       data: { status: "retired", retiredAt: now() },
     });
+    if (retired.count > 0) await options.onChange();
   }
 
   async function publishedRows() {

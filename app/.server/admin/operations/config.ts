@@ -26,6 +26,7 @@ export const configOperations = [
     summary: "Every configuration entry with its current value and default",
     tag: "config",
     permission: "admin:config:read",
+    query: z.object({}).strict(),
     response: z.object({ data: z.array(EntrySchema) }),
     handler: async ({ services }) => ({ body: { data: (await services.settings.all()).map(toEntry) } }),
   }),
@@ -40,6 +41,7 @@ export const configKeyOperations = [
     tag: "config",
     permission: "admin:config:read",
     params: KeyParams,
+    query: z.object({}).strict(),
     response: EntrySchema,
     handler: async ({ services, params }) => {
       const entry = (await services.settings.all()).find((e) => e.key === params.key);
@@ -55,6 +57,7 @@ export const configKeyOperations = [
     tag: "config",
     permission: "admin:config:write",
     params: KeyParams,
+    query: z.object({}).strict(),
     body: z.object({ value: z.unknown() }).strict(),
     response: EntrySchema,
     handler: async ({ services, params, body, admin, audit }) => {

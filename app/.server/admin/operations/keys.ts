@@ -4,6 +4,9 @@ import { forgetAdminKeyCache } from "../http/require-admin";
 import type { SigningKeyInfo } from "../../oidc/keys";
 
 /** Signing keys: list, generate (staged), rotate. The private half never leaves the server. */
+// These operations take no input: a query parameter or body field is a mistake the caller should hear about.
+const NoQuery = z.object({}).strict();
+const NoBody = z.object({}).strict().optional();
 const KeySchema = z.object({
   kid: z.string(),
   alg: z.literal("ES256"),
@@ -32,6 +35,7 @@ export const keysOperations = [
     summary: "List signing keys (public parts and life-cycle state)",
     tag: "keys",
     permission: "admin:key:read",
+    query: NoQuery,
     response: z.object({ data: z.array(KeySchema) }),
     handler: async ({ services }) => ({ body: { data: (await services.keys.list()).map(toKey) } }),
   }),
@@ -42,6 +46,8 @@ export const keysOperations = [
     summary: "Generate a staged key: published in the JWKS at once, signing from the next rotation",
     tag: "keys",
     permission: "admin:key:write",
+    query: NoQuery,
+    body: NoBody,
     response: KeySchema,
     successStatus: 201,
     handler: async ({ services, audit }) => {
@@ -61,6 +67,8 @@ export const keysRotateOperations = [
     summary: "Rotate: the newest staged key (or a new one) signs from now on; the previous key stays published until its tokens expire",
     tag: "keys",
     permission: "admin:key:write",
+    query: NoQuery,
+    body: NoBody,
     response: KeySchema,
     handler: async ({ services, audit }) => {
       const key = await services.keys.rotate();

@@ -1,6 +1,7 @@
 import { z } from "zod";
-import { StatsOverviewSchema } from "~/schemas/stats";
+import { OrganizationStatsSchema, StatsOverviewSchema } from "~/schemas/stats";
 import { operation } from "../http/route";
+import { organizationStats } from "../stats/organization";
 import { statsOverview } from "../stats/service";
 
 /** api.admin.stats_.overview */
@@ -15,5 +16,21 @@ export const statsOverviewOperations = [
     query: z.object({}).strict(),
     response: StatsOverviewSchema,
     handler: async ({ services }) => ({ body: await statsOverview(services) }),
+  }),
+];
+
+/** api.admin.stats_.organizations_.$orgId */
+export const organizationStatsOperations = [
+  operation({
+    method: "GET",
+    path: "/stats/organizations/{orgId}",
+    operationId: "stats.getOrganizationStats",
+    summary: "Statistics of one organization: users, logins in the last 24 hours, 7 and 30 days by method, 2FA adoption, clients and applications",
+    tag: "stats",
+    permission: "admin:stats:read",
+    params: z.object({ orgId: z.uuid({ message: "must be a UUID" }) }),
+    query: z.object({}).strict(),
+    response: OrganizationStatsSchema,
+    handler: async ({ services, params }) => ({ body: await organizationStats(services, params.orgId) }),
   }),
 ];

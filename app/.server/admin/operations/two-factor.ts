@@ -24,6 +24,9 @@ const StatusSchema = z.object({
 });
 const PolicySchema = z.object({ organizationId: z.uuid(), policy: z.enum(TWO_FACTOR_POLICIES) });
 const OrgParams = z.object({ orgId: z.uuid({ message: "must be a UUID" }) });
+// Operations without input still refuse parameters and body fields: a caller's mistake is 422, not ignored.
+const NoQuery = z.object({}).strict();
+const NoBody = z.object({}).strict().optional();
 
 async function requireUser(services: Services, id: string) {
   const user = await services.db.prisma.user.findUnique({ where: { id }, select: { id: true, organizationId: true } });
@@ -42,6 +45,7 @@ export const userTwoFactorOperations = [
     tag: "two-factor",
     permission: "admin:2fa:read",
     params: IdParams,
+    query: NoQuery,
     response: StatusSchema,
     handler: async ({ services, params }) => {
       await requireUser(services, params.id);
@@ -75,6 +79,7 @@ export const userTwoFactorResetOperations = [
     tag: "two-factor",
     permission: "admin:2fa:write",
     params: IdParams,
+    body: NoBody,
     response: StatusSchema,
     handler: async ({ services, params, audit }) => {
       const user = await requireUser(services, params.id);
@@ -94,6 +99,7 @@ export const userRecoveryCodesOperations = [
     tag: "two-factor",
     permission: "admin:2fa:write",
     params: IdParams,
+    body: NoBody,
     response: z.object({ codes: z.array(z.string()) }),
     handler: async ({ services, params, audit }) => {
       const user = await requireUser(services, params.id);
@@ -118,6 +124,7 @@ export const organizationTwoFactorPolicyOperations = [
     tag: "two-factor",
     permission: "admin:org:read",
     params: OrgParams,
+    query: NoQuery,
     response: PolicySchema,
     etag: true,
     handler: async ({ services, params }) => {
@@ -165,6 +172,7 @@ export const twoFactorSummaryOperations = [
     summary: "Two-factor adoption per method per organization",
     tag: "two-factor",
     permission: "admin:2fa:read",
+    query: NoQuery,
     response: z.object({
       data: z.array(
         z.object({

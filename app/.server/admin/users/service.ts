@@ -2,7 +2,6 @@ import type { Prisma, User as UserRow } from "~/generated/prisma/client";
 import type { Invite, User, UserCreate, UserExport, UserUpdate } from "~/schemas/user";
 import { InvitationConflictError, inviteUser, previewInvitation, type InvitationOutcome } from "../../auth/invitations";
 import { checkNewPassword, type PasswordCheck } from "../../auth/password-policy";
-import { DEFAULT_MIN_PASSWORD_LENGTH } from "../../auth/password-reset";
 import { invalidateUser } from "../../directory/users";
 import { endUserSessions } from "../../oidc/sessions";
 import type { Services } from "../../services";
@@ -104,9 +103,12 @@ const PASSWORD_MESSAGES: Record<NonNullable<PasswordCheck["problem"]>, (limit?: 
   contains_email: () => "must not be the email address",
 };
 
-/** NIST SP 800-63B check of a new password; a refusal is 422 naming the reason. */
-export function assertPasswordPolicy(password: string, email: string) {
-  const check = checkNewPassword(password, { minLength: DEFAULT_MIN_PASSWORD_LENGTH, email });
+/**
+ * NIST SP 800-63B check of a new password, with the configured minimum length (the same one
+ * the reset and invitation pages apply); a refusal is 422 naming the reason.
+ */
+export async function assertPasswordPolicy(services: Services, password: string, email: string) {
+  const check = checkNewPassword(password, { minLength: await services.settings.get("auth.passwordMinLength"), email });
   if (!check.ok) throw validation([{ field: "password", message: PASSWORD_MESSAGES[check.problem!](check.limit) }], "The password does not meet the password policy.");
 }
 
@@ -115,7 +117,7 @@ export async function createUser(services: Services, organizationId: string, inp
     throw validation([{ field: "organizationId", message: "must match the organization in the path" }]);
   }
   await requireOrganization(services, organizationId);
-  if (input.password !== undefined) assertPasswordPolicy(input.password, input.email);
+  if (input.password !== undefined) await assertPasswordPolicy(services, input.password, input.email);
   const passwordHash = input.password !== undefined ? await services.passwords.hash(input.password) : null;
   const row = await services.db.prisma.user.create({
     data: {
@@ -170,7 +172,7 @@ function refuseSelf(user: UserRow, adminId: string, what: string) {
 }
 
 export async function setPassword(services: Services, user: UserRow, password: string, expectedVersion: number | undefined): Promise<UserRow> {
-  assertPasswordPolicy(password, user.email);
+  await assertPasswordPolicy(services, password, user.email);
   const passwordHash = await services.passwords.hash(password);
   const row = await writeUser(services, user, { passwordHash }, expectedVersion);
   await endUserSessions(services.db.prisma, services.store, user.organizationId, user.id);
