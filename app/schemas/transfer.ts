@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { APPLICATION_STATUS_VALUES, DescriptionSchema, NameSchema } from "./application";
+import { ASSET_CONTENT_TYPES, ASSET_KINDS, ASSET_MAX_BYTES } from "./branding";
 import { CLAIM_TYPE_VALUES, ClaimNameSchema, ClaimScopeSchema, MAX_CLAIM_VALUE_BYTES } from "./claim";
 import { CLIENT_APPLICATION_TYPE_VALUES, CLIENT_STATUS_VALUES, ClientNameSchema, GrantTypesSchema, ScopeSchema, SECRET_STATUS_VALUES, UrisSchema } from "./client";
 import { LOGIN_METHOD_VALUES, LoginMethodsSchema, SlugSchema, TWO_FACTOR_POLICY_VALUES } from "./organization";
@@ -106,6 +107,16 @@ export const PackageUserSchema = z
   })
   .strict();
 
+/** An uploaded logo or favicon the branding refers to (by sha256), its bytes in base64. */
+export const PackageAssetSchema = z
+  .object({
+    kind: z.enum(ASSET_KINDS),
+    contentType: z.enum(ASSET_CONTENT_TYPES),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/, "must be a SHA-256 hex digest"),
+    data: z.base64({ message: "must be base64" }).max(Math.ceil((ASSET_MAX_BYTES.logo * 4) / 3) + 4),
+  })
+  .strict();
+
 export const PackageContentSchema = z
   .object({
     organization: z
@@ -116,6 +127,7 @@ export const PackageContentSchema = z
         twoFactorPolicy: z.enum(TWO_FACTOR_POLICY_VALUES),
         defaultLocale: UserLocaleSchema,
         branding: z.record(z.string().max(100), z.json()).refine((b) => JSON.stringify(b).length <= 20_000, "is too large"),
+        assets: z.array(PackageAssetSchema).max(ASSET_KINDS.length),
       })
       .strict(),
     applications: z.array(PackageApplicationSchema).max(10_000).superRefine(unique((a) => a.name, "application")),

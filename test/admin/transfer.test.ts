@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPackageSeal } from "~/.server/admin/transfer/package-seal";
 import type { ExportPackage, ImportPlan } from "~/schemas/transfer";
@@ -16,6 +16,9 @@ import { resourceFingerprint, withoutPermission } from "./resources";
  * nothing; a package that was altered, signed elsewhere or inconsistent is refused whole.
  */
 const KEY = randomBytes(32).toString("base64");
+/** A 1×1 PNG. */
+const LOGO = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
+const LOGO_SHA256 = createHash("sha256").update(LOGO).digest("hex");
 let source: TestPorta;
 let target: TestPorta;
 let sourceApi: ReturnType<typeof adminApi>;
@@ -34,7 +37,8 @@ let fx: Fixture;
 
 beforeAll(async () => {
   [source, target] = await Promise.all([startTestPorta({ env: { ENCRYPTION_KEY: KEY } }), startTestPorta({ env: { ENCRYPTION_KEY: KEY } })]);
-  sourceApi = adminApi(source, (await obtainAdminTokens(source)).accessToken);
+  const sourceToken = (await obtainAdminTokens(source)).accessToken;
+  sourceApi = adminApi(source, sourceToken);
   targetApi = adminApi(target, (await obtainAdminTokens(target)).accessToken);
 
   const prisma = source.services.db.prisma;
@@ -56,6 +60,13 @@ beforeAll(async () => {
   const bob = await createUser(prisma, org.id, { email: `${unique("bob")}@example.com`, password: PASSWORD, givenName: "Bob" });
   const enrolled = await enrollTotp(source, bob.id);
   const carol = await createUser(prisma, org.id, { email: `${unique("carol")}@example.com`, password: null, status: "inactive" });
+  // A logo uploaded through the Admin API becomes the organization's branding logo.
+  const upload = await fetch(`${source.url}/api/admin/organizations/${org.id}/branding/assets?kind=logo`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${sourceToken}`, "content-type": "image/png" },
+    body: LOGO,
+  });
+  if (upload.status !== 201) throw new Error(`logo upload answered ${upload.status}`);
 
   fx = {
     orgId: org.id,
@@ -111,7 +122,16 @@ describe("exports", () => {
       applications: 1, modules: 1, claims: 1, permissions: 1, roles: 1, clients: 1, clientSecrets: 1,
       users: 3, usersWithPassword: 2, usersWithTotp: 1, recoveryCodes: 10, claimValues: 1,
     });
-    expect(pkg.content.organization).toEqual({ slug: fx.slug, name: "Export Ltd", defaultLoginMethods: ["password"], twoFactorPolicy: "optional", defaultLocale: "de", branding: { primaryColor: "#0055aa" } });
+    expect(pkg.content.organization).toEqual({
+      slug: fx.slug,
+      name: "Export Ltd",
+      defaultLoginMethods: ["password"],
+      twoFactorPolicy: "optional",
+      defaultLocale: "de",
+      // Assets travel by content hash with their bytes: database ids mean nothing elsewhere.
+      branding: { primaryColor: "#0055aa", logo: { sha256: LOGO_SHA256, contentType: "image/png" } },
+      assets: [{ kind: "logo", contentType: "image/png", sha256: LOGO_SHA256, data: LOGO.toString("base64") }],
+    });
     const alice = pkg.content.users.find((u) => u.email === fx.alice.email)!;
     expect(alice.passwordHash).toMatch(/^\$argon2id\$/);
     expect(alice.roles).toEqual(["clerk"]);
@@ -192,6 +212,12 @@ describe("imports into a fresh database", () => {
     });
     expect(alice.roles.map((r) => [r.role.name, r.role.permissions.map((p) => p.permission.name)])).toEqual([["clerk", ["orders:read"]]]);
     expect(alice.claimValues.map((v) => v.value)).toEqual(["gold"]);
+    // The logo arrived and the branding points at the target's copy of it.
+    const branding = await targetApi.get<{ logo: { url: string } | null; primaryColor: string }>(`/organizations/${org.id}/branding`);
+    expect(branding.body.primaryColor).toBe("#0055aa");
+    const logo = await fetch(branding.body.logo!.url);
+    expect(logo.status).toBe(200);
+    expect(Buffer.from(await logo.arrayBuffer()).equals(LOGO)).toBe(true);
     const audit = await prisma.auditEntry.findFirstOrThrow({ where: { eventType: "organization.imported", targetId: org.id } });
     expect(audit.data).toMatchObject({ summary: { create: 11, update: 0, unchanged: 0 }, source: pkg.source });
 

@@ -9,6 +9,7 @@ import {
   type PackageContent,
   type PackageCounts,
 } from "~/schemas/transfer";
+import { exportBranding } from "./branding-assets";
 import { sealedTotpAad } from "./package-seal";
 
 /**
@@ -48,6 +49,7 @@ async function loadContent(services: Services, organizationId: string): Promise<
       },
     }),
   ]);
+  const branding = await exportBranding(prisma, organizationId, org.branding);
   return {
     organization: {
       slug: org.slug,
@@ -55,7 +57,8 @@ async function loadContent(services: Services, organizationId: string): Promise<
       defaultLoginMethods: org.defaultLoginMethods as PackageContent["organization"]["defaultLoginMethods"],
       twoFactorPolicy: org.twoFactorPolicy as PackageContent["organization"]["twoFactorPolicy"],
       defaultLocale: org.defaultLocale as PackageContent["organization"]["defaultLocale"],
-      branding: (org.branding ?? {}) as PackageContent["organization"]["branding"],
+      branding: branding.branding,
+      assets: branding.assets,
     },
     applications: applications.map((a) => ({
       name: a.name,

@@ -6,6 +6,7 @@ import { invalidateUser } from "../../directory/users";
 import type { Services } from "../../services";
 import { conflict, validation, type FieldDetail } from "../http/errors";
 import type { ExportPackage, ImportChange, ImportPlan, PackageClient, PackageContent, PackageUser } from "~/schemas/transfer";
+import { assetProblems, materializeBranding, portableBranding } from "./branding-assets";
 import { canonicalJson, sealedTotpAad } from "./package-seal";
 import { loadTarget, type TargetState, type TargetUser } from "./target-state";
 
@@ -37,7 +38,7 @@ function verifyPackage(services: Services, pkg: ExportPackage) {
     throw validation([{ field: "package.signature", message: "does not match the package: it was changed after export" }]);
   }
   const c = pkg.content;
-  const details: FieldDetail[] = [];
+  const details: FieldDetail[] = assetProblems(c.organization);
   const apps = new Map(c.applications.map((a) => [a.name, new Set(a.claims.map((cl) => cl.claimName))]));
   const permissions = new Set(c.permissions.map((p) => p.name));
   const roles = new Set(c.roles.map((r) => r.name));
@@ -81,7 +82,9 @@ function planImport(services: Services, pkg: ExportPackage, slug: string, target
     defaultLocale: c.organization.defaultLocale,
     branding: c.organization.branding,
   };
-  const orgFields = target.org ? changedFields(orgData, target.org, ["name", "defaultLoginMethods", "twoFactorPolicy", "defaultLocale", "branding"]) : null;
+  const orgFields = target.org
+    ? changedFields(orgData, { ...target.org, branding: portableBranding(target.org.branding) }, ["name", "defaultLoginMethods", "twoFactorPolicy", "defaultLocale", "branding"])
+    : null;
   const orgAction = orgFields === null ? "create" : orgFields.length > 0 ? "update" : "unchanged";
   note("organization", slug, orgFields);
 
@@ -133,9 +136,11 @@ function planImport(services: Services, pkg: ExportPackage, slug: string, target
   };
 
   async function apply(tx: Prisma.TransactionClient) {
-    const organizationId = target.org
-      ? (orgFields!.length > 0 && (await tx.organization.update({ where: { id: target.org.id }, data: { ...orgData, branding: orgData.branding as Json, version: { increment: 1 } } })), target.org.id)
-      : (await tx.organization.create({ data: { slug, ...orgData, branding: orgData.branding as Json } })).id;
+    const organizationId = target.org?.id ?? (await tx.organization.create({ data: { slug, ...orgData, branding: {} } })).id;
+    if (orgFields === null || orgFields.length > 0) {
+      const branding = await materializeBranding(tx, organizationId, c.organization);
+      await tx.organization.update({ where: { id: organizationId }, data: { ...orgData, branding, ...(target.org ? { version: { increment: 1 } } : {}) } });
+    }
 
     const permissionIds = new Map([...target.permissions].map(([name, p]) => [name, p.id]));
     for (const { p, existing, write } of permissionSteps) {
