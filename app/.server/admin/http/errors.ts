@@ -31,11 +31,26 @@ export const badRequest = (message: string) => new ApiError(400, "bad_request", 
 
 interface PrismaKnownError {
   code: string;
-  meta?: { target?: unknown; modelName?: string; driverAdapterError?: { cause?: { constraint?: { fields?: string[] } } } };
+  meta?: { target?: unknown; modelName?: string; driverAdapterError?: { cause?: { constraint?: { fields?: string[]; index?: string }; table?: string } } };
 }
 
 function isPrismaKnownError(error: unknown): error is PrismaKnownError {
   return typeof error === "object" && error !== null && typeof (error as { code?: unknown }).code === "string" && /^P\d{4}$/.test((error as { code: string }).code);
+}
+
+/**
+ * The columns of a violated unique constraint. PGlite's adapter names them; node-postgres's
+ * names only the index, which Prisma's naming makes `<Table>_<col>_<col>_key` (our columns are
+ * camelCase, so `_` separates them).
+ */
+function duplicateFields(error: PrismaKnownError): string[] {
+  const cause = error.meta?.driverAdapterError?.cause;
+  if (cause?.constraint?.fields) return cause.constraint.fields;
+  const index = cause?.constraint?.index;
+  if (index && cause?.table && index.startsWith(`${cause.table}_`) && index.endsWith("_key")) {
+    return index.slice(cause.table.length + 1, -"_key".length).split("_");
+  }
+  return Array.isArray(error.meta?.target) ? (error.meta?.target as string[]) : [];
 }
 
 /** Unique violations become 409, missing rows 404; anything else stays unknown (500). */
@@ -43,7 +58,7 @@ export function toApiError(error: unknown): ApiError | null {
   if (error instanceof ApiError) return error;
   if (!isPrismaKnownError(error)) return null;
   if (error.code === "P2002") {
-    const fields = error.meta?.driverAdapterError?.cause?.constraint?.fields ?? (Array.isArray(error.meta?.target) ? (error.meta?.target as string[]) : []);
+    const fields = duplicateFields(error);
     const field = fields.map((f) => f.replace(/"/g, "")).filter((f) => f !== "organizationId" && f !== "applicationId")[0] ?? "id";
     return conflict("duplicate", `A resource with this ${field} already exists.`, [{ field, message: "already taken" }]);
   }
