@@ -99,6 +99,6 @@ async function main() {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`porta-server: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(`porta-server: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}${error instanceof Error && error.cause ? ` (cause: ${String(error.cause)})` : ""}\n`);
   process.exit(1);
 });

@@ -17,11 +17,14 @@ import { renderProviderError, renderLogoutConfirmation, renderLogoutSuccess } fr
 export const BASE_SCOPES = ["openid", "offline_access", "profile", "email", "roles"] as const;
 
 const STANDARD_CLAIMS: Record<string, string[]> = {
-  openid: ["sub"],
+  // How and when the user signed in (RFC 8176 amr) travel in every ID token.
+  openid: ["sub", "amr", "auth_time"],
   profile: ["name", "given_name", "family_name", "locale", "updated_at"],
   email: ["email", "email_verified"],
   roles: ["roles"],
 };
+
+const PROTOCOL_CLAIMS = { acr: null, amr: null, auth_time: null, sid: null } as const;
 
 export interface ProviderInput {
   organization: Organization;
@@ -53,7 +56,8 @@ export function scopesAndClaims(customClaims: ProviderInput["customClaims"]) {
     if (!names.includes(claimName)) names.push(claimName);
   }
   const scopes = [...new Set<string>([...BASE_SCOPES, ...Object.keys(claims)])];
-  return { scopes, claims };
+  // Protocol claims oidc-provider must know as supported; the openid scope releases amr and auth_time.
+  return { scopes, claims: { ...claims, ...PROTOCOL_CLAIMS } };
 }
 
 /**
