@@ -6,6 +6,7 @@ import { basicAuth, postForm } from "../support/oidc";
 import { startTestPorta, type TestPorta } from "../support/porta";
 import { BAD_CURSOR, expectError, FORGED_CURSOR, OVERSIZE, unique } from "./helpers";
 import { expectAllRejected, resourceFingerprint, withoutPermission } from "./resources";
+import type { Page } from "~/.server/admin/http/pagination";
 
 /**
  * Applications and their modules through the Admin API, against a real server with a real
@@ -25,13 +26,6 @@ interface Module {
   name: string;
   description: string | null;
   status: string;
-}
-interface Page<T> {
-  data: T[];
-  total: number;
-  page: number;
-  pageSize: number;
-  cursor?: string;
 }
 interface History {
   data: Array<{ eventType: string; actorType: string; actorId: string | null; data: Record<string, unknown> }>;

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminApi, obtainAdminTokens } from "../support/admin-api";
 import { startTestPorta, TEST_ADMIN, type TestPorta } from "../support/porta";
 import { BAD_CURSOR, createTenant, dataFingerprint, expect422, expectError, FORGED_CURSOR, OVERSIZE, unique, type BadRequest, type Tenant } from "./helpers";
+import type { Page } from "~/.server/admin/http/pagination";
 
 /**
  * The audit log in the Admin API: entries written by real admin writes, filters by
@@ -20,13 +21,6 @@ interface AuditEntry {
   ip: string | null;
   requestId: string | null;
   data: unknown;
-}
-interface Page<T> {
-  data: T[];
-  total: number;
-  page: number;
-  pageSize: number;
-  cursor?: string;
 }
 
 let porta: TestPorta;

@@ -7,6 +7,7 @@ import { startTestPorta, type TestPorta } from "../support/porta";
 import { loginControls, openLoginPage } from "../login/helpers";
 import { BAD_CURSOR, expect422, expectError, FORGED_CURSOR, OVERSIZE } from "./helpers";
 import { expectAllRejected, resourceFingerprint, withoutPermission } from "./resources";
+import type { Page } from "~/.server/admin/http/pagination";
 
 /**
  * Clients through the Admin API, against a real server with a real admin token: every
@@ -40,13 +41,6 @@ interface Secret {
   expiresAt: string | null;
   revokedAt: string | null;
   value?: string;
-}
-interface Page<T> {
-  data: T[];
-  total: number;
-  page: number;
-  pageSize: number;
-  cursor?: string;
 }
 interface History {
   data: Array<{ eventType: string; actorType: string; data: Record<string, unknown> }>;

@@ -17,6 +17,7 @@ import {
   userinfoStatus,
   type BadRequest,
 } from "./helpers";
+import type { Page } from "~/.server/admin/http/pagination";
 
 /**
  * Every organization operation of the Admin API against a real server: listing in both modes
@@ -33,13 +34,6 @@ interface Organization {
   defaultLocale: string;
   createdAt: string;
   updatedAt: string;
-}
-interface Page<T> {
-  data: T[];
-  total: number;
-  page: number;
-  pageSize: number;
-  cursor?: string;
 }
 interface History {
   data: Array<{ id: string; eventType: string; actorType: string }>;

@@ -18,6 +18,7 @@ import {
   type BadRequest,
   type Tenant,
 } from "./helpers";
+import type { Page } from "~/.server/admin/http/pagination";
 
 /**
  * Roles, permissions and user-role assignments through the Admin API: every operation, the
@@ -45,13 +46,6 @@ interface UserRole {
   name: string;
   organizationId: string;
   assignedAt: string;
-}
-interface Page<T> {
-  data: T[];
-  total: number;
-  page: number;
-  pageSize: number;
-  cursor?: string;
 }
 
 let porta: TestPorta;

@@ -19,6 +19,7 @@ import {
   type BadRequest,
   type Tenant,
 } from "./helpers";
+import type { Page } from "~/.server/admin/http/pagination";
 
 /**
  * Sessions in the Admin API (a session is a user's grant to a client, with the refresh and
@@ -33,13 +34,6 @@ interface Session {
   clientId: string | null;
   createdAt: string;
   expiresAt: string | null;
-}
-interface Page<T> {
-  data: T[];
-  total: number;
-  page: number;
-  pageSize: number;
-  cursor?: string;
 }
 type SignedIn = Awaited<ReturnType<typeof signIn>>;
 

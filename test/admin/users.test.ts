@@ -18,6 +18,7 @@ import {
   type ErrorBody,
   type Tenant,
 } from "./helpers";
+import type { Page } from "~/.server/admin/http/pagination";
 
 /**
  * The user operations of the Admin API, organization-scoped and by id, against a real server
@@ -38,13 +39,6 @@ interface User {
   lastLoginAt: string | null;
   createdAt: string;
   updatedAt: string;
-}
-interface Page<T> {
-  data: T[];
-  total: number;
-  page: number;
-  pageSize: number;
-  cursor?: string;
 }
 interface History {
   data: Array<{ id: string; eventType: string; actorType: string; actorId: string | null; data: unknown }>;
