@@ -60,13 +60,28 @@ export interface FlowOptions {
 
 const b64url = (buf: Buffer) => buf.toString("base64url");
 
+/**
+ * fetch, once more when a pooled keep-alive socket turns out to be closed already: the server
+ * drops idle sockets after 5 s, and seeding between flows can keep it busy for longer. A reset
+ * on a stale socket means the request never reached the server, so sending it again is safe.
+ */
+export async function fetchOnFreshSocket(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (error) {
+    const code = (error as { cause?: { code?: string } }).cause?.code;
+    if (code !== "ECONNRESET" && code !== "UND_ERR_SOCKET") throw error;
+    return fetch(url, init);
+  }
+}
+
 /** A cookie jar per flow worker: every cookie is sent on every request (paths do not clash within one worker). */
 function cookieClient() {
   const jar = new Map<string, string>();
   return async (url: string, init: RequestInit = {}) => {
     const headers = new Headers(init.headers);
     if (jar.size > 0) headers.set("cookie", [...jar].map(([k, v]) => `${k}=${v}`).join("; "));
-    const res = await fetch(url, { ...init, headers, redirect: "manual" });
+    const res = await fetchOnFreshSocket(url, { ...init, headers, redirect: "manual" });
     for (const line of res.headers.getSetCookie()) {
       const [pair = ""] = line.split(";");
       const eq = pair.indexOf("=");
@@ -135,7 +150,7 @@ export async function obtainRefreshTokens(options: FlowOptions): Promise<FlowRes
     const { tokenRes, body } = await timed(
       "token",
       (async () => {
-        const tokenRes = await fetch(options.tokenEndpoint, {
+        const tokenRes = await fetchOnFreshSocket(options.tokenEndpoint, {
           method: "POST",
           headers: { authorization: basic, "content-type": "application/x-www-form-urlencoded" },
           body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: REDIRECT_URI, code_verifier: verifier }),

@@ -575,7 +575,7 @@ function adminListLines(list: AdminListFigures): string[] {
     `### Admin API: list the users of an organization with ${fmt(list.users)} users`,
     "",
     `GET /api/admin/organizations/{orgId}/users with a real service-admin token, ${LIST_PAGE_SIZE} users per page, one request at a time after 10 warm-up requests;` +
-      ` latency as the runner sees it over loopback (Admin API authentication, the page and the total count included). The users were written in batches of 5,000 through Prisma in ${list.seedSeconds.toFixed(1)} s, then \`VACUUM ANALYZE\`.`,
+      ` latency as the runner sees it over loopback (Admin API authentication, the page and the total included; offset pages count the total each time, a cursor walk counts it on its first page and carries it in the cursor). The users were written in batches of 5,000 through Prisma in ${list.seedSeconds.toFixed(1)} s, then \`VACUUM ANALYZE\`.`,
     "",
     "| Mode | Requests | p50 ms | p95 ms | p99 ms | max ms | Target | Verdict |",
     "|---|---:|---:|---:|---:|---:|---|---|",

@@ -47,6 +47,13 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
     return redirect(`/interaction/${uid}/two-factor`, { headers: NO_STORE });
   }
   if (intent === "resend" && pending.chosen === "email") {
+    const limit = await services.limits.consume("emailOtpResend", pending.userId);
+    if (!limit.allowed) {
+      return data(
+        { error: "resend_limited" as const, minutes: Math.ceil(limit.retryAfterSeconds / 60) },
+        { status: 429, headers: { ...NO_STORE, "Retry-After": String(limit.retryAfterSeconds) } },
+      );
+    }
     await issueEmailOtp(services, pending.userId, pending.language);
     return data({ notice: "resent" as const }, { headers: NO_STORE });
   }
@@ -86,7 +93,14 @@ export default function TwoFactor() {
   if (page.view === "expired") return <GateRefusalPage refusal={page} />;
   if (result && "view" in result) return <GateRefusalPage refusal={result} />;
   const error = result && "error" in result ? result : undefined;
-  const message = error?.error === "failed" ? t("twoFactor.failed") : error?.error === "rate_limited" ? t("twoFactor.rateLimited", { minutes: error.minutes }) : undefined;
+  const message =
+    error?.error === "failed"
+      ? t("twoFactor.failed")
+      : error?.error === "rate_limited"
+        ? t("twoFactor.rateLimited", { minutes: error.minutes })
+        : error?.error === "resend_limited"
+          ? t("twoFactor.resendLimited", { minutes: error.minutes })
+          : undefined;
 
   if (page.view === "choose") {
     return (
@@ -119,7 +133,7 @@ export default function TwoFactor() {
   const intro = isRecovery ? t("twoFactor.recoveryIntro") : page.view === "totp" ? t("twoFactor.totpIntro") : t("twoFactor.emailIntro", { minutes: page.minutes });
   return (
     <AuthCard branding={page.branding} title={t("twoFactor.title")}>
-      {error?.error === "rate_limited" ? <FormMessage tone="error">{message}</FormMessage> : null}
+      {error?.error === "rate_limited" || error?.error === "resend_limited" ? <FormMessage tone="error">{message}</FormMessage> : null}
       {result && "notice" in result ? <FormMessage tone="info">{t("twoFactor.resent")}</FormMessage> : null}
       <p>{intro}</p>
       <Form method="post" reloadDocument noValidate>

@@ -272,6 +272,24 @@ describe("codes on the pages", () => {
     expect(tokens.claims()?.sub).toBe(user.id);
   });
 
+  it("refuses a sixth new code within 15 minutes with Retry-After, and makes no code for it", async () => {
+    const user = await createUserInState(porta, tenants.required_email, "none");
+    const { page, step } = await passwordStep(tenants.required_email, user);
+    if (step.kind !== "email") throw new Error("no email step");
+    const codes = () => porta.services.db.prisma.emailOtpCode.count({ where: { userId: user.id } });
+    expect(await codes()).toBe(1);
+    for (let i = 0; i < 5; i++) {
+      const resend = await page.browser.post(step.url, { csrf: csrfOf(step.html), intent: "resend" });
+      expect(resend.status, `resend ${i + 1}`).toBe(200);
+      await resend.arrayBuffer();
+    }
+    const refused = await page.browser.post(step.url, { csrf: csrfOf(step.html), intent: "resend" });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(mainOf(await refused.text())).toContain(escape(en.resendLimited.replace("{{minutes}}", "15")));
+    expect(await codes()).toBe(6);
+  });
+
   it("an emailed code works once; a new code can be sent, and the earlier one stays valid", async () => {
     const user = await createUserInState(porta, tenants.required_email, "none");
     const { page, step } = await passwordStep(tenants.required_email, user);

@@ -17,6 +17,8 @@ export const DEFAULT_LIMITS = {
   magicLink: { points: 5, durationSeconds: 15 * 60 },
   /** 2FA code verifications per user. */
   twoFactor: { points: 10, durationSeconds: 15 * 60 },
+  /** New email codes a user may ask for while signing in (each one is a mail). */
+  emailOtpResend: { points: 5, durationSeconds: 15 * 60 },
   /** Password reset requests per email. */
   passwordReset: { points: 5, durationSeconds: 60 * 60 },
 } satisfies Record<string, LimitRule>;
