@@ -1,5 +1,5 @@
 import type { AuthProvider } from "../auth/provider.js";
-import { PortaError, PortaRateLimitError, PortaTimeoutError, errorFromResponse, parseRetryAfter } from "./errors.js";
+import { type PortaError, PortaRateLimitError, PortaTimeoutError, errorFromResponse, parseRetryAfter } from "./errors.js";
 import type { CallOptions } from "./options.js";
 
 export interface TransportOptions {
