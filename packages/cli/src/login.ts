@@ -79,14 +79,20 @@ function readPastedUrl(output: Output): Promise<URL> {
   const rl = createInterface({ input: process.stdin });
   return new Promise((resolve, reject) => {
     output.info("Paste the URL your browser was sent to (it starts with the redirect URI above):");
+    let answered = false;
     rl.on("line", (line) => {
       const text = line.trim();
-      if (!text) return;
-      rl.close();
+      if (!text || answered) return;
+      answered = true;
       if (!URL.canParse(text)) reject(new Error("That is not a URL."));
       else resolve(new URL(text));
+      rl.close();
+      // Nothing more is read; an open stdin pipe would keep the process alive.
+      process.stdin.destroy();
     });
-    rl.on("close", () => reject(new Error("No callback URL was pasted.")));
+    rl.on("close", () => {
+      if (!answered) reject(new Error("No callback URL was pasted."));
+    });
   });
 }
 
