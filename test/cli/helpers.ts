@@ -22,7 +22,7 @@ export interface CliProcess {
 export function startPorta(args: string[], env: Record<string, string>): CliProcess {
   const child = spawn(process.execPath, [PORTA_BIN, ...args], {
     // Only what the CLI needs: nothing of the test runner's environment (no PORTA_TOKEN, no real HOME).
-    env: { PATH: process.env.PATH ?? "", HOME: env.PORTA_CONFIG_DIR ?? "/nonexistent", PORTA_NO_BROWSER: "1", ...env } as NodeJS.ProcessEnv,
+    env: { PATH: process.env.PATH ?? "", HOME: env.PORTA_CONFIG_DIR ?? "/nonexistent", PORTA_NO_BROWSER: "1", ...env } as unknown as NodeJS.ProcessEnv,
     stdio: ["pipe", "pipe", "pipe"],
   });
   let stdout = "";
