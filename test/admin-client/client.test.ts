@@ -11,7 +11,7 @@ import {
 } from "../../packages/admin-client/src/index";
 import { obtainAdminTokens } from "../support/admin-api";
 import { startTestPorta, type TestPorta } from "../support/porta";
-import { dataFingerprint, unique } from "../admin/helpers";
+import { dataFingerprint, signIn, tenantOf, unique, userinfoStatus } from "../admin/helpers";
 import { withoutPermission } from "../admin/resources";
 
 /**
@@ -110,10 +110,14 @@ describe("users", () => {
     for await (const u of admin.users.listAll(org.id)) all.push(u.id);
     expect(all).toEqual([userId]);
 
-    const preview = await admin.users.invitePreview(org.id, { email: `${unique("p")}@example.com` });
-    expect(preview).toBeTruthy();
-    const invited = await admin.users.invite(org.id, { email: `${unique("i")}@example.com`, givenName: "Inv" });
-    expect(invited).toMatchObject({ invitationSent: expect.any(Boolean) as unknown as boolean });
+    const previewEmail = `${unique("p")}@example.com`;
+    const preview = await admin.users.invitePreview(org.id, { email: previewEmail });
+    expect(preview.to).toBe(previewEmail);
+    expect(preview.text.length).toBeGreaterThan(0);
+    const invitedEmail = `${unique("i")}@example.com`;
+    const invited = await admin.users.invite(org.id, { email: invitedEmail, givenName: "Inv" });
+    expect(invited.email).toBe(invitedEmail);
+    expect(typeof invited.invitationSent).toBe("boolean");
     expect(typeof invited.invitationId).toBe("string");
 
     await admin.users.clearPassword(org.id, userId);
@@ -230,8 +234,10 @@ describe("every other namespace", () => {
     expect(await admin.config.get("auth.passwordMinLength")).toMatchObject({ value: 10 });
     const keys = await admin.keys.list();
     expect(JSON.stringify(keys)).toContain("ES256");
-    expect(await admin.keys.generate()).toBeTruthy();
-    expect(await admin.keys.rotate()).toBeTruthy();
+    const staged = await admin.keys.generate();
+    expect(staged).toMatchObject({ alg: "ES256", status: "staged" });
+    const rotated = await admin.keys.rotate();
+    expect(rotated).toMatchObject({ alg: "ES256", status: "active" });
 
     const audit = await admin.audit.list({ organizationId: org.id, limit: 2 });
     expect(audit.data).toHaveLength(2);
@@ -239,18 +245,31 @@ describe("every other namespace", () => {
     for await (const _entry of admin.audit.listAll({ organizationId: org.id, limit: 2 })) entries++;
     expect(entries).toBeGreaterThan(2);
 
-    expect(await admin.stats.get()).toBeTruthy();
+    expect((await admin.stats.get()).organizations.total).toBeGreaterThanOrEqual(2);
     expect((await admin.sessions.list({ organizationId: org.id })).data).toEqual([]);
+    // A user of the organization signs in at a client: that grant is a session; revoking it ends the tokens.
+    const tenant = await tenantOf(porta, org);
+    const signer = { email: `${unique("s")}@example.com`, password: "a long test password 1" };
+    await admin.users.create(org.id, { ...signer, emailVerified: true });
+    const signedIn = await signIn(tenant, signer);
+    expect(await userinfoStatus(tenant, signedIn.accessToken)).toBe(200);
+    const sessions = await admin.sessions.list({ organizationId: org.id });
+    expect(sessions.data).toHaveLength(1);
+    await admin.sessions.revoke(sessions.data[0]!.id);
+    expect((await admin.sessions.list({ organizationId: org.id })).data).toEqual([]);
+    expect(await userinfoStatus(tenant, signedIn.accessToken)).toBe(401);
     await admin.sessions.revokeForUser(user.id);
     expect(await rejection(admin.sessions.revoke("00000000-0000-4000-8000-000000000000"))).toBeInstanceOf(PortaNotFoundError);
 
-    expect(await admin.twoFactor.getStatus(user.id)).toBeTruthy();
+    expect(await admin.twoFactor.getStatus(user.id)).toMatchObject({ userId: user.id, totp: { enrolled: false } });
     const policy = await admin.twoFactor.getPolicy(org.id);
     expect((await admin.twoFactor.setPolicy(org.id, { policy: "required_any" }, { ifMatch: policy.etag })).data).toMatchObject({ policy: "required_any" });
-    expect(await admin.twoFactor.getSummary()).toBeTruthy();
+    expect((await admin.twoFactor.getSummary()).data.find((o) => o.organizationId === org.id)).toMatchObject({ policy: "required_any" });
     await admin.twoFactor.disable(user.id);
-    expect(await rejection(admin.twoFactor.regenerateRecoveryCodes(user.id))).toBeInstanceOf(PortaError);
-    expect(await admin.twoFactor.reset(user.id)).toBeTruthy();
+    const notEnrolled = await rejection(admin.twoFactor.regenerateRecoveryCodes(user.id));
+    expect(notEnrolled).toBeInstanceOf(PortaConflictError);
+    expect(notEnrolled.code).toBe("not_enrolled");
+    expect(await admin.twoFactor.reset(user.id)).toMatchObject({ userId: user.id, totp: { enrolled: false } });
 
     expect(await admin.metadata.get()).toMatchObject({ clientId: "porta-admin" });
     expect(await admin.openapi.get()).toMatchObject({ openapi: "3.1.0" });
