@@ -23,6 +23,6 @@ it("builds to ESM with .d.ts files that plain Node imports", () => {
     const error = lib.errorFromResponse(429, { error: { code: "rate_limited", message: "m" } }, new Headers({ "retry-after": "3" }));
     console.log(JSON.stringify({ listAll: typeof admin.organizations.listAll, invite: typeof admin.users.invite, rate: error instanceof lib.PortaError && error.retryAfter }));
   `;
-  const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", env: { PATH: process.env.PATH ?? "" } });
+  const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", env: { PATH: process.env.PATH ?? "" } as unknown as NodeJS.ProcessEnv });
   expect(JSON.parse(out)).toEqual({ listAll: "function", invite: "function", rate: 3 });
 });
