@@ -142,7 +142,8 @@ interface Row {
   method: string;
   path: string;
   pathParams: string[];
-  input: "body" | "query" | "none";
+  input: "body" | "raw" | "query" | "none";
+  contentType: string | undefined;
   etag: boolean;
   paging: "offset" | "cursor" | "none";
   argsType: string;
@@ -161,10 +162,14 @@ export function emitClient(document: OpenApiDocument): string {
       const pathParams = pathParamsOf(path);
       const query = (op.parameters ?? []).filter((p) => p.in === "query");
       const bodySchema = op.requestBody?.content?.["application/json"]?.schema;
+      // A body that is not JSON (an upload) is passed through as given, with its declared type.
+      const rawContentType = !bodySchema ? Object.keys(op.requestBody?.content ?? {})[0] : undefined;
       const [status, success] = Object.entries(op.responses).find(([s]) => s.startsWith("2")) ?? ["200", undefined];
       const responseSchema = success?.content?.["application/json"]?.schema;
+      const otherResponse = !responseSchema ? Object.keys(success?.content ?? {})[0] : undefined;
       const queryNames = new Set(query.map((p) => p.name));
-      const responseType = status === "204" ? "void" : emitter.type(responseSchema, "      ");
+      const responseType =
+        status === "204" ? "void" : otherResponse ? (otherResponse.startsWith("text/") ? "string" : "Blob") : emitter.type(responseSchema, "      ");
       const listsData = /\bdata: Array</.test(responseType);
       const paging = !listsData ? "none" : queryNames.has("cursor") && queryNames.has("limit") ? "cursor" : queryNames.has("page") && queryNames.has("pageSize") ? "offset" : "none";
       const args = pathParams.map((p) => `${key(p)}: string`);
@@ -172,6 +177,9 @@ export function emitClient(document: OpenApiDocument): string {
       if (bodySchema) {
         input = "body";
         args.push(`body${op.requestBody?.required ? "" : "?"}: ${emitter.type(bodySchema, "      ")}`);
+      } else if (rawContentType) {
+        input = "raw";
+        args.push(`body${op.requestBody?.required ? "" : "?"}: ${rawContentType.startsWith("multipart/") ? "FormData" : "Blob | Uint8Array | string"}`);
       } else if (query.length > 0) {
         input = "query";
         const querySchema: JsonSchema = {
@@ -189,6 +197,7 @@ export function emitClient(document: OpenApiDocument): string {
         path,
         pathParams,
         input,
+        contentType: rawContentType,
         etag: Boolean(success?.headers && "ETag" in success.headers),
         paging,
         argsType: `[${args.join(", ")}]`,
@@ -200,7 +209,7 @@ export function emitClient(document: OpenApiDocument): string {
   rows.sort((a, b) => a.id.localeCompare(b.id));
 
   const table = rows
-    .map((r) => `  ${JSON.stringify(r.id)}: { method: ${JSON.stringify(r.method)}, path: ${JSON.stringify(r.path)}, pathParams: ${JSON.stringify(r.pathParams)}, input: ${JSON.stringify(r.input)}, etag: ${r.etag}, paging: ${JSON.stringify(r.paging)} },`)
+    .map((r) => `  ${JSON.stringify(r.id)}: { method: ${JSON.stringify(r.method)}, path: ${JSON.stringify(r.path)}, pathParams: ${JSON.stringify(r.pathParams)}, input: ${JSON.stringify(r.input)}, ${r.contentType ? `contentType: ${JSON.stringify(r.contentType)}, ` : ""}etag: ${r.etag}, paging: ${JSON.stringify(r.paging)} },`)
     .join("\n");
   const types = rows
     .map(

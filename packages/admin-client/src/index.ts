@@ -7,7 +7,7 @@ export { readCredentialsFile, writeCredentialsFile, updateProfile, type Credenti
 export { requestToken, tokenEndpointOf, type TokenResponse } from "./auth/token-endpoint.js";
 export type { CallOptions } from "./core/options.js";
 export type { RawRequest, RawResponse, TransportOptions } from "./core/request.js";
-export type { Namespace, Namespaces, OperationFunction, OperationId, OperationResult, WithEtag } from "./core/operation.js";
+export type { Namespace, Namespaces, OperationFunction, OperationId, OperationResult, OperationSpec, WithEtag } from "./core/operation.js";
 export {
   PortaError,
   PortaAuthenticationError,

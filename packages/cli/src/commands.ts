@@ -1,4 +1,5 @@
-import { operations, type CallOptions, type PortaAdmin } from "@porta/admin-client";
+import { readFileSync } from "node:fs";
+import { operations, type CallOptions, type OperationSpec, type PortaAdmin } from "@porta/admin-client";
 import { camel, flagString, flagValue, kebab, type ParsedArgs } from "./args";
 import { UsageError } from "./config";
 
@@ -7,7 +8,7 @@ import { UsageError } from "./config";
  * operation table, so every Admin API operation has a command as soon as the client is
  * regenerated. Friendly aliases (`orgs`, `apps`, `claims`, `ls`, `show`) sit on top.
  */
-type Spec = (typeof operations)[keyof typeof operations];
+type Spec = OperationSpec;
 
 const AREA_ALIASES: Record<string, string> = {
   orgs: "organizations",
@@ -21,9 +22,19 @@ const AREA_ALIASES: Record<string, string> = {
 const VERB_ALIASES: Record<string, string> = { ls: "list", show: "get", rm: "delete", history: "getHistory" };
 /** Shorter flags for path parameters. */
 const PARAM_FLAGS: Record<string, string[]> = { orgId: ["org", "org-id"], appId: ["app", "app-id"], userId: ["user", "user-id"], claimId: ["claim", "claim-id"] };
-const GLOBAL_FLAGS = new Set(["json", "server", "profile", "all", "help", "if-match", "data", "timeout", "no-browser", "headless"]);
+const GLOBAL_FLAGS = new Set(["json", "server", "profile", "all", "help", "if-match", "data", "file", "timeout", "no-browser", "headless"]);
 
 export const specs = operations as Record<string, Spec>;
+
+/** An upload body from --file: multipart operations get it as the form field `file`. */
+function fileBody(spec: Spec, file: string | undefined, id: string): FormData | Blob {
+  if (!file) throw new UsageError(`${id} uploads a file: pass --file PATH. Usage: ${usageOf(id)}`);
+  const blob = new Blob([readFileSync(file)], spec.contentType && !spec.contentType.startsWith("multipart/") ? { type: spec.contentType } : {});
+  if (!spec.contentType?.startsWith("multipart/")) return blob;
+  const form = new FormData();
+  form.set("file", blob, file.split(/[\\/]/).pop());
+  return form;
+}
 
 export function namespaces(): string[] {
   return [...new Set(Object.keys(specs).map((id) => id.slice(0, id.indexOf("."))))];
@@ -41,7 +52,7 @@ export function usageOf(id: string): string {
   const spec = specs[id]!;
   const [ns, name] = id.split(".") as [string, string];
   const params = spec.pathParams.map((p) => `<${p}>`).join(" ");
-  const input = spec.input === "body" ? " [--field value… | --data JSON]" : spec.input === "query" ? " [--param value…]" : "";
+  const input = spec.input === "body" ? " [--field value… | --data JSON]" : spec.input === "query" ? " [--param value…]" : spec.input === "raw" ? " --file PATH" : "";
   return `porta ${kebab(ns)} ${kebab(name)}${params ? ` ${params}` : ""}${input}`;
 }
 
@@ -59,8 +70,10 @@ export function callArguments(id: string, args: ParsedArgs, positionals: string[
 
   const consumed = new Set(spec.pathParams.flatMap((p) => [p, kebab(p), ...(PARAM_FLAGS[p] ?? [])]));
   const fields = [...args.flags].filter(([name]) => !GLOBAL_FLAGS.has(name) && !consumed.has(name));
-  let input: Record<string, unknown> | undefined;
-  if (spec.input === "query") {
+  let input: Record<string, unknown> | FormData | Blob | undefined;
+  if (spec.input === "raw") {
+    input = fileBody(spec, flagString(args, "file"), id);
+  } else if (spec.input === "query") {
     input = Object.fromEntries(fields.map(([name, value]) => [camel(name), value === true ? "true" : value]));
   } else if (spec.input === "body") {
     const data = flagString(args, "data");

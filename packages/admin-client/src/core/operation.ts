@@ -8,7 +8,17 @@ import type { Transport } from "./request.js";
  * body (or the query), then CallOptions.
  */
 export type OperationId = keyof Operations;
-export type OperationSpec = (typeof operations)[OperationId];
+/** One row of the generated operation table. */
+export interface OperationSpec {
+  method: "GET" | "POST" | "PUT" | "DELETE";
+  path: string;
+  pathParams: readonly string[];
+  /** Where the input argument goes: a JSON body, a body sent as given (uploads), the query, or nowhere. */
+  input: "body" | "raw" | "query" | "none";
+  contentType?: string;
+  etag: boolean;
+  paging: "offset" | "cursor" | "none";
+}
 
 /** An entity together with the ETag to send back as `ifMatch`. */
 export interface WithEtag<T> {
@@ -59,6 +69,8 @@ async function invoke(transport: Transport, spec: OperationSpec, args: unknown[]
     path,
     query: spec.input === "query" ? (input as Record<string, unknown> | undefined) : undefined,
     body: spec.input === "body" ? input : undefined,
+    rawBody: spec.input === "raw" ? (input as BodyInit | undefined) : undefined,
+    contentType: spec.contentType,
     options,
   });
   if (!spec.etag) return res.body;
@@ -109,7 +121,7 @@ export function buildNamespaces(transport: Transport): Namespaces {
 
 /** Calls any operation by its operationId (for generic tools such as the CLI). */
 export function callOperation(transport: Transport, id: string, args: unknown[]): Promise<unknown> {
-  const spec = (operations as Record<string, OperationSpec>)[id];
+  const spec = (operations as Record<string, OperationSpec | undefined>)[id];
   if (!spec) throw new TypeError(`unknown operation ${id}`);
   return invoke(transport, spec, args);
 }

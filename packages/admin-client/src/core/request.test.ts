@@ -15,16 +15,18 @@ type Reply = { status: number; headers?: Record<string, string>; body?: unknown;
 let server: Server;
 let baseUrl: string;
 let replies: Reply[] = [];
-let received: Array<{ method: string; url: string; authorization: string | undefined }> = [];
+let received: Array<{ method: string; url: string; authorization: string | undefined; contentType: string | undefined; body: string }> = [];
 
 beforeAll(async () => {
-  server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    received.push({ method: req.method!, url: req.url!, authorization: req.headers.authorization });
+  server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    received.push({ method: req.method!, url: req.url!, authorization: req.headers.authorization, contentType: req.headers["content-type"], body: Buffer.concat(chunks).toString("utf8") });
     const reply = replies.shift() ?? { status: 200, body: { ok: true } };
     const send = () => {
       if (res.destroyed) return;
       res.writeHead(reply.status, { "content-type": "application/json", "x-request-id": `req-${received.length}`, ...reply.headers });
-      res.end(reply.body === undefined ? "" : JSON.stringify(reply.body));
+      res.end(reply.body === undefined ? "" : typeof reply.body === "string" ? reply.body : JSON.stringify(reply.body));
     };
     if (reply.delayMs) setTimeout(send, reply.delayMs);
     else send();
@@ -129,5 +131,21 @@ describe("requests", () => {
     replies = [{ status: 200, body: { data: [], total: 0, page: 1, pageSize: 20 } }];
     await client().users.list("org/1", { q: "a b", page: 2 });
     expect(received[0]!.url).toBe("/api/admin/organizations/org%2F1/users?q=a+b&page=2");
+  });
+});
+
+describe("uploads and downloads", () => {
+  it("sends a raw body with its content type and keeps a binary answer as a Blob", async () => {
+    replies = [{ status: 200, headers: { "content-type": "application/gzip" }, body: "binary-bytes" }];
+    const res = await client().request({ method: "POST", path: "/imports/preview", rawBody: "raw-upload", contentType: "application/octet-stream" });
+    expect(received[0]).toMatchObject({ contentType: "application/octet-stream", body: "raw-upload" });
+    expect(res.body).toBeInstanceOf(Blob);
+    expect(await (res.body as Blob).text()).toBe("binary-bytes");
+  });
+
+  it("sends JSON bodies as JSON", async () => {
+    replies = [{ status: 200, body: { key: "auth.passwordMinLength", value: 12 } }];
+    await client().config.set("auth.passwordMinLength", { value: 12 });
+    expect(received[0]).toMatchObject({ method: "PUT", contentType: "application/json", body: '{"value":12}' });
   });
 });

@@ -20,7 +20,11 @@ export interface RawRequest {
   /** Path below /api/admin, already filled in. */
   path: string;
   query?: Record<string, unknown> | undefined;
+  /** Sent as JSON. */
   body?: unknown;
+  /** Sent as given (uploads), with `contentType` unless it is FormData (fetch sets the boundary). */
+  rawBody?: BodyInit | undefined;
+  contentType?: string | undefined;
   options?: CallOptions | undefined;
 }
 
@@ -63,9 +67,12 @@ export function retryDelay(attempt: number, retryAfterSeconds: number | undefine
 }
 
 async function parseBody(res: Response): Promise<unknown> {
+  const type = res.headers.get("content-type") ?? "";
+  // Downloads (exports, assets) stay binary.
+  if (res.ok && type !== "" && !type.includes("json") && !type.startsWith("text/")) return res.blob();
   const text = await res.text();
   if (!text) return undefined;
-  if ((res.headers.get("content-type") ?? "").includes("json")) {
+  if (type.includes("json")) {
     try {
       return JSON.parse(text);
     } catch {
@@ -93,6 +100,7 @@ export function createTransport(options: TransportOptions) {
       authorization: `Bearer ${token}`,
       ...(options.userAgent ? { "user-agent": options.userAgent } : {}),
       ...(req.body !== undefined ? { "content-type": "application/json" } : {}),
+      ...(req.rawBody !== undefined && req.contentType && !(req.rawBody instanceof FormData) ? { "content-type": req.contentType } : {}),
       ...(req.options?.ifMatch ? { "if-match": req.options.ifMatch } : {}),
       ...req.options?.headers,
     };
@@ -100,7 +108,7 @@ export function createTransport(options: TransportOptions) {
       return await doFetch(`${base}${req.path}${queryString({ ...req.query, ...req.options?.query })}`, {
         method: req.method,
         headers,
-        body: req.body === undefined ? null : JSON.stringify(req.body),
+        body: req.rawBody ?? (req.body === undefined ? null : JSON.stringify(req.body)),
         signal,
       });
     } catch (error) {
