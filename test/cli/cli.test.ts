@@ -61,6 +61,9 @@ describe("with stored credentials", () => {
     expect(table.stdout).toContain("service-admin");
     const json = await runPorta(["whoami", "--json"], env);
     expect(JSON.parse(json.stdout)).toMatchObject({ email: TEST_ADMIN.email, roles: ["service-admin"], server: porta.url, profile: "default" });
+    const otherProfile = await runPorta(["whoami", "--profile", "staging"], env);
+    expect(otherProfile.code).toBe(2);
+    expect(otherProfile.stderr).toContain('Not logged in (profile "staging")');
   });
 
   it("creates and lists organizations as a table and as JSON", async () => {

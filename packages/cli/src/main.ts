@@ -39,7 +39,7 @@ async function whoami(args: ParsedArgs, output: Output) {
     id: user.id,
     email: user.email,
     organizationId: user.organizationId,
-    roles: JSON.stringify(roles).match(/"name":"([^"]+)"/g)?.map((m) => m.slice(8, -1)) ?? [],
+    roles: roles.data.map((role) => role.name),
     server,
     profile: profileOf(args),
     ...(refreshed ? { accessTokenExpiresAt: new Date(refreshed.expiresAt).toISOString() } : {}),
