@@ -56,3 +56,6 @@ export interface SeededTwoFactorOrganization extends Omit<SeededOrganization, "r
   policy: "required_totp" | "required_email";
   postLogoutRedirectUri: string;
 }
+
+/** The bootstrap service-admin of the e2e server (the CLI login spec signs in as it). */
+export const E2E_ADMIN = { email: "admin@e2e.example.test", password: "an e2e admin password 1" };

@@ -15,7 +15,7 @@ import { parseConfig } from "~/.server/config/env";
 import { createLogger } from "~/.server/logging/logger";
 import { startPorta } from "~/.server/start";
 import { createClient, createOrganization, createUser } from "../test/support/factories";
-import { BASE_URL, E2E_PORT, MAILBOX_FILE, RP_REDIRECT_URI, SEED_FILE, type MatrixRow, type Seed, type SeededOrganization } from "./seed";
+import { BASE_URL, E2E_ADMIN, E2E_PORT, MAILBOX_FILE, RP_REDIRECT_URI, SEED_FILE, type MatrixRow, type Seed, type SeededOrganization } from "./seed";
 import { startMailPeer } from "./mail-peer";
 import { seedTwoFactorOrganizations } from "./two-factor-seed";
 
@@ -36,8 +36,8 @@ async function main() {
     PORT: String(E2E_PORT),
     BASE_URL,
     DATA_DIR: dataDir,
-    ADMIN_BOOTSTRAP_EMAIL: "admin@e2e.example.test",
-    ADMIN_BOOTSTRAP_PASSWORD: "an e2e admin password 1",
+    ADMIN_BOOTSTRAP_EMAIL: E2E_ADMIN.email,
+    ADMIN_BOOTSTRAP_PASSWORD: E2E_ADMIN.password,
     LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
     SMTP_HOST: mailPeer.host,
     SMTP_PORT: String(mailPeer.port),

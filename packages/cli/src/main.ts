@@ -1,0 +1,116 @@
+import { PortaAdmin, PortaError, cliCredentials, staticToken } from "@porta/admin-client";
+import { flagString, parseArgs, type ParsedArgs } from "./args";
+import { namespaces, resolveOperation, runOperation, specs, usageOf } from "./commands";
+import { UsageError, credentialsFile, profileOf, serverOf, storedProfile } from "./config";
+import { claimsOf, login, logout } from "./login";
+import { createOutput, type Output } from "./output";
+
+const HELP = `porta: manage Porta from the command line
+
+  porta login [--server URL] [--headless] [--profile NAME]   sign in (browser, or paste the callback URL)
+  porta whoami                                             who the stored credentials belong to
+  porta logout                                             revoke the refresh token and forget it
+  porta <area> <operation> [ids…] [--field value…]         any Admin API operation, e.g.
+      porta orgs list                porta orgs create --name Acme --slug acme
+      porta users list --org ID      porta users invite --org ID --email a@b.c
+      porta clients get ID           porta keys rotate            porta audit list --limit 20
+  porta operations                                         every area and operation
+
+Global flags: --json (machine-readable output), --server URL, --profile NAME, --all (every page of a list),
+--if-match ETAG (writes), --data JSON (body), --timeout MS. Credentials: $PORTA_CONFIG_DIR or ~/.config/porta.`;
+
+function client(args: ParsedArgs, server: string): PortaAdmin {
+  const auth = process.env.PORTA_TOKEN ? staticToken(process.env.PORTA_TOKEN) : cliCredentials({ file: credentialsFile(), profile: profileOf(args) });
+  return new PortaAdmin({ baseUrl: server, auth, userAgent: "porta-cli/1.11.0" });
+}
+
+async function whoami(args: ParsedArgs, output: Output) {
+  const stored = await storedProfile(args);
+  if (!stored && !process.env.PORTA_TOKEN) throw new UsageError(`Not logged in (profile "${profileOf(args)}"). Run \`porta login\`.`);
+  const server = await serverOf(args);
+  const auth = process.env.PORTA_TOKEN ? staticToken(process.env.PORTA_TOKEN) : cliCredentials({ file: credentialsFile(), profile: profileOf(args) });
+  const sub = claimsOf(await auth.getToken()).sub;
+  if (typeof sub !== "string") throw new UsageError("The access token names no user.");
+  const admin = new PortaAdmin({ baseUrl: server, auth });
+  const user = (await admin.usersById.get(sub)).data;
+  const roles = await admin.userRoles.list(sub);
+  const refreshed = await storedProfile(args);
+  output.result({
+    id: user.id,
+    email: user.email,
+    organizationId: user.organizationId,
+    roles: roles.data.map((role) => role.name),
+    server,
+    profile: profileOf(args),
+    ...(refreshed ? { accessTokenExpiresAt: new Date(refreshed.expiresAt).toISOString() } : {}),
+  });
+}
+
+function printError(error: unknown, output: Output) {
+  if (error instanceof UsageError) {
+    output.info(error.message);
+    return 2;
+  }
+  if (error instanceof PortaError) {
+    output.info(`Error ${error.status || ""} ${error.code}: ${error.message}`.replace("  ", " "));
+    for (const d of error.details ?? []) output.info(`  ${d.field}: ${d.message}`);
+    if (error.requestId) output.info(`  request id: ${error.requestId}`);
+    return 1;
+  }
+  output.info(`Error: ${error instanceof Error ? error.message : String(error)}`);
+  return 1;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const args = parseArgs(argv);
+  const output = createOutput(args.flags.get("json") === true);
+  const [command, verb, ...rest] = args.positionals;
+  try {
+    if (!command || command === "help" || (args.flags.get("help") === true && !verb)) {
+      output.info(HELP);
+      return command ? 0 : 2;
+    }
+    if (command === "login") {
+      const credentials = await login({
+        server: await serverOf(args),
+        profile: profileOf(args),
+        file: credentialsFile(),
+        headless: args.flags.get("headless") === true,
+        openBrowser: args.flags.get("no-browser") !== true && !process.env.PORTA_NO_BROWSER,
+        output,
+      });
+      output.info(`Logged in${credentials.email ? ` as ${credentials.email}` : ""} to ${credentials.server} (profile "${profileOf(args)}").`);
+      return 0;
+    }
+    if (command === "logout") {
+      const stored = await storedProfile(args);
+      if (!stored) throw new UsageError(`Not logged in (profile "${profileOf(args)}").`);
+      const { revoked } = await logout(stored, { profile: profileOf(args), file: credentialsFile() });
+      output.info(revoked ? "Logged out: the refresh token is revoked and the credentials are deleted." : "Logged out locally (the server did not confirm the revocation).");
+      return 0;
+    }
+    if (command === "whoami") {
+      await whoami(args, output);
+      return 0;
+    }
+    if (command === "operations") {
+      output.result(Object.keys(specs).map((id) => ({ operationId: id, method: specs[id]!.method, path: specs[id]!.path, usage: usageOf(id) })));
+      return 0;
+    }
+    if (!verb) throw new UsageError(`Which operation of ${command}? Try \`porta operations\`. Areas: ${namespaces().join(", ")}`);
+    const id = resolveOperation(command, verb);
+    if (!id) throw new UsageError(`Unknown command \`porta ${command} ${verb}\`. Try \`porta operations\`.`);
+    if (args.flags.get("help") === true) {
+      output.info(usageOf(id));
+      return 0;
+    }
+    const server = await serverOf(args);
+    output.result(await runOperation(client(args, server), id, args, rest));
+    if (flagString(args, "if-match") === undefined && specs[id]!.etag && args.flags.get("json") !== true) {
+      output.info("Pass the etag with --if-match to a later write to guard against lost updates.");
+    }
+    return 0;
+  } catch (error) {
+    return printError(error, output);
+  }
+}
