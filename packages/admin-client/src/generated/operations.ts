@@ -16,6 +16,10 @@ export const operations = {
   "applications.update": { method: "PUT", path: "/applications/{id}", pathParams: ["id"], input: "body", etag: true, paging: "none" },
   "applications.updateModule": { method: "PUT", path: "/applications/{id}/modules/{moduleId}", pathParams: ["id","moduleId"], input: "body", etag: false, paging: "none" },
   "audit.list": { method: "GET", path: "/audit", pathParams: [], input: "query", etag: false, paging: "cursor" },
+  "branding.getSettings": { method: "GET", path: "/organizations/{orgId}/branding", pathParams: ["orgId"], input: "none", etag: true, paging: "none" },
+  "branding.updateSettings": { method: "PUT", path: "/organizations/{orgId}/branding", pathParams: ["orgId"], input: "body", etag: true, paging: "none" },
+  "branding.uploadAsset": { method: "POST", path: "/organizations/{orgId}/branding/assets", pathParams: ["orgId"], input: "raw", contentType: "image/png", etag: true, paging: "none" },
+  "bulk.execute": { method: "POST", path: "/bulk", pathParams: [], input: "body", etag: false, paging: "none" },
   "clients.activate": { method: "POST", path: "/clients/{id}/activate", pathParams: ["id"], input: "none", etag: true, paging: "none" },
   "clients.clearLoginMethods": { method: "DELETE", path: "/clients/{id}/login-methods", pathParams: ["id"], input: "none", etag: true, paging: "none" },
   "clients.create": { method: "POST", path: "/clients", pathParams: [], input: "body", etag: true, paging: "none" },
@@ -41,9 +45,13 @@ export const operations = {
   "customClaims.list": { method: "GET", path: "/applications/{appId}/claims", pathParams: ["appId"], input: "query", etag: false, paging: "cursor" },
   "customClaims.setValue": { method: "PUT", path: "/applications/{appId}/claims/{claimId}/users/{userId}", pathParams: ["appId","claimId","userId"], input: "body", etag: false, paging: "none" },
   "customClaims.update": { method: "PUT", path: "/applications/{appId}/claims/{claimId}", pathParams: ["appId","claimId"], input: "body", etag: false, paging: "none" },
-  "keys.generate": { method: "POST", path: "/keys", pathParams: [], input: "none", etag: false, paging: "none" },
+  "exports.download": { method: "GET", path: "/organizations/{orgId}/export", pathParams: ["orgId"], input: "none", etag: false, paging: "none" },
+  "exports.manifest": { method: "GET", path: "/organizations/{orgId}/export/manifest", pathParams: ["orgId"], input: "none", etag: false, paging: "none" },
+  "imports.apply": { method: "POST", path: "/imports/apply", pathParams: [], input: "body", etag: false, paging: "none" },
+  "imports.preview": { method: "POST", path: "/imports/preview", pathParams: [], input: "body", etag: false, paging: "none" },
+  "keys.generate": { method: "POST", path: "/keys", pathParams: [], input: "body", etag: false, paging: "none" },
   "keys.list": { method: "GET", path: "/keys", pathParams: [], input: "none", etag: false, paging: "none" },
-  "keys.rotate": { method: "POST", path: "/keys/rotate", pathParams: [], input: "none", etag: false, paging: "none" },
+  "keys.rotate": { method: "POST", path: "/keys/rotate", pathParams: [], input: "body", etag: false, paging: "none" },
   "metadata.get": { method: "GET", path: "/metadata", pathParams: [], input: "none", etag: false, paging: "none" },
   "openapi.get": { method: "GET", path: "/openapi.json", pathParams: [], input: "none", etag: false, paging: "none" },
   "organizations.activate": { method: "POST", path: "/organizations/{id}/activate", pathParams: ["id"], input: "none", etag: true, paging: "none" },
@@ -69,12 +77,13 @@ export const operations = {
   "sessions.revoke": { method: "DELETE", path: "/sessions/{id}", pathParams: ["id"], input: "none", etag: false, paging: "none" },
   "sessions.revokeForUser": { method: "DELETE", path: "/users/{id}/sessions", pathParams: ["id"], input: "none", etag: false, paging: "none" },
   "stats.get": { method: "GET", path: "/stats/overview", pathParams: [], input: "none", etag: false, paging: "none" },
+  "stats.getOrganizationStats": { method: "GET", path: "/stats/organizations/{orgId}", pathParams: ["orgId"], input: "none", etag: false, paging: "none" },
   "twoFactor.disable": { method: "DELETE", path: "/users/{id}/two-factor", pathParams: ["id"], input: "none", etag: false, paging: "none" },
   "twoFactor.getPolicy": { method: "GET", path: "/organizations/{orgId}/two-factor-policy", pathParams: ["orgId"], input: "none", etag: true, paging: "none" },
   "twoFactor.getStatus": { method: "GET", path: "/users/{id}/two-factor", pathParams: ["id"], input: "none", etag: false, paging: "none" },
   "twoFactor.getSummary": { method: "GET", path: "/two-factor/summary", pathParams: [], input: "none", etag: false, paging: "none" },
-  "twoFactor.regenerateRecoveryCodes": { method: "POST", path: "/users/{id}/two-factor/recovery-codes", pathParams: ["id"], input: "none", etag: false, paging: "none" },
-  "twoFactor.reset": { method: "POST", path: "/users/{id}/two-factor/reset", pathParams: ["id"], input: "none", etag: false, paging: "none" },
+  "twoFactor.regenerateRecoveryCodes": { method: "POST", path: "/users/{id}/two-factor/recovery-codes", pathParams: ["id"], input: "body", etag: false, paging: "none" },
+  "twoFactor.reset": { method: "POST", path: "/users/{id}/two-factor/reset", pathParams: ["id"], input: "body", etag: false, paging: "none" },
   "twoFactor.setPolicy": { method: "PUT", path: "/organizations/{orgId}/two-factor-policy", pathParams: ["orgId"], input: "body", etag: true, paging: "none" },
   "userRoles.assign": { method: "PUT", path: "/users/{id}/roles/{roleId}", pathParams: ["id","roleId"], input: "none", etag: false, paging: "none" },
   "userRoles.getEffectivePermissions": { method: "GET", path: "/users/{id}/effective-permissions", pathParams: ["id"], input: "none", etag: false, paging: "none" },
@@ -348,6 +357,155 @@ export interface Operations {
         page: number;
         pageSize: number;
         cursor?: string;
+      };
+    etag: false;
+  };
+  /** The organization's branding: display name, colours, footer text, logo and favicon URLs */
+  "branding.getSettings": {
+    args: [orgId: string, options?: CallOptions];
+    response: {
+        organizationId: string;
+        displayName: string | null;
+        primaryColor: string | null;
+        backgroundColor: string | null;
+        textColor: string | null;
+        footerText: string | null;
+        logo: {
+          assetId: string;
+          url: string;
+          contentType: "image/png" | "image/jpeg" | "image/webp" | "image/svg+xml" | "image/x-icon";
+        } | null;
+        favicon: {
+          assetId: string;
+          url: string;
+          contentType: "image/png" | "image/jpeg" | "image/webp" | "image/svg+xml" | "image/x-icon";
+        } | null;
+      };
+    etag: true;
+  };
+  /** Change branding settings: absent fields stay, null removes; logo and favicon name uploaded assets (If-Match guards against lost updates) */
+  "branding.updateSettings": {
+    args: [orgId: string, body: {
+        /** Shown instead of the organization's name */
+        displayName?: string | null;
+        /** Buttons, links, focus rings */
+        primaryColor?: string | null;
+        /** Page background */
+        backgroundColor?: string | null;
+        /** Body text */
+        textColor?: string | null;
+        /** Plain text below the card */
+        footerText?: string | null;
+        logoAssetId?: string | null;
+        faviconAssetId?: string | null;
+      }, options?: CallOptions];
+    response: {
+        organizationId: string;
+        displayName: string | null;
+        primaryColor: string | null;
+        backgroundColor: string | null;
+        textColor: string | null;
+        footerText: string | null;
+        logo: {
+          assetId: string;
+          url: string;
+          contentType: "image/png" | "image/jpeg" | "image/webp" | "image/svg+xml" | "image/x-icon";
+        } | null;
+        favicon: {
+          assetId: string;
+          url: string;
+          contentType: "image/png" | "image/jpeg" | "image/webp" | "image/svg+xml" | "image/x-icon";
+        } | null;
+      };
+    etag: true;
+  };
+  /** Upload a logo or favicon (the raw file as the body) and make it the organization's current one; SVGs are sanitized */
+  "branding.uploadAsset": {
+    args: [orgId: string, body: Blob | Uint8Array | string, options?: CallOptions];
+    response: {
+        id: string;
+        organizationId: string;
+        kind: "logo" | "favicon";
+        contentType: "image/png" | "image/jpeg" | "image/webp" | "image/svg+xml" | "image/x-icon";
+        sha256: string;
+        size: number;
+        url: string;
+        createdAt: string;
+      };
+    etag: true;
+  };
+  /** Run up to 500 user operations (create, update, activate, deactivate, delete, assignRole) in one organization: all_or_nothing (one transaction; the first failure answers with its error, prefixed operations.N, and nothing changes) or best_effort (a result per item) */
+  "bulk.execute": {
+    args: [body: {
+        organizationId: string;
+        mode?: "all_or_nothing" | "best_effort";
+        operations: Array<{
+          email: string;
+          givenName?: string;
+          familyName?: string;
+          password?: string;
+          emailVerified?: boolean;
+          locale?: "en" | "de";
+          op: "create";
+        } | {
+          email?: string;
+          givenName?: string | null;
+          familyName?: string | null;
+          emailVerified?: boolean;
+          locale?: "en" | "de" | null;
+          op: "update";
+          userId: string;
+        } | {
+          op: "activate";
+          userId: string;
+        } | {
+          op: "deactivate";
+          userId: string;
+        } | {
+          op: "delete";
+          userId: string;
+        } | {
+          op: "assignRole";
+          userId: string;
+          roleId?: string;
+          roleName?: string;
+        }>;
+      }, options?: CallOptions];
+    response: {
+        mode: "all_or_nothing" | "best_effort";
+        /** all_or_nothing: whether the batch was committed; best_effort: whether any item succeeded */
+        applied: boolean;
+        succeeded: number;
+        failed: number;
+        results: Array<{
+          index: number;
+          op: string;
+          status: "succeeded" | "failed" | "rolled_back" | "not_run";
+          user?: {
+            id: string;
+            organizationId: string;
+            email: string;
+            givenName: string | null;
+            familyName: string | null;
+            emailVerified: boolean;
+            status: "active" | "inactive";
+            locale: string | null;
+            hasPassword: boolean;
+            lockedUntil: string | null;
+            lastLoginAt: string | null;
+            createdAt: string;
+            updatedAt: string;
+          };
+          error?: {
+            status: number;
+            code: string;
+            message: string;
+            details?: Array<{
+              field: string;
+              message: string;
+            }>;
+          };
+        }>;
       };
     etag: false;
   };
@@ -852,9 +1010,459 @@ export interface Operations {
       };
     etag: false;
   };
+  /** Download the organization as a signed, versioned package: settings, applications, clients (secret hashes), roles, permissions, claims and users (password hashes, sealed TOTP secrets, recovery-code hashes); never a plaintext secret */
+  "exports.download": {
+    args: [orgId: string, options?: CallOptions];
+    response: {
+        format: "porta.organization-export";
+        version: 1;
+        exportedAt: string;
+        source: {
+          issuer: string;
+          organizationId: string;
+        };
+        counts: {
+          applications: number;
+          modules: number;
+          claims: number;
+          permissions: number;
+          roles: number;
+          clients: number;
+          clientSecrets: number;
+          users: number;
+          usersWithPassword: number;
+          usersWithTotp: number;
+          recoveryCodes: number;
+          claimValues: number;
+        };
+        content: {
+          organization: {
+            slug: string;
+            name: string;
+            defaultLoginMethods: Array<"password" | "magic_link">;
+            twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_any";
+            defaultLocale: "en" | "de";
+            branding: { [key: string]: JsonValue };
+            assets: Array<{
+              kind: "logo" | "favicon";
+              contentType: "image/png" | "image/jpeg" | "image/webp" | "image/svg+xml" | "image/x-icon";
+              sha256: string;
+              data: string;
+            }>;
+          };
+          applications: Array<{
+            name: string;
+            description: string | null;
+            status: "active" | "inactive";
+            modules: Array<{
+              name: string;
+              description: string | null;
+              status: "active" | "inactive";
+            }>;
+            claims: Array<{
+              claimName: string;
+              claimType: "string" | "number" | "boolean" | "json";
+              scope: string;
+              description: string | null;
+            }>;
+          }>;
+          permissions: Array<{
+            name: string;
+            description: string | null;
+          }>;
+          roles: Array<{
+            name: string;
+            description: string | null;
+            permissions: Array<string>;
+          }>;
+          clients: Array<{
+            id: string;
+            application: string | null;
+            name: string;
+            applicationType: "web" | "native";
+            tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "none";
+            redirectUris: Array<string>;
+            postLogoutRedirectUris: Array<string>;
+            grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
+            scope: unknown;
+            loginMethods: Array<"password" | "magic_link">;
+            status: "active" | "inactive";
+            secrets: Array<{
+              secretHash: string;
+              hint: string;
+              label: string | null;
+              status: "active" | "revoked";
+              expiresAt: string | null;
+              revokedAt: string | null;
+              createdAt: string;
+            }>;
+          }>;
+          users: Array<{
+            email: string;
+            emailVerified: boolean;
+            givenName: string | null;
+            familyName: string | null;
+            locale: "en" | "de" | null;
+            passwordHash: string | null;
+            status: "active" | "inactive";
+            emailOtpEnabled: boolean;
+            createdAt: string;
+            roles: Array<string>;
+            claims: Array<{
+              application: string;
+              claimName: string;
+              value: JsonValue;
+            }>;
+            totp: {
+              secret: string;
+              status: "pending" | "enrolled";
+              enrolledAt: string | null;
+              lastUsedStep: number;
+            } | null;
+            recoveryCodes: Array<{
+              codeHash: string;
+              usedAt: string | null;
+            }>;
+          }>;
+        };
+        signature: {
+          alg: "HS256";
+          keyId: string;
+          value: string;
+        };
+      };
+    etag: false;
+  };
+  /** What an export of the organization would hold (counts per kind) and the fingerprint of the key that would sign it */
+  "exports.manifest": {
+    args: [orgId: string, options?: CallOptions];
+    response: {
+        format: "porta.organization-export";
+        version: 1;
+        generatedAt: string;
+        source: {
+          issuer: string;
+          organizationId: string;
+        };
+        organization: {
+          slug: string;
+          name: string;
+        };
+        counts: {
+          applications: number;
+          modules: number;
+          claims: number;
+          permissions: number;
+          roles: number;
+          clients: number;
+          clientSecrets: number;
+          users: number;
+          usersWithPassword: number;
+          usersWithTotp: number;
+          recoveryCodes: number;
+          claimValues: number;
+        };
+        /** Fingerprint of the signing key: packages verify only where ENCRYPTION_KEY is the same */
+        keyId: string;
+      };
+    etag: false;
+  };
+  /** Apply a package in one transaction: create what is missing, update what differs, delete nothing; applying it again changes nothing */
+  "imports.apply": {
+    args: [body: {
+        package: {
+          format: "porta.organization-export";
+          version: 1;
+          exportedAt: string;
+          source: {
+            issuer: string;
+            organizationId: string;
+          };
+          counts: {
+            applications: number;
+            modules: number;
+            claims: number;
+            permissions: number;
+            roles: number;
+            clients: number;
+            clientSecrets: number;
+            users: number;
+            usersWithPassword: number;
+            usersWithTotp: number;
+            recoveryCodes: number;
+            claimValues: number;
+          };
+          content: {
+            organization: {
+              slug: string;
+              name: string;
+              defaultLoginMethods: Array<"password" | "magic_link">;
+              twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_any";
+              defaultLocale: "en" | "de";
+              branding: { [key: string]: JsonValue };
+              assets: Array<{
+                kind: "logo" | "favicon";
+                contentType: "image/png" | "image/jpeg" | "image/webp" | "image/svg+xml" | "image/x-icon";
+                sha256: string;
+                data: string;
+              }>;
+            };
+            applications: Array<{
+              name: string;
+              description: string | null;
+              status: "active" | "inactive";
+              modules: Array<{
+                name: string;
+                description: string | null;
+                status: "active" | "inactive";
+              }>;
+              claims: Array<{
+                claimName: string;
+                claimType: "string" | "number" | "boolean" | "json";
+                scope: string;
+                description: string | null;
+              }>;
+            }>;
+            permissions: Array<{
+              name: string;
+              description: string | null;
+            }>;
+            roles: Array<{
+              name: string;
+              description: string | null;
+              permissions: Array<string>;
+            }>;
+            clients: Array<{
+              id: string;
+              application: string | null;
+              name: string;
+              applicationType: "web" | "native";
+              tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "none";
+              redirectUris: Array<string>;
+              postLogoutRedirectUris: Array<string>;
+              grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
+              scope: string;
+              loginMethods: Array<"password" | "magic_link">;
+              status: "active" | "inactive";
+              secrets: Array<{
+                secretHash: string;
+                hint: string;
+                label: string | null;
+                status: "active" | "revoked";
+                expiresAt: string | null;
+                revokedAt: string | null;
+                createdAt: string;
+              }>;
+            }>;
+            users: Array<{
+              email: string;
+              emailVerified: boolean;
+              givenName: string | null;
+              familyName: string | null;
+              locale: "en" | "de" | null;
+              passwordHash: string | null;
+              status: "active" | "inactive";
+              emailOtpEnabled: boolean;
+              createdAt: string;
+              roles: Array<string>;
+              claims: Array<{
+                application: string;
+                claimName: string;
+                value: JsonValue;
+              }>;
+              totp: {
+                secret: string;
+                status: "pending" | "enrolled";
+                enrolledAt: string | null;
+                lastUsedStep: number;
+              } | null;
+              recoveryCodes: Array<{
+                codeHash: string;
+                usedAt: string | null;
+              }>;
+            }>;
+          };
+          signature: {
+            alg: "HS256";
+            keyId: string;
+            value: string;
+          };
+        };
+        /** Import into this organization slug instead of the package's own */
+        slug?: string;
+      }, options?: CallOptions];
+    response: {
+        organization: {
+          slug: string;
+          id: string | null;
+          action: "create" | "update" | "unchanged";
+        };
+        summary: {
+          create: number;
+          update: number;
+          unchanged: number;
+        };
+        /** Every create and update; unchanged items are only counted */
+        changes: Array<{
+          type: "organization" | "application" | "module" | "claim" | "permission" | "role" | "client" | "clientSecret" | "user";
+          key: string;
+          action: "create" | "update";
+          fields?: Array<string>;
+        }>;
+        applied: boolean;
+        organizationId: string;
+      };
+    etag: false;
+  };
+  /** Verify a package and list what applying it would create and update (writes nothing) */
+  "imports.preview": {
+    args: [body: {
+        package: {
+          format: "porta.organization-export";
+          version: 1;
+          exportedAt: string;
+          source: {
+            issuer: string;
+            organizationId: string;
+          };
+          counts: {
+            applications: number;
+            modules: number;
+            claims: number;
+            permissions: number;
+            roles: number;
+            clients: number;
+            clientSecrets: number;
+            users: number;
+            usersWithPassword: number;
+            usersWithTotp: number;
+            recoveryCodes: number;
+            claimValues: number;
+          };
+          content: {
+            organization: {
+              slug: string;
+              name: string;
+              defaultLoginMethods: Array<"password" | "magic_link">;
+              twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_any";
+              defaultLocale: "en" | "de";
+              branding: { [key: string]: JsonValue };
+              assets: Array<{
+                kind: "logo" | "favicon";
+                contentType: "image/png" | "image/jpeg" | "image/webp" | "image/svg+xml" | "image/x-icon";
+                sha256: string;
+                data: string;
+              }>;
+            };
+            applications: Array<{
+              name: string;
+              description: string | null;
+              status: "active" | "inactive";
+              modules: Array<{
+                name: string;
+                description: string | null;
+                status: "active" | "inactive";
+              }>;
+              claims: Array<{
+                claimName: string;
+                claimType: "string" | "number" | "boolean" | "json";
+                scope: string;
+                description: string | null;
+              }>;
+            }>;
+            permissions: Array<{
+              name: string;
+              description: string | null;
+            }>;
+            roles: Array<{
+              name: string;
+              description: string | null;
+              permissions: Array<string>;
+            }>;
+            clients: Array<{
+              id: string;
+              application: string | null;
+              name: string;
+              applicationType: "web" | "native";
+              tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "none";
+              redirectUris: Array<string>;
+              postLogoutRedirectUris: Array<string>;
+              grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
+              scope: string;
+              loginMethods: Array<"password" | "magic_link">;
+              status: "active" | "inactive";
+              secrets: Array<{
+                secretHash: string;
+                hint: string;
+                label: string | null;
+                status: "active" | "revoked";
+                expiresAt: string | null;
+                revokedAt: string | null;
+                createdAt: string;
+              }>;
+            }>;
+            users: Array<{
+              email: string;
+              emailVerified: boolean;
+              givenName: string | null;
+              familyName: string | null;
+              locale: "en" | "de" | null;
+              passwordHash: string | null;
+              status: "active" | "inactive";
+              emailOtpEnabled: boolean;
+              createdAt: string;
+              roles: Array<string>;
+              claims: Array<{
+                application: string;
+                claimName: string;
+                value: JsonValue;
+              }>;
+              totp: {
+                secret: string;
+                status: "pending" | "enrolled";
+                enrolledAt: string | null;
+                lastUsedStep: number;
+              } | null;
+              recoveryCodes: Array<{
+                codeHash: string;
+                usedAt: string | null;
+              }>;
+            }>;
+          };
+          signature: {
+            alg: "HS256";
+            keyId: string;
+            value: string;
+          };
+        };
+        /** Import into this organization slug instead of the package's own */
+        slug?: string;
+      }, options?: CallOptions];
+    response: {
+        organization: {
+          slug: string;
+          id: string | null;
+          action: "create" | "update" | "unchanged";
+        };
+        summary: {
+          create: number;
+          update: number;
+          unchanged: number;
+        };
+        /** Every create and update; unchanged items are only counted */
+        changes: Array<{
+          type: "organization" | "application" | "module" | "claim" | "permission" | "role" | "client" | "clientSecret" | "user";
+          key: string;
+          action: "create" | "update";
+          fields?: Array<string>;
+        }>;
+        applied: boolean;
+      };
+    etag: false;
+  };
   /** Generate a staged key: published in the JWKS at once, signing from the next rotation */
   "keys.generate": {
-    args: [options?: CallOptions];
+    args: [body?: Record<string, never>, options?: CallOptions];
     response: {
         kid: string;
         alg: "ES256";
@@ -884,7 +1492,7 @@ export interface Operations {
   };
   /** Rotate: the newest staged key (or a new one) signs from now on; the previous key stays published until its tokens expire */
   "keys.rotate": {
-    args: [options?: CallOptions];
+    args: [body?: Record<string, never>, options?: CallOptions];
     response: {
         kid: string;
         alg: "ES256";
@@ -1324,6 +1932,55 @@ export interface Operations {
       };
     etag: false;
   };
+  /** Statistics of one organization: users, logins in the last 24 hours, 7 and 30 days by method, 2FA adoption, clients and applications */
+  "stats.getOrganizationStats": {
+    args: [orgId: string, options?: CallOptions];
+    response: {
+        generatedAt: string;
+        organization: {
+          id: string;
+          slug: string;
+          status: string;
+        };
+        users: {
+          total: number;
+          active: number;
+          inactive: number;
+          locked: number;
+        };
+        logins: {
+          last24h: {
+            total: number;
+            byMethod: { [key: string]: number };
+          };
+          last7d: {
+            total: number;
+            byMethod: { [key: string]: number };
+          };
+          last30d: {
+            total: number;
+            byMethod: { [key: string]: number };
+          };
+        };
+        twoFactor: {
+          totpEnrolled: number;
+          emailOtpEnabled: number;
+          anyEnrolled: number;
+          adoptionRate: number;
+        };
+        clients: {
+          total: number;
+          active: number;
+          inactive: number;
+        };
+        applications: {
+          total: number;
+          active: number;
+          inactive: number;
+        };
+      };
+    etag: false;
+  };
   /** Disable two-factor for a user (TOTP, recovery codes and email codes removed) */
   "twoFactor.disable": {
     args: [id: string, options?: CallOptions];
@@ -1393,7 +2050,7 @@ export interface Operations {
   };
   /** Replace the user's recovery codes with ten new ones, returned once */
   "twoFactor.regenerateRecoveryCodes": {
-    args: [id: string, options?: CallOptions];
+    args: [id: string, body?: Record<string, never>, options?: CallOptions];
     response: {
         codes: Array<string>;
       };
@@ -1401,7 +2058,7 @@ export interface Operations {
   };
   /** Forget a user's TOTP and recovery codes; a policy requiring TOTP enrolls again at the next login */
   "twoFactor.reset": {
-    args: [id: string, options?: CallOptions];
+    args: [id: string, body?: Record<string, never>, options?: CallOptions];
     response: {
         userId: string;
         totp: {
