@@ -5,6 +5,7 @@ import { useNonce } from "~/components/nonce";
 import { consumeMagicLink } from "~/.server/auth/magic-link";
 import { InteractionExpiredError, loadInteraction } from "~/.server/interaction/context";
 import { NO_STORE, requestMeta } from "~/.server/interaction/request";
+import { recordLoginSuccess } from "~/.server/auth/login-success";
 import { recordLogin } from "~/.server/oidc/interaction-results";
 import { resolveLanguage } from "~/.server/i18n";
 
@@ -47,17 +48,10 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
     const ic = await loadInteraction(context.services, context.req, context.res, uid);
     if (ic.organization.id !== consumed.organizationId || ic.interaction.prompt.name !== "login") throw new InteractionExpiredError();
     const to = await recordLogin(ic.interaction, { accountId: consumed.userId, amr: ["email"] });
-    await context.services.audit.record({
-      eventType: "auth.login.success",
-      organizationId: consumed.organizationId,
-      actorType: "user",
-      actorId: consumed.userId,
-      targetType: "user",
-      targetId: consumed.userId,
-      ip: meta.ip,
-      requestId: meta.requestId,
-      data: { method: "magic_link", clientId: ic.client.id },
-    });
+    await recordLoginSuccess(
+      { prisma: context.services.db.prisma, audit: context.services.audit },
+      { organizationId: consumed.organizationId, userId: consumed.userId, clientId: ic.client.id, method: "magic_link", ip: meta.ip, requestId: meta.requestId },
+    );
     return redirect(to, { headers: NO_STORE });
   } catch (error) {
     if (!(error instanceof InteractionExpiredError)) throw error;

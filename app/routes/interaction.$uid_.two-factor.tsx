@@ -6,6 +6,7 @@ import { GateRefusalPage } from "~/components/gate-refusal";
 import { clearPending, loadPending, savePending } from "~/.server/auth/two-factor/pending";
 import { issueEmailOtp, verifySecondFactor, type VerifyMethod } from "~/.server/auth/two-factor/service";
 import { interactionHeaders, loadInteractionPage, NO_STORE, requestMeta } from "~/.server/interaction/request";
+import { recordLoginSuccess } from "~/.server/auth/login-success";
 import { recordLogin } from "~/.server/oidc/interaction-results";
 
 // Without it Remix drops the loader's and action's headers (no-store, Retry-After) from the page.
@@ -75,7 +76,12 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   if (outcome.ok) {
     await clearPending(services.store, uid);
     const amr = ["pwd", method === "totp" ? "otp" : method === "email" ? "otp" : "kba", "mfa"];
-    return redirect(await recordLogin(loaded.context.interaction, { accountId: pending.userId, amr }), { headers: NO_STORE });
+    const to = await recordLogin(loaded.context.interaction, { accountId: pending.userId, amr });
+    await recordLoginSuccess(
+      { prisma: services.db.prisma, audit: services.audit },
+      { organizationId: pending.organizationId, userId: pending.userId, clientId: loaded.context.client.id, method: "password", secondFactor: method, ip: meta.ip, requestId: meta.requestId },
+    );
+    return redirect(to, { headers: NO_STORE });
   }
   if (outcome.reason === "rate_limited") {
     return data(

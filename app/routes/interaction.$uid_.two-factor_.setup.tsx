@@ -8,7 +8,8 @@ import { clearPending, loadPending, savePending } from "~/.server/auth/two-facto
 import { beginTotpEnrollment, confirmTotpEnrollment } from "~/.server/auth/two-factor/service";
 import { totpUri } from "~/.server/auth/two-factor/totp";
 import { getUserById } from "~/.server/directory/users";
-import { interactionHeaders, loadInteractionPage, NO_STORE } from "~/.server/interaction/request";
+import { interactionHeaders, loadInteractionPage, NO_STORE, requestMeta } from "~/.server/interaction/request";
+import { recordLoginSuccess } from "~/.server/auth/login-success";
 import { recordLogin } from "~/.server/oidc/interaction-results";
 
 // Without it Remix drops the loader's and action's headers (no-store, Retry-After) from the page.
@@ -50,7 +51,13 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
 
   if (form.get("intent") === "continue" && pending.enrolled) {
     await clearPending(services.store, uid);
-    return redirect(await recordLogin(loaded.context.interaction, { accountId: pending.userId, amr: ["pwd", "otp", "mfa"] }), { headers: NO_STORE });
+    const to = await recordLogin(loaded.context.interaction, { accountId: pending.userId, amr: ["pwd", "otp", "mfa"] });
+    const meta = requestMeta(context, "POST /interaction/:uid/two-factor/setup");
+    await recordLoginSuccess(
+      { prisma: services.db.prisma, audit: services.audit },
+      { organizationId: pending.organizationId, userId: pending.userId, clientId: loaded.context.client.id, method: "password", secondFactor: "totp", ip: meta.ip, requestId: meta.requestId },
+    );
+    return redirect(to, { headers: NO_STORE });
   }
   const limit = await services.limits.consume("twoFactor", pending.userId);
   if (!limit.allowed) return data({ view: "setup-failed" as const, ...loaded.frame }, { status: 429, headers: { ...NO_STORE, "Retry-After": String(limit.retryAfterSeconds) } });

@@ -17,7 +17,7 @@ afterAll(async () => {
 
 type CodeStep = Extract<Step, { html: string }>;
 
-it("carries amr and auth_time: pwd for a password, pwd+otp+mfa with TOTP, pwd+kba+mfa with a recovery code", async () => {
+it("carries amr and auth_time: pwd for a password, pwd+otp+mfa with TOTP, pwd+kba+mfa with a recovery code; the login counts once complete", async () => {
   const tenant = await createTenant(porta, "optional");
 
   const plain = await createUserInState(porta, tenant, "none");
@@ -31,7 +31,16 @@ it("carries amr and auth_time: pwd for a password, pwd+otp+mfa with TOTP, pwd+kb
   const totpPage = await openLoginPage(tenant);
   const totpStep = (await signInWithPassword(totpPage, enrolled.email)) as CodeStep;
   expect(totpStep.kind).toBe("totp");
+  // The password alone is not a login yet: statistics and lastLoginAt wait for the second factor.
+  const audit = (eventType: string) => porta.services.db.prisma.auditEntry.findMany({ where: { eventType, targetId: enrolled.id } });
+  const lastLogin = async () => (await porta.services.db.prisma.user.findUniqueOrThrow({ where: { id: enrolled.id } })).lastLoginAt;
+  expect(await audit("auth.login.success")).toEqual([]);
+  expect(await audit("auth.password.verified")).toHaveLength(1);
+  expect(await lastLogin()).toBeNull();
   const verified = await submitCode(totpPage.browser, totpStep, await freshTotpCode(porta, enrolled.id, enrolled.totpSecret!));
+  const [success] = await audit("auth.login.success");
+  expect(success?.data).toMatchObject({ method: "password", secondFactor: "totp", clientId: tenant.client.id });
+  expect(await lastLogin()).not.toBeNull();
   expect((await redeem(totpPage, await toCallback(totpPage.browser, verified.step!))).claims()!.amr).toEqual(["pwd", "otp", "mfa"]);
 
   const recoveryPage = await openLoginPage(tenant);

@@ -1,6 +1,7 @@
 import type { PrismaClient } from "~/generated/prisma/client";
 import type { AuditLog } from "../audit/audit";
 import type { RateLimits } from "../rate-limit/limiters";
+import { recordLoginSuccess } from "./login-success";
 import type { PasswordHasher } from "./password-hash";
 import { MAX_PASSWORD_LENGTH } from "./password-policy";
 
@@ -40,6 +41,11 @@ export interface PasswordLoginInput {
   password: string;
   ip: string | null;
   requestId: string | null;
+  /**
+   * Asked once the password is right: whether a second factor must follow. Then the sign-in is
+   * not complete yet, and the attempt is audited as `auth.password.verified` instead of a login.
+   */
+  secondFactorFollows?: (userId: string) => Promise<boolean>;
 }
 
 export async function attemptPasswordLogin(deps: PasswordLoginDeps, input: PasswordLoginInput): Promise<PasswordLoginResult> {
@@ -84,17 +90,21 @@ export async function attemptPasswordLogin(deps: PasswordLoginDeps, input: Passw
     const rehash = hasher.needsRehash(hash) ? await hasher.hash(input.password) : undefined;
     await prisma.user.update({
       where: { id: user!.id },
-      data: { failedLoginCount: 0, lockedUntil: null, lastLoginAt: now, ...(rehash ? { passwordHash: rehash } : {}) },
+      data: { failedLoginCount: 0, lockedUntil: null, ...(rehash ? { passwordHash: rehash } : {}) },
     });
-    await audit.record({
-      ...base,
-      eventType: "auth.login.success",
-      actorType: "user",
-      actorId: user!.id,
-      targetType: "user",
-      targetId: user!.id,
-      data: { method: "password", clientId: input.clientId },
-    });
+    if (input.secondFactorFollows && (await input.secondFactorFollows(user!.id))) {
+      await audit.record({
+        ...base,
+        eventType: "auth.password.verified",
+        actorType: "user",
+        actorId: user!.id,
+        targetType: "user",
+        targetId: user!.id,
+        data: { clientId: input.clientId },
+      });
+    } else {
+      await recordLoginSuccess({ prisma, audit }, { ...base, userId: user!.id, clientId: input.clientId, method: "password", at: now });
+    }
     return { outcome: "success", userId: user!.id, email: user!.email };
   }
 

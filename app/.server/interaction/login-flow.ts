@@ -23,13 +23,23 @@ export async function completePasswordLogin(
     maxFailures: await services.settings.get("auth.lockout.maxFailures"),
     cooldownSeconds: (await services.settings.get("auth.lockout.cooldownMinutes")) * 60,
   };
+  // Planned as soon as the password is right, so the attempt knows whether it completes the sign-in.
+  const planned: { plan: Awaited<ReturnType<typeof planSecondFactor>> } = { plan: null };
   const result = await attemptPasswordLogin(
     { prisma: services.db.prisma, hasher: services.passwords, limits: services.limits, audit: services.audit, lockout },
-    { organizationId: ic.organization.id, clientId: ic.client.id, email: input.email, password: input.password, ip: input.ip, requestId: input.requestId },
+    {
+      organizationId: ic.organization.id,
+      clientId: ic.client.id,
+      email: input.email,
+      password: input.password,
+      ip: input.ip,
+      requestId: input.requestId,
+      secondFactorFollows: async (userId) => (planned.plan = await planSecondFactor(services, userId, ic.organization.twoFactorPolicy)) !== null,
+    },
   );
   if (result.outcome === "rate_limited") return { kind: "rate_limited", retryAfterSeconds: result.retryAfterSeconds };
   if (result.outcome === "failure") return { kind: "failed" };
-  const plan = await planSecondFactor(services, result.userId, ic.organization.twoFactorPolicy);
+  const { plan } = planned;
   if (!plan) return { kind: "redirect", to: await recordLogin(ic.interaction, { accountId: result.userId, amr: ["pwd"] }) };
   const chosen = plan.methods.length === 1 ? plan.methods[0]! : null;
   await savePending(services.store, ic.uid, {
