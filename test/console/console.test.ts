@@ -1,0 +1,333 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadSession, saveSession } from "~/.server/console/session";
+import { adminApi } from "../support/admin-api";
+import { TestBrowser } from "../support/browser";
+import { createUser } from "../support/factories";
+import { TEST_ADMIN, startTestPorta, type TestPorta } from "../support/porta";
+import { dataFingerprint, PASSWORD, unique } from "../admin/helpers";
+import { consoleSignIn, cookieNamed, pageWithCsrf, type ConsoleVisit } from "./helpers";
+
+/**
+ * The admin console over HTTP, as a browser drives it: OIDC sign-in with the shared admin client,
+ * the session cookie, refusal of non-admins, CSRF, organization create/edit with the ETag
+ * conflict view, refresh before expiry, and sign-out with revocation.
+ */
+let porta: TestPorta;
+/** The bootstrap admin's console, signed in once (the login rate limit counts per account). */
+let admin: ConsoleVisit;
+/** A second service-admin, in a browser of their own. */
+const SECOND = { email: "second-admin@porta.test", password: PASSWORD };
+/**
+ * A third one who signs out. Revoking a token revokes its grant, and the provider keeps one grant
+ * per account and client: signing out ends every porta-admin session of that account.
+ */
+const LEAVER = { email: "leaving-admin@porta.test", password: PASSWORD };
+let second: ConsoleVisit;
+
+beforeAll(async () => {
+  porta = await startTestPorta();
+  const prisma = porta.services.db.prisma;
+  const superOrg = (await prisma.organization.findUnique({ where: { slug: porta.services.config.superAdminSlug } }))!;
+  const role = await prisma.role.findFirstOrThrow({ where: { organizationId: superOrg.id, name: "service-admin" } });
+  for (const person of [SECOND, LEAVER]) {
+    const user = await createUser(prisma, superOrg.id, person);
+    await prisma.userRole.create({ data: { userId: user.id, roleId: role.id } });
+  }
+  admin = await consoleSignIn(porta);
+  second = await consoleSignIn(porta, SECOND);
+});
+afterAll(async () => {
+  await porta?.stop();
+});
+
+const sessionIdOf = (browser: TestBrowser) => /porta_console=([^;]+)/.exec(browser.cookieHeader(`${porta.baseUrl}/console`))![1]!;
+
+async function orgBySlug(slug: string) {
+  return porta.services.db.prisma.organization.findUnique({ where: { slug } });
+}
+
+describe("sign-in", () => {
+  it("sends an unknown visitor to the super-admin organization with PKCE S256, state and nonce", async () => {
+    const browser = new TestBrowser();
+    const res = await browser.get(`${porta.baseUrl}/console/organizations?q=x`);
+    expect(res.status).toBe(302);
+    const location = new URL(res.headers.get("location")!);
+    expect(`${location.origin}${location.pathname}`).toBe(`${porta.baseUrl}/${porta.services.config.superAdminSlug}/auth/authorize`);
+    expect(location.searchParams.get("client_id")).toBe("porta-admin");
+    expect(location.searchParams.get("redirect_uri")).toBe(`${porta.baseUrl}/api/oidc/callback`);
+    expect(location.searchParams.get("code_challenge_method")).toBe("S256");
+    expect(location.searchParams.get("code_challenge")).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(location.searchParams.get("state")).toBeTruthy();
+    expect(location.searchParams.get("nonce")).toBeTruthy();
+    const stateCookie = cookieNamed(res.headers.getSetCookie(), "porta_console_signin")!;
+    expect(stateCookie).toMatch(/HttpOnly/);
+    expect(stateCookie).toMatch(/SameSite=Lax/);
+  });
+
+  it("signs a service-admin in, back to the page asked for, with an httpOnly Lax cookie holding only a session id", async () => {
+    const { landed, callbackCookies, browser } = await consoleSignIn(porta, TEST_ADMIN, "/console/audit");
+    expect(landed.url).toBe(`${porta.baseUrl}/console/audit`);
+    expect(landed.res.status).toBe(200);
+    const html = await landed.res.text();
+    expect(html).toContain("Audit log");
+    expect(html).toContain(TEST_ADMIN.email);
+    const cookie = cookieNamed(callbackCookies, "porta_console")!;
+    expect(cookie).toMatch(/; Path=\/;/);
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Lax/);
+    expect(cookie).not.toMatch(/Secure/); // BASE_URL is http here
+    const id = sessionIdOf(browser);
+    expect(id).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    // The tokens stay on the server: neither the cookie nor the page carries them.
+    const session = await loadSession(porta.services, id);
+    expect(session?.email).toBe(TEST_ADMIN.email);
+    expect(html).not.toContain(session!.accessToken);
+    expect(html).not.toContain(session!.refreshToken!);
+  });
+
+  it("speaks German to a German browser", async () => {
+    const { landed } = await consoleSignIn(porta, TEST_ADMIN, "/console", { "accept-language": "de-DE,de;q=0.9" });
+    const html = await landed.res.text();
+    expect(html).toContain('lang="de"');
+    expect(html).toContain("Übersicht");
+    expect(html).toContain("Abmelden");
+  });
+
+  it("refuses a signed-in person of the super-admin organization who is not a service-admin", async () => {
+    const superOrg = (await orgBySlug(porta.services.config.superAdminSlug))!;
+    const email = `${unique("helper")}@porta.test`;
+    await createUser(porta.services.db.prisma, superOrg.id, { email, password: PASSWORD });
+    const { landed, callbackCookies, browser } = await consoleSignIn(porta, { email, password: PASSWORD });
+    expect(landed.url).toBe(`${porta.baseUrl}/console/refused?reason=refused`);
+    expect(landed.res.status).toBe(403);
+    expect(await landed.res.text()).toContain("not a service administrator");
+    expect(cookieNamed(callbackCookies, "porta_console")).toBeUndefined();
+    // Still no way in: the console asks for a sign-in again.
+    expect((await browser.get(`${porta.baseUrl}/console`)).status).toBe(302);
+  });
+
+  it("refuses a callback whose state does not match this browser", async () => {
+    const stranger = new TestBrowser();
+    const forged = await stranger.get(`${porta.baseUrl}/api/oidc/callback?code=abc&state=def`);
+    expect(forged.status).toBe(302);
+    expect(forged.headers.get("location")).toBe("/console/refused?reason=failed");
+    expect(cookieNamed(forged.headers.getSetCookie(), "porta_console")).toBeUndefined();
+    const page = await stranger.get(`${porta.baseUrl}/console/refused?reason=failed`);
+    expect(page.status).toBe(400);
+    expect(await page.text()).toContain("The sign-in could not be completed");
+  });
+});
+
+describe("session", () => {
+  it("refreshes the tokens shortly before the access token expires", async () => {
+    const { browser } = admin;
+    const id = sessionIdOf(browser);
+    const before = (await loadSession(porta.services, id))!;
+    await saveSession(porta.services, id, { ...before, expiresAt: Date.now() + 10_000 });
+    const res = await browser.get(`${porta.baseUrl}/console`);
+    expect(res.status).toBe(200);
+    const after = (await loadSession(porta.services, id))!;
+    expect(after.accessToken).not.toBe(before.accessToken);
+    expect(after.refreshToken).not.toBe(before.refreshToken);
+    expect(after.expiresAt).toBeGreaterThan(Date.now() + 60_000);
+    // The new token is a working Admin API token.
+    expect((await adminApi(porta, after.accessToken).get("/organizations")).status).toBe(200);
+  });
+
+  it("signs out: revokes the tokens at the provider, forgets the session and clears the cookie", async () => {
+    const { browser } = await consoleSignIn(porta, LEAVER);
+    const id = sessionIdOf(browser);
+    const session = (await loadSession(porta.services, id))!;
+    const { csrf } = await pageWithCsrf(browser, `${porta.baseUrl}/console`);
+
+    const forged = await browser.post(`${porta.baseUrl}/console/sign-out`, { csrf: "forged" });
+    expect(forged.status).toBe(403);
+    expect(await loadSession(porta.services, id)).not.toBeNull();
+
+    const res = await browser.post(`${porta.baseUrl}/console/sign-out`, { csrf });
+    expect(res.status).toBe(302);
+    expect(res.headers.get("location")).toBe("/console/signed-out");
+    expect(cookieNamed(res.headers.getSetCookie(), "porta_console")).toMatch(/Max-Age=0/);
+    expect(await loadSession(porta.services, id)).toBeNull();
+    expect((await adminApi(porta, session.accessToken).get("/organizations")).status).toBe(401);
+    const refresh = await fetch(`${porta.baseUrl}/${porta.services.config.superAdminSlug}/auth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: session.refreshToken!, client_id: "porta-admin" }).toString(),
+    });
+    expect(refresh.status).toBe(400);
+    expect(((await refresh.json()) as { error: string }).error).toBe("invalid_grant");
+    expect((await browser.get(`${porta.baseUrl}/console`)).status).toBe(302);
+    expect((await browser.get(`${porta.baseUrl}/console/signed-out`)).status).toBe(200);
+    // Other admins' sessions go on.
+    expect((await admin.browser.get(`${porta.baseUrl}/console`)).status).toBe(200);
+  });
+});
+
+describe("organizations", () => {
+  it("refuses a POST without the session's CSRF token and writes nothing", async () => {
+    const { browser } = admin;
+    const { csrf: otherCsrf } = await pageWithCsrf(second.browser, `${porta.baseUrl}/console/organizations/new`);
+    const before = await dataFingerprint(porta);
+    const slug = unique("csrf");
+    for (const csrf of [undefined, "forged", "x".repeat(43)]) {
+      const form: Record<string, string> = { name: "Forged", slug, defaultLoginMethods: "password", twoFactorPolicy: "optional", defaultLocale: "en" };
+      if (csrf) form.csrf = csrf;
+      const res = await browser.post(`${porta.baseUrl}/console/organizations/new`, form);
+      expect(res.status).toBe(403);
+      expect(await res.text()).toContain("This form has expired");
+    }
+    // Another session's token is no good either.
+    const cross = await browser.post(`${porta.baseUrl}/console/organizations/new`, { csrf: otherCsrf, name: "Forged", slug });
+    expect(cross.status).toBe(403);
+    expect(await dataFingerprint(porta)).toEqual(before);
+    expect(await orgBySlug(slug)).toBeNull();
+  });
+
+  it("shows field errors next to their fields and writes nothing for bad input", async () => {
+    const { browser } = admin;
+    const { csrf } = await pageWithCsrf(browser, `${porta.baseUrl}/console/organizations/new`);
+    const before = await dataFingerprint(porta);
+    const res = await browser.post(`${porta.baseUrl}/console/organizations/new`, { csrf, name: "", slug: "Not A Slug", twoFactorPolicy: "optional", defaultLocale: "en" });
+    expect(res.status).toBe(422);
+    const html = await res.text();
+    expect(html).toMatch(/id="name-error"[^>]*>must not be empty</);
+    expect(html).toMatch(/id="slug-error"[^>]*>may contain lower-case letters, digits and inner dashes only</);
+    expect(html).toMatch(/id="defaultLoginMethods-error"[^>]*>needs at least one login method</);
+    expect(html).toContain('aria-invalid="true"');
+    expect(await dataFingerprint(porta)).toEqual(before);
+  });
+
+  it("creates an organization through the Admin API, audited as the signed-in admin; a taken slug is reported live and on submit", async () => {
+    const { browser } = admin;
+    const me = (await loadSession(porta.services, sessionIdOf(browser)))!;
+    const { csrf } = await pageWithCsrf(browser, `${porta.baseUrl}/console/organizations/new`);
+    const slug = unique("acme");
+    const res = await browser.post(`${porta.baseUrl}/console/organizations/new`, {
+      csrf,
+      name: "Acme Console Ltd",
+      slug,
+      defaultLoginMethods: "magic_link",
+      twoFactorPolicy: "required_totp",
+      defaultLocale: "de",
+    });
+    expect(res.status).toBe(302);
+    const org = (await orgBySlug(slug))!;
+    expect(res.headers.get("location")).toBe(`/console/organizations/${org.id}?created=1`);
+    expect(org).toMatchObject({ name: "Acme Console Ltd", defaultLoginMethods: ["magic_link"], twoFactorPolicy: "required_totp", defaultLocale: "de" });
+    const audit = await porta.services.db.prisma.auditEntry.findFirst({ where: { eventType: "organization.created", targetId: org.id } });
+    expect(audit).toMatchObject({ actorType: "admin", actorId: me.userId });
+
+    const page = await browser.get(`${porta.baseUrl}${res.headers.get("location")!}`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("The organization was created.");
+
+    const live = await browser.get(`${porta.baseUrl}/console/organizations/validate-slug?slug=${slug}`);
+    expect(await live.json()).toMatchObject({ slug, valid: true, available: false });
+    const free = await browser.get(`${porta.baseUrl}/console/organizations/validate-slug?slug=${unique("free")}`);
+    expect(await free.json()).toMatchObject({ valid: true, available: true });
+
+    const again = await browser.post(`${porta.baseUrl}/console/organizations/new`, { csrf, name: "Copy", slug, defaultLoginMethods: "password", twoFactorPolicy: "optional", defaultLocale: "en" });
+    expect(again.status).toBe(409);
+    expect(await again.text()).toMatch(/id="slug-error"[^>]*>already taken</);
+
+    const list = await browser.get(`${porta.baseUrl}/console/organizations?q=${slug}`);
+    const listHtml = await list.text();
+    expect(listHtml).toContain("Acme Console Ltd");
+    expect(listHtml).toContain("1 organizations");
+  });
+
+  it("pages the organization list with the cursor", async () => {
+    const prisma = porta.services.db.prisma;
+    const prefix = unique("page");
+    for (let i = 0; i < 23; i++) await prisma.organization.create({ data: { slug: `${prefix}-${String(i).padStart(2, "0")}`, name: `${prefix} ${String(i).padStart(2, "0")}` } });
+    const { browser } = admin;
+    const first = await (await browser.get(`${porta.baseUrl}/console/organizations?q=${prefix}`)).text();
+    expect(first).toContain(`${prefix} 00`);
+    expect(first).toContain(`${prefix} 19`);
+    expect(first).not.toContain(`${prefix} 20`);
+    const next = /<a rel="next"[^>]*href="([^"]+)"/.exec(first)![1]!.replaceAll("&amp;", "&");
+    const second = await (await browser.get(`${porta.baseUrl}${next}`)).text();
+    expect(second).toContain(`${prefix} 20`);
+    expect(second).toContain(`${prefix} 22`);
+    expect(second).not.toContain(`${prefix} 19`);
+    expect(second).not.toContain('rel="next"');
+  });
+
+  it("saves an edit; a second editor with the old version gets the conflict view, not an overwrite", async () => {
+    const org = await porta.services.db.prisma.organization.create({ data: { slug: unique("edit"), name: "Before" } });
+    const alice = admin;
+    const bob = second;
+    const url = `${porta.baseUrl}/console/organizations/${org.id}`;
+    const a = await pageWithCsrf(alice.browser, url);
+    const b = await pageWithCsrf(bob.browser, url);
+    const version = /name="version" value="(\d+)"/.exec(a.html)![1]!;
+    expect(b.html).toContain(`name="version" value="${version}"`);
+
+    const saved = await alice.browser.post(url, { csrf: a.csrf, intent: "update", version, name: "Alice's name", defaultLoginMethods: "password", twoFactorPolicy: "required_totp", defaultLocale: "en" });
+    expect(saved.status).toBe(302);
+    expect(saved.headers.get("location")).toBe(`/console/organizations/${org.id}?done=saved`);
+
+    const stale = await bob.browser.post(url, { csrf: b.csrf, intent: "update", version, name: "Bob's name", defaultLoginMethods: "magic_link", twoFactorPolicy: "optional", defaultLocale: "en" });
+    expect(stale.status).toBe(409);
+    const html = await stale.text();
+    expect(html).toContain("Changed by someone else");
+    expect(html).toContain("Alice&#x27;s name");
+    expect(html).toContain("Bob&#x27;s name");
+    expect(html).toContain("Required: authenticator app");
+    expect(html).toContain("Reload the current version");
+    expect(await porta.services.db.prisma.organization.findUnique({ where: { id: org.id } })).toMatchObject({
+      name: "Alice's name",
+      defaultLoginMethods: ["password"],
+      twoFactorPolicy: "required_totp",
+    });
+
+    // After reloading, Bob edits the current version.
+    const reloaded = await pageWithCsrf(bob.browser, url);
+    const current = /name="version" value="(\d+)"/.exec(reloaded.html)![1]!;
+    expect(Number(current)).toBe(Number(version) + 1);
+    const retry = await bob.browser.post(url, { csrf: reloaded.csrf, intent: "update", version: current, name: "Bob's name", defaultLoginMethods: "magic_link", twoFactorPolicy: "optional", defaultLocale: "en" });
+    expect(retry.status).toBe(302);
+    expect((await porta.services.db.prisma.organization.findUnique({ where: { id: org.id } }))!.name).toBe("Bob's name");
+  });
+
+  it("suspends, activates and deletes an organization", async () => {
+    const org = await porta.services.db.prisma.organization.create({ data: { slug: unique("life"), name: "Lifecycle" } });
+    const { browser } = admin;
+    const url = `${porta.baseUrl}/console/organizations/${org.id}`;
+    const { csrf, html } = await pageWithCsrf(browser, url);
+    expect(html).toContain("Suspend Lifecycle? Its users can no longer sign in.");
+    const status = async () => (await porta.services.db.prisma.organization.findUnique({ where: { id: org.id } }))!.status;
+
+    expect((await browser.post(url, { csrf, intent: "suspend" })).headers.get("location")).toBe(`/console/organizations/${org.id}?done=suspend`);
+    expect(await status()).toBe("suspended");
+    expect((await browser.post(url, { csrf, intent: "activate" })).status).toBe(302);
+    expect(await status()).toBe("active");
+    expect((await browser.post(url, { csrf, intent: "delete" })).headers.get("location")).toBe("/console/organizations");
+    expect(await status()).toBe("deleted");
+    expect((await browser.get(url)).status).toBe(404);
+  });
+});
+
+describe("keys and audit", () => {
+  it("rotates the signing key and finds the rotation in the audit log, filtered by event type", async () => {
+    const { browser } = admin;
+    const { csrf } = await pageWithCsrf(browser, `${porta.baseUrl}/console/keys`);
+    const res = await browser.post(`${porta.baseUrl}/console/keys`, { csrf, intent: "rotate" });
+    expect(res.status).toBe(302);
+    const kid = decodeURIComponent(/rotated=([^&]+)/.exec(res.headers.get("location")!)![1]!);
+    const active = await porta.services.db.prisma.signingKey.findFirst({ where: { status: "active" } });
+    expect(active?.id).toBe(kid);
+    // The console session keeps working: its token was signed with the previous, still published key.
+    const keysPage = await (await browser.get(`${porta.baseUrl}/console/keys?rotated=${kid}`)).text();
+    expect(keysPage).toContain(kid);
+
+    const audit = await (await browser.get(`${porta.baseUrl}/console/audit?eventType=key.*`)).text();
+    expect(audit).toContain("key.rotated");
+    expect(audit).toContain(kid);
+    expect(audit).not.toContain("organization.created");
+    const bad = await browser.get(`${porta.baseUrl}/console/audit?eventType=${encodeURIComponent("not valid!")}`);
+    expect(bad.status).toBe(422);
+    expect(await bad.text()).toContain("must be an event type");
+  });
+});
