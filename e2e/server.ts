@@ -25,6 +25,7 @@ const ROWS: Array<{ row: MatrixRow; methods: string[]; slug: string; name: strin
   { row: "magic_link", methods: ["magic_link"], slug: "e2e-magic", name: "Magic Link GmbH" },
 ];
 const USER_PASSWORD = "a long e2e password 7";
+const ADMIN = { email: "admin@e2e.example.test", password: "an e2e admin password 1" };
 
 async function main() {
   rmSync(SEED_FILE, { force: true });
@@ -36,8 +37,8 @@ async function main() {
     PORT: String(E2E_PORT),
     BASE_URL,
     DATA_DIR: dataDir,
-    ADMIN_BOOTSTRAP_EMAIL: "admin@e2e.example.test",
-    ADMIN_BOOTSTRAP_PASSWORD: "an e2e admin password 1",
+    ADMIN_BOOTSTRAP_EMAIL: ADMIN.email,
+    ADMIN_BOOTSTRAP_PASSWORD: ADMIN.password,
     LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
     SMTP_HOST: mailPeer.host,
     SMTP_PORT: String(mailPeer.port),
@@ -83,7 +84,7 @@ async function main() {
     });
   }
   const twoFactor = await seedTwoFactorOrganizations(prisma);
-  const seed: Seed = { baseUrl: BASE_URL, organizations, twoFactor, mailbox: MAILBOX_FILE };
+  const seed: Seed = { baseUrl: BASE_URL, admin: ADMIN, organizations, twoFactor, mailbox: MAILBOX_FILE };
   // Written whole, then renamed: a reader never sees half a file.
   writeFileSync(`${SEED_FILE}.tmp`, JSON.stringify(seed, null, 2), { mode: 0o600 });
   renameSync(`${SEED_FILE}.tmp`, SEED_FILE);

@@ -60,9 +60,9 @@ function ConflictView({ current, values }: { current: Organization; values: Valu
     { field: t("orgs.locale"), now: current.defaultLocale, yours: values.defaultLocale ?? "" },
   ];
   return (
-    <section className="panel conflict" aria-labelledby="conflict-title" role="alert">
+    <section className="panel conflict" aria-labelledby="conflict-title">
       <h2 id="conflict-title">{t("orgs.conflict.title")}</h2>
-      <p>{t("orgs.conflict.text")}</p>
+      <p role="alert">{t("orgs.conflict.text")}</p>
       <div className="table-wrap">
         <table className="list">
           <thead>

@@ -59,6 +59,7 @@ describe("sign-in", () => {
     expect(location.searchParams.get("code_challenge")).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(location.searchParams.get("state")).toBeTruthy();
     expect(location.searchParams.get("nonce")).toBeTruthy();
+    expect(location.searchParams.get("prompt")).toBe("login");
     const stateCookie = cookieNamed(res.headers.getSetCookie(), "porta_console_signin")!;
     expect(stateCookie).toMatch(/HttpOnly/);
     expect(stateCookie).toMatch(/SameSite=Lax/);
@@ -142,6 +143,7 @@ describe("session", () => {
 
     const forged = await browser.post(`${porta.baseUrl}/console/sign-out`, { csrf: "forged" });
     expect(forged.status).toBe(403);
+    expect(await forged.text()).toContain("This form has expired");
     expect(await loadSession(porta.services, id)).not.toBeNull();
 
     const res = await browser.post(`${porta.baseUrl}/console/sign-out`, { csrf });
@@ -157,8 +159,12 @@ describe("session", () => {
     });
     expect(refresh.status).toBe(400);
     expect(((await refresh.json()) as { error: string }).error).toBe("invalid_grant");
-    expect((await browser.get(`${porta.baseUrl}/console`)).status).toBe(302);
     expect((await browser.get(`${porta.baseUrl}/console/signed-out`)).status).toBe(200);
+    // Coming back asks for the password again, although the provider's session cookie is still there.
+    const again = await browser.get(`${porta.baseUrl}/console`);
+    expect(again.status).toBe(302);
+    const { url } = await browser.follow(again, `${porta.baseUrl}/console`, (u) => u.includes("/interaction/") || u.includes("/api/oidc/callback"));
+    expect(url).toContain("/interaction/");
     // Other admins' sessions go on.
     expect((await admin.browser.get(`${porta.baseUrl}/console`)).status).toBe(200);
   });

@@ -28,6 +28,9 @@ export function authorizationUrl(services: Services, input: { state: string; non
     code_challenge: input.challenge,
     code_challenge_method: "S256",
     ui_locales: input.language,
+    // An admin console asks for the password at every sign-in, also after a sign-out while the
+    // provider's own session lives on.
+    prompt: "login",
   }).toString();
   return url.href;
 }

@@ -1,7 +1,7 @@
 import { data, redirect, type AppLoadContext } from "@remix-run/node";
 import { resolveLanguage } from "../i18n";
 import { callAdmin, type AdminInput, type AdminResult } from "./gateway";
-import { currentSession, type ConsoleSession } from "./session";
+import { csrfSubject, currentSession, type ConsoleSession } from "./session";
 import { startSignIn } from "./sign-in";
 import type { Language } from "~/i18n/config";
 
@@ -20,9 +20,6 @@ interface Args {
 }
 
 export const NO_STORE = { "Cache-Control": "no-store" };
-
-/** The CSRF token of a console session (the interaction pages' guard, keyed by the session). */
-const csrfSubject = (sessionId: string) => `console:${sessionId}`;
 
 /**
  * The signed-in console of this request. Without a session, a page load starts the sign-in

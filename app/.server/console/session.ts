@@ -31,6 +31,9 @@ const sessionKey = (id: string) => `console:session:${createHash("sha256").updat
 const signInKey = (state: string) => `console:signin:${createHash("sha256").update(state).digest("base64url")}`;
 const SESSION_AAD = "console session";
 
+/** The CSRF subject of a console session: the interaction pages' guard, keyed by the session. */
+export const csrfSubject = (sessionId: string) => `console:${sessionId}`;
+
 export const newSecret = () => randomBytes(32).toString("base64url");
 
 function cookie(services: Services, name: string, value: string, options: { path: string; maxAge: number }) {

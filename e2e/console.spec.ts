@@ -1,0 +1,177 @@
+import { writeFileSync } from "node:fs";
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test, type Browser, type Page, type TestInfo } from "@playwright/test";
+import { readSeed, type Seed } from "./seed";
+
+/**
+ * The admin console as a person uses it in Chromium: sign in through the super-admin
+ * organization's login page, look at the dashboard, create an organization (live slug check),
+ * rotate the signing key, find both in the audit log, sign out; and two people editing the same
+ * organization, where the second save shows the conflict view instead of overwriting. Every
+ * page is screenshotted as a test artifact and checked with axe (no serious or critical findings).
+ */
+let seed: Seed;
+test.beforeAll(async () => {
+  seed = await readSeed();
+});
+
+async function check(page: Page, testInfo: TestInfo, name: string) {
+  const shot = testInfo.outputPath(`console-${name}.png`);
+  await page.screenshot({ path: shot, fullPage: true });
+  await testInfo.attach(`console-${name}`, { path: shot, contentType: "image/png" });
+  const results = await new AxeBuilder({ page }).analyze();
+  writeFileSync(testInfo.outputPath(`axe-console-${name}.json`), JSON.stringify(results.violations, null, 2));
+  const serious = results.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(" ")) }));
+  expect(serious, `serious or critical axe violations on the console ${name} page`).toEqual([]);
+}
+
+/** Uncaught errors and CSP refusals (a missing nonce would stop hydration and the live slug check). */
+function watchForPageErrors(page: Page): string[] {
+  const problems: string[] = [];
+  page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
+  page.on("console", (msg) => {
+    if (msg.type() === "error" && /Content Security Policy|Refused to/i.test(msg.text())) problems.push(`console: ${msg.text()}`);
+  });
+  return problems;
+}
+
+async function signIn(page: Page) {
+  await page.goto("/console");
+  await expect(page).toHaveURL(/\/interaction\//);
+  await page.getByLabel("Email address", { exact: true }).fill(seed.admin.email);
+  await page.getByLabel("Password", { exact: true }).fill(seed.admin.password);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await expect(page).toHaveURL(/\/console$/);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Dashboard");
+}
+
+async function createOrganization(page: Page, name: string, slug: string) {
+  await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Organizations" }).click();
+  await page.getByRole("link", { name: "New organization" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("New organization");
+  await page.getByLabel("Name", { exact: true }).fill(name);
+  await page.getByLabel("Slug", { exact: true }).fill(slug);
+  await expect(page.getByText("This slug is available.")).toBeVisible();
+  await page.getByRole("button", { name: "Create organization" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(name);
+  await expect(page.getByText("The organization was created.")).toBeVisible();
+}
+
+async function signedInContext(browser: Browser) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await signIn(page);
+  return { context, page };
+}
+
+test("a service-admin signs in, creates an organization, rotates the key, reads the audit log and signs out", async ({ page }, testInfo) => {
+  const problems = watchForPageErrors(page);
+  await signIn(page);
+  await expect(page.getByRole("table", { name: "Last 24 hours" })).toBeVisible();
+  await check(page, testInfo, "dashboard");
+
+  await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Organizations" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Organizations");
+  await expect(page.getByRole("link", { name: "Both Methods Inc" })).toBeVisible();
+  await check(page, testInfo, "organizations");
+
+  await page.getByRole("link", { name: "New organization" }).click();
+  await page.getByLabel("Slug", { exact: true }).fill("e2e-both");
+  await expect(page.getByText("This slug is already taken.")).toBeVisible();
+  // The same zod schema checks the form in the browser: the error sits next to its field.
+  await page.getByLabel("Slug", { exact: true }).fill("Not A Slug");
+  await page.getByRole("button", { name: "Create organization" }).click();
+  await expect(page.locator("#slug-error")).toHaveText("may contain lower-case letters, digits and inner dashes only");
+  await expect(page.locator("#name-error")).toHaveText("must not be empty");
+  await check(page, testInfo, "organization-new");
+
+  await createOrganization(page, "Console Created GmbH", "e2e-console-created");
+  await check(page, testInfo, "organization");
+
+  // Destructive actions ask first.
+  await page.getByText("Suspend", { exact: true }).click();
+  await expect(page.getByText("Suspend Console Created GmbH? Its users can no longer sign in.")).toBeVisible();
+  await page.getByRole("button", { name: "Confirm: Suspend" }).click();
+  await expect(page.getByText("The organization was suspended.")).toBeVisible();
+
+  await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Signing keys" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Signing keys");
+  await page.getByText("Rotate signing key", { exact: true }).click();
+  await page.getByRole("button", { name: "Confirm: Rotate signing key" }).click();
+  await expect(page.getByText(/The signing key was rotated/)).toBeVisible();
+  await check(page, testInfo, "keys");
+
+  await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Audit log" }).click();
+  const rows = page.getByRole("table").getByRole("row");
+  await expect(rows.filter({ hasText: "organization.created" }).first()).toBeVisible();
+  await expect(rows.filter({ hasText: "organization.suspended" }).first()).toBeVisible();
+  await expect(rows.filter({ hasText: "key.rotated" }).first()).toBeVisible();
+  await page.getByLabel("Event type (e.g. organization.* )").fill("key.*");
+  await page.getByRole("button", { name: "Apply filters" }).click();
+  await expect(rows.filter({ hasText: "key.rotated" }).first()).toBeVisible();
+  await expect(rows.filter({ hasText: "organization.created" })).toHaveCount(0);
+  await check(page, testInfo, "audit");
+
+  // Down to a phone.
+  await page.setViewportSize({ width: 375, height: 740 });
+  await page.goto("/console");
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Dashboard");
+  expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+  await check(page, testInfo, "dashboard-phone");
+  await page.setViewportSize({ width: 1280, height: 720 });
+
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Signed out");
+  await check(page, testInfo, "signed-out");
+  // Back to the console means the password again.
+  await page.getByRole("link", { name: "Sign in again" }).click();
+  await expect(page).toHaveURL(/\/interaction\//);
+
+  await page.goto("/console/refused?reason=failed");
+  await check(page, testInfo, "refused");
+  expect(problems).toEqual([]);
+});
+
+test("two people edit the same organization: the second save shows the conflict, not an overwrite", async ({ browser }, testInfo) => {
+  const alice = await signedInContext(browser);
+  const bob = await signedInContext(browser);
+  await createOrganization(alice.page, "Shared Edit AG", "e2e-shared-edit");
+  const url = alice.page.url().replace(/\?.*$/, "");
+  await bob.page.goto(url);
+  await expect(bob.page.getByRole("heading", { level: 1 })).toHaveText("Shared Edit AG");
+
+  await alice.page.getByLabel("Name", { exact: true }).fill("Shared Edit AG (Alice)");
+  await alice.page.getByRole("button", { name: "Save" }).click();
+  await expect(alice.page.getByText("Saved.")).toBeVisible();
+
+  await bob.page.getByLabel("Name", { exact: true }).fill("Shared Edit AG (Bob)");
+  await bob.page.getByLabel("Two-factor policy").selectOption("required_totp");
+  await bob.page.getByRole("button", { name: "Save" }).click();
+  const conflict = bob.page.getByRole("region", { name: "Changed by someone else" });
+  await expect(conflict).toBeVisible();
+  await expect(conflict.getByRole("row", { name: /Name/ })).toContainText("Shared Edit AG (Alice)");
+  await expect(conflict.getByRole("row", { name: /Name/ })).toContainText("Shared Edit AG (Bob)");
+  await check(bob.page, testInfo, "organization-conflict");
+
+  await conflict.getByRole("link", { name: "Reload the current version" }).click();
+  await expect(bob.page.getByLabel("Name", { exact: true })).toHaveValue("Shared Edit AG (Alice)");
+  await expect(bob.page.getByRole("heading", { level: 1 })).toHaveText("Shared Edit AG (Alice)");
+
+  await alice.context.close();
+  await bob.context.close();
+});
+
+test("the console speaks German to a German browser", async ({ browser }, testInfo) => {
+  const context = await browser.newContext({ locale: "de-DE" });
+  const page = await context.newPage();
+  await page.goto("/console");
+  await page.getByLabel("E-Mail-Adresse", { exact: true }).fill(seed.admin.email);
+  await page.getByLabel("Passwort", { exact: true }).fill(seed.admin.password);
+  await page.getByRole("button", { name: "Anmelden", exact: true }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Übersicht");
+  await expect(page.getByRole("navigation", { name: "Konsole" }).getByRole("link", { name: "Organisationen" })).toBeVisible();
+  await check(page, testInfo, "dashboard-de");
+  await context.close();
+});
