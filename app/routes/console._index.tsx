@@ -1,10 +1,11 @@
 import { data, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import { NO_STORE, requireConsole } from "~/.server/console/page";
+import { consoleHeaders, NO_STORE, requireConsole } from "~/.server/console/page";
 import { BarChart, Notice } from "~/components/console/ui";
 import type { StatsOverview } from "~/schemas/stats";
 
+export const headers = consoleHeaders;
 export const meta: MetaFunction = () => [{ title: "Dashboard · Porta console" }];
 
 export async function loader(args: LoaderFunctionArgs) {

@@ -2,9 +2,10 @@ import { data, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/nod
 import { Form, useLoaderData, useLocation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import type { Page } from "~/.server/admin/http/pagination";
-import { NO_STORE, requireConsole } from "~/.server/console/page";
+import { consoleHeaders, NO_STORE, requireConsole } from "~/.server/console/page";
 import { CursorPager, Notice, TextField } from "~/components/console/ui";
 
+export const headers = consoleHeaders;
 export const meta: MetaFunction = () => [{ title: "Audit log · Porta console" }];
 
 interface AuditEntry {

@@ -1,9 +1,10 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import { NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
+import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
 import { ConfirmAction, Notice } from "~/components/console/ui";
 
+export const headers = consoleHeaders;
 export const meta: MetaFunction = () => [{ title: "Signing keys · Porta console" }];
 
 interface Key {

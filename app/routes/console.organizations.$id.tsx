@@ -1,13 +1,14 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Form, useActionData, useLoaderData, useLocation } from "@remix-run/react";
+import { Form, Link, useActionData, useLoaderData, useLocation } from "@remix-run/react";
 import { useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
-import { NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
+import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
 import { detailErrors, organizationFields, zodFieldErrors } from "~/components/console/forms";
 import { OrganizationFields } from "~/components/console/organization-fields";
 import { ConfirmAction, Csrf, Notice, TextField } from "~/components/console/ui";
 import { OrganizationUpdateSchema, type Organization } from "~/schemas/organization";
 
+export const headers = consoleHeaders;
 export const meta: MetaFunction = () => [{ title: "Organization · Porta console" }];
 
 export async function loader(args: LoaderFunctionArgs) {
@@ -109,6 +110,10 @@ export default function OrganizationPage() {
       <p className="muted">
         <code>{org.slug}</code> · {t(`status.${org.status}`)}
       </p>
+      <nav aria-label={org.name} className="subnav">
+        <Link to={`/console/organizations/${org.id}/users`}>{t("orgs.users")}</Link>
+        <Link to={`/console/organizations/${org.id}/clients`}>{t("orgs.clients")}</Link>
+      </nav>
       {notice === "saved" ? <Notice kind="info">{t("common.saved")}</Notice> : null}
       {notice === "suspend" ? <Notice kind="info">{t("orgs.suspended")}</Notice> : null}
       {notice === "activate" ? <Notice kind="info">{t("orgs.activated")}</Notice> : null}

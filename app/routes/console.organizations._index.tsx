@@ -2,10 +2,11 @@ import { data, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/nod
 import { Form, Link, useLoaderData, useLocation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import type { Page } from "~/.server/admin/http/pagination";
-import { NO_STORE, requireConsole } from "~/.server/console/page";
+import { consoleHeaders, NO_STORE, requireConsole } from "~/.server/console/page";
 import { CursorPager, Notice } from "~/components/console/ui";
 import type { Organization } from "~/schemas/organization";
 
+export const headers = consoleHeaders;
 export const meta: MetaFunction = () => [{ title: "Organizations · Porta console" }];
 
 const PAGE_SIZE = "20";

@@ -2,12 +2,13 @@ import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type 
 import { Form, useActionData } from "@remix-run/react";
 import { useEffect, useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
-import { NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
+import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
 import { detailErrors, organizationFields, text, zodFieldErrors } from "~/components/console/forms";
 import { OrganizationFields } from "~/components/console/organization-fields";
 import { Csrf, Notice, TextField } from "~/components/console/ui";
 import { OrganizationCreateSchema, type Organization } from "~/schemas/organization";
 
+export const headers = consoleHeaders;
 export const meta: MetaFunction = () => [{ title: "New organization · Porta console" }];
 
 export async function loader(args: LoaderFunctionArgs) {

@@ -3,8 +3,9 @@ import { Form, isRouteErrorResponse, NavLink, Outlet, useLoaderData, useRouteErr
 import type { CSSProperties } from "react";
 import { useTranslation } from "react-i18next";
 import { consoleFrame } from "~/.server/console/frame";
-import { NO_STORE } from "~/.server/console/page";
+import { consoleHeaders, NO_STORE } from "~/.server/console/page";
 
+export const headers = consoleHeaders;
 export const meta: MetaFunction = () => [{ title: "Porta console" }, { name: "robots", content: "noindex" }];
 
 export async function loader(args: LoaderFunctionArgs) {

@@ -1,7 +1,8 @@
-import { data, redirect, type ActionFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { useTranslation } from "react-i18next";
 import { resolveLanguage } from "~/.server/i18n";
 import { signOut } from "~/.server/console/sign-out";
+import { isAfterAction } from "~/.server/interaction/request";
 
 export const meta: MetaFunction = () => [{ title: "Porta console" }, { name: "robots", content: "noindex" }];
 
@@ -12,8 +13,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
   return redirect("/console/signed-out", { headers: { "Set-Cookie": result.cookie, "Cache-Control": "no-store" } });
 }
 
-export function loader() {
-  return redirect("/console");
+/** Nothing to show on a GET; after a refused POST, Remix runs this loader to render the refusal. */
+export function loader({ context }: LoaderFunctionArgs) {
+  return isAfterAction(context) ? null : redirect("/console");
 }
 
 /** Shown only when the sign-out form carried no valid CSRF token. */

@@ -337,3 +337,89 @@ describe("keys and audit", () => {
     expect(await bad.text()).toContain("must be an event type");
   });
 });
+
+describe("users", () => {
+  it("previews an invitation without writing it, then sends it; bad input stays next to its field", async () => {
+    const org = await porta.services.db.prisma.organization.create({ data: { slug: unique("invite"), name: "Invite Org" } });
+    const existing = await createUser(porta.services.db.prisma, org.id, { email: "existing@invite.example" });
+    const url = `${porta.baseUrl}/console/organizations/${org.id}/users`;
+    const { csrf, html } = await pageWithCsrf(admin.browser, url);
+    expect(html).toContain(existing.email);
+
+    const bad = await admin.browser.post(url, { csrf, intent: "invite", email: "not an address" });
+    expect(bad.status).toBe(422);
+    expect(await bad.text()).toMatch(/id="email-error"/);
+
+    const before = await porta.services.db.prisma.invitation.count();
+    const preview = await admin.browser.post(url, { csrf, intent: "preview", email: "new.person@invite.example", givenName: "Nina", locale: "" });
+    expect(preview.status).toBe(200);
+    const previewHtml = await preview.text();
+    expect(previewHtml).toContain("Invitation preview");
+    expect(previewHtml).toContain("To: new.person@invite.example");
+    expect(await porta.services.db.prisma.invitation.count()).toBe(before);
+
+    const sent = await admin.browser.post(url, { csrf, intent: "invite", email: "new.person@invite.example", givenName: "Nina", locale: "de" });
+    expect(sent.status).toBe(200);
+    expect(await sent.text()).toContain("An invitation was sent to new.person@invite.example.");
+    expect(await porta.services.db.prisma.invitation.count()).toBe(before + 1);
+    const audit = await porta.services.db.prisma.auditEntry.findFirst({ where: { eventType: "user.invited", organizationId: org.id } });
+    expect(audit?.actorType).toBe("admin");
+  });
+
+  it("deactivates and activates a user and resets their two-factor, each after a confirmation", async () => {
+    const org = await porta.services.db.prisma.organization.create({ data: { slug: unique("people"), name: "People Org" } });
+    const user = await createUser(porta.services.db.prisma, org.id, { email: "person@people.example" });
+    const url = `${porta.baseUrl}/console/organizations/${org.id}/users/${user.id}`;
+    const { csrf, html } = await pageWithCsrf(admin.browser, url);
+    expect(html).toContain("Deactivate person@people.example? Their sessions and tokens end at once.");
+    const status = async () => (await porta.services.db.prisma.user.findUnique({ where: { id: user.id } }))!.status;
+
+    const off = await admin.browser.post(url, { csrf, intent: "deactivate" });
+    expect(off.headers.get("location")).toBe(`/console/organizations/${org.id}/users/${user.id}?done=deactivate`);
+    expect(await status()).toBe("inactive");
+    expect(await (await admin.browser.get(`${porta.baseUrl}${off.headers.get("location")!}`)).text()).toContain("The user was deactivated.");
+    expect((await admin.browser.post(url, { csrf, intent: "activate" })).status).toBe(302);
+    expect(await status()).toBe("active");
+    expect((await admin.browser.post(url, { csrf, intent: "resetTwoFactor" })).status).toBe(302);
+    expect(await porta.services.db.prisma.auditEntry.findFirst({ where: { eventType: "user.2fa.reset", targetId: user.id } })).not.toBeNull();
+    expect((await admin.browser.post(url, { csrf, intent: "dropTables" })).status).toBe(400);
+  });
+});
+
+describe("clients", () => {
+  it("creates a confidential client whose secret is shown once and works; the list shows inherited and overridden login methods", async () => {
+    const org = await porta.services.db.prisma.organization.create({ data: { slug: unique("apps"), name: "Apps Org", defaultLoginMethods: ["password"] } });
+    const url = `${porta.baseUrl}/console/organizations/${org.id}/clients`;
+    const { csrf } = await pageWithCsrf(admin.browser, url);
+
+    const bad = await admin.browser.post(url, { csrf, name: "Bad", clientType: "confidential", redirectUris: "javascript:alert(1)", loginMode: "inherit" });
+    expect(bad.status).toBe(422);
+    expect(await bad.text()).toMatch(/id="redirectUris-error"[^>]*>uses a forbidden URL scheme</);
+
+    const created = await admin.browser.post(url, { csrf, name: "Web Shop", clientType: "confidential", redirectUris: "https://shop.example/cb", loginMode: "inherit", loginMethods: "password" });
+    expect(created.status).toBe(200);
+    expect(created.headers.get("cache-control")).toBe("no-store");
+    const html = await created.text();
+    expect(html).toContain("Client secret — shown only once");
+    const secret = /id="client-secret"[^>]*value="([^"]+)"/.exec(html)![1]!;
+    const client = (await porta.services.db.prisma.client.findFirst({ where: { organizationId: org.id, name: "Web Shop" } }))!;
+    expect(client.redirectUris).toEqual(["https://shop.example/cb"]);
+    expect(client.loginMethods).toEqual([]);
+
+    // The secret authenticates the client; a wrong one does not.
+    const introspect = (password: string) =>
+      fetch(`${porta.baseUrl}/${org.slug}/token/introspection`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${Buffer.from(`${client.id}:${password}`).toString("base64")}` },
+        body: "token=unknown",
+      });
+    expect((await introspect(secret)).status).toBe(200);
+    expect((await introspect(`${secret}x`)).status).toBe(401);
+
+    await admin.browser.post(url, { csrf, name: "Magic App", clientType: "public", redirectUris: "https://magic.example/cb", loginMode: "override", loginMethods: "magic_link" });
+    const page = await (await admin.browser.get(url)).text();
+    expect(page).not.toContain(secret);
+    expect(page).toContain("Inherits organization default (Password)");
+    expect(page).toContain("Override: Magic link");
+  });
+});

@@ -1,4 +1,4 @@
-import { data, redirect, type AppLoadContext } from "@remix-run/node";
+import { data, redirect, type AppLoadContext, type HeadersFunction } from "@remix-run/node";
 import { resolveLanguage } from "../i18n";
 import { callAdmin, type AdminInput, type AdminResult } from "./gateway";
 import { csrfSubject, currentSession, type ConsoleSession } from "./session";
@@ -60,3 +60,10 @@ export function fieldErrors(result: AdminResult<unknown>): Record<string, string
   if (result.ok || !result.error.details) return {};
   return Object.fromEntries(result.error.details.map((d) => [d.field, d.message]));
 }
+
+/**
+ * The `headers` export of console pages: Remix drops a loader's or action's headers from an HTML
+ * response unless the route exports `headers`, and console pages (a client secret shown once
+ * above all) must never be cached.
+ */
+export const consoleHeaders: HeadersFunction = () => NO_STORE;
