@@ -1,6 +1,8 @@
 import { writeFileSync } from "node:fs";
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test, type Browser, type Page, type TestInfo } from "@playwright/test";
+import * as oidc from "openid-client";
+import { readMailbox } from "./mail-peer";
 import { readSeed, type Seed } from "./seed";
 
 /**
@@ -174,4 +176,126 @@ test("the console speaks German to a German browser", async ({ browser }, testIn
   await expect(page.getByRole("navigation", { name: "Konsole" }).getByRole("link", { name: "Organisationen" })).toBeVisible();
   await check(page, testInfo, "dashboard-de");
   await context.close();
+});
+
+/** The relying party of the client created in the console: its callback is answered here. */
+const RP_CALLBACK = "https://rp.example.test/console-cb";
+
+async function authorizationUrl(issuer: string, clientId: string, clientSecret: string) {
+  const config = await oidc.discovery(new URL(issuer), clientId, undefined, oidc.ClientSecretBasic(clientSecret), { execute: [oidc.allowInsecureRequests] });
+  const verifier = oidc.randomPKCECodeVerifier();
+  return oidc.buildAuthorizationUrl(config, {
+    redirect_uri: RP_CALLBACK,
+    scope: "openid profile email",
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: "S256",
+    state: oidc.randomState(),
+  }).href;
+}
+
+async function waitForMail(to: string): Promise<string> {
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    const message = readMailbox(seed.mailbox!).find((m) => m.to.includes(to));
+    if (message) return message.text;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`no mail to ${to}`);
+}
+
+test("the walkthrough: organization, confidential client, invitation accepted from the mail, 2FA policy and magic link on the login page, all in the audit log", async ({ page, browser }, testInfo) => {
+  test.setTimeout(180_000);
+  const problems = watchForPageErrors(page);
+  await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
+  await signIn(page);
+  await createOrganization(page, "Walkthrough KG", "e2e-walkthrough");
+  const orgUrl = page.url().replace(/\?.*$/, "");
+
+  // A confidential client: the secret is shown once, with a copy button.
+  await page.getByRole("link", { name: "Clients" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Clients");
+  await check(page, testInfo, "clients");
+  await page.getByLabel("Client name").fill("Walkthrough Web");
+  await page.getByLabel("Client type").selectOption("confidential");
+  await page.getByLabel("Redirect URIs").fill(RP_CALLBACK);
+  await page.getByRole("button", { name: "Create client" }).click();
+  await expect(page.getByRole("heading", { name: "Client secret — shown only once" })).toBeVisible();
+  const secret = await page.getByRole("textbox", { name: "Client secret", exact: true }).inputValue();
+  const clientId = (await page.getByRole("status").locator("code").innerText()).trim();
+  await page.getByRole("button", { name: "Copy secret" }).click();
+  await expect(page.getByText("Copied to the clipboard.")).toBeVisible();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+  await expect(page.getByRole("cell", { name: "Inherits organization default (Password)" })).toBeVisible();
+  await check(page, testInfo, "client-secret");
+  await page.reload();
+  expect(await page.content()).not.toContain(secret);
+
+  // Invite a person: preview first, then send; they accept from the mail the SMTP peer received.
+  await page.goto(`${orgUrl}/users`);
+  await check(page, testInfo, "users");
+  const email = "walker@walkthrough.example.test";
+  await page.getByLabel("Email address").fill(email);
+  await page.getByLabel("Given name").fill("Wanda");
+  await page.getByRole("button", { name: "Preview the invitation" }).click();
+  await expect(page.getByRole("heading", { name: "Invitation preview" })).toBeVisible();
+  await check(page, testInfo, "invitation-preview");
+  await page.getByRole("button", { name: "Send invitation" }).click();
+  await expect(page.getByText(`An invitation was sent to ${email}.`)).toBeVisible();
+  const link = /https?:\/\/\S+\/invitation\?token=[\w-]+/.exec(await waitForMail(email))![0];
+
+  const person = await browser.newContext();
+  const personPage = await person.newPage();
+  await personPage.route("https://rp.example.test/**", (route) => route.fulfill({ status: 200, contentType: "text/html", body: "<!doctype html><title>RP</title><h1>Back at the relying party</h1>" }));
+  await personPage.goto(link);
+  await personPage.getByLabel("Last name").fill("Walker");
+  await personPage.getByLabel("Choose a password").fill("a long walkthrough password 3");
+  await personPage.getByRole("button", { name: "Create my account" }).click();
+  await expect(personPage.getByText("Your account is ready.")).toBeVisible();
+
+  // The new user appears in the console.
+  await page.goto(`${orgUrl}/users`);
+  await page.getByRole("link", { name: email }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(email);
+  await check(page, testInfo, "user");
+
+  // 2FA policy required_totp: the person's next sign-in enrolls an authenticator app.
+  await page.goto(orgUrl);
+  await page.getByLabel("Two-factor policy").selectOption("required_totp");
+  await page.getByRole("button", { name: "Save" }).click();
+  await expect(page.getByText("Saved.")).toBeVisible();
+  const issuer = `${seed.baseUrl}/e2e-walkthrough`;
+  await personPage.goto(await authorizationUrl(issuer, clientId, secret));
+  await personPage.getByLabel("Email address", { exact: true }).fill(email);
+  await personPage.getByLabel("Password", { exact: true }).fill("a long walkthrough password 3");
+  await personPage.getByRole("button", { name: "Sign in", exact: true }).click();
+  await expect(personPage).toHaveURL(/\/two-factor\/setup$/);
+  await expect(personPage.getByRole("heading", { level: 1 })).toHaveText("Set up your authenticator app");
+
+  // Magic link only: the login page offers no password any more.
+  await page.goto(orgUrl);
+  await page.getByLabel("Password", { exact: true }).uncheck();
+  await page.getByLabel("Magic link", { exact: true }).check();
+  await page.getByRole("button", { name: "Save" }).click();
+  await expect(page.getByText("Saved.")).toBeVisible();
+  const fresh = await browser.newContext();
+  const freshPage = await fresh.newPage();
+  await freshPage.goto(await authorizationUrl(issuer, clientId, secret));
+  await expect(freshPage.getByRole("button", { name: "Email me a sign-in link" })).toBeVisible();
+  await expect(freshPage.getByLabel("Password", { exact: true })).toHaveCount(0);
+
+  // Rotate the key; the audit log has it all.
+  await page.goto("/console/keys");
+  await page.getByText("Rotate signing key", { exact: true }).click();
+  await page.getByRole("button", { name: "Confirm: Rotate signing key" }).click();
+  await expect(page.getByText(/The signing key was rotated/)).toBeVisible();
+  await page.goto("/console/audit");
+  const rows = page.getByRole("table").getByRole("row");
+  for (const event of ["organization.created", "client.created", "user.invited", "organization.updated", "key.rotated"]) {
+    await expect(rows.filter({ hasText: event }).first(), event).toBeVisible();
+  }
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Signed out");
+  await person.close();
+  await fresh.close();
+  expect(problems).toEqual([]);
 });

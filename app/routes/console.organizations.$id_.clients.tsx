@@ -67,7 +67,7 @@ function SecretOnce({ secret }: { secret: string }) {
       <h2 id="secret-title">{t("clients.secretTitle")}</h2>
       <p>{t("clients.secretText")}</p>
       <div className="field">
-        <label htmlFor="client-secret">{t("clients.secretTitle")}</label>
+        <label htmlFor="client-secret">{t("clients.secret")}</label>
         <input id="client-secret" readOnly value={secret} className="secret-value" onFocus={(e) => e.currentTarget.select()} />
       </div>
       <button type="button" className="button button-inline" onClick={copy}>{t("clients.copy")}</button>
