@@ -3,7 +3,7 @@ import { Form, Link, useActionData, useLoaderData, useLocation } from "@remix-ru
 import { useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
-import { detailErrors, organizationFields, zodFieldErrors } from "~/components/console/forms";
+import { detailErrors, ORGANIZATION_FIELDS, organizationFields, zodFieldErrors } from "~/components/console/forms";
 import { OrganizationFields } from "~/components/console/organization-fields";
 import { ConfirmAction, Csrf, Notice, TextField } from "~/components/console/ui";
 import { OrganizationUpdateSchema, type Organization } from "~/schemas/organization";
@@ -46,7 +46,7 @@ export async function action(args: ActionFunctionArgs) {
     const current = await console.admin<Organization>("organizations.get", { params: { id } });
     if (current.ok) return data<ActionResult>({ kind: "conflict", values, current: current.body, currentVersion: current.version! }, { status: 409, headers: NO_STORE });
   }
-  if (result.status === 422) return data<ActionResult>({ kind: "invalid", values, errors: detailErrors(result.error.details) }, { status: 422, headers: NO_STORE });
+  if (result.status === 422) return data<ActionResult>({ kind: "invalid", values, errors: detailErrors(result.error.details, ORGANIZATION_FIELDS) }, { status: 422, headers: NO_STORE });
   return data<ActionResult>({ kind: "failed", message: result.error.message }, { status: result.status, headers: NO_STORE });
 }
 
@@ -124,6 +124,7 @@ export default function OrganizationPage() {
       ) : (
         <Form method="post" reloadDocument noValidate onSubmit={onSubmit} className="panel form" aria-labelledby="edit-title">
           <h2 id="edit-title">{t("orgs.edit")}</h2>
+          {errors.form ? <Notice kind="error">{errors.form}</Notice> : null}
           <Csrf />
           <input type="hidden" name="intent" value="update" />
           <input type="hidden" name="version" value={version} />

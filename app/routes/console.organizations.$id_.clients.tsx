@@ -47,7 +47,7 @@ export async function action(args: ActionFunctionArgs) {
   if (!parsed.success) return data<ActionResult>({ kind: "invalid", values: input, errors: zodFieldErrors(parsed.error) }, { status: 422, headers: NO_STORE });
   const created = await console.admin<Client & { secret?: { value: string } }>("clients.create", { body: parsed.data });
   if (!created.ok) {
-    const errors = created.error.details ? detailErrors(created.error.details) : { form: created.error.message };
+    const errors = created.error.details ? detailErrors(created.error.details, ["name", "clientType", "redirectUris", "loginMethods"]) : { form: created.error.message };
     return data<ActionResult>({ kind: "invalid", values: input, errors }, { status: created.status, headers: NO_STORE });
   }
   // The secret is in this one response only; the page that shows it is never cached.

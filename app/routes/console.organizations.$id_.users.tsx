@@ -45,11 +45,11 @@ export async function action(args: ActionFunctionArgs) {
   if (form.get("intent") === "preview") {
     const preview = await console.admin<{ to: string; subject: string; text: string }>("users.invitePreview", { params: { orgId }, body: parsed.data });
     if (preview.ok) return data<ActionResult>({ kind: "preview", values, preview: { to: preview.body.to, subject: preview.body.subject, text: preview.body.text } }, { headers: NO_STORE });
-    return data<ActionResult>({ kind: "invalid", values, errors: preview.error.details ? detailErrors(preview.error.details) : { form: preview.error.message } }, { status: preview.status, headers: NO_STORE });
+    return data<ActionResult>({ kind: "invalid", values, errors: preview.error.details ? detailErrors(preview.error.details, ["email", "givenName", "familyName", "locale"]) : { form: preview.error.message } }, { status: preview.status, headers: NO_STORE });
   }
   const invited = await console.admin<{ email: string; invitationSent: boolean }>("users.invite", { params: { orgId }, body: parsed.data });
   if (invited.ok) return data<ActionResult>({ kind: "invited", email: invited.body.email, invitationSent: invited.body.invitationSent }, { headers: NO_STORE });
-  return data<ActionResult>({ kind: "invalid", values, errors: invited.error.details ? detailErrors(invited.error.details) : { form: invited.error.message } }, { status: invited.status, headers: NO_STORE });
+  return data<ActionResult>({ kind: "invalid", values, errors: invited.error.details ? detailErrors(invited.error.details, ["email", "givenName", "familyName", "locale"]) : { form: invited.error.message } }, { status: invited.status, headers: NO_STORE });
 }
 
 export default function Users() {

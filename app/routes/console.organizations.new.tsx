@@ -3,7 +3,7 @@ import { Form, useActionData } from "@remix-run/react";
 import { useEffect, useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
-import { detailErrors, organizationFields, text, zodFieldErrors } from "~/components/console/forms";
+import { detailErrors, ORGANIZATION_FIELDS, organizationFields, text, zodFieldErrors } from "~/components/console/forms";
 import { OrganizationFields } from "~/components/console/organization-fields";
 import { Csrf, Notice, TextField } from "~/components/console/ui";
 import { OrganizationCreateSchema, type Organization } from "~/schemas/organization";
@@ -27,7 +27,7 @@ export async function action(args: ActionFunctionArgs) {
   if (!parsed.success) return data({ values: input, errors: zodFieldErrors(parsed.error) }, { status: 422, headers: NO_STORE });
   const result = await console.admin<Organization>("organizations.create", { body: parsed.data });
   if (result.ok) return redirect(`/console/organizations/${result.body.id}?created=1`);
-  const errors = result.error.details ? detailErrors(result.error.details) : { form: result.error.message };
+  const errors = result.error.details ? detailErrors(result.error.details, ORGANIZATION_FIELDS) : { form: result.error.message };
   return data({ values: input, errors }, { status: result.status, headers: NO_STORE });
 }
 

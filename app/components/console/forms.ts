@@ -20,12 +20,21 @@ export function zodFieldErrors(error: z.ZodError): Record<string, string> {
   return errors;
 }
 
-/** Field errors from an Admin API 422, keyed by top-level field. */
-export function detailErrors(details: ReadonlyArray<{ field: string; message: string }> | undefined): Record<string, string> {
+/**
+ * Field errors from an Admin API answer, keyed by top-level field. An error about a field the
+ * form does not show goes to the form's own message, so that none is lost.
+ */
+export function detailErrors(details: ReadonlyArray<{ field: string; message: string }> | undefined, shown: readonly string[]): Record<string, string> {
   const errors: Record<string, string> = {};
-  for (const d of details ?? []) errors[d.field.split(".")[0]!] ??= d.message;
+  for (const d of details ?? []) {
+    const field = d.field.split(".")[0]!;
+    if (shown.includes(field)) errors[field] ??= d.message;
+    else errors.form = [errors.form, `${d.field}: ${d.message}`].filter(Boolean).join("; ");
+  }
   return errors;
 }
+
+export const ORGANIZATION_FIELDS = ["name", "slug", "defaultLoginMethods", "twoFactorPolicy", "defaultLocale"] as const;
 
 export function organizationFields(form: FormData) {
   return {

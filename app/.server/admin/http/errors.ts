@@ -31,11 +31,23 @@ export const badRequest = (message: string) => new ApiError(400, "bad_request", 
 
 interface PrismaKnownError {
   code: string;
-  meta?: { target?: unknown; modelName?: string; driverAdapterError?: { cause?: { constraint?: { fields?: string[] } } } };
+  meta?: { target?: unknown; modelName?: string; driverAdapterError?: { cause?: { constraint?: { fields?: string[]; index?: string } } } };
 }
 
 function isPrismaKnownError(error: unknown): error is PrismaKnownError {
   return typeof error === "object" && error !== null && typeof (error as { code?: unknown }).code === "string" && /^P\d{4}$/.test((error as { code: string }).code);
+}
+
+/**
+ * The columns of a unique violation. PGlite's adapter names them; node-postgres names only the
+ * index, which follows Prisma's naming `<Model>_<field>_<field>_key` (camelCase fields).
+ */
+function uniqueFields(error: PrismaKnownError): string[] {
+  const constraint = error.meta?.driverAdapterError?.cause?.constraint;
+  if (constraint?.fields) return constraint.fields;
+  const index = constraint?.index ? /^[A-Za-z0-9]+_([A-Za-z0-9_]+)_key$/.exec(constraint.index) : null;
+  if (index) return index[1]!.split("_");
+  return Array.isArray(error.meta?.target) ? (error.meta?.target as string[]) : [];
 }
 
 /** Unique violations become 409, missing rows 404; anything else stays unknown (500). */
@@ -43,8 +55,7 @@ export function toApiError(error: unknown): ApiError | null {
   if (error instanceof ApiError) return error;
   if (!isPrismaKnownError(error)) return null;
   if (error.code === "P2002") {
-    const fields = error.meta?.driverAdapterError?.cause?.constraint?.fields ?? (Array.isArray(error.meta?.target) ? (error.meta?.target as string[]) : []);
-    const field = fields.map((f) => f.replace(/"/g, "")).filter((f) => f !== "organizationId" && f !== "applicationId")[0] ?? "id";
+    const field = uniqueFields(error).map((f) => f.replace(/"/g, "")).filter((f) => f !== "organizationId" && f !== "applicationId")[0] ?? "id";
     return conflict("duplicate", `A resource with this ${field} already exists.`, [{ field, message: "already taken" }]);
   }
   if (error.code === "P2025") return notFound();
