@@ -105,6 +105,13 @@ test("a service-admin signs in, creates an organization, rotates the key, reads 
   await expect(page.getByText(/The signing key was rotated/)).toBeVisible();
   await check(page, testInfo, "keys");
 
+  await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Sessions" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Sessions");
+  await check(page, testInfo, "sessions");
+  await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Configuration" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Configuration");
+  await check(page, testInfo, "config");
+
   await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Audit log" }).click();
   const rows = page.getByRole("table").getByRole("row");
   await expect(rows.filter({ hasText: "organization.created" }).first()).toBeVisible();

@@ -4,7 +4,7 @@ import { adminApi } from "../support/admin-api";
 import { TestBrowser } from "../support/browser";
 import { createUser } from "../support/factories";
 import { TEST_ADMIN, startTestPorta, type TestPorta } from "../support/porta";
-import { dataFingerprint, PASSWORD, unique } from "../admin/helpers";
+import { createTenant, dataFingerprint, PASSWORD, signIn, unique } from "../admin/helpers";
 import { consoleSignIn, cookieNamed, pageWithCsrf, type ConsoleVisit } from "./helpers";
 
 /**
@@ -421,5 +421,37 @@ describe("clients", () => {
     expect(page).not.toContain(secret);
     expect(page).toContain("Inherits organization default (Password)");
     expect(page).toContain("Override: Magic link");
+  });
+});
+
+describe("sessions and configuration", () => {
+  it("lists a person's sessions and revokes one after a confirmation", async () => {
+    const tenant = await createTenant(porta);
+    const user = await createUser(porta.services.db.prisma, tenant.org.id, { email: "sessioned@people.example", password: PASSWORD });
+    await signIn(tenant, { email: user.email, password: PASSWORD });
+    const url = `${porta.baseUrl}/console/sessions?userId=${user.id}`;
+    const { html, csrf } = await pageWithCsrf(admin.browser, url);
+    expect(html).toContain("Revoke this session? The person is signed out at once.");
+    const sessionId = /name="sessionId" value="([^"]+)"/.exec(html)![1]!;
+    const revoked = await admin.browser.post(url, { csrf, intent: "revoke", sessionId });
+    expect(revoked.status).toBe(302);
+    expect(revoked.headers.get("location")).toBe(`/console/sessions?userId=${user.id}&done=revoked`);
+    const after = await (await admin.browser.get(`${porta.baseUrl}${revoked.headers.get("location")!}`)).text();
+    expect(after).toContain("The session was revoked.");
+    expect(after).not.toContain(sessionId);
+    expect(await porta.services.db.prisma.auditEntry.findFirst({ where: { eventType: "session.revoked", targetId: user.id } })).not.toBeNull();
+  });
+
+  it("changes a configuration value; an out-of-range one is shown next to its field and not saved", async () => {
+    const url = `${porta.baseUrl}/console/config`;
+    const { html, csrf } = await pageWithCsrf(admin.browser, url);
+    expect(html).toContain("auth.passwordMinLength");
+    const bad = await admin.browser.post(url, { csrf, intent: "set", key: "auth.passwordMinLength", value: "3" });
+    expect(bad.status).toBe(422);
+    expect(await bad.text()).toMatch(/id="value-\d+-error"[^>]*>Too small/);
+    expect(await porta.services.settings.get("auth.passwordMinLength")).not.toBe(3);
+    const ok = await admin.browser.post(url, { csrf, intent: "set", key: "auth.passwordMinLength", value: "14" });
+    expect(ok.headers.get("location")).toBe("/console/config?saved=auth.passwordMinLength");
+    expect(await porta.services.settings.get("auth.passwordMinLength")).toBe(14);
   });
 });

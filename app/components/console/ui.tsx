@@ -20,11 +20,14 @@ export function Csrf() {
 }
 
 /** A form posting to the page's action with the CSRF token and an `intent`. */
-export function ActionForm({ intent, children, className }: { intent: string; children: ReactNode; className?: string }) {
+export function ActionForm({ intent, children, className, fields = {} }: { intent: string; children: ReactNode; className?: string; fields?: Record<string, string> }) {
   return (
     <Form method="post" reloadDocument className={className}>
       <Csrf />
       <input type="hidden" name="intent" value={intent} />
+      {Object.entries(fields).map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
       {children}
     </Form>
   );
@@ -34,14 +37,15 @@ export function ActionForm({ intent, children, className }: { intent: string; ch
  * A destructive action behind a confirmation: the first button only opens the question (a
  * disclosure, so it works with the keyboard and without JavaScript); the second one posts.
  */
-export function ConfirmAction({ intent, label, question, danger = false }: { intent: string; label: string; question: string; danger?: boolean }) {
+export function ConfirmAction(props: { intent: string; label: string; question: string; danger?: boolean; fields?: Record<string, string> }) {
+  const { intent, label, question, danger = false, fields } = props;
   const { t } = useTranslation("console");
   return (
     <details className="confirm">
       <summary className={`button button-inline${danger ? " button-danger" : " button-secondary"}`}>{label}</summary>
       <div className="confirm-panel" role="group" aria-label={t("orgs.confirmTitle")}>
         <p>{question}</p>
-        <ActionForm intent={intent}>
+        <ActionForm intent={intent} fields={fields}>
           <button type="submit" className={`button button-inline${danger ? " button-danger" : ""}`}>
             {t("common.confirm")}: {label}
           </button>
