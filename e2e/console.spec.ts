@@ -91,6 +91,14 @@ test("a service-admin signs in, creates an organization, rotates the key, reads 
 
   await createOrganization(page, "Console Created GmbH", "e2e-console-created");
   await check(page, testInfo, "organization");
+  const createdUrl = page.url().replace(/\?.*$/, "");
+  await page.getByRole("link", { name: "Applications" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Applications");
+  await check(page, testInfo, "applications");
+  await page.goto(`${createdUrl}/roles`);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Roles and permissions");
+  await check(page, testInfo, "roles");
+  await page.goto(createdUrl);
 
   // Destructive actions ask first.
   await page.getByText("Suspend", { exact: true }).click();

@@ -112,7 +112,9 @@ export default function OrganizationPage() {
       </p>
       <nav aria-label={org.name} className="subnav">
         <Link to={`/console/organizations/${org.id}/users`}>{t("orgs.users")}</Link>
+        <Link to={`/console/organizations/${org.id}/applications`}>{t("orgs.applications")}</Link>
         <Link to={`/console/organizations/${org.id}/clients`}>{t("orgs.clients")}</Link>
+        <Link to={`/console/organizations/${org.id}/roles`}>{t("orgs.roles")}</Link>
       </nav>
       {notice === "saved" ? <Notice kind="info">{t("common.saved")}</Notice> : null}
       {notice === "suspend" ? <Notice kind="info">{t("orgs.suspended")}</Notice> : null}

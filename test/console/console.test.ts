@@ -455,3 +455,38 @@ describe("sessions and configuration", () => {
     expect(await porta.services.settings.get("auth.passwordMinLength")).toBe(14);
   });
 });
+
+describe("applications, roles and permissions", () => {
+  it("creates and deactivates an application; a bad name stays next to its field", async () => {
+    const org = await porta.services.db.prisma.organization.create({ data: { slug: unique("apps"), name: "Apps Org" } });
+    const url = `${porta.baseUrl}/console/organizations/${org.id}/applications`;
+    const { csrf } = await pageWithCsrf(admin.browser, url);
+    const bad = await admin.browser.post(url, { csrf, intent: "create", name: "  " });
+    expect(bad.status).toBe(422);
+    expect(await bad.text()).toMatch(/id="name-error"[^>]*>must not be empty</);
+    const created = await admin.browser.post(url, { csrf, intent: "create", name: "Shop", description: "The web shop" });
+    expect(created.headers.get("location")).toBe(`/console/organizations/${org.id}/applications?done=created`);
+    const app = (await porta.services.db.prisma.application.findFirst({ where: { organizationId: org.id, name: "Shop" } }))!;
+    expect(app.description).toBe("The web shop");
+    const page = await (await admin.browser.get(url)).text();
+    expect(page).toContain("Deactivate Shop?");
+    expect((await admin.browser.post(url, { csrf, intent: "deactivate", applicationId: app.id })).status).toBe(302);
+    expect((await porta.services.db.prisma.application.findUnique({ where: { id: app.id } }))!.status).toBe("inactive");
+  });
+
+  it("creates a permission and a role holding it", async () => {
+    const org = await porta.services.db.prisma.organization.create({ data: { slug: unique("rbac"), name: "Rbac Org" } });
+    const url = `${porta.baseUrl}/console/organizations/${org.id}/roles`;
+    const { csrf } = await pageWithCsrf(admin.browser, url);
+    const bad = await admin.browser.post(url, { csrf, intent: "createPermission", permissionName: "no spaces allowed" });
+    expect(bad.status).toBe(422);
+    expect(await bad.text()).toMatch(/id="permissionName-error"[^>]*>may contain letters/);
+    expect((await admin.browser.post(url, { csrf, intent: "createPermission", permissionName: "orders:read" })).status).toBe(302);
+    const permission = (await porta.services.db.prisma.permission.findFirst({ where: { organizationId: org.id, name: "orders:read" } }))!;
+    const page = await (await admin.browser.get(url)).text();
+    expect(page).toContain(`value="${permission.id}"`);
+    expect((await admin.browser.post(url, { csrf, intent: "createRole", name: "clerk", permissionIds: permission.id })).status).toBe(302);
+    const listed = await (await admin.browser.get(url)).text();
+    expect(listed).toMatch(/<code>clerk<\/code><\/td><td><\/td><td>orders:read<\/td>/);
+  });
+});
