@@ -4,7 +4,7 @@ import { adminApi } from "../support/admin-api";
 import { TestBrowser } from "../support/browser";
 import { createUser } from "../support/factories";
 import { TEST_ADMIN, startTestPorta, type TestPorta } from "../support/porta";
-import { createTenant, dataFingerprint, PASSWORD, signIn, unique } from "../admin/helpers";
+import { createTenant, dataFingerprint, PASSWORD, signIn, unique, userinfoStatus } from "../admin/helpers";
 import { consoleSignIn, cookieNamed, pageWithCsrf, type ConsoleVisit } from "./helpers";
 
 /**
@@ -383,6 +383,43 @@ describe("users", () => {
     expect((await admin.browser.post(url, { csrf, intent: "resetTwoFactor" })).status).toBe(302);
     expect(await porta.services.db.prisma.auditEntry.findFirst({ where: { eventType: "user.2fa.reset", targetId: user.id } })).not.toBeNull();
     expect((await admin.browser.post(url, { csrf, intent: "dropTables" })).status).toBe(400);
+  });
+});
+
+describe("a user's password, roles, sessions and data", () => {
+  it("sets and removes a password, assigns and removes a role, ends every session and downloads the export", async () => {
+    const tenant = await createTenant(porta);
+    const prisma = porta.services.db.prisma;
+    const user = await createUser(prisma, tenant.org.id, { email: "full@people.example", password: PASSWORD });
+    const permission = await prisma.permission.create({ data: { organizationId: tenant.org.id, name: "orders:write" } });
+    const role = await prisma.role.create({ data: { organizationId: tenant.org.id, name: "buyer", permissions: { create: { permissionId: permission.id } } } });
+    const url = `${porta.baseUrl}/console/organizations/${tenant.org.id}/users/${user.id}`;
+    const { csrf } = await pageWithCsrf(admin.browser, url);
+
+    const weak = await admin.browser.post(url, { csrf, intent: "setPassword", password: "short" });
+    expect(weak.status).toBe(422);
+    const strong = await admin.browser.post(url, { csrf, intent: "setPassword", password: "a brand new long password 9" });
+    expect(strong.headers.get("location")).toContain("done=setPassword");
+    await signIn(tenant, { email: user.email, password: "a brand new long password 9" });
+
+    expect((await admin.browser.post(url, { csrf, intent: "assignRole", roleId: role.id })).status).toBe(302);
+    const withRole = await (await admin.browser.get(url)).text();
+    expect(withRole).toContain("Remove buyer");
+    expect(withRole).toMatch(/<code>orders:write<\/code> <span class="muted">\(buyer\)<\/span>/);
+    expect((await admin.browser.post(url, { csrf, intent: "removeRole", roleId: role.id })).status).toBe(302);
+    expect(await prisma.userRole.count({ where: { userId: user.id } })).toBe(0);
+
+    const signedIn = await signIn(tenant, { email: user.email, password: "a brand new long password 9" });
+    expect((await admin.browser.post(url, { csrf, intent: "revokeSessions" })).status).toBe(302);
+    expect(await userinfoStatus(tenant, signedIn.accessToken)).toBe(401);
+
+    const exported = await admin.browser.get(`${url}/export`);
+    expect(exported.headers.get("content-disposition")).toBe(`attachment; filename="user-${user.id}.json"`);
+    expect(JSON.stringify(await exported.json())).toContain(user.email);
+
+    expect((await admin.browser.post(url, { csrf, intent: "clearPassword" })).status).toBe(302);
+    expect((await prisma.user.findUnique({ where: { id: user.id } }))!.passwordHash).toBeNull();
+    expect(await porta.services.db.prisma.auditEntry.count({ where: { targetId: user.id, actorType: "admin" } })).toBeGreaterThanOrEqual(5);
   });
 });
 
