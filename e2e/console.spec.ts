@@ -98,6 +98,16 @@ test("a service-admin signs in, creates an organization, rotates the key, reads 
   await page.goto(`${createdUrl}/roles`);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Roles and permissions");
   await check(page, testInfo, "roles");
+  await page.goto(`${createdUrl}/branding`);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Branding");
+  // The preview follows the form as the person types.
+  await page.getByLabel("Display name").fill("Preview Brand");
+  await page.getByLabel("Primary colour").fill("#aa3300");
+  const preview = page.getByRole("figure", { name: "Live preview of the login page" });
+  await expect(preview).toContainText("Sign in to Preview Brand");
+  await expect(preview.locator(".button")).toHaveCSS("background-color", "rgb(170, 51, 0)");
+  await check(page, testInfo, "branding");
+  await page.goto(createdUrl);
   await page.goto(createdUrl);
 
   // Destructive actions ask first.

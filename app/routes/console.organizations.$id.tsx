@@ -115,6 +115,7 @@ export default function OrganizationPage() {
         <Link to={`/console/organizations/${org.id}/applications`}>{t("orgs.applications")}</Link>
         <Link to={`/console/organizations/${org.id}/clients`}>{t("orgs.clients")}</Link>
         <Link to={`/console/organizations/${org.id}/roles`}>{t("orgs.roles")}</Link>
+        <Link to={`/console/organizations/${org.id}/branding`}>{t("orgs.branding")}</Link>
       </nav>
       {notice === "saved" ? <Notice kind="info">{t("common.saved")}</Notice> : null}
       {notice === "suspend" ? <Notice kind="info">{t("orgs.suspended")}</Notice> : null}

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadSession, saveSession } from "~/.server/console/session";
 import { adminApi } from "../support/admin-api";
-import { TestBrowser } from "../support/browser";
+import { startAuthorization, TestBrowser } from "../support/browser";
 import { createUser } from "../support/factories";
 import { TEST_ADMIN, startTestPorta, type TestPorta } from "../support/porta";
-import { createTenant, dataFingerprint, PASSWORD, signIn, unique, userinfoStatus } from "../admin/helpers";
+import { createTenant, dataFingerprint, PASSWORD, RP_CALLBACK, signIn, unique, userinfoStatus } from "../admin/helpers";
 import { consoleSignIn, cookieNamed, pageWithCsrf, type ConsoleVisit } from "./helpers";
 
 /**
@@ -525,5 +525,44 @@ describe("applications, roles and permissions", () => {
     expect((await admin.browser.post(url, { csrf, intent: "createRole", name: "clerk", permissionIds: permission.id })).status).toBe(302);
     const listed = await (await admin.browser.get(url)).text();
     expect(listed).toMatch(/<code>clerk<\/code><\/td><td><\/td><td>orders:read<\/td>/);
+  });
+});
+
+describe("branding", () => {
+  const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
+
+  it("saves colours (a bad one stays next to its field), uploads a logo, and the login page shows both", async () => {
+    const tenant = await createTenant(porta);
+    const url = `${porta.baseUrl}/console/organizations/${tenant.org.id}/branding`;
+    const { csrf, html } = await pageWithCsrf(admin.browser, url);
+    expect(html).toContain("Live preview of the login page");
+    const version = /name="version" value="(\d+)"/.exec(html)![1]!;
+
+    const bad = await admin.browser.post(url, { csrf, intent: "save", version, primaryColor: "red" });
+    expect(bad.status).toBe(422);
+    expect(await bad.text()).toMatch(/id="primaryColor-error"[^>]*>must be a hex colour/);
+    const saved = await admin.browser.post(url, { csrf, intent: "save", version, primaryColor: "#aa3300", displayName: "Brand Name", footerText: "Footer words" });
+    expect(saved.headers.get("location")).toBe(`/console/organizations/${tenant.org.id}/branding?done=saved`);
+    const stale = await admin.browser.post(url, { csrf, intent: "save", version, primaryColor: "#000000" });
+    expect(stale.status).toBe(409);
+    expect(await stale.text()).toContain("Reload the current version");
+
+    const form = new FormData();
+    form.set("csrf", csrf);
+    form.set("intent", "upload");
+    form.set("kind", "logo");
+    form.set("file", new Blob([PNG], { type: "image/png" }), "logo.png");
+    const upload = await fetch(url, { method: "POST", body: form, redirect: "manual", headers: { cookie: admin.browser.cookieHeader(url) } });
+    expect(upload.status).toBe(302);
+    expect(upload.headers.get("location")).toBe(`/console/organizations/${tenant.org.id}/branding?done=uploaded`);
+
+    const login = await startAuthorization({ issuer: tenant.issuer, clientId: tenant.clientId, clientSecret: tenant.secret, redirectUri: RP_CALLBACK });
+    const loginHtml = await (await login.browser.get(login.interactionUrl)).text();
+    expect(loginHtml).toContain("--porta-primary:#aa3300");
+    expect(loginHtml).toContain("Footer words");
+    expect(loginHtml).toMatch(/<img src="[^"]+" alt="Brand Name" class="brand-logo"/);
+
+    const tooBig = await fetch(url, { method: "POST", body: "x".repeat(2 * 1024 * 1024), redirect: "manual", headers: { cookie: admin.browser.cookieHeader(url), "content-type": "application/x-www-form-urlencoded" } });
+    expect(tooBig.status).toBe(413);
   });
 });

@@ -15,6 +15,8 @@ export interface AdminInput {
   body?: unknown;
   /** The version the person saw (sent as If-Match). */
   ifMatch?: number | undefined;
+  /** An upload, sent as the raw body of an operation that declares `rawBody`. */
+  raw?: { contentType: string; bytes: ArrayBuffer };
 }
 
 export interface AdminError {
@@ -49,8 +51,10 @@ export async function callAdmin<T>(context: AppLoadContext, accessToken: string,
   for (const [key, value] of Object.entries(input.query ?? {})) if (value !== undefined && value !== "") url.searchParams.set(key, value);
   const headers = new Headers({ authorization: `Bearer ${accessToken}` });
   if (input.body !== undefined) headers.set("content-type", "application/json");
+  if (input.raw) headers.set("content-type", input.raw.contentType);
   if (input.ifMatch !== undefined) headers.set("if-match", etagOf(input.ifMatch));
-  const request = new Request(url, { method: op.method, headers, body: input.body === undefined ? undefined : JSON.stringify(input.body) });
+  const requestBody = input.raw ? input.raw.bytes : input.body === undefined ? undefined : JSON.stringify(input.body);
+  const request = new Request(url, { method: op.method, headers, body: requestBody });
   const response = await runOperation(op, { request, params, context });
   const text = await response.text();
   const body: unknown = text ? JSON.parse(text) : undefined;
