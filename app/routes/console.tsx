@@ -17,6 +17,7 @@ const NAV = [
   { to: "/console/organizations", key: "organizations", end: false },
   { to: "/console/keys", key: "keys", end: false },
   { to: "/console/sessions", key: "sessions", end: false },
+  { to: "/console/imports", key: "imports", end: false },
   { to: "/console/config", key: "config", end: false },
   { to: "/console/audit", key: "audit", end: false },
 ] as const;

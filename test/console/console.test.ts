@@ -564,5 +564,59 @@ describe("branding", () => {
 
     const tooBig = await fetch(url, { method: "POST", body: "x".repeat(2 * 1024 * 1024), redirect: "manual", headers: { cookie: admin.browser.cookieHeader(url), "content-type": "application/x-www-form-urlencoded" } });
     expect(tooBig.status).toBe(413);
+    expect(tooBig.headers.get("connection")).toBe("close");
+  });
+});
+
+describe("exports and imports", () => {
+  it("downloads an export, previews its import under a new slug without writing, then applies it once", async () => {
+    // No clients: client ids are global, so a package with clients imports only where they are not taken.
+    const org = await porta.services.db.prisma.organization.create({ data: { slug: unique("exported"), name: "Exported Org" } });
+    const tenant = { org };
+    await createUser(porta.services.db.prisma, org.id, { email: "exported@people.example" });
+    const exported = await admin.browser.get(`${porta.baseUrl}/console/organizations/${tenant.org.id}/export`);
+    expect(exported.status).toBe(200);
+    expect(exported.headers.get("content-disposition")).toMatch(new RegExp(`^attachment; filename="porta-${tenant.org.slug}-\\d{4}-\\d{2}-\\d{2}\\.json"$`));
+    const packageText = await exported.text();
+
+    const url = `${porta.baseUrl}/console/imports`;
+    const { csrf } = await pageWithCsrf(admin.browser, url);
+    const post = (fields: Record<string, string>, file?: string) => {
+      const form = new FormData();
+      for (const [k, v] of Object.entries(fields)) form.set(k, v);
+      if (file !== undefined) form.set("file", new Blob([file], { type: "application/json" }), "package.json");
+      return fetch(url, { method: "POST", body: form, redirect: "manual", headers: { cookie: admin.browser.cookieHeader(url) } });
+    };
+
+    // The package is signed: a changed byte is refused.
+    const forged = await post({ csrf, intent: "preview", slug: "" }, packageText.replace('"exported@people.example"', '"renamed@people.example"'));
+    expect(forged.status).toBe(422);
+    const same = await post({ csrf, intent: "preview", slug: "" }, packageText);
+    expect(same.status).toBe(200);
+    expect(await same.text()).toContain(`Organization ${tenant.org.slug}: unchanged.`);
+
+    const notJson = await post({ csrf, intent: "preview", slug: "" }, "{ not json");
+    expect(notJson.status).toBe(422);
+    expect(await notJson.text()).toContain("This file is not JSON.");
+
+    const slug = unique("imported");
+    const preview = await post({ csrf, intent: "preview", slug }, packageText);
+    expect(preview.status).toBe(200);
+    const previewHtml = await preview.text();
+    expect(previewHtml).toContain(`Organization ${slug}: create.`);
+    expect(previewHtml).toContain("exported@people.example");
+    expect(await orgBySlug(slug)).toBeNull();
+    const token = /name="token" value="([^"]+)"/.exec(previewHtml)![1]!;
+
+    const applied = await post({ csrf, intent: "apply", token, slug });
+    expect(applied.status).toBe(200);
+    expect(await applied.text()).toContain("The import was applied");
+    const imported = (await orgBySlug(slug))!;
+    expect(await porta.services.db.prisma.user.count({ where: { organizationId: imported.id, email: "exported@people.example" } })).toBe(1);
+
+    // The previewed package is applied once; a second apply with the same token finds nothing.
+    const again = await post({ csrf, intent: "apply", token, slug });
+    expect(again.status).toBe(409);
+    expect(await again.text()).toContain("The preview expired.");
   });
 });

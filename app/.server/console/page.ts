@@ -50,9 +50,13 @@ const FORM_MAX_BYTES = 256 * 1024;
 /** For actions: the console plus the posted form, refused with 403 unless it carries the session's CSRF token. */
 export async function requireConsoleForm(args: Args, maxBytes = FORM_MAX_BYTES): Promise<{ console: Console; form: FormData }> {
   const console = await requireConsole(args);
-  // A form is parsed whole in memory: refuse what is larger than this page could have sent.
+  // A form is parsed whole in memory: refuse what is larger than this page could have sent (and
+  // close the connection, whose unread body would otherwise poison the next request on it).
   const length = Number(args.request.headers.get("content-length"));
-  if (!Number.isSafeInteger(length) || length > maxBytes) throw data({ message: "too_large" }, { status: 413, headers: NO_STORE });
+  if (!Number.isSafeInteger(length) || length > maxBytes) {
+    args.context.res.setHeader("Connection", "close");
+    throw data({ message: "too_large" }, { status: 413, headers: NO_STORE });
+  }
   const form = await args.request.formData();
   if (!args.context.services.csrf.verify(csrfSubject(console.sessionId), form.get("csrf"))) {
     throw data({ message: "csrf" }, { status: 403, headers: NO_STORE });
