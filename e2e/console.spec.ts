@@ -126,6 +126,9 @@ test("a service-admin signs in, creates an organization, rotates the key, reads 
   await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Sessions" }).click();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Sessions");
   await check(page, testInfo, "sessions");
+  await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Imports" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Imports");
+  await check(page, testInfo, "imports");
   await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Configuration" }).click();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Configuration");
   await check(page, testInfo, "config");

@@ -1,11 +1,11 @@
-import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useLocation } from "@remix-run/react";
 import { useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
 import type { Page } from "~/.server/admin/http/pagination";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
 import { detailErrors, list, text, zodFieldErrors } from "~/components/console/forms";
-import { CheckboxGroup, Csrf, CursorPager, Notice, SelectField, TextField } from "~/components/console/ui";
+import { CheckboxGroup, ConfirmAction, Csrf, CursorPager, Notice, SelectField, TextField } from "~/components/console/ui";
 import { ClientCreateSchema, type Client } from "~/schemas/client";
 import { LOGIN_METHOD_VALUES, type Organization } from "~/schemas/organization";
 
@@ -21,7 +21,8 @@ export async function loader(args: LoaderFunctionArgs) {
     console.admin<Page<Client>>("clients.list", { query: { organizationId: orgId, cursor, limit: "20" } }),
   ]);
   if (!org.ok) throw data({ message: org.error.code }, { status: org.status === 422 ? 404 : org.status });
-  return data({ org: org.body, page: clients.ok ? clients.body : null, error: clients.ok ? null : clients.error.message }, { headers: NO_STORE });
+  const done = new URL(args.request.url).searchParams.get("done");
+  return data({ org: org.body, page: clients.ok ? clients.body : null, error: clients.ok ? null : clients.error.message, done }, { headers: NO_STORE });
 }
 
 /** The form as the Admin API's create body; "inherit" sends no login methods (the organization's default applies). */
@@ -38,10 +39,20 @@ function createInput(form: FormData, organizationId: string) {
 
 type ActionResult =
   | { kind: "invalid"; values: { name: string; clientType?: string | undefined; redirectUris: string[] }; errors: Record<string, string> }
-  | { kind: "created"; client: { id: string; name: string }; secret: string | null };
+  | { kind: "created"; client: { id: string; name: string }; secret: string | null }
+  | { kind: "rowFailed"; message: string };
+
+/** Row actions: the Admin API operation each runs on the client named in the form. */
+const ROW_INTENTS: Record<string, string> = { deactivate: "clients.deactivate", activate: "clients.activate", inherit: "clients.clearLoginMethods" };
 
 export async function action(args: ActionFunctionArgs) {
   const { console, form } = await requireConsoleForm(args);
+  const rowOperation = ROW_INTENTS[String(form.get("intent"))];
+  if (rowOperation) {
+    const result = await console.admin(rowOperation, { params: { id: String(form.get("clientId") ?? "") } });
+    if (!result.ok) return data<ActionResult>({ kind: "rowFailed", message: result.error.message }, { status: result.status, headers: NO_STORE });
+    return redirect(`/console/organizations/${args.params.id!}/clients?done=${String(form.get("intent"))}`);
+  }
   const input = createInput(form, args.params.id!);
   const parsed = ClientCreateSchema.safeParse(input);
   if (!parsed.success) return data<ActionResult>({ kind: "invalid", values: input, errors: zodFieldErrors(parsed.error) }, { status: 422, headers: NO_STORE });
@@ -77,7 +88,7 @@ function SecretOnce({ secret }: { secret: string }) {
 }
 
 export default function Clients() {
-  const { org, page, error } = useLoaderData<typeof loader>();
+  const { org, page, error, done } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const { search } = useLocation();
   const { t } = useTranslation("console");
@@ -103,7 +114,9 @@ export default function Clients() {
           {result.secret ? <SecretOnce secret={result.secret} /> : null}
         </>
       ) : null}
+      {done ? <Notice kind="info">{t(`clients.done.${done}`)}</Notice> : null}
       {error ? <Notice kind="error">{error}</Notice> : null}
+      {result?.kind === "rowFailed" ? <Notice kind="error">{result.message}</Notice> : null}
       {page ? (
         <>
           {page.data.length === 0 ? (
@@ -118,6 +131,7 @@ export default function Clients() {
                     <th scope="col">{t("clients.type")}</th>
                     <th scope="col">{t("clients.loginMethods")}</th>
                     <th scope="col">{t("common.status")}</th>
+                    <th scope="col">{t("common.actions")}</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -128,6 +142,16 @@ export default function Clients() {
                       <td>{c.clientType}</td>
                       <td>{c.loginMethods === null ? t("clients.inherit", { methods: methods(c.effectiveLoginMethods) }) : t("clients.override", { methods: methods(c.loginMethods) })}</td>
                       <td>{t(`users.status.${c.status}`)}</td>
+                      <td>
+                        {c.status === "active" ? (
+                          <ConfirmAction intent="deactivate" label={t("clients.revoke")} question={t("clients.confirmRevoke", { name: c.name })} fields={{ clientId: c.id }} danger />
+                        ) : (
+                          <ConfirmAction intent="activate" label={t("users.activate")} question={t("clients.confirmActivate", { name: c.name })} fields={{ clientId: c.id }} />
+                        )}
+                        {c.loginMethods !== null ? (
+                          <ConfirmAction intent="inherit" label={t("clients.useDefault")} question={t("clients.confirmInherit", { name: c.name, methods: methods(org.defaultLoginMethods) })} fields={{ clientId: c.id }} />
+                        ) : null}
+                      </td>
                     </tr>
                   ))}
                 </tbody>

@@ -458,6 +458,14 @@ describe("clients", () => {
     expect(page).not.toContain(secret);
     expect(page).toContain("Inherits organization default (Password)");
     expect(page).toContain("Override: Magic link");
+
+    // Revoke the confidential client: it can no longer authenticate. The public one goes back to the default.
+    expect(page).toContain("Revoke Web Shop? It can no longer obtain tokens.");
+    expect((await admin.browser.post(url, { csrf, intent: "deactivate", clientId: client.id })).headers.get("location")).toContain("done=deactivate");
+    expect((await introspect(secret)).status).toBe(401);
+    const magic = (await porta.services.db.prisma.client.findFirst({ where: { organizationId: org.id, name: "Magic App" } }))!;
+    expect((await admin.browser.post(url, { csrf, intent: "inherit", clientId: magic.id })).status).toBe(302);
+    expect((await porta.services.db.prisma.client.findUnique({ where: { id: magic.id } }))!.loginMethods).toEqual([]);
   });
 });
 
