@@ -129,6 +129,17 @@ test("a service-admin signs in, creates an organization, rotates the key, reads 
   await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Imports" }).click();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Imports");
   await check(page, testInfo, "imports");
+  // Export the organization made above and import it as a copy: the change list first, then apply.
+  const exported = await page.request.get(`${createdUrl}/export`);
+  expect(exported.ok()).toBe(true);
+  await page.getByLabel("Export package (JSON)").setInputFiles({ name: "export.json", mimeType: "application/json", buffer: await exported.body() });
+  await page.getByLabel("Import as slug (optional)").fill("e2e-console-copy");
+  await page.getByRole("button", { name: "Preview the changes" }).click();
+  await expect(page.getByRole("heading", { name: "Changes to apply" })).toBeVisible();
+  await expect(page.getByText("Organization e2e-console-copy: create.")).toBeVisible();
+  await check(page, testInfo, "import-preview");
+  await page.getByRole("button", { name: "Apply these changes" }).click();
+  await expect(page.getByRole("heading", { name: "The import was applied" })).toBeVisible();
   await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Configuration" }).click();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Configuration");
   await check(page, testInfo, "config");

@@ -3,7 +3,7 @@ import { Form, useActionData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { stashImport, takeImport } from "~/.server/console/import-stash";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
-import { Csrf, Notice, TextField } from "~/components/console/ui";
+import { BusyButton, Csrf, Notice, TextField } from "~/components/console/ui";
 import { MAX_IMPORT_BYTES, type ImportPlan } from "~/schemas/transfer";
 
 export const headers = consoleHeaders;
@@ -120,7 +120,7 @@ export default function Imports() {
             <input type="hidden" name="intent" value="apply" />
             <input type="hidden" name="token" value={result.token} />
             <input type="hidden" name="slug" value={result.slug} />
-            <button type="submit" className="button button-inline">{t("imports.apply")}</button>
+            <BusyButton label={t("imports.apply")} busyLabel={t("imports.working")} />
           </Form>
         </section>
       ) : (
@@ -134,7 +134,7 @@ export default function Imports() {
             {error?.field === "file" ? <p id="file-error" className="field-error" role="alert">{message(error.message)}</p> : null}
           </div>
           <TextField name="slug" label={t("imports.slug")} hint={t("imports.slugHint")} error={error?.field === "slug" ? error.message : undefined} />
-          <button type="submit" className="button button-inline">{t("imports.previewButton")}</button>
+          <BusyButton label={t("imports.previewButton")} busyLabel={t("imports.working")} />
         </Form>
       )}
     </>

@@ -1,5 +1,5 @@
 import { Form, Link, useRouteLoaderData } from "@remix-run/react";
-import type { ReactNode } from "react";
+import { useState, type ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 
 /** The console layout's loader data every page may use (the CSRF token above all). */
@@ -145,5 +145,35 @@ export function CursorPager({ search, cursor }: { search: string; cursor: string
       {hadCursor ? <Link to={first}>{t("common.first")}</Link> : null}
       {cursor ? <Link to={`?${params.toString()}`} rel="next">{t("common.next")}</Link> : null}
     </nav>
+  );
+}
+
+/**
+ * A submit button for long work (imports): once pressed it says that the work is running and
+ * cannot be pressed twice. The page itself is replaced by the answer when the work is done.
+ */
+export function BusyButton({ label, busyLabel }: { label: string; busyLabel: string }) {
+  const [busy, setBusy] = useState(false);
+  return (
+    <>
+      <button
+        type="submit"
+        className="button button-inline"
+        aria-disabled={busy || undefined}
+        onClick={(event) => {
+          if (busy) event.preventDefault();
+          else setTimeout(() => setBusy(true), 0);
+        }}
+      >
+        {label}
+      </button>
+      <p className="hint" role="status">
+        {busy ? (
+          <>
+            <span className="spinner" aria-hidden="true" /> {busyLabel}
+          </>
+        ) : null}
+      </p>
+    </>
   );
 }
