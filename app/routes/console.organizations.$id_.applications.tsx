@@ -91,7 +91,7 @@ export default function Applications() {
                 <tbody>
                   {page.data.map((a) => (
                     <tr key={a.id}>
-                      <td>{a.name}</td>
+                      <td><Link to={`/console/organizations/${org.id}/applications/${a.id}`}>{a.name}</Link></td>
                       <td>{a.description ?? ""}</td>
                       <td>{t(`users.status.${a.status}`)}</td>
                       <td>

@@ -4,6 +4,8 @@ import { useTranslation } from "react-i18next";
 import type { Page } from "~/.server/admin/http/pagination";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm, type Console } from "~/.server/console/page";
 import { ActionForm, ConfirmAction, Notice, SelectField } from "~/components/console/ui";
+import type { Application } from "~/schemas/application";
+import type { ClaimValue, CustomClaim } from "~/schemas/claim";
 import type { EffectivePermissions, Role, UserRole } from "~/schemas/rbac";
 import type { User } from "~/schemas/user";
 
@@ -22,12 +24,25 @@ export async function loader(args: LoaderFunctionArgs) {
   const user = await console.admin<User>("users.get", { params });
   if (!user.ok) throw data({ message: user.error.code }, { status: user.status === 422 ? 404 : user.status });
   const byId = { params: { id: params.userId } };
-  const [twoFactor, roles, orgRoles, effective] = await Promise.all([
+  const [twoFactor, roles, orgRoles, effective, claimValues, apps] = await Promise.all([
     console.admin<TwoFactorStatus>("twoFactor.getStatus", byId),
     console.admin<{ data: UserRole[] }>("userRoles.list", byId),
     console.admin<Page<Role>>("roles.list", { query: { organizationId: params.orgId, limit: "100" } }),
     console.admin<EffectivePermissions>("userRoles.getEffectivePermissions", byId),
+    console.admin<Page<ClaimValue>>("customClaims.getValuesForUser", { ...byId, query: { limit: "100" } }),
+    console.admin<Page<Application>>("applications.list", { query: { organizationId: params.orgId, limit: "20" } }),
   ]);
+  // The claims a value can be set for: those of the organization's applications.
+  const definitions = apps.ok
+    ? (
+        await Promise.all(
+          apps.body.data.map(async (app) => {
+            const claims = await console.admin<Page<CustomClaim>>("customClaims.list", { params: { appId: app.id }, query: { limit: "100" } });
+            return claims.ok ? claims.body.data.map((c) => ({ value: `${app.id}:${c.id}:${c.claimType}`, label: `${app.name} · ${c.claimName} (${c.claimType})` })) : [];
+          }),
+        )
+      ).flat()
+    : [];
   return data(
     {
       user: user.body,
@@ -35,6 +50,8 @@ export async function loader(args: LoaderFunctionArgs) {
       roles: roles.ok ? roles.body.data : [],
       orgRoles: orgRoles.ok ? orgRoles.body.data.map((r) => ({ id: r.id, name: r.name })) : [],
       permissions: effective.ok ? effective.body.permissions : [],
+      claimValues: claimValues.ok ? claimValues.body.data : [],
+      definitions,
       done: new URL(args.request.url).searchParams.get("done"),
     },
     { headers: NO_STORE },
@@ -55,7 +72,25 @@ const INTENTS: Record<string, (console: Console, ids: Ids, form: FormData) => Re
   assignRole: (c, ids, form) => c.admin("userRoles.assign", { params: { id: ids.userId, roleId: String(form.get("roleId") ?? "") } }),
   removeRole: (c, ids, form) => c.admin("userRoles.remove", { params: { id: ids.userId, roleId: String(form.get("roleId") ?? "") } }),
   revokeSessions: (c, ids) => c.admin("sessions.revokeForUser", { params: { id: ids.userId } }),
+  setClaim: (c, ids, form) => {
+    const [appId = "", claimId = "", type = "string"] = String(form.get("claim") ?? "").split(":");
+    return c.admin("customClaims.setValue", { params: { appId, claimId, userId: ids.userId }, body: { value: claimValueOf(type, String(form.get("claimValue") ?? "")) } });
+  },
+  deleteClaim: (c, ids, form) => {
+    const [appId = "", claimId = ""] = String(form.get("claim") ?? "").split(":");
+    return c.admin("customClaims.deleteValue", { params: { appId, claimId, userId: ids.userId } });
+  },
 };
+
+/** A typed value as the person wrote it: text for string claims, JSON for the others. */
+function claimValueOf(type: string, typed: string): unknown {
+  if (type === "string") return typed;
+  try {
+    return JSON.parse(typed);
+  } catch {
+    return typed;
+  }
+}
 
 export async function action(args: ActionFunctionArgs) {
   const { console, form } = await requireConsoleForm(args);
@@ -78,7 +113,7 @@ export async function action(args: ActionFunctionArgs) {
 }
 
 export default function UserPage() {
-  const { user, twoFactor, roles, orgRoles, permissions, done } = useLoaderData<typeof loader>();
+  const { user, twoFactor, roles, orgRoles, permissions, claimValues, definitions, done } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const { t } = useTranslation("console");
   const yes = (value: boolean) => (value ? t("common.yes") : t("common.no"));
@@ -166,6 +201,29 @@ export default function UserPage() {
             ))}
           </ul>
         )}
+      </section>
+
+      <section className="panel" aria-labelledby="claims-title">
+        <h2 id="claims-title">{t("claims.title")}</h2>
+        {claimValues.length === 0 ? <p>{t("common.none")}</p> : null}
+        <ul className="plain">
+          {claimValues.map((v) => (
+            <li key={v.claimId}>
+              <code>{v.claimName}</code> = <code>{JSON.stringify(v.value)}</code>{" "}
+              <ConfirmAction intent="deleteClaim" label={t("users.removeClaim", { claim: v.claimName })} question={t("users.confirmRemoveClaim", { claim: v.claimName })} fields={{ claim: `${v.applicationId}:${v.claimId}` }} />
+            </li>
+          ))}
+        </ul>
+        {definitions.length > 0 ? (
+          <ActionForm intent="setClaim" className="inline-form">
+            <SelectField name="claim" label={t("users.claim")} options={definitions} defaultValue={definitions[0]!.value} />
+            <div className="field">
+              <label htmlFor="claimValue">{t("users.claimValue")}</label>
+              <input id="claimValue" name="claimValue" required />
+            </div>
+            <button type="submit" className="button button-inline">{t("users.setClaim")}</button>
+          </ActionForm>
+        ) : null}
       </section>
 
       {twoFactor ? (

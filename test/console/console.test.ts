@@ -628,3 +628,31 @@ describe("exports and imports", () => {
     expect(await again.text()).toContain("The preview expired.");
   });
 });
+
+describe("custom claims", () => {
+  it("defines a claim on an application and sets and removes a user's typed value", async () => {
+    const prisma = porta.services.db.prisma;
+    const org = await prisma.organization.create({ data: { slug: unique("claims"), name: "Claims Org" } });
+    const app = await prisma.application.create({ data: { organizationId: org.id, name: "Portal" } });
+    const user = await createUser(prisma, org.id, { email: "claimed@people.example" });
+    const appUrl = `${porta.baseUrl}/console/organizations/${org.id}/applications/${app.id}`;
+    const { csrf } = await pageWithCsrf(admin.browser, appUrl);
+
+    const bad = await admin.browser.post(appUrl, { csrf, claimName: "sub", claimType: "number", scope: "portal" });
+    expect(bad.status).toBe(422);
+    expect(await bad.text()).toMatch(/id="claimName-error"/);
+    expect((await admin.browser.post(appUrl, { csrf, claimName: "seat_limit", claimType: "number", scope: "portal" })).headers.get("location")).toContain("done=claim");
+    const claim = (await prisma.customClaimDefinition.findFirst({ where: { applicationId: app.id, claimName: "seat_limit" } }))!;
+
+    const userUrl = `${porta.baseUrl}/console/organizations/${org.id}/users/${user.id}`;
+    const page = await pageWithCsrf(admin.browser, userUrl);
+    const option = `${app.id}:${claim.id}:number`;
+    expect(page.html).toContain(`value="${option}"`);
+    expect((await admin.browser.post(userUrl, { csrf: page.csrf, intent: "setClaim", claim: option, claimValue: "42" })).status).toBe(302);
+    expect((await prisma.customClaimValue.findFirst({ where: { claimId: claim.id, userId: user.id } }))!.value).toBe(42);
+    const wrongType = await admin.browser.post(userUrl, { csrf: page.csrf, intent: "setClaim", claim: option, claimValue: "many" });
+    expect(wrongType.status).toBe(422);
+    expect((await admin.browser.post(userUrl, { csrf: page.csrf, intent: "deleteClaim", claim: `${app.id}:${claim.id}` })).status).toBe(302);
+    expect(await prisma.customClaimValue.count({ where: { claimId: claim.id, userId: user.id } })).toBe(0);
+  });
+});
