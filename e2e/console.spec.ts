@@ -94,7 +94,13 @@ test("a service-admin signs in, creates an organization, rotates the key, reads 
   const createdUrl = page.url().replace(/\?.*$/, "");
   await page.getByRole("link", { name: "Applications" }).click();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Applications");
+  await page.getByLabel("Name", { exact: true }).fill("E2E Portal");
+  await page.getByRole("button", { name: "Create application" }).click();
+  await expect(page.getByText("The application was created.")).toBeVisible();
   await check(page, testInfo, "applications");
+  await page.getByRole("link", { name: "E2E Portal" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("E2E Portal");
+  await check(page, testInfo, "application");
   await page.goto(`${createdUrl}/roles`);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Roles and permissions");
   await check(page, testInfo, "roles");
