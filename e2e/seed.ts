@@ -28,6 +28,8 @@ export interface SeededOrganization {
 
 export interface Seed {
   baseUrl: string;
+  /** The bootstrap service-admin of the super-admin organization (the console's person). */
+  admin: { email: string; password: string };
   organizations: SeededOrganization[];
   /** Organizations with a two-factor policy (e2e/two-factor-seed.ts). */
   twoFactor?: SeededTwoFactorOrganization[];

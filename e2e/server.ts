@@ -83,7 +83,7 @@ async function main() {
     });
   }
   const twoFactor = await seedTwoFactorOrganizations(prisma);
-  const seed: Seed = { baseUrl: BASE_URL, organizations, twoFactor, mailbox: MAILBOX_FILE };
+  const seed: Seed = { baseUrl: BASE_URL, admin: E2E_ADMIN, organizations, twoFactor, mailbox: MAILBOX_FILE };
   // Written whole, then renamed: a reader never sees half a file.
   writeFileSync(`${SEED_FILE}.tmp`, JSON.stringify(seed, null, 2), { mode: 0o600 });
   renameSync(`${SEED_FILE}.tmp`, SEED_FILE);

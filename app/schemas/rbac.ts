@@ -76,3 +76,4 @@ export type RoleCreate = z.infer<typeof RoleCreateSchema>;
 export type RoleUpdate = z.infer<typeof RoleUpdateSchema>;
 export type PermissionCreate = z.infer<typeof PermissionCreateSchema>;
 export type UserRole = z.infer<typeof UserRoleSchema>;
+export type EffectivePermissions = z.infer<typeof EffectivePermissionsSchema>;

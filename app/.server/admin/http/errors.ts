@@ -31,7 +31,7 @@ export const badRequest = (message: string) => new ApiError(400, "bad_request", 
 
 interface PrismaKnownError {
   code: string;
-  meta?: { target?: unknown; modelName?: string; driverAdapterError?: { cause?: { constraint?: { fields?: string[]; index?: string }; table?: string } } };
+  meta?: { target?: unknown; modelName?: string; driverAdapterError?: { cause?: { constraint?: { fields?: string[]; index?: string } } } };
 }
 
 function isPrismaKnownError(error: unknown): error is PrismaKnownError {
@@ -39,17 +39,14 @@ function isPrismaKnownError(error: unknown): error is PrismaKnownError {
 }
 
 /**
- * The columns of a violated unique constraint. PGlite's adapter names them; node-postgres's
- * names only the index, which Prisma's naming makes `<Table>_<col>_<col>_key` (our columns are
- * camelCase, so `_` separates them).
+ * The columns of a unique violation. PGlite's adapter names them; node-postgres names only the
+ * index, which follows Prisma's naming `<Model>_<field>_<field>_key` (camelCase fields).
  */
-function duplicateFields(error: PrismaKnownError): string[] {
-  const cause = error.meta?.driverAdapterError?.cause;
-  if (cause?.constraint?.fields) return cause.constraint.fields;
-  const index = cause?.constraint?.index;
-  if (index && cause?.table && index.startsWith(`${cause.table}_`) && index.endsWith("_key")) {
-    return index.slice(cause.table.length + 1, -"_key".length).split("_");
-  }
+function uniqueFields(error: PrismaKnownError): string[] {
+  const constraint = error.meta?.driverAdapterError?.cause?.constraint;
+  if (constraint?.fields) return constraint.fields;
+  const index = constraint?.index ? /^[A-Za-z0-9]+_([A-Za-z0-9_]+)_key$/.exec(constraint.index) : null;
+  if (index) return index[1]!.split("_");
   return Array.isArray(error.meta?.target) ? (error.meta?.target as string[]) : [];
 }
 
@@ -58,8 +55,7 @@ export function toApiError(error: unknown): ApiError | null {
   if (error instanceof ApiError) return error;
   if (!isPrismaKnownError(error)) return null;
   if (error.code === "P2002") {
-    const fields = duplicateFields(error);
-    const field = fields.map((f) => f.replace(/"/g, "")).filter((f) => f !== "organizationId" && f !== "applicationId")[0] ?? "id";
+    const field = uniqueFields(error).map((f) => f.replace(/"/g, "")).filter((f) => f !== "organizationId" && f !== "applicationId")[0] ?? "id";
     return conflict("duplicate", `A resource with this ${field} already exists.`, [{ field, message: "already taken" }]);
   }
   if (error.code === "P2025") return notFound();

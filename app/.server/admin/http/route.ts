@@ -142,7 +142,9 @@ export function errorResponse(error: ApiError, requestId: string) {
   );
 }
 
-async function run(operations: Partial<Record<HttpMethod, Operation>>, args: LoaderFunctionArgs | ActionFunctionArgs): Promise<Response> {
+type RunArgs = Pick<LoaderFunctionArgs | ActionFunctionArgs, "request" | "params" | "context">;
+
+async function run(operations: Partial<Record<HttpMethod, Operation>>, args: RunArgs): Promise<Response> {
   const { request, params, context } = args;
   const { services, requestId } = context;
   const method = request.method.toUpperCase() as HttpMethod;
@@ -187,6 +189,15 @@ async function run(operations: Partial<Record<HttpMethod, Operation>>, args: Loa
     services.logger.error({ err: error, operationId: op.operationId }, "admin api error");
     return errorResponse(new ApiError(500, "internal_error", "Something went wrong. Quote the request id when you report it."), requestId);
   }
+}
+
+/**
+ * Runs one operation in process exactly as its route does (authentication, permission, parsing,
+ * If-Match, audit, error body). The console calls the Admin API through this, so that no rule
+ * exists twice.
+ */
+export function runOperation(op: Operation, args: RunArgs): Promise<Response> {
+  return run({ [op.method]: op }, args);
 }
 
 /** The loader and action of a resource route serving the given operations. */

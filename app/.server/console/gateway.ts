@@ -1,0 +1,64 @@
+import type { AppLoadContext } from "@remix-run/node";
+import { adminOperations } from "../admin/http/openapi";
+import type { FieldDetail } from "../admin/http/errors";
+import { etagOf } from "../admin/http/etag";
+import { runOperation, type Operation } from "../admin/http/route";
+
+/**
+ * The console's only way to read or change anything: it runs the Admin API operation itself, in
+ * process, with the session's access token as the bearer, so authentication, permissions, zod
+ * validation, If-Match and audit are the Admin API's own.
+ */
+export interface AdminInput {
+  params?: Record<string, string>;
+  query?: Record<string, string | undefined>;
+  body?: unknown;
+  /** The version the person saw (sent as If-Match). */
+  ifMatch?: number | undefined;
+  /** An upload, sent as the raw body of an operation that declares `rawBody`. */
+  raw?: { contentType: string; bytes: ArrayBuffer };
+}
+
+export interface AdminError {
+  code: string;
+  message: string;
+  details?: FieldDetail[];
+}
+
+export type AdminResult<T> =
+  | { ok: true; status: number; body: T; version: number | undefined }
+  | { ok: false; status: number; error: AdminError };
+
+let byId: Map<string, Operation> | undefined;
+
+function operationById(operationId: string): Operation {
+  byId ??= new Map(adminOperations().map((op) => [op.operationId, op]));
+  const op = byId.get(operationId);
+  if (!op) throw new Error(`unknown Admin API operation ${operationId}`);
+  return op;
+}
+
+function versionOf(etag: string | null): number | undefined {
+  const match = etag ? /^(?:W\/)?"v(\d+)"$/.exec(etag) : null;
+  return match ? Number(match[1]) : undefined;
+}
+
+export async function callAdmin<T>(context: AppLoadContext, accessToken: string, operationId: string, input: AdminInput = {}): Promise<AdminResult<T>> {
+  const op = operationById(operationId);
+  const params = input.params ?? {};
+  const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ""));
+  const url = new URL(`${context.services.config.baseUrl}/api/admin${path}`);
+  for (const [key, value] of Object.entries(input.query ?? {})) if (value !== undefined && value !== "") url.searchParams.set(key, value);
+  const headers = new Headers({ authorization: `Bearer ${accessToken}` });
+  if (input.body !== undefined) headers.set("content-type", "application/json");
+  if (input.raw) headers.set("content-type", input.raw.contentType);
+  if (input.ifMatch !== undefined) headers.set("if-match", etagOf(input.ifMatch));
+  const requestBody = input.raw ? input.raw.bytes : input.body === undefined ? undefined : JSON.stringify(input.body);
+  const request = new Request(url, { method: op.method, headers, body: requestBody });
+  const response = await runOperation(op, { request, params, context });
+  const text = await response.text();
+  const body: unknown = text ? JSON.parse(text) : undefined;
+  if (response.ok) return { ok: true, status: response.status, body: body as T, version: versionOf(response.headers.get("etag")) };
+  const error = (body as { error?: AdminError } | undefined)?.error ?? { code: "internal_error", message: "The Admin API gave no answer." };
+  return { ok: false, status: response.status, error };
+}

@@ -1,0 +1,17 @@
+import type { Services } from "../services";
+import { clearSessionCookie, csrfSubject, currentSession, endSession } from "./session";
+
+/**
+ * Sign-out: the form must carry the session's CSRF token (a foreign page cannot sign anyone
+ * out); the tokens are revoked at the provider and the session is deleted. Without a session
+ * there is nothing to end.
+ */
+export async function signOut(services: Services, request: Request): Promise<{ ok: true; cookie: string } | { ok: false }> {
+  const current = await currentSession(services, request);
+  if (current) {
+    const form = await request.formData();
+    if (!services.csrf.verify(csrfSubject(current.id), form.get("csrf"))) return { ok: false };
+    await endSession(services, current.id, current.session);
+  }
+  return { ok: true, cookie: clearSessionCookie(services) };
+}

@@ -1,0 +1,46 @@
+import type { z } from "zod";
+
+/** Form fields to the Admin API's JSON body shape, shared by the browser and the server. */
+export function text(form: FormData, name: string): string | undefined {
+  const value = form.get(name);
+  return typeof value === "string" ? value : undefined;
+}
+
+export function list(form: FormData, name: string): string[] {
+  return form.getAll(name).filter((v): v is string => typeof v === "string");
+}
+
+/** zod issues keyed by top-level field, as the Admin API's 422 details name them. */
+export function zodFieldErrors(error: z.ZodError): Record<string, string> {
+  const errors: Record<string, string> = {};
+  for (const issue of error.issues) {
+    const field = issue.code === "unrecognized_keys" ? "form" : String(issue.path[0] ?? "form");
+    errors[field] ??= issue.message;
+  }
+  return errors;
+}
+
+/**
+ * Field errors from an Admin API answer, keyed by top-level field. An error about a field the
+ * form does not show goes to the form's own message, so that none is lost.
+ */
+export function detailErrors(details: ReadonlyArray<{ field: string; message: string }> | undefined, shown: readonly string[]): Record<string, string> {
+  const errors: Record<string, string> = {};
+  for (const d of details ?? []) {
+    const field = d.field.split(".")[0]!;
+    if (shown.includes(field)) errors[field] ??= d.message;
+    else errors.form = [errors.form, `${d.field}: ${d.message}`].filter(Boolean).join("; ");
+  }
+  return errors;
+}
+
+export const ORGANIZATION_FIELDS = ["name", "slug", "defaultLoginMethods", "twoFactorPolicy", "defaultLocale"] as const;
+
+export function organizationFields(form: FormData) {
+  return {
+    name: text(form, "name"),
+    defaultLoginMethods: list(form, "defaultLoginMethods"),
+    twoFactorPolicy: text(form, "twoFactorPolicy"),
+    defaultLocale: text(form, "defaultLocale"),
+  };
+}

@@ -1,0 +1,179 @@
+import { Form, Link, useRouteLoaderData } from "@remix-run/react";
+import { useState, type ReactNode } from "react";
+import { useTranslation } from "react-i18next";
+
+/** The console layout's loader data every page may use (the CSRF token above all). */
+export interface ConsoleFrame {
+  language: string;
+  email: string;
+  csrf: string;
+}
+
+export function useConsoleFrame(): ConsoleFrame {
+  const frame = useRouteLoaderData<ConsoleFrame>("routes/console");
+  if (!frame) throw new Error("console pages render inside routes/console");
+  return frame;
+}
+
+export function Csrf() {
+  return <input type="hidden" name="csrf" value={useConsoleFrame().csrf} />;
+}
+
+/** A form posting to the page's action with the CSRF token and an `intent`. */
+export function ActionForm({ intent, children, className, fields = {} }: { intent: string; children: ReactNode; className?: string; fields?: Record<string, string> }) {
+  return (
+    <Form method="post" reloadDocument className={className}>
+      <Csrf />
+      <input type="hidden" name="intent" value={intent} />
+      {Object.entries(fields).map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
+      {children}
+    </Form>
+  );
+}
+
+/**
+ * A destructive action behind a confirmation: the first button only opens the question (a
+ * disclosure, so it works with the keyboard and without JavaScript); the second one posts.
+ */
+export function ConfirmAction(props: { intent: string; label: string; question: string; danger?: boolean; fields?: Record<string, string> }) {
+  const { intent, label, question, danger = false, fields } = props;
+  const { t } = useTranslation("console");
+  return (
+    <details className="confirm">
+      <summary className={`button button-inline${danger ? " button-danger" : " button-secondary"}`}>{label}</summary>
+      <div className="confirm-panel" role="group" aria-label={t("orgs.confirmTitle")}>
+        <p>{question}</p>
+        <ActionForm intent={intent} fields={fields}>
+          <button type="submit" className={`button button-inline${danger ? " button-danger" : ""}`}>
+            {t("common.confirm")}: {label}
+          </button>
+        </ActionForm>
+      </div>
+    </details>
+  );
+}
+
+export function TextField(props: { name: string; label: string; defaultValue?: string; error?: string | undefined; hint?: string; required?: boolean; onChange?: (value: string) => void; status?: ReactNode }) {
+  const { name, label, defaultValue, error, hint, required = false, onChange, status } = props;
+  const described = [hint ? `${name}-hint` : "", error ? `${name}-error` : "", status ? `${name}-status` : ""].filter(Boolean).join(" ") || undefined;
+  return (
+    <div className="field">
+      <label htmlFor={name}>{label}</label>
+      <input
+        id={name}
+        name={name}
+        defaultValue={defaultValue}
+        required={required}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={described}
+        onChange={onChange ? (e) => onChange(e.currentTarget.value) : undefined}
+      />
+      {hint ? <p id={`${name}-hint`} className="hint">{hint}</p> : null}
+      {status ? <p id={`${name}-status`} className="hint" aria-live="polite">{status}</p> : null}
+      {error ? <p id={`${name}-error`} className="field-error" role="alert">{error}</p> : null}
+    </div>
+  );
+}
+
+export function CheckboxGroup(props: { name: string; legend: string; options: Array<{ value: string; label: string }>; checked: readonly string[]; error?: string | undefined }) {
+  const { name, legend, options, checked, error } = props;
+  return (
+    <fieldset className="field" aria-describedby={error ? `${name}-error` : undefined}>
+      <legend>{legend}</legend>
+      {options.map((o) => (
+        <label key={o.value} className="check">
+          <input type="checkbox" name={name} value={o.value} defaultChecked={checked.includes(o.value)} /> {o.label}
+        </label>
+      ))}
+      {error ? <p id={`${name}-error`} className="field-error" role="alert">{error}</p> : null}
+    </fieldset>
+  );
+}
+
+export function SelectField(props: { name: string; label: string; options: Array<{ value: string; label: string }>; defaultValue: string; error?: string | undefined }) {
+  const { name, label, options, defaultValue, error } = props;
+  return (
+    <div className="field">
+      <label htmlFor={name}>{label}</label>
+      <select id={name} name={name} defaultValue={defaultValue} aria-invalid={error ? true : undefined} aria-describedby={error ? `${name}-error` : undefined}>
+        {options.map((o) => (
+          <option key={o.value} value={o.value}>{o.label}</option>
+        ))}
+      </select>
+      {error ? <p id={`${name}-error`} className="field-error" role="alert">{error}</p> : null}
+    </div>
+  );
+}
+
+export function Notice({ kind, children }: { kind: "error" | "info"; children: ReactNode }) {
+  return <div className={`form-message form-message-${kind}`} role={kind === "error" ? "alert" : "status"}>{children}</div>;
+}
+
+/** A horizontal bar chart as a table: readable by screen readers, drawn with CSS only. */
+export function BarChart({ caption, rows }: { caption: string; rows: Array<{ label: string; value: number }> }) {
+  const max = Math.max(1, ...rows.map((r) => r.value));
+  return (
+    <table className="chart">
+      <caption>{caption}</caption>
+      <tbody>
+        {rows.map((r) => (
+          <tr key={r.label}>
+            <th scope="row">{r.label}</th>
+            <td>
+              <span className="bar" style={{ width: `${Math.round((r.value / max) * 100)}%` }} aria-hidden="true" />
+              <span className="bar-value">{r.value}</span>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** Cursor paging: "first page" and "next page" links keeping the other query parameters. */
+export function CursorPager({ search, cursor }: { search: string; cursor: string | undefined }) {
+  const { t } = useTranslation("console");
+  const params = new URLSearchParams(search);
+  const hadCursor = params.has("cursor");
+  params.delete("cursor");
+  const first = `?${params.toString()}`;
+  if (cursor) params.set("cursor", cursor);
+  return (
+    <nav className="pager" aria-label={t("common.pages")}>
+      {hadCursor ? <Link to={first}>{t("common.first")}</Link> : null}
+      {cursor ? <Link to={`?${params.toString()}`} rel="next">{t("common.next")}</Link> : null}
+    </nav>
+  );
+}
+
+/**
+ * A submit button for long work (imports): once pressed it says that the work is running and
+ * cannot be pressed twice. The page itself is replaced by the answer when the work is done.
+ */
+export function BusyButton({ label, busyLabel }: { label: string; busyLabel: string }) {
+  const [busy, setBusy] = useState(false);
+  return (
+    <>
+      <button
+        type="submit"
+        className="button button-inline"
+        aria-disabled={busy || undefined}
+        onClick={(event) => {
+          if (busy) event.preventDefault();
+          else setTimeout(() => setBusy(true), 0);
+        }}
+      >
+        {label}
+      </button>
+      <p className="hint" role="status">
+        {busy ? (
+          <>
+            <span className="spinner" aria-hidden="true" /> {busyLabel}
+          </>
+        ) : null}
+      </p>
+    </>
+  );
+}

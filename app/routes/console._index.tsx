@@ -1,0 +1,69 @@
+import { data, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { useLoaderData } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { consoleHeaders, NO_STORE, requireConsole } from "~/.server/console/page";
+import { BarChart, Notice } from "~/components/console/ui";
+import type { StatsOverview } from "~/schemas/stats";
+
+export const headers = consoleHeaders;
+export const meta: MetaFunction = () => [{ title: "Dashboard · Porta console" }];
+
+export async function loader(args: LoaderFunctionArgs) {
+  const console = await requireConsole(args);
+  const stats = await console.admin<StatsOverview>("stats.get");
+  return data({ stats: stats.ok ? stats.body : null }, { headers: NO_STORE });
+}
+
+export default function Dashboard() {
+  const { stats } = useLoaderData<typeof loader>();
+  const { t } = useTranslation("console");
+  if (!stats) return <Notice kind="error">{t("error.generic")}</Notice>;
+  const methods = (window: { byMethod: Record<string, number> }) =>
+    ["password", "magic_link"].map((m) => ({ label: t(`dashboard.method.${m}`), value: window.byMethod[m] ?? 0 }));
+  return (
+    <>
+      <h1>{t("dashboard.title")}</h1>
+      <div className="grid">
+        <section className="panel" aria-labelledby="orgs-title">
+          <h2 id="orgs-title">{t("dashboard.organizations")}</h2>
+          <p className="figure">{stats.organizations.total}</p>
+          <BarChart
+            caption={t("dashboard.organizations")}
+            rows={[
+              { label: t("dashboard.active"), value: stats.organizations.byStatus.active },
+              { label: t("dashboard.suspended"), value: stats.organizations.byStatus.suspended },
+            ]}
+          />
+        </section>
+        <section className="panel" aria-labelledby="users-title">
+          <h2 id="users-title">{t("dashboard.activeUsers")}</h2>
+          <p className="figure">{stats.users.active}</p>
+          <BarChart
+            caption={t("dashboard.users")}
+            rows={[
+              { label: t("dashboard.active"), value: stats.users.active },
+              { label: t("dashboard.inactive"), value: stats.users.inactive },
+              { label: t("dashboard.locked"), value: stats.users.locked },
+            ]}
+          />
+        </section>
+        <section className="panel" aria-labelledby="logins-title">
+          <h2 id="logins-title">{t("dashboard.logins")}</h2>
+          <BarChart caption={t("dashboard.last24h")} rows={methods(stats.logins.last24h)} />
+          <BarChart caption={t("dashboard.last7d")} rows={methods(stats.logins.last7d)} />
+        </section>
+        <section className="panel" aria-labelledby="tf-title">
+          <h2 id="tf-title">{t("dashboard.twoFactor")}</h2>
+          <p>{t("dashboard.adoption", { percent: Math.round(stats.twoFactor.adoptionRate * 100) })}</p>
+          <BarChart
+            caption={t("dashboard.twoFactor")}
+            rows={[
+              { label: t("dashboard.totp"), value: stats.twoFactor.totpEnrolled },
+              { label: t("dashboard.emailOtp"), value: stats.twoFactor.emailOtpEnabled },
+            ]}
+          />
+        </section>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,145 @@
+import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData, useLocation } from "@remix-run/react";
+import { useState, type FormEvent } from "react";
+import { useTranslation } from "react-i18next";
+import type { Page } from "~/.server/admin/http/pagination";
+import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
+import { detailErrors, text, zodFieldErrors } from "~/components/console/forms";
+import { Csrf, CursorPager, Notice, SelectField, TextField } from "~/components/console/ui";
+import type { Organization } from "~/schemas/organization";
+import { InviteSchema, type User } from "~/schemas/user";
+
+export const headers = consoleHeaders;
+export const meta: MetaFunction = () => [{ title: "Users · Porta console" }];
+
+export async function loader(args: LoaderFunctionArgs) {
+  const console = await requireConsole(args);
+  const orgId = args.params.id!;
+  const search = new URL(args.request.url).searchParams;
+  const q = search.get("q") ?? "";
+  const [org, users] = await Promise.all([
+    console.admin<Organization>("organizations.get", { params: { id: orgId } }),
+    console.admin<Page<User>>("users.list", { params: { orgId }, query: { q: q.trim() || undefined, cursor: search.get("cursor") ?? undefined, limit: "20" } }),
+  ]);
+  if (!org.ok) throw data({ message: org.error.code }, { status: org.status === 422 ? 404 : org.status });
+  return data({ org: org.body, q, page: users.ok ? users.body : null, error: users.ok ? null : users.error.message }, { headers: NO_STORE });
+}
+
+function inviteInput(form: FormData) {
+  const optional = (name: string) => text(form, name)?.trim() || undefined;
+  return { email: text(form, "email") ?? "", givenName: optional("givenName"), familyName: optional("familyName"), locale: optional("locale") };
+}
+
+type Values = ReturnType<typeof inviteInput>;
+type ActionResult =
+  | { kind: "invalid"; values: Values; errors: Record<string, string> }
+  | { kind: "preview"; values: Values; preview: { to: string; subject: string; text: string } }
+  | { kind: "invited"; email: string; invitationSent: boolean };
+
+export async function action(args: ActionFunctionArgs) {
+  const { console, form } = await requireConsoleForm(args);
+  const orgId = args.params.id!;
+  const values = inviteInput(form);
+  const parsed = InviteSchema.safeParse(values);
+  if (!parsed.success) return data<ActionResult>({ kind: "invalid", values, errors: zodFieldErrors(parsed.error) }, { status: 422, headers: NO_STORE });
+  if (form.get("intent") === "preview") {
+    const preview = await console.admin<{ to: string; subject: string; text: string }>("users.invitePreview", { params: { orgId }, body: parsed.data });
+    if (preview.ok) return data<ActionResult>({ kind: "preview", values, preview: { to: preview.body.to, subject: preview.body.subject, text: preview.body.text } }, { headers: NO_STORE });
+    return data<ActionResult>({ kind: "invalid", values, errors: preview.error.details ? detailErrors(preview.error.details, ["email", "givenName", "familyName", "locale"]) : { form: preview.error.message } }, { status: preview.status, headers: NO_STORE });
+  }
+  const invited = await console.admin<{ email: string; invitationSent: boolean }>("users.invite", { params: { orgId }, body: parsed.data });
+  if (invited.ok) return data<ActionResult>({ kind: "invited", email: invited.body.email, invitationSent: invited.body.invitationSent }, { headers: NO_STORE });
+  return data<ActionResult>({ kind: "invalid", values, errors: invited.error.details ? detailErrors(invited.error.details, ["email", "givenName", "familyName", "locale"]) : { form: invited.error.message } }, { status: invited.status, headers: NO_STORE });
+}
+
+export default function Users() {
+  const { org, q, page, error } = useLoaderData<typeof loader>();
+  const result = useActionData<typeof action>();
+  const { search } = useLocation();
+  const { t } = useTranslation("console");
+  const [clientErrors, setClientErrors] = useState<Record<string, string> | null>(null);
+  const errors = clientErrors ?? (result?.kind === "invalid" ? result.errors : {});
+  const values = result && result.kind !== "invited" ? result.values : undefined;
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    const parsed = InviteSchema.safeParse(inviteInput(new FormData(event.currentTarget)));
+    if (parsed.success) return setClientErrors(null);
+    event.preventDefault();
+    setClientErrors(zodFieldErrors(parsed.error));
+  }
+
+  return (
+    <>
+      <p className="breadcrumb"><Link to={`/console/organizations/${org.id}`}>{org.name}</Link></p>
+      <h1>{t("users.title")}</h1>
+      {result?.kind === "invited" ? <Notice kind="info">{t(result.invitationSent ? "users.invited" : "users.invitedNotSent", { email: result.email })}</Notice> : null}
+      <Form method="get" className="search" role="search">
+        <label htmlFor="q">{t("users.searchLabel")}</label>
+        <input id="q" name="q" type="search" defaultValue={q} />
+        <button type="submit" className="button button-inline button-secondary">{t("common.search")}</button>
+      </Form>
+      {error ? <Notice kind="error">{error}</Notice> : null}
+      {page ? (
+        <>
+          {page.data.length === 0 ? (
+            <p>{t("common.none")}</p>
+          ) : (
+            <div className="table-wrap">
+              <table className="list">
+                <thead>
+                  <tr>
+                    <th scope="col">{t("users.email")}</th>
+                    <th scope="col">{t("common.name")}</th>
+                    <th scope="col">{t("common.status")}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {page.data.map((u) => (
+                    <tr key={u.id}>
+                      <td><Link to={`/console/organizations/${org.id}/users/${u.id}`}>{u.email}</Link></td>
+                      <td>{[u.givenName, u.familyName].filter(Boolean).join(" ")}</td>
+                      <td>{t(`users.status.${u.status}`)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+          <CursorPager search={search} cursor={page.cursor} />
+        </>
+      ) : null}
+
+      <Form method="post" reloadDocument noValidate onSubmit={onSubmit} className="panel form" aria-labelledby="invite-title">
+        <h2 id="invite-title">{t("users.invite")}</h2>
+        {errors.form ? <Notice kind="error">{errors.form}</Notice> : null}
+        <Csrf />
+        <TextField name="email" label={t("users.email")} defaultValue={values?.email} error={errors.email} required />
+        <TextField name="givenName" label={t("users.givenName")} defaultValue={values?.givenName} error={errors.givenName} />
+        <TextField name="familyName" label={t("users.familyName")} defaultValue={values?.familyName} error={errors.familyName} />
+        <SelectField
+          name="locale"
+          label={t("users.locale")}
+          options={[
+            { value: "", label: t("users.localeDefault") },
+            { value: "en", label: "English" },
+            { value: "de", label: "Deutsch" },
+          ]}
+          defaultValue={values?.locale ?? ""}
+          error={errors.locale}
+        />
+        <div className="actions">
+          <button type="submit" name="intent" value="preview" className="button button-inline button-secondary">{t("users.preview")}</button>
+          <button type="submit" name="intent" value="invite" className="button button-inline">{t("users.send")}</button>
+        </div>
+      </Form>
+      {result?.kind === "preview" ? (
+        <section className="panel" aria-labelledby="preview-title">
+          <h2 id="preview-title">{t("users.previewTitle")}</h2>
+          <p>{t("users.previewTo", { to: result.preview.to })}</p>
+          <p><strong>{result.preview.subject}</strong></p>
+          <pre className="mail-preview">{result.preview.text}</pre>
+        </section>
+      ) : null}
+    </>
+  );
+}

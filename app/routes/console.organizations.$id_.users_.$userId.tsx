@@ -1,0 +1,253 @@
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Link, useActionData, useLoaderData } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import type { Page } from "~/.server/admin/http/pagination";
+import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm, type Console } from "~/.server/console/page";
+import { ActionForm, ConfirmAction, Notice, SelectField } from "~/components/console/ui";
+import type { Application } from "~/schemas/application";
+import type { ClaimValue, CustomClaim } from "~/schemas/claim";
+import type { EffectivePermissions, Role, UserRole } from "~/schemas/rbac";
+import type { User } from "~/schemas/user";
+
+export const headers = consoleHeaders;
+export const meta: MetaFunction = () => [{ title: "User · Porta console" }];
+
+interface TwoFactorStatus {
+  totp: { enrolled: boolean; pending: boolean };
+  emailOtp: { enabled: boolean };
+  recoveryCodes: { remaining: number; total: number };
+}
+
+export async function loader(args: LoaderFunctionArgs) {
+  const console = await requireConsole(args);
+  const params = { orgId: args.params.id!, userId: args.params.userId! };
+  const user = await console.admin<User>("users.get", { params });
+  if (!user.ok) throw data({ message: user.error.code }, { status: user.status === 422 ? 404 : user.status });
+  const byId = { params: { id: params.userId } };
+  const [twoFactor, roles, orgRoles, effective, claimValues, apps] = await Promise.all([
+    console.admin<TwoFactorStatus>("twoFactor.getStatus", byId),
+    console.admin<{ data: UserRole[] }>("userRoles.list", byId),
+    console.admin<Page<Role>>("roles.list", { query: { organizationId: params.orgId, limit: "100" } }),
+    console.admin<EffectivePermissions>("userRoles.getEffectivePermissions", byId),
+    console.admin<Page<ClaimValue>>("customClaims.getValuesForUser", { ...byId, query: { limit: "100" } }),
+    console.admin<Page<Application>>("applications.list", { query: { organizationId: params.orgId, limit: "20" } }),
+  ]);
+  // The claims a value can be set for: those of the organization's applications.
+  const definitions = apps.ok
+    ? (
+        await Promise.all(
+          apps.body.data.map(async (app) => {
+            const claims = await console.admin<Page<CustomClaim>>("customClaims.list", { params: { appId: app.id }, query: { limit: "100" } });
+            return claims.ok ? claims.body.data.map((c) => ({ value: `${app.id}:${c.id}:${c.claimType}`, label: `${app.name} · ${c.claimName} (${c.claimType})` })) : [];
+          }),
+        )
+      ).flat()
+    : [];
+  return data(
+    {
+      user: user.body,
+      twoFactor: twoFactor.ok ? twoFactor.body : null,
+      roles: roles.ok ? roles.body.data : [],
+      orgRoles: orgRoles.ok ? orgRoles.body.data.map((r) => ({ id: r.id, name: r.name })) : [],
+      permissions: effective.ok ? effective.body.permissions : [],
+      claimValues: claimValues.ok ? claimValues.body.data : [],
+      definitions,
+      done: new URL(args.request.url).searchParams.get("done"),
+    },
+    { headers: NO_STORE },
+  );
+}
+
+type Ids = { orgId: string; userId: string };
+
+/** Each button of the page: the Admin API operation it runs. */
+const INTENTS: Record<string, (console: Console, ids: Ids, form: FormData) => ReturnType<Console["admin"]>> = {
+  activate: (c, ids) => c.admin("users.activate", { params: ids }),
+  deactivate: (c, ids) => c.admin("users.deactivate", { params: ids }),
+  verifyEmail: (c, ids) => c.admin("users.verifyEmail", { params: ids }),
+  setPassword: (c, ids, form) => c.admin("users.setPassword", { params: ids, body: { password: String(form.get("password") ?? "") } }),
+  clearPassword: (c, ids) => c.admin("users.clearPassword", { params: ids }),
+  resetTwoFactor: (c, ids) => c.admin("twoFactor.reset", { params: { id: ids.userId }, body: {} }),
+  disableTwoFactor: (c, ids) => c.admin("twoFactor.disable", { params: { id: ids.userId } }),
+  assignRole: (c, ids, form) => c.admin("userRoles.assign", { params: { id: ids.userId, roleId: String(form.get("roleId") ?? "") } }),
+  removeRole: (c, ids, form) => c.admin("userRoles.remove", { params: { id: ids.userId, roleId: String(form.get("roleId") ?? "") } }),
+  revokeSessions: (c, ids) => c.admin("sessions.revokeForUser", { params: { id: ids.userId } }),
+  setClaim: (c, ids, form) => {
+    const [appId = "", claimId = "", type = "string"] = String(form.get("claim") ?? "").split(":");
+    return c.admin("customClaims.setValue", { params: { appId, claimId, userId: ids.userId }, body: { value: claimValueOf(type, String(form.get("claimValue") ?? "")) } });
+  },
+  deleteClaim: (c, ids, form) => {
+    const [appId = "", claimId = ""] = String(form.get("claim") ?? "").split(":");
+    return c.admin("customClaims.deleteValue", { params: { appId, claimId, userId: ids.userId } });
+  },
+};
+
+/** A typed value as the person wrote it: text for string claims, JSON for the others. */
+function claimValueOf(type: string, typed: string): unknown {
+  if (type === "string") return typed;
+  try {
+    return JSON.parse(typed);
+  } catch {
+    return typed;
+  }
+}
+
+export async function action(args: ActionFunctionArgs) {
+  const { console, form } = await requireConsoleForm(args);
+  const ids = { orgId: args.params.id!, userId: args.params.userId! };
+  const intent = String(form.get("intent"));
+  if (intent === "regenerateCodes") {
+    // The new codes appear in this one answer only.
+    const result = await console.admin<{ codes: string[] }>("twoFactor.regenerateRecoveryCodes", { params: { id: ids.userId }, body: {} });
+    if (!result.ok) return data({ message: result.error.message, codes: null }, { status: result.status, headers: NO_STORE });
+    return data({ message: null, codes: result.body.codes }, { headers: NO_STORE });
+  }
+  const run = INTENTS[intent];
+  if (!run) return data({ message: "unknown action", codes: null }, { status: 400, headers: NO_STORE });
+  const result = await run(console, ids, form);
+  if (!result.ok) {
+    const message = result.error.details?.map((d) => d.message).join("; ") || result.error.message;
+    return data({ message, codes: null }, { status: result.status, headers: NO_STORE });
+  }
+  return redirect(`/console/organizations/${ids.orgId}/users/${ids.userId}?done=${intent}`);
+}
+
+export default function UserPage() {
+  const { user, twoFactor, roles, orgRoles, permissions, claimValues, definitions, done } = useLoaderData<typeof loader>();
+  const result = useActionData<typeof action>();
+  const { t } = useTranslation("console");
+  const yes = (value: boolean) => (value ? t("common.yes") : t("common.no"));
+  const base = `/console/organizations/${user.organizationId}/users/${user.id}`;
+  const assignable = orgRoles.filter((r) => !roles.some((held) => held.id === r.id));
+  return (
+    <>
+      <p className="breadcrumb"><Link to={`/console/organizations/${user.organizationId}/users`}>{t("users.title")}</Link></p>
+      <h1>{user.email}</h1>
+      {done ? <Notice kind="info">{t(`users.done.${done}`)}</Notice> : null}
+      {result?.message ? <Notice kind="error">{result.message}</Notice> : null}
+      {result?.codes ? (
+        <section className="panel secret" aria-labelledby="codes-title">
+          <h2 id="codes-title">{t("users.newCodes")}</h2>
+          <p>{t("users.newCodesText")}</p>
+          <ul className="recovery-codes" aria-labelledby="codes-title">
+            {result.codes.map((c) => (
+              <li key={c}><code>{c}</code></li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+      <section className="panel" aria-labelledby="details-title">
+        <h2 id="details-title">{t("users.details")}</h2>
+        <dl className="facts">
+          <dt>{t("common.name")}</dt>
+          <dd>{[user.givenName, user.familyName].filter(Boolean).join(" ") || "—"}</dd>
+          <dt>{t("common.status")}</dt>
+          <dd>{t(`users.status.${user.status}`)}</dd>
+          <dt>{t("users.emailVerified")}</dt>
+          <dd>{yes(user.emailVerified)}</dd>
+          <dt>{t("users.hasPassword")}</dt>
+          <dd>{yes(user.hasPassword)}</dd>
+        </dl>
+        <div className="actions">
+          {user.status === "active" ? (
+            <ConfirmAction intent="deactivate" label={t("users.deactivate")} question={t("users.confirmDeactivate", { email: user.email })} danger />
+          ) : (
+            <ConfirmAction intent="activate" label={t("users.activate")} question={t("users.confirmActivate", { email: user.email })} />
+          )}
+          {!user.emailVerified ? <ConfirmAction intent="verifyEmail" label={t("users.verifyEmail")} question={t("users.confirmVerify", { email: user.email })} /> : null}
+          <ConfirmAction intent="revokeSessions" label={t("users.revokeSessions")} question={t("users.confirmRevokeSessions", { email: user.email })} danger />
+          <a className="button button-inline button-secondary" href={`${base}/export`} download>{t("users.export")}</a>
+        </div>
+      </section>
+
+      <section className="panel" aria-labelledby="password-title">
+        <h2 id="password-title">{t("users.password")}</h2>
+        <ActionForm intent="setPassword" className="inline-form">
+          <div className="field">
+            <label htmlFor="password">{t("users.newPassword")}</label>
+            <input id="password" name="password" type="password" autoComplete="new-password" required />
+          </div>
+          <button type="submit" className="button button-inline">{t("users.setPassword")}</button>
+        </ActionForm>
+        {user.hasPassword ? <ConfirmAction intent="clearPassword" label={t("users.clearPassword")} question={t("users.confirmClearPassword", { email: user.email })} danger /> : null}
+      </section>
+
+      <section className="panel" aria-labelledby="roles-title">
+        <h2 id="roles-title">{t("roles.roles")}</h2>
+        {roles.length === 0 ? <p>{t("common.none")}</p> : null}
+        <ul className="plain">
+          {roles.map((r) => (
+            <li key={r.id}>
+              <code>{r.name}</code>{" "}
+              <ConfirmAction intent="removeRole" label={t("users.removeRole", { role: r.name })} question={t("users.confirmRemoveRole", { role: r.name, email: user.email })} fields={{ roleId: r.id }} />
+            </li>
+          ))}
+        </ul>
+        {assignable.length > 0 ? (
+          <ActionForm intent="assignRole" className="inline-form">
+            <SelectField name="roleId" label={t("users.assignRole")} options={assignable.map((r) => ({ value: r.id, label: r.name }))} defaultValue={assignable[0]!.id} />
+            <button type="submit" className="button button-inline">{t("users.assign")}</button>
+          </ActionForm>
+        ) : null}
+        <h3>{t("users.effectivePermissions")}</h3>
+        {permissions.length === 0 ? (
+          <p>{t("common.none")}</p>
+        ) : (
+          <ul className="plain">
+            {permissions.map((p) => (
+              <li key={p.id}>
+                <code>{p.name}</code> <span className="muted">{`(${p.grantedBy.join(", ")})`}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+
+      <section className="panel" aria-labelledby="claims-title">
+        <h2 id="claims-title">{t("claims.title")}</h2>
+        {claimValues.length === 0 ? <p>{t("common.none")}</p> : null}
+        <ul className="plain">
+          {claimValues.map((v) => (
+            <li key={v.claimId}>
+              <code>{v.claimName}</code> = <code>{JSON.stringify(v.value)}</code>{" "}
+              <ConfirmAction intent="deleteClaim" label={t("users.removeClaim", { claim: v.claimName })} question={t("users.confirmRemoveClaim", { claim: v.claimName })} fields={{ claim: `${v.applicationId}:${v.claimId}` }} />
+            </li>
+          ))}
+        </ul>
+        {definitions.length > 0 ? (
+          <ActionForm intent="setClaim" className="inline-form">
+            <SelectField name="claim" label={t("users.claim")} options={definitions} defaultValue={definitions[0]!.value} />
+            <div className="field">
+              <label htmlFor="claimValue">{t("users.claimValue")}</label>
+              <input id="claimValue" name="claimValue" required />
+            </div>
+            <button type="submit" className="button button-inline">{t("users.setClaim")}</button>
+          </ActionForm>
+        ) : null}
+      </section>
+
+      {twoFactor ? (
+        <section className="panel" aria-labelledby="tf-title">
+          <h2 id="tf-title">{t("users.twoFactor")}</h2>
+          <dl className="facts">
+            <dt>{t("dashboard.totp")}</dt>
+            <dd>{yes(twoFactor.totp.enrolled)}</dd>
+            <dt>{t("dashboard.emailOtp")}</dt>
+            <dd>{yes(twoFactor.emailOtp.enabled)}</dd>
+            <dt>{t("users.recoveryCodes")}</dt>
+            <dd>{t("users.recoveryLeft", { remaining: twoFactor.recoveryCodes.remaining, total: twoFactor.recoveryCodes.total })}</dd>
+          </dl>
+          <div className="actions">
+            <ConfirmAction intent="resetTwoFactor" label={t("users.resetTwoFactor")} question={t("users.confirmReset", { email: user.email })} danger />
+            {twoFactor.totp.enrolled || twoFactor.emailOtp.enabled ? (
+              <ConfirmAction intent="disableTwoFactor" label={t("users.disableTwoFactor")} question={t("users.confirmDisable", { email: user.email })} danger />
+            ) : null}
+            {twoFactor.totp.enrolled ? (
+              <ConfirmAction intent="regenerateCodes" label={t("users.regenerateCodes")} question={t("users.confirmRegenerate", { email: user.email })} />
+            ) : null}
+          </div>
+        </section>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,103 @@
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Form, useActionData, useLoaderData, useLocation } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import type { Page } from "~/.server/admin/http/pagination";
+import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
+import { ConfirmAction, CursorPager, Notice, TextField } from "~/components/console/ui";
+
+export const headers = consoleHeaders;
+export const meta: MetaFunction = () => [{ title: "Sessions · Porta console" }];
+
+interface Session {
+  id: string;
+  organizationId: string;
+  userId: string | null;
+  clientId: string | null;
+  createdAt: string;
+  expiresAt: string | null;
+}
+
+const FILTERS = ["organizationId", "userId"] as const;
+
+export async function loader(args: LoaderFunctionArgs) {
+  const console = await requireConsole(args);
+  const search = new URL(args.request.url).searchParams;
+  const filters = Object.fromEntries(FILTERS.map((f) => [f, search.get(f)?.trim() ?? ""])) as Record<(typeof FILTERS)[number], string>;
+  const result = await console.admin<Page<Session>>("sessions.list", { query: { ...filters, cursor: search.get("cursor") ?? undefined, limit: "25" } });
+  const done = search.get("done");
+  if (!result.ok) {
+    const details = result.error.details?.map((d) => `${d.field}: ${d.message}`).join("; ");
+    return data({ filters, page: null, error: details || result.error.message, done }, { status: result.status, headers: NO_STORE });
+  }
+  return data({ filters, page: result.body, error: null, done }, { headers: NO_STORE });
+}
+
+export async function action(args: ActionFunctionArgs) {
+  const { console, form } = await requireConsoleForm(args);
+  const id = String(form.get("sessionId") ?? "");
+  const result = await console.admin("sessions.revoke", { params: { id } });
+  if (!result.ok) return data({ message: result.error.message }, { status: result.status, headers: NO_STORE });
+  const back = new URL(args.request.url);
+  back.searchParams.set("done", "revoked");
+  return redirect(`${back.pathname}${back.search}`);
+}
+
+export default function Sessions() {
+  const { filters, page, error, done } = useLoaderData<typeof loader>();
+  const failed = useActionData<typeof action>();
+  const { search } = useLocation();
+  const { t, i18n } = useTranslation("console");
+  const when = (iso: string | null) => (iso ? `${new Date(iso).toLocaleString(i18n.language, { timeZone: "UTC" })} UTC` : "—");
+  return (
+    <>
+      <h1>{t("sessions.title")}</h1>
+      {done === "revoked" ? <Notice kind="info">{t("sessions.revoked")}</Notice> : null}
+      {failed ? <Notice kind="error">{failed.message}</Notice> : null}
+      <Form method="get" className="panel filters" aria-labelledby="filters-title">
+        <h2 id="filters-title">{t("audit.filters")}</h2>
+        <div className="filter-grid">
+          {FILTERS.map((f) => (
+            <TextField key={f} name={f} label={t(`sessions.${f}`)} defaultValue={filters[f]} />
+          ))}
+        </div>
+        <button type="submit" className="button button-inline">{t("audit.apply")}</button>
+      </Form>
+      {error ? <Notice kind="error">{error}</Notice> : null}
+      {page ? (
+        <>
+          {page.data.length === 0 ? (
+            <p>{t("common.none")}</p>
+          ) : (
+            <div className="table-wrap">
+              <table className="list">
+                <thead>
+                  <tr>
+                    <th scope="col">{t("sessions.userId")}</th>
+                    <th scope="col">{t("sessions.organizationId")}</th>
+                    <th scope="col">{t("common.created")}</th>
+                    <th scope="col">{t("sessions.expires")}</th>
+                    <th scope="col">{t("common.actions")}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {page.data.map((s) => (
+                    <tr key={s.id}>
+                      <td><code>{s.userId ?? "—"}</code></td>
+                      <td><code>{s.organizationId}</code></td>
+                      <td>{when(s.createdAt)}</td>
+                      <td>{when(s.expiresAt)}</td>
+                      <td>
+                        <ConfirmAction intent="revoke" label={t("sessions.revoke")} question={t("sessions.confirmRevoke")} fields={{ sessionId: s.id }} danger />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+          <CursorPager search={search} cursor={page.cursor} />
+        </>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,77 @@
+import { data, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Form, isRouteErrorResponse, NavLink, Outlet, useLoaderData, useRouteError } from "@remix-run/react";
+import type { CSSProperties } from "react";
+import { useTranslation } from "react-i18next";
+import { consoleFrame } from "~/.server/console/frame";
+import { consoleHeaders, NO_STORE } from "~/.server/console/page";
+
+export const headers = consoleHeaders;
+export const meta: MetaFunction = () => [{ title: "Porta console" }, { name: "robots", content: "noindex" }];
+
+export async function loader(args: LoaderFunctionArgs) {
+  return data(await consoleFrame(args), { headers: NO_STORE });
+}
+
+const NAV = [
+  { to: "/console", key: "dashboard", end: true },
+  { to: "/console/organizations", key: "organizations", end: false },
+  { to: "/console/keys", key: "keys", end: false },
+  { to: "/console/sessions", key: "sessions", end: false },
+  { to: "/console/imports", key: "imports", end: false },
+  { to: "/console/config", key: "config", end: false },
+  { to: "/console/audit", key: "audit", end: false },
+] as const;
+
+export default function ConsoleLayout() {
+  const frame = useLoaderData<typeof loader>();
+  const { t } = useTranslation("console");
+  return (
+    <div className="console" style={frame.branding.cssVariables as CSSProperties}>
+      <a className="skip-link" href="#main">{t("skip")}</a>
+      <header className="console-header">
+        <p className="console-brand">
+          {frame.branding.logoUrl ? <img src={frame.branding.logoUrl} alt="" className="brand-logo" /> : null}
+          <span>{frame.branding.name}</span>
+        </p>
+        <nav aria-label={t("nav.label")} className="console-nav">
+          <ul>
+            {NAV.map((item) => (
+              <li key={item.key}>
+                <NavLink to={item.to} end={item.end} prefetch="none">{t(`nav.${item.key}`)}</NavLink>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div className="console-user">
+          <span>{t("signedInAs", { email: frame.email })}</span>
+          <Form method="post" action="/console/sign-out" reloadDocument>
+            <input type="hidden" name="csrf" value={frame.csrf} />
+            <button type="submit" className="button button-inline button-secondary">{t("signOut")}</button>
+          </Form>
+        </div>
+      </header>
+      <main id="main" className="console-main" tabIndex={-1}>
+        <Outlet />
+      </main>
+    </div>
+  );
+}
+
+export function ErrorBoundary() {
+  const error = useRouteError();
+  const { t } = useTranslation("console");
+  const status = isRouteErrorResponse(error) ? error.status : 500;
+  const csrf = isRouteErrorResponse(error) && (error.data as { message?: string } | null)?.message === "csrf";
+  const text = csrf ? t("error.csrf") : status === 404 ? t("error.notFound") : t("error.generic");
+  return (
+    <main className="page">
+      <section className="card" aria-labelledby="error-title">
+        <h1 id="error-title">{t("error.title")}</h1>
+        <p>{text}</p>
+        <p>
+          <a href="/console">{t("nav.dashboard")}</a>
+        </p>
+      </section>
+    </main>
+  );
+}
