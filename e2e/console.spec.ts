@@ -113,6 +113,18 @@ test("a service-admin signs in, creates an organization, rotates the key, reads 
   await expect(preview).toContainText("Sign in to Preview Brand");
   await expect(preview.locator(".button")).toHaveCSS("background-color", "rgb(170, 51, 0)");
   await check(page, testInfo, "branding");
+  // Bulk operations from a CSV file, with a result per row.
+  await page.goto(`${createdUrl}/bulk`);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Bulk operations");
+  await page.getByLabel("Operations (CSV)").setInputFiles({
+    name: "people.csv",
+    mimeType: "text/csv",
+    buffer: Buffer.from("op,email,givenName\ncreate,bulk.one@e2e.example.test,One\ncreate,bulk.two@e2e.example.test,Two\n"),
+  });
+  await page.getByRole("button", { name: "Run the operations" }).click();
+  await expect(page.getByRole("heading", { name: "2 succeeded, 0 failed" })).toBeVisible();
+  await expect(page.getByRole("table", { name: "Result per row" })).toContainText("bulk.two@e2e.example.test");
+  await check(page, testInfo, "bulk");
   await page.goto(createdUrl);
   await page.goto(createdUrl);
 

@@ -9,6 +9,8 @@ import { UserCreateSchema, UserSchema, UserUpdateSchema } from "./user";
  */
 export const MAX_BULK_OPERATIONS = 500;
 export const BULK_MODES = ["all_or_nothing", "best_effort"] as const;
+/** The columns a console CSV file may have (no password: plaintext passwords never travel in files). */
+export const BULK_CSV_COLUMNS = ["op", "userId", "email", "givenName", "familyName", "locale", "emailVerified", "roleName", "roleId"] as const;
 
 const UserRef = { userId: z.uuid({ message: "must be a UUID" }) };
 

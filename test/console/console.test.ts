@@ -629,6 +629,55 @@ describe("exports and imports", () => {
   });
 });
 
+describe("bulk operations from CSV", () => {
+  it("runs a file all-or-nothing (a bad row changes nothing and is named by its line), then best effort with a result per row", async () => {
+    const prisma = porta.services.db.prisma;
+    const org = await prisma.organization.create({ data: { slug: unique("bulk"), name: "Bulk Org" } });
+    const leaving = await createUser(prisma, org.id, { email: "leaving@bulk.example" });
+    const url = `${porta.baseUrl}/console/organizations/${org.id}/bulk`;
+    const { csrf, html } = await pageWithCsrf(admin.browser, url);
+    expect(html).toContain("Bulk operations");
+    const post = (csv: string, mode: string) => {
+      const form = new FormData();
+      form.set("csrf", csrf);
+      form.set("mode", mode);
+      form.set("file", new Blob([csv], { type: "text/csv" }), "ops.csv");
+      return fetch(url, { method: "POST", body: form, redirect: "manual", headers: { cookie: admin.browser.cookieHeader(url) } });
+    };
+    const csv = [
+      "op,email,givenName,familyName,userId",
+      'create,new.person@bulk.example,New,"Person, Jr.",',
+      `deactivate,,,,${leaving.id}`,
+      "create,not-an-email,,,",
+    ].join("\n");
+
+    const refused = await post(csv, "all_or_nothing");
+    expect(refused.status).toBe(422);
+    const refusedHtml = await refused.text();
+    expect(refusedHtml).toContain("Nothing was changed");
+    expect(refusedHtml).toMatch(/Line 4:(<!-- -->)?\s*<code>email<\/code>\s*(<!-- -->)?must be an email address/);
+    expect(await prisma.user.count({ where: { organizationId: org.id, email: "new.person@bulk.example" } })).toBe(0);
+    expect((await prisma.user.findUniqueOrThrow({ where: { id: leaving.id } })).status).toBe("active");
+
+    // A malformed row refuses the whole file in either mode; in best effort, rows that fail when
+    // they run (here: an email already taken) are reported one by one.
+    const malformedBestEffort = await post(csv, "best_effort");
+    expect(malformedBestEffort.status).toBe(422);
+    const partial = await post(csv.replace("create,not-an-email,,,", "create,leaving@bulk.example,,,"), "best_effort");
+    expect(partial.status).toBe(200);
+    const partialHtml = await partial.text();
+    expect(partialHtml).toContain("2 succeeded, 1 failed");
+    expect(partialHtml).toContain("new.person@bulk.example");
+    const created = await prisma.user.findFirstOrThrow({ where: { organizationId: org.id, email: "new.person@bulk.example" } });
+    expect(created.familyName).toBe("Person, Jr.");
+    expect((await prisma.user.findUniqueOrThrow({ where: { id: leaving.id } })).status).toBe("inactive");
+
+    const badColumns = await post("op,password\ncreate,hunter2\n", "best_effort");
+    expect(badColumns.status).toBe(422);
+    expect(await badColumns.text()).toContain("Unknown or missing columns: password.");
+  });
+});
+
 describe("custom claims", () => {
   it("defines a claim on an application and sets and removes a user's typed value", async () => {
     const prisma = porta.services.db.prisma;
