@@ -280,9 +280,9 @@ function userChanges(services: Services, u: PackageUser, totpSecret: string | nu
 }
 
 /** Where the package would go, refused when that would take over something that is not the target's. */
-async function resolveTarget(services: Services, content: PackageContent, slug: string): Promise<TargetState> {
+async function resolveTarget(services: Services, db: Prisma.TransactionClient, content: PackageContent, slug: string): Promise<TargetState> {
   if (slug === services.config.superAdminSlug) throw validation([{ field: "slug", message: "is the super-admin organization, which imports cannot change" }]);
-  const target = await loadTarget(services.db.prisma, slug, content);
+  const target = await loadTarget(db, slug, content);
   if (target.deleted) throw conflict("organization_deleted", `The slug ${slug} belongs to a deleted organization.`, [{ field: "slug", message: "belongs to a deleted organization" }]);
   const details: FieldDetail[] = [];
   content.clients.forEach((cl, i) => {
@@ -297,19 +297,19 @@ async function resolveTarget(services: Services, content: PackageContent, slug: 
 
 export async function previewImport(services: Services, pkg: ExportPackage, slug?: string): Promise<ImportPlan> {
   verifyPackage(services, pkg);
-  const target = await resolveTarget(services, pkg.content, slug ?? pkg.content.organization.slug);
+  const target = await resolveTarget(services, services.db.prisma, pkg.content, slug ?? pkg.content.organization.slug);
   return planImport(services, pkg, slug ?? pkg.content.organization.slug, target).plan;
 }
 
-/** Runs the plan in one transaction (read again inside it, so it acts on what it sees). */
+/** Reads the target, checks it and runs the plan in one transaction, so it acts on what it checked. */
 export async function applyImport(services: Services, pkg: ExportPackage, slug?: string): Promise<ImportPlan & { organizationId: string }> {
   verifyPackage(services, pkg);
   const targetSlug = slug ?? pkg.content.organization.slug;
-  await resolveTarget(services, pkg.content, targetSlug);
   const { prisma } = services.db;
   const { plan, result } = await prisma.$transaction(
     async (tx) => {
-      const target = await loadTarget(tx, targetSlug, pkg.content);
+      // The target is read once, inside the transaction: what the plan acts on is what it checked.
+      const target = await resolveTarget(services, tx, pkg.content, targetSlug);
       const planned = planImport(services, pkg, targetSlug, target);
       const result = await planned.apply(tx);
       return { plan: planned.plan, result };
