@@ -10,20 +10,24 @@ export const headers = consoleHeaders;
 export const meta: MetaFunction = () => [{ title: "Organizations · Porta console" }];
 
 const PAGE_SIZE = "20";
+const STATUSES = ["active", "suspended", "deleted"] as const;
+type StatusFilter = (typeof STATUSES)[number] | "";
+const statusFilter = (value: string | null): StatusFilter => (STATUSES as readonly string[]).includes(value ?? "") ? (value as StatusFilter) : "";
 
 export async function loader(args: LoaderFunctionArgs) {
   const console = await requireConsole(args);
   const search = new URL(args.request.url).searchParams;
   const q = search.get("q") ?? "";
+  const status = statusFilter(search.get("status"));
   const result = await console.admin<Page<Organization>>("organizations.list", {
-    query: { q: q.trim() || undefined, cursor: search.get("cursor") ?? undefined, limit: PAGE_SIZE, sort: "name", order: "asc" },
+    query: { q: q.trim() || undefined, status: status || undefined, cursor: search.get("cursor") ?? undefined, limit: PAGE_SIZE, sort: "name", order: "asc" },
   });
-  if (!result.ok) return data({ q, page: null, error: result.error.message }, { status: result.status, headers: NO_STORE });
-  return data({ q, page: result.body, error: null }, { headers: NO_STORE });
+  if (!result.ok) return data({ q, status, page: null, error: result.error.message }, { status: result.status, headers: NO_STORE });
+  return data({ q, status, page: result.body, error: null }, { headers: NO_STORE });
 }
 
 export default function Organizations() {
-  const { q, page, error } = useLoaderData<typeof loader>();
+  const { q, status, page, error } = useLoaderData<typeof loader>();
   const { search } = useLocation();
   const { t } = useTranslation("console");
   return (
@@ -35,6 +39,13 @@ export default function Organizations() {
       <Form method="get" className="search" role="search">
         <label htmlFor="q">{t("orgs.searchLabel")}</label>
         <input id="q" name="q" type="search" defaultValue={q} />
+        <label htmlFor="status">{t("common.status")}</label>
+        <select id="status" name="status" defaultValue={status}>
+          <option value="">{t("orgs.anyStatus")}</option>
+          {STATUSES.map((s) => (
+            <option key={s} value={s}>{t(`status.${s}`)}</option>
+          ))}
+        </select>
         <button type="submit" className="button button-inline button-secondary">{t("common.search")}</button>
       </Form>
       {error ? <Notice kind="error">{error}</Notice> : null}
