@@ -172,7 +172,8 @@ export function BusyButton({ label, busyLabel }: { label: string; busyLabel: str
       <p className="hint" role="status">
         {busy ? (
           <>
-            <span className="spinner" aria-hidden="true" /> {busyLabel}
+            {/* No value: one transaction has no honest partial progress to show. */}
+            <progress aria-label={busyLabel} /> {busyLabel}
           </>
         ) : null}
       </p>

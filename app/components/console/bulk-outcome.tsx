@@ -1,0 +1,63 @@
+import { useTranslation } from "react-i18next";
+import type { BulkItemResult } from "~/schemas/bulk";
+import { Notice } from "./ui";
+
+/** The largest CSV file the bulk page takes (500 rows fit easily). */
+export const MAX_CSV_BYTES = 512 * 1024;
+
+export interface BulkProblemView {
+  line: number | null;
+  field: string;
+  message: string;
+}
+
+/** A file the Admin API refused, each problem named by its line in the file. */
+export function BulkRefused({ message, problems }: { message: string | null; problems: BulkProblemView[] }) {
+  const { t } = useTranslation("console");
+  return (
+    <section className="panel" aria-labelledby="refused-title">
+      <h2 id="refused-title">{t("bulk.refused")}</h2>
+      <Notice kind="error">{message ?? t("bulk.checkedFirst")}</Notice>
+      {problems.length > 0 ? (
+        <ul>
+          {problems.map((p, i) => (
+            <li key={i}>{p.line ? t("bulk.line", { line: p.line }) : null} {p.field ? <code>{p.field}</code> : null} {p.message}</li>
+          ))}
+        </ul>
+      ) : null}
+    </section>
+  );
+}
+
+/** A result per row; row N of the operations is line N + 2 of the file (line 1 is the header). */
+export function BulkResults({ succeeded, failed, results, title }: { succeeded: number; failed: number; results: BulkItemResult[]; title?: string }) {
+  const { t } = useTranslation("console");
+  return (
+    <section className="panel" aria-labelledby="done-title">
+      <h2 id="done-title">{title ?? t("bulk.done", { succeeded, failed })}</h2>
+      <div className="table-wrap">
+        <table className="list">
+          <caption className="visually-hidden">{t("bulk.results")}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{t("bulk.lineHeader")}</th>
+              <th scope="col">{t("bulk.op")}</th>
+              <th scope="col">{t("common.status")}</th>
+              <th scope="col">{t("bulk.detail")}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {results.map((r) => (
+              <tr key={r.index}>
+                <td>{r.index + 2}</td>
+                <td><code>{r.op}</code></td>
+                <td>{t(`bulk.status.${r.status}`)}</td>
+                <td>{r.user?.email ?? r.error?.message ?? ""}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
