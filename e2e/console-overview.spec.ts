@@ -41,6 +41,20 @@ test("logins over time, the language switch, the audit day filter and an organiz
   await expect(page.getByRole("cell", { name: "auth.login.success" }).first()).toBeVisible();
   await check(page, testInfo, "audit-day-filter");
 
+  // Configuration values are checked in the page with the key's own schema before they are sent.
+  await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Configuration" }).click();
+  const minLength = page.getByLabel("auth.passwordMinLength");
+  await minLength.fill("3");
+  let posted = false;
+  page.on("request", (request) => {
+    if (request.method() === "POST" && request.url().includes("/console/config")) posted = true;
+  });
+  await minLength.locator("xpath=ancestor::form").getByRole("button", { name: "Save" }).click();
+  await expect(page.getByRole("alert")).toContainText(">=8");
+  await expect(minLength).toHaveAttribute("aria-invalid", "true");
+  expect(posted).toBe(false);
+  await check(page, testInfo, "config-checked");
+
   const org = seed.organizations[0]!;
   await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Organizations" }).click();
   await page.getByRole("searchbox", { name: "Search by name or slug" }).fill(org.slug);
