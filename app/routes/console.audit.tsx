@@ -5,6 +5,7 @@ import type { Page } from "~/.server/admin/http/pagination";
 import { consoleHeaders, NO_STORE, requireConsole } from "~/.server/console/page";
 import { z } from "zod";
 import { detailErrors, zodFieldErrors } from "~/components/console/forms";
+import { ListTable, Moment } from "~/components/console/list-table";
 import { CursorPager, Notice, TextField } from "~/components/console/ui";
 
 export const headers = consoleHeaders;
@@ -74,10 +75,16 @@ function targetPath(e: AuditEntry): string | null {
   }
 }
 
+function Target({ entry }: { entry: AuditEntry }) {
+  const path = targetPath(entry);
+  const id = entry.targetId ? <code>{entry.targetId}</code> : null;
+  return <>{entry.targetType ?? ""}{id ? <> {path ? <Link to={path}>{id}</Link> : id}</> : null}</>;
+}
+
 export default function Audit() {
   const { filters, page, errors } = useLoaderData<typeof loader>();
   const { search } = useLocation();
-  const { t, i18n } = useTranslation("console");
+  const { t } = useTranslation("console");
   return (
     <>
       <h1>{t("audit.title")}</h1>
@@ -96,35 +103,16 @@ export default function Audit() {
       {errors.form ? <Notice kind="error">{errors.form}</Notice> : null}
       {page ? (
         <>
-          {page.data.length === 0 ? (
-            <p>{t("common.none")}</p>
-          ) : (
-            <div className="table-wrap">
-              <table className="list">
-                <thead>
-                  <tr>
-                    <th scope="col">{t("audit.time")}</th>
-                    <th scope="col">{t("audit.event")}</th>
-                    <th scope="col">{t("audit.actor")}</th>
-                    <th scope="col">{t("audit.target")}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.data.map((e) => (
-                    <tr key={e.id}>
-                      <td>{new Date(e.createdAt).toLocaleString(i18n.language, { timeZone: "UTC" })} UTC</td>
-                      <td><code>{e.eventType}</code></td>
-                      <td>{e.actorType}{e.actorId ? <> <code>{e.actorId}</code></> : null}</td>
-                      <td>
-                        {e.targetType ?? ""}
-                        {e.targetId ? <> {targetPath(e) ? <Link to={targetPath(e)!}><code>{e.targetId}</code></Link> : <code>{e.targetId}</code>}</> : null}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
+          <ListTable
+            rows={page.data}
+            rowKey={(e) => e.id}
+            columns={[
+              { header: t("audit.time"), cell: (e) => <Moment iso={e.createdAt} /> },
+              { header: t("audit.event"), cell: (e) => <code>{e.eventType}</code> },
+              { header: t("audit.actor"), cell: (e) => <>{e.actorType}{e.actorId ? <> <code>{e.actorId}</code></> : null}</> },
+              { header: t("audit.target"), cell: (e) => <Target entry={e} /> },
+            ]}
+          />
           <CursorPager search={search} cursor={page.cursor} />
         </>
       ) : null}

@@ -3,6 +3,7 @@ import { Form, Link, useLoaderData, useLocation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import type { Page } from "~/.server/admin/http/pagination";
 import { consoleHeaders, NO_STORE, requireConsole } from "~/.server/console/page";
+import { ListTable } from "~/components/console/list-table";
 import { CursorPager, Notice } from "~/components/console/ui";
 import type { Organization } from "~/schemas/organization";
 
@@ -52,32 +53,16 @@ export default function Organizations() {
       {page ? (
         <>
           <p className="muted">{t("orgs.total", { count: page.total })}</p>
-          {page.data.length === 0 ? (
-            <p>{t("common.none")}</p>
-          ) : (
-            <div className="table-wrap">
-              <table className="list">
-                <thead>
-                  <tr>
-                    <th scope="col">{t("common.name")}</th>
-                    <th scope="col">{t("orgs.slug")}</th>
-                    <th scope="col">{t("common.status")}</th>
-                    <th scope="col">{t("orgs.loginMethods")}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.data.map((org) => (
-                    <tr key={org.id}>
-                      <td><Link to={`/console/organizations/${org.id}`}>{org.name}</Link></td>
-                      <td><code>{org.slug}</code></td>
-                      <td>{t(`status.${org.status}`)}</td>
-                      <td>{org.defaultLoginMethods.map((m) => t(`orgs.method.${m}`)).join(", ")}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
+          <ListTable
+            rows={page.data}
+            rowKey={(org) => org.id}
+            columns={[
+              { header: t("common.name"), cell: (org) => <Link to={`/console/organizations/${org.id}`}>{org.name}</Link> },
+              { header: t("orgs.slug"), cell: (org) => <code>{org.slug}</code> },
+              { header: t("common.status"), cell: (org) => t(`status.${org.status}`) },
+              { header: t("orgs.loginMethods"), cell: (org) => org.defaultLoginMethods.map((m) => t(`orgs.method.${m}`)).join(", ") },
+            ]}
+          />
           <CursorPager search={search} cursor={page.cursor} />
         </>
       ) : null}

@@ -1,5 +1,6 @@
 import { useTranslation } from "react-i18next";
 import type { BulkItemResult } from "~/schemas/bulk";
+import { ListTable } from "./list-table";
 import { Notice } from "./ui";
 
 /** The largest CSV file the bulk page takes (500 rows fit easily). */
@@ -35,29 +36,17 @@ export function BulkResults({ succeeded, failed, results, title }: { succeeded: 
   return (
     <section className="panel" aria-labelledby="done-title">
       <h2 id="done-title">{title ?? t("bulk.done", { succeeded, failed })}</h2>
-      <div className="table-wrap">
-        <table className="list">
-          <caption className="visually-hidden">{t("bulk.results")}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t("bulk.lineHeader")}</th>
-              <th scope="col">{t("bulk.op")}</th>
-              <th scope="col">{t("common.status")}</th>
-              <th scope="col">{t("bulk.detail")}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {results.map((r) => (
-              <tr key={r.index}>
-                <td>{r.index + 2}</td>
-                <td><code>{r.op}</code></td>
-                <td>{t(`bulk.status.${r.status}`)}</td>
-                <td>{r.user?.email ?? r.error?.message ?? ""}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <ListTable
+        rows={results}
+        rowKey={(r) => String(r.index)}
+        caption={t("bulk.results")}
+        columns={[
+          { header: t("bulk.lineHeader"), cell: (r) => r.index + 2 },
+          { header: t("bulk.op"), cell: (r) => <code>{r.op}</code> },
+          { header: t("common.status"), cell: (r) => t(`bulk.status.${r.status}`) },
+          { header: t("bulk.detail"), cell: (r) => r.user?.email ?? r.error?.message ?? "" },
+        ]}
+      />
     </section>
   );
 }

@@ -1,5 +1,6 @@
 import { Link, useLocation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
+import { ListTable, Moment } from "./list-table";
 
 export interface HistoryEntry {
   id: string;
@@ -28,7 +29,7 @@ export function historyQuery(url: string, limit = 10): Record<string, string | u
  * paging by the history cursor and a link to the whole audit log filtered to the entity.
  */
 export function HistorySection({ page, targetId }: { page: HistoryPage | null; targetId: string }) {
-  const { t, i18n } = useTranslation("console");
+  const { t } = useTranslation("console");
   const { search } = useLocation();
   const params = new URLSearchParams(search);
   const paged = params.has(HISTORY_PARAM);
@@ -40,29 +41,16 @@ export function HistorySection({ page, targetId }: { page: HistoryPage | null; t
       <h2 id="history-title">{t("history.title")}</h2>
       {!page ? (
         <p>{t("history.unavailable")}</p>
-      ) : page.data.length === 0 ? (
-        <p>{t("common.none")}</p>
       ) : (
-        <div className="table-wrap">
-          <table className="list">
-            <thead>
-              <tr>
-                <th scope="col">{t("audit.time")}</th>
-                <th scope="col">{t("audit.event")}</th>
-                <th scope="col">{t("audit.actor")}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.data.map((e) => (
-                <tr key={e.id}>
-                  <td><time dateTime={e.createdAt}>{new Date(e.createdAt).toLocaleString(i18n.language, { timeZone: "UTC" })} UTC</time></td>
-                  <td><code>{e.eventType}</code></td>
-                  <td>{e.actorType}{e.actorId ? <> <code>{e.actorId}</code></> : null}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ListTable
+          rows={page.data}
+          rowKey={(e) => e.id}
+          columns={[
+            { header: t("audit.time"), cell: (e) => <Moment iso={e.createdAt} /> },
+            { header: t("audit.event"), cell: (e) => <code>{e.eventType}</code> },
+            { header: t("audit.actor"), cell: (e) => <>{e.actorType}{e.actorId ? <> <code>{e.actorId}</code></> : null}</> },
+          ]}
+        />
       )}
       <nav className="pager" aria-label={t("history.pages")}>
         {paged ? <Link to={newest} preventScrollReset>{t("history.newest")}</Link> : null}
