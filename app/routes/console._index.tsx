@@ -3,6 +3,7 @@ import { useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { consoleHeaders, NO_STORE, requireConsole } from "~/.server/console/page";
 import { DailyLoginsChart } from "~/components/console/daily-chart";
+import { UsersChart } from "~/components/console/organization-stats";
 import { BarChart, Notice } from "~/components/console/ui";
 import type { StatsOverview } from "~/schemas/stats";
 
@@ -39,14 +40,7 @@ export default function Dashboard() {
         <section className="panel" aria-labelledby="users-title">
           <h2 id="users-title">{t("dashboard.activeUsers")}</h2>
           <p className="figure">{stats.users.active}</p>
-          <BarChart
-            caption={t("dashboard.users")}
-            rows={[
-              { label: t("dashboard.active"), value: stats.users.active },
-              { label: t("dashboard.inactive"), value: stats.users.inactive },
-              { label: t("dashboard.locked"), value: stats.users.locked },
-            ]}
-          />
+          <UsersChart users={stats.users} />
         </section>
         <section className="panel panel-wide" aria-labelledby="daily-title">
           <h2 id="daily-title">{t("dashboard.overTime")}</h2>

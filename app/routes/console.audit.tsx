@@ -5,7 +5,8 @@ import type { Page } from "~/.server/admin/http/pagination";
 import { consoleHeaders, NO_STORE, requireConsole } from "~/.server/console/page";
 import { z } from "zod";
 import { detailErrors, zodFieldErrors } from "~/components/console/forms";
-import { ListTable, Moment } from "~/components/console/list-table";
+import { auditColumns } from "~/components/console/history";
+import { ListTable } from "~/components/console/list-table";
 import { CursorPager, Notice, TextField } from "~/components/console/ui";
 
 export const headers = consoleHeaders;
@@ -106,12 +107,7 @@ export default function Audit() {
           <ListTable
             rows={page.data}
             rowKey={(e) => e.id}
-            columns={[
-              { header: t("audit.time"), cell: (e) => <Moment iso={e.createdAt} /> },
-              { header: t("audit.event"), cell: (e) => <code>{e.eventType}</code> },
-              { header: t("audit.actor"), cell: (e) => <>{e.actorType}{e.actorId ? <> <code>{e.actorId}</code></> : null}</> },
-              { header: t("audit.target"), cell: (e) => <Target entry={e} /> },
-            ]}
+            columns={[...auditColumns(t), { header: t("audit.target"), cell: (e) => <Target entry={e} /> }]}
           />
           <CursorPager search={search} cursor={page.cursor} />
         </>

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "../support/factories";
 import { startTestPorta, type TestPorta } from "../support/porta";
 import { dataFingerprint, PASSWORD, unique } from "../admin/helpers";
-import { consoleSignIn, pageWithCsrf, type ConsoleVisit } from "./helpers";
+import { consoleSignIn, createServiceAdmin, pageWithCsrf, type ConsoleVisit } from "./helpers";
 
 /**
  * The bulk page's steps as its script takes them: the file is checked whole, kept in chunks of
@@ -16,10 +16,7 @@ const OTHER = { email: "bulk-steps-admin@porta.test", password: PASSWORD };
 
 beforeAll(async () => {
   porta = await startTestPorta();
-  const prisma = porta.services.db.prisma;
-  const role = await prisma.role.findFirstOrThrow({ where: { organizationId: porta.bootstrap.organizationId, name: "service-admin" } });
-  const user = await createUser(prisma, porta.bootstrap.organizationId, OTHER);
-  await prisma.userRole.create({ data: { userId: user.id, roleId: role.id } });
+  await createServiceAdmin(porta, OTHER);
   admin = await consoleSignIn(porta);
   other = await consoleSignIn(porta, OTHER);
 });

@@ -5,7 +5,7 @@ import { startAuthorization, TestBrowser } from "../support/browser";
 import { createUser } from "../support/factories";
 import { TEST_ADMIN, startTestPorta, type TestPorta } from "../support/porta";
 import { createTenant, dataFingerprint, PASSWORD, RP_CALLBACK, signIn, unique, userinfoStatus } from "../admin/helpers";
-import { consoleSignIn, cookieNamed, pageWithCsrf, type ConsoleVisit } from "./helpers";
+import { consoleSignIn, cookieNamed, pageWithCsrf, uploadLogo, type ConsoleVisit } from "./helpers";
 
 /**
  * The admin console over HTTP, as a browser drives it: OIDC sign-in with the shared admin client,
@@ -537,8 +537,6 @@ describe("applications, roles and permissions", () => {
 });
 
 describe("branding", () => {
-  const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
-
   it("saves colours (a bad one stays next to its field), uploads a logo, and the login page shows both", async () => {
     const tenant = await createTenant(porta);
     const url = `${porta.baseUrl}/console/organizations/${tenant.org.id}/branding`;
@@ -555,12 +553,7 @@ describe("branding", () => {
     expect(stale.status).toBe(409);
     expect(await stale.text()).toContain("Reload the current version");
 
-    const form = new FormData();
-    form.set("csrf", csrf);
-    form.set("intent", "upload");
-    form.set("kind", "logo");
-    form.set("file", new Blob([PNG], { type: "image/png" }), "logo.png");
-    const upload = await fetch(url, { method: "POST", body: form, redirect: "manual", headers: { cookie: admin.browser.cookieHeader(url) } });
+    const upload = await uploadLogo(admin, url, csrf);
     expect(upload.status).toBe(302);
     expect(upload.headers.get("location")).toBe(`/console/organizations/${tenant.org.id}/branding?done=uploaded`);
 

@@ -1,5 +1,6 @@
 import { expect } from "vitest";
 import { TestBrowser, csrfOf } from "../support/browser";
+import { createUser } from "../support/factories";
 import { TEST_ADMIN, type TestPorta } from "../support/porta";
 
 /**
@@ -41,4 +42,26 @@ export async function pageWithCsrf(browser: TestBrowser, url: string) {
 
 export function cookieNamed(lines: string[], name: string): string | undefined {
   return lines.find((l) => l.startsWith(`${name}=`));
+}
+
+/** Another service-admin of the super-admin organization (a second person at the console). */
+export async function createServiceAdmin(porta: TestPorta, credentials: { email: string; password: string }) {
+  const prisma = porta.services.db.prisma;
+  const role = await prisma.role.findFirstOrThrow({ where: { organizationId: porta.bootstrap.organizationId, name: "service-admin" } });
+  const user = await createUser(prisma, porta.bootstrap.organizationId, credentials);
+  await prisma.userRole.create({ data: { userId: user.id, roleId: role.id } });
+  return user;
+}
+
+/** A 1×1 PNG, the smallest logo the branding upload takes. */
+export const TINY_PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
+
+/** Uploads a logo through the branding page's multipart form, as the browser posts it. */
+export function uploadLogo(visit: ConsoleVisit, url: string, csrf: string) {
+  const form = new FormData();
+  form.set("csrf", csrf);
+  form.set("intent", "upload");
+  form.set("kind", "logo");
+  form.set("file", new Blob([TINY_PNG], { type: "image/png" }), "logo.png");
+  return fetch(url, { method: "POST", body: form, redirect: "manual", headers: { cookie: visit.browser.cookieHeader(url) } });
 }

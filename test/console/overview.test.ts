@@ -5,7 +5,7 @@ import { createOrganization, createUser } from "../support/factories";
 import { startTestPorta, type TestPorta } from "../support/porta";
 import { createTenant, PASSWORD, RP_CALLBACK, unique } from "../admin/helpers";
 import { withoutPermission } from "../admin/resources";
-import { consoleSignIn, cookieNamed, pageWithCsrf, type ConsoleVisit } from "./helpers";
+import { consoleSignIn, cookieNamed, createServiceAdmin, pageWithCsrf, uploadLogo, type ConsoleVisit } from "./helpers";
 
 /**
  * The console's overview parts as a person meets them: logins over time on the dashboard and an
@@ -21,11 +21,7 @@ let otherId: string;
 
 beforeAll(async () => {
   porta = await startTestPorta();
-  const prisma = porta.services.db.prisma;
-  const role = await prisma.role.findFirstOrThrow({ where: { organizationId: porta.bootstrap.organizationId, name: "service-admin" } });
-  const user = await createUser(prisma, porta.bootstrap.organizationId, OTHER);
-  await prisma.userRole.create({ data: { userId: user.id, roleId: role.id } });
-  otherId = user.id;
+  otherId = (await createServiceAdmin(porta, OTHER)).id;
   admin = await consoleSignIn(porta);
   other = await consoleSignIn(porta, OTHER);
 });
@@ -210,19 +206,11 @@ describe("permissions", () => {
 });
 
 describe("branding images", () => {
-  const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
-
   it("removes the logo after a confirmation, and the login page shows the name again", async () => {
     const tenant = await createTenant(porta);
     const url = `${porta.baseUrl}/console/organizations/${tenant.org.id}/branding`;
     const { csrf } = await pageWithCsrf(admin.browser, url);
-    const form = new FormData();
-    form.set("csrf", csrf);
-    form.set("intent", "upload");
-    form.set("kind", "logo");
-    form.set("file", new Blob([PNG], { type: "image/png" }), "logo.png");
-    const upload = await fetch(url, { method: "POST", body: form, redirect: "manual", headers: { cookie: admin.browser.cookieHeader(url) } });
-    expect(upload.status).toBe(302);
+    expect((await uploadLogo(admin, url, csrf)).status).toBe(302);
 
     const loginHtml = async () => {
       const login = await startAuthorization({ issuer: tenant.issuer, clientId: tenant.clientId, clientSecret: tenant.secret, redirectUri: RP_CALLBACK });

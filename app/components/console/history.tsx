@@ -1,6 +1,7 @@
 import { Link, useLocation } from "@remix-run/react";
+import type { TFunction } from "i18next";
 import { useTranslation } from "react-i18next";
-import { ListTable, Moment } from "./list-table";
+import { ListTable, Moment, type Column } from "./list-table";
 
 export interface HistoryEntry {
   id: string;
@@ -14,6 +15,15 @@ export interface HistoryPage {
   data: HistoryEntry[];
   hasMore: boolean;
   nextCursor: string | null;
+}
+
+/** The columns every audit listing starts with: when, what, and who did it. */
+export function auditColumns(t: TFunction<"console">): Array<Column<HistoryEntry>> {
+  return [
+    { header: t("audit.time"), cell: (e) => <Moment iso={e.createdAt} /> },
+    { header: t("audit.event"), cell: (e) => <code>{e.eventType}</code> },
+    { header: t("audit.actor"), cell: (e) => <>{e.actorType}{e.actorId ? <> <code>{e.actorId}</code></> : null}</> },
+  ];
 }
 
 /** The query parameter that carries an entity page's history cursor (the page's own stay). */
@@ -45,11 +55,7 @@ export function HistorySection({ page, targetId }: { page: HistoryPage | null; t
         <ListTable
           rows={page.data}
           rowKey={(e) => e.id}
-          columns={[
-            { header: t("audit.time"), cell: (e) => <Moment iso={e.createdAt} /> },
-            { header: t("audit.event"), cell: (e) => <code>{e.eventType}</code> },
-            { header: t("audit.actor"), cell: (e) => <>{e.actorType}{e.actorId ? <> <code>{e.actorId}</code></> : null}</> },
-          ]}
+          columns={auditColumns(t)}
         />
       )}
       <nav className="pager" aria-label={t("history.pages")}>

@@ -3,6 +3,21 @@ import type { OrganizationStats } from "~/schemas/stats";
 import { DailyLoginsChart } from "./daily-chart";
 import { BarChart } from "./ui";
 
+/** Users by state, as the dashboard and an organization's page show them. */
+export function UsersChart({ users }: { users: OrganizationStats["users"] }) {
+  const { t } = useTranslation("console");
+  return (
+    <BarChart
+      caption={t("dashboard.users")}
+      rows={[
+        { label: t("dashboard.active"), value: users.active },
+        { label: t("dashboard.inactive"), value: users.inactive },
+        { label: t("dashboard.locked"), value: users.locked },
+      ]}
+    />
+  );
+}
+
 /** One organization's figures on its page: users, logins per day over 30 days, 2FA adoption. */
 export function OrganizationStatsPanel({ stats }: { stats: OrganizationStats }) {
   const { t, i18n } = useTranslation("console");
@@ -10,14 +25,7 @@ export function OrganizationStatsPanel({ stats }: { stats: OrganizationStats }) 
     <section className="panel" aria-labelledby="org-stats-title">
       <h2 id="org-stats-title">{t("orgStats.title")}</h2>
       <div className="grid">
-        <BarChart
-          caption={t("dashboard.users")}
-          rows={[
-            { label: t("dashboard.active"), value: stats.users.active },
-            { label: t("dashboard.inactive"), value: stats.users.inactive },
-            { label: t("dashboard.locked"), value: stats.users.locked },
-          ]}
-        />
+        <UsersChart users={stats.users} />
         <div>
           <p>{t("orgStats.logins", { day: stats.logins.last24h.total, week: stats.logins.last7d.total, month: stats.logins.last30d.total })}</p>
           <p>{t("dashboard.adoption", { percent: Math.round(stats.twoFactor.adoptionRate * 100) })}</p>
