@@ -2,7 +2,7 @@ import { Form } from "@remix-run/react";
 import { useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
 import { clientUpdateInput, type ClientFormValues } from "./client-fields";
-import { ConflictView, InputField, useWhen } from "./detail-parts";
+import { ConflictView, InputField, ScrollTable, useWhen } from "./detail-parts";
 import { list, zodFieldErrors } from "./forms";
 import { ActionForm, CheckboxGroup, ConfirmAction, Csrf, Notice, SelectField } from "./ui";
 import { CLIENT_GRANT_TYPE_VALUES, ClientUpdateSchema, LoginMethodsBodySchema, type Client, type ClientSecret } from "~/schemas/client";
@@ -126,7 +126,7 @@ export function ClientSecrets({ secrets }: { secrets: ClientSecret[] }) {
       {secrets.length === 0 ? (
         <p>{t("common.none")}</p>
       ) : (
-        <div className="table-wrap">
+        <ScrollTable label={t("clientDetail.secrets")}>
           <table className="list">
             <thead>
               <tr>
@@ -155,7 +155,7 @@ export function ClientSecrets({ secrets }: { secrets: ClientSecret[] }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollTable>
       )}
       <ActionForm intent="generateSecret" className="form">
         <InputField id="secret-label" name="label" label={t("clientDetail.secretLabelOptional")} />

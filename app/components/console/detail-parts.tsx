@@ -1,4 +1,5 @@
 import { useLocation } from "@remix-run/react";
+import type { ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import { CursorPager } from "./ui";
 
@@ -20,6 +21,18 @@ export function InputField(props: { id: string; name: string; label: string; def
   );
 }
 
+/**
+ * A table that may scroll sideways on a phone: focusable, so that keyboard users can scroll it
+ * even when it holds no link or button.
+ */
+export function ScrollTable({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="table-wrap" role="group" aria-label={label} tabIndex={0}>
+      {children}
+    </div>
+  );
+}
+
 export interface ConflictRow {
   field: string;
   now: string;
@@ -34,7 +47,7 @@ export function ConflictView({ text, rows }: { text: string; rows: ConflictRow[]
     <section className="panel conflict" aria-labelledby="conflict-title">
       <h2 id="conflict-title">{t("orgs.conflict.title")}</h2>
       <p role="alert">{text}</p>
-      <div className="table-wrap">
+      <ScrollTable label={t("orgs.conflict.title")}>
         <table className="list">
           <thead>
             <tr>
@@ -53,7 +66,7 @@ export function ConflictView({ text, rows }: { text: string; rows: ConflictRow[]
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollTable>
       <a className="button button-inline" href={pathname}>{t("orgs.conflict.reload")}</a>
     </section>
   );
@@ -77,7 +90,7 @@ export function HistoryList({ title, entries, nextCursor }: { title: string; ent
       {entries.length === 0 ? (
         <p>{t("common.none")}</p>
       ) : (
-        <div className="table-wrap">
+        <ScrollTable label={title}>
           <table className="list">
             <thead>
               <tr>
@@ -96,7 +109,7 @@ export function HistoryList({ title, entries, nextCursor }: { title: string; ent
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollTable>
       )}
       <CursorPager search={search} cursor={nextCursor ?? undefined} />
     </section>
