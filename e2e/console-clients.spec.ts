@@ -63,12 +63,10 @@ async function signedInContext(browser: Browser) {
   return { context, page };
 }
 
-test("a service-admin manages a confidential client and an application's modules", async ({ browser }, testInfo) => {
-  const alice = await signedInContext(browser);
-  const page = alice.page;
+test("a service-admin adds, edits and deactivates an application's module", async ({ page }, testInfo) => {
   const problems = watchForPageErrors(page);
-  await createOrganization(page, "Client Pages GmbH", "e2e-client-pages");
-  const orgUrl = page.url().replace(/\?.*$/, "");
+  await signIn(page);
+  await createOrganization(page, "Module Pages GmbH", "e2e-module-pages");
 
   // An application with a module, edited and deactivated.
   await page.getByRole("link", { name: "Applications" }).click();
@@ -101,6 +99,15 @@ test("a service-admin manages a confidential client and an application's modules
   await expect(modules.getByRole("row", { name: /Invoicing/ })).toContainText("inactive");
   await expect(page.getByRole("region", { name: "History" })).toContainText("application.module_deactivated");
   await check(page, testInfo, "app-history");
+  expect(problems).toEqual([]);
+});
+
+test("a service-admin manages a confidential client: secrets, override, conflict, delete", async ({ browser }, testInfo) => {
+  const alice = await signedInContext(browser);
+  const page = alice.page;
+  const problems = watchForPageErrors(page);
+  await createOrganization(page, "Client Pages GmbH", "e2e-client-pages");
+  const orgUrl = page.url().replace(/\?.*$/, "");
 
   // A confidential client: its first secret is shown once on the list page.
   await page.goto(`${orgUrl}/clients`);
