@@ -50,6 +50,7 @@ type ActionResult =
   | { kind: "conflict"; values: ClientFormValues; current: Client }
   | { kind: "loginInvalid"; errors: Record<string, string> }
   | { kind: "secret"; value: string }
+  | { kind: "secretInvalid"; errors: Record<string, string> }
   | { kind: "failed"; message: string };
 
 const reply = (result: ActionResult, status = 200) => data<ActionResult>(result, { status, headers: NO_STORE });
@@ -98,9 +99,9 @@ export async function action(args: ActionFunctionArgs) {
   if (intent === "generateSecret") {
     const label = text(form, "label")?.trim();
     const parsed = SecretCreateSchema.safeParse(label ? { label } : {});
-    if (!parsed.success) return reply({ kind: "failed", message: Object.values(zodFieldErrors(parsed.error)).join("; ") }, 422);
+    if (!parsed.success) return reply({ kind: "secretInvalid", errors: zodFieldErrors(parsed.error) }, 422);
     const result = await console.admin<ClientSecret & { value: string }>("clients.generateSecret", { params: { id }, body: parsed.data ?? {} });
-    if (!result.ok) return reply({ kind: "failed", message: result.error.message }, result.status);
+    if (!result.ok) return reply({ kind: "secretInvalid", errors: result.error.details ? detailErrors(result.error.details, ["label"]) : { form: result.error.message } }, result.status);
     // The value is in this one response only; the page that shows it is never cached.
     return reply({ kind: "secret", value: result.body.value });
   }
@@ -134,7 +135,7 @@ export default function ClientPage() {
       {result?.kind === "secret" ? <SecretOnce secret={result.value} /> : null}
       <ClientEditForm client={client} version={version} apps={apps} result={result?.kind === "invalid" || result?.kind === "conflict" ? result : undefined} />
       <LoginMethodsPanel client={client} orgDefault={org.defaultLoginMethods} errors={result?.kind === "loginInvalid" ? result.errors : {}} />
-      {client.clientType === "confidential" ? <ClientSecrets secrets={secrets} /> : null}
+      {client.clientType === "confidential" ? <ClientSecrets secrets={secrets} errors={result?.kind === "secretInvalid" ? result.errors : {}} /> : null}
       <ClientActions client={client} />
       <HistoryList title={t("clientDetail.history")} entries={history.data} nextCursor={history.nextCursor} />
     </>

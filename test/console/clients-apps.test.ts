@@ -142,6 +142,12 @@ describe("client page", () => {
   it("shows a generated secret once; it authenticates until revoked, the older one stays valid", async () => {
     const { id, secret: first } = await machineClient("Rotating machine");
     const { csrf } = await pageWithCsrf(admin.browser, clientUrl(id));
+    const tooLong = await admin.browser.post(clientUrl(id), { csrf, intent: "generateSecret", label: "x".repeat(101) });
+    expect(tooLong.status).toBe(422);
+    const tooLongHtml = await tooLong.text();
+    expect(tooLongHtml).toMatch(/id="secret-label-error"[^>]*>must have at most 100 characters</);
+    expect(tooLongHtml).not.toContain("shown only once");
+    expect(await prisma().clientSecret.count({ where: { clientId: id } })).toBe(1);
     const generated = await admin.browser.post(clientUrl(id), { csrf, intent: "generateSecret", label: "rotation 2026" });
     expect(generated.status).toBe(200);
     expect(generated.headers.get("cache-control")).toBe("no-store");

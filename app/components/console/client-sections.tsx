@@ -117,7 +117,7 @@ export function LoginMethodsPanel({ client, orgDefault, errors: serverErrors }: 
   );
 }
 
-export function ClientSecrets({ secrets }: { secrets: ClientSecret[] }) {
+export function ClientSecrets({ secrets, errors }: { secrets: ClientSecret[]; errors: Record<string, string> }) {
   const { t } = useTranslation("console");
   const when = useWhen();
   return (
@@ -158,7 +158,8 @@ export function ClientSecrets({ secrets }: { secrets: ClientSecret[] }) {
         </ScrollTable>
       )}
       <ActionForm intent="generateSecret" className="form">
-        <InputField id="secret-label" name="label" label={t("clientDetail.secretLabelOptional")} />
+        {errors.form ? <Notice kind="error">{errors.form}</Notice> : null}
+        <InputField id="secret-label" name="label" label={t("clientDetail.secretLabelOptional")} error={errors.label} />
         <button type="submit" className="button button-inline">{t("clientDetail.generateSecret")}</button>
       </ActionForm>
     </section>
