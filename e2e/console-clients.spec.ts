@@ -1,6 +1,5 @@
-import { writeFileSync } from "node:fs";
-import AxeBuilder from "@axe-core/playwright";
-import { expect, test, type Browser, type Page, type TestInfo } from "@playwright/test";
+import { expect, test, type Browser, type Page } from "@playwright/test";
+import { check, signInToConsole, watchForPageErrors } from "./console-helpers";
 import { readSeed, type Seed } from "./seed";
 
 /**
@@ -14,37 +13,7 @@ test.beforeAll(async () => {
   seed = await readSeed();
 });
 
-async function check(page: Page, testInfo: TestInfo, name: string) {
-  const shot = testInfo.outputPath(`console-${name}.png`);
-  await page.screenshot({ path: shot, fullPage: true });
-  await testInfo.attach(`console-${name}`, { path: shot, contentType: "image/png" });
-  const results = await new AxeBuilder({ page }).analyze();
-  writeFileSync(testInfo.outputPath(`axe-console-${name}.json`), JSON.stringify(results.violations, null, 2));
-  const serious = results.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(" ")) }));
-  expect(serious, `serious or critical axe violations on the console ${name} page`).toEqual([]);
-}
-
-/** Uncaught errors and CSP refusals (a missing nonce would stop hydration and the in-page checks). */
-function watchForPageErrors(page: Page): string[] {
-  const problems: string[] = [];
-  page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
-  page.on("console", (msg) => {
-    if (msg.type() === "error" && /Content Security Policy|Refused to/i.test(msg.text())) problems.push(`console: ${msg.text()}`);
-  });
-  return problems;
-}
-
-async function signIn(page: Page) {
-  await page.goto("/console");
-  await expect(page).toHaveURL(/\/interaction\//);
-  await page.getByLabel("Email address", { exact: true }).fill(seed.admin.email);
-  await page.getByLabel("Password", { exact: true }).fill(seed.admin.password);
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await expect(page).toHaveURL(/\/console$/);
-  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Dashboard");
-}
+const signIn = (page: Page) => signInToConsole(page, seed);
 
 async function createOrganization(page: Page, name: string, slug: string) {
   await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Organizations" }).click();

@@ -1,13 +1,13 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import type { HistoryPage, Page } from "~/.server/admin/http/pagination";
+import type { Page } from "~/.server/admin/http/pagination";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm, type Console } from "~/.server/console/page";
 import { appUpdateInput, moduleInput, type AppFormValues } from "~/components/console/app-fields";
 import { AppActions, AppEditForm, ModulesSection } from "~/components/console/app-sections";
 import { CLAIM_FIELDS, claimInput, ClaimsSection, type ClaimValues } from "~/components/console/claim-section";
-import { HistoryList, type HistoryEntry } from "~/components/console/detail-parts";
 import { detailErrors, text, zodFieldErrors } from "~/components/console/forms";
+import { HistorySection, historyQuery, type HistoryPage } from "~/components/console/history";
 import { Notice } from "~/components/console/ui";
 import { ApplicationUpdateSchema, ModuleCreateSchema, ModuleUpdateSchema, type Application, type ApplicationModule } from "~/schemas/application";
 import { CustomClaimCreateSchema, type CustomClaim } from "~/schemas/claim";
@@ -19,12 +19,11 @@ export async function loader(args: LoaderFunctionArgs) {
   const console = await requireConsole(args);
   const appId = args.params.appId!;
   const url = new URL(args.request.url);
-  const after = url.searchParams.get("cursor") ?? undefined;
   const [app, claims, modules, history] = await Promise.all([
     console.admin<Application>("applications.get", { params: { id: appId } }),
     console.admin<Page<CustomClaim>>("customClaims.list", { params: { appId }, query: { limit: "100" } }),
     console.admin<Page<ApplicationModule>>("applications.listModules", { params: { id: appId }, query: { limit: "100" } }),
-    console.admin<HistoryPage<HistoryEntry>>("applications.getHistory", { params: { id: appId }, query: { limit: "20", ...(after ? { after } : {}) } }),
+    console.admin<HistoryPage>("applications.getHistory", { params: { id: appId }, query: historyQuery(args.request.url) }),
   ]);
   if (!app.ok || app.body.organizationId !== args.params.id) throw data({ message: "not_found" }, { status: 404 });
   return data(
@@ -33,7 +32,7 @@ export async function loader(args: LoaderFunctionArgs) {
       version: app.version!,
       claims: claims.ok ? claims.body.data : [],
       modules: modules.ok ? modules.body.data : [],
-      history: history.ok ? history.body : { data: [], hasMore: false, nextCursor: null },
+      history: history.ok ? history.body : null,
       done: url.searchParams.get("done"),
     },
     { headers: NO_STORE },
@@ -134,7 +133,7 @@ export default function ApplicationPage() {
       <ModulesSection modules={modules} failed={result?.kind === "addModule" || result?.kind === "updateModule" ? result : undefined} />
       <ClaimsSection claims={claims} values={result?.kind === "claim" ? result.values : undefined} errors={result?.kind === "claim" ? result.errors : undefined} />
       <AppActions app={app} />
-      <HistoryList title={t("appDetail.history")} entries={history.data} nextCursor={history.nextCursor} />
+      <HistorySection page={history} targetId={app.id} />
     </>
   );
 }

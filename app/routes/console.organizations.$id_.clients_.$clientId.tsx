@@ -1,12 +1,12 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import type { HistoryPage, Page } from "~/.server/admin/http/pagination";
+import type { Page } from "~/.server/admin/http/pagination";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm, type Console } from "~/.server/console/page";
 import { ClientActions, ClientEditForm, ClientSecrets, LoginMethodsPanel } from "~/components/console/client-sections";
 import { CLIENT_FIELDS, clientUpdateInput, type ClientFormValues } from "~/components/console/client-fields";
-import { HistoryList, type HistoryEntry } from "~/components/console/detail-parts";
 import { detailErrors, list, text, zodFieldErrors } from "~/components/console/forms";
+import { HistorySection, historyQuery, type HistoryPage } from "~/components/console/history";
 import { SecretOnce } from "~/components/console/secret-once";
 import { Notice } from "~/components/console/ui";
 import type { Application } from "~/schemas/application";
@@ -23,12 +23,11 @@ export async function loader(args: LoaderFunctionArgs) {
   const client = await console.admin<Client>("clients.get", { params: { id } });
   if (!client.ok || client.body.organizationId !== orgId) throw data({ message: "not_found" }, { status: 404 });
   const url = new URL(args.request.url);
-  const after = url.searchParams.get("cursor") ?? undefined;
   const [org, apps, secrets, history] = await Promise.all([
     console.admin<Organization>("organizations.get", { params: { id: orgId } }),
     console.admin<Page<Application>>("applications.list", { query: { organizationId: orgId, limit: "100" } }),
     client.body.clientType === "confidential" ? console.admin<Page<ClientSecret>>("clients.listSecrets", { params: { id }, query: { limit: "100" } }) : null,
-    console.admin<HistoryPage<HistoryEntry>>("clients.getHistory", { params: { id }, query: { limit: "20", ...(after ? { after } : {}) } }),
+    console.admin<HistoryPage>("clients.getHistory", { params: { id }, query: historyQuery(args.request.url) }),
   ]);
   if (!org.ok) throw data({ message: org.error.code }, { status: org.status });
   return data(
@@ -38,7 +37,7 @@ export async function loader(args: LoaderFunctionArgs) {
       org: { id: org.body.id, name: org.body.name, defaultLoginMethods: org.body.defaultLoginMethods },
       apps: apps.ok ? apps.body.data.map((a) => ({ id: a.id, name: a.name })) : [],
       secrets: secrets?.ok ? secrets.body.data : [],
-      history: history.ok ? history.body : { data: [], hasMore: false, nextCursor: null },
+      history: history.ok ? history.body : null,
       done: url.searchParams.get("done"),
     },
     { headers: NO_STORE },
@@ -137,7 +136,7 @@ export default function ClientPage() {
       <LoginMethodsPanel client={client} orgDefault={org.defaultLoginMethods} errors={result?.kind === "loginInvalid" ? result.errors : {}} />
       {client.clientType === "confidential" ? <ClientSecrets secrets={secrets} errors={result?.kind === "secretInvalid" ? result.errors : {}} /> : null}
       <ClientActions client={client} />
-      <HistoryList title={t("clientDetail.history")} entries={history.data} nextCursor={history.nextCursor} />
+      <HistorySection page={history} targetId={client.id} />
     </>
   );
 }

@@ -1,11 +1,10 @@
 import { useLocation } from "@remix-run/react";
 import type { ReactNode } from "react";
 import { useTranslation } from "react-i18next";
-import { CursorPager } from "./ui";
 
 /**
  * Parts of the console's detail pages (client, application): inputs whose id differs from
- * their name (several forms on one page), the conflict table and the history list.
+ * their name (several forms on one page), tables that scroll on a phone and the conflict table.
  */
 export function InputField(props: { id: string; name: string; label: string; defaultValue?: string | undefined; error?: string | undefined; hint?: string; required?: boolean; multiline?: boolean }) {
   const { id, name, label, defaultValue, error, hint, required = false, multiline = false } = props;
@@ -68,50 +67,6 @@ export function ConflictView({ text, rows }: { text: string; rows: ConflictRow[]
         </table>
       </ScrollTable>
       <a className="button button-inline" href={pathname}>{t("orgs.conflict.reload")}</a>
-    </section>
-  );
-}
-
-export interface HistoryEntry {
-  id: string;
-  eventType: string;
-  createdAt: string;
-  actorType: string;
-  actorId: string | null;
-}
-
-/** A resource's audit history, newest first; the pager's cursor is the operation's `after`. */
-export function HistoryList({ title, entries, nextCursor }: { title: string; entries: HistoryEntry[]; nextCursor: string | null }) {
-  const { t, i18n } = useTranslation("console");
-  const { search } = useLocation();
-  return (
-    <section className="panel" aria-labelledby="history-title">
-      <h2 id="history-title">{title}</h2>
-      {entries.length === 0 ? (
-        <p>{t("common.none")}</p>
-      ) : (
-        <ScrollTable label={title}>
-          <table className="list">
-            <thead>
-              <tr>
-                <th scope="col">{t("audit.time")}</th>
-                <th scope="col">{t("audit.event")}</th>
-                <th scope="col">{t("audit.actor")}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {entries.map((e) => (
-                <tr key={e.id}>
-                  <td>{new Date(e.createdAt).toLocaleString(i18n.language, { timeZone: "UTC" })} UTC</td>
-                  <td><code>{e.eventType}</code></td>
-                  <td>{e.actorType}{e.actorId ? <> <code>{e.actorId}</code></> : null}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollTable>
-      )}
-      <CursorPager search={search} cursor={nextCursor ?? undefined} />
     </section>
   );
 }
