@@ -2,7 +2,8 @@ import { Form } from "@remix-run/react";
 import { useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
 import { clientUpdateInput, type ClientFormValues } from "./client-fields";
-import { ConflictView, InputField, ScrollTable, useWhen } from "./detail-parts";
+import { ConflictView, InputField, ScrollTable } from "./detail-parts";
+import { Moment } from "./list-table";
 import { list, zodFieldErrors } from "./forms";
 import { ActionForm, CheckboxGroup, ConfirmAction, Csrf, Notice, SelectField } from "./ui";
 import { CLIENT_GRANT_TYPE_VALUES, ClientUpdateSchema, LoginMethodsBodySchema, type Client, type ClientSecret } from "~/schemas/client";
@@ -119,7 +120,6 @@ export function LoginMethodsPanel({ client, orgDefault, errors: serverErrors }: 
 
 export function ClientSecrets({ secrets, errors }: { secrets: ClientSecret[]; errors: Record<string, string> }) {
   const { t } = useTranslation("console");
-  const when = useWhen();
   return (
     <section className="panel" aria-labelledby="secrets-title">
       <h2 id="secrets-title">{t("clientDetail.secrets")}</h2>
@@ -143,9 +143,9 @@ export function ClientSecrets({ secrets, errors }: { secrets: ClientSecret[]; er
                 <tr key={s.id}>
                   <td><code>…{s.hint}</code></td>
                   <td>{s.label ?? ""}</td>
-                  <td>{when(s.createdAt)}</td>
-                  <td>{s.expiresAt ? when(s.expiresAt) : t("clientDetail.never")}</td>
-                  <td>{s.status === "revoked" ? t("clientDetail.secretRevokedAt", { when: when(s.revokedAt) }) : t("clientDetail.secretActive")}</td>
+                  <td><Moment iso={s.createdAt} /></td>
+                  <td>{s.expiresAt ? <Moment iso={s.expiresAt} /> : t("clientDetail.never")}</td>
+                  <td>{s.status === "revoked" ? <>{t("clientDetail.secretRevoked")} <Moment iso={s.revokedAt} /></> : t("clientDetail.secretActive")}</td>
                   <td>
                     {s.status === "active" ? (
                       <ConfirmAction intent="revokeSecret" label={t("clientDetail.revokeSecret", { hint: s.hint })} question={t("clientDetail.confirmRevokeSecret", { hint: s.hint })} fields={{ secretId: s.id }} danger />

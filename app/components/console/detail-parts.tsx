@@ -70,9 +70,3 @@ export function ConflictView({ text, rows }: { text: string; rows: ConflictRow[]
     </section>
   );
 }
-
-/** Dates as the other console tables show them: in the page's language, in UTC. */
-export function useWhen() {
-  const { i18n } = useTranslation("console");
-  return (iso: string | null) => (iso ? `${new Date(iso).toLocaleString(i18n.language, { timeZone: "UTC" })} UTC` : "—");
-}
