@@ -1,13 +1,16 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
-import { useState, type FormEvent } from "react";
+import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import type { Page } from "~/.server/admin/http/pagination";
-import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
+import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm, type Console } from "~/.server/console/page";
+import { appUpdateInput, moduleInput, type AppFormValues } from "~/components/console/app-fields";
+import { AppActions, AppEditForm, ModulesSection } from "~/components/console/app-sections";
+import { CLAIM_FIELDS, claimInput, ClaimsSection, type ClaimValues } from "~/components/console/claim-section";
 import { detailErrors, text, zodFieldErrors } from "~/components/console/forms";
-import { Csrf, Notice, SelectField, TextField } from "~/components/console/ui";
-import type { Application } from "~/schemas/application";
-import { CLAIM_TYPE_VALUES, CustomClaimCreateSchema, type CustomClaim } from "~/schemas/claim";
+import { HistorySection, historyQuery, type HistoryPage } from "~/components/console/history";
+import { Notice } from "~/components/console/ui";
+import { ApplicationUpdateSchema, ModuleCreateSchema, ModuleUpdateSchema, type Application, type ApplicationModule } from "~/schemas/application";
+import { CustomClaimCreateSchema, type CustomClaim } from "~/schemas/claim";
 
 export const headers = consoleHeaders;
 export const meta: MetaFunction = () => [{ title: "Application · Porta console" }];
@@ -15,92 +18,122 @@ export const meta: MetaFunction = () => [{ title: "Application · Porta console"
 export async function loader(args: LoaderFunctionArgs) {
   const console = await requireConsole(args);
   const appId = args.params.appId!;
-  const [app, claims] = await Promise.all([
+  const url = new URL(args.request.url);
+  const [app, claims, modules, history] = await Promise.all([
     console.admin<Application>("applications.get", { params: { id: appId } }),
     console.admin<Page<CustomClaim>>("customClaims.list", { params: { appId }, query: { limit: "100" } }),
+    console.admin<Page<ApplicationModule>>("applications.listModules", { params: { id: appId }, query: { limit: "100" } }),
+    console.admin<HistoryPage>("applications.getHistory", { params: { id: appId }, query: historyQuery(args.request.url) }),
   ]);
   if (!app.ok || app.body.organizationId !== args.params.id) throw data({ message: "not_found" }, { status: 404 });
-  return data({ app: app.body, claims: claims.ok ? claims.body.data : [], done: new URL(args.request.url).searchParams.get("done") }, { headers: NO_STORE });
+  return data(
+    {
+      app: app.body,
+      version: app.version!,
+      claims: claims.ok ? claims.body.data : [],
+      modules: modules.ok ? modules.body.data : [],
+      history: history.ok ? history.body : null,
+      done: url.searchParams.get("done"),
+    },
+    { headers: NO_STORE },
+  );
 }
 
-function claimInput(form: FormData) {
-  const description = text(form, "description")?.trim();
-  return { claimName: text(form, "claimName") ?? "", claimType: text(form, "claimType"), scope: text(form, "scope") ?? "", ...(description ? { description } : {}) };
+type ActionResult =
+  | { kind: "app"; values: AppFormValues; errors: Record<string, string>; conflict?: Application }
+  | { kind: "addModule" | "updateModule"; moduleId?: string; values: AppFormValues; errors: Record<string, string> }
+  | { kind: "claim"; values: ClaimValues; errors: Record<string, string> }
+  | { kind: "failed"; message: string };
+
+const reply = (result: ActionResult, status: number) => data<ActionResult>(result, { status, headers: NO_STORE });
+const fieldsOrForm = (details: Parameters<typeof detailErrors>[0], message: string, shown: readonly string[]) => (details ? detailErrors(details, shown) : { form: message });
+
+async function update(console: Console, appId: string, form: FormData) {
+  const values = appUpdateInput(form);
+  const parsed = ApplicationUpdateSchema.safeParse(values);
+  if (!parsed.success) return reply({ kind: "app", values, errors: zodFieldErrors(parsed.error) }, 422);
+  const version = Number(form.get("version"));
+  const result = await console.admin<Application>("applications.update", { params: { id: appId }, body: parsed.data, ifMatch: Number.isSafeInteger(version) ? version : undefined });
+  if (result.ok) return null;
+  if (result.status === 409 && result.error.code === "etag_mismatch") {
+    // Never overwrite: show what is saved now beside what this person typed.
+    const current = await console.admin<Application>("applications.get", { params: { id: appId } });
+    if (current.ok) return reply({ kind: "app", values, errors: {}, conflict: current.body }, 409);
+  }
+  return reply({ kind: "app", values, errors: fieldsOrForm(result.error.details, result.error.message, ["name", "description"]) }, result.status);
 }
 
-const SHOWN = ["claimName", "claimType", "scope", "description"];
+async function saveModule(console: Console, appId: string, form: FormData, kind: "addModule" | "updateModule") {
+  const values = moduleInput(form);
+  const moduleId = text(form, "moduleId") ?? "";
+  const parsed = (kind === "addModule" ? ModuleCreateSchema : ModuleUpdateSchema).safeParse(values);
+  if (!parsed.success) return reply({ kind, moduleId, values, errors: zodFieldErrors(parsed.error) }, 422);
+  const result =
+    kind === "addModule"
+      ? await console.admin("applications.addModule", { params: { id: appId }, body: parsed.data })
+      : await console.admin("applications.updateModule", { params: { id: appId, moduleId }, body: parsed.data });
+  if (result.ok) return null;
+  return reply({ kind, moduleId, values, errors: fieldsOrForm(result.error.details, result.error.message, ["name", "description"]) }, result.status);
+}
+
+/** Module buttons: the operation each runs on the module named in the form. */
+const MODULE_INTENTS: Record<string, (c: Console, ids: { id: string; moduleId: string }) => ReturnType<Console["admin"]>> = {
+  deactivateModule: (c, params) => c.admin("applications.deactivateModule", { params }),
+  activateModule: (c, params) => c.admin("applications.updateModule", { params, body: { status: "active" } }),
+  deleteModule: (c, params) => c.admin("applications.deleteModule", { params }),
+};
+
+async function createClaim(console: Console, appId: string, form: FormData) {
+  const values = claimInput(form);
+  const parsed = CustomClaimCreateSchema.safeParse(values);
+  if (!parsed.success) return reply({ kind: "claim", values, errors: zodFieldErrors(parsed.error) }, 422);
+  const created = await console.admin("customClaims.create", { params: { appId }, body: parsed.data });
+  if (created.ok) return null;
+  return reply({ kind: "claim", values, errors: fieldsOrForm(created.error.details, created.error.message, CLAIM_FIELDS) }, created.status);
+}
 
 export async function action(args: ActionFunctionArgs) {
   const { console, form } = await requireConsoleForm(args);
-  const input = claimInput(form);
-  const parsed = CustomClaimCreateSchema.safeParse(input);
-  if (!parsed.success) return data({ values: input, errors: zodFieldErrors(parsed.error) }, { status: 422, headers: NO_STORE });
-  const created = await console.admin("customClaims.create", { params: { appId: args.params.appId! }, body: parsed.data });
-  if (!created.ok) {
-    const errors = created.error.details ? detailErrors(created.error.details, SHOWN) : { form: created.error.message };
-    return data({ values: input, errors }, { status: created.status, headers: NO_STORE });
+  const orgId = args.params.id!;
+  const appId = args.params.appId!;
+  const here = `/console/organizations/${orgId}/applications/${appId}`;
+  const owner = await console.admin<Application>("applications.get", { params: { id: appId } });
+  if (!owner.ok || owner.body.organizationId !== orgId) return reply({ kind: "failed", message: "not found" }, 404);
+  const intent = text(form, "intent") ?? "createClaim";
+
+  if (intent === "update") return (await update(console, appId, form)) ?? redirect(`${here}?done=saved`);
+  if (intent === "addModule" || intent === "updateModule") return (await saveModule(console, appId, form, intent)) ?? redirect(`${here}?done=${intent}`);
+  if (intent === "createClaim") return (await createClaim(console, appId, form)) ?? redirect(`${here}?done=claim`);
+  if (intent === "delete") {
+    const result = await console.admin("applications.delete", { params: { id: appId } });
+    if (!result.ok) return reply({ kind: "failed", message: result.error.message }, result.status);
+    return redirect(`/console/organizations/${orgId}/applications?done=deleted`);
   }
-  return redirect(`/console/organizations/${args.params.id!}/applications/${args.params.appId!}?done=claim`);
+  const run = MODULE_INTENTS[intent];
+  if (!run) return reply({ kind: "failed", message: "unknown action" }, 400);
+  const result = await run(console, { id: appId, moduleId: text(form, "moduleId") ?? "" });
+  if (!result.ok) return reply({ kind: "failed", message: result.error.message }, result.status);
+  return redirect(`${here}?done=${intent}`);
 }
 
 export default function ApplicationPage() {
-  const { app, claims, done } = useLoaderData<typeof loader>();
+  const { app, version, claims, modules, history, done } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const { t } = useTranslation("console");
-  const [clientErrors, setClientErrors] = useState<Record<string, string> | null>(null);
-  const errors: Record<string, string> = clientErrors ?? result?.errors ?? {};
-  const values = result?.values;
-
-  function onSubmit(event: FormEvent<HTMLFormElement>) {
-    const parsed = CustomClaimCreateSchema.safeParse(claimInput(new FormData(event.currentTarget)));
-    if (parsed.success) return setClientErrors(null);
-    event.preventDefault();
-    setClientErrors(zodFieldErrors(parsed.error));
-  }
-
+  const appResult = result?.kind === "app" ? result : undefined;
   return (
     <>
       <p className="breadcrumb"><Link to={`/console/organizations/${app.organizationId}/applications`}>{t("apps.title")}</Link></p>
       <h1>{app.name}</h1>
       {app.description ? <p className="muted">{app.description}</p> : null}
-      {done === "claim" ? <Notice kind="info">{t("claims.created")}</Notice> : null}
-      <h2>{t("claims.title")}</h2>
-      {claims.length === 0 ? (
-        <p>{t("common.none")}</p>
-      ) : (
-        <div className="table-wrap">
-          <table className="list">
-            <thead>
-              <tr>
-                <th scope="col">{t("claims.claimName")}</th>
-                <th scope="col">{t("claims.claimType")}</th>
-                <th scope="col">{t("claims.scope")}</th>
-                <th scope="col">{t("apps.description")}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {claims.map((c) => (
-                <tr key={c.id}>
-                  <td><code>{c.claimName}</code></td>
-                  <td>{c.claimType}</td>
-                  <td><code>{c.scope}</code></td>
-                  <td>{c.description ?? ""}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <Form method="post" reloadDocument noValidate onSubmit={onSubmit} className="panel form" aria-labelledby="new-claim-title">
-        <h2 id="new-claim-title">{t("claims.new")}</h2>
-        {errors.form ? <Notice kind="error">{errors.form}</Notice> : null}
-        <Csrf />
-        <TextField name="claimName" label={t("claims.claimName")} defaultValue={values?.claimName} error={errors.claimName} required />
-        <SelectField name="claimType" label={t("claims.claimType")} options={CLAIM_TYPE_VALUES.map((v) => ({ value: v, label: v }))} defaultValue={values?.claimType ?? "string"} error={errors.claimType} />
-        <TextField name="scope" label={t("claims.scope")} defaultValue={values?.scope} error={errors.scope} hint={t("claims.scopeHint")} required />
-        <TextField name="description" label={t("apps.description")} defaultValue={values?.description} error={errors.description} />
-        <button type="submit" className="button button-inline">{t("claims.create")}</button>
-      </Form>
+      <p className="muted">{t(`users.status.${app.status}`)}</p>
+      {done === "claim" ? <Notice kind="info">{t("claims.created")}</Notice> : done ? <Notice kind="info">{t(`appDetail.done.${done}`)}</Notice> : null}
+      {result?.kind === "failed" ? <Notice kind="error">{result.message}</Notice> : null}
+      <AppEditForm app={app} version={version} values={appResult?.values} errors={appResult?.errors ?? {}} conflict={appResult?.conflict} />
+      <ModulesSection modules={modules} failed={result?.kind === "addModule" || result?.kind === "updateModule" ? result : undefined} />
+      <ClaimsSection claims={claims} values={result?.kind === "claim" ? result.values : undefined} errors={result?.kind === "claim" ? result.errors : undefined} />
+      <AppActions app={app} />
+      <HistorySection page={history} targetId={app.id} />
     </>
   );
 }

@@ -5,6 +5,7 @@ import { useTranslation } from "react-i18next";
 import type { Page } from "~/.server/admin/http/pagination";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
 import { detailErrors, list, text, zodFieldErrors } from "~/components/console/forms";
+import { SecretOnce } from "~/components/console/secret-once";
 import { CheckboxGroup, ConfirmAction, Csrf, CursorPager, Notice, SelectField, TextField } from "~/components/console/ui";
 import { ClientCreateSchema, type Client } from "~/schemas/client";
 import { LOGIN_METHOD_VALUES, type Organization } from "~/schemas/organization";
@@ -65,28 +66,6 @@ export async function action(args: ActionFunctionArgs) {
   return data<ActionResult>({ kind: "created", client: { id: created.body.id, name: created.body.name }, secret: created.body.secret?.value ?? null }, { headers: NO_STORE });
 }
 
-function SecretOnce({ secret }: { secret: string }) {
-  const { t } = useTranslation("console");
-  const [status, setStatus] = useState("");
-  const copy = () =>
-    navigator.clipboard.writeText(secret).then(
-      () => setStatus(t("clients.copied")),
-      () => setStatus(t("clients.copyFailed")),
-    );
-  return (
-    <section className="panel secret" aria-labelledby="secret-title">
-      <h2 id="secret-title">{t("clients.secretTitle")}</h2>
-      <p>{t("clients.secretText")}</p>
-      <div className="field">
-        <label htmlFor="client-secret">{t("clients.secret")}</label>
-        <input id="client-secret" readOnly value={secret} className="secret-value" onFocus={(e) => e.currentTarget.select()} />
-      </div>
-      <button type="button" className="button button-inline" onClick={copy}>{t("clients.copy")}</button>
-      <p className="hint" aria-live="polite">{status}</p>
-    </section>
-  );
-}
-
 export default function Clients() {
   const { org, page, error, done } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
@@ -114,7 +93,7 @@ export default function Clients() {
           {result.secret ? <SecretOnce secret={result.secret} /> : null}
         </>
       ) : null}
-      {done ? <Notice kind="info">{t(`clients.done.${done}`)}</Notice> : null}
+      {done ? <Notice kind="info">{done === "deleted" ? t("clientDetail.deleted") : t(`clients.done.${done}`)}</Notice> : null}
       {error ? <Notice kind="error">{error}</Notice> : null}
       {result?.kind === "rowFailed" ? <Notice kind="error">{result.message}</Notice> : null}
       {page ? (
@@ -137,7 +116,7 @@ export default function Clients() {
                 <tbody>
                   {page.data.map((c) => (
                     <tr key={c.id}>
-                      <td>{c.name}</td>
+                      <td><Link to={`/console/organizations/${org.id}/clients/${c.id}`}>{c.name}</Link></td>
                       <td><code>{c.id}</code></td>
                       <td>{c.clientType}</td>
                       <td>{c.loginMethods === null ? t("clients.inherit", { methods: methods(c.effectiveLoginMethods) }) : t("clients.override", { methods: methods(c.loginMethods) })}</td>

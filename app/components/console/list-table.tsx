@@ -14,7 +14,8 @@ export function ListTable<T>({ rows, columns, rowKey, caption }: { rows: readonl
   const { t } = useTranslation("console");
   if (rows.length === 0) return <p>{t("common.none")}</p>;
   return (
-    <div className="table-wrap">
+    // Focusable: on a phone the table scrolls sideways, and it may hold nothing else to focus.
+    <div className="table-wrap" role="group" aria-label={caption} tabIndex={0}>
       <table className="list">
         {caption ? <caption className="visually-hidden">{caption}</caption> : null}
         <thead>

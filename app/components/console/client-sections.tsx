@@ -1,0 +1,181 @@
+import { Form } from "@remix-run/react";
+import { useState, type FormEvent } from "react";
+import { useTranslation } from "react-i18next";
+import { clientUpdateInput, type ClientFormValues } from "./client-fields";
+import { ConflictView, InputField, ScrollTable } from "./detail-parts";
+import { Moment } from "./list-table";
+import { list, zodFieldErrors } from "./forms";
+import { ActionForm, CheckboxGroup, ConfirmAction, Csrf, Notice, SelectField } from "./ui";
+import { CLIENT_GRANT_TYPE_VALUES, ClientUpdateSchema, LoginMethodsBodySchema, type Client, type ClientSecret } from "~/schemas/client";
+import { LOGIN_METHOD_VALUES } from "~/schemas/organization";
+
+/** The sections of the console's client page. */
+type EditResult = { kind: "invalid"; values: ClientFormValues; errors: Record<string, string> } | { kind: "conflict"; values: ClientFormValues; current: Client };
+
+function useMethods() {
+  const { t } = useTranslation("console");
+  return (m: readonly string[]) => m.map((x) => t(`orgs.method.${x}`)).join(", ");
+}
+
+export function ClientEditForm({ client, version, apps, result }: { client: Client; version: number; apps: Array<{ id: string; name: string }>; result: EditResult | undefined }) {
+  const { t } = useTranslation("console");
+  const [clientErrors, setClientErrors] = useState<Record<string, string> | null>(null);
+  const errors = clientErrors ?? (result?.kind === "invalid" ? result.errors : {});
+  const values = result?.values;
+  const appName = (id: string | null | undefined) => (id ? (apps.find((a) => a.id === id)?.name ?? id) : t("clientDetail.noApplication"));
+
+  if (result?.kind === "conflict") {
+    const { current } = result;
+    const rows = [
+      { field: t("clients.name"), now: current.name, yours: result.values.name },
+      { field: t("clients.redirectUris"), now: current.redirectUris.join(" "), yours: result.values.redirectUris.join(" ") },
+      { field: t("clientDetail.postLogoutRedirectUris"), now: current.postLogoutRedirectUris.join(" "), yours: result.values.postLogoutRedirectUris.join(" ") },
+      { field: t("clientDetail.scope"), now: current.scope, yours: result.values.scope },
+      { field: t("clientDetail.grantTypes"), now: current.grantTypes.join(", "), yours: result.values.grantTypes.join(", ") },
+      { field: t("clientDetail.application"), now: appName(current.applicationId), yours: appName(result.values.applicationId) },
+    ];
+    return <ConflictView text={t("clientDetail.conflictText")} rows={rows} />;
+  }
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    const parsed = ClientUpdateSchema.safeParse(clientUpdateInput(new FormData(event.currentTarget)));
+    if (parsed.success) return setClientErrors(null);
+    event.preventDefault();
+    setClientErrors(zodFieldErrors(parsed.error));
+  }
+
+  return (
+    <Form method="post" reloadDocument noValidate onSubmit={onSubmit} className="panel form" aria-labelledby="edit-client-title">
+      <h2 id="edit-client-title">{t("clientDetail.edit")}</h2>
+      {errors.form ? <Notice kind="error">{errors.form}</Notice> : null}
+      <Csrf />
+      <input type="hidden" name="intent" value="update" />
+      <input type="hidden" name="version" value={version} />
+      <InputField id="name" name="name" label={t("clients.name")} defaultValue={values?.name ?? client.name} error={errors.name} required />
+      <InputField id="redirectUris" name="redirectUris" label={t("clients.redirectUris")} defaultValue={(values?.redirectUris ?? client.redirectUris).join("\n")} error={errors.redirectUris} hint={t("clients.redirectHint")} multiline />
+      <InputField
+        id="postLogoutRedirectUris"
+        name="postLogoutRedirectUris"
+        label={t("clientDetail.postLogoutRedirectUris")}
+        defaultValue={(values?.postLogoutRedirectUris ?? client.postLogoutRedirectUris).join("\n")}
+        error={errors.postLogoutRedirectUris}
+        hint={t("clients.redirectHint")}
+        multiline
+      />
+      <InputField id="scope" name="scope" label={t("clientDetail.scope")} defaultValue={values?.scope ?? client.scope} error={errors.scope} hint={t("clientDetail.scopeHint")} required />
+      <CheckboxGroup
+        name="grantTypes"
+        legend={t("clientDetail.grantTypes")}
+        options={CLIENT_GRANT_TYPE_VALUES.map((g) => ({ value: g, label: g }))}
+        checked={values?.grantTypes ?? client.grantTypes}
+        error={errors.grantTypes}
+      />
+      <SelectField
+        name="applicationId"
+        label={t("clientDetail.application")}
+        options={[{ value: "", label: t("clientDetail.noApplication") }, ...apps.map((a) => ({ value: a.id, label: a.name }))]}
+        defaultValue={(values ? values.applicationId : client.applicationId) ?? ""}
+        error={errors.applicationId}
+      />
+      <button type="submit" className="button button-inline">{t("common.save")}</button>
+    </Form>
+  );
+}
+
+export function LoginMethodsPanel({ client, orgDefault, errors: serverErrors }: { client: Client; orgDefault: readonly string[]; errors: Record<string, string> }) {
+  const { t } = useTranslation("console");
+  const methods = useMethods();
+  const [clientErrors, setClientErrors] = useState<Record<string, string> | null>(null);
+  const errors = clientErrors ?? serverErrors;
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    const parsed = LoginMethodsBodySchema.safeParse({ loginMethods: list(new FormData(event.currentTarget), "loginMethods") });
+    if (parsed.success) return setClientErrors(null);
+    event.preventDefault();
+    setClientErrors(zodFieldErrors(parsed.error));
+  }
+
+  return (
+    <section className="panel" aria-labelledby="login-methods-title">
+      <h2 id="login-methods-title">{t("clients.loginMethods")}</h2>
+      <p>{client.loginMethods === null ? t("clientDetail.inherits", { methods: methods(orgDefault) }) : t("clientDetail.overridden", { methods: methods(client.loginMethods) })}</p>
+      <Form method="post" reloadDocument noValidate onSubmit={onSubmit} className="form">
+        <Csrf />
+        <input type="hidden" name="intent" value="setLoginMethods" />
+        <CheckboxGroup
+          name="loginMethods"
+          legend={t("clients.overrideMethods")}
+          options={LOGIN_METHOD_VALUES.map((m) => ({ value: m, label: t(`orgs.method.${m}`) }))}
+          checked={client.loginMethods ?? orgDefault}
+          error={errors.loginMethods}
+        />
+        <button type="submit" className="button button-inline">{t("clientDetail.setOverride")}</button>
+      </Form>
+      {client.loginMethods !== null ? (
+        <ConfirmAction intent="clearLoginMethods" label={t("clients.useDefault")} question={t("clients.confirmInherit", { name: client.name, methods: methods(orgDefault) })} />
+      ) : null}
+    </section>
+  );
+}
+
+export function ClientSecrets({ secrets, errors }: { secrets: ClientSecret[]; errors: Record<string, string> }) {
+  const { t } = useTranslation("console");
+  return (
+    <section className="panel" aria-labelledby="secrets-title">
+      <h2 id="secrets-title">{t("clientDetail.secrets")}</h2>
+      {secrets.length === 0 ? (
+        <p>{t("common.none")}</p>
+      ) : (
+        <ScrollTable label={t("clientDetail.secrets")}>
+          <table className="list">
+            <thead>
+              <tr>
+                <th scope="col">{t("clientDetail.secretHint")}</th>
+                <th scope="col">{t("clientDetail.secretLabel")}</th>
+                <th scope="col">{t("common.created")}</th>
+                <th scope="col">{t("clientDetail.expires")}</th>
+                <th scope="col">{t("common.status")}</th>
+                <th scope="col">{t("common.actions")}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {secrets.map((s) => (
+                <tr key={s.id}>
+                  <td><code>…{s.hint}</code></td>
+                  <td>{s.label ?? ""}</td>
+                  <td><Moment iso={s.createdAt} /></td>
+                  <td>{s.expiresAt ? <Moment iso={s.expiresAt} /> : t("clientDetail.never")}</td>
+                  <td>{s.status === "revoked" ? <>{t("clientDetail.secretRevoked")} <Moment iso={s.revokedAt} /></> : t("clientDetail.secretActive")}</td>
+                  <td>
+                    {s.status === "active" ? (
+                      <ConfirmAction intent="revokeSecret" label={t("clientDetail.revokeSecret", { hint: s.hint })} question={t("clientDetail.confirmRevokeSecret", { hint: s.hint })} fields={{ secretId: s.id }} danger />
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollTable>
+      )}
+      <ActionForm intent="generateSecret" className="form">
+        {errors.form ? <Notice kind="error">{errors.form}</Notice> : null}
+        <InputField id="secret-label" name="label" label={t("clientDetail.secretLabelOptional")} error={errors.label} />
+        <button type="submit" className="button button-inline">{t("clientDetail.generateSecret")}</button>
+      </ActionForm>
+    </section>
+  );
+}
+
+export function ClientActions({ client }: { client: Client }) {
+  const { t } = useTranslation("console");
+  return (
+    <section className="panel actions-panel" aria-label={t("common.actions")}>
+      {client.status === "active" ? (
+        <ConfirmAction intent="deactivate" label={t("clientDetail.deactivate")} question={t("clients.confirmRevoke", { name: client.name })} danger />
+      ) : (
+        <ConfirmAction intent="activate" label={t("users.activate")} question={t("clients.confirmActivate", { name: client.name })} />
+      )}
+      <ConfirmAction intent="delete" label={t("clientDetail.delete")} question={t("clientDetail.confirmDelete", { name: client.name })} danger />
+    </section>
+  );
+}

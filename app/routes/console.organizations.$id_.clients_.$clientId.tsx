@@ -1,0 +1,142 @@
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Link, useActionData, useLoaderData } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import type { Page } from "~/.server/admin/http/pagination";
+import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm, type Console } from "~/.server/console/page";
+import { ClientActions, ClientEditForm, ClientSecrets, LoginMethodsPanel } from "~/components/console/client-sections";
+import { CLIENT_FIELDS, clientUpdateInput, type ClientFormValues } from "~/components/console/client-fields";
+import { detailErrors, list, text, zodFieldErrors } from "~/components/console/forms";
+import { HistorySection, historyQuery, type HistoryPage } from "~/components/console/history";
+import { SecretOnce } from "~/components/console/secret-once";
+import { Notice } from "~/components/console/ui";
+import type { Application } from "~/schemas/application";
+import { ClientUpdateSchema, LoginMethodsBodySchema, SecretCreateSchema, type Client, type ClientSecret } from "~/schemas/client";
+import type { Organization } from "~/schemas/organization";
+
+export const headers = consoleHeaders;
+export const meta: MetaFunction = () => [{ title: "Client · Porta console" }];
+
+export async function loader(args: LoaderFunctionArgs) {
+  const console = await requireConsole(args);
+  const orgId = args.params.id!;
+  const id = args.params.clientId!;
+  const client = await console.admin<Client>("clients.get", { params: { id } });
+  if (!client.ok || client.body.organizationId !== orgId) throw data({ message: "not_found" }, { status: 404 });
+  const url = new URL(args.request.url);
+  const [org, apps, secrets, history] = await Promise.all([
+    console.admin<Organization>("organizations.get", { params: { id: orgId } }),
+    console.admin<Page<Application>>("applications.list", { query: { organizationId: orgId, limit: "100" } }),
+    client.body.clientType === "confidential" ? console.admin<Page<ClientSecret>>("clients.listSecrets", { params: { id }, query: { limit: "100" } }) : null,
+    console.admin<HistoryPage>("clients.getHistory", { params: { id }, query: historyQuery(args.request.url) }),
+  ]);
+  if (!org.ok) throw data({ message: org.error.code }, { status: org.status });
+  return data(
+    {
+      client: client.body,
+      version: client.version!,
+      org: { id: org.body.id, name: org.body.name, defaultLoginMethods: org.body.defaultLoginMethods },
+      apps: apps.ok ? apps.body.data.map((a) => ({ id: a.id, name: a.name })) : [],
+      secrets: secrets?.ok ? secrets.body.data : [],
+      history: history.ok ? history.body : null,
+      done: url.searchParams.get("done"),
+    },
+    { headers: NO_STORE },
+  );
+}
+
+type ActionResult =
+  | { kind: "invalid"; values: ClientFormValues; errors: Record<string, string> }
+  | { kind: "conflict"; values: ClientFormValues; current: Client }
+  | { kind: "loginInvalid"; errors: Record<string, string> }
+  | { kind: "secret"; value: string }
+  | { kind: "secretInvalid"; errors: Record<string, string> }
+  | { kind: "failed"; message: string };
+
+const reply = (result: ActionResult, status = 200) => data<ActionResult>(result, { status, headers: NO_STORE });
+
+/** Buttons that run one operation on the client and come back to this page with a notice. */
+const SIMPLE: Record<string, (c: Console, id: string, form: FormData) => ReturnType<Console["admin"]>> = {
+  activate: (c, id) => c.admin("clients.activate", { params: { id } }),
+  deactivate: (c, id) => c.admin("clients.deactivate", { params: { id } }),
+  clearLoginMethods: (c, id) => c.admin("clients.clearLoginMethods", { params: { id } }),
+  revokeSecret: (c, id, form) => c.admin("clients.revokeSecret", { params: { id, secretId: text(form, "secretId") ?? "" } }),
+};
+
+async function update(console: Console, id: string, form: FormData) {
+  const values = clientUpdateInput(form);
+  const parsed = ClientUpdateSchema.safeParse(values);
+  if (!parsed.success) return reply({ kind: "invalid", values, errors: zodFieldErrors(parsed.error) }, 422);
+  const version = Number(form.get("version"));
+  const result = await console.admin<Client>("clients.update", { params: { id }, body: parsed.data, ifMatch: Number.isSafeInteger(version) ? version : undefined });
+  if (result.ok) return null;
+  if (result.status === 409 && result.error.code === "etag_mismatch") {
+    // Never overwrite: show what is saved now beside what this person typed.
+    const current = await console.admin<Client>("clients.get", { params: { id } });
+    if (current.ok) return reply({ kind: "conflict", values, current: current.body }, 409);
+  }
+  if (result.status === 422) return reply({ kind: "invalid", values, errors: detailErrors(result.error.details, CLIENT_FIELDS) }, 422);
+  return reply({ kind: "failed", message: result.error.message }, result.status);
+}
+
+export async function action(args: ActionFunctionArgs) {
+  const { console, form } = await requireConsoleForm(args);
+  const orgId = args.params.id!;
+  const id = args.params.clientId!;
+  const here = `/console/organizations/${orgId}/clients/${encodeURIComponent(id)}`;
+  const owner = await console.admin<Client>("clients.get", { params: { id } });
+  if (!owner.ok || owner.body.organizationId !== orgId) return reply({ kind: "failed", message: "not found" }, 404);
+  const intent = String(form.get("intent"));
+
+  if (intent === "update") return (await update(console, id, form)) ?? redirect(`${here}?done=saved`);
+  if (intent === "setLoginMethods") {
+    const parsed = LoginMethodsBodySchema.safeParse({ loginMethods: list(form, "loginMethods") });
+    if (!parsed.success) return reply({ kind: "loginInvalid", errors: zodFieldErrors(parsed.error) }, 422);
+    const result = await console.admin("clients.setLoginMethods", { params: { id }, body: parsed.data });
+    if (!result.ok) return reply({ kind: "loginInvalid", errors: detailErrors(result.error.details, ["loginMethods"]) }, result.status);
+    return redirect(`${here}?done=setLoginMethods`);
+  }
+  if (intent === "generateSecret") {
+    const label = text(form, "label")?.trim();
+    const parsed = SecretCreateSchema.safeParse(label ? { label } : {});
+    if (!parsed.success) return reply({ kind: "secretInvalid", errors: zodFieldErrors(parsed.error) }, 422);
+    const result = await console.admin<ClientSecret & { value: string }>("clients.generateSecret", { params: { id }, body: parsed.data ?? {} });
+    if (!result.ok) return reply({ kind: "secretInvalid", errors: result.error.details ? detailErrors(result.error.details, ["label"]) : { form: result.error.message } }, result.status);
+    // The value is in this one response only; the page that shows it is never cached.
+    return reply({ kind: "secret", value: result.body.value });
+  }
+  if (intent === "delete") {
+    const result = await console.admin("clients.delete", { params: { id } });
+    if (!result.ok) return reply({ kind: "failed", message: result.error.message }, result.status);
+    return redirect(`/console/organizations/${orgId}/clients?done=deleted`);
+  }
+  const run = SIMPLE[intent];
+  if (!run) return reply({ kind: "failed", message: "unknown action" }, 400);
+  const result = await run(console, id, form);
+  if (!result.ok) return reply({ kind: "failed", message: result.error.message }, result.status);
+  return redirect(`${here}?done=${intent}`);
+}
+
+export default function ClientPage() {
+  const { client, version, org, apps, secrets, history, done } = useLoaderData<typeof loader>();
+  const result = useActionData<typeof action>();
+  const { t } = useTranslation("console");
+  return (
+    <>
+      <p className="breadcrumb">
+        <Link to={`/console/organizations/${org.id}`}>{org.name}</Link> › <Link to={`/console/organizations/${org.id}/clients`}>{t("clients.title")}</Link>
+      </p>
+      <h1>{client.name}</h1>
+      <p className="muted">
+        {t("clients.id")}: <code>{client.id}</code> · {t(`clients.types.${client.clientType}`)} · {t(`users.status.${client.status}`)}
+      </p>
+      {done ? <Notice kind="info">{t(`clientDetail.done.${done}`)}</Notice> : null}
+      {result?.kind === "failed" ? <Notice kind="error">{result.message}</Notice> : null}
+      {result?.kind === "secret" ? <SecretOnce secret={result.value} /> : null}
+      <ClientEditForm client={client} version={version} apps={apps} result={result?.kind === "invalid" || result?.kind === "conflict" ? result : undefined} />
+      <LoginMethodsPanel client={client} orgDefault={org.defaultLoginMethods} errors={result?.kind === "loginInvalid" ? result.errors : {}} />
+      {client.clientType === "confidential" ? <ClientSecrets secrets={secrets} errors={result?.kind === "secretInvalid" ? result.errors : {}} /> : null}
+      <ClientActions client={client} />
+      <HistorySection page={history} targetId={client.id} />
+    </>
+  );
+}
