@@ -1,0 +1,48 @@
+import { text } from "./forms";
+
+/**
+ * Form fields of the user pages to the Admin API's body shapes, shared by the browser (client
+ * validation) and the server (the same zod schema parses both).
+ */
+
+/** Create-form fields carry a prefix: the users page also holds the invitation form with the same names. */
+export const CREATE_PREFIX = "new";
+export const CREATE_FIELDS = ["email", "givenName", "familyName", "password", "locale"] as const;
+export const createFieldName = (field: string) => `${CREATE_PREFIX}${field[0]!.toUpperCase()}${field.slice(1)}`;
+
+export function createUserInput(form: FormData) {
+  const optional = (field: string) => text(form, createFieldName(field))?.trim() || undefined;
+  // A password is taken as typed: spaces may be part of it.
+  const password = text(form, createFieldName("password"));
+  return {
+    email: text(form, createFieldName("email")) ?? "",
+    givenName: optional("givenName"),
+    familyName: optional("familyName"),
+    password: password ? password : undefined,
+    locale: optional("locale"),
+  };
+}
+
+/** Errors keyed by API field, renamed to the create form's field names. */
+export function createFormErrors(errors: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(errors).map(([k, v]) => [k === "form" ? "createForm" : createFieldName(k), v]));
+}
+
+export const UPDATE_FIELDS = ["email", "givenName", "familyName", "locale"] as const;
+
+/** An emptied name or locale clears it (null), as the update schema allows. */
+export function updateUserInput(form: FormData) {
+  const nullable = (name: string) => text(form, name)?.trim() || null;
+  return {
+    email: text(form, "email") ?? "",
+    givenName: nullable("givenName"),
+    familyName: nullable("familyName"),
+    locale: nullable("locale"),
+  };
+}
+
+export const ROLE_FIELDS = ["name", "description"] as const;
+
+export function roleUpdateInput(form: FormData) {
+  return { name: text(form, "name") ?? "", description: text(form, "description")?.trim() || null };
+}
