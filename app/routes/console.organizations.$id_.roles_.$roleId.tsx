@@ -6,7 +6,7 @@ import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm, type Cons
 import { detailErrors, zodFieldErrors } from "~/components/console/forms";
 import { RoleConflictView, RoleEditForm, type RoleEditValues } from "~/components/console/role-detail";
 import { ActionForm, ConfirmAction, Notice, SelectField } from "~/components/console/ui";
-import { ROLE_FIELDS, roleUpdateInput } from "~/components/console/user-forms";
+import { conflictErrors, ROLE_FIELDS, roleUpdateInput } from "~/components/console/user-forms";
 import type { Organization } from "~/schemas/organization";
 import { RoleUpdateSchema, type Permission, type Role } from "~/schemas/rbac";
 
@@ -50,7 +50,7 @@ async function updateRole(console: Console, roleId: string, form: FormData) {
     const current = await console.admin<Role>("roles.get", { params: { id: roleId } });
     if (current.ok) return { ok: false as const, response: answer({ edit: { kind: "conflict", values, current: current.body } }, 409) };
   }
-  const errors = result.error.details ? detailErrors(result.error.details, ROLE_FIELDS) : result.status === 409 ? { name: result.error.message } : { form: result.error.message };
+  const errors = result.status === 409 ? conflictErrors(result.error, ROLE_FIELDS) : result.error.details ? detailErrors(result.error.details, ROLE_FIELDS) : { form: result.error.message };
   return { ok: false as const, response: answer({ edit: { kind: "invalid", values, errors } }, result.status) };
 }
 

@@ -7,7 +7,7 @@ import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm, type Cons
 import { detailErrors, text, zodFieldErrors } from "~/components/console/forms";
 import { Csrf, CursorPager, Notice, SelectField, TextField } from "~/components/console/ui";
 import { CreateUserForm } from "~/components/console/user-create";
-import { CREATE_FIELDS, createFormErrors, createUserInput } from "~/components/console/user-forms";
+import { conflictErrors, CREATE_FIELDS, createFormErrors, createUserInput } from "~/components/console/user-forms";
 import type { Organization } from "~/schemas/organization";
 import { InviteSchema, UserCreateSchema, type User } from "~/schemas/user";
 
@@ -68,7 +68,7 @@ async function createUser(console: Console, orgId: string, form: FormData) {
   const created = await console.admin<User>("users.create", { params: { orgId }, body: parsed.data });
   if (created.ok) return redirect(`/console/organizations/${orgId}/users/${created.body.id}?done=created`);
   // A taken address is a 409: its message belongs beside the email field.
-  if (created.status === 409 && created.error.code === "user_exists") return invalid({ email: created.error.message }, 409);
+  if (created.status === 409) return invalid(conflictErrors(created.error, CREATE_FIELDS), 409);
   return invalid(created.error.details ? detailErrors(created.error.details, CREATE_FIELDS) : { form: created.error.message }, created.status);
 }
 

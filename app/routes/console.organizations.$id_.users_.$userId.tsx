@@ -6,7 +6,7 @@ import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm, type Cons
 import { detailErrors, zodFieldErrors } from "~/components/console/forms";
 import { ActionForm, ConfirmAction, Notice, SelectField } from "~/components/console/ui";
 import { UserConflictView, UserEditForm, UserHistory, UserSessions, type UserEditValues, type UserHistoryEntry, type UserSession } from "~/components/console/user-detail";
-import { UPDATE_FIELDS, updateUserInput } from "~/components/console/user-forms";
+import { conflictErrors, UPDATE_FIELDS, updateUserInput } from "~/components/console/user-forms";
 import type { Application } from "~/schemas/application";
 import type { ClaimValue, CustomClaim } from "~/schemas/claim";
 import type { EffectivePermissions, Role, UserRole } from "~/schemas/rbac";
@@ -126,7 +126,7 @@ async function updateProfile(console: Console, ids: Ids, form: FormData) {
     const current = await console.admin<User>("users.get", { params: ids });
     if (current.ok) return answer({ edit: { kind: "conflict", values, current: current.body } }, 409);
   }
-  if (result.status === 409 && result.error.code === "user_exists") return answer({ edit: { kind: "invalid", values, errors: { email: result.error.message } } }, 409);
+  if (result.status === 409) return answer({ edit: { kind: "invalid", values, errors: conflictErrors(result.error, UPDATE_FIELDS) } }, 409);
   if (result.status === 422) return answer({ edit: { kind: "invalid", values, errors: detailErrors(result.error.details, UPDATE_FIELDS) } }, 422);
   return answer({ edit: { kind: "invalid", values, errors: { form: result.error.message } } }, result.status);
 }

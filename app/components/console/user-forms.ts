@@ -46,3 +46,12 @@ export const ROLE_FIELDS = ["name", "description"] as const;
 export function roleUpdateInput(form: FormData) {
   return { name: text(form, "name") ?? "", description: text(form, "description")?.trim() || null };
 }
+
+/**
+ * A 409 other than a stale version (a taken email or name): its message is the helpful text, so
+ * it goes beside each field the Admin API names, or to the form when it names none shown.
+ */
+export function conflictErrors(error: { message: string; details?: ReadonlyArray<{ field: string }> | undefined }, shown: readonly string[]): Record<string, string> {
+  const fields = (error.details ?? []).map((d) => d.field.split(".")[0]!).filter((f) => shown.includes(f));
+  return fields.length > 0 ? Object.fromEntries(fields.map((f) => [f, error.message])) : { form: error.message };
+}
