@@ -6,7 +6,7 @@ import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm, type Cons
 import { detailErrors, zodFieldErrors } from "~/components/console/forms";
 import { RoleConflictView, RoleEditForm, type RoleEditValues } from "~/components/console/role-detail";
 import { ActionForm, ConfirmAction, Notice, SelectField } from "~/components/console/ui";
-import { conflictErrors, ROLE_FIELDS, roleUpdateInput } from "~/components/console/user-forms";
+import { changedFields, conflictErrors, ROLE_FIELDS, roleUpdateInput } from "~/components/console/user-forms";
 import type { Organization } from "~/schemas/organization";
 import { RoleUpdateSchema, type Permission, type Role } from "~/schemas/rbac";
 
@@ -39,12 +39,18 @@ interface ActionResult {
 }
 const answer = (result: Partial<ActionResult>, status: number) => data<ActionResult>({ message: null, edit: null, ...result }, { status, headers: NO_STORE });
 
-async function updateRole(console: Console, roleId: string, form: FormData) {
+async function updateRole(console: Console, saved: { body: Role; version: number | undefined }, form: FormData) {
+  const roleId = saved.body.id;
   const values = roleUpdateInput(form);
   const parsed = RoleUpdateSchema.safeParse(values);
   if (!parsed.success) return { ok: false as const, response: answer({ edit: { kind: "invalid", values, errors: zodFieldErrors(parsed.error) } }, 422) };
   const version = Number(form.get("version"));
-  const result = await console.admin<Role>("roles.update", { params: { id: roleId }, body: parsed.data, ifMatch: Number.isSafeInteger(version) ? version : undefined });
+  const body = changedFields(parsed.data, saved.body);
+  if (Object.keys(body).length === 0) {
+    // Nothing to write; a stale page still learns that the role changed meanwhile.
+    return saved.version === version ? { ok: true as const } : { ok: false as const, response: answer({ edit: { kind: "conflict", values, current: saved.body } }, 409) };
+  }
+  const result = await console.admin<Role>("roles.update", { params: { id: roleId }, body, ifMatch: Number.isSafeInteger(version) ? version : undefined });
   if (result.ok) return { ok: true as const };
   if (result.status === 409 && result.error.code === "etag_mismatch") {
     const current = await console.admin<Role>("roles.get", { params: { id: roleId } });
@@ -63,7 +69,7 @@ export async function action(args: ActionFunctionArgs) {
   const intent = String(form.get("intent"));
   const back = (done: string) => redirect(`/console/organizations/${orgId}/roles/${roleId}?done=${done}`);
   if (intent === "update") {
-    const updated = await updateRole(console, roleId, form);
+    const updated = await updateRole(console, role, form);
     return updated.ok ? back("updated") : updated.response;
   }
   if (intent !== "assignPermission" && intent !== "removePermission") return answer({ message: "unknown action" }, 400);

@@ -46,14 +46,14 @@ describe("creating a user without an invitation", () => {
     const invitations = await prisma().invitation.count();
 
     const password = "a first long password 7";
-    const res = await admin.browser.post(url, { csrf, intent: "create", newEmail: "Ada@Create.Example", newGivenName: "Ada", newFamilyName: "Byron", newPassword: password, newLocale: "de" });
+    const res = await admin.browser.post(url, { csrf, intent: "create", newEmail: "Ada@Create.Example", newGivenName: "Ada", newFamilyName: "Byron", newPassword: password, newLocale: "de", newEmailVerified: "on" });
     const user = await prisma().user.findFirstOrThrow({ where: { organizationId: tenant.org.id, email: "ada@create.example" } });
     expect(res.headers.get("location")).toBe(`/console/organizations/${tenant.org.id}/users/${user.id}?done=created`);
     const page = await landing(res);
     expect(page).toContain("The user was created.");
     expect(page).toContain("<h1>ada@create.example</h1>");
     expect(page).not.toContain(password);
-    expect(user).toMatchObject({ givenName: "Ada", familyName: "Byron", locale: "de", status: "active" });
+    expect(user).toMatchObject({ givenName: "Ada", familyName: "Byron", locale: "de", status: "active", emailVerified: true });
     expect(user.passwordHash).not.toBeNull();
     expect(await prisma().invitation.count()).toBe(invitations);
     expect(await prisma().auditEntry.findFirst({ where: { eventType: "user.created", targetId: user.id, actorType: "admin" } })).not.toBeNull();
@@ -65,7 +65,7 @@ describe("creating a user without an invitation", () => {
     const plain = await admin.browser.post(url, { csrf, intent: "create", newEmail: "nopass@create.example", newGivenName: "", newFamilyName: "", newPassword: "", newLocale: "" });
     expect(plain.status).toBe(302);
     const nopass = await prisma().user.findFirstOrThrow({ where: { organizationId: tenant.org.id, email: "nopass@create.example" } });
-    expect(nopass).toMatchObject({ passwordHash: null, givenName: null, locale: null });
+    expect(nopass).toMatchObject({ passwordHash: null, givenName: null, locale: null, emailVerified: false });
     expect(await landing(plain)).toMatch(/Has a password<\/dt><dd>no<\/dd>/);
   });
 
@@ -138,7 +138,16 @@ describe("editing a user", () => {
     expect(await prisma().user.findUniqueOrThrow({ where: { id: user.id } })).toEqual(after);
     const cleared = await admin.browser.post(url, { csrf, intent: "update", version: versionOf(page), email: "grace@people.example", givenName: "", familyName: "Hopper", locale: "" });
     expect(cleared.status).toBe(302);
-    expect(await prisma().user.findUniqueOrThrow({ where: { id: user.id } })).toMatchObject({ givenName: null, familyName: "Hopper", locale: null });
+    const final = await prisma().user.findUniqueOrThrow({ where: { id: user.id } });
+    expect(final).toMatchObject({ givenName: null, familyName: "Hopper", locale: null });
+
+    // Saving without a change writes nothing: no new version, no history entry.
+    const updates = () => prisma().auditEntry.count({ where: { eventType: "user.updated", targetId: user.id } });
+    const entries = await updates();
+    const same = await admin.browser.post(url, { csrf, intent: "update", version: String(final.version), email: "grace@people.example", givenName: "", familyName: "Hopper", locale: "" });
+    expect(await landing(same)).toContain("The profile was saved.");
+    expect(await prisma().user.findUniqueOrThrow({ where: { id: user.id } })).toEqual(final);
+    expect(await updates()).toBe(entries);
   });
 
   it("refuses an email address another user of the organization has", async () => {
@@ -201,7 +210,8 @@ describe("a user's sessions, history and deletion", () => {
     html = await landing(updated);
     const history = html.slice(html.indexOf('id="history-title"'));
     expect(history).toContain("<code>user.updated</code>");
-    expect(history).toContain("familyName: Kiesler");
+    // Only what changed is recorded: the unchanged email address is not part of the update.
+    expect(history).toMatch(/<code>user\.updated<\/code><\/td><td>admin<\/td><td class="history-change">givenName: Hedwig, familyName: Kiesler<\/td>/);
     expect(history).toContain("<code>user.created</code>");
     expect(history.indexOf("user.updated")).toBeLessThan(history.indexOf("user.created"));
     expect(history).not.toContain('rel="next"');

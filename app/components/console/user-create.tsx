@@ -6,7 +6,7 @@ import { zodFieldErrors } from "./forms";
 import { Csrf, Notice, SelectField, TextField } from "./ui";
 import { createFieldName as f, createFormErrors, createUserInput } from "./user-forms";
 
-type Values = Partial<Record<"email" | "givenName" | "familyName" | "locale", string | undefined>>;
+type Values = Partial<Record<"email" | "givenName" | "familyName" | "locale", string | undefined>> & { emailVerified?: boolean | undefined };
 
 /** A password input (TextField has no type): never pre-filled, so a password is not sent back into a page. */
 export function PasswordField({ name, label, hint, error }: { name: string; label: string; hint?: string; error?: string | undefined }) {
@@ -56,6 +56,11 @@ export function CreateUserForm({ values, errors: serverErrors }: { values: Value
         defaultValue={values?.locale ?? ""}
         error={errors[f("locale")]}
       />
+      <div className="field">
+        <label className="check">
+          <input type="checkbox" name={f("emailVerified")} defaultChecked={values?.emailVerified === true} /> {t("userDetail.create.emailVerified")}
+        </label>
+      </div>
       <button type="submit" className="button button-inline">{t("userDetail.create.submit")}</button>
     </Form>
   );

@@ -7,7 +7,7 @@ import { text } from "./forms";
 
 /** Create-form fields carry a prefix: the users page also holds the invitation form with the same names. */
 export const CREATE_PREFIX = "new";
-export const CREATE_FIELDS = ["email", "givenName", "familyName", "password", "locale"] as const;
+export const CREATE_FIELDS = ["email", "givenName", "familyName", "password", "locale", "emailVerified"] as const;
 export const createFieldName = (field: string) => `${CREATE_PREFIX}${field[0]!.toUpperCase()}${field.slice(1)}`;
 
 export function createUserInput(form: FormData) {
@@ -20,6 +20,7 @@ export function createUserInput(form: FormData) {
     familyName: optional("familyName"),
     password: password ? password : undefined,
     locale: optional("locale"),
+    emailVerified: form.get(createFieldName("emailVerified")) === "on" ? true : undefined,
   };
 }
 
@@ -39,6 +40,14 @@ export function updateUserInput(form: FormData) {
     familyName: nullable("familyName"),
     locale: nullable("locale"),
   };
+}
+
+/**
+ * Only what differs from the saved user goes into the update, so the history names real changes.
+ * An empty result means the form changed nothing.
+ */
+export function changedFields<T extends Record<string, unknown>>(input: T, saved: Record<string, unknown>): Partial<T> {
+  return Object.fromEntries(Object.entries(input).filter(([k, v]) => v !== undefined && v !== (saved[k] ?? null))) as Partial<T>;
 }
 
 export const ROLE_FIELDS = ["name", "description"] as const;
