@@ -104,7 +104,7 @@ export default function RolePage() {
         {role.permissions.length === 0 ? (
           <p>{t("roleDetail.noPermissions")}</p>
         ) : (
-          <ul className="plain">
+          <ul className="plain item-actions">
             {role.permissions.map((p) => (
               <li key={p.id}>
                 <code>{p.name}</code>{" "}

@@ -130,6 +130,7 @@ export default function Users() {
         </>
       ) : null}
 
+      <div className="grid">
       <Form method="post" reloadDocument noValidate onSubmit={onSubmit} className="panel form" aria-labelledby="invite-title">
         <h2 id="invite-title">{t("users.invite")}</h2>
         {errors.form ? <Notice kind="error">{errors.form}</Notice> : null}
@@ -154,6 +155,7 @@ export default function Users() {
         </div>
       </Form>
       <CreateUserForm values={result?.kind === "createInvalid" ? result.values : undefined} errors={result?.kind === "createInvalid" ? result.errors : {}} />
+      </div>
       {result?.kind === "preview" ? (
         <section className="panel" aria-labelledby="preview-title">
           <h2 id="preview-title">{t("users.previewTitle")}</h2>
