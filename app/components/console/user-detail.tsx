@@ -74,7 +74,7 @@ export function UserConflictView({ current, values }: { current: User; values: U
     { field: t("users.email"), now: current.email, yours: values.email },
     { field: t("users.givenName"), now: current.givenName ?? "", yours: values.givenName ?? "" },
     { field: t("users.familyName"), now: current.familyName ?? "", yours: values.familyName ?? "" },
-    { field: t("userDetail.locale"), now: current.locale ?? "", yours: values.locale ?? "" },
+    { field: t("userDetail.locale"), now: current.locale ?? t("userDetail.localeNone"), yours: values.locale ?? t("userDetail.localeNone") },
   ];
   return (
     <section className="panel conflict" aria-labelledby="conflict-title">
