@@ -83,7 +83,14 @@ const INTENTS: Record<string, (console: Console, ids: Ids, form: FormData) => Re
   assignRole: (c, ids, form) => c.admin("userRoles.assign", { params: { id: ids.userId, roleId: String(form.get("roleId") ?? "") } }),
   removeRole: (c, ids, form) => c.admin("userRoles.remove", { params: { id: ids.userId, roleId: String(form.get("roleId") ?? "") } }),
   revokeSessions: (c, ids) => c.admin("sessions.revokeForUser", { params: { id: ids.userId } }),
-  revokeSession: (c, _ids, form) => c.admin("sessions.revoke", { params: { id: String(form.get("sessionId") ?? "") } }),
+  revokeSession: async (c, ids, form) => {
+    // This page revokes this user's sessions only, whatever id is posted.
+    const id = String(form.get("sessionId") ?? "");
+    const own = await c.admin<Page<UserSession>>("sessions.list", { query: { userId: ids.userId, limit: "100" } });
+    if (!own.ok) return own;
+    if (!own.body.data.some((s) => s.id === id)) return { ok: false, status: 404, error: { code: "not_found", message: "This user has no such session." } };
+    return c.admin("sessions.revoke", { params: { id } });
+  },
   setClaim: (c, ids, form) => {
     const [appId = "", claimId = "", type = "string"] = String(form.get("claim") ?? "").split(":");
     return c.admin("customClaims.setValue", { params: { appId, claimId, userId: ids.userId }, body: { value: claimValueOf(type, String(form.get("claimValue") ?? "")) } });

@@ -196,6 +196,15 @@ describe("a user's sessions, history and deletion", () => {
     expect(again.status).toBe(404);
     expect(await again.text()).toContain('role="alert"');
     expect((await sessions()).map((s) => s.clientId)).toEqual([otherClient.clientId]);
+
+    // Someone else's session cannot be revoked through this user's page.
+    const stranger = await createUser(prisma(), tenant.org.id, { email: "stranger@sessions.example", password: PASSWORD });
+    const theirs = await signIn(tenant, { email: stranger.email, password: PASSWORD });
+    const [theirSession] = (await api.get<{ data: Array<{ id: string }> }>(`/sessions?userId=${stranger.id}`)).body.data;
+    const foreign = await admin.browser.post(url, { csrf, intent: "revokeSession", sessionId: theirSession!.id });
+    expect(foreign.status).toBe(404);
+    expect(await foreign.text()).toContain("This user has no such session.");
+    expect(await userinfoStatus(tenant, theirs.accessToken)).toBe(200);
   });
 
   it("lists the history newest first, with paging to older entries", async () => {
