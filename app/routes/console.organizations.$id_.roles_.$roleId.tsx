@@ -6,7 +6,7 @@ import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm, type Cons
 import { detailErrors, zodFieldErrors } from "~/components/console/forms";
 import { RoleConflictView, RoleEditForm, type RoleEditValues } from "~/components/console/role-detail";
 import { ActionForm, ConfirmAction, Notice, SelectField } from "~/components/console/ui";
-import { changedFields, conflictErrors, ROLE_FIELDS, roleUpdateInput } from "~/components/console/user-forms";
+import { changedFields, conflictErrors, formVersion, ROLE_FIELDS, roleUpdateInput } from "~/components/console/user-forms";
 import type { Organization } from "~/schemas/organization";
 import { RoleUpdateSchema, type Permission, type Role } from "~/schemas/rbac";
 
@@ -44,13 +44,13 @@ async function updateRole(console: Console, saved: { body: Role; version: number
   const values = roleUpdateInput(form);
   const parsed = RoleUpdateSchema.safeParse(values);
   if (!parsed.success) return { ok: false as const, response: answer({ edit: { kind: "invalid", values, errors: zodFieldErrors(parsed.error) } }, 422) };
-  const version = Number(form.get("version"));
+  const version = formVersion(form);
+  // A page older than the saved role (or a form without its version) never overwrites.
+  if (saved.version !== version) return { ok: false as const, response: answer({ edit: { kind: "conflict", values, current: saved.body } }, 409) };
   const body = changedFields(parsed.data, saved.body);
-  if (Object.keys(body).length === 0) {
-    // Nothing to write; a stale page still learns that the role changed meanwhile.
-    return saved.version === version ? { ok: true as const } : { ok: false as const, response: answer({ edit: { kind: "conflict", values, current: saved.body } }, 409) };
-  }
-  const result = await console.admin<Role>("roles.update", { params: { id: roleId }, body, ifMatch: Number.isSafeInteger(version) ? version : undefined });
+  if (Object.keys(body).length === 0) return { ok: true as const };
+  // If-Match still guards the moment between that read and this write.
+  const result = await console.admin<Role>("roles.update", { params: { id: roleId }, body, ifMatch: version });
   if (result.ok) return { ok: true as const };
   if (result.status === 409 && result.error.code === "etag_mismatch") {
     const current = await console.admin<Role>("roles.get", { params: { id: roleId } });

@@ -6,7 +6,7 @@ import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm, type Cons
 import { detailErrors, zodFieldErrors } from "~/components/console/forms";
 import { ActionForm, ConfirmAction, Notice, SelectField } from "~/components/console/ui";
 import { UserConflictView, UserEditForm, UserHistory, UserSessions, type UserEditValues, type UserHistoryEntry, type UserSession } from "~/components/console/user-detail";
-import { changedFields, conflictErrors, UPDATE_FIELDS, updateUserInput } from "~/components/console/user-forms";
+import { changedFields, conflictErrors, formVersion, UPDATE_FIELDS, updateUserInput } from "~/components/console/user-forms";
 import type { Application } from "~/schemas/application";
 import type { ClaimValue, CustomClaim } from "~/schemas/claim";
 import type { EffectivePermissions, Role, UserRole } from "~/schemas/rbac";
@@ -126,16 +126,15 @@ async function updateProfile(console: Console, ids: Ids, form: FormData) {
   const values = updateUserInput(form);
   const parsed = UserUpdateSchema.safeParse(values);
   if (!parsed.success) return answer({ edit: { kind: "invalid", values, errors: zodFieldErrors(parsed.error) } }, 422);
-  const version = Number(form.get("version"));
+  const version = formVersion(form);
   const saved = await console.admin<User>("users.get", { params: ids });
   if (!saved.ok) return answer({ edit: { kind: "invalid", values, errors: { form: saved.error.message } } }, saved.status);
-  const conflict = () => answer({ edit: { kind: "conflict", values, current: saved.body } }, 409);
+  // A page older than the saved user (or a form without its version) never overwrites.
+  if (saved.version !== version) return answer({ edit: { kind: "conflict", values, current: saved.body } }, 409);
   const body = changedFields(parsed.data, saved.body);
-  if (Object.keys(body).length === 0) {
-    // Nothing to write; a stale page still learns that the user changed meanwhile.
-    return saved.version === version ? redirect(`/console/organizations/${ids.orgId}/users/${ids.userId}?done=updated`) : conflict();
-  }
-  const result = await console.admin<User>("usersById.update", { params: { id: ids.userId }, body, ifMatch: Number.isSafeInteger(version) ? version : undefined });
+  if (Object.keys(body).length === 0) return redirect(`/console/organizations/${ids.orgId}/users/${ids.userId}?done=updated`);
+  // If-Match still guards the moment between that read and this write.
+  const result = await console.admin<User>("usersById.update", { params: { id: ids.userId }, body, ifMatch: version });
   if (result.ok) return redirect(`/console/organizations/${ids.orgId}/users/${ids.userId}?done=updated`);
   if (result.status === 409 && result.error.code === "etag_mismatch") {
     const current = await console.admin<User>("users.get", { params: ids });

@@ -130,6 +130,11 @@ describe("editing a user", () => {
     expect(conflict).toContain("Stale");
     expect(conflict).toContain("Reload the current version");
     expect(await prisma().user.findUniqueOrThrow({ where: { id: user.id } })).toEqual(after);
+    // A form without its version is not a licence to overwrite either.
+    const unversioned = await admin.browser.post(url, { csrf, intent: "update", email: "edit@people.example", givenName: "Blind", familyName: "", locale: "" });
+    expect(unversioned.status).toBe(409);
+    expect(await unversioned.text()).toContain("Changed by someone else");
+    expect(await prisma().user.findUniqueOrThrow({ where: { id: user.id } })).toEqual(after);
 
     // Clearing a name sends null; bad input stays beside its field and writes nothing.
     const bad = await admin.browser.post(url, { csrf, intent: "update", version: versionOf(page), email: "broken", givenName: "", familyName: "", locale: "" });

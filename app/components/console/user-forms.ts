@@ -64,3 +64,9 @@ export function conflictErrors(error: { message: string; details?: ReadonlyArray
   const fields = (error.details ?? []).map((d) => d.field.split(".")[0]!).filter((f) => shown.includes(f));
   return fields.length > 0 ? Object.fromEntries(fields.map((f) => [f, error.message])) : { form: error.message };
 }
+
+/** The version a form was loaded with; NaN when it carries none, which matches no saved version. */
+export function formVersion(form: FormData): number {
+  const raw = form.get("version");
+  return typeof raw === "string" && /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN;
+}
