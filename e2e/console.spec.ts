@@ -1,7 +1,6 @@
-import { writeFileSync } from "node:fs";
-import AxeBuilder from "@axe-core/playwright";
-import { expect, test, type Browser, type Page, type TestInfo } from "@playwright/test";
+import { expect, test, type Browser, type Page } from "@playwright/test";
 import * as oidc from "openid-client";
+import { check, signInToConsole, watchForPageErrors } from "./console-helpers";
 import { readMailbox } from "./mail-peer";
 import { readSeed, type Seed } from "./seed";
 
@@ -16,38 +15,6 @@ let seed: Seed;
 test.beforeAll(async () => {
   seed = await readSeed();
 });
-
-async function check(page: Page, testInfo: TestInfo, name: string) {
-  const shot = testInfo.outputPath(`console-${name}.png`);
-  await page.screenshot({ path: shot, fullPage: true });
-  await testInfo.attach(`console-${name}`, { path: shot, contentType: "image/png" });
-  const results = await new AxeBuilder({ page }).analyze();
-  writeFileSync(testInfo.outputPath(`axe-console-${name}.json`), JSON.stringify(results.violations, null, 2));
-  const serious = results.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(" ")) }));
-  expect(serious, `serious or critical axe violations on the console ${name} page`).toEqual([]);
-}
-
-/** Uncaught errors and CSP refusals (a missing nonce would stop hydration and the live slug check). */
-function watchForPageErrors(page: Page): string[] {
-  const problems: string[] = [];
-  page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
-  page.on("console", (msg) => {
-    if (msg.type() === "error" && /Content Security Policy|Refused to/i.test(msg.text())) problems.push(`console: ${msg.text()}`);
-  });
-  return problems;
-}
-
-async function signIn(page: Page) {
-  await page.goto("/console");
-  await expect(page).toHaveURL(/\/interaction\//);
-  await page.getByLabel("Email address", { exact: true }).fill(seed.admin.email);
-  await page.getByLabel("Password", { exact: true }).fill(seed.admin.password);
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await expect(page).toHaveURL(/\/console$/);
-  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Dashboard");
-}
 
 async function createOrganization(page: Page, name: string, slug: string) {
   await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Organizations" }).click();
@@ -64,13 +31,13 @@ async function createOrganization(page: Page, name: string, slug: string) {
 async function signedInContext(browser: Browser) {
   const context = await browser.newContext();
   const page = await context.newPage();
-  await signIn(page);
+  await signInToConsole(page, seed);
   return { context, page };
 }
 
 test("a service-admin signs in, creates an organization, rotates the key, reads the audit log and signs out", async ({ page }, testInfo) => {
   const problems = watchForPageErrors(page);
-  await signIn(page);
+  await signInToConsole(page, seed);
   await expect(page.getByRole("table", { name: "Last 24 hours" })).toBeVisible();
   await check(page, testInfo, "dashboard");
 
@@ -264,7 +231,7 @@ test("the walkthrough: organization, confidential client, invitation accepted fr
   test.setTimeout(180_000);
   const problems = watchForPageErrors(page);
   await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
-  await signIn(page);
+  await signInToConsole(page, seed);
   await createOrganization(page, "Walkthrough KG", "e2e-walkthrough");
   const orgUrl = page.url().replace(/\?.*$/, "");
 

@@ -2,6 +2,7 @@ import { data, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/nod
 import { useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { consoleHeaders, NO_STORE, requireConsole } from "~/.server/console/page";
+import { DailyLoginsChart } from "~/components/console/daily-chart";
 import { BarChart, Notice } from "~/components/console/ui";
 import type { StatsOverview } from "~/schemas/stats";
 
@@ -16,7 +17,7 @@ export async function loader(args: LoaderFunctionArgs) {
 
 export default function Dashboard() {
   const { stats } = useLoaderData<typeof loader>();
-  const { t } = useTranslation("console");
+  const { t, i18n } = useTranslation("console");
   if (!stats) return <Notice kind="error">{t("error.generic")}</Notice>;
   const methods = (window: { byMethod: Record<string, number> }) =>
     ["password", "magic_link"].map((m) => ({ label: t(`dashboard.method.${m}`), value: window.byMethod[m] ?? 0 }));
@@ -46,6 +47,10 @@ export default function Dashboard() {
               { label: t("dashboard.locked"), value: stats.users.locked },
             ]}
           />
+        </section>
+        <section className="panel panel-wide" aria-labelledby="daily-title">
+          <h2 id="daily-title">{t("dashboard.overTime")}</h2>
+          <DailyLoginsChart caption={t("dashboard.daily", { count: stats.logins.daily.length })} days={stats.logins.daily} language={i18n.language} />
         </section>
         <section className="panel" aria-labelledby="logins-title">
           <h2 id="logins-title">{t("dashboard.logins")}</h2>

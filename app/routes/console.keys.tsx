@@ -2,6 +2,7 @@ import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type 
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
+import { ListTable, Moment } from "~/components/console/list-table";
 import { ConfirmAction, Notice } from "~/components/console/ui";
 
 export const headers = consoleHeaders;
@@ -31,35 +32,22 @@ export async function action(args: ActionFunctionArgs) {
 export default function Keys() {
   const { keys, rotated } = useLoaderData<typeof loader>();
   const failed = useActionData<typeof action>();
-  const { t, i18n } = useTranslation("console");
-  const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString(i18n.language, { timeZone: "UTC" }) + " UTC" : "—");
+  const { t } = useTranslation("console");
   return (
     <>
       <h1>{t("keys.title")}</h1>
       {rotated ? <Notice kind="info">{t("keys.rotated", { kid: rotated })}</Notice> : null}
       {failed ? <Notice kind="error">{failed.message}</Notice> : null}
-      <div className="table-wrap">
-        <table className="list">
-          <thead>
-            <tr>
-              <th scope="col">{t("keys.kid")}</th>
-              <th scope="col">{t("common.status")}</th>
-              <th scope="col">{t("common.created")}</th>
-              <th scope="col">{t("keys.retireAfter")}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {keys.map((k) => (
-              <tr key={k.kid}>
-                <td><code>{k.kid}</code></td>
-                <td>{k.status}</td>
-                <td>{when(k.createdAt)}</td>
-                <td>{when(k.retireAfter)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <ListTable
+        rows={keys}
+        rowKey={(k) => k.kid}
+        columns={[
+          { header: t("keys.kid"), cell: (k) => <code>{k.kid}</code> },
+          { header: t("common.status"), cell: (k) => k.status },
+          { header: t("common.created"), cell: (k) => <Moment iso={k.createdAt} /> },
+          { header: t("keys.retireAfter"), cell: (k) => <Moment iso={k.retireAfter} /> },
+        ]}
+      />
       <section className="panel actions-panel" aria-label={t("common.actions")}>
         <ConfirmAction intent="rotate" label={t("keys.rotate")} question={t("keys.confirmRotate")} />
       </section>

@@ -4,19 +4,30 @@ import { useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
 import { detailErrors, ORGANIZATION_FIELDS, organizationFields, zodFieldErrors } from "~/components/console/forms";
+import { HistorySection, historyQuery, type HistoryPage } from "~/components/console/history";
 import { OrganizationFields } from "~/components/console/organization-fields";
+import { OrganizationStatsPanel } from "~/components/console/organization-stats";
 import { ConfirmAction, Csrf, Notice, TextField } from "~/components/console/ui";
 import { OrganizationUpdateSchema, type Organization } from "~/schemas/organization";
+import type { OrganizationStats } from "~/schemas/stats";
 
 export const headers = consoleHeaders;
 export const meta: MetaFunction = () => [{ title: "Organization · Porta console" }];
 
 export async function loader(args: LoaderFunctionArgs) {
   const console = await requireConsole(args);
-  const result = await console.admin<Organization>("organizations.get", { params: { id: args.params.id! } });
+  const id = args.params.id!;
+  const [result, stats, history] = await Promise.all([
+    console.admin<Organization>("organizations.get", { params: { id } }),
+    console.admin<OrganizationStats>("stats.getOrganizationStats", { params: { orgId: id } }),
+    console.admin<HistoryPage>("organizations.getHistory", { params: { id }, query: historyQuery(args.request.url) }),
+  ]);
   if (!result.ok) throw data({ message: result.error.code }, { status: result.status === 422 ? 404 : result.status });
   const notice = new URL(args.request.url).searchParams.get("done");
-  return data({ organization: result.body, version: result.version!, notice }, { headers: NO_STORE });
+  return data(
+    { organization: result.body, version: result.version!, notice, stats: stats.ok ? stats.body : null, history: history.ok ? history.body : null },
+    { headers: NO_STORE },
+  );
 }
 
 type Values = ReturnType<typeof organizationFields>;
@@ -90,7 +101,7 @@ function ConflictView({ current, values }: { current: Organization; values: Valu
 }
 
 export default function OrganizationPage() {
-  const { organization: org, version, notice } = useLoaderData<typeof loader>();
+  const { organization: org, version, notice, stats, history } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const { t } = useTranslation("console");
   const [clientErrors, setClientErrors] = useState<Record<string, string> | null>(null);
@@ -153,6 +164,8 @@ export default function OrganizationPage() {
         )}
         <ConfirmAction intent="delete" label={t("orgs.delete")} question={t("orgs.confirmDelete", { name: org.name })} danger />
       </section>
+      {stats ? <OrganizationStatsPanel stats={stats} /> : null}
+      <HistorySection page={history} targetId={org.id} />
     </>
   );
 }

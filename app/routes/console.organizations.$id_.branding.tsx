@@ -4,7 +4,7 @@ import { useState, type CSSProperties, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
 import { detailErrors, text, zodFieldErrors } from "~/components/console/forms";
-import { Csrf, Notice, SelectField, TextField } from "~/components/console/ui";
+import { ConfirmAction, Csrf, Notice, SelectField, TextField } from "~/components/console/ui";
 import { ASSET_KINDS, ASSET_MAX_BYTES, BrandingUpdateSchema, HEX_COLOR, type BrandingSettings } from "~/schemas/branding";
 import type { Organization } from "~/schemas/organization";
 
@@ -41,6 +41,17 @@ export async function action(args: ActionFunctionArgs) {
     const result = await console.admin("branding.uploadAsset", { params: { orgId }, query: { kind }, raw: { contentType: file.type || "application/octet-stream", bytes: await file.arrayBuffer() } });
     if (!result.ok) return data({ errors: { file: result.error.message }, values: null }, { status: result.status, headers: NO_STORE });
     return redirect(`/console/organizations/${orgId}/branding?done=uploaded`);
+  }
+  if (form.get("intent") === "removeAsset") {
+    const kind = String(form.get("kind") ?? "");
+    // Only a forged form names another kind: the page offers these two.
+    if (!(ASSET_KINDS as readonly string[]).includes(kind)) return data({ errors: { assets: "unknown_kind" } as Record<string, string>, values: null }, { status: 422, headers: NO_STORE });
+    const version = Number(form.get("version"));
+    const body = kind === "logo" ? { logoAssetId: null } : { faviconAssetId: null };
+    const result = await console.admin("branding.updateSettings", { params: { orgId }, body, ifMatch: Number.isSafeInteger(version) ? version : undefined });
+    if (result.ok) return redirect(`/console/organizations/${orgId}/branding?done=removed`);
+    const errors: Record<string, string> = result.status === 409 ? { conflict: result.error.message } : { assets: result.error.message };
+    return data({ errors, values: null }, { status: result.status, headers: NO_STORE });
   }
   const values = settingsInput(form);
   const parsed = BrandingUpdateSchema.safeParse(values);
@@ -131,8 +142,27 @@ export default function BrandingPage() {
           {errors.file ? <p id="file-error" className="field-error" role="alert">{errors.file === "file" ? t("branding.chooseFile") : errors.file}</p> : null}
         </div>
         <button type="submit" className="button button-inline">{t("branding.uploadButton")}</button>
-        {branding.logo ? <p className="hint">{t("branding.currentLogo")} <img src={branding.logo.url} alt={t("branding.kinds.logo")} className="asset-thumb" /></p> : null}
       </Form>
+      <section className="panel" aria-labelledby="assets-title">
+        <h2 id="assets-title">{t("branding.assets")}</h2>
+        {errors.assets ? <Notice kind="error">{errors.assets === "unknown_kind" ? t("branding.unknownKind") : errors.assets}</Notice> : null}
+        {ASSET_KINDS.map((kind) => {
+          const asset = branding[kind];
+          return (
+            <div key={kind} className="asset-row">
+              <h3>{t(`branding.kinds.${kind}`)}</h3>
+              {asset ? (
+                <>
+                  <img src={asset.url} alt={t(`branding.kinds.${kind}`)} className="asset-thumb" />
+                  <ConfirmAction intent="removeAsset" label={t("branding.remove")} question={t("branding.confirmRemove", { kind: t(`branding.kinds.${kind}`) })} fields={{ kind, version: String(version) }} danger />
+                </>
+              ) : (
+                <p className="hint">{t("branding.noAsset")}</p>
+              )}
+            </div>
+          );
+        })}
+      </section>
     </>
   );
 }

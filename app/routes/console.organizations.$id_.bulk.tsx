@@ -1,16 +1,17 @@
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
-import { csvLineOf, parseBulkCsv } from "~/.server/console/bulk-csv";
+import { problemOf, readBulkUpload, type BulkProblem } from "~/.server/console/bulk-run";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
-import { BusyButton, Csrf, Notice, SelectField } from "~/components/console/ui";
-import { BULK_CSV_COLUMNS, BULK_MODES, MAX_BULK_OPERATIONS, type BulkResult } from "~/schemas/bulk";
+import { BulkRefused, BulkResults, MAX_CSV_BYTES } from "~/components/console/bulk-outcome";
+import { Csrf, SelectField, useConsoleFrame } from "~/components/console/ui";
+import { BULK_CSV_COLUMNS, BULK_MODES, MAX_BULK_OPERATIONS, type BulkItemResult, type BulkResult } from "~/schemas/bulk";
 import type { Organization } from "~/schemas/organization";
+import type { BulkStep } from "./console.organizations.$id_.bulk_.run";
 
 export const headers = consoleHeaders;
 export const meta: MetaFunction = () => [{ title: "Bulk operations · Porta console" }];
-
-const MAX_CSV_BYTES = 512 * 1024;
 
 export async function loader(args: LoaderFunctionArgs) {
   const console = await requireConsole(args);
@@ -19,81 +20,107 @@ export async function loader(args: LoaderFunctionArgs) {
   return data({ org: org.body }, { headers: NO_STORE });
 }
 
+type FileProblem = "choose" | "empty" | "unreadable" | "columns" | "tooMany";
 type ActionResult =
-  | { kind: "file"; problem: "choose" | "empty" | "unreadable" | "columns" | "tooMany"; detail?: string | undefined }
-  | { kind: "refused"; message: string; problems: Array<{ line: number | null; field: string; message: string }> }
+  | { kind: "file"; problem: FileProblem; detail?: string | undefined }
+  | { kind: "refused"; message: string | null; problems: BulkProblem[] }
   | { kind: "done"; result: BulkResult };
 
+/** Without a script, the whole file runs in this one request (the script runs it in steps instead). */
 export async function action(args: ActionFunctionArgs) {
   const { console, form } = await requireConsoleForm(args, MAX_CSV_BYTES + 16 * 1024);
   const refuse = (result: ActionResult, status: number) => data<ActionResult>(result, { status, headers: NO_STORE });
-  const file = form.get("file");
-  if (!(file instanceof File) || file.size === 0) return refuse({ kind: "file", problem: "choose" }, 422);
-  const parsed = parseBulkCsv(await file.text());
-  if (!parsed.ok) return refuse({ kind: "file", problem: parsed.problem, detail: parsed.detail }, 422);
-  if (parsed.operations.length > MAX_BULK_OPERATIONS) return refuse({ kind: "file", problem: "tooMany" }, 422);
-  const mode = BULK_MODES.find((m) => m === form.get("mode")) ?? "all_or_nothing";
+  const upload = await readBulkUpload(form);
+  if (!upload.ok) return refuse({ kind: "file", problem: upload.problem, detail: upload.detail }, 422);
   // The Admin API operation itself validates every row and runs it (same rules, same audit).
-  const outcome = await console.admin<BulkResult>("bulk.execute", { body: { organizationId: args.params.id!, mode, operations: parsed.operations } });
+  const outcome = await console.admin<BulkResult>("bulk.execute", { body: { organizationId: args.params.id!, mode: upload.mode, operations: upload.operations } });
   if (!outcome.ok) {
-    const problems = (outcome.error.details ?? []).map((d) => ({ line: csvLineOf(d.field), field: d.field.replace(/^operations\.\d+\.?/, ""), message: d.message }));
+    const problems = (outcome.error.details ?? []).map((d) => problemOf(d.field, d.message));
     return refuse({ kind: "refused", message: outcome.error.message, problems }, outcome.status);
   }
   return data<ActionResult>({ kind: "done", result: outcome.body }, { headers: NO_STORE });
 }
 
+/** What the page's script has done with a file so far. */
+type Run =
+  | { phase: "checking" }
+  | { phase: "running"; done: number; total: number; oneStep: boolean; results: BulkItemResult[] }
+  | { phase: "finished"; done: number; total: number; stopped: boolean; results: BulkItemResult[] }
+  | { phase: "ended"; outcome: ActionResult };
+
+async function step(url: string, body: FormData | URLSearchParams): Promise<BulkStep | null> {
+  try {
+    const res = await fetch(url, { method: "POST", body, credentials: "same-origin" });
+    return res.headers.get("content-type")?.includes("application/json") ? ((await res.json()) as BulkStep) : null;
+  } catch {
+    return null;
+  }
+}
+
+function Progress({ run }: { run: Run }) {
+  const { t } = useTranslation("console");
+  if (run.phase !== "checking" && run.phase !== "running") return null;
+  const label =
+    run.phase === "checking" ? t("bulk.checking") : run.oneStep ? t("bulk.progressOneStep", { total: run.total }) : t("bulk.progress", { done: run.done, total: run.total });
+  return (
+    <div className="panel bulk-progress" role="status" aria-live="polite">
+      <label htmlFor="bulk-progress">{label}</label>
+      {run.phase === "running" && !run.oneStep ? <progress id="bulk-progress" max={run.total} value={run.done} /> : <progress id="bulk-progress" />}
+    </div>
+  );
+}
+
 export default function Bulk() {
   const { org } = useLoaderData<typeof loader>();
-  const result = useActionData<typeof action>();
+  const posted = useActionData<typeof action>();
+  const { csrf } = useConsoleFrame();
   const { t } = useTranslation("console");
+  const [run, setRun] = useState<Run | null>(null);
+  const result = run?.phase === "ended" ? run.outcome : run ? null : posted;
   const fileError = result?.kind === "file" ? t(`bulk.errors.${result.problem}`, { detail: result.detail ?? "", max: MAX_BULK_OPERATIONS }) : undefined;
+  const busy = run?.phase === "checking" || run?.phase === "running";
+  const runUrl = `/console/organizations/${org.id}/bulk/run`;
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (busy) return;
+    const form = new FormData(event.currentTarget);
+    form.set("intent", "stage");
+    setRun({ phase: "checking" });
+    const staged = await step(runUrl, form);
+    if (!staged || staged.kind === "gone" || staged.kind === "ran") return setRun({ phase: "ended", outcome: { kind: "refused", message: t("error.generic"), problems: [] } });
+    if (staged.kind !== "staged") return setRun({ phase: "ended", outcome: staged });
+    const oneStep = form.get("mode") !== "best_effort";
+    const results: BulkItemResult[] = [];
+    setRun({ phase: "running", done: 0, total: staged.total, oneStep, results });
+    for (let chunk = 0; chunk < staged.chunks; chunk++) {
+      const ran = await step(runUrl, new URLSearchParams({ csrf, intent: "run", token: staged.token, chunk: String(chunk) }));
+      if (ran?.kind === "refused") return setRun({ phase: "ended", outcome: ran });
+      if (ran?.kind !== "ran") return setRun({ phase: "finished", done: results.length, total: staged.total, stopped: true, results: [...results] });
+      results.push(...ran.result.results);
+      setRun({ phase: "running", done: results.length, total: staged.total, oneStep, results: [...results] });
+    }
+    setRun({ phase: "finished", done: results.length, total: staged.total, stopped: false, results });
+  }
+
+  const count = (results: BulkItemResult[], status: string) => results.filter((r) => r.status === status).length;
   return (
     <>
       <p className="breadcrumb"><Link to={`/console/organizations/${org.id}`}>{org.name}</Link></p>
       <h1>{t("bulk.title")}</h1>
       <p className="muted">{t("bulk.intro", { columns: BULK_CSV_COLUMNS.join(", "), max: MAX_BULK_OPERATIONS })}</p>
-      {result?.kind === "refused" ? (
-        <section className="panel" aria-labelledby="refused-title">
-          <h2 id="refused-title">{t("bulk.refused")}</h2>
-          <Notice kind="error">{result.message}</Notice>
-          {result.problems.length > 0 ? (
-            <ul>
-              {result.problems.map((p, i) => (
-                <li key={i}>{p.line ? t("bulk.line", { line: p.line }) : null} {p.field ? <code>{p.field}</code> : null} {p.message}</li>
-              ))}
-            </ul>
-          ) : null}
-        </section>
+      {run ? <Progress run={run} /> : null}
+      {result?.kind === "refused" ? <BulkRefused message={result.message} problems={result.problems} /> : null}
+      {result?.kind === "done" ? <BulkResults succeeded={result.result.succeeded} failed={result.result.failed} results={result.result.results} /> : null}
+      {run?.phase === "finished" ? (
+        <BulkResults
+          succeeded={count(run.results, "succeeded")}
+          failed={count(run.results, "failed")}
+          results={run.results}
+          title={run.stopped ? t("bulk.stopped", { done: run.done, total: run.total }) : undefined}
+        />
       ) : null}
-      {result?.kind === "done" ? (
-        <section className="panel" aria-labelledby="done-title">
-          <h2 id="done-title">{t("bulk.done", { succeeded: result.result.succeeded, failed: result.result.failed })}</h2>
-          <div className="table-wrap">
-            <table className="list">
-              <caption className="visually-hidden">{t("bulk.results")}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{t("bulk.lineHeader")}</th>
-                  <th scope="col">{t("bulk.op")}</th>
-                  <th scope="col">{t("common.status")}</th>
-                  <th scope="col">{t("bulk.detail")}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {result.result.results.map((r) => (
-                  <tr key={r.index}>
-                    <td>{r.index + 2}</td>
-                    <td><code>{r.op}</code></td>
-                    <td>{t(`bulk.status.${r.status}`)}</td>
-                    <td>{r.user?.email ?? r.error?.message ?? ""}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        </section>
-      ) : null}
-      <Form method="post" reloadDocument encType="multipart/form-data" className="panel form" aria-labelledby="upload-title">
+      <Form method="post" reloadDocument encType="multipart/form-data" onSubmit={onSubmit} className="panel form" aria-labelledby="upload-title">
         <h2 id="upload-title">{t("bulk.upload")}</h2>
         <Csrf />
         <div className="field">
@@ -107,7 +134,7 @@ export default function Bulk() {
           defaultValue="all_or_nothing"
           options={BULK_MODES.map((m) => ({ value: m, label: t(`bulk.modes.${m}`) }))}
         />
-        <BusyButton label={t("bulk.run")} busyLabel={t("bulk.working")} />
+        <button type="submit" className="button button-inline" aria-disabled={busy || undefined}>{t("bulk.run")}</button>
       </Form>
     </>
   );

@@ -3,6 +3,7 @@ import { Form, useActionData, useLoaderData, useLocation } from "@remix-run/reac
 import { useTranslation } from "react-i18next";
 import type { Page } from "~/.server/admin/http/pagination";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
+import { ListTable, Moment } from "~/components/console/list-table";
 import { ConfirmAction, CursorPager, Notice, TextField } from "~/components/console/ui";
 
 export const headers = consoleHeaders;
@@ -46,8 +47,7 @@ export default function Sessions() {
   const { filters, page, error, done } = useLoaderData<typeof loader>();
   const failed = useActionData<typeof action>();
   const { search } = useLocation();
-  const { t, i18n } = useTranslation("console");
-  const when = (iso: string | null) => (iso ? `${new Date(iso).toLocaleString(i18n.language, { timeZone: "UTC" })} UTC` : "—");
+  const { t } = useTranslation("console");
   return (
     <>
       <h1>{t("sessions.title")}</h1>
@@ -65,36 +65,20 @@ export default function Sessions() {
       {error ? <Notice kind="error">{error}</Notice> : null}
       {page ? (
         <>
-          {page.data.length === 0 ? (
-            <p>{t("common.none")}</p>
-          ) : (
-            <div className="table-wrap">
-              <table className="list">
-                <thead>
-                  <tr>
-                    <th scope="col">{t("sessions.userId")}</th>
-                    <th scope="col">{t("sessions.organizationId")}</th>
-                    <th scope="col">{t("common.created")}</th>
-                    <th scope="col">{t("sessions.expires")}</th>
-                    <th scope="col">{t("common.actions")}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.data.map((s) => (
-                    <tr key={s.id}>
-                      <td><code>{s.userId ?? "—"}</code></td>
-                      <td><code>{s.organizationId}</code></td>
-                      <td>{when(s.createdAt)}</td>
-                      <td>{when(s.expiresAt)}</td>
-                      <td>
-                        <ConfirmAction intent="revoke" label={t("sessions.revoke")} question={t("sessions.confirmRevoke")} fields={{ sessionId: s.id }} danger />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
+          <ListTable
+            rows={page.data}
+            rowKey={(s) => s.id}
+            columns={[
+              { header: t("sessions.userId"), cell: (s) => <code>{s.userId ?? "—"}</code> },
+              { header: t("sessions.organizationId"), cell: (s) => <code>{s.organizationId}</code> },
+              { header: t("common.created"), cell: (s) => <Moment iso={s.createdAt} /> },
+              { header: t("sessions.expires"), cell: (s) => <Moment iso={s.expiresAt} /> },
+              {
+                header: t("common.actions"),
+                cell: (s) => <ConfirmAction intent="revoke" label={t("sessions.revoke")} question={t("sessions.confirmRevoke")} fields={{ sessionId: s.id }} danger />,
+              },
+            ]}
+          />
           <CursorPager search={search} cursor={page.cursor} />
         </>
       ) : null}

@@ -1,9 +1,10 @@
 import { data, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Form, isRouteErrorResponse, NavLink, Outlet, useLoaderData, useRouteError } from "@remix-run/react";
+import { Form, isRouteErrorResponse, NavLink, Outlet, useLoaderData, useLocation, useRouteError } from "@remix-run/react";
 import type { CSSProperties } from "react";
 import { useTranslation } from "react-i18next";
 import { consoleFrame } from "~/.server/console/frame";
 import { consoleHeaders, NO_STORE } from "~/.server/console/page";
+import { SUPPORTED_LANGUAGES } from "~/i18n/config";
 
 export const headers = consoleHeaders;
 export const meta: MetaFunction = () => [{ title: "Porta console" }, { name: "robots", content: "noindex" }];
@@ -12,15 +13,35 @@ export async function loader(args: LoaderFunctionArgs) {
   return data(await consoleFrame(args), { headers: NO_STORE });
 }
 
+/** Each area with the permission that reading it needs: the nav shows what this admin may open. */
 const NAV = [
-  { to: "/console", key: "dashboard", end: true },
-  { to: "/console/organizations", key: "organizations", end: false },
-  { to: "/console/keys", key: "keys", end: false },
-  { to: "/console/sessions", key: "sessions", end: false },
-  { to: "/console/imports", key: "imports", end: false },
-  { to: "/console/config", key: "config", end: false },
-  { to: "/console/audit", key: "audit", end: false },
+  { to: "/console", key: "dashboard", end: true, permission: "admin:stats:read" },
+  { to: "/console/organizations", key: "organizations", end: false, permission: "admin:org:read" },
+  { to: "/console/keys", key: "keys", end: false, permission: "admin:key:read" },
+  { to: "/console/sessions", key: "sessions", end: false, permission: "admin:session:read" },
+  { to: "/console/imports", key: "imports", end: false, permission: "admin:import:write" },
+  { to: "/console/config", key: "config", end: false, permission: "admin:config:read" },
+  { to: "/console/audit", key: "audit", end: false, permission: "admin:audit:read" },
 ] as const;
+
+/** Each language named in itself, so that a person who cannot read the current one finds theirs. */
+const LANGUAGE_NAMES: Record<(typeof SUPPORTED_LANGUAGES)[number], string> = { en: "English", de: "Deutsch" };
+
+function LanguageSwitch({ current, csrf }: { current: string; csrf: string }) {
+  const { t } = useTranslation("console");
+  const { pathname, search } = useLocation();
+  return (
+    <Form method="post" action="/console/language" reloadDocument className="language-switch" aria-label={t("language.label")}>
+      <input type="hidden" name="csrf" value={csrf} />
+      <input type="hidden" name="returnTo" value={pathname + search} />
+      {SUPPORTED_LANGUAGES.filter((l) => l !== current).map((l) => (
+        <button key={l} type="submit" name="language" value={l} lang={l} className="button button-inline button-secondary">
+          {LANGUAGE_NAMES[l]}
+        </button>
+      ))}
+    </Form>
+  );
+}
 
 export default function ConsoleLayout() {
   const frame = useLoaderData<typeof loader>();
@@ -35,7 +56,7 @@ export default function ConsoleLayout() {
         </p>
         <nav aria-label={t("nav.label")} className="console-nav">
           <ul>
-            {NAV.map((item) => (
+            {NAV.filter((item) => item.key === "dashboard" || frame.permissions.includes(item.permission)).map((item) => (
               <li key={item.key}>
                 <NavLink to={item.to} end={item.end} prefetch="none">{t(`nav.${item.key}`)}</NavLink>
               </li>
@@ -43,6 +64,7 @@ export default function ConsoleLayout() {
           </ul>
         </nav>
         <div className="console-user">
+          <LanguageSwitch current={frame.language} csrf={frame.csrf} />
           <span>{t("signedInAs", { email: frame.email })}</span>
           <Form method="post" action="/console/sign-out" reloadDocument>
             <input type="hidden" name="csrf" value={frame.csrf} />
@@ -62,7 +84,7 @@ export function ErrorBoundary() {
   const { t } = useTranslation("console");
   const status = isRouteErrorResponse(error) ? error.status : 500;
   const csrf = isRouteErrorResponse(error) && (error.data as { message?: string } | null)?.message === "csrf";
-  const text = csrf ? t("error.csrf") : status === 404 ? t("error.notFound") : t("error.generic");
+  const text = csrf ? t("error.csrf") : status === 404 ? t("error.notFound") : status === 403 ? t("error.forbidden") : t("error.generic");
   return (
     <main className="page">
       <section className="card" aria-labelledby="error-title">

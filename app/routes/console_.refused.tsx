@@ -1,13 +1,13 @@
 import { data, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import { resolveLanguage } from "~/.server/i18n";
+import { consoleLanguage } from "~/.server/console/page";
 
 export const meta: MetaFunction = () => [{ title: "Porta console" }, { name: "robots", content: "noindex" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const reason = new URL(request.url).searchParams.get("reason") === "refused" ? "refused" : "failed";
-  const language = await resolveLanguage(request, {});
+  const language = await consoleLanguage(request);
   return data({ reason, language }, { status: reason === "refused" ? 403 : 400, headers: { "Cache-Control": "no-store" } });
 }
 

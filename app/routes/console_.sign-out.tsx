@@ -1,6 +1,6 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { useTranslation } from "react-i18next";
-import { resolveLanguage } from "~/.server/i18n";
+import { consoleLanguage } from "~/.server/console/page";
 import { signOut } from "~/.server/console/sign-out";
 import { isAfterAction } from "~/.server/interaction/request";
 
@@ -9,7 +9,7 @@ export const meta: MetaFunction = () => [{ title: "Porta console" }, { name: "ro
 /** POST only: revokes the session's tokens and forgets the session. */
 export async function action({ request, context }: ActionFunctionArgs) {
   const result = await signOut(context.services, request);
-  if (!result.ok) return data({ language: await resolveLanguage(request, {}) }, { status: 403, headers: { "Cache-Control": "no-store" } });
+  if (!result.ok) return data({ language: await consoleLanguage(request) }, { status: 403, headers: { "Cache-Control": "no-store" } });
   return redirect("/console/signed-out", { headers: { "Set-Cookie": result.cookie, "Cache-Control": "no-store" } });
 }
 

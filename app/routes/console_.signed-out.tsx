@@ -1,11 +1,11 @@
 import { type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { useTranslation } from "react-i18next";
-import { resolveLanguage } from "~/.server/i18n";
+import { consoleLanguage } from "~/.server/console/page";
 
 export const meta: MetaFunction = () => [{ title: "Porta console" }, { name: "robots", content: "noindex" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  return { language: await resolveLanguage(request, {}) };
+  return { language: await consoleLanguage(request) };
 }
 
 export default function SignedOut() {

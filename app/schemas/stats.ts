@@ -7,6 +7,12 @@ const LoginWindowSchema = z.object({
   byMethod: z.record(z.string(), z.number().int()),
 });
 
+/** Successful logins of one UTC calendar day (`YYYY-MM-DD`), by primary method. */
+const LoginDaySchema = LoginWindowSchema.extend({ date: z.iso.date() });
+
+export type LoginWindow = z.infer<typeof LoginWindowSchema>;
+export type LoginDay = z.infer<typeof LoginDaySchema>;
+
 export const StatsOverviewSchema = z.object({
   generatedAt: z.iso.datetime(),
   organizations: z.object({
@@ -15,7 +21,8 @@ export const StatsOverviewSchema = z.object({
   }),
   /** Users of organizations that are not deleted. */
   users: z.object({ total: z.number().int(), active: z.number().int(), inactive: z.number().int(), locked: z.number().int() }),
-  logins: z.object({ last24h: LoginWindowSchema, last7d: LoginWindowSchema }),
+  /** `daily`: the last 14 UTC days, oldest first, today (so far) last. */
+  logins: z.object({ last24h: LoginWindowSchema, last7d: LoginWindowSchema, daily: z.array(LoginDaySchema) }),
   twoFactor: z.object({
     totpEnrolled: z.number().int(),
     emailOtpEnabled: z.number().int(),
@@ -35,7 +42,8 @@ export const OrganizationStatsSchema = z.object({
   generatedAt: z.iso.datetime(),
   organization: z.object({ id: z.uuid(), slug: z.string(), status: z.string() }),
   users: z.object({ total: z.number().int(), active: z.number().int(), inactive: z.number().int(), locked: z.number().int() }),
-  logins: z.object({ last24h: LoginWindowSchema, last7d: LoginWindowSchema, last30d: LoginWindowSchema }),
+  /** `daily`: the last 30 UTC days, oldest first, today (so far) last. */
+  logins: z.object({ last24h: LoginWindowSchema, last7d: LoginWindowSchema, last30d: LoginWindowSchema, daily: z.array(LoginDaySchema) }),
   twoFactor: StatsOverviewSchema.shape.twoFactor,
   clients: CountByStatusSchema,
   applications: CountByStatusSchema,

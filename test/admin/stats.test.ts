@@ -13,7 +13,7 @@ interface Overview {
   generatedAt: string;
   organizations: { total: number; byStatus: { active: number; suspended: number; deleted: number } };
   users: { total: number; active: number; inactive: number; locked: number };
-  logins: { last24h: { total: number; byMethod: Record<string, number> }; last7d: { total: number; byMethod: Record<string, number> } };
+  logins: { last24h: LoginWindow; last7d: LoginWindow; daily: LoginDay[] };
   twoFactor: { totpEnrolled: number; emailOtpEnabled: number; anyEnrolled: number; adoptionRate: number };
 }
 
@@ -21,11 +21,14 @@ interface LoginWindow {
   total: number;
   byMethod: Record<string, number>;
 }
+interface LoginDay extends LoginWindow {
+  date: string;
+}
 interface OrganizationStats {
   generatedAt: string;
   organization: { id: string; slug: string; status: string };
   users: Overview["users"];
-  logins: { last24h: LoginWindow; last7d: LoginWindow; last30d: LoginWindow };
+  logins: { last24h: LoginWindow; last7d: LoginWindow; last30d: LoginWindow; daily: LoginDay[] };
   twoFactor: Overview["twoFactor"];
   clients: { total: number; active: number; inactive: number };
   applications: { total: number; active: number; inactive: number };
@@ -44,6 +47,30 @@ afterAll(async () => {
 });
 
 const hoursAgo = (h: number) => new Date(Date.now() - h * 3_600_000);
+
+/**
+ * The series a person expects from the successful logins in the database: one entry per UTC
+ * day, oldest first, today last, counted here in JavaScript from the rows themselves.
+ */
+async function expectedDaily(days: number, organizationId?: string): Promise<LoginDay[]> {
+  const rows = await porta.services.db.prisma.auditEntry.findMany({
+    where: { eventType: "auth.login.success", ...(organizationId ? { organizationId } : {}) },
+    select: { createdAt: true, data: true },
+  });
+  const today = new Date();
+  const series: LoginDay[] = [];
+  for (let back = days - 1; back >= 0; back--) {
+    const date = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() - back)).toISOString().slice(0, 10);
+    const byMethod: Record<string, number> = { password: 0, magic_link: 0 };
+    for (const row of rows) {
+      if (row.createdAt.toISOString().slice(0, 10) !== date) continue;
+      const method = (row.data as { method?: string } | null)?.method ?? "unknown";
+      byMethod[method] = (byMethod[method] ?? 0) + 1;
+    }
+    series.push({ date, total: Object.values(byMethod).reduce((a, b) => a + b, 0), byMethod });
+  }
+  return series;
+}
 
 it("counts organizations by status, users, logins by method and window, and 2FA adoption", async () => {
   const prisma = porta.services.db.prisma;
@@ -97,7 +124,12 @@ it("counts organizations by status, users, logins by method and window, and 2FA 
   expect(res.body.logins).toEqual({
     last24h: { total: 4, byMethod: { password: 2, magic_link: 2 } },
     last7d: { total: 6, byMethod: { password: 3, magic_link: 3 } },
+    daily: await expectedDaily(14),
   });
+  // Two weeks, today last; the 8-day-old login is in the series, the 30-day-old one is not.
+  expect(res.body.logins.daily).toHaveLength(14);
+  expect(res.body.logins.daily.at(-1)!.date).toBe(new Date().toISOString().slice(0, 10));
+  expect(res.body.logins.daily.reduce((n, d) => n + d.total, 0)).toBe(7);
   expect(res.body.twoFactor).toEqual({ totpEnrolled: 2, emailOtpEnabled: 2, anyEnrolled: 3, adoptionRate: 0.3333 });
 
   // Counted in the database: apart from the authentication's lookups of the admin by id, every
@@ -184,12 +216,17 @@ describe("GET /stats/organizations/{orgId}", () => {
         last24h: { total: 2, byMethod: { password: 1, magic_link: 1 } },
         last7d: { total: 4, byMethod: { password: 2, magic_link: 2 } },
         last30d: { total: 7, byMethod: { password: 3, magic_link: 4 } },
+        daily: await expectedDaily(30, org),
       },
       twoFactor: { totpEnrolled: 2, emailOtpEnabled: 2, anyEnrolled: 3, adoptionRate: 0.4286 },
       // createTenant's client, the inactive one, and the application's client.
       clients: { total: 3, active: 2, inactive: 1 },
       applications: { total: 2, active: 1, inactive: 1 },
     });
+
+    // The 29-day-old login is the series' first day; the 31-day-old one is outside it.
+    expect(res.body.logins.daily.reduce((n, d) => n + d.total, 0)).toBe(7);
+    expect(res.body.logins.daily[0]!.date).toBe(new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10));
 
     // Counted in the database: apart from the admin's authentication and the organization's
     // lookup by id, every statement is an aggregate.
@@ -206,11 +243,13 @@ describe("GET /stats/organizations/{orgId}", () => {
     const res = await api.get<OrganizationStats>(`/stats/organizations/${empty.id}`);
     expect(res.status).toBe(200);
     const none = { total: 0, byMethod: { password: 0, magic_link: 0 } };
+    expect(res.body.logins.daily).toHaveLength(30);
+    for (const day of res.body.logins.daily) expect(day).toEqual({ date: day.date, ...none });
     expect(res.body).toEqual({
       generatedAt: res.body.generatedAt,
       organization: { id: empty.id, slug: empty.slug, status: "active" },
       users: { total: 0, active: 0, inactive: 0, locked: 0 },
-      logins: { last24h: none, last7d: none, last30d: none },
+      logins: { last24h: none, last7d: none, last30d: none, daily: res.body.logins.daily },
       twoFactor: { totpEnrolled: 0, emailOtpEnabled: 0, anyEnrolled: 0, adoptionRate: 0 },
       clients: { total: 0, active: 0, inactive: 0 },
       applications: { total: 0, active: 0, inactive: 0 },

@@ -1,7 +1,7 @@
 import { data, redirect, type AppLoadContext, type HeadersFunction } from "@remix-run/node";
 import { resolveLanguage } from "../i18n";
 import { callAdmin, type AdminInput, type AdminResult } from "./gateway";
-import { csrfSubject, currentSession, type ConsoleSession } from "./session";
+import { csrfSubject, currentSession, LANGUAGE_COOKIE, readCookie, type ConsoleSession } from "./session";
 import { startSignIn } from "./sign-in";
 import type { Language } from "~/i18n/config";
 
@@ -27,22 +27,34 @@ export const NO_STORE = { "Cache-Control": "no-store" };
  */
 export async function requireConsole({ request, context }: Args): Promise<Console> {
   const { services } = context;
-  const language = await resolveLanguage(request, {});
-  const current = await currentSession(services, request);
-  if (!current) {
+  const language = await consoleLanguage(request);
+  const signInAgain = async () => {
     const url = new URL(request.url);
     const returnTo = request.method === "GET" ? url.pathname + url.search : "/console";
     const start = await startSignIn(services, returnTo, language);
-    throw redirect(start.location, { headers: { "Set-Cookie": start.cookie, ...NO_STORE } });
-  }
+    return redirect(start.location, { headers: { "Set-Cookie": start.cookie, ...NO_STORE } });
+  };
+  const current = await currentSession(services, request);
+  if (!current) throw await signInAgain();
   const { id, session } = current;
   return {
     sessionId: id,
     session,
     language,
     csrf: services.csrf.tokenFor(csrfSubject(id)),
-    admin: (operationId, input) => callAdmin(context, session.accessToken, operationId, input),
+    admin: async <T>(operationId: string, input?: AdminInput) => {
+      const result = await callAdmin<T>(context, session.accessToken, operationId, input);
+      // The session's token was refused (revoked by a sign-out elsewhere, the admin deactivated):
+      // the person signs in again rather than meeting errors on every page.
+      if (!result.ok && result.status === 401) throw await signInAgain();
+      return result;
+    },
   };
+}
+
+/** The console's language: the person's choice (a cookie) first, then Accept-Language. */
+export function consoleLanguage(request: Request): Promise<Language> {
+  return resolveLanguage(request, { uiLocales: readCookie(request, LANGUAGE_COOKIE) });
 }
 
 const FORM_MAX_BYTES = 256 * 1024;

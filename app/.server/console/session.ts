@@ -8,6 +8,9 @@ import { refreshTokens, revokeToken, type TokenSet } from "./oidc-client";
  */
 export const SESSION_COOKIE = "porta_console";
 export const SIGN_IN_COOKIE = "porta_console_signin";
+/** The language a person chose in the console; without it, Accept-Language decides. */
+export const LANGUAGE_COOKIE = "porta_console_lang";
+const LANGUAGE_TTL_SECONDS = 365 * 24 * 60 * 60;
 const SESSION_TTL_SECONDS = 8 * 60 * 60;
 const SIGN_IN_TTL_SECONDS = 10 * 60;
 /** Refresh this long before the access token expires, so that no request carries a dying token. */
@@ -52,6 +55,7 @@ export function readCookie(request: Request, name: string): string | undefined {
 export const sessionCookie = (services: Services, id: string) => cookie(services, SESSION_COOKIE, id, { path: "/", maxAge: SESSION_TTL_SECONDS });
 export const clearSessionCookie = (services: Services) => cookie(services, SESSION_COOKIE, "", { path: "/", maxAge: 0 });
 export const signInCookie = (services: Services, state: string) => cookie(services, SIGN_IN_COOKIE, state, { path: "/api/oidc", maxAge: SIGN_IN_TTL_SECONDS });
+export const languageCookie = (services: Services, language: string) => cookie(services, LANGUAGE_COOKIE, language, { path: "/", maxAge: LANGUAGE_TTL_SECONDS });
 export const clearSignInCookie = (services: Services) => cookie(services, SIGN_IN_COOKIE, "", { path: "/api/oidc", maxAge: 0 });
 
 export async function savePendingSignIn(services: Services, state: string, pending: PendingSignIn) {

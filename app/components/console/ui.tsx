@@ -7,6 +7,7 @@ export interface ConsoleFrame {
   language: string;
   email: string;
   csrf: string;
+  permissions: string[];
 }
 
 export function useConsoleFrame(): ConsoleFrame {
@@ -55,8 +56,8 @@ export function ConfirmAction(props: { intent: string; label: string; question: 
   );
 }
 
-export function TextField(props: { name: string; label: string; defaultValue?: string; error?: string | undefined; hint?: string; required?: boolean; onChange?: (value: string) => void; status?: ReactNode }) {
-  const { name, label, defaultValue, error, hint, required = false, onChange, status } = props;
+export function TextField(props: { name: string; label: string; defaultValue?: string; error?: string | undefined; hint?: string; required?: boolean; onChange?: (value: string) => void; status?: ReactNode; type?: "text" | "date" | "email" }) {
+  const { name, label, defaultValue, error, hint, required = false, onChange, status, type = "text" } = props;
   const described = [hint ? `${name}-hint` : "", error ? `${name}-error` : "", status ? `${name}-status` : ""].filter(Boolean).join(" ") || undefined;
   return (
     <div className="field">
@@ -64,6 +65,7 @@ export function TextField(props: { name: string; label: string; defaultValue?: s
       <input
         id={name}
         name={name}
+        type={type}
         defaultValue={defaultValue}
         required={required}
         aria-invalid={error ? true : undefined}
@@ -170,7 +172,8 @@ export function BusyButton({ label, busyLabel }: { label: string; busyLabel: str
       <p className="hint" role="status">
         {busy ? (
           <>
-            <span className="spinner" aria-hidden="true" /> {busyLabel}
+            {/* No value: one transaction has no honest partial progress to show. */}
+            <progress aria-label={busyLabel} /> {busyLabel}
           </>
         ) : null}
       </p>

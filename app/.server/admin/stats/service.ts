@@ -1,5 +1,9 @@
 import type { StatsOverview } from "~/schemas/stats";
 import type { Services } from "../../services";
+import { loginFigures } from "./logins";
+
+/** Days of the overview's login series: two weeks show a weekly rhythm. */
+const OVERVIEW_DAYS = 14;
 
 /**
  * The system-wide overview. Everything is counted in the database (count, group by, one
@@ -8,8 +12,6 @@ import type { Services } from "../../services";
 export async function statsOverview(services: Services): Promise<StatsOverview> {
   const { prisma } = services.db;
   const now = new Date();
-  const dayAgo = new Date(now.getTime() - 86_400_000);
-  const weekAgo = new Date(now.getTime() - 7 * 86_400_000);
   const liveUser = { organization: { status: { not: "deleted" } } };
 
   const [orgsByStatus, usersTotal, usersActive, usersLocked, totpEnrolled, emailOtpEnabled, anyEnrolled, logins] = await Promise.all([
@@ -20,27 +22,16 @@ export async function statsOverview(services: Services): Promise<StatsOverview> 
     prisma.user.count({ where: { ...liveUser, totp: { is: { status: "enrolled" } } } }),
     prisma.user.count({ where: { ...liveUser, emailOtpEnabled: true } }),
     prisma.user.count({ where: { ...liveUser, OR: [{ emailOtpEnabled: true }, { totp: { is: { status: "enrolled" } } }] } }),
-    prisma.$queryRaw<Array<{ method: string; day: number; week: number }>>`
-      SELECT coalesce("data"->>'method', 'unknown') AS "method",
-        (count(*) FILTER (WHERE "createdAt" >= ${dayAgo}))::int AS "day",
-        count(*)::int AS "week"
-      FROM "AuditEntry"
-      WHERE "eventType" = 'auth.login.success' AND "createdAt" >= ${weekAgo}
-      GROUP BY 1`,
+    loginFigures(services, { now, windows: ["last24h", "last7d"], days: OVERVIEW_DAYS }),
   ]);
 
   const byStatus = { active: 0, suspended: 0, deleted: 0 };
   for (const row of orgsByStatus) if (row.status in byStatus) byStatus[row.status as keyof typeof byStatus] = row._count._all;
-  const window = (pick: "day" | "week") => {
-    const byMethod: Record<string, number> = { password: 0, magic_link: 0 };
-    for (const row of logins) byMethod[row.method] = (byMethod[row.method] ?? 0) + Number(row[pick]);
-    return { total: Object.values(byMethod).reduce((a, b) => a + b, 0), byMethod };
-  };
   return {
     generatedAt: now.toISOString(),
     organizations: { total: byStatus.active + byStatus.suspended + byStatus.deleted, byStatus },
     users: { total: usersTotal, active: usersActive, inactive: usersTotal - usersActive, locked: usersLocked },
-    logins: { last24h: window("day"), last7d: window("week") },
+    logins: { ...logins.windows, daily: logins.daily },
     twoFactor: { totpEnrolled, emailOtpEnabled, anyEnrolled, adoptionRate: usersTotal === 0 ? 0 : Math.round((anyEnrolled / usersTotal) * 10_000) / 10_000 },
   };
 }

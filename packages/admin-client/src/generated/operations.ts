@@ -1922,6 +1922,11 @@ export interface Operations {
             total: number;
             byMethod: { [key: string]: number };
           };
+          daily: Array<{
+            total: number;
+            byMethod: { [key: string]: number };
+            date: string;
+          }>;
         };
         twoFactor: {
           totpEnrolled: number;
@@ -1961,6 +1966,11 @@ export interface Operations {
             total: number;
             byMethod: { [key: string]: number };
           };
+          daily: Array<{
+            total: number;
+            byMethod: { [key: string]: number };
+            date: string;
+          }>;
         };
         twoFactor: {
           totpEnrolled: number;

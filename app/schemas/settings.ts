@@ -1,0 +1,30 @@
+import { z } from "zod";
+
+/**
+ * The type and bounds of every system configuration value: the Admin API validates writes with
+ * these, and the console checks a value with the same schema before it is sent.
+ */
+export const SETTING_SCHEMAS = {
+  "auth.passwordMinLength": z.number().int().min(8).max(128),
+  "auth.magicLinkTtlMinutes": z.number().int().min(1).max(1440),
+  "auth.emailOtpTtlMinutes": z.number().int().min(1).max(60),
+  "auth.passwordResetTtlMinutes": z.number().int().min(5).max(1440),
+  "auth.lockout.maxFailures": z.number().int().min(1).max(100),
+  "auth.lockout.cooldownMinutes": z.number().int().min(1).max(1440),
+  "tokens.accessTokenTtlSeconds": z.number().int().min(60).max(86_400),
+} as const;
+
+export type SettingKey = keyof typeof SETTING_SCHEMAS;
+
+export function isSettingKey(key: string): key is SettingKey {
+  return Object.hasOwn(SETTING_SCHEMAS, key);
+}
+
+/** A value as a person types it: JSON when it parses (numbers, booleans, lists), else the text itself. */
+export function typedValue(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

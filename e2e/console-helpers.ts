@@ -1,0 +1,38 @@
+import { writeFileSync } from "node:fs";
+import AxeBuilder from "@axe-core/playwright";
+import { expect, type Page, type TestInfo } from "@playwright/test";
+import type { Seed } from "./seed";
+
+/** What every console spec does: screenshot and axe each page, watch for script errors, sign in. */
+
+export async function check(page: Page, testInfo: TestInfo, name: string) {
+  const shot = testInfo.outputPath(`console-${name}.png`);
+  await page.screenshot({ path: shot, fullPage: true });
+  await testInfo.attach(`console-${name}`, { path: shot, contentType: "image/png" });
+  const results = await new AxeBuilder({ page }).analyze();
+  writeFileSync(testInfo.outputPath(`axe-console-${name}.json`), JSON.stringify(results.violations, null, 2));
+  const serious = results.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(" ")) }));
+  expect(serious, `serious or critical axe violations on the console ${name} page`).toEqual([]);
+}
+
+/** Uncaught errors and CSP refusals (a missing nonce would stop hydration and the live slug check). */
+export function watchForPageErrors(page: Page): string[] {
+  const problems: string[] = [];
+  page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
+  page.on("console", (msg) => {
+    if (msg.type() === "error" && /Content Security Policy|Refused to/i.test(msg.text())) problems.push(`console: ${msg.text()}`);
+  });
+  return problems;
+}
+
+export async function signInToConsole(page: Page, seed: Seed) {
+  await page.goto("/console");
+  await expect(page).toHaveURL(/\/interaction\//);
+  await page.getByLabel("Email address", { exact: true }).fill(seed.admin.email);
+  await page.getByLabel("Password", { exact: true }).fill(seed.admin.password);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+  await expect(page).toHaveURL(/\/console$/);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Dashboard");
+}
