@@ -81,7 +81,7 @@ describe("creating a user without an invitation", () => {
     expect(html).toMatch(/id="newEmail-error"[^>]*>must be an email address</);
     expect(html).toMatch(/id="newLocale-error"/);
     // What was typed stays in the form.
-    expect(html).toMatch(/id="newGivenName" name="newGivenName" value="Ada"/);
+    expect(html).toMatch(/<input id="newGivenName"[^>]* value="Ada"/);
 
     const weak = await admin.browser.post(url, { csrf, intent: "create", newEmail: "weak@create.example", newPassword: "short" });
     expect(weak.status).toBe(422);
