@@ -1,6 +1,5 @@
-import { writeFileSync } from "node:fs";
-import AxeBuilder from "@axe-core/playwright";
-import { expect, test, type Browser, type Page, type TestInfo } from "@playwright/test";
+import { expect, test, type Browser } from "@playwright/test";
+import { check as checkPage, signInToConsole, watchForPageErrors } from "./console-helpers";
 import { readSeed, type Seed } from "./seed";
 
 /**
@@ -15,36 +14,9 @@ test.beforeAll(async () => {
   seed = await readSeed();
 });
 
-async function check(page: Page, testInfo: TestInfo, name: string) {
-  const shot = testInfo.outputPath(`console-users-${name}.png`);
-  await page.screenshot({ path: shot, fullPage: true });
-  await testInfo.attach(`console-users-${name}`, { path: shot, contentType: "image/png" });
-  const results = await new AxeBuilder({ page }).analyze();
-  writeFileSync(testInfo.outputPath(`axe-console-users-${name}.json`), JSON.stringify(results.violations, null, 2));
-  const serious = results.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(" ")) }));
-  expect(serious, `serious or critical axe violations on the console ${name} page`).toEqual([]);
-}
-
-function watchForPageErrors(page: Page): string[] {
-  const problems: string[] = [];
-  page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
-  page.on("console", (msg) => {
-    if (msg.type() === "error" && /Content Security Policy|Refused to/i.test(msg.text())) problems.push(`console: ${msg.text()}`);
-  });
-  return problems;
-}
-
-async function signIn(page: Page) {
-  await page.goto("/console");
-  await expect(page).toHaveURL(/\/interaction\//);
-  await page.getByLabel("Email address", { exact: true }).fill(seed.admin.email);
-  await page.getByLabel("Password", { exact: true }).fill(seed.admin.password);
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await expect(page).toHaveURL(/\/console$/);
-  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Dashboard");
-}
+/** The shared check, with this spec's names in the artifacts. */
+const check: typeof checkPage = (page, testInfo, name) => checkPage(page, testInfo, `users-${name}`);
+const signIn = (page: Parameters<typeof signInToConsole>[0]) => signInToConsole(page, seed);
 
 async function signedInContext(browser: Browser) {
   const context = await browser.newContext();
