@@ -258,8 +258,10 @@ test("the walkthrough: organization, confidential client, invitation accepted fr
   await page.goto(`${orgUrl}/users`);
   await check(page, testInfo, "users");
   const email = "walker@walkthrough.example.test";
-  await page.getByLabel("Email address").fill(email);
-  await page.getByLabel("Given name").fill("Wanda");
+  // The page also has the "Create a user" form with the same fields.
+  const invite = page.getByRole("form", { name: "Invite a user" });
+  await invite.getByLabel("Email address").fill(email);
+  await invite.getByLabel("Given name").fill("Wanda");
   await page.getByRole("button", { name: "Preview the invitation" }).click();
   await expect(page.getByRole("heading", { name: "Invitation preview" })).toBeVisible();
   await check(page, testInfo, "invitation-preview");

@@ -5,7 +5,7 @@ import { useTranslation } from "react-i18next";
 import type { Page } from "~/.server/admin/http/pagination";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
 import { detailErrors, list, text, zodFieldErrors } from "~/components/console/forms";
-import { CheckboxGroup, Csrf, Notice, TextField } from "~/components/console/ui";
+import { CheckboxGroup, ConfirmAction, Csrf, Notice, TextField } from "~/components/console/ui";
 import type { Organization } from "~/schemas/organization";
 import { PermissionCreateSchema, RoleCreateSchema, type Permission, type Role } from "~/schemas/rbac";
 
@@ -44,6 +44,15 @@ const prefixed = (errors: Record<string, string>) =>
 export async function action(args: ActionFunctionArgs) {
   const { console, form } = await requireConsoleForm(args);
   const orgId = args.params.id!;
+  if (form.get("intent") === "deletePermission") {
+    const id = String(form.get("permissionId") ?? "");
+    // Only a permission this page listed: the address names the organization.
+    const permission = await console.admin<Permission>("permissions.get", { params: { id } });
+    if (!permission.ok || permission.body.organizationId !== orgId) return data({ errors: { deleteForm: permission.ok ? "not found" : permission.error.message } }, { status: permission.ok ? 404 : permission.status, headers: NO_STORE });
+    const deleted = await console.admin("permissions.delete", { params: { id } });
+    if (!deleted.ok) return data({ errors: { deleteForm: deleted.error.message } }, { status: deleted.status, headers: NO_STORE });
+    return redirect(`/console/organizations/${orgId}/roles?done=permissionDeleted`);
+  }
   if (form.get("intent") === "createPermission") {
     const input = permissionInput(form, orgId);
     const parsed = PermissionCreateSchema.safeParse(input);
@@ -85,7 +94,8 @@ export default function Roles() {
     <>
       <p className="breadcrumb"><Link to={`/console/organizations/${org.id}`}>{org.name}</Link></p>
       <h1>{t("roles.title")}</h1>
-      {done ? <Notice kind="info">{t(`roles.done.${done}`)}</Notice> : null}
+      {done ? <Notice kind="info">{t(done === "permissionDeleted" ? "roleDetail.permissionDeleted" : `roles.done.${done}`)}</Notice> : null}
+      {errors.deleteForm ? <Notice kind="error">{errors.deleteForm}</Notice> : null}
       {roles.length === 0 ? (
         <p>{t("common.none")}</p>
       ) : (
@@ -102,7 +112,7 @@ export default function Roles() {
             <tbody>
               {roles.map((r) => (
                 <tr key={r.id}>
-                  <td><code>{r.name}</code></td>
+                  <td><Link to={`/console/organizations/${org.id}/roles/${r.id}`}><code>{r.name}</code></Link></td>
                   <td>{r.description ?? ""}</td>
                   <td>{r.permissions.map((p) => p.name).join(", ")}</td>
                 </tr>
@@ -111,6 +121,41 @@ export default function Roles() {
           </table>
         </div>
       )}
+      <section className="panel" aria-labelledby="permissions-title">
+        <h2 id="permissions-title">{t("roles.permissions")}</h2>
+        {permissions.length === 0 ? (
+          <p>{t("common.none")}</p>
+        ) : (
+          <div className="table-wrap">
+            <table className="list">
+              <thead>
+                <tr>
+                  <th scope="col">{t("common.name")}</th>
+                  <th scope="col">{t("apps.description")}</th>
+                  <th scope="col">{t("common.actions")}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {permissions.map((p) => (
+                  <tr key={p.id}>
+                    <td><code>{p.name}</code></td>
+                    <td>{p.description ?? ""}</td>
+                    <td>
+                      <ConfirmAction
+                        intent="deletePermission"
+                        label={t("roleDetail.deletePermission", { permission: p.name })}
+                        question={t("roleDetail.confirmDeletePermission", { permission: p.name })}
+                        fields={{ permissionId: p.id }}
+                        danger
+                      />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
       <div className="grid">
         <Form method="post" reloadDocument noValidate onSubmit={onRoleSubmit} className="panel form" aria-labelledby="new-role-title">
           <h2 id="new-role-title">{t("roles.newRole")}</h2>

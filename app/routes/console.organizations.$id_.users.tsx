@@ -1,13 +1,15 @@
-import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useLocation } from "@remix-run/react";
 import { useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
 import type { Page } from "~/.server/admin/http/pagination";
-import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
+import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm, type Console } from "~/.server/console/page";
 import { detailErrors, text, zodFieldErrors } from "~/components/console/forms";
 import { Csrf, CursorPager, Notice, SelectField, TextField } from "~/components/console/ui";
+import { CreateUserForm } from "~/components/console/user-create";
+import { conflictErrors, CREATE_FIELDS, createFormErrors, createUserInput } from "~/components/console/user-forms";
 import type { Organization } from "~/schemas/organization";
-import { InviteSchema, type User } from "~/schemas/user";
+import { InviteSchema, UserCreateSchema, type User } from "~/schemas/user";
 
 export const headers = consoleHeaders;
 export const meta: MetaFunction = () => [{ title: "Users · Porta console" }];
@@ -22,7 +24,8 @@ export async function loader(args: LoaderFunctionArgs) {
     console.admin<Page<User>>("users.list", { params: { orgId }, query: { q: q.trim() || undefined, cursor: search.get("cursor") ?? undefined, limit: "20" } }),
   ]);
   if (!org.ok) throw data({ message: org.error.code }, { status: org.status === 422 ? 404 : org.status });
-  return data({ org: org.body, q, page: users.ok ? users.body : null, error: users.ok ? null : users.error.message }, { headers: NO_STORE });
+  const done = search.get("done");
+  return data({ org: org.body, q, page: users.ok ? users.body : null, error: users.ok ? null : users.error.message, done }, { headers: NO_STORE });
 }
 
 function inviteInput(form: FormData) {
@@ -31,14 +34,17 @@ function inviteInput(form: FormData) {
 }
 
 type Values = ReturnType<typeof inviteInput>;
+type CreateValues = ReturnType<typeof createUserInput>;
 type ActionResult =
   | { kind: "invalid"; values: Values; errors: Record<string, string> }
+  | { kind: "createInvalid"; values: Omit<CreateValues, "password">; errors: Record<string, string> }
   | { kind: "preview"; values: Values; preview: { to: string; subject: string; text: string } }
   | { kind: "invited"; email: string; invitationSent: boolean };
 
 export async function action(args: ActionFunctionArgs) {
   const { console, form } = await requireConsoleForm(args);
   const orgId = args.params.id!;
+  if (form.get("intent") === "create") return createUser(console, orgId, form);
   const values = inviteInput(form);
   const parsed = InviteSchema.safeParse(values);
   if (!parsed.success) return data<ActionResult>({ kind: "invalid", values, errors: zodFieldErrors(parsed.error) }, { status: 422, headers: NO_STORE });
@@ -52,14 +58,28 @@ export async function action(args: ActionFunctionArgs) {
   return data<ActionResult>({ kind: "invalid", values, errors: invited.error.details ? detailErrors(invited.error.details, ["email", "givenName", "familyName", "locale"]) : { form: invited.error.message } }, { status: invited.status, headers: NO_STORE });
 }
 
+/** Creates the user directly (no invitation); the password, if any, never goes back into the page. */
+async function createUser(console: Console, orgId: string, form: FormData) {
+  const input = createUserInput(form);
+  const { password: _password, ...values } = input;
+  const invalid = (errors: Record<string, string>, status: number) => data<ActionResult>({ kind: "createInvalid", values, errors: createFormErrors(errors) }, { status, headers: NO_STORE });
+  const parsed = UserCreateSchema.safeParse(input);
+  if (!parsed.success) return invalid(zodFieldErrors(parsed.error), 422);
+  const created = await console.admin<User>("users.create", { params: { orgId }, body: parsed.data });
+  if (created.ok) return redirect(`/console/organizations/${orgId}/users/${created.body.id}?done=created`);
+  // A taken address is a 409: its message belongs beside the email field.
+  if (created.status === 409) return invalid(conflictErrors(created.error, CREATE_FIELDS), 409);
+  return invalid(created.error.details ? detailErrors(created.error.details, CREATE_FIELDS) : { form: created.error.message }, created.status);
+}
+
 export default function Users() {
-  const { org, q, page, error } = useLoaderData<typeof loader>();
+  const { org, q, page, error, done } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const { search } = useLocation();
   const { t } = useTranslation("console");
   const [clientErrors, setClientErrors] = useState<Record<string, string> | null>(null);
   const errors = clientErrors ?? (result?.kind === "invalid" ? result.errors : {});
-  const values = result && result.kind !== "invited" ? result.values : undefined;
+  const values = result?.kind === "invalid" || result?.kind === "preview" ? result.values : undefined;
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     const parsed = InviteSchema.safeParse(inviteInput(new FormData(event.currentTarget)));
@@ -72,6 +92,7 @@ export default function Users() {
     <>
       <p className="breadcrumb"><Link to={`/console/organizations/${org.id}`}>{org.name}</Link></p>
       <h1>{t("users.title")}</h1>
+      {done === "deleted" ? <Notice kind="info">{t("userDetail.deleted")}</Notice> : null}
       {result?.kind === "invited" ? <Notice kind="info">{t(result.invitationSent ? "users.invited" : "users.invitedNotSent", { email: result.email })}</Notice> : null}
       <Form method="get" className="search" role="search">
         <label htmlFor="q">{t("users.searchLabel")}</label>
@@ -109,6 +130,7 @@ export default function Users() {
         </>
       ) : null}
 
+      <div className="grid">
       <Form method="post" reloadDocument noValidate onSubmit={onSubmit} className="panel form" aria-labelledby="invite-title">
         <h2 id="invite-title">{t("users.invite")}</h2>
         {errors.form ? <Notice kind="error">{errors.form}</Notice> : null}
@@ -132,6 +154,8 @@ export default function Users() {
           <button type="submit" name="intent" value="invite" className="button button-inline">{t("users.send")}</button>
         </div>
       </Form>
+      <CreateUserForm values={result?.kind === "createInvalid" ? result.values : undefined} errors={result?.kind === "createInvalid" ? result.errors : {}} />
+      </div>
       {result?.kind === "preview" ? (
         <section className="panel" aria-labelledby="preview-title">
           <h2 id="preview-title">{t("users.previewTitle")}</h2>

@@ -1,13 +1,16 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import type { Page } from "~/.server/admin/http/pagination";
+import type { HistoryPage, Page } from "~/.server/admin/http/pagination";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm, type Console } from "~/.server/console/page";
+import { detailErrors, zodFieldErrors } from "~/components/console/forms";
 import { ActionForm, ConfirmAction, Notice, SelectField } from "~/components/console/ui";
+import { UserConflictView, UserEditForm, UserHistory, UserSessions, type UserEditValues, type UserHistoryEntry, type UserSession } from "~/components/console/user-detail";
+import { changedFields, conflictErrors, formVersion, UPDATE_FIELDS, updateUserInput } from "~/components/console/user-forms";
 import type { Application } from "~/schemas/application";
 import type { ClaimValue, CustomClaim } from "~/schemas/claim";
 import type { EffectivePermissions, Role, UserRole } from "~/schemas/rbac";
-import type { User } from "~/schemas/user";
+import { UserUpdateSchema, type User } from "~/schemas/user";
 
 export const headers = consoleHeaders;
 export const meta: MetaFunction = () => [{ title: "User · Porta console" }];
@@ -24,13 +27,16 @@ export async function loader(args: LoaderFunctionArgs) {
   const user = await console.admin<User>("users.get", { params });
   if (!user.ok) throw data({ message: user.error.code }, { status: user.status === 422 ? 404 : user.status });
   const byId = { params: { id: params.userId } };
-  const [twoFactor, roles, orgRoles, effective, claimValues, apps] = await Promise.all([
+  const search = new URL(args.request.url).searchParams;
+  const [twoFactor, roles, orgRoles, effective, claimValues, apps, sessions, history] = await Promise.all([
     console.admin<TwoFactorStatus>("twoFactor.getStatus", byId),
     console.admin<{ data: UserRole[] }>("userRoles.list", byId),
     console.admin<Page<Role>>("roles.list", { query: { organizationId: params.orgId, limit: "100" } }),
     console.admin<EffectivePermissions>("userRoles.getEffectivePermissions", byId),
     console.admin<Page<ClaimValue>>("customClaims.getValuesForUser", { ...byId, query: { limit: "100" } }),
     console.admin<Page<Application>>("applications.list", { query: { organizationId: params.orgId, limit: "20" } }),
+    console.admin<Page<UserSession>>("sessions.list", { query: { userId: params.userId, limit: "100" } }),
+    console.admin<HistoryPage<UserHistoryEntry>>("users.getHistory", { params, query: { limit: "20", after: search.get("historyAfter") ?? undefined } }),
   ]);
   // The claims a value can be set for: those of the organization's applications.
   const definitions = apps.ok
@@ -46,13 +52,18 @@ export async function loader(args: LoaderFunctionArgs) {
   return data(
     {
       user: user.body,
+      version: user.version!,
+      sessions: sessions.ok ? sessions.body.data : [],
+      sessionsError: sessions.ok ? null : sessions.error.message,
+      history: history.ok ? history.body : { data: [], hasMore: false, nextCursor: null },
+      historyError: history.ok ? null : history.error.message,
       twoFactor: twoFactor.ok ? twoFactor.body : null,
       roles: roles.ok ? roles.body.data : [],
       orgRoles: orgRoles.ok ? orgRoles.body.data.map((r) => ({ id: r.id, name: r.name })) : [],
       permissions: effective.ok ? effective.body.permissions : [],
       claimValues: claimValues.ok ? claimValues.body.data : [],
       definitions,
-      done: new URL(args.request.url).searchParams.get("done"),
+      done: search.get("done"),
     },
     { headers: NO_STORE },
   );
@@ -72,6 +83,14 @@ const INTENTS: Record<string, (console: Console, ids: Ids, form: FormData) => Re
   assignRole: (c, ids, form) => c.admin("userRoles.assign", { params: { id: ids.userId, roleId: String(form.get("roleId") ?? "") } }),
   removeRole: (c, ids, form) => c.admin("userRoles.remove", { params: { id: ids.userId, roleId: String(form.get("roleId") ?? "") } }),
   revokeSessions: (c, ids) => c.admin("sessions.revokeForUser", { params: { id: ids.userId } }),
+  revokeSession: async (c, ids, form) => {
+    // This page revokes this user's sessions only, whatever id is posted.
+    const id = String(form.get("sessionId") ?? "");
+    const own = await c.admin<Page<UserSession>>("sessions.list", { query: { userId: ids.userId, limit: "100" } });
+    if (!own.ok) return own;
+    if (!own.body.data.some((s) => s.id === id)) return { ok: false, status: 404, error: { code: "not_found", message: "This user has no such session." } };
+    return c.admin("sessions.revoke", { params: { id } });
+  },
   setClaim: (c, ids, form) => {
     const [appId = "", claimId = "", type = "string"] = String(form.get("claim") ?? "").split(":");
     return c.admin("customClaims.setValue", { params: { appId, claimId, userId: ids.userId }, body: { value: claimValueOf(type, String(form.get("claimValue") ?? "")) } });
@@ -92,28 +111,71 @@ function claimValueOf(type: string, typed: string): unknown {
   }
 }
 
+type Edit =
+  | { kind: "invalid"; values: UserEditValues; errors: Record<string, string> }
+  | { kind: "conflict"; values: UserEditValues; current: User };
+interface ActionResult {
+  message: string | null;
+  codes: string[] | null;
+  edit: Edit | null;
+}
+const answer = (result: Partial<ActionResult>, status = 200) => data<ActionResult>({ message: null, codes: null, edit: null, ...result }, { status, headers: NO_STORE });
+
+/** Saves the profile with the version the page was loaded with; a 409 shows the conflict view instead of overwriting. */
+async function updateProfile(console: Console, ids: Ids, form: FormData) {
+  const values = updateUserInput(form);
+  const parsed = UserUpdateSchema.safeParse(values);
+  if (!parsed.success) return answer({ edit: { kind: "invalid", values, errors: zodFieldErrors(parsed.error) } }, 422);
+  const version = formVersion(form);
+  const saved = await console.admin<User>("users.get", { params: ids });
+  if (!saved.ok) return answer({ edit: { kind: "invalid", values, errors: { form: saved.error.message } } }, saved.status);
+  // A page older than the saved user (or a form without its version) never overwrites.
+  if (saved.version !== version) return answer({ edit: { kind: "conflict", values, current: saved.body } }, 409);
+  const body = changedFields(parsed.data, saved.body);
+  if (Object.keys(body).length === 0) return redirect(`/console/organizations/${ids.orgId}/users/${ids.userId}?done=updated`);
+  // If-Match still guards the moment between that read and this write.
+  const result = await console.admin<User>("usersById.update", { params: { id: ids.userId }, body, ifMatch: version });
+  if (result.ok) return redirect(`/console/organizations/${ids.orgId}/users/${ids.userId}?done=updated`);
+  if (result.status === 409 && result.error.code === "etag_mismatch") {
+    const current = await console.admin<User>("users.get", { params: ids });
+    if (current.ok) return answer({ edit: { kind: "conflict", values, current: current.body } }, 409);
+  }
+  if (result.status === 409) return answer({ edit: { kind: "invalid", values, errors: conflictErrors(result.error, UPDATE_FIELDS) } }, 409);
+  if (result.status === 422) return answer({ edit: { kind: "invalid", values, errors: detailErrors(result.error.details, UPDATE_FIELDS) } }, 422);
+  return answer({ edit: { kind: "invalid", values, errors: { form: result.error.message } } }, result.status);
+}
+
 export async function action(args: ActionFunctionArgs) {
   const { console, form } = await requireConsoleForm(args);
   const ids = { orgId: args.params.id!, userId: args.params.userId! };
   const intent = String(form.get("intent"));
+  if (intent === "update") return updateProfile(console, ids, form);
+  if (intent === "delete") {
+    const deleted = await console.admin("users.delete", { params: ids });
+    if (!deleted.ok) return answer({ message: deleted.error.message }, deleted.status);
+    return redirect(`/console/organizations/${ids.orgId}/users?done=deleted`);
+  }
   if (intent === "regenerateCodes") {
     // The new codes appear in this one answer only.
     const result = await console.admin<{ codes: string[] }>("twoFactor.regenerateRecoveryCodes", { params: { id: ids.userId }, body: {} });
-    if (!result.ok) return data({ message: result.error.message, codes: null }, { status: result.status, headers: NO_STORE });
-    return data({ message: null, codes: result.body.codes }, { headers: NO_STORE });
+    if (!result.ok) return answer({ message: result.error.message }, result.status);
+    return answer({ codes: result.body.codes });
   }
   const run = INTENTS[intent];
-  if (!run) return data({ message: "unknown action", codes: null }, { status: 400, headers: NO_STORE });
+  if (!run) return answer({ message: "unknown action" }, 400);
   const result = await run(console, ids, form);
   if (!result.ok) {
     const message = result.error.details?.map((d) => d.message).join("; ") || result.error.message;
-    return data({ message, codes: null }, { status: result.status, headers: NO_STORE });
+    return answer({ message }, result.status);
   }
   return redirect(`/console/organizations/${ids.orgId}/users/${ids.userId}?done=${intent}`);
 }
 
+/** Notices of the actions this page gained later live in the userDetail section. */
+const DETAIL_DONE = ["created", "updated", "revokeSession"];
+
 export default function UserPage() {
-  const { user, twoFactor, roles, orgRoles, permissions, claimValues, definitions, done } = useLoaderData<typeof loader>();
+  const { user, version, sessions, sessionsError, history, historyError, twoFactor, roles, orgRoles, permissions, claimValues, definitions, done } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const { t } = useTranslation("console");
   const yes = (value: boolean) => (value ? t("common.yes") : t("common.no"));
@@ -123,7 +185,7 @@ export default function UserPage() {
     <>
       <p className="breadcrumb"><Link to={`/console/organizations/${user.organizationId}/users`}>{t("users.title")}</Link></p>
       <h1>{user.email}</h1>
-      {done ? <Notice kind="info">{t(`users.done.${done}`)}</Notice> : null}
+      {done ? <Notice kind="info">{t(DETAIL_DONE.includes(done) ? `userDetail.done.${done}` : `users.done.${done}`)}</Notice> : null}
       {result?.message ? <Notice kind="error">{result.message}</Notice> : null}
       {result?.codes ? (
         <section className="panel secret" aria-labelledby="codes-title">
@@ -159,6 +221,12 @@ export default function UserPage() {
           <a className="button button-inline button-secondary" href={`${base}/export`} download>{t("users.export")}</a>
         </div>
       </section>
+
+      {result?.edit?.kind === "conflict" ? (
+        <UserConflictView current={result.edit.current} values={result.edit.values} />
+      ) : (
+        <UserEditForm user={user} version={version} values={result?.edit?.values ?? null} errors={result?.edit?.kind === "invalid" ? result.edit.errors : {}} />
+      )}
 
       <section className="panel" aria-labelledby="password-title">
         <h2 id="password-title">{t("users.password")}</h2>
@@ -248,6 +316,15 @@ export default function UserPage() {
           </div>
         </section>
       ) : null}
+
+      <UserSessions sessions={sessions} error={sessionsError} />
+      <UserHistory entries={history.data} nextCursor={history.nextCursor} error={historyError} />
+
+      <section className="panel" aria-labelledby="delete-title">
+        <h2 id="delete-title">{t("userDetail.delete.title")}</h2>
+        <p>{t("userDetail.delete.text")}</p>
+        <ConfirmAction intent="delete" label={t("userDetail.delete.button")} question={t("userDetail.delete.confirm", { email: user.email })} danger />
+      </section>
     </>
   );
 }

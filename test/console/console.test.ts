@@ -532,7 +532,7 @@ describe("applications, roles and permissions", () => {
     expect(page).toContain(`value="${permission.id}"`);
     expect((await admin.browser.post(url, { csrf, intent: "createRole", name: "clerk", permissionIds: permission.id })).status).toBe(302);
     const listed = await (await admin.browser.get(url)).text();
-    expect(listed).toMatch(/<code>clerk<\/code><\/td><td><\/td><td>orders:read<\/td>/);
+    expect(listed).toMatch(/<code>clerk<\/code><\/a><\/td><td><\/td><td>orders:read<\/td>/);
   });
 });
 

@@ -1,0 +1,210 @@
+import { Form, Link, useLocation } from "@remix-run/react";
+import { useState, type FormEvent } from "react";
+import { useTranslation } from "react-i18next";
+import { UserUpdateSchema, type User } from "~/schemas/user";
+import { zodFieldErrors } from "./forms";
+import { ConfirmAction, Csrf, Notice, SelectField, TextField } from "./ui";
+import { updateUserInput } from "./user-forms";
+
+/** The sections the user page adds to the console: profile edit with its conflict view, sessions, history. */
+export type UserEditValues = ReturnType<typeof updateUserInput>;
+
+export interface UserSession {
+  id: string;
+  clientId: string | null;
+  createdAt: string;
+  expiresAt: string | null;
+}
+
+export interface UserHistoryEntry {
+  id: string;
+  eventType: string;
+  createdAt: string;
+  actorType: string;
+  actorId: string | null;
+  data: unknown;
+}
+
+function useWhen() {
+  const { i18n } = useTranslation("console");
+  return (iso: string | null) => (iso ? `${new Date(iso).toLocaleString(i18n.language, { timeZone: "UTC" })} UTC` : "—");
+}
+
+function localeOptions(t: (key: string) => string) {
+  return [
+    { value: "", label: t("userDetail.localeNone") },
+    { value: "en", label: "English" },
+    { value: "de", label: "Deutsch" },
+  ];
+}
+
+export function UserEditForm({ user, version, values, errors: serverErrors }: { user: User; version: number; values: UserEditValues | null; errors: Record<string, string> }) {
+  const { t } = useTranslation("console");
+  const [clientErrors, setClientErrors] = useState<Record<string, string> | null>(null);
+  const errors = clientErrors ?? serverErrors;
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    const parsed = UserUpdateSchema.safeParse(updateUserInput(new FormData(event.currentTarget)));
+    if (parsed.success) return setClientErrors(null);
+    event.preventDefault();
+    setClientErrors(zodFieldErrors(parsed.error));
+  }
+
+  return (
+    <Form method="post" reloadDocument noValidate onSubmit={onSubmit} className="panel form" aria-labelledby="edit-user-title">
+      <h2 id="edit-user-title">{t("userDetail.edit")}</h2>
+      {errors.form ? <Notice kind="error">{errors.form}</Notice> : null}
+      <Csrf />
+      <input type="hidden" name="intent" value="update" />
+      <input type="hidden" name="version" value={version} />
+      <TextField name="email" label={t("users.email")} defaultValue={values?.email ?? user.email} error={errors.email} hint={t("userDetail.emailHint")} required />
+      <TextField name="givenName" label={t("users.givenName")} defaultValue={values ? (values.givenName ?? "") : (user.givenName ?? "")} error={errors.givenName} />
+      <TextField name="familyName" label={t("users.familyName")} defaultValue={values ? (values.familyName ?? "") : (user.familyName ?? "")} error={errors.familyName} />
+      <SelectField name="locale" label={t("userDetail.locale")} options={localeOptions(t)} defaultValue={values ? (values.locale ?? "") : (user.locale ?? "")} error={errors.locale} />
+      <button type="submit" className="button button-inline">{t("common.save")}</button>
+    </Form>
+  );
+}
+
+/** Someone saved the user meanwhile: what is saved now beside what this person typed; nothing was overwritten. */
+export function UserConflictView({ current, values }: { current: User; values: UserEditValues }) {
+  const { t } = useTranslation("console");
+  const { pathname } = useLocation();
+  const rows = [
+    { field: t("users.email"), now: current.email, yours: values.email },
+    { field: t("users.givenName"), now: current.givenName ?? "", yours: values.givenName ?? "" },
+    { field: t("users.familyName"), now: current.familyName ?? "", yours: values.familyName ?? "" },
+    { field: t("userDetail.locale"), now: current.locale ?? t("userDetail.localeNone"), yours: values.locale ?? t("userDetail.localeNone") },
+  ];
+  return (
+    <section className="panel conflict" aria-labelledby="conflict-title">
+      <h2 id="conflict-title">{t("orgs.conflict.title")}</h2>
+      <p role="alert">{t("userDetail.conflictText")}</p>
+      <div className="table-wrap">
+        <table className="list">
+          <thead>
+            <tr>
+              <th scope="col">{t("orgs.conflict.field")}</th>
+              <th scope="col">{t("orgs.conflict.current")}</th>
+              <th scope="col">{t("orgs.conflict.yours")}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.field} className={r.now !== r.yours ? "changed" : undefined}>
+                <th scope="row">{r.field}</th>
+                <td>{r.now}</td>
+                <td>{r.yours}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <a className="button button-inline" href={pathname}>{t("orgs.conflict.reload")}</a>
+    </section>
+  );
+}
+
+export function UserSessions({ sessions, error }: { sessions: UserSession[]; error: string | null }) {
+  const { t } = useTranslation("console");
+  const when = useWhen();
+  return (
+    <section className="panel" aria-labelledby="sessions-title">
+      <h2 id="sessions-title">{t("userDetail.sessions.title")}</h2>
+      {error ? <Notice kind="error">{error}</Notice> : null}
+      {sessions.length === 0 ? (
+        <p>{t("userDetail.sessions.none")}</p>
+      ) : (
+        <div className="table-wrap">
+          <table className="list">
+            <caption className="visually-hidden">{t("userDetail.sessions.title")}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t("userDetail.sessions.client")}</th>
+                <th scope="col">{t("common.created")}</th>
+                <th scope="col">{t("sessions.expires")}</th>
+                <th scope="col">{t("common.actions")}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {sessions.map((s) => (
+                <tr key={s.id}>
+                  <td><code>{s.clientId ?? "—"}</code></td>
+                  <td>{when(s.createdAt)}</td>
+                  <td>{when(s.expiresAt)}</td>
+                  <td>
+                    <ConfirmAction
+                      intent="revokeSession"
+                      label={t("userDetail.sessions.revoke", { client: s.clientId ?? "—" })}
+                      question={t("sessions.confirmRevoke")}
+                      fields={{ sessionId: s.id }}
+                      danger
+                    />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+/** The fields an audit entry says were changed, as "field: value". */
+function changeOf(data: unknown): string {
+  const change = data && typeof data === "object" && "change" in data ? (data as { change: unknown }).change : null;
+  if (!change || typeof change !== "object") return "";
+  return Object.entries(change)
+    .map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`)
+    .join(", ");
+}
+
+export function UserHistory({ entries, nextCursor, error }: { entries: UserHistoryEntry[]; nextCursor: string | null; error: string | null }) {
+  const { t } = useTranslation("console");
+  const when = useWhen();
+  const { search } = useLocation();
+  const params = new URLSearchParams(search);
+  const paged = params.has("historyAfter");
+  params.delete("historyAfter");
+  params.delete("done");
+  const first = `?${params.toString()}#history-title`;
+  if (nextCursor) params.set("historyAfter", nextCursor);
+  return (
+    <section className="panel" aria-labelledby="history-title">
+      <h2 id="history-title">{t("userDetail.history.title")}</h2>
+      {error ? <Notice kind="error">{error}</Notice> : null}
+      {entries.length === 0 ? (
+        <p>{t("common.none")}</p>
+      ) : (
+        <div className="table-wrap">
+          <table className="list">
+            <caption className="visually-hidden">{t("userDetail.history.title")}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t("userDetail.history.when")}</th>
+                <th scope="col">{t("userDetail.history.event")}</th>
+                <th scope="col">{t("userDetail.history.actor")}</th>
+                <th scope="col">{t("userDetail.history.change")}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {entries.map((e) => (
+                <tr key={e.id}>
+                  <td>{when(e.createdAt)}</td>
+                  <td><code>{e.eventType}</code></td>
+                  <td>{e.actorType}</td>
+                  <td className="history-change">{changeOf(e.data)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <nav className="pager" aria-label={t("userDetail.history.pages")}>
+        {paged ? <Link to={first}>{t("common.first")}</Link> : null}
+        {nextCursor ? <Link to={`?${params.toString()}#history-title`} rel="next">{t("userDetail.history.older")}</Link> : null}
+      </nav>
+    </section>
+  );
+}
