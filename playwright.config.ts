@@ -12,7 +12,8 @@ export default defineConfig({
   workers: 1,
   fullyParallel: false,
   forbidOnly: Boolean(process.env.CI),
-  timeout: 60_000,
+  // Console journeys with an axe check per page take 30–60 s on a busy 2-core machine.
+  timeout: 120_000,
   expect: { timeout: 10_000 },
   reporter: [["list"]],
   use: {

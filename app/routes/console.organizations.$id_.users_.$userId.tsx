@@ -1,11 +1,12 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import type { HistoryPage, Page } from "~/.server/admin/http/pagination";
+import type { Page } from "~/.server/admin/http/pagination";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm, type Console } from "~/.server/console/page";
 import { detailErrors, zodFieldErrors } from "~/components/console/forms";
 import { ActionForm, ConfirmAction, Notice, SelectField } from "~/components/console/ui";
-import { UserConflictView, UserEditForm, UserHistory, UserSessions, type UserEditValues, type UserHistoryEntry, type UserSession } from "~/components/console/user-detail";
+import { HistorySection, historyQuery, type HistoryPage } from "~/components/console/history";
+import { UserConflictView, UserEditForm, UserSessions, type UserEditValues, type UserSession } from "~/components/console/user-detail";
 import { changedFields, conflictErrors, formVersion, UPDATE_FIELDS, updateUserInput } from "~/components/console/user-forms";
 import type { Application } from "~/schemas/application";
 import type { ClaimValue, CustomClaim } from "~/schemas/claim";
@@ -36,7 +37,7 @@ export async function loader(args: LoaderFunctionArgs) {
     console.admin<Page<ClaimValue>>("customClaims.getValuesForUser", { ...byId, query: { limit: "100" } }),
     console.admin<Page<Application>>("applications.list", { query: { organizationId: params.orgId, limit: "20" } }),
     console.admin<Page<UserSession>>("sessions.list", { query: { userId: params.userId, limit: "100" } }),
-    console.admin<HistoryPage<UserHistoryEntry>>("users.getHistory", { params, query: { limit: "20", after: search.get("historyAfter") ?? undefined } }),
+    console.admin<HistoryPage>("users.getHistory", { params, query: historyQuery(args.request.url, 20) }),
   ]);
   // The claims a value can be set for: those of the organization's applications.
   const definitions = apps.ok
@@ -55,8 +56,7 @@ export async function loader(args: LoaderFunctionArgs) {
       version: user.version!,
       sessions: sessions.ok ? sessions.body.data : [],
       sessionsError: sessions.ok ? null : sessions.error.message,
-      history: history.ok ? history.body : { data: [], hasMore: false, nextCursor: null },
-      historyError: history.ok ? null : history.error.message,
+      history: history.ok ? history.body : null,
       twoFactor: twoFactor.ok ? twoFactor.body : null,
       roles: roles.ok ? roles.body.data : [],
       orgRoles: orgRoles.ok ? orgRoles.body.data.map((r) => ({ id: r.id, name: r.name })) : [],
@@ -175,7 +175,7 @@ export async function action(args: ActionFunctionArgs) {
 const DETAIL_DONE = ["created", "updated", "revokeSession"];
 
 export default function UserPage() {
-  const { user, version, sessions, sessionsError, history, historyError, twoFactor, roles, orgRoles, permissions, claimValues, definitions, done } = useLoaderData<typeof loader>();
+  const { user, version, sessions, sessionsError, history, twoFactor, roles, orgRoles, permissions, claimValues, definitions, done } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const { t } = useTranslation("console");
   const yes = (value: boolean) => (value ? t("common.yes") : t("common.no"));
@@ -318,7 +318,7 @@ export default function UserPage() {
       ) : null}
 
       <UserSessions sessions={sessions} error={sessionsError} />
-      <UserHistory entries={history.data} nextCursor={history.nextCursor} error={historyError} />
+      <HistorySection page={history} targetId={user.id} />
 
       <section className="panel" aria-labelledby="delete-title">
         <h2 id="delete-title">{t("userDetail.delete.title")}</h2>

@@ -9,6 +9,7 @@ export interface HistoryEntry {
   createdAt: string;
   actorType: string;
   actorId: string | null;
+  data?: unknown;
 }
 
 export interface HistoryPage {
@@ -24,6 +25,15 @@ export function auditColumns(t: TFunction<"console">): Array<Column<HistoryEntry
     { header: t("audit.event"), cell: (e) => <code>{e.eventType}</code> },
     { header: t("audit.actor"), cell: (e) => <>{e.actorType}{e.actorId ? <> <code>{e.actorId}</code></> : null}</> },
   ];
+}
+
+/** The fields an audit entry says were changed, as "field: value" (secrets are never recorded). */
+export function changeOf(data: unknown): string {
+  const change = data && typeof data === "object" && "change" in data ? (data as { change: unknown }).change : null;
+  if (!change || typeof change !== "object") return "";
+  return Object.entries(change)
+    .map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`)
+    .join(", ");
 }
 
 /** The query parameter that carries an entity page's history cursor (the page's own stay). */
@@ -44,6 +54,8 @@ export function HistorySection({ page, targetId }: { page: HistoryPage | null; t
   const params = new URLSearchParams(search);
   const paged = params.has(HISTORY_PARAM);
   params.delete(HISTORY_PARAM);
+  // A notice of the last action belongs to that action, not to paging.
+  params.delete("done");
   const newest = `?${params.toString()}`;
   if (page?.nextCursor) params.set(HISTORY_PARAM, page.nextCursor);
   return (
@@ -55,7 +67,8 @@ export function HistorySection({ page, targetId }: { page: HistoryPage | null; t
         <ListTable
           rows={page.data}
           rowKey={(e) => e.id}
-          columns={auditColumns(t)}
+          caption={t("history.title")}
+          columns={[...auditColumns(t), { header: t("history.change"), cell: (e) => <span className="history-change">{changeOf(e.data)}</span> }]}
         />
       )}
       <nav className="pager" aria-label={t("history.pages")}>

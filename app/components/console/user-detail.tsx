@@ -1,12 +1,13 @@
-import { Form, Link, useLocation } from "@remix-run/react";
+import { Form, useLocation } from "@remix-run/react";
 import { useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
 import { UserUpdateSchema, type User } from "~/schemas/user";
 import { zodFieldErrors } from "./forms";
+import { ListTable, Moment } from "./list-table";
 import { ConfirmAction, Csrf, Notice, SelectField, TextField } from "./ui";
 import { updateUserInput } from "./user-forms";
 
-/** The sections the user page adds to the console: profile edit with its conflict view, sessions, history. */
+/** The sections the user page adds to the console: profile edit with its conflict view, and sessions. */
 export type UserEditValues = ReturnType<typeof updateUserInput>;
 
 export interface UserSession {
@@ -14,20 +15,6 @@ export interface UserSession {
   clientId: string | null;
   createdAt: string;
   expiresAt: string | null;
-}
-
-export interface UserHistoryEntry {
-  id: string;
-  eventType: string;
-  createdAt: string;
-  actorType: string;
-  actorId: string | null;
-  data: unknown;
-}
-
-function useWhen() {
-  const { i18n } = useTranslation("console");
-  return (iso: string | null) => (iso ? `${new Date(iso).toLocaleString(i18n.language, { timeZone: "UTC" })} UTC` : "—");
 }
 
 function localeOptions(t: (key: string) => string) {
@@ -107,7 +94,6 @@ export function UserConflictView({ current, values }: { current: User; values: U
 
 export function UserSessions({ sessions, error }: { sessions: UserSession[]; error: string | null }) {
   const { t } = useTranslation("console");
-  const when = useWhen();
   return (
     <section className="panel" aria-labelledby="sessions-title">
       <h2 id="sessions-title">{t("userDetail.sessions.title")}</h2>
@@ -115,96 +101,29 @@ export function UserSessions({ sessions, error }: { sessions: UserSession[]; err
       {sessions.length === 0 ? (
         <p>{t("userDetail.sessions.none")}</p>
       ) : (
-        <div className="table-wrap">
-          <table className="list">
-            <caption className="visually-hidden">{t("userDetail.sessions.title")}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t("userDetail.sessions.client")}</th>
-                <th scope="col">{t("common.created")}</th>
-                <th scope="col">{t("sessions.expires")}</th>
-                <th scope="col">{t("common.actions")}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {sessions.map((s) => (
-                <tr key={s.id}>
-                  <td><code>{s.clientId ?? "—"}</code></td>
-                  <td>{when(s.createdAt)}</td>
-                  <td>{when(s.expiresAt)}</td>
-                  <td>
-                    <ConfirmAction
-                      intent="revokeSession"
-                      label={t("userDetail.sessions.revoke", { client: s.clientId ?? "—" })}
-                      question={t("sessions.confirmRevoke")}
-                      fields={{ sessionId: s.id }}
-                      danger
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ListTable
+          rows={sessions}
+          rowKey={(s) => s.id}
+          caption={t("userDetail.sessions.title")}
+          columns={[
+            { header: t("userDetail.sessions.client"), cell: (s) => <code>{s.clientId ?? "—"}</code> },
+            { header: t("common.created"), cell: (s) => <Moment iso={s.createdAt} /> },
+            { header: t("sessions.expires"), cell: (s) => <Moment iso={s.expiresAt} /> },
+            {
+              header: t("common.actions"),
+              cell: (s) => (
+                <ConfirmAction
+                  intent="revokeSession"
+                  label={t("userDetail.sessions.revoke", { client: s.clientId ?? "—" })}
+                  question={t("sessions.confirmRevoke")}
+                  fields={{ sessionId: s.id }}
+                  danger
+                />
+              ),
+            },
+          ]}
+        />
       )}
-    </section>
-  );
-}
-
-/** The fields an audit entry says were changed, as "field: value". */
-function changeOf(data: unknown): string {
-  const change = data && typeof data === "object" && "change" in data ? (data as { change: unknown }).change : null;
-  if (!change || typeof change !== "object") return "";
-  return Object.entries(change)
-    .map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`)
-    .join(", ");
-}
-
-export function UserHistory({ entries, nextCursor, error }: { entries: UserHistoryEntry[]; nextCursor: string | null; error: string | null }) {
-  const { t } = useTranslation("console");
-  const when = useWhen();
-  const { search } = useLocation();
-  const params = new URLSearchParams(search);
-  const paged = params.has("historyAfter");
-  params.delete("historyAfter");
-  params.delete("done");
-  const first = `?${params.toString()}#history-title`;
-  if (nextCursor) params.set("historyAfter", nextCursor);
-  return (
-    <section className="panel" aria-labelledby="history-title">
-      <h2 id="history-title">{t("userDetail.history.title")}</h2>
-      {error ? <Notice kind="error">{error}</Notice> : null}
-      {entries.length === 0 ? (
-        <p>{t("common.none")}</p>
-      ) : (
-        <div className="table-wrap">
-          <table className="list">
-            <caption className="visually-hidden">{t("userDetail.history.title")}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t("userDetail.history.when")}</th>
-                <th scope="col">{t("userDetail.history.event")}</th>
-                <th scope="col">{t("userDetail.history.actor")}</th>
-                <th scope="col">{t("userDetail.history.change")}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {entries.map((e) => (
-                <tr key={e.id}>
-                  <td>{when(e.createdAt)}</td>
-                  <td><code>{e.eventType}</code></td>
-                  <td>{e.actorType}</td>
-                  <td className="history-change">{changeOf(e.data)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <nav className="pager" aria-label={t("userDetail.history.pages")}>
-        {paged ? <Link to={first}>{t("common.first")}</Link> : null}
-        {nextCursor ? <Link to={`?${params.toString()}#history-title`} rel="next">{t("userDetail.history.older")}</Link> : null}
-      </nav>
     </section>
   );
 }
