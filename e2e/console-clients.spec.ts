@@ -73,7 +73,6 @@ test("a service-admin adds, edits and deactivates an application's module", asyn
 
 test("a service-admin manages a confidential client: secrets, override, conflict, delete", async ({ browser }, testInfo) => {
   // Two signed-in browsers and a dozen page loads, each checked with axe: more than the default minute on a busy machine.
-  test.setTimeout(120_000);
   const alice = await signedInContext(browser);
   const page = alice.page;
   const problems = watchForPageErrors(page);
