@@ -1,6 +1,6 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { check, signInToConsole, watchForPageErrors } from "./console-helpers";
-import { readSeed, type Seed } from "./seed";
+import { CONSOLE_ADMINS, readSeed, type Seed } from "./seed";
 
 /**
  * The console's client and application pages in Chromium: create a confidential client, open its
@@ -13,7 +13,7 @@ test.beforeAll(async () => {
   seed = await readSeed();
 });
 
-const signIn = (page: Page) => signInToConsole(page, seed);
+const signIn = (page: Page) => signInToConsole(page, seed, CONSOLE_ADMINS.clients);
 
 async function createOrganization(page: Page, name: string, slug: string) {
   await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Organizations" }).click();

@@ -27,11 +27,12 @@ export function watchForPageErrors(page: Page): string[] {
   return problems;
 }
 
-export async function signInToConsole(page: Page, seed: Seed) {
+/** Signs in as the seed's bootstrap admin, or as `person` (each spec has its own, see CONSOLE_ADMINS). */
+export async function signInToConsole(page: Page, seed: Seed, person: { email: string; password: string } = seed.admin) {
   await page.goto("/console");
   await expect(page).toHaveURL(/\/interaction\//);
-  await page.getByLabel("Email address", { exact: true }).fill(seed.admin.email);
-  await page.getByLabel("Password", { exact: true }).fill(seed.admin.password);
+  await page.getByLabel("Email address", { exact: true }).fill(person.email);
+  await page.getByLabel("Password", { exact: true }).fill(person.password);
   await page.getByRole("button", { name: "Sign in", exact: true }).click();
   await expect(page).toHaveURL(/\/console$/);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Dashboard");

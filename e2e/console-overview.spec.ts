@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { check, signInToConsole, watchForPageErrors } from "./console-helpers";
-import { readSeed, type Seed } from "./seed";
+import { CONSOLE_ADMINS, readSeed, type Seed } from "./seed";
 
 /**
  * The console's overview parts in Chromium: logins over time on the dashboard with its figures,
@@ -15,7 +15,7 @@ test.beforeAll(async () => {
 
 test("logins over time, the language switch, the audit day filter and an organization's history", async ({ page }, testInfo) => {
   const problems = watchForPageErrors(page);
-  await signInToConsole(page, seed);
+  await signInToConsole(page, seed, CONSOLE_ADMINS.overview);
   const chart = page.getByRole("figure", { name: "Logins per day, last 14 days (UTC)" });
   await expect(chart).toBeVisible();
   await chart.getByText("Show the figures").click();
@@ -68,7 +68,7 @@ test("logins over time, the language switch, the audit day filter and an organiz
 
 test("bulk operations count rows as they run, and branding images can be removed", async ({ page }, testInfo) => {
   const problems = watchForPageErrors(page);
-  await signInToConsole(page, seed);
+  await signInToConsole(page, seed, CONSOLE_ADMINS.overview);
   const org = seed.organizations[1]!;
   await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Organizations" }).click();
   await page.getByRole("searchbox", { name: "Search by name or slug" }).fill(org.slug);

@@ -1,6 +1,6 @@
 import { expect, test, type Browser } from "@playwright/test";
 import { check as checkPage, signInToConsole, watchForPageErrors } from "./console-helpers";
-import { readSeed, type Seed } from "./seed";
+import { CONSOLE_ADMINS, readSeed, type Seed } from "./seed";
 
 /**
  * The console's user and role pages in Chromium: create a user without an invitation (the
@@ -16,7 +16,7 @@ test.beforeAll(async () => {
 
 /** The shared check, with this spec's names in the artifacts. */
 const check: typeof checkPage = (page, testInfo, name) => checkPage(page, testInfo, `users-${name}`);
-const signIn = (page: Parameters<typeof signInToConsole>[0]) => signInToConsole(page, seed);
+const signIn = (page: Parameters<typeof signInToConsole>[0]) => signInToConsole(page, seed, CONSOLE_ADMINS.users);
 
 async function signedInContext(browser: Browser) {
   const context = await browser.newContext();

@@ -61,3 +61,13 @@ export interface SeededTwoFactorOrganization extends Omit<SeededOrganization, "r
 
 /** The bootstrap service-admin of the e2e server (the CLI login spec signs in as it). */
 export const E2E_ADMIN = { email: "admin@e2e.example.test", password: "an e2e admin password 1" };
+
+/**
+ * More service-admins, one for each console spec beside console.spec.ts: the login rate limit
+ * counts per account (10 per 15 minutes), and one admin signing in for every spec would meet it.
+ */
+export const CONSOLE_ADMINS = {
+  clients: { email: "clients-admin@e2e.example.test", password: "an e2e admin password 2" },
+  users: { email: "users-admin@e2e.example.test", password: "an e2e admin password 3" },
+  overview: { email: "overview-admin@e2e.example.test", password: "an e2e admin password 4" },
+} as const;

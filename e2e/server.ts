@@ -15,7 +15,7 @@ import { parseConfig } from "~/.server/config/env";
 import { createLogger } from "~/.server/logging/logger";
 import { startPorta } from "~/.server/start";
 import { createClient, createOrganization, createUser } from "../test/support/factories";
-import { BASE_URL, E2E_ADMIN, E2E_PORT, MAILBOX_FILE, RP_REDIRECT_URI, SEED_FILE, type MatrixRow, type Seed, type SeededOrganization } from "./seed";
+import { BASE_URL, CONSOLE_ADMINS, E2E_ADMIN, E2E_PORT, MAILBOX_FILE, RP_REDIRECT_URI, SEED_FILE, type MatrixRow, type Seed, type SeededOrganization } from "./seed";
 import { startMailPeer } from "./mail-peer";
 import { seedTwoFactorOrganizations } from "./two-factor-seed";
 
@@ -83,6 +83,12 @@ async function main() {
     });
   }
   const twoFactor = await seedTwoFactorOrganizations(prisma);
+  const superAdmins = await prisma.organization.findUniqueOrThrow({ where: { slug: config.superAdminSlug } });
+  const serviceAdmin = await prisma.role.findFirstOrThrow({ where: { organizationId: superAdmins.id, name: "service-admin" } });
+  for (const person of Object.values(CONSOLE_ADMINS)) {
+    const user = await createUser(prisma, superAdmins.id, { ...person, givenName: "Console", familyName: "Admin" });
+    await prisma.userRole.create({ data: { userId: user.id, roleId: serviceAdmin.id } });
+  }
   const seed: Seed = { baseUrl: BASE_URL, admin: E2E_ADMIN, organizations, twoFactor, mailbox: MAILBOX_FILE };
   // Written whole, then renamed: a reader never sees half a file.
   writeFileSync(`${SEED_FILE}.tmp`, JSON.stringify(seed, null, 2), { mode: 0o600 });

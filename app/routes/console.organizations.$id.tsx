@@ -3,6 +3,7 @@ import { Form, Link, useActionData, useLoaderData, useLocation } from "@remix-ru
 import { useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
+import { ConflictView } from "~/components/console/detail-parts";
 import { detailErrors, ORGANIZATION_FIELDS, organizationFields, zodFieldErrors } from "~/components/console/forms";
 import { HistorySection, historyQuery, type HistoryPage } from "~/components/console/history";
 import { OrganizationFields } from "~/components/console/organization-fields";
@@ -61,9 +62,8 @@ export async function action(args: ActionFunctionArgs) {
   return data<ActionResult>({ kind: "failed", message: result.error.message }, { status: result.status, headers: NO_STORE });
 }
 
-function ConflictView({ current, values }: { current: Organization; values: Values }) {
+function OrganizationConflict({ current, values }: { current: Organization; values: Values }) {
   const { t } = useTranslation("console");
-  const { pathname } = useLocation();
   const methods = (list: readonly string[]) => list.map((m) => t(`orgs.method.${m}`)).join(", ");
   const rows = [
     { field: t("common.name"), now: current.name, yours: values.name ?? "" },
@@ -72,31 +72,7 @@ function ConflictView({ current, values }: { current: Organization; values: Valu
     { field: t("orgs.locale"), now: current.defaultLocale, yours: values.defaultLocale ?? "" },
   ];
   return (
-    <section className="panel conflict" aria-labelledby="conflict-title">
-      <h2 id="conflict-title">{t("orgs.conflict.title")}</h2>
-      <p role="alert">{t("orgs.conflict.text")}</p>
-      <div className="table-wrap">
-        <table className="list">
-          <thead>
-            <tr>
-              <th scope="col">{t("orgs.conflict.field")}</th>
-              <th scope="col">{t("orgs.conflict.current")}</th>
-              <th scope="col">{t("orgs.conflict.yours")}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <tr key={r.field} className={r.now !== r.yours ? "changed" : undefined}>
-                <th scope="row">{r.field}</th>
-                <td>{r.now}</td>
-                <td>{r.yours}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <a className="button button-inline" href={pathname}>{t("orgs.conflict.reload")}</a>
-    </section>
+    <ConflictView text={t("orgs.conflict.text")} rows={rows} />
   );
 }
 
@@ -136,7 +112,7 @@ export default function OrganizationPage() {
       {new URLSearchParams(useLocation().search).has("created") ? <Notice kind="info">{t("orgs.created")}</Notice> : null}
       {result?.kind === "failed" ? <Notice kind="error">{result.message}</Notice> : null}
       {result?.kind === "conflict" ? (
-        <ConflictView current={result.current} values={result.values} />
+        <OrganizationConflict current={result.current} values={result.values} />
       ) : (
         <Form method="post" reloadDocument noValidate onSubmit={onSubmit} className="panel form" aria-labelledby="edit-title">
           <h2 id="edit-title">{t("orgs.edit")}</h2>

@@ -1,6 +1,7 @@
-import { Form, useLocation } from "@remix-run/react";
+import { Form } from "@remix-run/react";
 import { useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
+import { ConflictView } from "./detail-parts";
 import { RoleUpdateSchema, type Role } from "~/schemas/rbac";
 import { zodFieldErrors } from "./forms";
 import { Csrf, Notice, TextField } from "./ui";
@@ -37,36 +38,11 @@ export function RoleEditForm({ role, version, values, errors: serverErrors }: { 
 
 export function RoleConflictView({ current, values }: { current: Role; values: RoleEditValues }) {
   const { t } = useTranslation("console");
-  const { pathname } = useLocation();
   const rows = [
     { field: t("common.name"), now: current.name, yours: values.name },
     { field: t("apps.description"), now: current.description ?? "", yours: values.description ?? "" },
   ];
   return (
-    <section className="panel conflict" aria-labelledby="conflict-title">
-      <h2 id="conflict-title">{t("orgs.conflict.title")}</h2>
-      <p role="alert">{t("roleDetail.conflictText")}</p>
-      <div className="table-wrap">
-        <table className="list">
-          <thead>
-            <tr>
-              <th scope="col">{t("orgs.conflict.field")}</th>
-              <th scope="col">{t("orgs.conflict.current")}</th>
-              <th scope="col">{t("orgs.conflict.yours")}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <tr key={r.field} className={r.now !== r.yours ? "changed" : undefined}>
-                <th scope="row">{r.field}</th>
-                <td>{r.now}</td>
-                <td>{r.yours}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <a className="button button-inline" href={pathname}>{t("orgs.conflict.reload")}</a>
-    </section>
+    <ConflictView text={t("roleDetail.conflictText")} rows={rows} />
   );
 }

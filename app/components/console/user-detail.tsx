@@ -1,6 +1,7 @@
-import { Form, useLocation } from "@remix-run/react";
+import { Form } from "@remix-run/react";
 import { useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
+import { ConflictView } from "./detail-parts";
 import { UserUpdateSchema, type User } from "~/schemas/user";
 import { zodFieldErrors } from "./forms";
 import { ListTable, Moment } from "./list-table";
@@ -56,7 +57,6 @@ export function UserEditForm({ user, version, values, errors: serverErrors }: { 
 /** Someone saved the user meanwhile: what is saved now beside what this person typed; nothing was overwritten. */
 export function UserConflictView({ current, values }: { current: User; values: UserEditValues }) {
   const { t } = useTranslation("console");
-  const { pathname } = useLocation();
   const rows = [
     { field: t("users.email"), now: current.email, yours: values.email },
     { field: t("users.givenName"), now: current.givenName ?? "", yours: values.givenName ?? "" },
@@ -64,31 +64,7 @@ export function UserConflictView({ current, values }: { current: User; values: U
     { field: t("userDetail.locale"), now: current.locale ?? t("userDetail.localeNone"), yours: values.locale ?? t("userDetail.localeNone") },
   ];
   return (
-    <section className="panel conflict" aria-labelledby="conflict-title">
-      <h2 id="conflict-title">{t("orgs.conflict.title")}</h2>
-      <p role="alert">{t("userDetail.conflictText")}</p>
-      <div className="table-wrap">
-        <table className="list">
-          <thead>
-            <tr>
-              <th scope="col">{t("orgs.conflict.field")}</th>
-              <th scope="col">{t("orgs.conflict.current")}</th>
-              <th scope="col">{t("orgs.conflict.yours")}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <tr key={r.field} className={r.now !== r.yours ? "changed" : undefined}>
-                <th scope="row">{r.field}</th>
-                <td>{r.now}</td>
-                <td>{r.yours}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <a className="button button-inline" href={pathname}>{t("orgs.conflict.reload")}</a>
-    </section>
+    <ConflictView text={t("userDetail.conflictText")} rows={rows} />
   );
 }
 
