@@ -13,6 +13,8 @@ import { newSecret } from "./session";
  */
 export const BULK_CHUNK_SIZE = 10;
 const TTL_SECONDS = 30 * 60;
+/** Rows name people (emails, names): they rest in the store encrypted, like console sessions. */
+const CHUNK_AAD = "console bulk chunk";
 
 export type BulkMode = (typeof BULK_MODES)[number];
 export interface BulkChunk {
@@ -64,7 +66,7 @@ export async function stageBulk(services: Services, sessionId: string, mode: Bul
   const chunks = Math.ceil(operations.length / size);
   for (let index = 0; index < chunks; index++) {
     const chunk: BulkChunk = { mode, offset: index * size, operations: operations.slice(index * size, (index + 1) * size) };
-    await services.store.set(chunkKey(sessionId, token, index), JSON.stringify(chunk), TTL_SECONDS);
+    await services.store.set(chunkKey(sessionId, token, index), services.encrypter.encrypt(JSON.stringify(chunk), CHUNK_AAD), TTL_SECONDS);
   }
   return { token, chunks, total: operations.length };
 }
@@ -72,5 +74,5 @@ export async function stageBulk(services: Services, sessionId: string, mode: Bul
 export async function takeBulkChunk(services: Services, sessionId: string, token: string, index: number): Promise<BulkChunk | null> {
   if (!token || !Number.isSafeInteger(index) || index < 0) return null;
   const raw = await services.store.take(chunkKey(sessionId, token, index));
-  return raw ? (JSON.parse(raw) as BulkChunk) : null;
+  return raw ? (JSON.parse(services.encrypter.decrypt(raw, CHUNK_AAD)) as BulkChunk) : null;
 }
