@@ -97,10 +97,13 @@ export async function action(args: ActionFunctionArgs) {
   }
   if (intent === "generateSecret") {
     const label = text(form, "label")?.trim();
-    const parsed = SecretCreateSchema.safeParse(label ? { label } : {});
+    const expiresOn = text(form, "expiresOn")?.trim();
+    // A day is the end of that UTC day; anything else than a date is passed on for the schema to name.
+    const expiresAt = expiresOn ? (/^\d{4}-\d{2}-\d{2}$/.test(expiresOn) ? `${expiresOn}T23:59:59.999Z` : expiresOn) : undefined;
+    const parsed = SecretCreateSchema.safeParse({ ...(label ? { label } : {}), ...(expiresAt ? { expiresAt } : {}) });
     if (!parsed.success) return reply({ kind: "secretInvalid", errors: zodFieldErrors(parsed.error) }, 422);
     const result = await console.admin<ClientSecret & { value: string }>("clients.generateSecret", { params: { id }, body: parsed.data ?? {} });
-    if (!result.ok) return reply({ kind: "secretInvalid", errors: result.error.details ? detailErrors(result.error.details, ["label"]) : { form: result.error.message } }, result.status);
+    if (!result.ok) return reply({ kind: "secretInvalid", errors: result.error.details ? detailErrors(result.error.details, ["label", "expiresAt"]) : { form: result.error.message } }, result.status);
     // The value is in this one response only; the page that shows it is never cached.
     return reply({ kind: "secret", value: result.body.value });
   }

@@ -148,6 +148,20 @@ describe("client page", () => {
     expect(tooLongHtml).toMatch(/id="secret-label-error"[^>]*>must have at most 100 characters</);
     expect(tooLongHtml).not.toContain("shown only once");
     expect(await prisma().clientSecret.count({ where: { clientId: id } })).toBe(1);
+    // An expiry day in the past, or not a day, is named next to the field and writes nothing.
+    for (const expiresOn of ["2020-01-01", "next week"]) {
+      const refused = await admin.browser.post(clientUrl(id), { csrf, intent: "generateSecret", expiresOn });
+      expect(refused.status).toBe(422);
+      expect(await refused.text()).toMatch(/id="secret-expires-error"[^>]*>must (lie in the future|be an ISO 8601 date-time)</);
+    }
+    expect(await prisma().clientSecret.count({ where: { clientId: id } })).toBe(1);
+    const nextYear = new Date().getUTCFullYear() + 1;
+    const expiring = await admin.browser.post(clientUrl(id), { csrf, intent: "generateSecret", label: "temporary", expiresOn: `${nextYear}-06-30` });
+    expect(expiring.status).toBe(200);
+    const temporary = await prisma().clientSecret.findFirstOrThrow({ where: { clientId: id, label: "temporary" } });
+    // The end of the chosen UTC day.
+    expect(temporary.expiresAt?.toISOString()).toBe(`${nextYear}-06-30T23:59:59.999Z`);
+    await prisma().clientSecret.delete({ where: { id: temporary.id } });
     const generated = await admin.browser.post(clientUrl(id), { csrf, intent: "generateSecret", label: "rotation 2026" });
     expect(generated.status).toBe(200);
     expect(generated.headers.get("cache-control")).toBe("no-store");

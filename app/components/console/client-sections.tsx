@@ -160,6 +160,7 @@ export function ClientSecrets({ secrets, errors }: { secrets: ClientSecret[]; er
       <ActionForm intent="generateSecret" className="form">
         {errors.form ? <Notice kind="error">{errors.form}</Notice> : null}
         <InputField id="secret-label" name="label" label={t("clientDetail.secretLabelOptional")} error={errors.label} />
+        <InputField id="secret-expires" name="expiresOn" type="date" label={t("clientDetail.expiresOn")} hint={t("clientDetail.expiresOnHint")} error={errors.expiresAt} />
         <button type="submit" className="button button-inline">{t("clientDetail.generateSecret")}</button>
       </ActionForm>
     </section>

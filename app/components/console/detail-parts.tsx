@@ -6,14 +6,14 @@ import { useTranslation } from "react-i18next";
  * Parts of the console's detail pages (client, application): inputs whose id differs from
  * their name (several forms on one page), tables that scroll on a phone and the conflict table.
  */
-export function InputField(props: { id: string; name: string; label: string; defaultValue?: string | undefined; error?: string | undefined; hint?: string; required?: boolean; multiline?: boolean }) {
-  const { id, name, label, defaultValue, error, hint, required = false, multiline = false } = props;
+export function InputField(props: { id: string; name: string; label: string; defaultValue?: string | undefined; error?: string | undefined; hint?: string; required?: boolean; multiline?: boolean; type?: "text" | "date" }) {
+  const { id, name, label, defaultValue, error, hint, required = false, multiline = false, type = "text" } = props;
   const described = [hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
   const common = { id, name, defaultValue, required, "aria-invalid": error ? true : undefined, "aria-describedby": described };
   return (
     <div className="field">
       <label htmlFor={id}>{label}</label>
-      {multiline ? <textarea rows={3} {...common} /> : <input {...common} />}
+      {multiline ? <textarea rows={3} {...common} /> : <input type={type} {...common} />}
       {hint ? <p id={`${id}-hint`} className="hint">{hint}</p> : null}
       {error ? <p id={`${id}-error`} className="field-error" role="alert">{error}</p> : null}
     </div>
