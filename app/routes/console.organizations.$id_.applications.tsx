@@ -4,6 +4,7 @@ import { useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
 import type { Page } from "~/.server/admin/http/pagination";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
+import { ListTable } from "~/components/console/list-table";
 import { detailErrors, text, zodFieldErrors } from "~/components/console/forms";
 import { ConfirmAction, Csrf, CursorPager, Notice, TextField } from "~/components/console/ui";
 import { ApplicationCreateSchema, type Application } from "~/schemas/application";
@@ -75,38 +76,24 @@ export default function Applications() {
       {error ? <Notice kind="error">{error}</Notice> : null}
       {page ? (
         <>
-          {page.data.length === 0 ? (
-            <p>{t("common.none")}</p>
-          ) : (
-            <div className="table-wrap">
-              <table className="list">
-                <thead>
-                  <tr>
-                    <th scope="col">{t("common.name")}</th>
-                    <th scope="col">{t("apps.description")}</th>
-                    <th scope="col">{t("common.status")}</th>
-                    <th scope="col">{t("common.actions")}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.data.map((a) => (
-                    <tr key={a.id}>
-                      <td><Link to={`/console/organizations/${org.id}/applications/${a.id}`}>{a.name}</Link></td>
-                      <td>{a.description ?? ""}</td>
-                      <td>{t(`users.status.${a.status}`)}</td>
-                      <td>
-                        {a.status === "active" ? (
-                          <ConfirmAction intent="deactivate" label={t("users.deactivate")} question={t("apps.confirmDeactivate", { name: a.name })} fields={{ applicationId: a.id }} danger />
-                        ) : (
-                          <ConfirmAction intent="activate" label={t("users.activate")} question={t("apps.confirmActivate", { name: a.name })} fields={{ applicationId: a.id }} />
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
+          <ListTable
+            rows={page.data}
+            rowKey={(a) => a.id}
+            columns={[
+              { header: t("common.name"), cell: (a) => <Link to={`/console/organizations/${org.id}/applications/${a.id}`}>{a.name}</Link> },
+              { header: t("apps.description"), cell: (a) => a.description ?? "" },
+              { header: t("common.status"), cell: (a) => t(`users.status.${a.status}`) },
+              {
+                header: t("common.actions"),
+                cell: (a) =>
+                  a.status === "active" ? (
+                    <ConfirmAction intent="deactivate" label={t("users.deactivate")} question={t("apps.confirmDeactivate", { name: a.name })} fields={{ applicationId: a.id }} danger />
+                  ) : (
+                    <ConfirmAction intent="activate" label={t("users.activate")} question={t("apps.confirmActivate", { name: a.name })} fields={{ applicationId: a.id }} />
+                  ),
+              },
+            ]}
+          />
           <CursorPager search={search} cursor={page.cursor} />
         </>
       ) : null}

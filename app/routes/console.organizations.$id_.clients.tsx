@@ -4,6 +4,7 @@ import { useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
 import type { Page } from "~/.server/admin/http/pagination";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
+import { ListTable } from "~/components/console/list-table";
 import { detailErrors, list, text, zodFieldErrors } from "~/components/console/forms";
 import { SecretOnce } from "~/components/console/secret-once";
 import { CheckboxGroup, ConfirmAction, Csrf, CursorPager, Notice, SelectField, TextField } from "~/components/console/ui";
@@ -98,45 +99,35 @@ export default function Clients() {
       {result?.kind === "rowFailed" ? <Notice kind="error">{result.message}</Notice> : null}
       {page ? (
         <>
-          {page.data.length === 0 ? (
-            <p>{t("common.none")}</p>
-          ) : (
-            <div className="table-wrap">
-              <table className="list">
-                <thead>
-                  <tr>
-                    <th scope="col">{t("common.name")}</th>
-                    <th scope="col">{t("clients.id")}</th>
-                    <th scope="col">{t("clients.type")}</th>
-                    <th scope="col">{t("clients.loginMethods")}</th>
-                    <th scope="col">{t("common.status")}</th>
-                    <th scope="col">{t("common.actions")}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.data.map((c) => (
-                    <tr key={c.id}>
-                      <td><Link to={`/console/organizations/${org.id}/clients/${c.id}`}>{c.name}</Link></td>
-                      <td><code>{c.id}</code></td>
-                      <td>{c.clientType}</td>
-                      <td>{c.loginMethods === null ? t("clients.inherit", { methods: methods(c.effectiveLoginMethods) }) : t("clients.override", { methods: methods(c.loginMethods) })}</td>
-                      <td>{t(`users.status.${c.status}`)}</td>
-                      <td>
-                        {c.status === "active" ? (
-                          <ConfirmAction intent="deactivate" label={t("clients.revoke")} question={t("clients.confirmRevoke", { name: c.name })} fields={{ clientId: c.id }} danger />
-                        ) : (
-                          <ConfirmAction intent="activate" label={t("users.activate")} question={t("clients.confirmActivate", { name: c.name })} fields={{ clientId: c.id }} />
-                        )}
-                        {c.loginMethods !== null ? (
-                          <ConfirmAction intent="inherit" label={t("clients.useDefault")} question={t("clients.confirmInherit", { name: c.name, methods: methods(org.defaultLoginMethods) })} fields={{ clientId: c.id }} />
-                        ) : null}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
+          <ListTable
+            rows={page.data}
+            rowKey={(c) => c.id}
+            columns={[
+              { header: t("common.name"), cell: (c) => <Link to={`/console/organizations/${org.id}/clients/${c.id}`}>{c.name}</Link> },
+              { header: t("clients.id"), cell: (c) => <code>{c.id}</code> },
+              { header: t("clients.type"), cell: (c) => c.clientType },
+              {
+                header: t("clients.loginMethods"),
+                cell: (c) => (c.loginMethods === null ? t("clients.inherit", { methods: methods(c.effectiveLoginMethods) }) : t("clients.override", { methods: methods(c.loginMethods) })),
+              },
+              { header: t("common.status"), cell: (c) => t(`users.status.${c.status}`) },
+              {
+                header: t("common.actions"),
+                cell: (c) => (
+                  <>
+                    {c.status === "active" ? (
+                      <ConfirmAction intent="deactivate" label={t("clients.revoke")} question={t("clients.confirmRevoke", { name: c.name })} fields={{ clientId: c.id }} danger />
+                    ) : (
+                      <ConfirmAction intent="activate" label={t("users.activate")} question={t("clients.confirmActivate", { name: c.name })} fields={{ clientId: c.id }} />
+                    )}
+                    {c.loginMethods !== null ? (
+                      <ConfirmAction intent="inherit" label={t("clients.useDefault")} question={t("clients.confirmInherit", { name: c.name, methods: methods(org.defaultLoginMethods) })} fields={{ clientId: c.id }} />
+                    ) : null}
+                  </>
+                ),
+              },
+            ]}
+          />
           <CursorPager search={search} cursor={page.cursor} />
         </>
       ) : null}

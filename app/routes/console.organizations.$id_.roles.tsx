@@ -4,6 +4,7 @@ import { useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
 import type { Page } from "~/.server/admin/http/pagination";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
+import { ListTable } from "~/components/console/list-table";
 import { detailErrors, list, text, zodFieldErrors } from "~/components/console/forms";
 import { CheckboxGroup, ConfirmAction, Csrf, Notice, TextField } from "~/components/console/ui";
 import type { Organization } from "~/schemas/organization";
@@ -96,65 +97,38 @@ export default function Roles() {
       <h1>{t("roles.title")}</h1>
       {done ? <Notice kind="info">{t(done === "permissionDeleted" ? "roleDetail.permissionDeleted" : `roles.done.${done}`)}</Notice> : null}
       {errors.deleteForm ? <Notice kind="error">{errors.deleteForm}</Notice> : null}
-      {roles.length === 0 ? (
-        <p>{t("common.none")}</p>
-      ) : (
-        <div className="table-wrap">
-          <table className="list">
-            <caption className="visually-hidden">{t("roles.roles")}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t("common.name")}</th>
-                <th scope="col">{t("apps.description")}</th>
-                <th scope="col">{t("roles.permissions")}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {roles.map((r) => (
-                <tr key={r.id}>
-                  <td><Link to={`/console/organizations/${org.id}/roles/${r.id}`}><code>{r.name}</code></Link></td>
-                  <td>{r.description ?? ""}</td>
-                  <td>{r.permissions.map((p) => p.name).join(", ")}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <ListTable
+        rows={roles}
+        rowKey={(r) => r.id}
+        caption={t("roles.roles")}
+        columns={[
+          { header: t("common.name"), cell: (r) => <Link to={`/console/organizations/${org.id}/roles/${r.id}`}><code>{r.name}</code></Link> },
+          { header: t("apps.description"), cell: (r) => r.description ?? "" },
+          { header: t("roles.permissions"), cell: (r) => r.permissions.map((p) => p.name).join(", ") },
+        ]}
+      />
       <section className="panel" aria-labelledby="permissions-title">
         <h2 id="permissions-title">{t("roles.permissions")}</h2>
-        {permissions.length === 0 ? (
-          <p>{t("common.none")}</p>
-        ) : (
-          <div className="table-wrap">
-            <table className="list">
-              <thead>
-                <tr>
-                  <th scope="col">{t("common.name")}</th>
-                  <th scope="col">{t("apps.description")}</th>
-                  <th scope="col">{t("common.actions")}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {permissions.map((p) => (
-                  <tr key={p.id}>
-                    <td><code>{p.name}</code></td>
-                    <td>{p.description ?? ""}</td>
-                    <td>
-                      <ConfirmAction
-                        intent="deletePermission"
-                        label={t("roleDetail.deletePermission", { permission: p.name })}
-                        question={t("roleDetail.confirmDeletePermission", { permission: p.name })}
-                        fields={{ permissionId: p.id }}
-                        danger
-                      />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <ListTable
+          rows={permissions}
+          rowKey={(p) => p.id}
+          columns={[
+            { header: t("common.name"), cell: (p) => <code>{p.name}</code> },
+            { header: t("apps.description"), cell: (p) => p.description ?? "" },
+            {
+              header: t("common.actions"),
+              cell: (p) => (
+                <ConfirmAction
+                  intent="deletePermission"
+                  label={t("roleDetail.deletePermission", { permission: p.name })}
+                  question={t("roleDetail.confirmDeletePermission", { permission: p.name })}
+                  fields={{ permissionId: p.id }}
+                  danger
+                />
+              ),
+            },
+          ]}
+        />
       </section>
       <div className="grid">
         <Form method="post" reloadDocument noValidate onSubmit={onRoleSubmit} className="panel form" aria-labelledby="new-role-title">

@@ -4,6 +4,7 @@ import { useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
 import type { Page } from "~/.server/admin/http/pagination";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm, type Console } from "~/.server/console/page";
+import { ListTable } from "~/components/console/list-table";
 import { detailErrors, text, zodFieldErrors } from "~/components/console/forms";
 import { Csrf, CursorPager, Notice, SelectField, TextField } from "~/components/console/ui";
 import { CreateUserForm } from "~/components/console/user-create";
@@ -102,30 +103,15 @@ export default function Users() {
       {error ? <Notice kind="error">{error}</Notice> : null}
       {page ? (
         <>
-          {page.data.length === 0 ? (
-            <p>{t("common.none")}</p>
-          ) : (
-            <div className="table-wrap">
-              <table className="list">
-                <thead>
-                  <tr>
-                    <th scope="col">{t("users.email")}</th>
-                    <th scope="col">{t("common.name")}</th>
-                    <th scope="col">{t("common.status")}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.data.map((u) => (
-                    <tr key={u.id}>
-                      <td><Link to={`/console/organizations/${org.id}/users/${u.id}`}>{u.email}</Link></td>
-                      <td>{[u.givenName, u.familyName].filter(Boolean).join(" ")}</td>
-                      <td>{t(`users.status.${u.status}`)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
+          <ListTable
+            rows={page.data}
+            rowKey={(u) => u.id}
+            columns={[
+              { header: t("users.email"), cell: (u) => <Link to={`/console/organizations/${org.id}/users/${u.id}`}>{u.email}</Link> },
+              { header: t("common.name"), cell: (u) => [u.givenName, u.familyName].filter(Boolean).join(" ") },
+              { header: t("common.status"), cell: (u) => t(`users.status.${u.status}`) },
+            ]}
+          />
           <CursorPager search={search} cursor={page.cursor} />
         </>
       ) : null}

@@ -2,8 +2,8 @@ import { Form } from "@remix-run/react";
 import { useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
 import { clientUpdateInput, type ClientFormValues } from "./client-fields";
-import { ConflictView, InputField, ScrollTable } from "./detail-parts";
-import { Moment } from "./list-table";
+import { ConflictView, InputField } from "./detail-parts";
+import { ListTable, Moment } from "./list-table";
 import { list, zodFieldErrors } from "./forms";
 import { ActionForm, CheckboxGroup, ConfirmAction, Csrf, Notice, SelectField } from "./ui";
 import { CLIENT_GRANT_TYPE_VALUES, ClientUpdateSchema, LoginMethodsBodySchema, type Client, type ClientSecret } from "~/schemas/client";
@@ -123,40 +123,25 @@ export function ClientSecrets({ secrets, errors }: { secrets: ClientSecret[]; er
   return (
     <section className="panel" aria-labelledby="secrets-title">
       <h2 id="secrets-title">{t("clientDetail.secrets")}</h2>
-      {secrets.length === 0 ? (
-        <p>{t("common.none")}</p>
-      ) : (
-        <ScrollTable label={t("clientDetail.secrets")}>
-          <table className="list">
-            <thead>
-              <tr>
-                <th scope="col">{t("clientDetail.secretHint")}</th>
-                <th scope="col">{t("clientDetail.secretLabel")}</th>
-                <th scope="col">{t("common.created")}</th>
-                <th scope="col">{t("clientDetail.expires")}</th>
-                <th scope="col">{t("common.status")}</th>
-                <th scope="col">{t("common.actions")}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {secrets.map((s) => (
-                <tr key={s.id}>
-                  <td><code>…{s.hint}</code></td>
-                  <td>{s.label ?? ""}</td>
-                  <td><Moment iso={s.createdAt} /></td>
-                  <td>{s.expiresAt ? <Moment iso={s.expiresAt} /> : t("clientDetail.never")}</td>
-                  <td>{s.status === "revoked" ? <>{t("clientDetail.secretRevoked")} <Moment iso={s.revokedAt} /></> : t("clientDetail.secretActive")}</td>
-                  <td>
-                    {s.status === "active" ? (
-                      <ConfirmAction intent="revokeSecret" label={t("clientDetail.revokeSecret", { hint: s.hint })} question={t("clientDetail.confirmRevokeSecret", { hint: s.hint })} fields={{ secretId: s.id }} danger />
-                    ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollTable>
-      )}
+      <ListTable
+        rows={secrets}
+        rowKey={(s) => s.id}
+        caption={t("clientDetail.secrets")}
+        columns={[
+          { header: t("clientDetail.secretHint"), cell: (s) => <code>…{s.hint}</code> },
+          { header: t("clientDetail.secretLabel"), cell: (s) => s.label ?? "" },
+          { header: t("common.created"), cell: (s) => <Moment iso={s.createdAt} /> },
+          { header: t("clientDetail.expires"), cell: (s) => (s.expiresAt ? <Moment iso={s.expiresAt} /> : t("clientDetail.never")) },
+          { header: t("common.status"), cell: (s) => (s.status === "revoked" ? <>{t("clientDetail.secretRevoked")} <Moment iso={s.revokedAt} /></> : t("clientDetail.secretActive")) },
+          {
+            header: t("common.actions"),
+            cell: (s) =>
+              s.status === "active" ? (
+                <ConfirmAction intent="revokeSecret" label={t("clientDetail.revokeSecret", { hint: s.hint })} question={t("clientDetail.confirmRevokeSecret", { hint: s.hint })} fields={{ secretId: s.id }} danger />
+              ) : null,
+          },
+        ]}
+      />
       <ActionForm intent="generateSecret" className="form">
         {errors.form ? <Notice kind="error">{errors.form}</Notice> : null}
         <InputField id="secret-label" name="label" label={t("clientDetail.secretLabelOptional")} error={errors.label} />

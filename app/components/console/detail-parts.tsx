@@ -1,10 +1,10 @@
 import { useLocation } from "@remix-run/react";
-import type { ReactNode } from "react";
 import { useTranslation } from "react-i18next";
+import { ScrollTable } from "./list-table";
 
 /**
  * Parts of the console's detail pages (client, application): inputs whose id differs from
- * their name (several forms on one page), tables that scroll on a phone and the conflict table.
+ * their name (several forms on one page) and the conflict table.
  */
 export function InputField(props: { id: string; name: string; label: string; defaultValue?: string | undefined; error?: string | undefined; hint?: string; required?: boolean; multiline?: boolean; type?: "text" | "date" }) {
   const { id, name, label, defaultValue, error, hint, required = false, multiline = false, type = "text" } = props;
@@ -16,18 +16,6 @@ export function InputField(props: { id: string; name: string; label: string; def
       {multiline ? <textarea rows={3} {...common} /> : <input type={type} {...common} />}
       {hint ? <p id={`${id}-hint`} className="hint">{hint}</p> : null}
       {error ? <p id={`${id}-error`} className="field-error" role="alert">{error}</p> : null}
-    </div>
-  );
-}
-
-/**
- * A table that may scroll sideways on a phone: focusable, so that keyboard users can scroll it
- * even when it holds no link or button.
- */
-export function ScrollTable({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <div className="table-wrap" role="group" aria-label={label} tabIndex={0}>
-      {children}
     </div>
   );
 }

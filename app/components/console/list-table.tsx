@@ -14,8 +14,7 @@ export function ListTable<T>({ rows, columns, rowKey, caption }: { rows: readonl
   const { t } = useTranslation("console");
   if (rows.length === 0) return <p>{t("common.none")}</p>;
   return (
-    // Focusable: on a phone the table scrolls sideways, and it may hold nothing else to focus.
-    <div className="table-wrap" role="group" aria-label={caption} tabIndex={0}>
+    <ScrollTable label={caption}>
       <table className="list">
         {caption ? <caption className="visually-hidden">{caption}</caption> : null}
         <thead>
@@ -35,6 +34,18 @@ export function ListTable<T>({ rows, columns, rowKey, caption }: { rows: readonl
           ))}
         </tbody>
       </table>
+    </ScrollTable>
+  );
+}
+
+/**
+ * A table that may scroll sideways on a phone: focusable, so that keyboard users can scroll it
+ * even when it holds no link or button.
+ */
+export function ScrollTable({ label, children }: { label?: string | undefined; children: ReactNode }) {
+  return (
+    <div className="table-wrap" role="group" aria-label={label} tabIndex={0}>
+      {children}
     </div>
   );
 }

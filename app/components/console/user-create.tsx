@@ -8,7 +8,7 @@ import { createFieldName as f, createFormErrors, createUserInput } from "./user-
 
 type Values = Partial<Record<"email" | "givenName" | "familyName" | "locale", string | undefined>> & { emailVerified?: boolean | undefined };
 
-/** A password input (TextField has no type): never pre-filled, so a password is not sent back into a page. */
+/** A password input: never pre-filled, so a password is not sent back into a page. */
 export function PasswordField({ name, label, hint, error }: { name: string; label: string; hint?: string; error?: string | undefined }) {
   const described = [hint ? `${name}-hint` : "", error ? `${name}-error` : ""].filter(Boolean).join(" ") || undefined;
   return (
