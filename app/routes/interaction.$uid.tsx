@@ -2,6 +2,7 @@ import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type 
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { z } from "zod";
+import { EmailSchema } from "~/schemas/email";
 import { AuthCard, Field, FormMessage } from "~/components/auth-card";
 import { GateRefusalPage } from "~/components/gate-refusal";
 import { completePasswordLogin, consentView, isFirstPartyClient } from "~/.server/interaction/login-flow";
@@ -50,7 +51,7 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
 }
 
 const PasswordForm = z.object({
-  email: z.string().trim().max(320).pipe(z.email()),
+  email: EmailSchema,
   password: z.string().min(1).max(4096),
 });
 

@@ -2,6 +2,7 @@ import { data, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-r
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { z } from "zod";
+import { EmailSchema } from "~/schemas/email";
 import { AuthCard, Field, FormMessage } from "~/components/auth-card";
 import { GateRefusalPage } from "~/components/gate-refusal";
 import { requestPasswordReset } from "~/.server/auth/password-reset";
@@ -17,14 +18,13 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   return data({ view: "form" as const, ...gate.frame }, { headers: NO_STORE });
 }
 
-const Email = z.string().trim().max(320).pipe(z.email());
 
 /** POST /interaction/:uid/forgot-password: enqueue and answer the same for every address. */
 export async function action({ request, params, context }: ActionFunctionArgs) {
   const form = await request.formData();
   const gate = await passGate(request, context, params.uid!, "password", "POST /interaction/:uid/forgot-password", form);
   if (!gate.open) return gate.response;
-  const email = Email.safeParse(form.get("email"));
+  const email = EmailSchema.safeParse(form.get("email"));
   if (!email.success) return data({ view: "invalid" as const, ...gate.frame }, { status: 422, headers: NO_STORE });
   const outcome = await requestPasswordReset(context.services, {
     organizationId: gate.context.organization.id,

@@ -2,6 +2,7 @@ import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from
 import { useActionData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { z } from "zod";
+import { EmailSchema } from "~/schemas/email";
 import { AuthCard, FormMessage } from "~/components/auth-card";
 import { GateRefusalPage } from "~/components/gate-refusal";
 import { requestMagicLink } from "~/.server/auth/magic-link";
@@ -16,14 +17,13 @@ export async function loader({ params, context }: LoaderFunctionArgs) {
   return redirect(`/interaction/${params.uid}?method=magic_link`);
 }
 
-const Email = z.string().trim().max(320).pipe(z.email());
 
 /** POST /interaction/:uid/magic-link: the same answer whether or not the address has an account. */
 export async function action({ request, params, context }: ActionFunctionArgs) {
   const form = await request.formData();
   const gate = await passGate(request, context, params.uid!, "magic_link", "POST /interaction/:uid/magic-link", form);
   if (!gate.open) return gate.response;
-  const email = Email.safeParse(form.get("email"));
+  const email = EmailSchema.safeParse(form.get("email"));
   if (!email.success) return redirect(`/interaction/${params.uid}?method=magic_link&invalid=email`, { headers: NO_STORE });
   const { ip } = requestMeta(context, "POST /interaction/:uid/magic-link");
   const outcome = await requestMagicLink(context.services, {

@@ -5,7 +5,8 @@ import { CLAIM_TYPE_VALUES, ClaimNameSchema, ClaimScopeSchema, MAX_CLAIM_VALUE_B
 import { CLIENT_APPLICATION_TYPE_VALUES, CLIENT_STATUS_VALUES, ClientNameSchema, GrantTypesSchema, ScopeSchema, SECRET_STATUS_VALUES, UrisSchema } from "./client";
 import { LOGIN_METHOD_VALUES, LoginMethodsSchema, SlugSchema, TWO_FACTOR_POLICY_VALUES } from "./organization";
 import { RbacDescriptionSchema, RbacNameSchema } from "./rbac";
-import { EmailSchema, USER_STATUS_VALUES, UserLocaleSchema } from "./user";
+import { EmailSchema } from "./email";
+import { USER_STATUS_VALUES, UserLocaleSchema } from "./user";
 
 /**
  * Export packages: one organization's configuration and users as a versioned, signed JSON

@@ -1,16 +1,10 @@
 import { z } from "zod";
 import { SUPPORTED_LANGUAGES } from "~/i18n/config";
+import { EmailSchema } from "./email";
 
 /** User shapes shared by the Admin API, its OpenAPI document and the console. Never a password hash. */
 export const USER_STATUS_VALUES = ["active", "inactive"] as const;
 
-/** Email addresses are stored lower-case (the column is citext as a second guard). */
-export const EmailSchema = z
-  .string()
-  .trim()
-  .max(254, "must have at most 254 characters")
-  .toLowerCase()
-  .pipe(z.email({ message: "must be an email address" }));
 
 const PersonNameSchema = z.string().trim().min(1, "must not be empty").max(200, "must have at most 200 characters");
 export const UserLocaleSchema = z.enum(SUPPORTED_LANGUAGES);

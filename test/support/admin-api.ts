@@ -10,7 +10,14 @@ export async function obtainAdminTokens(
   porta: TestPorta,
   credentials: { email: string; password: string } = TEST_ADMIN,
 ): Promise<{ accessToken: string; refreshToken: string | undefined; config: oidc.Configuration }> {
-  const issuer = `${porta.baseUrl}/${porta.services.config.superAdminSlug}`;
+  return signInAsAdmin(`${porta.baseUrl}/${porta.services.config.superAdminSlug}`, credentials);
+}
+
+/** The same sign-in against any running Porta, named by its super-admin issuer (spawned servers). */
+export async function signInAsAdmin(
+  issuer: string,
+  credentials: { email: string; password: string },
+): Promise<{ accessToken: string; refreshToken: string | undefined; config: oidc.Configuration }> {
   const redirectUri = "http://127.0.0.1:53682/callback";
   const start = await startAuthorization({ issuer, clientId: "porta-admin", redirectUri, scope: "openid profile email roles" });
   const page = await start.browser.get(start.interactionUrl);

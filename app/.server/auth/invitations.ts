@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { normalizeEmail } from "~/schemas/email";
 import type { Prisma } from "~/generated/prisma/client";
 import type { JobContext, JobPayloads } from "../jobs/queue";
 import { sendBrandedEmail } from "../mail/send";
@@ -41,7 +42,7 @@ export class InvitationConflictError extends Error {
 
 export async function inviteUser(services: Services, input: InvitationInput): Promise<InvitationOutcome> {
   const { prisma } = services.db;
-  const email = input.email.trim().toLowerCase();
+  const email = normalizeEmail(input.email);
   const existing = await prisma.user.findUnique({ where: { organizationId_email: { organizationId: input.organizationId, email } }, select: { id: true } });
   if (existing) throw new InvitationConflictError();
   const id = randomUUID();
@@ -74,7 +75,7 @@ export async function previewInvitation(services: Services, input: InvitationInp
     { kind: "invitation", link, expiresDays: INVITATION_TTL_DAYS, ...(input.invitedBy ? { invitedBy: input.invitedBy } : {}) },
     { language, branding: brandingOf(organization), organizationName: organization.name },
   );
-  return { to: input.email.trim().toLowerCase(), ...rendered };
+  return { to: normalizeEmail(input.email), ...rendered };
 }
 
 export async function sendInvitationJob(services: Services, data: JobPayloads["invitation"], _job: JobContext): Promise<void> {

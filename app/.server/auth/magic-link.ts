@@ -1,4 +1,5 @@
 import { effectiveLoginMethods } from "./login-methods";
+import { normalizeEmail } from "~/schemas/email";
 import { magicLinkUrl } from "./email-links";
 import { getClientRecord } from "../directory/clients";
 import { getOrganizationBySlug } from "../directory/organizations";
@@ -15,7 +16,7 @@ import type { Services } from "../services";
 export type MagicLinkRequestOutcome = { status: "accepted" } | { status: "rate_limited"; retryAfterSeconds: number };
 
 export async function requestMagicLink(services: Services, input: JobPayloads["magic-link"]): Promise<MagicLinkRequestOutcome> {
-  const email = input.email.trim().toLowerCase();
+  const email = normalizeEmail(input.email);
   const limit = await services.limits.consume("magicLink", `${input.organizationId}:${email}`);
   if (!limit.allowed) return { status: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
   const jobId = await services.jobs.enqueue("magic-link", { ...input, email });

@@ -1,4 +1,5 @@
 import type { PrismaClient } from "~/generated/prisma/client";
+import { normalizeEmail } from "~/schemas/email";
 import type { AuditLog } from "../audit/audit";
 import type { RateLimits } from "../rate-limit/limiters";
 import { recordLoginSuccess } from "./login-success";
@@ -52,7 +53,7 @@ export async function attemptPasswordLogin(deps: PasswordLoginDeps, input: Passw
   const { prisma, hasher, limits, audit } = deps;
   const lockout = deps.lockout ?? DEFAULT_LOCKOUT;
   const now = (deps.now ?? (() => new Date()))();
-  const email = input.email.trim().toLowerCase();
+  const email = normalizeEmail(input.email);
   const base = { organizationId: input.organizationId, ip: input.ip, requestId: input.requestId };
 
   const fail = async (reason: FailureReason): Promise<PasswordLoginResult> => {

@@ -1,4 +1,5 @@
 import { endUserSessions } from "../oidc/sessions";
+import { normalizeEmail } from "~/schemas/email";
 import type { JobContext, JobPayloads } from "../jobs/queue";
 import { sendBrandedEmail } from "../mail/send";
 import type { Services } from "../services";
@@ -15,7 +16,7 @@ export const DEFAULT_MIN_PASSWORD_LENGTH = 8;
 export type ResetRequestOutcome = { status: "accepted" } | { status: "rate_limited"; retryAfterSeconds: number };
 
 export async function requestPasswordReset(services: Services, input: JobPayloads["password-reset"]): Promise<ResetRequestOutcome> {
-  const email = input.email.trim().toLowerCase();
+  const email = normalizeEmail(input.email);
   const limit = await services.limits.consume("passwordReset", email);
   if (!limit.allowed) return { status: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
   const jobId = await services.jobs.enqueue("password-reset", { ...input, email });

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { PrismaClient } from "~/generated/prisma/client";
 import { ADMIN_CLIENT_ID, ADMIN_CLIENT_SCOPE, ADMIN_PERMISSIONS, SERVICE_ADMIN_ROLE } from "../admin/permissions";
+import { normalizeEmail } from "~/schemas/email";
 import { hashPassword } from "../auth/password-hash";
 
 const BOOTSTRAP_LOCK_KEY = 72707370;
@@ -37,7 +38,7 @@ export function adminClientRedirectUris(baseUrl: string): string[] {
  * from several processes at once (an advisory lock serializes them).
  */
 export async function bootstrap(prisma: PrismaClient, options: BootstrapOptions): Promise<BootstrapResult> {
-  const email = (options.adminEmail ?? DEFAULT_ADMIN_EMAIL).toLowerCase();
+  const email = normalizeEmail(options.adminEmail ?? DEFAULT_ADMIN_EMAIL);
   const generatedPassword = options.adminPassword ? undefined : randomBytes(15).toString("base64url");
   // Hash outside the transaction: Argon2id takes tens of milliseconds.
   const passwordHash = await hashPassword(options.adminPassword ?? generatedPassword!);

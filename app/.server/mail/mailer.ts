@@ -1,5 +1,6 @@
 import nodemailer from "nodemailer";
 import { type Logger } from "pino";
+import { isEmailAddress } from "~/schemas/email";
 import { type Config } from "../config/env";
 import { outboxDir, writeOutboxMessage } from "./outbox";
 
@@ -34,21 +35,6 @@ export class InvalidRecipientError extends Error {
 /** Bounded waits, so that an unreachable or silent server fails the job instead of hanging it. */
 export const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, dnsTimeout: 10_000, socketTimeout: 30_000 } as const;
 
-// dot-atom local part (no quotes, no comments), then dot-separated domain labels. A single label
-// is allowed: the default bootstrap admin is admin@localhost. Unicode labels are IDNs.
-const LOCAL_PART = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;
-const DOMAIN_LABEL = /^[\p{L}\p{N}](?:[\p{L}\p{N}-]{0,61}[\p{L}\p{N}])?$/u;
-
-/** True for exactly one bare address such as `ada@example.com`: no display name, list, group or line break. */
-export function isPlainEmailAddress(value: string): boolean {
-  if (value.length > 254) return false;
-  const at = value.lastIndexOf("@");
-  if (at <= 0 || at !== value.indexOf("@")) return false;
-  const local = value.slice(0, at);
-  const domain = value.slice(at + 1);
-  return local.length <= 64 && LOCAL_PART.test(local) && domain.split(".").every((label) => DOMAIN_LABEL.test(label));
-}
-
 /** A header value on one line: control characters (CR, LF, TAB, NUL, C1, line separators) become spaces. */
 export function sanitizeHeaderText(value: string): string {
   let line = "";
@@ -67,7 +53,7 @@ function recipientDomain(address: string): string {
 /** Checks and normalizes a message before either transport sees it. */
 function prepare(message: OutgoingMessage): OutgoingMessage {
   const { to } = message;
-  if (!isPlainEmailAddress(to)) throw new InvalidRecipientError();
+  if (!isEmailAddress(to)) throw new InvalidRecipientError();
   return { to, subject: sanitizeHeaderText(message.subject), html: message.html, text: message.text };
 }
 
