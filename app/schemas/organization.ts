@@ -8,9 +8,11 @@ export const ORGANIZATION_STATUS_VALUES = ["active", "suspended", "deleted"] as 
 /** Paths Porta itself uses at the top level; an organization cannot take them as its slug. */
 export const RESERVED_SLUGS = new Set(["api", "admin", "console", "interaction", "health", "dev", "assets", "static", "public", "well-known", "oidc", "auth", "login", "logout", "porta"]);
 
+/** Slugs are case-insensitive (citext): an upper-case slug is folded, so `Acme` names `acme`. */
 export const SlugSchema = z
   .string()
   .trim()
+  .toLowerCase()
   .min(2, "must have at least 2 characters")
   .max(63, "must have at most 63 characters")
   .regex(/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/, "may contain lower-case letters, digits and inner dashes only")

@@ -197,6 +197,19 @@ describe("organizations", () => {
     expect((await api.get("/organizations/validate-slug?slug=api")).body).toMatchObject({ valid: false, message: expect.stringMatching(/reserved/) });
   });
 
+  it("folds an upper-case slug to lower case: create, validate-slug, and a case variant is a duplicate (409)", async () => {
+    const lower = unique("folded");
+    const mixed = lower.replace(/^f/, "F").toUpperCase();
+    const created = await createOrg({ name: "Folded", slug: mixed });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.slug).toBe(lower);
+    expect(await discovery(lower)).toBe(200);
+    expectError(await createOrg({ name: "Variant", slug: lower.toUpperCase() }), 409, "duplicate");
+    expect((await api.get(`/organizations/validate-slug?slug=${mixed}`)).body).toMatchObject({ slug: lower, valid: true, available: false });
+    const free = unique("upper");
+    expect((await api.get(`/organizations/validate-slug?slug=${free.toUpperCase()}`)).body).toEqual({ slug: free, valid: true, available: true });
+  });
+
   it("keeps a history with limit, after and eventType; an invalid after is 422", async () => {
     const org = (await createOrg({ name: "Historic", slug: unique("hist") })).body;
     await api.put(`/organizations/${org.id}`, { name: "Historic 2" });

@@ -190,6 +190,10 @@ describe("imports into a fresh database", () => {
     expect(res.body.summary).toEqual({ create: 11, update: 0, unchanged: 0 });
     expect(res.body.changes).toContainEqual({ type: "user", key: fx.bob.email, action: "create" });
     expect(res.body.changes).toContainEqual({ type: "client", key: fx.clientId, action: "create" });
+    // Slugs are case-insensitive: an upper-case target slug is folded, not refused.
+    const folded = await targetApi.post<ImportPlan>("/imports/preview", { package: pkg, slug: fx.slug.toUpperCase() });
+    expect(folded.status, JSON.stringify(folded.body)).toBe(200);
+    expect(folded.body.organization).toEqual({ slug: fx.slug, id: null, action: "create" });
     expect(await targetData()).toEqual(before);
     expect(await target.services.db.prisma.organization.findUnique({ where: { slug: fx.slug } })).toBeNull();
   });
