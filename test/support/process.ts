@@ -35,6 +35,7 @@ const PORTA_VARIABLES = [
   "SMTP_PASS",
   "SMTP_FROM",
   "LOG_LEVEL",
+  "TRUST_PROXY",
 ];
 
 export interface Exit {

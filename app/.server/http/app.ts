@@ -8,6 +8,7 @@ import { BRANDING_ASSET_ROUTE, serveBrandingAsset } from "../branding/serve";
 import { checkHealth } from "../health/health";
 import { protocolRoutes } from "../oidc/mount";
 import type { Services } from "../services";
+import { publicOrigin } from "./public-origin";
 import { requestIdAndAccessLog } from "./request-id";
 
 export const CLIENT_BUILD_DIR = fileURLToPath(new URL("../../../build/client", import.meta.url));
@@ -24,9 +25,10 @@ export function createHttpApp(services: Services, options: HttpAppOptions): expr
   const { logger } = services;
   const app = express();
   app.disable("x-powered-by");
-  // Client IPs (audit, rate limits) come from X-Forwarded-For only when a local proxy sends it.
-  app.set("trust proxy", "loopback");
+  // Client IPs (audit, rate limits) come from X-Forwarded-For only through TRUST_PROXY.
+  app.set("trust proxy", services.config.trustProxy);
 
+  app.use(publicOrigin(services.config.baseUrl));
   app.use(requestIdAndAccessLog(logger));
   app.use((_req, res, next) => {
     res.locals.cspNonce = randomBytes(16).toString("base64");

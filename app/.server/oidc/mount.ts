@@ -13,6 +13,16 @@ const SLUG = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
 const parseForm = express.urlencoded({ extended: false, limit: "56kb" });
 const TOKEN_ENDPOINTS = new Set(["/token/introspection", "/token/revocation"]);
 
+/**
+ * Discovery and JWKS are the same for everyone (their URLs come from BASE_URL, see
+ * http/public-origin.ts), so a CDN may keep them. JWKS briefly: a key rotated without staging
+ * must reach relying parties within a minute.
+ */
+const PUBLIC_CACHE: Record<string, string> = {
+  "/.well-known/openid-configuration": "public, max-age=300",
+  "/.well-known/jwks": "public, max-age=60",
+};
+
 /** Stands in for a structured token that is not one of this organization's: no token has this id. */
 const UNKNOWN_TOKEN = "porta-unknown-token";
 
@@ -58,6 +68,8 @@ export function protocolRoutes(registry: ProviderRegistry): RequestHandler {
       // an authorization, cookie paths) from the path it was reached at: it always sees the
       // canonical one, so /ACME/... behaves exactly like /acme/...
       req.originalUrl = `/${tenant.organization.slug}${req.url}`;
+      const cacheControl = req.method === "GET" ? PUBLIC_CACHE[req.path] : undefined;
+      if (cacheControl) res.setHeader("Cache-Control", cacheControl);
       if (req.path === "/me") {
         userinfoRequest.run(true, () => tenant.callback(req, res));
       } else {
