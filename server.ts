@@ -5,7 +5,9 @@
  */
 import type { Logger } from "pino";
 import { ensureDataDir } from "./app/.server/config/data-dir";
+import { lockDataDir } from "./app/.server/config/data-dir-lock";
 import { ConfigError, parseConfig } from "./app/.server/config/env";
+import { assertPortFree } from "./app/.server/config/port";
 import { createLogger } from "./app/.server/logging/logger";
 
 function fail(message: string): never {
@@ -36,10 +38,13 @@ async function main() {
   // Files Porta creates (embedded database, keys) are readable by its own user only.
   process.umask(0o077);
   let config;
+  let dataDirLock;
   try {
     config = parseConfig(process.env);
-    // Checked before the server's modules load, so that this mistake is reported at once.
-    ensureDataDir(config.dataDir);
+    // Checked before the server's modules load, so that these mistakes are reported at once.
+    const dataDir = ensureDataDir(config.dataDir);
+    await assertPortFree(config.port);
+    if (!config.databaseUrl) dataDirLock = lockDataDir(dataDir);
   } catch (error) {
     if (error instanceof ConfigError) fail(`configuration error: ${error.message}`);
     throw error;
@@ -61,7 +66,7 @@ async function main() {
 
   let porta;
   try {
-    porta = await startPorta(config, logger);
+    porta = await startPorta(config, logger, dataDirLock ? { dataDirLock } : {});
   } catch (error) {
     if (error instanceof ConfigError) fail(`configuration error: ${error.message}`);
     if (error instanceof DatabaseUnavailableError) fail(`database error: ${error.message}`);

@@ -5,6 +5,7 @@ import { createReadThroughCache, type ReadThroughCache } from "./cache/read-thro
 import { createRedisStore, type RedisStore } from "./cache/redis-store";
 import type { KeyValueStore } from "./cache/store";
 import { ensureDataDir, loadOrCreateEncryptionKey } from "./config/data-dir";
+import { lockDataDir, type DataDirLock } from "./config/data-dir-lock";
 import type { Config } from "./config/env";
 import { createEncrypter, type Encrypter } from "./crypto/encryption";
 import { openDatabase, type Database } from "./db/client";
@@ -58,21 +59,30 @@ export interface CreateServicesOptions {
   queue?: Partial<QueueSettings>;
   /** Key prefix in Redis (tests give each file its own). */
   redisPrefix?: string;
+  /** The DATA_DIR lock, when the caller took it already (server.ts does, before loading the server). */
+  dataDirLock?: DataDirLock;
 }
 
 export async function createServices(config: Config, logger: Logger, options: CreateServicesOptions = {}): Promise<Services> {
   const dataDir = ensureDataDir(config.dataDir);
   const encryptionKey = config.encryptionKey ?? loadOrCreateEncryptionKey(dataDir).key;
 
-  const db = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    pgliteDir: options.pgliteDir ?? path.join(dataDir, "pglite"),
-  });
+  const pgliteDir = options.pgliteDir ?? path.join(dataDir, "pglite");
+  // PGlite is single-process: the embedded database on disk belongs to one Porta at a time.
+  const lock = options.dataDirLock ?? (!config.databaseUrl && !pgliteDir.startsWith("memory://") ? lockDataDir(dataDir) : undefined);
+  let db: Database;
+  try {
+    db = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir });
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   try {
     const applied = await applyMigrations(db);
     if (applied.length > 0) logger.info({ migrations: applied }, "applied database migrations");
   } catch (error) {
     await db.close();
+    lock?.release();
     throw error;
   }
 
@@ -143,6 +153,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
       mailer.close();
       await store.close();
       await db.close();
+      lock?.release();
     },
   };
   registerJobHandlers(services);
