@@ -28,7 +28,19 @@ describe("parseConfig", () => {
       encryptionKey: undefined,
       smtp: { host: undefined, port: 587, user: undefined, pass: undefined, from: undefined },
       logLevel: "info",
+      trustProxy: ["loopback"],
     });
+  });
+
+  it("reads TRUST_PROXY as a hop count, none, or a list of addresses, CIDRs and named ranges", () => {
+    expect(parseConfig({ TRUST_PROXY: "2" }).trustProxy).toBe(2);
+    expect(parseConfig({ TRUST_PROXY: "0" }).trustProxy).toBe(0);
+    expect(parseConfig({ TRUST_PROXY: "none" }).trustProxy).toBe(0);
+    expect(parseConfig({ TRUST_PROXY: " 10.0.0.0/8, loopback ,fd00::/8,192.168.1.7 " }).trustProxy).toEqual(["10.0.0.0/8", "loopback", "fd00::/8", "192.168.1.7"]);
+  });
+
+  it("accepts admin@localhost as the bootstrap email (the one email rule)", () => {
+    expect(parseConfig({ ADMIN_BOOTSTRAP_EMAIL: "Admin@LocalHost" }).adminBootstrap.email).toBe("admin@localhost");
   });
 
   it("derives BASE_URL from PORT and drops a trailing slash from an explicit one", () => {
@@ -103,6 +115,10 @@ describe("parseConfig", () => {
     { env: { LOG_LEVEL: "loud" }, variable: "LOG_LEVEL", expected: /expected one of fatal, error, warn, info, debug, trace, silent/ },
     { env: { SMTP_HOST: "smtp.example.com" }, variable: "SMTP_FROM", expected: /expected a sender address .* when SMTP_HOST is set/ },
     { env: { SMTP_PORT: "0" }, variable: "SMTP_PORT", expected: /expected a port number/ },
+    { env: { TRUST_PROXY: "true" }, variable: "TRUST_PROXY", expected: /expected a hop count .* or a comma-separated list/ },
+    { env: { TRUST_PROXY: "10.0.0.0/33" }, variable: "TRUST_PROXY", expected: /10\.0\.0\.0\/33 is not an IP address, CIDR range/ },
+    { env: { TRUST_PROXY: "proxy.internal" }, variable: "TRUST_PROXY", expected: /proxy\.internal is not an IP address/ },
+    { env: { TRUST_PROXY: "-1" }, variable: "TRUST_PROXY", expected: /expected a hop count/ },
   ];
 
   it.each(badValues)("rejects $env with a ConfigError naming $variable", ({ env, variable, expected }) => {

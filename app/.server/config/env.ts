@@ -1,4 +1,6 @@
+import { isIP } from "node:net";
 import { z } from "zod";
+import { emailSchema } from "~/schemas/email";
 
 /**
  * The one place that reads Porta's environment. Every variable of DESIGN.md is parsed here;
@@ -38,6 +40,43 @@ function urlWithProtocols(protocols: string[], expected: string) {
   );
 }
 
+/** Express's names for address ranges (proxy-addr), usable in TRUST_PROXY beside addresses and CIDRs. */
+const NAMED_RANGES = new Set(["loopback", "linklocal", "uniquelocal"]);
+const TRUST_PROXY_FORM = "a hop count (0 or none: trust no proxy) or a comma-separated list of proxy addresses, CIDR ranges and loopback/linklocal/uniquelocal";
+
+function isAddressOrRange(entry: string): boolean {
+  if (NAMED_RANGES.has(entry)) return true;
+  const [address = "", prefix, ...rest] = entry.split("/");
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  const bits = /^\d{1,3}$/.test(prefix) ? Number(prefix) : -1;
+  return bits >= 0 && bits <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * Which peers may tell Porta the client's address through X-Forwarded-For: a hop count, or the
+ * proxies' addresses. `true` (trust anyone) is refused: any client could then choose its address.
+ */
+const TrustProxySchema = z
+  .string()
+  .trim()
+  .transform((value, ctx): number | string[] => {
+    if (value === "none") return 0;
+    if (/^\d+$/.test(value)) return Number(value);
+    const entries = value.split(",").map((entry) => entry.trim()).filter(Boolean);
+    if (entries.length === 0 || value === "true" || value === "false" || /^-/.test(value)) {
+      ctx.addIssue({ code: "custom", message: `expected ${TRUST_PROXY_FORM}` });
+      return z.NEVER;
+    }
+    const bad = entries.find((entry) => !isAddressOrRange(entry));
+    if (bad !== undefined) {
+      ctx.addIssue({ code: "custom", message: `${bad} is not an IP address, CIDR range or one of loopback, linklocal, uniquelocal; expected ${TRUST_PROXY_FORM}` });
+      return z.NEVER;
+    }
+    return entries;
+  });
+
 /** An empty or blank variable means "unset" (z.coerce would turn it into 0). */
 const blankAsUnset = (value: unknown) => (typeof value === "string" && value.trim() === "" ? undefined : value);
 
@@ -70,7 +109,7 @@ const EnvSchema = z.object({
     .toLowerCase()
     .regex(SLUG_PATTERN, "expected a slug: lower-case letters, digits and inner dashes, 1 to 63 characters")
     .default("porta-admin"),
-  ADMIN_BOOTSTRAP_EMAIL: optionalString.pipe(z.email("expected an email address").optional()),
+  ADMIN_BOOTSTRAP_EMAIL: optionalString.pipe(emailSchema("expected an email address such as admin@example.com").optional()),
   ADMIN_BOOTSTRAP_PASSWORD: optionalString.pipe(z.string().min(8, "expected at least 8 characters").optional()),
   ENCRYPTION_KEY: optionalString.pipe(
     z
@@ -94,6 +133,7 @@ const EnvSchema = z.object({
   SMTP_PASS: optionalString,
   SMTP_FROM: optionalString,
   LOG_LEVEL: z.enum(LOG_LEVELS, { message: `expected one of ${LOG_LEVELS.join(", ")}` }).default("info"),
+  TRUST_PROXY: optionalString.pipe(TrustProxySchema.optional()),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -112,6 +152,8 @@ export interface Config {
   encryptionKey: Buffer | undefined;
   smtp: { host: string | undefined; port: number; user: string | undefined; pass: string | undefined; from: string | undefined };
   logLevel: Env["LOG_LEVEL"];
+  /** Express's `trust proxy`: hops to trust, or the trusted proxies' addresses and ranges. */
+  trustProxy: number | string[];
 }
 
 /** Parses an environment (process.env by default). Throws ConfigError on the first bad variable. */
@@ -147,5 +189,6 @@ export function parseConfig(source: Record<string, string | undefined> = process
     encryptionKey: env.ENCRYPTION_KEY ? Buffer.from(env.ENCRYPTION_KEY, "base64") : undefined,
     smtp: { host: env.SMTP_HOST, port: env.SMTP_PORT, user: env.SMTP_USER, pass: env.SMTP_PASS, from: env.SMTP_FROM },
     logLevel: env.LOG_LEVEL,
+    trustProxy: env.TRUST_PROXY ?? ["loopback"],
   };
 }
