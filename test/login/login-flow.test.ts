@@ -132,6 +132,27 @@ describe("password login of a confidential web client", () => {
   });
 });
 
+describe("addresses on a single-label domain (admin@localhost)", () => {
+  it("sign in with a password, and get the generic answer from the magic-link and reset forms", async () => {
+    const email = `ada-${Date.now()}@localhost`;
+    await createUser(porta.services.db.prisma, web.org.id, { email, password: PASSWORD });
+    const page = await openLoginPage(web);
+    const { callback } = await passwordLoginToCallback(page, email, PASSWORD, web.redirectUri);
+    expect(callback.searchParams.get("code")).toBeTruthy();
+
+    const magic = await openLoginPage(web);
+    const sent = await magic.browser.post(`${magic.interactionUrl}/magic-link`, { csrf: csrfOf(magic.html), email });
+    expect(sent.status).toBe(200);
+    expect(mainOf(await sent.text())).toContain(message("en", (m) => m.magicLink.sent, { email }));
+
+    const forgot = await openLoginPage(web);
+    const form = await forgot.browser.get(`${forgot.interactionUrl}/forgot-password`);
+    const requested = await forgot.browser.post(`${forgot.interactionUrl}/forgot-password`, { csrf: csrfOf(await form.text()), email });
+    expect(requested.status).toBe(200);
+    expect(await requested.text()).not.toContain(message("en", (m) => m.signIn.emailInvalid));
+  });
+});
+
 describe("public native client (PKCE, loopback redirect on any port)", () => {
   it("openid-client completes a login through the real pages", async () => {
     const native = await createTenant(porta, {
