@@ -70,4 +70,6 @@ export const CONSOLE_ADMINS = {
   clients: { email: "clients-admin@e2e.example.test", password: "an e2e admin password 2" },
   users: { email: "users-admin@e2e.example.test", password: "an e2e admin password 3" },
   overview: { email: "overview-admin@e2e.example.test", password: "an e2e admin password 4" },
+  /** An address on a single-label domain, like the admin@localhost that a first `npm start` prints. */
+  devices: { email: "ops@localhost", password: "an e2e admin password 5" },
 } as const;
