@@ -7,6 +7,7 @@ import { effectiveLoginMethods } from "~/.server/auth/login-methods";
 import { brandingOf } from "~/.server/interaction/branding";
 import { NO_STORE } from "~/.server/interaction/request";
 import { resolveLanguage } from "~/.server/i18n";
+import { readForm } from "~/.server/http/form";
 
 /** GET /{slug}/invitation?token=…: finish the invited account (name, and a password unless magic links are the only way in). */
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
@@ -32,7 +33,7 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
 }
 
 export async function action({ request, params, context }: ActionFunctionArgs) {
-  const form = await request.formData();
+  const form = await readForm(request);
   const token = String(form.get("token") ?? "");
   const invitation = await findOpenInvitation(context.services, params.slug!, token);
   const language = await resolveLanguage(request, { uiLocales: invitation?.language });

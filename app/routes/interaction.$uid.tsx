@@ -10,6 +10,7 @@ import { refuseUnavailableMethod } from "~/.server/interaction/context";
 import { interactionHeaders, isAfterAction, loadInteractionPage, NO_STORE, requestMeta } from "~/.server/interaction/request";
 import { recordConsent } from "~/.server/oidc/interaction-results";
 import { LOGIN_METHODS, type LoginMethod } from "~/.server/auth/login-methods";
+import { readForm } from "~/.server/http/form";
 
 export const headers = interactionHeaders;
 
@@ -64,7 +65,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const loaded = await loadInteractionPage(request, context, uid);
   if (!loaded.ok) return data({ view: "expired" as const, language: loaded.language }, { status: 400, headers: NO_STORE });
   const { context: ic, frame } = loaded;
-  const form = await request.formData();
+  const form = await readForm(request);
   const email = String(form.get("email") ?? "").slice(0, 320);
 
   // Method gate first: before any user lookup and before the CSRF check.

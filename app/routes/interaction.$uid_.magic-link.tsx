@@ -8,6 +8,7 @@ import { GateRefusalPage } from "~/components/gate-refusal";
 import { requestMagicLink } from "~/.server/auth/magic-link";
 import { passGate } from "~/.server/interaction/gate";
 import { interactionHeaders, isAfterAction, NO_STORE, requestMeta } from "~/.server/interaction/request";
+import { readForm } from "~/.server/http/form";
 
 export const headers = interactionHeaders;
 
@@ -20,7 +21,7 @@ export async function loader({ params, context }: LoaderFunctionArgs) {
 
 /** POST /interaction/:uid/magic-link: the same answer whether or not the address has an account. */
 export async function action({ request, params, context }: ActionFunctionArgs) {
-  const form = await request.formData();
+  const form = await readForm(request);
   const gate = await passGate(request, context, params.uid!, "magic_link", "POST /interaction/:uid/magic-link", form);
   if (!gate.open) return gate.response;
   const email = EmailSchema.safeParse(form.get("email"));

@@ -8,6 +8,7 @@ import { NO_STORE, requestMeta } from "~/.server/interaction/request";
 import { recordLoginSuccess } from "~/.server/auth/login-success";
 import { recordLogin } from "~/.server/oidc/interaction-results";
 import { resolveLanguage } from "~/.server/i18n";
+import { readForm } from "~/.server/http/form";
 
 /**
  * GET shows a page that consumes the link by POST (sent by script at once, or by the button
@@ -30,7 +31,7 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
 
 export async function action({ request, params, context }: ActionFunctionArgs) {
   const uid = params.uid!;
-  const form = await request.formData();
+  const form = await readForm(request);
   const language = await resolveLanguage(request, {});
   const failure = (status: number) => data({ view: "failed" as const, language }, { status, headers: NO_STORE });
   if (!context.services.csrf.verify(uid, form.get("csrf"))) return failure(400);

@@ -6,6 +6,7 @@ import { GateRefusalPage } from "~/components/gate-refusal";
 import { completePasswordReset, findUsableResetToken } from "~/.server/auth/password-reset";
 import { passGate } from "~/.server/interaction/gate";
 import { interactionHeaders, NO_STORE, requestMeta } from "~/.server/interaction/request";
+import { readForm } from "~/.server/http/form";
 
 export const headers = interactionHeaders;
 
@@ -21,7 +22,7 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
 
 /** POST /interaction/:uid/reset-password: set the new password, end the user's sessions. */
 export async function action({ request, params, context }: ActionFunctionArgs) {
-  const form = await request.formData();
+  const form = await readForm(request);
   const gate = await passGate(request, context, params.uid!, "password", "POST /interaction/:uid/reset-password", form);
   if (!gate.open) return gate.response;
   const token = String(form.get("token") ?? "");

@@ -8,6 +8,7 @@ import { issueEmailOtp, verifySecondFactor, type VerifyMethod } from "~/.server/
 import { interactionHeaders, loadInteractionPage, NO_STORE, requestMeta } from "~/.server/interaction/request";
 import { recordLoginSuccess } from "~/.server/auth/login-success";
 import { recordLogin } from "~/.server/oidc/interaction-results";
+import { readForm } from "~/.server/http/form";
 
 // Without it Remix drops the loader's and action's headers (no-store, Retry-After) from the page.
 export const headers = interactionHeaders;
@@ -33,7 +34,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const { services } = context;
   const loaded = await loadInteractionPage(request, context, uid);
   if (!loaded.ok) return data({ view: "expired" as const, language: loaded.language }, { status: 400, headers: NO_STORE });
-  const form = await request.formData();
+  const form = await readForm(request);
   if (!services.csrf.verify(uid, form.get("csrf"))) return data({ view: "csrf" as const, ...loaded.frame }, { status: 403, headers: NO_STORE });
   const pending = await loadPending(services.store, uid);
   if (!pending || pending.organizationId !== loaded.context.organization.id) return redirect(`/interaction/${uid}`, { headers: NO_STORE });

@@ -11,6 +11,7 @@ import { getUserById } from "~/.server/directory/users";
 import { interactionHeaders, loadInteractionPage, NO_STORE, requestMeta } from "~/.server/interaction/request";
 import { recordLoginSuccess } from "~/.server/auth/login-success";
 import { recordLogin } from "~/.server/oidc/interaction-results";
+import { readForm } from "~/.server/http/form";
 
 // Without it Remix drops the loader's and action's headers (no-store, Retry-After) from the page.
 export const headers = interactionHeaders;
@@ -44,7 +45,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const { services } = context;
   const loaded = await loadInteractionPage(request, context, uid);
   if (!loaded.ok) return data({ view: "expired" as const, language: loaded.language }, { status: 400, headers: NO_STORE });
-  const form = await request.formData();
+  const form = await readForm(request);
   if (!services.csrf.verify(uid, form.get("csrf"))) return data({ view: "csrf" as const, ...loaded.frame }, { status: 403, headers: NO_STORE });
   const pending = await loadPending(services.store, uid);
   if (!pending || !pending.plan.enrollTotp) return redirect(`/interaction/${uid}`, { headers: NO_STORE });

@@ -1,20 +1,11 @@
 import { z } from "zod";
-import type { Operation } from "./route";
+import { adminOperations } from "./operation-table";
 
 /**
- * The OpenAPI 3.1 document of the Admin API, built from the very operations the routes serve:
- * each module in ../operations exports arrays of operations whose zod schemas validate
- * requests and describe them here, so the document cannot drift from the code.
+ * The OpenAPI 3.1 document of the Admin API, built from the very operations the API serves
+ * (./operation-table.ts): their zod schemas validate requests and describe them here, so the
+ * document cannot drift from the code.
  */
-const modules = import.meta.glob<Record<string, unknown>>("../operations/*.ts", { eager: true });
-
-function isOperationList(value: unknown): value is Operation[] {
-  return Array.isArray(value) && value.every((v) => typeof v === "object" && v !== null && "operationId" in v && "handler" in v);
-}
-
-export function adminOperations(): Operation[] {
-  return Object.values(modules).flatMap((mod) => Object.values(mod).filter(isOperationList).flat());
-}
 
 type JsonSchema = Record<string, unknown>;
 
