@@ -16,17 +16,18 @@ function fail(message: string): never {
 }
 
 /**
- * oidc-provider prints "Unsupported runtime" to stderr when it is imported on Node 20, which
- * Porta pins deliberately (STACK-NOTES §1). On stderr it would precede every start-up error and
- * break the one-line contract, so it goes to the log instead. The server modules are imported
+ * oidc-provider prints notices to stderr: "Unsupported runtime" when it is imported on Node 20,
+ * which Porta pins deliberately (STACK-NOTES §1), and once that it found a parsed form (Porta
+ * parses protocol forms itself, oidc/mount.ts). On stderr they would break the one-line start-up
+ * contract and the JSON log, so they go to the log instead. The server modules are imported
  * only after this is in place.
  */
 /* eslint-disable no-console -- this wraps console.warn itself */
 function logLibraryRuntimeNotices(logger: Logger) {
   const warn = console.warn.bind(console);
   console.warn = (...args: unknown[]) => {
-    if (typeof args[0] === "string" && args[0].startsWith("oidc-provider WARNING: Unsupported runtime")) {
-      logger.debug({ notice: args[0] }, "library runtime notice");
+    if (typeof args[0] === "string" && args[0].startsWith("oidc-provider WARNING: ")) {
+      logger.debug({ notice: args[0] }, "library notice");
       return;
     }
     warn(...args);

@@ -1,6 +1,12 @@
 import { PassThrough } from "node:stream";
-import { createReadableStreamFromReadable, type AppLoadContext, type EntryContext } from "@remix-run/node";
-import { RemixServer } from "@remix-run/react";
+import {
+  createReadableStreamFromReadable,
+  type ActionFunctionArgs,
+  type AppLoadContext,
+  type EntryContext,
+  type LoaderFunctionArgs,
+} from "@remix-run/node";
+import { isRouteErrorResponse, RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
 import { createInstance } from "i18next";
 import { renderToPipeableStream } from "react-dom/server";
@@ -9,6 +15,21 @@ import { NonceContext } from "./components/nonce";
 import { FALLBACK_LANGUAGE, i18nOptions, isSupportedLanguage } from "./i18n/config";
 
 const ABORT_DELAY = 5_000;
+
+/**
+ * Errors thrown by loaders, actions and rendering become one JSON log line (Remix's default
+ * prints a stack to stderr). An aborted request (the client went away) is not an error.
+ */
+export function handleError(error: unknown, { request, context }: LoaderFunctionArgs | ActionFunctionArgs) {
+  if (request.signal.aborted) return;
+  const path = new URL(request.url).pathname;
+  // Remix hands over its own 4xx too (no route matches): the client's mistake, not ours.
+  if (isRouteErrorResponse(error) && error.status < 500) {
+    context.services.logger.info({ status: error.status, path }, "route not found or refused");
+    return;
+  }
+  context.services.logger.error({ err: error, path }, "route error");
+}
 
 /**
  * Pages decide their language in their loader or action (ui_locales, Accept-Language,

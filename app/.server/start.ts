@@ -7,6 +7,7 @@ import type { Logger } from "pino";
 import { bootstrap, type BootstrapResult } from "./bootstrap/bootstrap";
 import type { Config } from "./config/env";
 import { createHttpApp } from "./http/app";
+import { answerClientError } from "./http/client-error";
 import { createServices, type CreateServicesOptions, type Services } from "./services";
 
 export const SERVER_BUILD_PATH = fileURLToPath(new URL("../../build/server/index.js", import.meta.url));
@@ -63,6 +64,7 @@ export async function startPorta(config: Config, logger: Logger, options: StartO
       const s = app.listen(config.port, options.host ?? "0.0.0.0", () => resolve(s));
       s.once("error", reject);
     });
+    server.on("clientError", answerClientError(services.logger));
     // Slow clients must not hold a connection for ever.
     server.headersTimeout = 20_000;
     server.requestTimeout = 30_000;

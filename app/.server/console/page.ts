@@ -4,6 +4,7 @@ import { callAdmin, type AdminInput, type AdminResult } from "./gateway";
 import { csrfSubject, currentSession, LANGUAGE_COOKIE, readCookie, type ConsoleSession } from "./session";
 import { startSignIn } from "./sign-in";
 import type { Language } from "~/i18n/config";
+import { readForm } from "../http/form";
 
 /** What every console loader and action works with. */
 export interface Console {
@@ -69,7 +70,7 @@ export async function requireConsoleForm(args: Args, maxBytes = FORM_MAX_BYTES):
     args.context.res.setHeader("Connection", "close");
     throw data({ message: "too_large" }, { status: 413, headers: NO_STORE });
   }
-  const form = await args.request.formData();
+  const form = await readForm(args.request);
   if (!args.context.services.csrf.verify(csrfSubject(console.sessionId), form.get("csrf"))) {
     throw data({ message: "csrf" }, { status: 403, headers: NO_STORE });
   }

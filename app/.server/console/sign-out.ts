@@ -1,5 +1,6 @@
 import type { Services } from "../services";
 import { clearSessionCookie, csrfSubject, currentSession, endSession } from "./session";
+import { readForm } from "../http/form";
 
 /**
  * Sign-out: the form must carry the session's CSRF token (a foreign page cannot sign anyone
@@ -9,7 +10,7 @@ import { clearSessionCookie, csrfSubject, currentSession, endSession } from "./s
 export async function signOut(services: Services, request: Request): Promise<{ ok: true; cookie: string } | { ok: false }> {
   const current = await currentSession(services, request);
   if (current) {
-    const form = await request.formData();
+    const form = await readForm(request);
     if (!services.csrf.verify(csrfSubject(current.id), form.get("csrf"))) return { ok: false };
     await endSession(services, current.id, current.session);
   }

@@ -8,6 +8,7 @@ import { BRANDING_ASSET_ROUTE, serveBrandingAsset } from "../branding/serve";
 import { checkHealth } from "../health/health";
 import { protocolRoutes } from "../oidc/mount";
 import type { Services } from "../services";
+import { edgeGuard } from "./edge-guard";
 import { publicOrigin } from "./public-origin";
 import { requestIdAndAccessLog } from "./request-id";
 
@@ -30,6 +31,7 @@ export function createHttpApp(services: Services, options: HttpAppOptions): expr
 
   app.use(publicOrigin(services.config.baseUrl));
   app.use(requestIdAndAccessLog(logger));
+  app.use(edgeGuard(services.config.baseUrl, logger));
   app.use((_req, res, next) => {
     res.locals.cspNonce = randomBytes(16).toString("base64");
     next();

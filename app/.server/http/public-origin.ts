@@ -13,8 +13,10 @@ import type { RequestHandler } from "express";
 export function publicOrigin(baseUrl: string): RequestHandler {
   const base = new URL(baseUrl);
   const proto = base.protocol.slice(0, -1);
-  return (req, _res, next) => {
+  return (req, res, next) => {
     const ip = req.ip;
+    // Kept only to recognise a same-origin form post from a browser on another host name (edge-guard.ts).
+    res.locals.requestHost = req.headers.host;
     req.headers.host = base.host;
     req.headers["x-forwarded-host"] = base.host;
     req.headers["x-forwarded-proto"] = proto;

@@ -1,4 +1,5 @@
 import express, { type Request, type RequestHandler } from "express";
+import { findUnrepresentable, UNREPRESENTABLE_MESSAGE } from "~/schemas/text";
 import { userinfoRequest } from "./internals";
 import type { ProviderRegistry, TenantProvider } from "./registry";
 
@@ -6,9 +7,15 @@ import type { ProviderRegistry, TenantProvider } from "./registry";
  * The protocol paths of an organization, relative to /{slug}. Only these reach oidc-provider;
  * every other /{slug}/* path belongs to Remix (STACK-NOTES §3).
  */
-const PROTOCOL_PATH =
+export const PROTOCOL_PATH =
   /^\/(?:\.well-known\/(?:openid-configuration|jwks)|auth\/(?:authorize|token|par)(?:\/[^/]+)?|token(?:\/introspection|\/revocation)?|me|session\/end(?:\/confirm|\/success)?)$/;
 const SLUG = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+
+/** True for a path (below the origin) that oidc-provider serves: /{slug}/<protocol path>. */
+export function isProtocolPath(path: string): boolean {
+  const match = /^\/([^/]+)(\/.*)$/.exec(path);
+  return Boolean(match && SLUG.test(match[1]!) && PROTOCOL_PATH.test(match[2]!));
+}
 
 const parseForm = express.urlencoded({ extended: false, limit: "56kb" });
 const TOKEN_ENDPOINTS = new Set(["/token/introspection", "/token/revocation"]);
@@ -26,6 +33,41 @@ const PUBLIC_CACHE: Record<string, string> = {
 /** Stands in for a structured token that is not one of this organization's: no token has this id. */
 const UNKNOWN_TOKEN = "porta-unknown-token";
 
+/** Why a protocol form was refused before the provider saw it; the provider's own error body. */
+class FormRefusal extends Error {
+  constructor(
+    readonly status: 400 | 413,
+    readonly description: string,
+  ) {
+    super(description);
+  }
+}
+
+/**
+ * Every form posted to a protocol endpoint is parsed here, within the provider's own 56 kB
+ * limit (a larger one is 413, not the provider's 500), and refused with 400 invalid_request when
+ * a value holds text PostgreSQL cannot store (~/schemas/text). The provider then reads the
+ * parsed form (it logs once that it found one).
+ */
+function parseProtocolForm(req: Request): Promise<Record<string, unknown> | undefined> {
+  return new Promise((resolve, reject) => {
+    parseForm(req, req.res!, (error?: unknown) => {
+      if (error) {
+        const type = (error as { type?: string }).type;
+        return reject(
+          type === "entity.too.large"
+            ? new FormRefusal(413, "The request body is too large.")
+            : new FormRefusal(400, "The request body is not a valid form."),
+        );
+      }
+      const body = req.body as Record<string, unknown> | undefined;
+      const bad = body ? findUnrepresentable(body) : undefined;
+      if (bad !== undefined) return reject(new FormRefusal(400, `The parameter ${bad.split(".")[0]} ${UNREPRESENTABLE_MESSAGE}.`));
+      resolve(body);
+    });
+  });
+}
+
 /**
  * oidc-provider refuses JWTs at introspection and revocation because it never stores them;
  * Porta does (internals.storeJwtAccessToken), under their jti. A JWT in the `token` field
@@ -35,20 +77,11 @@ const UNKNOWN_TOKEN = "porta-unknown-token";
  * (RFC 7662 §2.2) and ignored at revocation (RFC 7009 §2.2), instead of a 400.
  * Porta's opaque tokens never contain a dot.
  */
-function presentJwtsByJti(req: Request, tenant: TenantProvider): Promise<void> {
-  return new Promise((resolve, reject) => {
-    parseForm(req, req.res!, (error?: unknown) => {
-      if (error) return reject(error);
-      const body = req.body as Record<string, unknown> | undefined;
-      const token = body?.token;
-      if (typeof token !== "string" || !token.includes(".")) return resolve();
-      const jti = token.split(".").length === 3 ? tenant.jtiOfSignedJwt(token) : Promise.resolve(undefined);
-      jti.then((value) => {
-        body!.token = value ?? UNKNOWN_TOKEN;
-        resolve();
-      }, reject);
-    });
-  });
+async function presentJwtsByJti(body: Record<string, unknown> | undefined, tenant: TenantProvider): Promise<void> {
+  const token = body?.token;
+  if (typeof token !== "string" || !token.includes(".")) return;
+  const jti = token.split(".").length === 3 ? await tenant.jtiOfSignedJwt(token) : undefined;
+  body!.token = jti ?? UNKNOWN_TOKEN;
 }
 
 /** Mount as `app.use("/:slug", protocolRoutes(registry))`. */
@@ -61,7 +94,19 @@ export function protocolRoutes(registry: ProviderRegistry): RequestHandler {
         res.status(404).json({ error: "not_found", error_description: "There is no such organization." });
         return;
       }
-      if (req.method === "POST" && TOKEN_ENDPOINTS.has(req.path)) await presentJwtsByJti(req, tenant);
+      if (req.method === "POST") {
+        let body;
+        try {
+          body = await parseProtocolForm(req);
+        } catch (error) {
+          if (!(error instanceof FormRefusal)) throw error;
+          if (error.status === 413) res.setHeader("Connection", "close");
+          res.status(error.status).setHeader("Cache-Control", "no-store");
+          res.json({ error: "invalid_request", error_description: error.description });
+          return;
+        }
+        if (TOKEN_ENDPOINTS.has(req.path)) await presentJwtsByJti(body, tenant);
+      }
       // `/{slug}/token` is the admin client library's shape of the token endpoint.
       if (req.path === "/token") req.url = "/auth/token" + req.url.slice("/token".length);
       // The provider derives every URL it hands out (discovery endpoints, redirects to resume

@@ -1,5 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { z } from "zod";
+import { findUnrepresentable, UNREPRESENTABLE_MESSAGE } from "~/schemas/text";
 import type { AuditRecord } from "../../audit/audit";
 import type { Services } from "../../services";
 import type { AdminPermission } from "../permissions";
@@ -112,11 +113,16 @@ async function readJson(request: Request, maxBytes: number): Promise<unknown> {
   const text = (await readBodyLimited(request, maxBytes)).toString("utf8");
   if (text.trim() === "") return undefined;
   if (!(request.headers.get("content-type") ?? "").includes("application/json")) throw badRequest("Send the body as application/json.");
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw badRequest("The body is not valid JSON.");
   }
+  // JSON may carry \u0000 or an unpaired \ud800 that no text column can hold.
+  const bad = findUnrepresentable(value);
+  if (bad !== undefined) throw validation([{ field: bad || "body", message: UNREPRESENTABLE_MESSAGE }]);
+  return value;
 }
 
 async function readRaw<Q>(request: Request, option: RawBodyOption<Q>, query: Q): Promise<RawBody> {
@@ -144,14 +150,14 @@ export function errorResponse(error: ApiError, requestId: string) {
 
 type RunArgs = Pick<LoaderFunctionArgs | ActionFunctionArgs, "request" | "params" | "context">;
 
-async function run(operations: Partial<Record<HttpMethod, Operation>>, args: RunArgs): Promise<Response> {
+/**
+ * Runs one operation: the Admin API's splat route after matching the table (./serve.ts), and
+ * the console in process (so that no rule exists twice). `params` are the path's parameters.
+ */
+export async function runOperation(op: Operation, args: RunArgs): Promise<Response> {
   const { request, params, context } = args;
   const { services, requestId } = context;
   const method = request.method.toUpperCase() as HttpMethod;
-  const op = operations[method];
-  if (!op) {
-    return errorResponse(new ApiError(405, "method_not_allowed", `${method} is not supported here.`), requestId);
-  }
   const audits: AuditRecord[] = [];
   try {
     const admin =
@@ -191,26 +197,6 @@ async function run(operations: Partial<Record<HttpMethod, Operation>>, args: Run
   }
 }
 
-/**
- * Runs one operation in process exactly as its route does (authentication, permission, parsing,
- * If-Match, audit, error body). The console calls the Admin API through this, so that no rule
- * exists twice.
- */
-export function runOperation(op: Operation, args: RunArgs): Promise<Response> {
-  return run({ [op.method]: op }, args);
-}
-
-/** The loader and action of a resource route serving the given operations. */
-export function adminResource(operations: Operation[]) {
-  const byMethod = Object.fromEntries(operations.map((op) => [op.method, op])) as Partial<Record<HttpMethod, Operation>>;
-  return {
-    loader: (args: LoaderFunctionArgs) => run(byMethod, args),
-    action: (args: ActionFunctionArgs) => run(byMethod, args),
-  };
-}
-
 /** Path parameter schemas shared by routes. */
 export const IdParams = z.object({ id: z.uuid({ message: "must be a UUID" }) });
 
-export const adminLoader = (operations: Operation[]) => adminResource(operations).loader;
-export const adminAction = (operations: Operation[]) => adminResource(operations).action;

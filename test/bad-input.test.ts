@@ -1,0 +1,132 @@
+import { request as httpRequest } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { adminApi, obtainAdminTokens } from "./support/admin-api";
+import { csrfOf } from "./support/browser";
+import { addClientSecret, createClient, createOrganization } from "./support/factories";
+import { startTestPorta, type TestPorta } from "./support/porta";
+import { createTenant, openLoginPage } from "./login/helpers";
+
+/**
+ * Hostile input found by fuzzing: each answers a clear 4xx with the project's error body,
+ * writes nothing, and is logged as one JSON line without a stack.
+ */
+let porta: TestPorta;
+let api: ReturnType<typeof adminApi>;
+beforeAll(async () => {
+  porta = await startTestPorta();
+  api = adminApi(porta, (await obtainAdminTokens(porta)).accessToken);
+});
+afterAll(async () => {
+  await porta?.stop();
+});
+
+interface Raw {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** node:http sends the path exactly as written (fetch would normalize or refuse it). */
+function raw(method: string, path: string, headers: Record<string, string> = {}, body?: string | Buffer): Promise<Raw> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(porta.url);
+    const req = httpRequest({ host: url.hostname, port: url.port, method, path, headers }, (res) => {
+      let text = "";
+      res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+    });
+    req.on("error", reject);
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
+const json = (r: Raw) => JSON.parse(r.body) as Record<string, unknown>;
+
+/** Every log line is one JSON object; no stack traces; 4xx never at error level. */
+function expectCleanLogs() {
+  for (const line of porta.logs.lines) {
+    expect(JSON.stringify(line)).not.toMatch(/\\n\s+at /);
+    if (typeof line.status === "number" && line.status < 500) expect(line.level as number).toBeLessThan(50);
+  }
+  expect(porta.logs.lines.filter((l) => (l.level as number) >= 50).map((l) => l.msg)).toEqual([]);
+}
+
+describe("malformed URLs", () => {
+  it.each(["/%C0%AF", "/console/%FF", "/acme/%E0%A4%A", "/interaction/%", "/api/admin/organizations/%ZZ", "/%00"])("%s is a 400, never a 500", async (path) => {
+    const res = await raw("GET", path);
+    expect(res.status).toBe(400);
+  });
+
+  it("answers the Admin API's error body under /api/admin and the protocol's under an organization", async () => {
+    const admin = await raw("GET", "/api/admin/organizations/%ZZ");
+    expect(json(admin)).toMatchObject({ error: { code: "bad_request" } });
+    const org = await createOrganization(porta.services.db.prisma);
+    const protocol = await raw("GET", `/${org.slug}/auth/authorize?client_id=%E0%A4%A`);
+    expect(protocol.status).toBe(400);
+    expect(json(protocol)).toMatchObject({ error: "invalid_request" });
+  });
+});
+
+describe("text PostgreSQL cannot store (NUL, unpaired surrogates)", () => {
+  it("in an Admin API JSON body is 422 naming the field, and nothing is written", async () => {
+    const before = await porta.services.db.prisma.organization.count();
+    const nul = await api.post("/organizations", { name: "Bad\u0000Name", slug: "nul-org" });
+    expect(nul.status).toBe(422);
+    expect(nul.body).toMatchObject({ error: { code: "validation_failed", details: [{ field: "name" }] } });
+    // JSON.stringify would escape a lone surrogate as \ud800: send the raw text.
+    const res = await raw("POST", "/api/admin/organizations", { authorization: `Bearer ${(await obtainAdminTokens(porta)).accessToken}`, "content-type": "application/json" }, '{"name":"Bad\\ud800Name","slug":"lone-org"}');
+    expect(res.status).toBe(422);
+    expect(json(res)).toMatchObject({ error: { code: "validation_failed", details: [{ field: "name" }] } });
+    expect(await porta.services.db.prisma.organization.count()).toBe(before);
+    expect(await porta.services.db.prisma.auditEntry.count({ where: { eventType: "organization.created" } })).toBe(0);
+  });
+
+  it("in an Admin API query value is 422 naming the parameter", async () => {
+    const res = await api.get("/organizations?q=a%00b");
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ error: { code: "validation_failed", details: [{ field: "query.q" }] } });
+  });
+
+  it("in a protocol parameter (client_id at authorize and token) is 400 invalid_request", async () => {
+    const org = await createOrganization(porta.services.db.prisma);
+    const authorize = await raw("GET", `/${org.slug}/auth/authorize?client_id=a%00b&response_type=code&scope=openid&redirect_uri=https%3A%2F%2Frp.example%2Fcb`);
+    expect(authorize.status).toBe(400);
+    const token = await raw("POST", `/${org.slug}/auth/token`, { "content-type": "application/x-www-form-urlencoded" }, "grant_type=client_credentials&client_id=a%00b&client_secret=x");
+    expect(token.status).toBe(400);
+    expect(json(token)).toMatchObject({ error: "invalid_request" });
+  });
+});
+
+describe("bodies the endpoints do not take", () => {
+  it("a form over 56 kB at introspection and revocation is 413", async () => {
+    const org = await createOrganization(porta.services.db.prisma);
+    const { client } = await createClient(porta.services.db.prisma, org.id, { grantTypes: ["client_credentials"] });
+    const secret = await addClientSecret(porta.services.db.prisma, client.id);
+    const body = `token=${"a".repeat(70_000)}`;
+    for (const path of ["token/introspection", "token/revocation", "auth/token"]) {
+      const res = await raw("POST", `/${org.slug}/${path}`, { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${Buffer.from(`${client.id}:${secret.value}`).toString("base64")}` }, body);
+      expect(res.status, path).toBe(413);
+      expect(json(res), path).toMatchObject({ error: "invalid_request" });
+    }
+  });
+
+  it("JSON posted to a login page is 415, not a 500", async () => {
+    const tenant = await createTenant(porta);
+    const page = await openLoginPage(tenant);
+    const path = new URL(page.interactionUrl).pathname;
+    const res = await raw("POST", path, { "content-type": "application/json", cookie: page.browser.cookieHeader(page.interactionUrl) }, JSON.stringify({ csrf: csrfOf(page.html), email: "a@example.com", password: "x" }));
+    expect(res.status).toBe(415);
+  });
+
+  it("a cross-origin POST with a valid CSRF token is 403", async () => {
+    const tenant = await createTenant(porta);
+    const page = await openLoginPage(tenant);
+    const res = await page.browser.post(page.interactionUrl, { csrf: csrfOf(page.html), email: "a@example.com", password: "whatever 123" }, { origin: "https://evil.example" });
+    expect(res.status).toBe(403);
+  });
+
+  it("logs each of these as one JSON line, never a stack, never at error level", () => {
+    expectCleanLogs();
+  });
+});
