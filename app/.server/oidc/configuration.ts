@@ -7,8 +7,9 @@ import { ADMIN_CLIENT_ID } from "../admin/permissions";
 import type { ReadThroughCache } from "../cache/read-through";
 import type { KeyValueStore } from "../cache/store";
 import { createFindAccount } from "./account";
-import { createAdapterFactory, findRememberedGrantId } from "./adapter";
+import { createAdapterFactory } from "./adapter";
 import { createClientAdapter } from "./client-metadata";
+import { createLoadExistingGrant } from "./grants";
 import { storeJwtAccessToken } from "./internals";
 import type { PrivateSigningJwk } from "./keys";
 import { LIFETIMES } from "./lifetimes";
@@ -134,18 +135,7 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
     },
     ttl: { ...LIFETIMES, AccessToken: input.accessTokenTtl, ClientCredentials: input.accessTokenTtl },
     rotateRefreshToken: true,
-    async loadExistingGrant(ctx) {
-      const clientId = ctx.oidc.client!.clientId;
-      const session = ctx.oidc.session!;
-      const result = ctx.oidc.result as { consent?: { grantId?: string } } | undefined;
-      const grantId =
-        result?.consent?.grantId ??
-        session.grantIdFor(clientId) ??
-        (session.accountId ? await findRememberedGrantId(prisma, organization.id, session.accountId, clientId) : undefined);
-      if (!grantId) return undefined;
-      const grant = await ctx.oidc.provider.Grant.find(grantId);
-      return grant && grant.accountId === session.accountId && grant.clientId === clientId ? grant : undefined;
-    },
+    loadExistingGrant: createLoadExistingGrant(prisma, organization.id),
     async issueRefreshToken(_ctx, client, code) {
       if (!client.grantTypeAllowed("refresh_token")) return false;
       // The shared admin client (CLI and console) always refreshes, as the spec's admin flow needs.
