@@ -4,15 +4,17 @@ import { TEST_ADMIN, type TestPorta } from "./porta";
 
 /**
  * A real admin access token, obtained the way the CLI does: authorization code + PKCE with the
- * shared admin client through the real login pages, as the bootstrap admin.
+ * shared admin client through the real login pages, as the bootstrap admin. `request` changes
+ * the authorization request (another scope, a resource), for tests of tokens the Admin API refuses.
  */
 export async function obtainAdminTokens(
   porta: TestPorta,
   credentials: { email: string; password: string } = TEST_ADMIN,
-): Promise<{ accessToken: string; refreshToken: string | undefined; config: oidc.Configuration }> {
+  request: { scope?: string; extra?: Record<string, string> } = {},
+): Promise<{ accessToken: string; refreshToken: string | undefined; idToken: string | undefined; config: oidc.Configuration }> {
   const issuer = `${porta.baseUrl}/${porta.services.config.superAdminSlug}`;
   const redirectUri = "http://127.0.0.1:53682/callback";
-  const start = await startAuthorization({ issuer, clientId: "porta-admin", redirectUri, scope: "openid profile email roles" });
+  const start = await startAuthorization({ issuer, clientId: "porta-admin", redirectUri, scope: request.scope ?? "openid profile email roles", ...(request.extra ? { extra: request.extra } : {}) });
   const page = await start.browser.get(start.interactionUrl);
   const html = await page.text();
   const posted = await start.browser.post(start.interactionUrl, { csrf: csrfOf(html), email: credentials.email, password: credentials.password });
@@ -20,7 +22,7 @@ export async function obtainAdminTokens(
   const { url } = await start.browser.follow(posted, start.interactionUrl, (u) => u.startsWith(redirectUri));
   if (!url.startsWith(redirectUri)) throw new Error(`admin login did not reach the callback: ${url}`);
   const tokens = await oidc.authorizationCodeGrant(start.config, new URL(url), { pkceCodeVerifier: start.verifier });
-  return { accessToken: tokens.access_token, refreshToken: tokens.refresh_token, config: start.config };
+  return { accessToken: tokens.access_token, refreshToken: tokens.refresh_token, idToken: tokens.id_token, config: start.config };
 }
 
 export interface ApiResponse<T = unknown> {
