@@ -102,6 +102,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
   await keys.ensureActiveKey();
   const oidc = await createProviderRegistry({
     baseUrl: config.baseUrl,
+    superAdminSlug: config.superAdminSlug,
     prisma: db.prisma,
     cache,
     store,

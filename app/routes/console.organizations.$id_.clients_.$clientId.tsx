@@ -35,6 +35,8 @@ export async function loader(args: LoaderFunctionArgs) {
       client: client.body,
       version: client.version!,
       org: { id: org.body.id, name: org.body.name, defaultLoginMethods: org.body.defaultLoginMethods },
+      // Only the super-admin organization's clients may call the Admin API (decision 017).
+      offerAdminApiAccess: org.body.slug === args.context.services.config.superAdminSlug,
       apps: apps.ok ? apps.body.data.map((a) => ({ id: a.id, name: a.name })) : [],
       secrets: secrets?.ok ? secrets.body.data : [],
       history: history.ok ? history.body : null,
@@ -120,7 +122,7 @@ export async function action(args: ActionFunctionArgs) {
 }
 
 export default function ClientPage() {
-  const { client, version, org, apps, secrets, history, done } = useLoaderData<typeof loader>();
+  const { client, version, org, offerAdminApiAccess, apps, secrets, history, done } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const { t } = useTranslation("console");
   return (
@@ -135,7 +137,7 @@ export default function ClientPage() {
       {done ? <Notice kind="info">{t(`clientDetail.done.${done}`)}</Notice> : null}
       {result?.kind === "failed" ? <Notice kind="error">{result.message}</Notice> : null}
       {result?.kind === "secret" ? <SecretOnce secret={result.value} /> : null}
-      <ClientEditForm client={client} version={version} apps={apps} result={result?.kind === "invalid" || result?.kind === "conflict" ? result : undefined} />
+      <ClientEditForm client={client} version={version} apps={apps} offerAdminApiAccess={offerAdminApiAccess} result={result?.kind === "invalid" || result?.kind === "conflict" ? result : undefined} />
       <LoginMethodsPanel client={client} orgDefault={org.defaultLoginMethods} errors={result?.kind === "loginInvalid" ? result.errors : {}} />
       {client.clientType === "confidential" ? <ClientSecrets secrets={secrets} errors={result?.kind === "secretInvalid" ? result.errors : {}} /> : null}
       <ClientActions client={client} />

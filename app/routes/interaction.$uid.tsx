@@ -24,8 +24,9 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const { context: ic, frame } = loaded;
 
   if (ic.interaction.prompt.name === "consent") {
-    // Porta's own admin client (CLI and console) is first party: nothing to ask.
-    if (isFirstPartyClient(ic.client.id)) return redirect(await recordConsent(ic.tenant.provider, ic.interaction), { headers: NO_STORE });
+    // Porta's own admin client (CLI and console) is first party: nothing to ask. Each of its
+    // authorizations is a sign-in of its own (see grantMissingConsent).
+    if (isFirstPartyClient(ic.client.id)) return redirect(await recordConsent(ic.tenant.provider, ic.interaction, { newSignIn: true }), { headers: NO_STORE });
     return data({ view: "consent" as const, ...frame, ...(await consentView(context.services, ic)) }, { headers: NO_STORE });
   }
 

@@ -65,6 +65,8 @@ export const ClientSchema = z.object({
   /** The client's override; null when the client inherits the organization's defaultLoginMethods. */
   loginMethods: z.array(z.enum(LOGIN_METHOD_VALUES)).nullable(),
   effectiveLoginMethods: z.array(z.enum(LOGIN_METHOD_VALUES)),
+  /** May obtain access tokens for the Admin API (clients of the super-admin organization only). */
+  adminApiAccess: z.boolean(),
   status: z.enum(CLIENT_STATUS_VALUES),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
@@ -87,6 +89,7 @@ export const ClientCreateSchema = z
     grantTypes: GrantTypesSchema.default(["authorization_code", "refresh_token"]),
     scope: ScopeSchema.default("openid profile email offline_access"),
     loginMethods: LoginMethodsSchema.optional(),
+    adminApiAccess: z.boolean().default(false),
   })
   .strict();
 
@@ -101,6 +104,7 @@ export const ClientUpdateSchema = z
     scope: ScopeSchema.optional(),
     /** null clears the override (the client inherits the organization's default). */
     loginMethods: LoginMethodsSchema.nullable().optional(),
+    adminApiAccess: z.boolean().optional(),
   })
   .strict();
 

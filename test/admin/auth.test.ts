@@ -1,10 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT } from "jose";
+import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminApi, obtainAdminTokens, type ApiResponse } from "../support/admin-api";
-import { createUser, giveRole } from "../support/factories";
+import { createClient, createUser, giveRole } from "../support/factories";
+import { basicAuth, postForm } from "../support/oidc";
 import { startTestPorta, TEST_ADMIN, type TestPorta } from "../support/porta";
-import { createTenant, PASSWORD, signIn, unique, userinfoStatus, type ErrorBody, type Tenant } from "./helpers";
+import { createTenant, PASSWORD, RP_CALLBACK, signIn, unique, userinfoStatus, type ErrorBody, type Tenant } from "./helpers";
 
 /**
  * The Admin API's authentication: each of the spec's seven checks fails on its own with 401 and
@@ -74,8 +76,14 @@ async function forge(alg: "RS256" | "HS256" | "ES256", key: CryptoKey | Uint8Arr
 it("a real admin token passes every check, and GET /api/admin/metadata needs none", async () => {
   expect((await callWithToken(adminToken)).status).toBe(200);
   const header = decodeProtectedHeader(adminToken);
-  expect(header.alg).toBe("ES256");
-  expect(decodeJwt(adminToken)).toMatchObject({ iss: issuer, sub: adminId });
+  expect(header).toMatchObject({ alg: "ES256", typ: "at+jwt" });
+  // An access token for the Admin API, issued to the shared admin client with the admin scope.
+  expect(decodeJwt(adminToken)).toMatchObject({ iss: issuer, sub: adminId, aud: `${porta.baseUrl}/api/admin`, client_id: "porta-admin" });
+  expect(String(decodeJwt(adminToken).scope).split(" ").sort()).toEqual(["email", "openid", "profile", "roles"]);
+  // It still works at the super-admin organization's userinfo endpoint.
+  const userinfo = await fetch(`${issuer}/me`, { headers: { authorization: `Bearer ${adminToken}` } });
+  expect(userinfo.status).toBe(200);
+  expect(await userinfo.json()).toMatchObject({ sub: adminId, email: TEST_ADMIN.email, roles: ["service-admin"] });
 
   const metadata = await fetch(`${porta.url}/api/admin/metadata`);
   expect(metadata.status).toBe(200);
@@ -135,6 +143,93 @@ describe("each check fails with 401 and the error body", () => {
     expect(decodeProtectedHeader(accessToken).alg).toBe("ES256");
     expect(decodeJwt(accessToken)).toMatchObject({ iss: tenant.issuer, sub: user.id });
     expect(await userinfoStatus(tenant, accessToken)).toBe(200);
+    expect401(await callWithToken(accessToken));
+  });
+
+  it("3. a token of another client of the super-admin organization, even with the admin scope", async () => {
+    const prisma = porta.services.db.prisma;
+    const superOrg = { id: superOrgId, slug: porta.services.config.superAdminSlug };
+    const { client, secret } = await createClient(prisma, superOrgId, { redirectUris: [RP_CALLBACK], scope: "openid profile email roles offline_access" });
+    const other: Tenant = { org: superOrg, clientId: client.id, secret: secret!.value, issuer };
+    const { user } = await secondAdmin();
+    for (const scope of ["openid", "openid profile email roles"]) {
+      const { accessToken } = await signIn(other, { email: user.email, password: PASSWORD }, scope);
+      // A real token of the super-admin organization, naming a service-admin, valid where it was issued.
+      expect(decodeJwt(accessToken)).toMatchObject({ iss: issuer, sub: user.id, client_id: client.id, aud: issuer });
+      expect(await userinfoStatus(other, accessToken)).toBe(200);
+      expect401(await callWithToken(accessToken), scope);
+    }
+    // Introspection by a confidential client of the organization knows the Admin API's tokens.
+    const introspected = await postForm(`${issuer}/token/introspection`, { token: adminToken }, { authorization: basicAuth(client.id, secret!.value) });
+    expect(introspected.body).toMatchObject({ active: true, client_id: "porta-admin", sub: adminId, aud: `${porta.baseUrl}/api/admin` });
+  });
+
+  it("3. a shared admin client token without the admin scope, or for another resource", async () => {
+    const { user } = await secondAdmin();
+    const credentials = { email: user.email, password: PASSWORD };
+    for (const scope of ["openid", "openid profile email", "openid email roles"]) {
+      const { accessToken } = await obtainAdminTokens(porta, credentials, { scope });
+      expect(decodeJwt(accessToken)).toMatchObject({ aud: `${porta.baseUrl}/api/admin`, client_id: "porta-admin" });
+      expect401(await callWithToken(accessToken), scope);
+    }
+    // The organization's own resource instead of the Admin API's.
+    const { accessToken } = await obtainAdminTokens(porta, credentials, { extra: { resource: issuer } });
+    expect(decodeJwt(accessToken)).toMatchObject({ aud: issuer, client_id: "porta-admin" });
+    expect401(await callWithToken(accessToken), "resource = issuer");
+  });
+
+  it("3. an ID token or a refresh token presented as bearer", async () => {
+    const { user } = await secondAdmin();
+    const { idToken, refreshToken } = await obtainAdminTokens(porta, { email: user.email, password: PASSWORD });
+    // The ID token is signed by the same keys, with the right iss and sub.
+    expect(decodeJwt(idToken!)).toMatchObject({ iss: issuer, sub: user.id, aud: "porta-admin" });
+    expect401(await callWithToken(idToken!), "ID token");
+    expect401(await callWithToken(refreshToken!), "refresh token");
+  });
+
+  it("3. a client an operator marked may call it, until the mark is removed", async () => {
+    const api = adminApi(porta, adminToken);
+    const created = await api.post<{ id: string; secret: { value: string } }>("/clients", {
+      organizationId: superOrgId,
+      name: "Ops automation",
+      clientType: "confidential",
+      redirectUris: [RP_CALLBACK],
+      scope: "openid profile email roles offline_access",
+      adminApiAccess: true,
+    });
+    expect(created.status).toBe(201);
+    const ops: Tenant = { org: { id: superOrgId, slug: porta.services.config.superAdminSlug }, clientId: created.body.id, secret: created.body.secret.value, issuer };
+    const { user } = await secondAdmin();
+    const { accessToken, refreshToken, config } = await signIn(ops, { email: user.email, password: PASSWORD }, "openid profile email roles offline_access", { prompt: "consent" });
+    // No resource parameter: an admin client's tokens are for the Admin API by default.
+    expect(decodeJwt(accessToken)).toMatchObject({ aud: `${porta.baseUrl}/api/admin`, client_id: ops.clientId, sub: user.id });
+    expect((await callWithToken(accessToken)).status).toBe(200);
+    const refreshed = await oidc.refreshTokenGrant(config, refreshToken!);
+    expect((await callWithToken(refreshed.access_token)).status).toBe(200);
+
+    expect((await api.put(`/clients/${ops.clientId}`, { adminApiAccess: false })).status).toBe(200);
+    expect401(await callWithToken(refreshed.access_token), "unmarked");
+    // Its next sign-in gets tokens for the organization's own resource, which the Admin API refuses.
+    const { accessToken: later } = await signIn(ops, { email: user.email, password: PASSWORD }, "openid profile email roles");
+    expect(decodeJwt(later).aud).toBe(issuer);
+    expect401(await callWithToken(later), "signed in while unmarked");
+  });
+
+  it("3. the token of a deactivated admin client", async () => {
+    const api = adminApi(porta, adminToken);
+    const created = await api.post<{ id: string; secret: { value: string } }>("/clients", {
+      organizationId: superOrgId,
+      name: "Ops automation 2",
+      clientType: "confidential",
+      redirectUris: [RP_CALLBACK],
+      scope: "openid profile email roles",
+      adminApiAccess: true,
+    });
+    const ops: Tenant = { org: { id: superOrgId, slug: porta.services.config.superAdminSlug }, clientId: created.body.id, secret: created.body.secret.value, issuer };
+    const { user } = await secondAdmin();
+    const { accessToken } = await signIn(ops, { email: user.email, password: PASSWORD }, "openid profile email roles");
+    expect((await callWithToken(accessToken)).status).toBe(200);
+    expect((await api.post(`/clients/${ops.clientId}/deactivate`)).status).toBe(200);
     expect401(await callWithToken(accessToken));
   });
 

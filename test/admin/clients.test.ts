@@ -29,6 +29,7 @@ interface Client {
   scope: string;
   loginMethods: string[] | null;
   effectiveLoginMethods: string[];
+  adminApiAccess: boolean;
   status: string;
   secret?: { id: string; value: string; hint: string };
 }
@@ -87,6 +88,7 @@ describe("clients", () => {
       scope: "email",
       loginMethods: null,
       effectiveLoginMethods: ["magic_link"],
+      adminApiAccess: false,
       status: "active",
     });
     expect(client.id).toMatch(/^[0-9a-f-]{36}$/);
@@ -288,6 +290,42 @@ describe("clients", () => {
     ] as const) {
       expectError(await api.call(method, path, method === "PUT" ? { name: "x" } : undefined), 404, "not_found", `${method} ${path}`);
     }
+  });
+
+  it("marks clients of the super-admin organization, and only those, as clients that may call the Admin API", async () => {
+    expect((await api.get<Client>("/clients/porta-admin")).body.adminApiAccess).toBe(true);
+    const superAdminId = porta.bootstrap.organizationId;
+    const admin = { organizationId: superAdminId, name: "Ops tool", clientType: "confidential", redirectUris: [RP], scope: "openid profile email roles" };
+
+    const marked = await api.post<Client>("/clients", { ...admin, adminApiAccess: true });
+    expect(marked.status, JSON.stringify(marked.body)).toBe(201);
+    expect(marked.body.adminApiAccess).toBe(true);
+    expect((await api.get<Client>(`/clients/${marked.body.id}`)).body.adminApiAccess).toBe(true);
+    const unmarked = await api.put<Client>(`/clients/${marked.body.id}`, { adminApiAccess: false });
+    expect(unmarked.status).toBe(200);
+    expect(unmarked.body.adminApiAccess).toBe(false);
+    const remarked = await api.put<Client>(`/clients/${marked.body.id}`, { adminApiAccess: true });
+    expect(remarked.body.adminApiAccess).toBe(true);
+    const audit = await porta.services.db.prisma.auditEntry.findMany({ where: { targetId: marked.body.id }, orderBy: { createdAt: "asc" } });
+    expect(audit.map((a) => (a.data as { change?: { adminApiAccess?: boolean } }).change?.adminApiAccess)).toEqual([true, false, true]);
+    // Unmarked by default, in the super-admin organization too.
+    expect((await api.post<Client>("/clients", admin)).body.adminApiAccess).toBe(false);
+
+    const before = await resourceFingerprint(porta);
+    // Anywhere else: 422, also for a client that exists.
+    expect422(await api.post("/clients", { organizationId: org.id, name: "Elsewhere", clientType: "confidential", redirectUris: [RP], scope: "openid profile email roles", adminApiAccess: true }), "adminApiAccess");
+    const { body: elsewhere } = await create({ clientType: "confidential", redirectUris: [RP], scope: "openid profile email roles" });
+    const afterCreate = await resourceFingerprint(porta);
+    expect422(await api.put(`/clients/${elsewhere.id}`, { adminApiAccess: true }), "adminApiAccess");
+    // An admin client signs service-admins in with the code flow and the admin scope.
+    expect422(await api.post("/clients", { ...admin, scope: "openid profile email", adminApiAccess: true }), "scope");
+    expect422(await api.post("/clients", { ...admin, redirectUris: [], grantTypes: ["client_credentials"], scope: "openid profile email roles", adminApiAccess: true }), "grantTypes");
+    expect422(await api.put(`/clients/${marked.body.id}`, { scope: "openid email" }), "scope");
+    expect422(await api.post("/clients", { ...admin, adminApiAccess: "yes" }), "adminApiAccess");
+    expect(await resourceFingerprint(porta)).toEqual(afterCreate);
+    expect(before).not.toEqual(afterCreate);
+    // The shared admin client stays as it is.
+    expectError(await api.put("/clients/porta-admin", { adminApiAccess: false }), 409, "protected_client");
   });
 
   it("rejects bad input on every route with 422 and field details, writing nothing", async () => {

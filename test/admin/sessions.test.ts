@@ -152,7 +152,7 @@ describe("revoking", () => {
   it("revoking a user's sessions makes their refresh tokens fail at the token endpoint at once", async () => {
     const prisma = porta.services.db.prisma;
     const ada = await signedInUser(tenant);
-    // A second client of the same organization: a second grant (one client's sign-ins share one).
+    // A second client of the same organization: a second grant (every sign-in has one of its own).
     const secondClient = await tenantOf(porta, tenant.org);
     const second = await withRefreshToken(secondClient, ada.user.email);
     const eve = await signedInUser(other);

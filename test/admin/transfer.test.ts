@@ -1,5 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Prisma } from "~/generated/prisma/client";
+import { CLIENT_COLUMNS_NOT_CARRIED } from "~/.server/admin/transfer/export";
 import { createPackageSeal } from "~/.server/admin/transfer/package-seal";
 import type { ExportPackage, ImportPlan } from "~/schemas/transfer";
 import { adminApi, obtainAdminTokens, type ApiResponse } from "../support/admin-api";
@@ -147,6 +149,15 @@ describe("exports", () => {
 
     const audit = await source.services.db.prisma.auditEntry.findFirstOrThrow({ where: { eventType: "organization.exported", targetId: fx.orgId } });
     expect(audit.data).toEqual({ counts: pkg.counts });
+  });
+
+  it("carries every column of a client, or leaves it out for a stated reason", async () => {
+    const [client] = (await download()).body.content.clients;
+    const carried = Object.keys(client!);
+    for (const column of Object.values(Prisma.ClientScalarFieldEnum)) {
+      const reason = (CLIENT_COLUMNS_NOT_CARRIED as Record<string, string>)[column];
+      expect(reason === undefined ? carried.includes(column) : !carried.includes(column), `Client.${column}: carry it in the package or list it in CLIENT_COLUMNS_NOT_CARRIED`).toBe(true);
+    }
   });
 
   it("describes an export in a manifest: counts and the signing key's fingerprint", async () => {

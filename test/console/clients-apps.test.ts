@@ -139,6 +139,36 @@ describe("client page", () => {
     expect(await stored(id)).toEqual(before);
   });
 
+  it("offers the Admin API checkbox for clients of the super-admin organization only, and saves it", async () => {
+    const superAdminId = porta.bootstrap.organizationId;
+    const { client } = await createClient(prisma(), superAdminId, { redirectUris: ["https://ops.example.com/cb"], scope: "openid profile email roles" });
+    const url = `${porta.baseUrl}/console/organizations/${superAdminId}/clients/${client.id}`;
+    const { html, csrf } = await pageWithCsrf(admin.browser, url);
+    expect(html).toMatch(/<input type="checkbox" name="adminApiAccess" value="yes"\/>/);
+    expect(textOf(html)).toContain("This client may sign service-admins in to the Admin API");
+    const form = { csrf, intent: "update", version: versionOf(html), name: "Ops tool", redirectUris: "https://ops.example.com/cb", postLogoutRedirectUris: "", scope: "openid profile email roles", grantTypes: "authorization_code", applicationId: "", adminApiAccessShown: "1" };
+
+    const marked = await admin.browser.post(url, { ...form, adminApiAccess: "yes" });
+    expect(marked.status).toBe(302);
+    expect((await stored(client.id))!.adminApiAccess).toBe(true);
+    const again = await pageWithCsrf(admin.browser, url);
+    expect(again.html).toMatch(/<input type="checkbox" name="adminApiAccess" checked="" value="yes"\/>/);
+    // The Admin API's rule shows next to its field: an admin client needs the admin scope.
+    const refused = await admin.browser.post(url, { ...form, csrf: again.csrf, version: versionOf(again.html), scope: "openid email", adminApiAccess: "yes" });
+    expect(refused.status).toBe(422);
+    expect(await refused.text()).toMatch(/<p id="scope-error" class="field-error" role="alert">must include profile roles in a client that calls the Admin API<\/p>/);
+    // Unticked: the form still says so (the marker), and the mark is removed.
+    const unmarked = await admin.browser.post(url, { ...form, csrf: again.csrf, version: versionOf(again.html) });
+    expect(unmarked.status).toBe(302);
+    expect((await stored(client.id))!.adminApiAccess).toBe(false);
+
+    // Another organization's client page has no such checkbox, and its saves leave the flag alone.
+    const { id } = await machineClient("Plain machine");
+    const plain = await pageWithCsrf(admin.browser, clientUrl(id));
+    expect(plain.html).not.toContain('name="adminApiAccess"');
+    expect(plain.html).not.toContain("adminApiAccessShown");
+  });
+
   it("shows a generated secret once; it authenticates until revoked, the older one stays valid", async () => {
     const { id, secret: first } = await machineClient("Rotating machine");
     const { csrf } = await pageWithCsrf(admin.browser, clientUrl(id));

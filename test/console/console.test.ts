@@ -1,11 +1,12 @@
+import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadSession, saveSession } from "~/.server/console/session";
-import { adminApi } from "../support/admin-api";
+import { adminApi, obtainAdminTokens } from "../support/admin-api";
 import { startAuthorization, TestBrowser } from "../support/browser";
 import { createUser } from "../support/factories";
 import { TEST_ADMIN, startTestPorta, type TestPorta } from "../support/porta";
 import { createTenant, dataFingerprint, PASSWORD, RP_CALLBACK, signIn, unique, userinfoStatus } from "../admin/helpers";
-import { consoleSignIn, cookieNamed, pageWithCsrf, uploadLogo, type ConsoleVisit } from "./helpers";
+import { consoleSignIn, cookieNamed, createServiceAdmin, pageWithCsrf, uploadLogo, type ConsoleVisit } from "./helpers";
 
 /**
  * The admin console over HTTP, as a browser drives it: OIDC sign-in with the shared admin client,
@@ -17,10 +18,7 @@ let porta: TestPorta;
 let admin: ConsoleVisit;
 /** A second service-admin, in a browser of their own. */
 const SECOND = { email: "second-admin@porta.test", password: PASSWORD };
-/**
- * A third one who signs out. Revoking a token revokes its grant, and the provider keeps one grant
- * per account and client: signing out ends every porta-admin session of that account.
- */
+/** A third one who signs out. */
 const LEAVER = { email: "leaving-admin@porta.test", password: PASSWORD };
 let second: ConsoleVisit;
 
@@ -167,6 +165,35 @@ describe("session", () => {
     expect(url).toContain("/interaction/");
     // Other admins' sessions go on.
     expect((await admin.browser.get(`${porta.baseUrl}/console`)).status).toBe(200);
+  });
+
+  it("signing out ends the console's own sign-in only: the same admin's CLI keeps its tokens", async () => {
+    const person = { email: `${unique("cli-and-console")}@porta.test`, password: PASSWORD };
+    await createServiceAdmin(porta, person);
+    // The CLI on another machine, then the console in a browser.
+    const cli = await obtainAdminTokens(porta, person);
+    const { browser } = await consoleSignIn(porta, person);
+    // And `porta login` in that same browser, where the provider's session already knows the admin.
+    const sameBrowser = await startAuthorization({
+      issuer: `${porta.baseUrl}/${porta.services.config.superAdminSlug}`,
+      clientId: "porta-admin",
+      redirectUri: "http://127.0.0.1:53999/callback",
+      scope: "openid profile email roles offline_access",
+      browser,
+    });
+    const consented = await browser.get(sameBrowser.interactionUrl);
+    const { url } = await browser.follow(consented, sameBrowser.interactionUrl, (u) => u.startsWith("http://127.0.0.1:53999/"));
+    expect(url.startsWith("http://127.0.0.1:53999/callback?code=")).toBe(true);
+    const cliHere = await oidc.authorizationCodeGrant(sameBrowser.config, new URL(url), { pkceCodeVerifier: sameBrowser.verifier });
+
+    const { csrf } = await pageWithCsrf(browser, `${porta.baseUrl}/console`);
+    expect((await browser.post(`${porta.baseUrl}/console/sign-out`, { csrf })).status).toBe(302);
+
+    for (const [label, tokens] of [["other machine", cli], ["same browser", { accessToken: cliHere.access_token, refreshToken: cliHere.refresh_token, config: sameBrowser.config }]] as const) {
+      expect((await adminApi(porta, tokens.accessToken).get("/organizations")).status, label).toBe(200);
+      const refreshed = await oidc.refreshTokenGrant(tokens.config, tokens.refreshToken!);
+      expect((await adminApi(porta, refreshed.access_token).get("/organizations")).status, label).toBe(200);
+    }
   });
 });
 

@@ -26,9 +26,9 @@ afterAll(async () => {
   await porta?.stop();
 });
 
-async function signedIn() {
+async function signedIn(accountId = userId) {
   const jar = new CookieJar();
-  const tokens = await codeFlow(porta, org, config, { accountId: userId, scope: "openid email", redirectUri: CB, jar });
+  const tokens = await codeFlow(porta, org, config, { accountId, scope: "openid email", redirectUri: CB, jar });
   return { jar, tokens };
 }
 
@@ -110,21 +110,24 @@ describe("RP-initiated logout", () => {
   });
 
   it("signs the browser out of this client only when the person declines the full sign-out", async () => {
-    const { jar, tokens } = await signedIn();
+    // A user with this one sign-in: consent given in another live sign-in would be remembered.
+    const loner = (await createUser(porta.services.db.prisma, org.id)).id;
+    const { jar, tokens } = await signedIn(loner);
     const page = await jar.fetch(oidc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: LOGGED_OUT }));
     const { action, xsrf } = logoutForm(await page.text());
     const declined = await postForm(jar, action, { xsrf });
     expect(declined.status).toBe(303);
     expect(new URL(declined.headers.get("location")!).origin + new URL(declined.headers.get("location")!).pathname).toBe(LOGGED_OUT);
     // The account is still signed in at the provider: a new request needs no login, only a
-    // new consent, because this client's part of the session (and its grant) ended.
+    // new consent, because this client's part of the session (and its grant, the account's
+    // only one for the client) ended.
     const { challenge } = await pkcePair();
     const next = await jar.fetch(authorizationUrl(porta, org, { id: clientId }, { redirect_uri: CB, scope: "openid", code_challenge: challenge, code_challenge_method: "S256" }));
     const location = new URL(next.headers.get("location")!, porta.baseUrl);
     expect(location.pathname).toMatch(/^\/interaction\//);
     const interaction = await (await porta.services.oidc.get(org.slug))!.provider.Interaction.find(location.pathname.split("/").pop()!);
     expect(interaction!.prompt.name).toBe("consent");
-    expect(interaction!.session?.accountId).toBe(userId);
+    expect(interaction!.session?.accountId).toBe(loner);
     expect(await userinfoStatus(tokens.access_token)).toBe(401);
   });
 });

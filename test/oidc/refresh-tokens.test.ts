@@ -75,7 +75,8 @@ describe("refresh token issuance", () => {
     });
     expect(tokens.refresh_token).toBeTruthy();
     expect(tokens.scope?.split(" ").sort()).toEqual(["email", "openid", "profile", "roles"]);
-    const at = await verifyWithJwks(porta, adminOrg, tokens.access_token, { audience: issuerOf(porta, adminOrg), typ: "at+jwt" });
+    // For the Admin API (decision 017), without asking for that resource.
+    const at = await verifyWithJwks(porta, adminOrg, tokens.access_token, { audience: `${porta.baseUrl}/api/admin`, typ: "at+jwt" });
     expect(at.payload).toMatchObject({ iss: issuerOf(porta, adminOrg), sub: admin.id, client_id: ADMIN_CLIENT_ID });
     expect(tokens.claims()?.roles).toContain(SERVICE_ADMIN_ROLE);
 
@@ -83,7 +84,7 @@ describe("refresh token issuance", () => {
     const refreshed = await oidc.refreshTokenGrant(adminConfig, tokens.refresh_token!);
     expect(refreshed.refresh_token).toBeTruthy();
     expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
-    const again = await verifyWithJwks(porta, adminOrg, refreshed.access_token, { audience: issuerOf(porta, adminOrg) });
+    const again = await verifyWithJwks(porta, adminOrg, refreshed.access_token, { audience: `${porta.baseUrl}/api/admin` });
     expect(again.payload.sub).toBe(admin.id);
     expect(String(again.payload.scope).split(" ").sort()).toEqual(["email", "openid", "profile", "roles"]);
   });

@@ -4,22 +4,25 @@ import { TEST_ADMIN, type TestPorta } from "./porta";
 
 /**
  * A real admin access token, obtained the way the CLI does: authorization code + PKCE with the
- * shared admin client through the real login pages, as the bootstrap admin.
+ * shared admin client through the real login pages, as the bootstrap admin. `request` changes
+ * the authorization request (another scope, a resource), for tests of tokens the Admin API refuses.
  */
 export async function obtainAdminTokens(
   porta: TestPorta,
   credentials: { email: string; password: string } = TEST_ADMIN,
-): Promise<{ accessToken: string; refreshToken: string | undefined; config: oidc.Configuration }> {
-  return signInAsAdmin(`${porta.baseUrl}/${porta.services.config.superAdminSlug}`, credentials);
+  request: { scope?: string; extra?: Record<string, string> } = {},
+): Promise<{ accessToken: string; refreshToken: string | undefined; idToken: string | undefined; config: oidc.Configuration }> {
+  return signInAsAdmin(`${porta.baseUrl}/${porta.services.config.superAdminSlug}`, credentials, request);
 }
 
 /** The same sign-in against any running Porta, named by its super-admin issuer (spawned servers). */
 export async function signInAsAdmin(
   issuer: string,
   credentials: { email: string; password: string },
-): Promise<{ accessToken: string; refreshToken: string | undefined; config: oidc.Configuration }> {
+  request: { scope?: string; extra?: Record<string, string> } = {},
+): Promise<{ accessToken: string; refreshToken: string | undefined; idToken: string | undefined; config: oidc.Configuration }> {
   const redirectUri = "http://127.0.0.1:53682/callback";
-  const start = await startAuthorization({ issuer, clientId: "porta-admin", redirectUri, scope: "openid profile email roles" });
+  const start = await startAuthorization({ issuer, clientId: "porta-admin", redirectUri, scope: request.scope ?? "openid profile email roles", ...(request.extra ? { extra: request.extra } : {}) });
   const page = await start.browser.get(start.interactionUrl);
   const html = await page.text();
   const posted = await start.browser.post(start.interactionUrl, { csrf: csrfOf(html), email: credentials.email, password: credentials.password });
@@ -27,7 +30,7 @@ export async function signInAsAdmin(
   const { url } = await start.browser.follow(posted, start.interactionUrl, (u) => u.startsWith(redirectUri));
   if (!url.startsWith(redirectUri)) throw new Error(`admin login did not reach the callback: ${url}`);
   const tokens = await oidc.authorizationCodeGrant(start.config, new URL(url), { pkceCodeVerifier: start.verifier });
-  return { accessToken: tokens.access_token, refreshToken: tokens.refresh_token, config: start.config };
+  return { accessToken: tokens.access_token, refreshToken: tokens.refresh_token, idToken: tokens.id_token, config: start.config };
 }
 
 export interface ApiResponse<T = unknown> {

@@ -84,9 +84,10 @@ export async function bootstrap(prisma: PrismaClient, options: BootstrapOptions)
           redirectUris,
           grantTypes: ["authorization_code", "refresh_token"],
           scope: ADMIN_CLIENT_SCOPE,
+          adminApiAccess: true,
         },
         // BASE_URL may have changed since the last start; the console callback follows it.
-        update: { redirectUris },
+        update: { redirectUris, adminApiAccess: true },
       });
 
       const existingAdmin = await tx.userRole.findFirst({

@@ -85,7 +85,7 @@ function durableAdapter({ prisma, organizationId }: AdapterContext, model: strin
     async upsert(id, payload, expiresIn) {
       const data = {
         organizationId,
-        // A grant id is no credential (tokens carry it), and remembered consent finds grants by it.
+        // A grant id is no credential (tokens carry it), and the Admin API names sessions (grants) by it.
         payload: (model === "Grant" ? payload : stripId(payload)) as Prisma.InputJsonValue,
         grantId: payload.grantId ?? null,
         accountId: payload.accountId ?? null,
@@ -166,26 +166,4 @@ function ephemeralAdapter({ store, organizationId }: AdapterContext, model: stri
       await store.del(...keys, grantKey(grantId));
     },
   };
-}
-
-/** The newest unexpired grant of this account for this client: consent given before is remembered. */
-export async function findRememberedGrantId(
-  prisma: PrismaClient,
-  organizationId: string,
-  accountId: string,
-  clientId: string,
-): Promise<string | undefined> {
-  const row = await prisma.oidcPayload.findFirst({
-    where: {
-      model: "Grant",
-      organizationId,
-      accountId,
-      payload: { path: ["clientId"], equals: clientId },
-      OR: [{ expiresAt: null }, { expiresAt: { gt: new Date() } }],
-    },
-    orderBy: { createdAt: "desc" },
-    select: { payload: true },
-  });
-  const jti = (row?.payload as { jti?: unknown } | undefined)?.jti;
-  return typeof jti === "string" ? jti : undefined;
 }

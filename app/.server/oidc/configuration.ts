@@ -3,12 +3,15 @@ import { createLocalJWKSet, jwtVerify } from "jose";
 import type { Configuration, KoaContextWithOIDC } from "oidc-provider";
 import { errors, interactionPolicy } from "oidc-provider";
 import type { Organization, PrismaClient } from "~/generated/prisma/client";
+import { isAdminApiClient } from "../admin/api-access";
 import { ADMIN_CLIENT_ID } from "../admin/permissions";
 import type { ReadThroughCache } from "../cache/read-through";
 import type { KeyValueStore } from "../cache/store";
+import { getClientRecord } from "../directory/clients";
 import { createFindAccount } from "./account";
-import { createAdapterFactory, findRememberedGrantId } from "./adapter";
+import { createAdapterFactory } from "./adapter";
 import { createClientAdapter } from "./client-metadata";
+import { createLoadExistingGrant } from "./grants";
 import { storeJwtAccessToken } from "./internals";
 import type { PrivateSigningJwk } from "./keys";
 import { LIFETIMES } from "./lifetimes";
@@ -33,6 +36,11 @@ export interface ProviderInput {
   /** Custom claim definitions of the organization's applications. */
   customClaims: Array<{ claimName: string; scope: string }>;
   encryptionKey: Buffer;
+  /**
+   * The Admin API as a resource, in the super-admin organization only: admin clients' access
+   * tokens are for it unless they ask for another resource.
+   */
+  adminApiResource?: string | undefined;
   /** The jti of an access token JWT whose signature verifies, else undefined. */
   jtiOfSignedJwt(value: string): Promise<string | undefined>;
   /** Seconds; the `tokens.accessTokenTtlSeconds` setting when the provider was built. */
@@ -84,6 +92,11 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
   const { scopes, claims } = scopesAndClaims(input.customClaims);
   const adapterFor = createAdapterFactory({ prisma, store, organizationId: organization.id, jtiOfSignedJwt: input.jtiOfSignedJwt });
   const clientAdapter = createClientAdapter(prisma, cache, organization.id);
+  const mayUseAdminApiResource = async (clientId: string) => {
+    if (!input.adminApiResource) return false;
+    const client = await getClientRecord(prisma, cache, clientId);
+    return Boolean(client && isAdminApiClient(client));
+  };
 
   return {
     adapter: (name: string) => (name === "Client" ? clientAdapter : adapterFor(name)),
@@ -134,18 +147,7 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
     },
     ttl: { ...LIFETIMES, AccessToken: input.accessTokenTtl, ClientCredentials: input.accessTokenTtl },
     rotateRefreshToken: true,
-    async loadExistingGrant(ctx) {
-      const clientId = ctx.oidc.client!.clientId;
-      const session = ctx.oidc.session!;
-      const result = ctx.oidc.result as { consent?: { grantId?: string } } | undefined;
-      const grantId =
-        result?.consent?.grantId ??
-        session.grantIdFor(clientId) ??
-        (session.accountId ? await findRememberedGrantId(prisma, organization.id, session.accountId, clientId) : undefined);
-      if (!grantId) return undefined;
-      const grant = await ctx.oidc.provider.Grant.find(grantId);
-      return grant && grant.accountId === session.accountId && grant.clientId === clientId ? grant : undefined;
-    },
+    loadExistingGrant: createLoadExistingGrant(prisma, organization.id),
     async issueRefreshToken(_ctx, client, code) {
       if (!client.grantTypeAllowed("refresh_token")) return false;
       // The shared admin client (CLI and console) always refreshes, as the spec's admin flow needs.
@@ -183,19 +185,22 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
       resourceIndicators: {
         enabled: true,
         // Every access token is an ES256 JWT for this organization's own resource (its issuer),
-        // unless the client names another registered resource.
-        async defaultResource(_ctx, _client, oneOf) {
-          return oneOf ?? issuer;
+        // or, for an admin client of the super-admin organization, for the Admin API; a client
+        // may also name one of these resources itself.
+        async defaultResource(_ctx, client, oneOf) {
+          if (oneOf) return oneOf;
+          return (await mayUseAdminApiResource(client.clientId)) ? input.adminApiResource : issuer;
         },
         async useGrantedResource() {
           return true;
         },
         async getResourceServerInfo(_ctx, resourceIndicator, client) {
-          if (resourceIndicator !== issuer) throw new errors.InvalidTarget();
+          const known = resourceIndicator === issuer || (resourceIndicator === input.adminApiResource && (await mayUseAdminApiResource(client.clientId)));
+          if (!known) throw new errors.InvalidTarget();
           const allowed = new Set((client.scope ?? scopes.join(" ")).split(" "));
           return {
             scope: scopes.filter((s) => allowed.has(s)).join(" "),
-            audience: issuer,
+            audience: resourceIndicator,
             accessTokenFormat: "jwt",
             accessTokenTTL: input.accessTokenTtl,
             jwt: { sign: { alg: "ES256" } },

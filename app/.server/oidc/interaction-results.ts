@@ -1,4 +1,5 @@
 import type Provider from "oidc-provider";
+import { addConsent } from "./grants";
 
 /**
  * Finishing an oidc-provider interaction without its req/res helpers: the login pages and the
@@ -27,13 +28,21 @@ export function recordLogin(interaction: Interaction, login: LoginResult): Promi
 
 /**
  * Grants what the consent prompt found missing (OpenID scopes and claims, and the scopes of the
- * resource servers the tokens are for), extending the existing grant when there is one.
+ * resource servers the tokens are for), extending this sign-in's grant when it has one. With
+ * `newSignIn`, the consent goes into a new grant that starts as a copy of that one: the shared
+ * admin client is used by several installations (the console, each CLI), often through one
+ * browser and its one provider session, and each of their sign-ins must end on its own.
  */
-export async function grantMissingConsent(provider: Provider, interaction: Interaction): Promise<string> {
+export async function grantMissingConsent(provider: Provider, interaction: Interaction, options: { newSignIn?: boolean } = {}): Promise<string> {
   const { prompt, params, session, grantId } = interaction;
   const accountId = session?.accountId;
   if (!accountId) throw new Error("consent needs a signed-in account");
-  const grant = (grantId ? await provider.Grant.find(grantId) : undefined) ?? new provider.Grant({ accountId, clientId: String(params.client_id) });
+  const existing = grantId ? await provider.Grant.find(grantId) : undefined;
+  let grant = existing;
+  if (!grant || options.newSignIn) {
+    grant = new provider.Grant({ accountId, clientId: String(params.client_id) });
+    if (existing) addConsent(grant, existing);
+  }
   const details = prompt.details as {
     missingOIDCScope?: string[];
     missingOIDCClaims?: string[];
@@ -47,7 +56,7 @@ export async function grantMissingConsent(provider: Provider, interaction: Inter
   return grant.save();
 }
 
-export async function recordConsent(provider: Provider, interaction: Interaction): Promise<string> {
-  const grantId = await grantMissingConsent(provider, interaction);
+export async function recordConsent(provider: Provider, interaction: Interaction, options: { newSignIn?: boolean } = {}): Promise<string> {
+  const grantId = await grantMissingConsent(provider, interaction, options);
   return recordInteractionResult(interaction, { consent: { grantId } });
 }

@@ -31,18 +31,19 @@ export function useHashedClientSecrets(provider: Provider, verify: (clientId: st
 }
 
 /**
- * Access tokens are JWTs for the organization's own resource (audience = issuer), which
- * oidc-provider's userinfo endpoint would refuse for carrying an audience. For userinfo
- * requests only, a token whose audience is exactly that resource is treated as audience-free.
+ * Access tokens are JWTs for the organization's own resource (audience = issuer), or for the
+ * Admin API (decision 017), which oidc-provider's userinfo endpoint would refuse for carrying an
+ * audience. For userinfo requests only, a token whose audience is exactly one of these
+ * resources of Porta's own is treated as audience-free.
  */
-export function acceptOwnAudienceAtUserinfo(provider: Provider, audience: string) {
+export function acceptOwnAudienceAtUserinfo(provider: Provider, audiences: string[]) {
   const model = provider.AccessToken as unknown as { find: FindFn };
   const original = model.find;
   model.find = async function (this: unknown, ...args: unknown[]) {
     const token = await original.apply(this, args);
     if (token && userinfoRequest.getStore()) {
       const aud = Array.isArray(token.aud) && token.aud.length === 1 ? token.aud[0] : token.aud;
-      if (aud === audience) token.aud = undefined;
+      if (typeof aud === "string" && audiences.includes(aud)) token.aud = undefined;
     }
     return token;
   };

@@ -2,6 +2,7 @@ import Provider from "oidc-provider";
 import { LRUCache } from "lru-cache";
 import type { Logger } from "pino";
 import type { Organization, PrismaClient } from "~/generated/prisma/client";
+import { adminApiResource } from "../admin/api-access";
 import type { ReadThroughCache } from "../cache/read-through";
 import type { KeyValueStore } from "../cache/store";
 import { getClientRecord, secretMatches } from "../directory/clients";
@@ -31,6 +32,7 @@ export interface ProviderRegistry {
 
 export interface RegistryOptions {
   baseUrl: string;
+  superAdminSlug: string;
   prisma: PrismaClient;
   cache: ReadThroughCache;
   store: KeyValueStore;
@@ -90,6 +92,7 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
       options.settings.get("tokens.accessTokenTtlSeconds"),
     ]);
     const issuer = `${options.baseUrl}/${organization.slug}`;
+    const adminResource = organization.slug === options.superAdminSlug ? adminApiResource(options.baseUrl) : undefined;
     const jtiOfSignedJwt = createJtiResolver(issuer, keySet);
     const provider = new Provider(
       issuer,
@@ -99,6 +102,7 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
         jwks: keySet,
         customClaims,
         encryptionKey: options.encryptionKey,
+        adminApiResource: adminResource,
         jtiOfSignedJwt,
         accessTokenTtl,
         prisma,
@@ -111,7 +115,7 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
       const client = await getClientRecord(prisma, cache, clientId);
       return Boolean(client && client.organizationId === organization.id && secretMatches(client, presented));
     });
-    acceptOwnAudienceAtUserinfo(provider, issuer);
+    acceptOwnAudienceAtUserinfo(provider, adminResource ? [issuer, adminResource] : [issuer]);
     provider.on("server_error", (_ctx, error) => logger.error({ err: error, organizationId: organization.id }, "oidc server error"));
     return { organization, issuer, provider, callback: provider.callback(), jtiOfSignedJwt };
   }

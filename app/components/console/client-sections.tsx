@@ -1,7 +1,7 @@
 import { Form } from "@remix-run/react";
 import { useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
-import { clientUpdateInput, type ClientFormValues } from "./client-fields";
+import { ADMIN_API_ACCESS_SHOWN, clientUpdateInput, type ClientFormValues } from "./client-fields";
 import { ConflictView, InputField } from "./detail-parts";
 import { ListTable, Moment } from "./list-table";
 import { list, zodFieldErrors } from "./forms";
@@ -17,7 +17,24 @@ function useMethods() {
   return (m: readonly string[]) => m.map((x) => t(`orgs.method.${x}`)).join(", ");
 }
 
-export function ClientEditForm({ client, version, apps, result }: { client: Client; version: number; apps: Array<{ id: string; name: string }>; result: EditResult | undefined }) {
+/** Whether the client may sign service-admins in to the Admin API; offered in the super-admin organization only. */
+function AdminApiAccessField({ checked, error }: { checked: boolean; error: string | undefined }) {
+  const { t } = useTranslation("console");
+  return (
+    <fieldset className="field" aria-describedby={["adminApiAccess-hint", error ? "adminApiAccess-error" : ""].filter(Boolean).join(" ")}>
+      <legend>{t("clientDetail.adminApiAccess")}</legend>
+      <input type="hidden" name={ADMIN_API_ACCESS_SHOWN} value="1" />
+      <label className="check">
+        <input type="checkbox" name="adminApiAccess" value="yes" defaultChecked={checked} /> {t("clientDetail.adminApiAccessOption")}
+      </label>
+      <p id="adminApiAccess-hint" className="hint">{t("clientDetail.adminApiAccessHint")}</p>
+      {error ? <p id="adminApiAccess-error" className="field-error" role="alert">{error}</p> : null}
+    </fieldset>
+  );
+}
+
+export function ClientEditForm(props: { client: Client; version: number; apps: Array<{ id: string; name: string }>; result: EditResult | undefined; offerAdminApiAccess: boolean }) {
+  const { client, version, apps, result, offerAdminApiAccess } = props;
   const { t } = useTranslation("console");
   const [clientErrors, setClientErrors] = useState<Record<string, string> | null>(null);
   const errors = clientErrors ?? (result?.kind === "invalid" ? result.errors : {});
@@ -34,6 +51,10 @@ export function ClientEditForm({ client, version, apps, result }: { client: Clie
       { field: t("clientDetail.grantTypes"), now: current.grantTypes.join(", "), yours: result.values.grantTypes.join(", ") },
       { field: t("clientDetail.application"), now: appName(current.applicationId), yours: appName(result.values.applicationId) },
     ];
+    const access = (allowed: boolean) => t(allowed ? "clientDetail.adminApiAccessAllowed" : "clientDetail.adminApiAccessDenied");
+    if (result.values.adminApiAccess !== undefined) {
+      rows.push({ field: t("clientDetail.adminApiAccess"), now: access(current.adminApiAccess), yours: access(result.values.adminApiAccess) });
+    }
     return <ConflictView text={t("clientDetail.conflictText")} rows={rows} />;
   }
 
@@ -77,6 +98,7 @@ export function ClientEditForm({ client, version, apps, result }: { client: Clie
         defaultValue={(values ? values.applicationId : client.applicationId) ?? ""}
         error={errors.applicationId}
       />
+      {offerAdminApiAccess ? <AdminApiAccessField checked={values?.adminApiAccess ?? client.adminApiAccess} error={errors.adminApiAccess} /> : null}
       <button type="submit" className="button button-inline">{t("common.save")}</button>
     </Form>
   );

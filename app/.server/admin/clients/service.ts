@@ -12,7 +12,9 @@ import {
 } from "~/schemas/client";
 import { effectiveLoginMethods } from "../../auth/login-methods";
 import { hashClientSecret, invalidateClient } from "../../directory/clients";
+import { getOrganizationBySlug } from "../../directory/organizations";
 import type { Services } from "../../services";
+import { ADMIN_API_SCOPES, isAdminApiClient } from "../api-access";
 import { requireOrganizationRef } from "../applications/service";
 import { requireSupportedScope } from "../claims/scopes";
 import { conflict, notFound, staleEtag, validation } from "../http/errors";
@@ -39,6 +41,7 @@ export function toClient(row: ClientWithOrg): Client {
     scope: row.scope,
     loginMethods: row.loginMethods.length > 0 ? (row.loginMethods as NonNullable<Client["loginMethods"]>) : null,
     effectiveLoginMethods: effectiveLoginMethods(row, row.organization),
+    adminApiAccess: isAdminApiClient(row),
     status: row.status as Client["status"],
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
@@ -131,6 +134,24 @@ function requireSettings(settings: Parameters<typeof clientSettingsProblems>[0])
   if (problems.length > 0) throw validation(problems);
 }
 
+/**
+ * A client that calls the Admin API signs service-admins in for it: it must belong to the
+ * super-admin organization, use the code flow and be allowed the admin scope (decision 017).
+ */
+async function requireAdminApiAccessRules(services: Services, organizationId: string, client: { adminApiAccess: boolean; grantTypes: string[]; scope: string }) {
+  if (!client.adminApiAccess) return;
+  const superAdmin = await getOrganizationBySlug(services.db.prisma, services.cache, services.config.superAdminSlug);
+  if (organizationId !== superAdmin?.id) {
+    throw validation([{ field: "adminApiAccess", message: "is only possible for clients of the super-admin organization" }]);
+  }
+  const problems: Array<{ field: string; message: string }> = [];
+  if (!client.grantTypes.includes("authorization_code")) problems.push({ field: "grantTypes", message: "needs authorization_code in a client that calls the Admin API" });
+  const scopes = client.scope.split(" ");
+  const missing = ADMIN_API_SCOPES.filter((scope) => !scopes.includes(scope));
+  if (missing.length > 0) problems.push({ field: "scope", message: `must include ${missing.join(" ")} in a client that calls the Admin API` });
+  if (problems.length > 0) throw validation(problems);
+}
+
 /** A new random secret (256 bits); only its SHA-256 is stored. */
 function mintSecret() {
   const value = randomBytes(32).toString("base64url");
@@ -148,6 +169,7 @@ export async function createClient(services: Services, input: ClientCreate): Pro
   if (input.applicationId) await requireApplicationRef(services, input.applicationId, input.organizationId);
   requireSettings(input);
   await requireSupportedScope(services, input.organizationId, input.scope);
+  await requireAdminApiAccessRules(services, input.organizationId, input);
   const id = newClientId();
   const secret = input.clientType === "confidential" ? mintSecret() : undefined;
   const { prisma } = services.db;
@@ -165,6 +187,7 @@ export async function createClient(services: Services, input: ClientCreate): Pro
         grantTypes: input.grantTypes,
         scope: input.scope,
         loginMethods: input.loginMethods ?? [],
+        adminApiAccess: input.adminApiAccess,
       },
       include: withOrg,
     });
@@ -202,6 +225,11 @@ export async function updateClient(services: Services, id: string, input: Client
     scope: input.scope ?? current.scope,
   });
   if (input.scope !== undefined) await requireSupportedScope(services, current.organizationId, input.scope);
+  await requireAdminApiAccessRules(services, current.organizationId, {
+    adminApiAccess: input.adminApiAccess ?? current.adminApiAccess,
+    grantTypes: input.grantTypes ?? current.grantTypes,
+    scope: input.scope ?? current.scope,
+  });
   const { loginMethods, ...rest } = input;
   return writeClient(services, current, { ...rest, ...(loginMethods !== undefined ? { loginMethods: loginMethods ?? [] } : {}) }, expectedVersion);
 }

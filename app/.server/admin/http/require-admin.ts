@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
 import { createLocalJWKSet, jwtVerify, type JWK } from "jose";
 import type { Services } from "../../services";
+import { adminApiResource, mayCallAdminApi } from "../api-access";
 import { SERVICE_ADMIN_ROLE } from "../permissions";
+import { adminTokenClientId } from "./admin-token";
 import { unauthorized } from "./errors";
 
 interface AdminRow {
@@ -59,9 +61,10 @@ export function forgetAdminKeyCache(services: Services) {
 /**
  * The Admin API's authentication, in the spec's order; any failure is the same 401:
  * 1. a bearer token is present; 2. its ES256 signature verifies against Porta's published
- * keys (and it is still on record, i.e. not revoked); 3. `iss` is the super-admin issuer;
- * 4. the user `sub` exists; 5. is active; 6. belongs to the super-admin organization;
- * 7. holds the `service-admin` role.
+ * keys (and it is still on record, i.e. not revoked); 3. `iss` is the super-admin issuer, and
+ * the token is meant for the Admin API: an access token for its resource, issued to an admin
+ * client with the admin scope (decision 017); 4. the user `sub` exists; 5. is active;
+ * 6. belongs to the super-admin organization; 7. holds the `service-admin` role.
  */
 export async function requireAdmin(services: Services, request: Request): Promise<AdminUser> {
   const header = request.headers.get("authorization") ?? "";
@@ -72,14 +75,17 @@ export async function requireAdmin(services: Services, request: Request): Promis
   const issuer = `${services.config.baseUrl}/${services.config.superAdminSlug}`;
   let sub: string;
   let jti: string | undefined;
+  let clientId: string | undefined;
   try {
-    const { payload } = await verifyWithFreshKeys(services, token);
+    const { payload, protectedHeader } = await verifyWithFreshKeys(services, token);
     if (payload.iss !== issuer || typeof payload.sub !== "string") throw unauthorized();
     sub = payload.sub;
     jti = typeof payload.jti === "string" ? payload.jti : undefined;
+    clientId = adminTokenClientId(protectedHeader, payload, adminApiResource(services.config.baseUrl));
   } catch {
     throw unauthorized();
   }
+  if (!clientId) throw unauthorized();
   const { prisma } = services.db;
   // Revoked or expired tokens are gone from the token store.
   if (!jti) throw unauthorized();
@@ -88,6 +94,8 @@ export async function requireAdmin(services: Services, request: Request): Promis
     select: { expiresAt: true },
   });
   if (!stored || (stored.expiresAt && stored.expiresAt <= new Date())) throw unauthorized();
+  // An operator may have unmarked or deactivated the client since the token was issued.
+  if (!(await mayCallAdminApi(prisma, services.cache, services.config.superAdminSlug, clientId))) throw unauthorized();
 
   if (!UUID.test(sub)) throw unauthorized();
   // One statement for the user, their organization, roles and permissions (every Admin API

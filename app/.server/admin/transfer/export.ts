@@ -21,6 +21,19 @@ import { sealedTotpAad } from "./package-seal";
  */
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
+/**
+ * The columns of Client a package leaves out, and why; it carries every other one under its own
+ * name (test/admin/transfer.test.ts holds both to the schema, so a new column is one or the other).
+ */
+export const CLIENT_COLUMNS_NOT_CARRIED = {
+  organizationId: "the package is the organization's",
+  applicationId: "carried as the application's name (`application`), since ids differ between databases",
+  version: "belongs to the database the row lives in",
+  createdAt: "belongs to the database the row lives in",
+  updatedAt: "belongs to the database the row lives in",
+  adminApiAccess: "only clients of the super-admin organization may call the Admin API, and imports never write that organization",
+} as const;
+
 async function loadContent(services: Services, organizationId: string): Promise<PackageContent> {
   const { prisma } = services.db;
   const seal = services.packageSeal;

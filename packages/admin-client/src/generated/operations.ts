@@ -526,6 +526,7 @@ export interface Operations {
         scope: string;
         loginMethods: Array<"password" | "magic_link"> | null;
         effectiveLoginMethods: Array<"password" | "magic_link">;
+        adminApiAccess: boolean;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -549,6 +550,7 @@ export interface Operations {
         scope: string;
         loginMethods: Array<"password" | "magic_link"> | null;
         effectiveLoginMethods: Array<"password" | "magic_link">;
+        adminApiAccess: boolean;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -568,6 +570,7 @@ export interface Operations {
         grantTypes?: Array<"authorization_code" | "refresh_token" | "client_credentials">;
         scope?: string;
         loginMethods?: Array<"password" | "magic_link">;
+        adminApiAccess?: boolean;
       }, options?: CallOptions];
     response: {
         id: string;
@@ -583,6 +586,7 @@ export interface Operations {
         scope: string;
         loginMethods: Array<"password" | "magic_link"> | null;
         effectiveLoginMethods: Array<"password" | "magic_link">;
+        adminApiAccess: boolean;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -611,6 +615,7 @@ export interface Operations {
         scope: string;
         loginMethods: Array<"password" | "magic_link"> | null;
         effectiveLoginMethods: Array<"password" | "magic_link">;
+        adminApiAccess: boolean;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -658,6 +663,7 @@ export interface Operations {
         scope: string;
         loginMethods: Array<"password" | "magic_link"> | null;
         effectiveLoginMethods: Array<"password" | "magic_link">;
+        adminApiAccess: boolean;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -714,6 +720,7 @@ export interface Operations {
           scope: string;
           loginMethods: Array<"password" | "magic_link"> | null;
           effectiveLoginMethods: Array<"password" | "magic_link">;
+          adminApiAccess: boolean;
           status: "active" | "inactive";
           createdAt: string;
           updatedAt: string;
@@ -776,6 +783,7 @@ export interface Operations {
         scope: string;
         loginMethods: Array<"password" | "magic_link"> | null;
         effectiveLoginMethods: Array<"password" | "magic_link">;
+        adminApiAccess: boolean;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -793,6 +801,7 @@ export interface Operations {
         grantTypes?: Array<"authorization_code" | "refresh_token" | "client_credentials">;
         scope?: string;
         loginMethods?: Array<"password" | "magic_link"> | null;
+        adminApiAccess?: boolean;
       }, options?: CallOptions];
     response: {
         id: string;
@@ -808,6 +817,7 @@ export interface Operations {
         scope: string;
         loginMethods: Array<"password" | "magic_link"> | null;
         effectiveLoginMethods: Array<"password" | "magic_link">;
+        adminApiAccess: boolean;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
