@@ -90,16 +90,18 @@ export async function createServices(config: Config, logger: Logger, options: Cr
   const cache = createReadThroughCache(store, logger);
   const encrypter = createEncrypter(encryptionKey);
 
-  // Key changes reach every provider through the registry, which itself needs the keys.
+  // A key change reaches the providers of its organization only ("*": the shared keys, or a
+  // rotation of every organization) through the registry, which itself needs the keys.
   const registryRef: { current?: ProviderRegistry } = {};
   const settings = createSettings(db.prisma);
   const keys = createKeyService({
     prisma: db.prisma,
     encrypter,
     maxSignedTokenLifetimeSeconds: async () => Math.max(MAX_SIGNED_TOKEN_LIFETIME, await settings.get("tokens.accessTokenTtlSeconds")),
-    onChange: async () => registryRef.current?.invalidate("*"),
+    onChange: async (organizationId) => registryRef.current?.invalidate(organizationId),
   });
-  await keys.ensureActiveKey();
+  // Organizations get their keys when created or first used: nothing here runs per organization.
+  await keys.retireLegacyKeys();
   const oidc = await createProviderRegistry({
     baseUrl: config.baseUrl,
     superAdminSlug: config.superAdminSlug,

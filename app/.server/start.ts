@@ -43,6 +43,7 @@ export async function startPorta(config: Config, logger: Logger, options: StartO
       baseUrl: config.baseUrl,
       adminEmail: config.adminBootstrap.email,
       adminPassword: config.adminBootstrap.password,
+      signingKeys: services.keys,
     });
 
     let app;

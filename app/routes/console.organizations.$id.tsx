@@ -104,6 +104,7 @@ export default function OrganizationPage() {
         <Link to={`/console/organizations/${org.id}/roles`}>{t("orgs.roles")}</Link>
         <Link to={`/console/organizations/${org.id}/branding`}>{t("orgs.branding")}</Link>
         <Link to={`/console/organizations/${org.id}/bulk`}>{t("orgs.bulk")}</Link>
+        <Link to={`/console/organizations/${org.id}/keys`}>{t("orgs.keys")}</Link>
         <a href={`/console/organizations/${org.id}/export`} download>{t("orgs.export")}</a>
       </nav>
       {notice === "saved" ? <Notice kind="info">{t("common.saved")}</Notice> : null}

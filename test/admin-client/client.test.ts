@@ -232,12 +232,17 @@ describe("every other namespace", () => {
     expect(JSON.stringify(await admin.config.list())).toContain("auth.passwordMinLength");
     await admin.config.set("auth.passwordMinLength", { value: 10 });
     expect(await admin.config.get("auth.passwordMinLength")).toMatchObject({ value: 10 });
-    const keys = await admin.keys.list();
-    expect(JSON.stringify(keys)).toContain("ES256");
-    const staged = await admin.keys.generate();
-    expect(staged).toMatchObject({ alg: "ES256", status: "staged" });
-    const rotated = await admin.keys.rotate();
-    expect(rotated).toMatchObject({ alg: "ES256", status: "active" });
+    const keys = await admin.keys.listByOrganization(org.id);
+    expect(keys.data).toMatchObject([{ alg: "ES256", status: "active", organizationId: org.id }]);
+    const staged = await admin.keys.generate(org.id);
+    expect(staged).toMatchObject({ alg: "ES256", status: "staged", organizationId: org.id });
+    const rotated = await admin.keys.rotate(org.id);
+    expect(rotated).toMatchObject({ kid: staged.kid, alg: "ES256", status: "active", organizationId: org.id });
+    const everyKey: string[] = [];
+    for await (const key of admin.keys.listAll({ organizationId: org.id, limit: 1 })) everyKey.push(key.kid);
+    expect(everyKey.sort()).toEqual([keys.data[0]!.kid, staged.kid].sort());
+    expect((await admin.keys.list({ organizationId: org.id })).total).toBe(2);
+    expect((await admin.keys.rotateAll()).rotatedOrganizations).toBeGreaterThanOrEqual(2);
 
     const audit = await admin.audit.list({ organizationId: org.id, limit: 2 });
     expect(audit.data).toHaveLength(2);

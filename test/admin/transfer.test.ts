@@ -100,13 +100,14 @@ async function targetData() {
   const { audit: _a, lastAudit: _l, ...data } = await dataFingerprint(target);
   const { audit: _ra, lastAudit: _rl, ...resources } = await resourceFingerprint(target);
   const prisma = target.services.db.prisma;
-  const [totp, codes, usedCodes, secrets] = await Promise.all([
+  const [totp, codes, usedCodes, secrets, signingKeys] = await Promise.all([
     prisma.totpCredential.findMany({ orderBy: { userId: "asc" }, select: { userId: true, secretEncrypted: true, lastUsedStep: true } }),
     prisma.recoveryCode.count(),
     prisma.recoveryCode.count({ where: { usedAt: { not: null } } }),
     prisma.clientSecret.findMany({ orderBy: { id: "asc" }, select: { secretHash: true, status: true } }),
+    prisma.signingKey.findMany({ orderBy: { id: "asc" }, select: { id: true, organizationId: true, status: true } }),
   ]);
-  return { data, resources, totp: totp.map((t) => ({ ...t, lastUsedStep: String(t.lastUsedStep) })), codes, usedCodes, secrets };
+  return { data, resources, totp: totp.map((t) => ({ ...t, lastUsedStep: String(t.lastUsedStep) })), codes, usedCodes, secrets, signingKeys };
 }
 
 describe("exports", () => {
@@ -235,6 +236,18 @@ describe("imports into a fresh database", () => {
     expect(Buffer.from(await logo.arrayBuffer()).equals(LOGO)).toBe(true);
     const audit = await prisma.auditEntry.findFirstOrThrow({ where: { eventType: "organization.imported", targetId: org.id } });
     expect(audit.data).toMatchObject({ summary: { create: 11, update: 0, unchanged: 0 }, source: pkg.source });
+
+    // Signing keys never travel: the organization got a fresh key of its own with the import,
+    // so tokens the source issued do not verify here.
+    const targetKeys = await prisma.signingKey.findMany({ where: { organizationId: org.id } });
+    expect(targetKeys.map((k) => k.status)).toEqual(["active"]);
+    expect(await fetch(`${source.baseUrl}/${fx.slug}/.well-known/jwks`).then((r) => r.status)).toBe(200);
+    const sourceKids = (await source.services.db.prisma.signingKey.findMany({ where: { organizationId: fx.orgId } })).map((k) => k.id);
+    expect(sourceKids).toHaveLength(1);
+    expect(sourceKids).not.toContain(targetKeys[0]!.id);
+    const packageText = JSON.stringify(pkg);
+    for (const kid of sourceKids) expect(packageText).not.toContain(kid);
+    expect(packageText).not.toMatch(/privateJwk|"d":/);
 
     const tenant = await importedTenant();
     // Alice: her old password (the client authenticates with its old secret at the token endpoint).

@@ -108,16 +108,39 @@ describe("with stored credentials", () => {
     expect(bad.stderr).toMatch(/email: /);
   });
 
-  it("rotates keys and lists the audit log", async () => {
-    const rotated = await runPorta(["keys", "rotate", "--json"], env);
+  it("lists and rotates one organization's keys, rotates every organization, and lists the audit log", async () => {
+    // An organization from the database: its key comes with its first use.
+    const org = { data: await porta.services.db.prisma.organization.create({ data: { name: "Keys", slug: unique("clik") } }) };
+    const [key, ...more] = await porta.services.keys.list(org.data.id);
+    expect(more).toEqual([]);
+    expect(key).toMatchObject({ status: "active", organizationId: org.data.id });
+
+    const rotated = await runPorta(["keys", "rotate", "--org", org.data.id, "--json"], env);
     expect(rotated.code, rotated.stderr).toBe(0);
+    const fresh = JSON.parse(rotated.stdout) as { kid: string; status: string; organizationId: string };
+    expect(fresh).toMatchObject({ status: "active", organizationId: org.data.id });
+    expect(fresh.kid).not.toBe(key!.kid);
+    const table = await runPorta(["keys", "list", "--org", org.data.id], env);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(new RegExp(`${fresh.kid}\\s+active`));
+    expect(table.stdout).toMatch(new RegExp(`${key!.kid}\\s+retiring`));
+
+    // Rotating needs an organization, or the explicit rotate-all.
+    const bare = await runPorta(["keys", "rotate"], env);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain("Missing <orgId>");
+    const all = await runPorta(["keys", "rotate-all", "--json"], env);
+    expect(all.code, all.stderr).toBe(0);
+    expect((JSON.parse(all.stdout) as { rotatedOrganizations: number }).rotatedOrganizations).toBeGreaterThanOrEqual(2);
+
     const audit = await runPorta(["audit", "list", "--limit", "5", "--json"], env);
     const entries = (JSON.parse(audit.stdout) as { data: Array<{ eventType: string }> }).data;
-    expect(entries.map((e) => e.eventType)).toContain("key.rotated");
+    expect(entries.map((e) => e.eventType)).toEqual(expect.arrayContaining(["key.rotated", "key.rotated_all"]));
     const missing = await runPorta(["clients", "get", "no-such-client"], env);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("404 not_found");
-  });
+    // Six runs of the CLI, each a node process with tsx, on a shared two-core machine.
+  }, 90_000);
 
   it("refreshes an expired access token transparently and stores the rotated tokens (0600)", async () => {
     const before = stored();

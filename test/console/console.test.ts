@@ -343,17 +343,35 @@ describe("organizations", () => {
 });
 
 describe("keys and audit", () => {
-  it("rotates the signing key and finds the rotation in the audit log, filtered by event type", async () => {
+  const activeKid = async (organizationId: string) =>
+    (await porta.services.db.prisma.signingKey.findFirstOrThrow({ where: { organizationId, status: "active" } })).id;
+
+  it("rotates one organization's signing key from its page, leaves the others alone, and finds the rotation in the audit log", async () => {
     const { browser } = admin;
-    const { csrf } = await pageWithCsrf(browser, `${porta.baseUrl}/console/keys`);
-    const res = await browser.post(`${porta.baseUrl}/console/keys`, { csrf, intent: "rotate" });
+    const org = await porta.services.db.prisma.organization.create({ data: { slug: unique("keys"), name: "Keys Org" } });
+    const url = `${porta.baseUrl}/console/organizations/${org.id}/keys`;
+    const { res: page, html, csrf } = await pageWithCsrf(browser, url);
+    expect(page.status).toBe(200);
+    const before = await activeKid(org.id);
+    expect(html).toContain(before);
+    const adminKid = await activeKid(porta.bootstrap.organizationId);
+    expect(html).not.toContain(adminKid);
+
+    const generated = await browser.post(url, { csrf, intent: "generate" });
+    expect(generated.status).toBe(302);
+    const staged = decodeURIComponent(/generated=([^&]+)/.exec(generated.headers.get("location")!)![1]!);
+    expect((await porta.services.db.prisma.signingKey.findUniqueOrThrow({ where: { id: staged } })).status).toBe("staged");
+
+    const res = await browser.post(url, { csrf, intent: "rotate" });
     expect(res.status).toBe(302);
+    expect(res.headers.get("location")).toMatch(new RegExp(`^/console/organizations/${org.id}/keys\\?rotated=`));
     const kid = decodeURIComponent(/rotated=([^&]+)/.exec(res.headers.get("location")!)![1]!);
-    const active = await porta.services.db.prisma.signingKey.findFirst({ where: { status: "active" } });
-    expect(active?.id).toBe(kid);
-    // The console session keeps working: its token was signed with the previous, still published key.
-    const keysPage = await (await browser.get(`${porta.baseUrl}/console/keys?rotated=${kid}`)).text();
+    expect(kid).toBe(staged);
+    expect(await activeKid(org.id)).toBe(kid);
+    expect(await activeKid(porta.bootstrap.organizationId)).toBe(adminKid);
+    const keysPage = await (await browser.get(`${url}?rotated=${kid}`)).text();
     expect(keysPage).toContain(kid);
+    expect(keysPage).toContain(before);
 
     const audit = await (await browser.get(`${porta.baseUrl}/console/audit?eventType=key.*`)).text();
     expect(audit).toContain("key.rotated");
@@ -362,6 +380,33 @@ describe("keys and audit", () => {
     const bad = await browser.get(`${porta.baseUrl}/console/audit?eventType=${encodeURIComponent("not valid!")}`);
     expect(bad.status).toBe(422);
     expect(await bad.text()).toContain("must be an event type");
+    expect((await browser.get(`${porta.baseUrl}/console/organizations/0190a000-0000-7000-8000-000000000000/keys`)).status).toBe(404);
+  });
+
+  it("lists every organization's keys, filters them by organization, and rotates them all", async () => {
+    const { browser } = admin;
+    const org = await porta.services.db.prisma.organization.create({ data: { slug: unique("allkeys"), name: "All Keys Org" } });
+    const orgKid = await porta.services.keys.providerJwks(org.id).then((keys) => keys[0]!.kid);
+    const adminKid = await activeKid(porta.bootstrap.organizationId);
+    // Newest first: the key just created leads the list of every organization's keys.
+    const all = await (await browser.get(`${porta.baseUrl}/console/keys`)).text();
+    expect(all).toContain(orgKid);
+    expect(all).toContain(`/console/organizations/${org.id}/keys`);
+    const filtered = await pageWithCsrf(browser, `${porta.baseUrl}/console/keys?organizationId=${org.id}`);
+    expect(filtered.res.status).toBe(200);
+    expect(filtered.html).toContain(orgKid);
+    expect(filtered.html).not.toContain(adminKid);
+
+    const res = await browser.post(`${porta.baseUrl}/console/keys`, { csrf: filtered.csrf, intent: "rotate-all" });
+    expect(res.status).toBe(302);
+    const rotated = Number(/rotatedAll=(\d+)/.exec(res.headers.get("location")!)![1]);
+    expect(rotated).toBe(await porta.services.db.prisma.organization.count({ where: { status: { not: "deleted" } } }));
+    expect(await activeKid(org.id)).not.toBe(orgKid);
+    expect(await activeKid(porta.bootstrap.organizationId)).not.toBe(adminKid);
+    // The console session keeps working: its token was signed with the previous, still published key.
+    const after = await browser.get(`${porta.baseUrl}/console/keys?rotatedAll=${rotated}`);
+    expect(after.status).toBe(200);
+    expect(await after.text()).toContain(await activeKid(porta.bootstrap.organizationId));
   });
 });
 

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { PrismaClient } from "~/generated/prisma/client";
+import type { Prisma, PrismaClient } from "~/generated/prisma/client";
 import { ADMIN_CLIENT_ID, ADMIN_CLIENT_SCOPE, ADMIN_PERMISSIONS, SERVICE_ADMIN_ROLE } from "../admin/permissions";
 import { normalizeEmail } from "~/schemas/email";
 import { hashPassword } from "../auth/password-hash";
@@ -12,6 +12,8 @@ export interface BootstrapOptions {
   baseUrl: string;
   adminEmail?: string | undefined;
   adminPassword?: string | undefined;
+  /** Gives the super-admin organization its signing key in the bootstrap's transaction. */
+  signingKeys?: { ensureActiveKeyIn(tx: Prisma.TransactionClient, organizationId: string): Promise<void> };
 }
 
 export interface BootstrapResult {
@@ -53,6 +55,7 @@ export async function bootstrap(prisma: PrismaClient, options: BootstrapOptions)
         update: {},
       });
       const organizationId = organization.id;
+      await options.signingKeys?.ensureActiveKeyIn(tx, organizationId);
 
       await tx.permission.createMany({
         data: ADMIN_PERMISSIONS.map((name) => ({ organizationId, name })),

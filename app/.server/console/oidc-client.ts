@@ -1,5 +1,6 @@
 import { createLocalJWKSet, jwtVerify } from "jose";
 import { ADMIN_CLIENT_ID, ADMIN_CLIENT_SCOPE } from "../admin/permissions";
+import { superAdminPublicJwks } from "../oidc/super-admin-keys";
 import type { Services } from "../services";
 
 /**
@@ -87,7 +88,7 @@ export function refreshTokens(services: Services, refreshToken: string) {
 
 /** Verifies the ID token of a sign-in (signature, issuer, audience, nonce) and returns its subject. */
 export async function verifyIdToken(services: Services, idToken: string, nonce: string): Promise<{ sub: string; email: string | undefined }> {
-  const jwks = createLocalJWKSet({ keys: await services.keys.publicJwks() });
+  const jwks = createLocalJWKSet({ keys: await superAdminPublicJwks(services) });
   const { payload } = await jwtVerify(idToken, jwks, { issuer: consoleIssuer(services), audience: ADMIN_CLIENT_ID, algorithms: ["ES256"] });
   if (payload.nonce !== nonce || typeof payload.sub !== "string") throw new Error("the ID token does not belong to this sign-in");
   return { sub: payload.sub, email: typeof payload.email === "string" ? payload.email : undefined };

@@ -1,13 +1,17 @@
 import { randomBytes } from "node:crypto";
 import { exportJWK, generateKeyPair, type JWK } from "jose";
-import type { PrismaClient } from "~/generated/prisma/client";
+import type { Prisma, PrismaClient } from "~/generated/prisma/client";
 import type { Encrypter } from "../crypto/encryption";
 
 /**
- * ES256 signing keys, shared by every organization's provider. Life of a key:
- * staged (published in the JWKS, not signing, so relying parties learn it ahead of use) →
- * active (signs everything) → retiring (still published, until every token it signed has
- * expired) → retired (gone). The private half is stored encrypted with AES-256-GCM.
+ * ES256 signing keys, each organization its own (decision 016). Life of a key:
+ * staged (published in the organization's JWKS, not signing, so relying parties learn it ahead
+ * of use) → active (signs everything of the organization) → retiring (still published, until
+ * every token it signed has expired) → retired (gone). The private half is stored encrypted
+ * with AES-256-GCM.
+ *
+ * Keys without an organization are the shared keys of earlier versions: they never sign again,
+ * and every organization publishes (and accepts) them while they retire.
  */
 export type KeyStatus = "staged" | "active" | "retiring" | "retired";
 
@@ -15,6 +19,8 @@ export interface SigningKeyInfo {
   kid: string;
   alg: "ES256";
   status: KeyStatus;
+  /** Null for a shared key of an earlier version. */
+  organizationId: string | null;
   createdAt: Date;
   retireAfter: Date | null;
   retiredAt: Date | null;
@@ -23,18 +29,32 @@ export interface SigningKeyInfo {
 
 export type PrivateSigningJwk = JWK & { kid: string; alg: "ES256"; use: "sig" };
 
+type Tx = Prisma.TransactionClient;
+
 export interface KeyService {
-  list(): Promise<SigningKeyInfo[]>;
-  /** Adds a staged key: published at once, signing from the next rotation. */
-  generate(): Promise<SigningKeyInfo>;
-  /** Promotes the newest staged key (or a new one) to active; the old active key retires. */
-  rotate(): Promise<SigningKeyInfo>;
-  /** Creates the first key when there is none (first start). */
-  ensureActiveKey(): Promise<void>;
-  /** Private JWKs for the providers: the active key first (it signs), then the published rest. */
-  providerJwks(): Promise<PrivateSigningJwk[]>;
-  /** Public JWKs of every published key (what /.well-known/jwks shows). */
-  publicJwks(): Promise<JWK[]>;
+  /** Every key of one organization, newest first (its first key is created if it has none yet). */
+  list(organizationId: string): Promise<SigningKeyInfo[]>;
+  /** Adds a staged key to an organization: published at once, signing from its next rotation. */
+  generate(organizationId: string): Promise<SigningKeyInfo>;
+  /** Promotes the organization's newest staged key (or a new one) to active; its active key retires. */
+  rotate(organizationId: string): Promise<SigningKeyInfo>;
+  /** Rotates every organization that is not deleted; returns how many it rotated. */
+  rotateAll(): Promise<number>;
+  /** Gives an organization its first active key within the caller's transaction (a no-op when it has one). */
+  ensureActiveKeyIn(tx: Tx, organizationId: string): Promise<void>;
+  /** At start: the shared keys of earlier versions stop signing. One statement, however many organizations. */
+  retireLegacyKeys(): Promise<void>;
+  /** Retires keys whose retiring period is over: one organization's and the shared ones, or every one. */
+  retireExpired(organizationId?: string): Promise<void>;
+  /** Private JWKs for an organization's provider: its active key first (it signs), then the rest it publishes. */
+  providerJwks(organizationId: string): Promise<PrivateSigningJwk[]>;
+  /** Public JWKs of what an organization publishes (its /.well-known/jwks). */
+  publicJwks(organizationId: string): Promise<JWK[]>;
+  /**
+   * How many key changes this process has made or noticed (rotations, retirements). Caches of
+   * published keys that live outside the providers compare it to reload at once.
+   */
+  changeCount(): number;
 }
 
 export interface KeyServiceOptions {
@@ -42,23 +62,31 @@ export interface KeyServiceOptions {
   encrypter: Encrypter;
   /** The longest lifetime of anything a key signs (ID tokens, JWT access tokens), in seconds. */
   maxSignedTokenLifetimeSeconds: () => number | Promise<number>;
-  /** Called after any change, so that providers everywhere reload their keys. */
-  onChange: () => Promise<void>;
+  /** Called after a change of one organization's keys, or "*" for the shared keys and rotations of all. */
+  onChange: (organizationId: string) => Promise<void>;
   now?: () => Date;
 }
 
 const CLOCK_SKEW_SECONDS = 60;
-const ROTATION_LOCK_KEY = 72707371;
+/** First half of the per-organization advisory lock; the second is hashtext(organizationId). */
+const ORGANIZATION_KEY_LOCK = 72707371;
+/** Organizations rotated per transaction by rotateAll. */
+const ROTATE_ALL_BATCH = 100;
+/** More organizations retired at once than this reload every provider instead of each one. */
+const INVALIDATE_EACH_LIMIT = 20;
 
+const PUBLISHED: KeyStatus[] = ["active", "staged", "retiring"];
 const aad = (kid: string) => `signing-key:${kid}`;
 
 type KeyRow = Awaited<ReturnType<PrismaClient["signingKey"]["findMany"]>>[number];
+type NewKey = Prisma.SigningKeyUncheckedCreateInput;
 
-function toInfo(row: KeyRow): SigningKeyInfo {
+export function toSigningKeyInfo(row: KeyRow): SigningKeyInfo {
   return {
     kid: row.id,
     alg: "ES256",
     status: row.status as KeyStatus,
+    organizationId: row.organizationId,
     createdAt: row.createdAt,
     retireAfter: row.retireAfter,
     retiredAt: row.retiredAt,
@@ -66,17 +94,37 @@ function toInfo(row: KeyRow): SigningKeyInfo {
   };
 }
 
+/**
+ * Serializes key changes of the given organizations across processes. Locks are taken in one
+ * order (by their hash), so that two batches never wait on each other in a circle.
+ */
+async function lockOrganizations(tx: Tx, organizationIds: string[]) {
+  if (organizationIds.length === 1) {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${ORGANIZATION_KEY_LOCK}::int, hashtext(${organizationIds[0]}::text))`;
+    return;
+  }
+  await tx.$executeRaw`
+    SELECT pg_advisory_xact_lock(${ORGANIZATION_KEY_LOCK}::int, h)
+      FROM (SELECT DISTINCT hashtext(id) AS h FROM unnest(${organizationIds}::text[]) AS id ORDER BY h) AS ordered`;
+}
+
 export function createKeyService(options: KeyServiceOptions): KeyService {
   const { prisma, encrypter } = options;
   const now = options.now ?? (() => new Date());
+  let changes = 0;
+  const changed = async (organizationId: string) => {
+    changes++;
+    await options.onChange(organizationId);
+  };
 
-  async function newKey(status: "staged" | "active") {
+  async function newKey(organizationId: string, status: "staged" | "active"): Promise<NewKey> {
     const { privateKey, publicKey } = await generateKeyPair("ES256", { extractable: true });
     const kid = randomBytes(12).toString("base64url");
     const privateJwk = await exportJWK(privateKey);
     const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: "ES256", use: "sig" };
     return {
       id: kid,
+      organizationId,
       alg: "ES256",
       status,
       publicJwk,
@@ -84,69 +132,144 @@ export function createKeyService(options: KeyServiceOptions): KeyService {
     };
   }
 
-  /**
-   * Retiring keys whose tokens have all expired leave the JWKS. Providers built earlier still
-   * hold them, so a retirement reloads every provider, as any other key change does.
-   */
-  async function retireExpired() {
-    const retired = await prisma.signingKey.updateMany({
-      where: { status: "retiring", retireAfter: { lte: now() } },
-      data: { status: "retired", retiredAt: now() },
-    });
-    if (retired.count > 0) await options.onChange();
+  /** When a key that stops signing now may leave the JWKS: after the longest token lifetime and clock skew. */
+  async function retireAfterNow() {
+    const lifetime = await options.maxSignedTokenLifetimeSeconds();
+    return new Date(now().getTime() + (lifetime + CLOCK_SKEW_SECONDS) * 1000);
   }
 
-  async function publishedRows() {
-    await retireExpired();
-    const rows = await prisma.signingKey.findMany({
-      where: { status: { in: ["active", "staged", "retiring"] } },
+  async function ensureActiveKeyIn(tx: Tx, organizationId: string) {
+    await lockOrganizations(tx, [organizationId]);
+    const active = await tx.signingKey.findFirst({ where: { organizationId, status: "active" }, select: { id: true } });
+    if (!active) await tx.signingKey.create({ data: await newKey(organizationId, "active") });
+  }
+
+  /**
+   * The rotation of a batch of organizations in one transaction, in set-based statements: the
+   * active keys retire, the newest staged key of each organization becomes active, and the
+   * others get the fresh key generated for them beforehand.
+   */
+  async function rotateIn(tx: Tx, fresh: Map<string, NewKey>, retireAfter: Date) {
+    const organizationIds = [...fresh.keys()];
+    await lockOrganizations(tx, organizationIds);
+    await tx.signingKey.updateMany({ where: { organizationId: { in: organizationIds }, status: "active" }, data: { status: "retiring", retireAfter } });
+    const staged = await tx.signingKey.findMany({
+      where: { organizationId: { in: organizationIds }, status: "staged" },
+      orderBy: { createdAt: "desc" },
+      select: { id: true, organizationId: true },
+    });
+    const promoted = new Map<string, string>();
+    for (const key of staged) if (!promoted.has(key.organizationId!)) promoted.set(key.organizationId!, key.id);
+    if (promoted.size > 0) await tx.signingKey.updateMany({ where: { id: { in: [...promoted.values()] } }, data: { status: "active" } });
+    const created = [...fresh.entries()].filter(([organizationId]) => !promoted.has(organizationId)).map(([, key]) => key);
+    if (created.length > 0) await tx.signingKey.createMany({ data: created });
+    return tx.signingKey.findMany({ where: { organizationId: { in: organizationIds }, status: "active" } });
+  }
+
+  async function notify(organizationIds: Set<string | null>) {
+    if (organizationIds.size === 0) return;
+    if (organizationIds.has(null) || organizationIds.size > INVALIDATE_EACH_LIMIT) return changed("*");
+    for (const organizationId of organizationIds) await changed(organizationId!);
+  }
+
+  async function retireExpired(organizationId?: string) {
+    const retired = await prisma.signingKey.updateManyAndReturn({
+      where: {
+        status: "retiring",
+        retireAfter: { lte: now() },
+        ...(organizationId ? { OR: [{ organizationId }, { organizationId: null }] } : {}),
+      },
+      data: { status: "retired", retiredAt: now() },
+      select: { organizationId: true },
+    });
+    // Providers built earlier still hold the retired keys: reload them.
+    await notify(new Set(retired.map((key) => key.organizationId)));
+  }
+
+  const findPublished = (organizationId: string) =>
+    prisma.signingKey.findMany({
+      where: { OR: [{ organizationId, status: { in: PUBLISHED } }, { organizationId: null, status: "retiring" }] },
       orderBy: { createdAt: "desc" },
     });
-    const rank: Record<string, number> = { active: 0, staged: 1, retiring: 2 };
-    return rows.sort((a, b) => (rank[a.status] ?? 9) - (rank[b.status] ?? 9));
+
+  /**
+   * What an organization publishes, its signing key first. Usually one indexed read: retiring
+   * and creating happen only when a read shows they are due (an organization from before keys
+   * per organization gets its key here, on first use, rather than all of them at start).
+   */
+  async function publishedRows(organizationId: string) {
+    let rows = await findPublished(organizationId);
+    if (rows.some((row) => row.status === "retiring" && row.retireAfter && row.retireAfter <= now())) {
+      await retireExpired(organizationId);
+      rows = await findPublished(organizationId);
+    }
+    if (!rows.some((row) => row.status === "active" && row.organizationId === organizationId)) {
+      await prisma.$transaction((tx) => ensureActiveKeyIn(tx, organizationId));
+      rows = await findPublished(organizationId);
+    }
+    const rank = (row: KeyRow) => (row.organizationId === null ? 3 : ({ active: 0, staged: 1, retiring: 2 } as Record<string, number>)[row.status] ?? 9);
+    return rows.sort((a, b) => rank(a) - rank(b));
   }
 
   return {
-    async list() {
-      await retireExpired();
-      const rows = await prisma.signingKey.findMany({ orderBy: { createdAt: "desc" } });
-      return rows.map(toInfo);
+    async list(organizationId) {
+      await publishedRows(organizationId);
+      const rows = await prisma.signingKey.findMany({ where: { organizationId }, orderBy: { createdAt: "desc" } });
+      return rows.map(toSigningKeyInfo);
     },
 
-    async generate() {
-      const row = await prisma.signingKey.create({ data: await newKey("staged") });
-      await options.onChange();
-      return toInfo(row);
+    async generate(organizationId) {
+      const row = await prisma.signingKey.create({ data: await newKey(organizationId, "staged") });
+      await changed(organizationId);
+      return toSigningKeyInfo(row);
     },
 
-    async rotate() {
-      const fresh = await newKey("active");
-      const lifetime = await options.maxSignedTokenLifetimeSeconds();
-      const row = await prisma.$transaction(async (tx) => {
-        await tx.$executeRaw`SELECT pg_advisory_xact_lock(${ROTATION_LOCK_KEY})`;
-        const retireAfter = new Date(now().getTime() + (lifetime + CLOCK_SKEW_SECONDS) * 1000);
-        await tx.signingKey.updateMany({ where: { status: "active" }, data: { status: "retiring", retireAfter } });
-        const staged = await tx.signingKey.findFirst({ where: { status: "staged" }, orderBy: { createdAt: "desc" } });
-        if (staged) return tx.signingKey.update({ where: { id: staged.id }, data: { status: "active" } });
-        return tx.signingKey.create({ data: fresh });
-      });
-      await options.onChange();
-      return toInfo(row);
+    async rotate(organizationId) {
+      const fresh = new Map([[organizationId, await newKey(organizationId, "active")]]);
+      const retireAfter = await retireAfterNow();
+      const [row] = await prisma.$transaction((tx) => rotateIn(tx, fresh, retireAfter));
+      await changed(organizationId);
+      return toSigningKeyInfo(row!);
     },
 
-    async ensureActiveKey() {
-      const created = await prisma.$transaction(async (tx) => {
-        await tx.$executeRaw`SELECT pg_advisory_xact_lock(${ROTATION_LOCK_KEY})`;
-        const active = await tx.signingKey.count({ where: { status: "active" } });
-        if (active > 0) return false;
-        await tx.signingKey.create({ data: await newKey("active") });
-        return true;
-      });
-      if (created) await options.onChange();
+    async rotateAll() {
+      const retireAfter = await retireAfterNow();
+      let rotated = 0;
+      let after: string | undefined;
+      for (;;) {
+        const batch = await prisma.organization.findMany({
+          where: { status: { not: "deleted" }, ...(after ? { id: { gt: after } } : {}) },
+          orderBy: { id: "asc" },
+          take: ROTATE_ALL_BATCH,
+          select: { id: true },
+        });
+        if (batch.length === 0) break;
+        // Keys are generated outside the transaction, which then only writes.
+        const fresh = new Map(await Promise.all(batch.map(async ({ id }) => [id, await newKey(id, "active")] as const)));
+        await prisma.$transaction((tx) => rotateIn(tx, fresh, retireAfter));
+        rotated += batch.length;
+        after = batch[batch.length - 1]!.id;
+      }
+      if (rotated > 0) await changed("*");
+      return rotated;
     },
 
-    async providerJwks() {
-      const rows = await publishedRows();
+    ensureActiveKeyIn,
+
+    async retireLegacyKeys() {
+      const retireAfter = await retireAfterNow();
+      const [signing, staged] = await prisma.$transaction([
+        prisma.signingKey.updateMany({ where: { organizationId: null, status: "active" }, data: { status: "retiring", retireAfter } }),
+        // A staged shared key never signed anything: nothing to wait for.
+        prisma.signingKey.updateMany({ where: { organizationId: null, status: "staged" }, data: { status: "retired", retiredAt: now() } }),
+      ]);
+      if (signing.count + staged.count > 0) await changed("*");
+    },
+
+    retireExpired,
+
+    async providerJwks(organizationId) {
+      const rows = await publishedRows(organizationId);
       return rows.map((row) => ({
         ...(JSON.parse(encrypter.decrypt(row.privateJwkEncrypted, aad(row.id))) as JWK),
         kid: row.id,
@@ -155,8 +278,10 @@ export function createKeyService(options: KeyServiceOptions): KeyService {
       }));
     },
 
-    async publicJwks() {
-      return (await publishedRows()).map((row) => row.publicJwk as JWK);
+    async publicJwks(organizationId) {
+      return (await publishedRows(organizationId)).map((row) => row.publicJwk as JWK);
     },
+
+    changeCount: () => changes,
   };
 }

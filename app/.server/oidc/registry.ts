@@ -9,7 +9,7 @@ import { getClientRecord, secretMatches } from "../directory/clients";
 import { getOrganizationBySlug } from "../directory/organizations";
 import { buildProviderConfiguration, createJtiResolver } from "./configuration";
 import { acceptOwnAudienceAtUserinfo, useHashedClientSecrets } from "./internals";
-import type { KeyService, PrivateSigningJwk } from "./keys";
+import type { KeyService } from "./keys";
 import type { Settings } from "../settings/settings";
 
 /** One organization's provider and what was true of the organization when it was built. */
@@ -55,13 +55,11 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
     ttl: PROVIDER_MAX_AGE_MS,
   });
   const unknown = new LRUCache<string, true>({ max: 10_000, ttl: NEGATIVE_TTL_MS });
-  let jwks: Promise<PrivateSigningJwk[]> | undefined;
 
   function dropLocal(organizationId: string) {
     unknown.clear();
     if (organizationId === "*") {
       providers.clear();
-      jwks = undefined;
       return;
     }
     for (const [slug, entry] of providers.entries()) {
@@ -82,9 +80,9 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
   async function build(slug: string): Promise<TenantProvider | undefined> {
     const organization = await getOrganizationBySlug(prisma, cache, slug);
     if (!organization || organization.status !== "active") return undefined;
-    jwks ??= keys.providerJwks();
+    // The organization's own keys (and the shared keys of earlier versions while they retire).
     const [keySet, customClaims, accessTokenTtl] = await Promise.all([
-      jwks,
+      keys.providerJwks(organization.id),
       prisma.customClaimDefinition.findMany({
         where: { application: { organizationId: organization.id } },
         select: { claimName: true, scope: true },

@@ -22,6 +22,8 @@ const AREA_ALIASES: Record<string, string> = {
 const VERB_ALIASES: Record<string, string> = { ls: "list", show: "get", rm: "delete", history: "getHistory" };
 /** Shorter flags for path parameters. */
 const PARAM_FLAGS: Record<string, string[]> = { orgId: ["org", "org-id"], appId: ["app", "app-id"], userId: ["user", "user-id"], claimId: ["claim", "claim-id"] };
+/** Shorter flags for the organization filter of reads (`porta keys list --org ID`). */
+const QUERY_FLAGS: Record<string, string> = { org: "organizationId", "org-id": "organizationId" };
 const GLOBAL_FLAGS = new Set(["json", "server", "profile", "all", "help", "if-match", "data", "file", "timeout", "no-browser", "headless"]);
 
 export const specs = operations as Record<string, Spec>;
@@ -74,7 +76,7 @@ export function callArguments(id: string, args: ParsedArgs, positionals: string[
   if (spec.input === "raw") {
     input = fileBody(spec, flagString(args, "file"), id);
   } else if (spec.input === "query") {
-    input = Object.fromEntries(fields.map(([name, value]) => [camel(name), value === true ? "true" : value]));
+    input = Object.fromEntries(fields.map(([name, value]) => [QUERY_FLAGS[name] ?? camel(name), value === true ? "true" : value]));
   } else if (spec.input === "body") {
     const data = flagString(args, "data");
     const base = data ? (flagValue(data) as Record<string, unknown>) : {};

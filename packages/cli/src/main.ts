@@ -13,7 +13,8 @@ const HELP = `porta: manage Porta from the command line
   porta <area> <operation> [ids…] [--field value…]         any Admin API operation, e.g.
       porta orgs list                porta orgs create --name Acme --slug acme
       porta users list --org ID      porta users invite --org ID --email a@b.c
-      porta clients get ID           porta keys rotate            porta audit list --limit 20
+      porta clients get ID           porta keys rotate --org ID   porta audit list --limit 20
+      porta keys list --org ID       porta keys rotate-all (every organization)
   porta operations                                         every area and operation
 
 Global flags: --json (machine-readable output), --server URL, --profile NAME, --all (every page of a list),

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { createLocalJWKSet, jwtVerify, type JWK } from "jose";
+import { superAdminPublicJwks } from "../../oidc/super-admin-keys";
 import type { Services } from "../../services";
 import { adminApiResource, mayCallAdminApi } from "../api-access";
 import { SERVICE_ADMIN_ROLE } from "../permissions";
@@ -28,14 +29,16 @@ export interface AdminUser {
 }
 
 /** Published keys per running Porta (one process may run several, as the tests do). */
-const keyCaches = new WeakMap<Services, { at: number; jwks: ReturnType<typeof createLocalJWKSet> }>();
+const keyCaches = new WeakMap<Services, { at: number; changes: number; jwks: ReturnType<typeof createLocalJWKSet> }>();
 const KEY_CACHE_MS = 15_000;
 
 async function activeKeys(services: Services) {
   let cached = keyCaches.get(services);
-  if (!cached || Date.now() - cached.at > KEY_CACHE_MS) {
-    const keys: JWK[] = await services.keys.publicJwks();
-    cached = { at: Date.now(), jwks: createLocalJWKSet({ keys }) };
+  // A key change this process made or noticed (a rotation, a retirement) counts at once.
+  if (!cached || Date.now() - cached.at > KEY_CACHE_MS || cached.changes !== services.keys.changeCount()) {
+    const changes = services.keys.changeCount();
+    const keys: JWK[] = await superAdminPublicJwks(services);
+    cached = { at: Date.now(), changes, jwks: createLocalJWKSet({ keys }) };
     keyCaches.set(services, cached);
   }
   return cached.jwks;

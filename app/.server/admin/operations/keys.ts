@@ -1,16 +1,32 @@
 import { z } from "zod";
-import { operation } from "../http/route";
-import { forgetAdminKeyCache } from "../http/require-admin";
 import type { SigningKeyInfo } from "../../oidc/keys";
+import { forgetAdminKeyCache } from "../http/require-admin";
+import { listKeys, requireKeyOrganization } from "../keys/service";
+import { pageOf } from "../http/openapi-shapes";
+import { ListQuerySchema } from "../http/pagination";
+import { operation } from "../http/route";
 
-/** Signing keys: list, generate (staged), rotate. The private half never leaves the server. */
-// These operations take no input: a query parameter or body field is a mistake the caller should hear about.
+/**
+ * Signing keys, per organization (decision 016): list, generate (staged), rotate; and, for
+ * operators, every key and a rotation of every organization. The private half never leaves
+ * the server. Keys carry no version, so these operations send no ETag.
+ */
+// The writes take no input: a query parameter or body field is a mistake the caller should hear about.
 const NoQuery = z.object({}).strict();
 const NoBody = z.object({}).strict().optional();
+const OrgParams = z.object({ orgId: z.uuid({ message: "must be a UUID" }) });
+const KeyListQuery = ListQuerySchema.extend({
+  organizationId: z.uuid({ message: "must be a UUID" }).optional().describe("Only this organization's keys"),
+}).strict();
+
 const KeySchema = z.object({
   kid: z.string(),
   alg: z.literal("ES256"),
   status: z.enum(["staged", "active", "retiring", "retired"]),
+  organizationId: z
+    .uuid()
+    .nullable()
+    .describe("The organization whose tokens the key signs; null for a key an earlier version shared between all organizations (it verifies, never signs, until it retires)"),
   createdAt: z.iso.datetime(),
   retireAfter: z.iso.datetime().nullable(),
   retiredAt: z.iso.datetime().nullable(),
@@ -21,59 +37,112 @@ const toKey = (key: SigningKeyInfo) => ({
   kid: key.kid,
   alg: key.alg,
   status: key.status,
+  organizationId: key.organizationId,
   createdAt: key.createdAt.toISOString(),
   retireAfter: key.retireAfter?.toISOString() ?? null,
   retiredAt: key.retiredAt?.toISOString() ?? null,
   publicJwk: key.publicJwk,
 });
 
+/** api.admin.keys */
 export const keysOperations = [
   operation({
     method: "GET",
     path: "/keys",
     operationId: "keys.list",
-    summary: "List signing keys (public parts and life-cycle state)",
+    summary: "List the signing keys of every organization (or of one, with organizationId), newest first, with their organization",
     tag: "keys",
     permission: "admin:key:read",
-    query: NoQuery,
-    response: z.object({ data: z.array(KeySchema) }),
-    handler: async ({ services }) => ({ body: { data: (await services.keys.list()).map(toKey) } }),
+    query: KeyListQuery,
+    response: pageOf(KeySchema),
+    handler: async ({ services, query }) => {
+      const page = await listKeys(services, query);
+      return { body: { ...page, data: page.data.map(toKey) } };
+    },
   }),
+];
+
+/** api.admin.keys_.rotate */
+export const keysRotateOperations = [
   operation({
     method: "POST",
-    path: "/keys",
-    operationId: "keys.generate",
-    summary: "Generate a staged key: published in the JWKS at once, signing from the next rotation",
+    path: "/keys/rotate",
+    operationId: "keys.rotateAll",
+    summary:
+      "Rotate every organization that is not deleted (for operators): each one's newest staged key (or a new one) signs from now on, its previous key stays published until its tokens expire",
     tag: "keys",
     permission: "admin:key:write",
     query: NoQuery,
     body: NoBody,
+    response: z.object({ rotatedOrganizations: z.number().int() }),
+    handler: async ({ services, audit }) => {
+      const rotated = await services.keys.rotateAll();
+      forgetAdminKeyCache(services);
+      // One summary entry: a rotation of a hundred thousand organizations is one operator action.
+      audit({ eventType: "key.rotated_all", targetType: "signing_key", data: { organizations: rotated } });
+      return { body: { rotatedOrganizations: rotated } };
+    },
+  }),
+];
+
+/** api.admin.organizations_.$orgId_.keys */
+export const organizationKeysOperations = [
+  operation({
+    method: "GET",
+    path: "/organizations/{orgId}/keys",
+    operationId: "keys.listByOrganization",
+    summary: "List an organization's signing keys (public parts and life-cycle state), newest first",
+    tag: "keys",
+    permission: "admin:key:read",
+    params: OrgParams,
+    query: NoQuery,
+    response: z.object({ data: z.array(KeySchema) }),
+    handler: async ({ services, params }) => {
+      await requireKeyOrganization(services, params.orgId);
+      return { body: { data: (await services.keys.list(params.orgId)).map(toKey) } };
+    },
+  }),
+  operation({
+    method: "POST",
+    path: "/organizations/{orgId}/keys",
+    operationId: "keys.generate",
+    summary: "Generate a staged key for an organization: published in its JWKS at once, signing from its next rotation",
+    tag: "keys",
+    permission: "admin:key:write",
+    params: OrgParams,
+    query: NoQuery,
+    body: NoBody,
     response: KeySchema,
     successStatus: 201,
-    handler: async ({ services, audit }) => {
-      const key = await services.keys.generate();
+    handler: async ({ services, params, audit }) => {
+      await requireKeyOrganization(services, params.orgId);
+      const key = await services.keys.generate(params.orgId);
       forgetAdminKeyCache(services);
-      audit({ eventType: "key.generated", targetType: "signing_key", targetId: key.kid, data: { status: key.status } });
+      audit({ eventType: "key.generated", organizationId: params.orgId, targetType: "signing_key", targetId: key.kid, data: { status: key.status } });
       return { body: toKey(key) };
     },
   }),
 ];
 
-export const keysRotateOperations = [
+/** api.admin.organizations_.$orgId_.keys_.rotate */
+export const organizationKeysRotateOperations = [
   operation({
     method: "POST",
-    path: "/keys/rotate",
+    path: "/organizations/{orgId}/keys/rotate",
     operationId: "keys.rotate",
-    summary: "Rotate: the newest staged key (or a new one) signs from now on; the previous key stays published until its tokens expire",
+    summary:
+      "Rotate an organization's key: its newest staged key (or a new one) signs from now on; the previous key stays published until its tokens expire. Other organizations are not touched",
     tag: "keys",
     permission: "admin:key:write",
+    params: OrgParams,
     query: NoQuery,
     body: NoBody,
     response: KeySchema,
-    handler: async ({ services, audit }) => {
-      const key = await services.keys.rotate();
+    handler: async ({ services, params, audit }) => {
+      await requireKeyOrganization(services, params.orgId);
+      const key = await services.keys.rotate(params.orgId);
       forgetAdminKeyCache(services);
-      audit({ eventType: "key.rotated", targetType: "signing_key", targetId: key.kid, data: {} });
+      audit({ eventType: "key.rotated", organizationId: params.orgId, targetType: "signing_key", targetId: key.kid, data: {} });
       return { body: toKey(key) };
     },
   }),

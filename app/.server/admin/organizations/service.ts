@@ -48,15 +48,20 @@ export async function getOrganization(services: Services, id: string): Promise<O
   return row;
 }
 
+/** Creates an organization together with its first signing key (one transaction: never one without the other). */
 export async function createOrganization(services: Services, input: OrganizationCreate): Promise<OrganizationRow> {
-  const row = await services.db.prisma.organization.create({
-    data: {
-      name: input.name,
-      slug: input.slug,
-      ...(input.defaultLoginMethods ? { defaultLoginMethods: input.defaultLoginMethods } : {}),
-      ...(input.twoFactorPolicy ? { twoFactorPolicy: input.twoFactorPolicy } : {}),
-      ...(input.defaultLocale ? { defaultLocale: input.defaultLocale } : {}),
-    },
+  const row = await services.db.prisma.$transaction(async (tx) => {
+    const created = await tx.organization.create({
+      data: {
+        name: input.name,
+        slug: input.slug,
+        ...(input.defaultLoginMethods ? { defaultLoginMethods: input.defaultLoginMethods } : {}),
+        ...(input.twoFactorPolicy ? { twoFactorPolicy: input.twoFactorPolicy } : {}),
+        ...(input.defaultLocale ? { defaultLocale: input.defaultLocale } : {}),
+      },
+    });
+    await services.keys.ensureActiveKeyIn(tx, created.id);
+    return created;
   });
   // A slug that was unknown a moment ago may sit in the registry's negative cache.
   await services.oidc.invalidate(row.id);

@@ -137,6 +137,8 @@ function planImport(services: Services, pkg: ExportPackage, slug: string, target
 
   async function apply(tx: Prisma.TransactionClient) {
     const organizationId = target.org?.id ?? (await tx.organization.create({ data: { slug, ...orgData, branding: {} } })).id;
+    // Packages carry no signing keys (decision 016): a new organization gets a fresh one here.
+    if (!target.org) await services.keys.ensureActiveKeyIn(tx, organizationId);
     if (orgFields === null || orgFields.length > 0) {
       const branding = await materializeBranding(tx, organizationId, c.organization);
       await tx.organization.update({ where: { id: organizationId }, data: { ...orgData, branding, ...(target.org ? { version: { increment: 1 } } : {}) } });

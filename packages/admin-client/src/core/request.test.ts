@@ -64,11 +64,11 @@ describe("retries", () => {
 
   it("never retries a POST", async () => {
     replies = [rateLimited("0")];
-    const error = await client().keys.rotate().catch((e: unknown) => e);
+    const error = await client().keys.rotateAll().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PortaRateLimitError);
     expect(received).toHaveLength(1);
     replies = [unavailable];
-    expect(await client().keys.rotate().catch((e: unknown) => e)).toBeInstanceOf(PortaServerError);
+    expect(await client().keys.rotateAll().catch((e: unknown) => e)).toBeInstanceOf(PortaServerError);
     expect(received).toHaveLength(2);
   });
 

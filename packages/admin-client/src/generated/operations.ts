@@ -49,9 +49,11 @@ export const operations = {
   "exports.manifest": { method: "GET", path: "/organizations/{orgId}/export/manifest", pathParams: ["orgId"], input: "none", etag: false, paging: "none" },
   "imports.apply": { method: "POST", path: "/imports/apply", pathParams: [], input: "body", etag: false, paging: "none" },
   "imports.preview": { method: "POST", path: "/imports/preview", pathParams: [], input: "body", etag: false, paging: "none" },
-  "keys.generate": { method: "POST", path: "/keys", pathParams: [], input: "body", etag: false, paging: "none" },
-  "keys.list": { method: "GET", path: "/keys", pathParams: [], input: "none", etag: false, paging: "none" },
-  "keys.rotate": { method: "POST", path: "/keys/rotate", pathParams: [], input: "body", etag: false, paging: "none" },
+  "keys.generate": { method: "POST", path: "/organizations/{orgId}/keys", pathParams: ["orgId"], input: "body", etag: false, paging: "none" },
+  "keys.list": { method: "GET", path: "/keys", pathParams: [], input: "query", etag: false, paging: "cursor" },
+  "keys.listByOrganization": { method: "GET", path: "/organizations/{orgId}/keys", pathParams: ["orgId"], input: "none", etag: false, paging: "none" },
+  "keys.rotate": { method: "POST", path: "/organizations/{orgId}/keys/rotate", pathParams: ["orgId"], input: "body", etag: false, paging: "none" },
+  "keys.rotateAll": { method: "POST", path: "/keys/rotate", pathParams: [], input: "body", etag: false, paging: "none" },
   "metadata.get": { method: "GET", path: "/metadata", pathParams: [], input: "none", etag: false, paging: "none" },
   "openapi.get": { method: "GET", path: "/openapi.json", pathParams: [], input: "none", etag: false, paging: "none" },
   "organizations.activate": { method: "POST", path: "/organizations/{id}/activate", pathParams: ["id"], input: "none", etag: true, paging: "none" },
@@ -1470,13 +1472,15 @@ export interface Operations {
       };
     etag: false;
   };
-  /** Generate a staged key: published in the JWKS at once, signing from the next rotation */
+  /** Generate a staged key for an organization: published in its JWKS at once, signing from its next rotation */
   "keys.generate": {
-    args: [body?: Record<string, never>, options?: CallOptions];
+    args: [orgId: string, body?: Record<string, never>, options?: CallOptions];
     response: {
         kid: string;
         alg: "ES256";
         status: "staged" | "active" | "retiring" | "retired";
+        /** The organization whose tokens the key signs; null for a key an earlier version shared between all organizations (it verifies, never signs, until it retires) */
+        organizationId: string | null;
         createdAt: string;
         retireAfter: string | null;
         retiredAt: string | null;
@@ -1484,14 +1488,46 @@ export interface Operations {
       };
     etag: false;
   };
-  /** List signing keys (public parts and life-cycle state) */
+  /** List the signing keys of every organization (or of one, with organizationId), newest first, with their organization */
   "keys.list": {
-    args: [options?: CallOptions];
+    args: [query?: {
+        page?: number;
+        pageSize?: number;
+        cursor?: string;
+        limit?: number;
+        order?: "asc" | "desc";
+        /** Only this organization's keys */
+        organizationId?: string;
+      }, options?: CallOptions];
     response: {
         data: Array<{
           kid: string;
           alg: "ES256";
           status: "staged" | "active" | "retiring" | "retired";
+          /** The organization whose tokens the key signs; null for a key an earlier version shared between all organizations (it verifies, never signs, until it retires) */
+          organizationId: string | null;
+          createdAt: string;
+          retireAfter: string | null;
+          retiredAt: string | null;
+          publicJwk: { [key: string]: unknown };
+        }>;
+        total: number;
+        page: number;
+        pageSize: number;
+        cursor?: string;
+      };
+    etag: false;
+  };
+  /** List an organization's signing keys (public parts and life-cycle state), newest first */
+  "keys.listByOrganization": {
+    args: [orgId: string, options?: CallOptions];
+    response: {
+        data: Array<{
+          kid: string;
+          alg: "ES256";
+          status: "staged" | "active" | "retiring" | "retired";
+          /** The organization whose tokens the key signs; null for a key an earlier version shared between all organizations (it verifies, never signs, until it retires) */
+          organizationId: string | null;
           createdAt: string;
           retireAfter: string | null;
           retiredAt: string | null;
@@ -1500,17 +1536,27 @@ export interface Operations {
       };
     etag: false;
   };
-  /** Rotate: the newest staged key (or a new one) signs from now on; the previous key stays published until its tokens expire */
+  /** Rotate an organization's key: its newest staged key (or a new one) signs from now on; the previous key stays published until its tokens expire. Other organizations are not touched */
   "keys.rotate": {
-    args: [body?: Record<string, never>, options?: CallOptions];
+    args: [orgId: string, body?: Record<string, never>, options?: CallOptions];
     response: {
         kid: string;
         alg: "ES256";
         status: "staged" | "active" | "retiring" | "retired";
+        /** The organization whose tokens the key signs; null for a key an earlier version shared between all organizations (it verifies, never signs, until it retires) */
+        organizationId: string | null;
         createdAt: string;
         retireAfter: string | null;
         retiredAt: string | null;
         publicJwk: { [key: string]: unknown };
+      };
+    etag: false;
+  };
+  /** Rotate every organization that is not deleted (for operators): each one's newest staged key (or a new one) signs from now on, its previous key stays published until its tokens expire */
+  "keys.rotateAll": {
+    args: [body?: Record<string, never>, options?: CallOptions];
+    response: {
+        rotatedOrganizations: number;
       };
     etag: false;
   };
