@@ -4,6 +4,7 @@
  * (22021), and neither survives UTF-8 encoding, so such input is refused at the edge instead of
  * failing half-way through a write.
  */
+// eslint-disable-next-line no-control-regex -- finding NUL is the point
 const UNREPRESENTABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 export const UNREPRESENTABLE_MESSAGE = "contains a character that cannot be stored (NUL or an unpaired surrogate)";

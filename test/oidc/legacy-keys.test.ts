@@ -23,7 +23,7 @@ import { startTestPorta, type TestPorta } from "../support/porta";
  * token they signed has expired, then retire. Organizations that existed before get their own
  * key when they are first used, not at start.
  */
-const PER_ORGANIZATION_MIGRATION = "20261123000000_signing_keys_per_organization";
+const PER_ORGANIZATION_MIGRATION = "20261123000100_signing_keys_per_organization";
 const ENCRYPTION_KEY = randomBytes(32).toString("base64");
 const CB = "https://rp.example.com/cb";
 

@@ -60,6 +60,7 @@ function checkUrl(req: Request): Refusal | undefined {
   const path = decode(q === -1 ? url : url.slice(0, q));
   if (path === undefined) return { status: 400, reason: "malformed_path", message: "The path is not valid percent-encoding." };
   // No Porta path (ids, slugs, keys) holds a control character, and the routers cannot match one.
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
   if (!isRepresentableText(path) || /[\u0000-\u001f\u007f]/.test(path)) {
     return { status: 400, reason: "unrepresentable_path", message: "The path contains a character that is not allowed." };
   }
