@@ -12,7 +12,7 @@ import {
   type BrandingUpdate,
 } from "~/schemas/branding";
 import { invalidateOrganization } from "../directory/organizations";
-import { notFound, staleEtag, validation } from "../admin/http/errors";
+import { notFound, staleEtag, validation } from "../errors";
 import type { Services } from "../services";
 import { sniffContentType } from "./content-type";
 import { sanitizeSvg, SvgRefusedError } from "./svg";

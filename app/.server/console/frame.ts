@@ -1,5 +1,5 @@
 import type { AppLoadContext } from "@remix-run/node";
-import { ApiError } from "../admin/http/errors";
+import { AppError } from "../errors";
 import { requireAdmin } from "../admin/http/require-admin";
 import { getOrganizationBySlug } from "../directory/organizations";
 import { brandingOf } from "../interaction/branding";
@@ -19,7 +19,7 @@ export async function consoleFrame(args: { request: Request; context: AppLoadCon
   // A token refused meanwhile (revoked elsewhere) shows no areas; the page's first Admin API
   // call then starts a new sign-in (requireConsole).
   const admin = await requireAdmin(services, bearer).catch((error: unknown) => {
-    if (error instanceof ApiError) return null;
+    if (error instanceof AppError) return null;
     throw error;
   });
   const permissions = admin ? [...admin.permissions].sort() : [];

@@ -1,6 +1,6 @@
 import type { AppLoadContext } from "@remix-run/node";
 import { adminOperations } from "../admin/http/operation-table";
-import type { FieldDetail } from "../admin/http/errors";
+import type { FieldDetail } from "../errors";
 import { etagOf } from "../admin/http/etag";
 import { runOperation, type Operation } from "../admin/http/route";
 

@@ -3,7 +3,7 @@ import type { Application, ApplicationCreate, ApplicationModule, ApplicationUpda
 import { invalidateClient } from "../../directory/clients";
 import type { Services } from "../../services";
 import { assertScopesStayUsable } from "../claims/scopes";
-import { conflict, notFound, staleEtag, validation } from "../http/errors";
+import { conflict, notFound, staleEtag, validation } from "../../errors";
 import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";
 
 export function toApplication(row: ApplicationRow): Application {

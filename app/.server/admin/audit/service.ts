@@ -1,6 +1,6 @@
 import type { Prisma } from "~/generated/prisma/client";
 import type { Services } from "../../services";
-import { validation } from "../http/errors";
+import { validation } from "../../errors";
 import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, type Page } from "../http/pagination";
 
 export interface AuditQuery {

@@ -2,7 +2,8 @@ import type { PrismaClient } from "~/generated/prisma/client";
 import type { BulkItemResult, BulkOperation, BulkRequest, BulkResult } from "~/schemas/bulk";
 import { invalidateUser } from "../../directory/users";
 import type { Services } from "../../services";
-import { ApiError, toApiError, validation } from "../http/errors";
+import { AppError, validation } from "../../errors";
+import { toAppError } from "../../db/errors";
 import { assignUserRole } from "../rbac/service";
 import { activateUser, createUser, deactivateUser, deleteUser, getUser, requireOrganization, toUser, updateUser } from "../users/service";
 
@@ -70,7 +71,7 @@ async function runItem(services: Services, organizationId: string, adminId: stri
 }
 
 function failureOf(error: unknown, index: number): NonNullable<BulkItemResult["error"]> {
-  const apiError = toApiError(error);
+  const apiError = toAppError(error);
   if (!apiError) throw error;
   return {
     status: apiError.status,
@@ -134,7 +135,7 @@ export async function executeBulk(services: Services, request: BulkRequest, admi
   }
   if (failure) {
     const { index, error } = failure;
-    throw new ApiError(
+    throw new AppError(
       error.status,
       error.code,
       `Operation ${index} (${request.operations[index]!.op}) failed: ${error.message} Nothing was changed.`,

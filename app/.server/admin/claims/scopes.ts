@@ -1,6 +1,6 @@
 import { BASE_SCOPES } from "../../oidc/configuration";
 import type { Services } from "../../services";
-import { conflict, validation } from "../http/errors";
+import { conflict, validation } from "../../errors";
 
 /**
  * The scopes an organization's provider supports: the base scopes and the scope of each of its

@@ -2,7 +2,7 @@ import type { Application as ApplicationRow, CustomClaimDefinition as ClaimRow, 
 import { claimValueProblem, type ClaimType, type ClaimValue, type CustomClaim, type CustomClaimCreate, type CustomClaimUpdate } from "~/schemas/claim";
 import type { Services } from "../../services";
 import { getApplication } from "../applications/service";
-import { conflict, notFound, validation } from "../http/errors";
+import { conflict, notFound, validation } from "../../errors";
 import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";
 import { assertScopesStayUsable } from "./scopes";
 

@@ -17,7 +17,7 @@ import type { Services } from "../../services";
 import { ADMIN_API_SCOPES, isAdminApiClient } from "../api-access";
 import { requireOrganizationRef } from "../applications/service";
 import { requireSupportedScope } from "../claims/scopes";
-import { conflict, notFound, staleEtag, validation } from "../http/errors";
+import { conflict, notFound, staleEtag, validation } from "../../errors";
 import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";
 import { ADMIN_CLIENT_ID } from "../permissions";
 

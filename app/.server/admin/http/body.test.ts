@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { readBodyLimited } from "./body";
-import { ApiError } from "./errors";
+import { AppError } from "../../errors";
 
 /** A request whose body is produced on demand, counting what the reader pulled. */
 function streamedRequest(totalBytes: number, chunkBytes: number, headers: Record<string, string> = {}) {
@@ -20,13 +20,13 @@ function streamedRequest(totalBytes: number, chunkBytes: number, headers: Record
   return { request, produced: () => produced };
 }
 
-async function refusal(promise: Promise<unknown>): Promise<ApiError> {
+async function refusal(promise: Promise<unknown>): Promise<AppError> {
   const error = await promise.then(
     () => null,
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
+  expect(error).toBeInstanceOf(AppError);
+  return error as AppError;
 }
 
 describe("readBodyLimited", () => {

@@ -1,4 +1,4 @@
-import { ApiError } from "./errors";
+import { AppError } from "../../errors";
 
 /**
  * Reads a request body up to `maxBytes` without ever holding more: a declared Content-Length
@@ -7,7 +7,7 @@ import { ApiError } from "./errors";
  * oversize upload is never read.
  */
 export function payloadTooLarge(maxBytes: number) {
-  return new ApiError(413, "payload_too_large", `The request body is larger than ${maxBytes} bytes.`, undefined, { Connection: "close" });
+  return new AppError(413, "payload_too_large", `The request body is larger than ${maxBytes} bytes.`, undefined, { Connection: "close" });
 }
 
 export async function readBodyLimited(request: Request, maxBytes: number): Promise<Buffer> {

@@ -1,4 +1,4 @@
-import { badRequest } from "./errors";
+import { badRequest } from "../../errors";
 
 /** Strong ETags from the entity's `version` column: `"v<version>"`. */
 export const etagOf = (version: number) => `"v${version}"`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "./errors";
+import { AppError } from "../../errors";
 import { decodeCursor, encodeCursor, listMode, listPage } from "./pagination";
 
 const ids = Array.from({ length: 5 }, (_, i) => `0190a000-0000-7000-8000-00000000000${i}`);
@@ -49,7 +49,7 @@ describe("listPage in cursor mode", () => {
   it("refuses a cursor whose carried total is not a non-negative integer", () => {
     for (const total of [-1, 1.5, "7", null]) {
       const forged = Buffer.from(JSON.stringify([null, ids[0], total]), "utf8").toString("base64url");
-      expect(() => decodeCursor(forged), String(total)).toThrow(ApiError);
+      expect(() => decodeCursor(forged), String(total)).toThrow(AppError);
     }
   });
 });

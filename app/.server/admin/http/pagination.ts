@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { validation } from "./errors";
+import { validation } from "../../errors";
 
 /**
  * Listing parameters of the spec: offset mode (`page`, `pageSize`) or cursor mode (`cursor`,

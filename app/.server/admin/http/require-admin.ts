@@ -5,7 +5,7 @@ import type { Services } from "../../services";
 import { adminApiResource, mayCallAdminApi } from "../api-access";
 import { SERVICE_ADMIN_ROLE } from "../permissions";
 import { adminTokenClientId } from "./admin-token";
-import { unauthorized } from "./errors";
+import { unauthorized } from "../../errors";
 
 interface AdminRow {
   id: string;

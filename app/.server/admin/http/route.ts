@@ -5,7 +5,8 @@ import type { AuditRecord } from "../../audit/audit";
 import type { Services } from "../../services";
 import type { AdminPermission } from "../permissions";
 import { readBodyLimited } from "./body";
-import { ApiError, badRequest, forbidden, toApiError, validation, type FieldDetail } from "./errors";
+import { AppError, badRequest, forbidden, validation, type FieldDetail } from "../../errors";
+import { toAppError } from "../../db/errors";
 import { etagOf, parseIfMatch } from "./etag";
 import { requireAdmin, type AdminUser } from "./require-admin";
 
@@ -128,7 +129,7 @@ async function readJson(request: Request, maxBytes: number): Promise<unknown> {
 async function readRaw<Q>(request: Request, option: RawBodyOption<Q>, query: Q): Promise<RawBody> {
   const contentType = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (!option.contentTypes.includes(contentType)) {
-    throw new ApiError(415, "unsupported_media_type", `Send the body as one of: ${option.contentTypes.join(", ")}.`);
+    throw new AppError(415, "unsupported_media_type", `Send the body as one of: ${option.contentTypes.join(", ")}.`);
   }
   return { contentType, bytes: await readBodyLimited(request, option.maxBytes(query)) };
 }
@@ -140,7 +141,7 @@ function json(body: unknown, status: number, headers: Record<string, string> = {
   });
 }
 
-export function errorResponse(error: ApiError, requestId: string) {
+export function errorResponse(error: AppError, requestId: string) {
   return json(
     { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } },
     error.status,
@@ -190,10 +191,10 @@ export async function runOperation(op: Operation, args: RunArgs): Promise<Respon
     if (result.version !== undefined) headers.ETag = etagOf(result.version);
     return json(result.body, result.status ?? op.successStatus ?? 200, headers);
   } catch (error) {
-    const apiError = toApiError(error);
+    const apiError = toAppError(error);
     if (apiError) return errorResponse(apiError, requestId);
     services.logger.error({ err: error, operationId: op.operationId }, "admin api error");
-    return errorResponse(new ApiError(500, "internal_error", "Something went wrong. Quote the request id when you report it."), requestId);
+    return errorResponse(new AppError(500, "internal_error", "Something went wrong. Quote the request id when you report it."), requestId);
   }
 }
 

@@ -1,5 +1,5 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
-import { ApiError } from "./errors";
+import { AppError } from "../../errors";
 import { adminOperations } from "./operation-table";
 import { errorResponse, runOperation } from "./route";
 import { createRouter } from "./router";
@@ -19,8 +19,8 @@ export function serveAdminApi(args: LoaderFunctionArgs | ActionFunctionArgs): Pr
   const match = router.match(request.method, segmentsOf(request));
   if (match.kind === "found") return runOperation(match.op, { request, context, params: match.params });
   if (match.kind === "method_not_allowed") {
-    const error = new ApiError(405, "method_not_allowed", `${request.method.toUpperCase()} is not supported here; use ${match.allow.join(", ")}.`, undefined, { Allow: match.allow.join(", ") });
+    const error = new AppError(405, "method_not_allowed", `${request.method.toUpperCase()} is not supported here; use ${match.allow.join(", ")}.`, undefined, { Allow: match.allow.join(", ") });
     return Promise.resolve(errorResponse(error, context.requestId));
   }
-  return Promise.resolve(errorResponse(new ApiError(404, "not_found", "There is no Admin API operation at this path."), context.requestId));
+  return Promise.resolve(errorResponse(new AppError(404, "not_found", "There is no Admin API operation at this path."), context.requestId));
 }

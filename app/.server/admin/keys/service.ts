@@ -1,7 +1,7 @@
 import type { Prisma } from "~/generated/prisma/client";
 import { toSigningKeyInfo, type SigningKeyInfo } from "../../oidc/keys";
 import type { Services } from "../../services";
-import { notFound } from "../http/errors";
+import { notFound } from "../../errors";
 import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";
 
 /** The kid Porta generates: 12 random bytes in base64url. Cursors carry it. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { notFound, validation } from "../http/errors";
+import { notFound, validation } from "../../errors";
 import { operation } from "../http/route";
 import { isSettingKey, SETTINGS } from "../../settings/registry";
 import type { Settings } from "../../settings/settings";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { OrganizationCreateSchema, OrganizationSchema, OrganizationUpdateSchema } from "~/schemas/organization";
-import { notFound } from "../http/errors";
+import { notFound } from "../../errors";
 import { auditHistory } from "../http/history";
 import { HistoryEntrySchema, historyOf, pageOf } from "../http/openapi-shapes";
 import { HistoryQuerySchema, ListQuerySchema } from "../http/pagination";

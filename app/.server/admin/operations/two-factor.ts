@@ -12,7 +12,7 @@ import {
   TWO_FACTOR_POLICIES,
 } from "../../auth/two-factor/admin";
 import type { Services } from "../../services";
-import { conflict, notFound, staleEtag } from "../http/errors";
+import { conflict, notFound, staleEtag } from "../../errors";
 import { IdParams, operation } from "../http/route";
 
 /** Two-factor administration over the services of app/.server/auth/two-factor/admin.ts. */

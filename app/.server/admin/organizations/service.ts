@@ -3,7 +3,7 @@ import type { Organization, OrganizationCreate, OrganizationUpdate } from "~/sch
 import { SlugSchema } from "~/schemas/organization";
 import { invalidateOrganization } from "../../directory/organizations";
 import type { Services } from "../../services";
-import { conflict, notFound, staleEtag } from "../http/errors";
+import { conflict, notFound, staleEtag } from "../../errors";
 import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";
 
 export function toOrganization(row: OrganizationRow): Organization {

@@ -1,7 +1,7 @@
 import type { Prisma } from "~/generated/prisma/client";
 import type { Permission, PermissionCreate, Role, RoleCreate, RoleUpdate, UserRole } from "~/schemas/rbac";
 import type { Services } from "../../services";
-import { conflict, notFound, staleEtag, validation } from "../http/errors";
+import { conflict, notFound, staleEtag, validation } from "../../errors";
 import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";
 import { ADMIN_PERMISSIONS, SERVICE_ADMIN_ROLE } from "../permissions";
 import { getUser, requireOrganization } from "../users/service";

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Prisma } from "~/generated/prisma/client";
 import { endUserSessions } from "../../oidc/sessions";
 import type { Services } from "../../services";
-import { notFound, validation } from "../http/errors";
+import { notFound, validation } from "../../errors";
 import { encodeCursor, listMode, type ListQuery, type Page } from "../http/pagination";
 
 /**

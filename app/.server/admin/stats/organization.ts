@@ -1,6 +1,6 @@
 import type { OrganizationStats } from "~/schemas/stats";
 import type { Services } from "../../services";
-import { notFound } from "../http/errors";
+import { notFound } from "../../errors";
 import { loginFigures } from "./logins";
 
 

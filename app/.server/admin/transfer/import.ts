@@ -4,7 +4,7 @@ import { invalidateClient } from "../../directory/clients";
 import { invalidateOrganization } from "../../directory/organizations";
 import { invalidateUser } from "../../directory/users";
 import type { Services } from "../../services";
-import { conflict, validation, type FieldDetail } from "../http/errors";
+import { conflict, validation, type FieldDetail } from "../../errors";
 import type { ExportPackage, ImportChange, ImportPlan, PackageClient, PackageContent, PackageUser } from "~/schemas/transfer";
 import { assetProblems, materializeBranding, portableBranding } from "./branding-assets";
 import { canonicalJson, sealedTotpAad } from "./package-seal";

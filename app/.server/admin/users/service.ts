@@ -5,7 +5,7 @@ import { checkNewPassword, type PasswordCheck } from "../../auth/password-policy
 import { invalidateUser } from "../../directory/users";
 import { endUserSessions } from "../../oidc/sessions";
 import type { Services } from "../../services";
-import { conflict, notFound, staleEtag, validation } from "../http/errors";
+import { conflict, notFound, staleEtag, validation } from "../../errors";
 import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";
 
 /**
