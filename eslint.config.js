@@ -19,4 +19,61 @@ export default tseslint.config(
     files: ["scripts/**", "bench/**", "test/**", "e2e/**", "**/*.test.ts"],
     rules: { "no-console": "off" },
   },
+  // The layers of docs/architecture.md. Each file falls in exactly one of these blocks (a later
+  // block would replace an earlier one's list for the same file).
+  {
+    files: ["app/routes/**"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [
+        { group: ["./*", "../routes/*", "~/routes/*"], message: "Routes never import other routes: move what they share to app/.server, app/components or app/schemas." },
+        { group: ["~/.server/db/*", "~/.server/cache/*", "~/generated/*"], message: "Routes call a service in app/.server; they never reach the database or the cache themselves." },
+      ] }],
+    },
+  },
+  {
+    files: ["app/.server/db/**", "app/.server/cache/**", "app/.server/crypto/**", "app/.server/logging/**", "app/.server/config/**"],
+    ignores: ["**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [
+        { group: ["**/admin/*", "**/auth/*", "**/console/*", "**/interaction/*", "**/oidc/*", "**/http/*", "**/services", "**/context", "**/mail/*", "**/jobs/*", "**/branding/*", "**/directory/*"], message: "The storage and infrastructure layer never imports the services above it." },
+        { group: ["**/routes/*", "~/routes/*", "**/components/*", "~/components/*"], message: "Server code never imports routes or components." },
+      ] }],
+    },
+  },
+  {
+    files: ["app/.server/**"],
+    ignores: [
+      "app/.server/db/**",
+      "app/.server/cache/**",
+      "app/.server/crypto/**",
+      "app/.server/logging/**",
+      "app/.server/config/**",
+      // The Admin API's own layer (its HTTP helpers and operation table) and the console, its in-process client.
+      "app/.server/admin/http/**",
+      "app/.server/admin/operations/**",
+      "app/.server/console/**",
+    ],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [
+        { group: ["**/routes/*", "~/routes/*", "**/components/*", "~/components/*"], message: "Server code never imports routes or components." },
+        { group: ["**/http/route", "**/http/serve", "**/http/router", "**/http/require-admin"], message: "Services never depend on the Admin API's HTTP layer; they throw errors from app/.server/errors.ts and take a context." },
+      ] }],
+    },
+  },
+  {
+    files: ["app/.server/admin/http/**", "app/.server/admin/operations/**", "app/.server/console/**"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [
+        { group: ["**/routes/*", "~/routes/*", "**/components/*", "~/components/*"], message: "Server code never imports routes or components." },
+      ] }],
+    },
+  },
+  {
+    files: ["app/components/**", "app/schemas/**", "app/i18n/**"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [
+        { group: ["**/.server/*", "~/.server/*", "**/routes/*", "~/routes/*"], message: "Shared code (components, schemas, i18n) never imports server code or routes." },
+      ] }],
+    },
+  },
 );

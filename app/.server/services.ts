@@ -20,6 +20,7 @@ import { createOtpMint, type OtpMint } from "./auth/two-factor/email-otp";
 import { registerJobHandlers } from "./jobs/handlers";
 import { createJobQueue, type JobQueue, type QueueSettings } from "./jobs/queue";
 import { createSettings, type Settings } from "./settings/settings";
+import type { FaultHooks } from "./context";
 import { createMailer, type Mailer } from "./mail/mailer";
 import { createKeyService, type KeyService } from "./oidc/keys";
 import { MAX_SIGNED_TOKEN_LIFETIME } from "./oidc/lifetimes";
@@ -49,6 +50,8 @@ export interface Services {
   packageSeal: PackageSeal;
   jobs: JobQueue;
   settings: Settings;
+  /** Test-only fault injection (see context.ts); never set in production. */
+  faults?: FaultHooks;
   close(): Promise<void>;
 }
 
@@ -61,6 +64,8 @@ export interface CreateServicesOptions {
   redisPrefix?: string;
   /** The DATA_DIR lock, when the caller took it already (server.ts does, before loading the server). */
   dataDirLock?: DataDirLock;
+  /** Faults a test injects (context.ts). */
+  faults?: FaultHooks;
 }
 
 export async function createServices(config: Config, logger: Logger, options: CreateServicesOptions = {}): Promise<Services> {
@@ -149,6 +154,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     packageSeal: createPackageSeal(encryptionKey),
     settings,
     jobs,
+    ...(options.faults ? { faults: options.faults } : {}),
     async close() {
       clearInterval(sweeper);
       await jobs.stop();

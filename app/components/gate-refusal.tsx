@@ -6,6 +6,13 @@ type Refusal =
   | { view: "unavailable"; method: string; uid: string; branding: BrandingView }
   | { view: "csrf"; uid: string; branding: BrandingView };
 
+const REFUSALS = new Set(["expired", "unavailable", "csrf"]);
+
+/** Whether a page's data is a refusal of the interaction gate (every interaction page's loader and action may answer one). */
+export function isGateRefusal<T extends { view: string }>(page: T): page is Extract<T, { view: Refusal["view"] }> {
+  return REFUSALS.has(page.view);
+}
+
 /** The pages shown when an interaction endpoint refuses: expired, method unavailable, stale form. */
 export function GateRefusalPage({ refusal }: { refusal: Refusal }) {
   const { t } = useTranslation();

@@ -5,14 +5,13 @@ import { consoleHeaders, NO_STORE, requireConsole } from "~/.server/console/page
 import { DailyLoginsChart } from "~/components/console/daily-chart";
 import { UsersChart } from "~/components/console/organization-stats";
 import { BarChart, Notice } from "~/components/console/ui";
-import type { StatsOverview } from "~/schemas/stats";
 
 export const headers = consoleHeaders;
 export const meta: MetaFunction = () => [{ title: "Dashboard · Porta console" }];
 
 export async function loader(args: LoaderFunctionArgs) {
   const console = await requireConsole(args);
-  const stats = await console.admin<StatsOverview>("stats.get");
+  const stats = await console.admin("stats.get");
   return data({ stats: stats.ok ? stats.body : null }, { headers: NO_STORE });
 }
 

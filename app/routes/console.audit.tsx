@@ -1,7 +1,6 @@
 import { data, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useLoaderData, useLocation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import type { Page } from "~/.server/admin/http/pagination";
 import { consoleHeaders, NO_STORE, requireConsole } from "~/.server/console/page";
 import { z } from "zod";
 import { detailErrors, zodFieldErrors } from "~/components/console/forms";
@@ -38,7 +37,7 @@ export async function loader(args: LoaderFunctionArgs) {
   const filters = Object.fromEntries([...TEXT_FILTERS, ...DATE_FILTERS].map((f) => [f, search.get(f)?.trim() ?? ""])) as Record<Filter, string>;
   const days = DayFilters.safeParse({ from: filters.from, to: filters.to });
   if (!days.success) return data({ filters, page: null, errors: zodFieldErrors(days.error) }, { status: 422, headers: NO_STORE });
-  const result = await console.admin<Page<AuditEntry>>("audit.list", {
+  const result = await console.admin("audit.list", {
     query: {
       ...Object.fromEntries(TEXT_FILTERS.map((f) => [f, filters[f]])),
       from: filters.from ? `${filters.from}T00:00:00.000Z` : undefined,

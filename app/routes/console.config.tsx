@@ -9,17 +9,9 @@ import { isSettingKey, SETTING_SCHEMAS, typedValue } from "~/schemas/settings";
 export const headers = consoleHeaders;
 export const meta: MetaFunction = () => [{ title: "Configuration · Porta console" }];
 
-interface Entry {
-  key: string;
-  value: unknown;
-  default: unknown;
-  description: string;
-  updatedAt: string | null;
-}
-
 export async function loader(args: LoaderFunctionArgs) {
   const console = await requireConsole(args);
-  const result = await console.admin<{ data: Entry[] }>("config.list");
+  const result = await console.admin("config.list");
   const saved = new URL(args.request.url).searchParams.get("saved");
   return data({ entries: result.ok ? result.body.data : [], saved }, { headers: NO_STORE });
 }

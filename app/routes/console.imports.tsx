@@ -1,3 +1,4 @@
+import type { OperationInput } from "~/.server/admin/http/operation-table";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, useActionData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
@@ -44,9 +45,10 @@ export async function action(args: ActionFunctionArgs) {
   }
   const pkg = parsePackage(packageText);
   if (pkg === undefined) return fail(422, "file", "json");
-  const body = { package: pkg, ...(slug ? { slug } : {}) };
+  // The file's JSON as it is: the Admin API checks it against the package schema (422 names the fields).
+  const body = { package: pkg as NonNullable<OperationInput<"imports.apply">["body"]>["package"], ...(slug ? { slug } : {}) };
   const operationId = form.get("intent") === "apply" ? "imports.apply" : "imports.preview";
-  const result = await console.admin<ImportPlan>(operationId, { body });
+  const result = await console.admin(operationId, { body });
   if (!result.ok) {
     const details = result.error.details ?? [];
     const slugError = details.find((d) => d.field === "slug");

@@ -1,7 +1,6 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useLocation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import type { Page } from "~/.server/admin/http/pagination";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
 import { ListTable, Moment } from "~/components/console/list-table";
 import { ConfirmAction, CursorPager, Notice, TextField } from "~/components/console/ui";
@@ -9,21 +8,13 @@ import { ConfirmAction, CursorPager, Notice, TextField } from "~/components/cons
 export const headers = consoleHeaders;
 export const meta: MetaFunction = () => [{ title: "Signing keys · Porta console" }];
 
-interface Key {
-  kid: string;
-  status: string;
-  organizationId: string | null;
-  createdAt: string;
-  retireAfter: string | null;
-}
-
 /** Every organization's keys (newest first, filtered by organization) and the operators' rotation of all. */
 export async function loader(args: LoaderFunctionArgs) {
   const console = await requireConsole(args);
   const search = new URL(args.request.url).searchParams;
   const organizationId = search.get("organizationId")?.trim() ?? "";
   const rotatedAll = search.get("rotatedAll");
-  const result = await console.admin<Page<Key>>("keys.list", {
+  const result = await console.admin("keys.list", {
     query: { organizationId: organizationId || undefined, cursor: search.get("cursor") ?? undefined, limit: "50" },
   });
   if (!result.ok) {
@@ -37,7 +28,7 @@ export async function loader(args: LoaderFunctionArgs) {
 export async function action(args: ActionFunctionArgs) {
   const { console, form } = await requireConsoleForm(args);
   if (form.get("intent") !== "rotate-all") return data({ message: "unknown action" }, { status: 400, headers: NO_STORE });
-  const result = await console.admin<{ rotatedOrganizations: number }>("keys.rotateAll", { body: {} });
+  const result = await console.admin("keys.rotateAll", { body: {} });
   if (!result.ok) return data({ message: result.error.message }, { status: result.status, headers: NO_STORE });
   return redirect(`/console/keys?rotatedAll=${result.body.rotatedOrganizations}`);
 }

@@ -5,12 +5,11 @@ import { useTranslation } from "react-i18next";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
 import { ConflictView } from "~/components/console/detail-parts";
 import { detailErrors, ORGANIZATION_FIELDS, organizationFields, zodFieldErrors } from "~/components/console/forms";
-import { HistorySection, historyQuery, type HistoryPage } from "~/components/console/history";
+import { HistorySection, historyQuery } from "~/components/console/history";
 import { OrganizationFields } from "~/components/console/organization-fields";
 import { OrganizationStatsPanel } from "~/components/console/organization-stats";
 import { ConfirmAction, Csrf, Notice, TextField } from "~/components/console/ui";
 import { OrganizationUpdateSchema, type Organization } from "~/schemas/organization";
-import type { OrganizationStats } from "~/schemas/stats";
 
 export const headers = consoleHeaders;
 export const meta: MetaFunction = () => [{ title: "Organization · Porta console" }];
@@ -19,9 +18,9 @@ export async function loader(args: LoaderFunctionArgs) {
   const console = await requireConsole(args);
   const id = args.params.id!;
   const [result, stats, history] = await Promise.all([
-    console.admin<Organization>("organizations.get", { params: { id } }),
-    console.admin<OrganizationStats>("stats.getOrganizationStats", { params: { orgId: id } }),
-    console.admin<HistoryPage>("organizations.getHistory", { params: { id }, query: historyQuery(args.request.url) }),
+    console.admin("organizations.get", { params: { id } }),
+    console.admin("stats.getOrganizationStats", { params: { orgId: id } }),
+    console.admin("organizations.getHistory", { params: { id }, query: historyQuery(args.request.url) }),
   ]);
   if (!result.ok) throw data({ message: result.error.code }, { status: result.status === 422 ? 404 : result.status });
   const notice = new URL(args.request.url).searchParams.get("done");
@@ -42,7 +41,7 @@ export async function action(args: ActionFunctionArgs) {
   const id = args.params.id!;
   const intent = form.get("intent");
   if (intent === "suspend" || intent === "activate" || intent === "delete") {
-    const operationId = intent === "delete" ? "organizations.delete" : `organizations.${intent}`;
+    const operationId = intent === "delete" ? "organizations.delete" : intent === "suspend" ? "organizations.suspend" : "organizations.activate";
     const result = await console.admin(operationId, { params: { id } });
     if (!result.ok) return data<ActionResult>({ kind: "failed", message: result.error.message }, { status: result.status, headers: NO_STORE });
     return redirect(intent === "delete" ? "/console/organizations" : `/console/organizations/${id}?done=${intent}`);
@@ -51,11 +50,11 @@ export async function action(args: ActionFunctionArgs) {
   const parsed = OrganizationUpdateSchema.safeParse(values);
   if (!parsed.success) return data<ActionResult>({ kind: "invalid", values, errors: zodFieldErrors(parsed.error) }, { status: 422, headers: NO_STORE });
   const version = Number(form.get("version"));
-  const result = await console.admin<Organization>("organizations.update", { params: { id }, body: parsed.data, ifMatch: Number.isSafeInteger(version) ? version : undefined });
+  const result = await console.admin("organizations.update", { params: { id }, body: parsed.data, ifMatch: Number.isSafeInteger(version) ? version : undefined });
   if (result.ok) return redirect(`/console/organizations/${id}?done=saved`);
   if (result.status === 409 && result.error.code === "etag_mismatch") {
     // Never overwrite: show what is saved now beside what this person typed.
-    const current = await console.admin<Organization>("organizations.get", { params: { id } });
+    const current = await console.admin("organizations.get", { params: { id } });
     if (current.ok) return data<ActionResult>({ kind: "conflict", values, current: current.body, currentVersion: current.version! }, { status: 409, headers: NO_STORE });
   }
   if (result.status === 422) return data<ActionResult>({ kind: "invalid", values, errors: detailErrors(result.error.details, ORGANIZATION_FIELDS) }, { status: 422, headers: NO_STORE });

@@ -2,13 +2,11 @@ import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type 
 import { Form, Link, useActionData, useLoaderData, useLocation } from "@remix-run/react";
 import { useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
-import type { Page } from "~/.server/admin/http/pagination";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
 import { ListTable } from "~/components/console/list-table";
 import { detailErrors, text, zodFieldErrors } from "~/components/console/forms";
 import { ConfirmAction, Csrf, CursorPager, Notice, TextField } from "~/components/console/ui";
-import { ApplicationCreateSchema, type Application } from "~/schemas/application";
-import type { Organization } from "~/schemas/organization";
+import { ApplicationCreateSchema } from "~/schemas/application";
 
 export const headers = consoleHeaders;
 export const meta: MetaFunction = () => [{ title: "Applications · Porta console" }];
@@ -18,8 +16,8 @@ export async function loader(args: LoaderFunctionArgs) {
   const orgId = args.params.id!;
   const search = new URL(args.request.url).searchParams;
   const [org, apps] = await Promise.all([
-    console.admin<Organization>("organizations.get", { params: { id: orgId } }),
-    console.admin<Page<Application>>("applications.list", { query: { organizationId: orgId, cursor: search.get("cursor") ?? undefined, limit: "20", sort: "name" } }),
+    console.admin("organizations.get", { params: { id: orgId } }),
+    console.admin("applications.list", { query: { organizationId: orgId, cursor: search.get("cursor") ?? undefined, limit: "20", sort: "name" } }),
   ]);
   if (!org.ok) throw data({ message: org.error.code }, { status: org.status === 422 ? 404 : org.status });
   return data({ org: org.body, page: apps.ok ? apps.body : null, error: apps.ok ? null : apps.error.message, done: search.get("done") }, { headers: NO_STORE });
@@ -44,7 +42,7 @@ export async function action(args: ActionFunctionArgs) {
   const input = createInput(form, orgId);
   const parsed = ApplicationCreateSchema.safeParse(input);
   if (!parsed.success) return data({ values: input, errors: zodFieldErrors(parsed.error) }, { status: 422, headers: NO_STORE });
-  const created = await console.admin<Application>("applications.create", { body: parsed.data });
+  const created = await console.admin("applications.create", { body: parsed.data });
   if (!created.ok) {
     const errors = created.error.details ? detailErrors(created.error.details, SHOWN) : { form: created.error.message };
     return data({ values: input, errors }, { status: created.status, headers: NO_STORE });

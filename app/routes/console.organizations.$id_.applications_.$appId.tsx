@@ -1,16 +1,15 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import type { Page } from "~/.server/admin/http/pagination";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm, type Console } from "~/.server/console/page";
 import { appUpdateInput, moduleInput, type AppFormValues } from "~/components/console/app-fields";
 import { AppActions, AppEditForm, ModulesSection } from "~/components/console/app-sections";
 import { CLAIM_FIELDS, claimInput, ClaimsSection, type ClaimValues } from "~/components/console/claim-section";
 import { detailErrors, text, zodFieldErrors } from "~/components/console/forms";
-import { HistorySection, historyQuery, type HistoryPage } from "~/components/console/history";
+import { HistorySection, historyQuery } from "~/components/console/history";
 import { Notice } from "~/components/console/ui";
-import { ApplicationUpdateSchema, ModuleCreateSchema, ModuleUpdateSchema, type Application, type ApplicationModule } from "~/schemas/application";
-import { CustomClaimCreateSchema, type CustomClaim } from "~/schemas/claim";
+import { ApplicationUpdateSchema, ModuleCreateSchema, ModuleUpdateSchema, type Application } from "~/schemas/application";
+import { CustomClaimCreateSchema } from "~/schemas/claim";
 
 export const headers = consoleHeaders;
 export const meta: MetaFunction = () => [{ title: "Application · Porta console" }];
@@ -20,10 +19,10 @@ export async function loader(args: LoaderFunctionArgs) {
   const appId = args.params.appId!;
   const url = new URL(args.request.url);
   const [app, claims, modules, history] = await Promise.all([
-    console.admin<Application>("applications.get", { params: { id: appId } }),
-    console.admin<Page<CustomClaim>>("customClaims.list", { params: { appId }, query: { limit: "100" } }),
-    console.admin<Page<ApplicationModule>>("applications.listModules", { params: { id: appId }, query: { limit: "100" } }),
-    console.admin<HistoryPage>("applications.getHistory", { params: { id: appId }, query: historyQuery(args.request.url) }),
+    console.admin("applications.get", { params: { id: appId } }),
+    console.admin("customClaims.list", { params: { appId }, query: { limit: "100" } }),
+    console.admin("applications.listModules", { params: { id: appId }, query: { limit: "100" } }),
+    console.admin("applications.getHistory", { params: { id: appId }, query: historyQuery(args.request.url) }),
   ]);
   if (!app.ok || app.body.organizationId !== args.params.id) throw data({ message: "not_found" }, { status: 404 });
   return data(
@@ -53,11 +52,11 @@ async function update(console: Console, appId: string, form: FormData) {
   const parsed = ApplicationUpdateSchema.safeParse(values);
   if (!parsed.success) return reply({ kind: "app", values, errors: zodFieldErrors(parsed.error) }, 422);
   const version = Number(form.get("version"));
-  const result = await console.admin<Application>("applications.update", { params: { id: appId }, body: parsed.data, ifMatch: Number.isSafeInteger(version) ? version : undefined });
+  const result = await console.admin("applications.update", { params: { id: appId }, body: parsed.data, ifMatch: Number.isSafeInteger(version) ? version : undefined });
   if (result.ok) return null;
   if (result.status === 409 && result.error.code === "etag_mismatch") {
     // Never overwrite: show what is saved now beside what this person typed.
-    const current = await console.admin<Application>("applications.get", { params: { id: appId } });
+    const current = await console.admin("applications.get", { params: { id: appId } });
     if (current.ok) return reply({ kind: "app", values, errors: {}, conflict: current.body }, 409);
   }
   return reply({ kind: "app", values, errors: fieldsOrForm(result.error.details, result.error.message, ["name", "description"]) }, result.status);
@@ -66,11 +65,11 @@ async function update(console: Console, appId: string, form: FormData) {
 async function saveModule(console: Console, appId: string, form: FormData, kind: "addModule" | "updateModule") {
   const values = moduleInput(form);
   const moduleId = text(form, "moduleId") ?? "";
-  const parsed = (kind === "addModule" ? ModuleCreateSchema : ModuleUpdateSchema).safeParse(values);
+  const parsed = kind === "addModule" ? ModuleCreateSchema.safeParse(values) : ModuleUpdateSchema.safeParse(values);
   if (!parsed.success) return reply({ kind, moduleId, values, errors: zodFieldErrors(parsed.error) }, 422);
   const result =
     kind === "addModule"
-      ? await console.admin("applications.addModule", { params: { id: appId }, body: parsed.data })
+      ? await console.admin("applications.addModule", { params: { id: appId }, body: ModuleCreateSchema.parse(parsed.data) })
       : await console.admin("applications.updateModule", { params: { id: appId, moduleId }, body: parsed.data });
   if (result.ok) return null;
   return reply({ kind, moduleId, values, errors: fieldsOrForm(result.error.details, result.error.message, ["name", "description"]) }, result.status);
@@ -97,7 +96,7 @@ export async function action(args: ActionFunctionArgs) {
   const orgId = args.params.id!;
   const appId = args.params.appId!;
   const here = `/console/organizations/${orgId}/applications/${appId}`;
-  const owner = await console.admin<Application>("applications.get", { params: { id: appId } });
+  const owner = await console.admin("applications.get", { params: { id: appId } });
   if (!owner.ok || owner.body.organizationId !== orgId) return reply({ kind: "failed", message: "not found" }, 404);
   const intent = text(form, "intent") ?? "createClaim";
 

@@ -5,8 +5,7 @@ import { useTranslation } from "react-i18next";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
 import { detailErrors, text, zodFieldErrors } from "~/components/console/forms";
 import { ConfirmAction, Csrf, Notice, SelectField, TextField } from "~/components/console/ui";
-import { ASSET_KINDS, ASSET_MAX_BYTES, BrandingUpdateSchema, HEX_COLOR, type BrandingSettings } from "~/schemas/branding";
-import type { Organization } from "~/schemas/organization";
+import { ASSET_KINDS, ASSET_MAX_BYTES, BrandingUpdateSchema, HEX_COLOR } from "~/schemas/branding";
 
 export const headers = consoleHeaders;
 export const meta: MetaFunction = () => [{ title: "Branding · Porta console" }];
@@ -15,8 +14,8 @@ export async function loader(args: LoaderFunctionArgs) {
   const console = await requireConsole(args);
   const orgId = args.params.id!;
   const [org, branding] = await Promise.all([
-    console.admin<Organization>("organizations.get", { params: { id: orgId } }),
-    console.admin<BrandingSettings>("branding.getSettings", { params: { orgId } }),
+    console.admin("organizations.get", { params: { id: orgId } }),
+    console.admin("branding.getSettings", { params: { orgId } }),
   ]);
   if (!org.ok || !branding.ok) throw data({ message: "not_found" }, { status: 404 });
   return data({ org: org.body, branding: branding.body, version: branding.version!, done: new URL(args.request.url).searchParams.get("done") }, { headers: NO_STORE });
@@ -38,7 +37,8 @@ export async function action(args: ActionFunctionArgs) {
     const file = form.get("file");
     const kind = String(form.get("kind") ?? "");
     if (!(file instanceof File) || file.size === 0) return data({ errors: { file: "file" }, values: null }, { status: 422, headers: NO_STORE });
-    const result = await console.admin("branding.uploadAsset", { params: { orgId }, query: { kind }, raw: { contentType: file.type || "application/octet-stream", bytes: await file.arrayBuffer() } });
+    // Any other kind is the Admin API's to refuse (422 names the field).
+    const result = await console.admin("branding.uploadAsset", { params: { orgId }, query: { kind: kind as "logo" | "favicon" }, raw: { contentType: file.type || "application/octet-stream", bytes: await file.arrayBuffer() } });
     if (!result.ok) return data({ errors: { file: result.error.message }, values: null }, { status: result.status, headers: NO_STORE });
     return redirect(`/console/organizations/${orgId}/branding?done=uploaded`);
   }

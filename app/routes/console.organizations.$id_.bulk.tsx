@@ -1,3 +1,4 @@
+import type { BulkOperationInput } from "~/schemas/bulk";
 import { data, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useState, type FormEvent } from "react";
@@ -7,15 +8,14 @@ import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/
 import { BulkRefused, BulkResults, MAX_CSV_BYTES } from "~/components/console/bulk-outcome";
 import { Csrf, SelectField, useConsoleFrame } from "~/components/console/ui";
 import { BULK_CSV_COLUMNS, BULK_MODES, MAX_BULK_OPERATIONS, type BulkItemResult, type BulkResult } from "~/schemas/bulk";
-import type { Organization } from "~/schemas/organization";
-import type { BulkStep } from "./console.organizations.$id_.bulk_.run";
+import type { BulkStep } from "~/.server/console/bulk-run";
 
 export const headers = consoleHeaders;
 export const meta: MetaFunction = () => [{ title: "Bulk operations · Porta console" }];
 
 export async function loader(args: LoaderFunctionArgs) {
   const console = await requireConsole(args);
-  const org = await console.admin<Organization>("organizations.get", { params: { id: args.params.id! } });
+  const org = await console.admin("organizations.get", { params: { id: args.params.id! } });
   if (!org.ok) throw data({ message: org.error.code }, { status: org.status === 422 ? 404 : org.status });
   return data({ org: org.body }, { headers: NO_STORE });
 }
@@ -33,7 +33,7 @@ export async function action(args: ActionFunctionArgs) {
   const upload = await readBulkUpload(form);
   if (!upload.ok) return refuse({ kind: "file", problem: upload.problem, detail: upload.detail }, 422);
   // The Admin API operation itself validates every row and runs it (same rules, same audit).
-  const outcome = await console.admin<BulkResult>("bulk.execute", { body: { organizationId: args.params.id!, mode: upload.mode, operations: upload.operations } });
+  const outcome = await console.admin("bulk.execute", { body: { organizationId: args.params.id!, mode: upload.mode, operations: upload.operations as BulkOperationInput[] } });
   if (!outcome.ok) {
     const problems = (outcome.error.details ?? []).map((d) => problemOf(d.field, d.message));
     return refuse({ kind: "refused", message: outcome.error.message, problems }, outcome.status);

@@ -1,23 +1,15 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
-import { checkRows, problemOf, readBulkUpload, stageBulk, takeBulkChunk, type BulkProblem } from "~/.server/console/bulk-run";
+import { checkRows, problemOf, readBulkUpload, stageBulk, takeBulkChunk, type BulkStep } from "~/.server/console/bulk-run";
 import { NO_STORE, requireConsoleForm } from "~/.server/console/page";
 import { MAX_CSV_BYTES } from "~/components/console/bulk-outcome";
-import type { BulkResult } from "~/schemas/bulk";
+import type { BulkOperationInput } from "~/schemas/bulk";
 
 /**
  * The bulk page's steps when its script runs (without a script the page's own form runs the
  * file at once): `stage` reads and checks the file and keeps it in chunks; `run` runs one chunk
  * through the Admin API's bulk.execute, so the page can count rows as they are done.
  */
-export type BulkStep =
-  | { kind: "file"; problem: "choose" | "empty" | "unreadable" | "columns" | "tooMany"; detail?: string | undefined }
-  /** `message` null: the rows were checked here, before anything ran (the page says so in its language). */
-  | { kind: "refused"; message: string | null; problems: BulkProblem[] }
-  | { kind: "staged"; token: string; chunks: number; total: number }
-  | { kind: "ran"; result: BulkResult }
-  | { kind: "gone" };
-
 const json = (body: BulkStep, status = 200) => Response.json(body, { status, headers: NO_STORE });
 
 export async function action(args: ActionFunctionArgs) {
@@ -35,7 +27,7 @@ export async function action(args: ActionFunctionArgs) {
   const chunk = await takeBulkChunk(services, console.sessionId, String(form.get("token") ?? ""), Number(form.get("chunk")));
   // Already run, expired, or another session's: never run twice.
   if (!chunk) return json({ kind: "gone" }, 409);
-  const outcome = await console.admin<BulkResult>("bulk.execute", { body: { organizationId, mode: chunk.mode, operations: chunk.operations } });
+  const outcome = await console.admin("bulk.execute", { body: { organizationId, mode: chunk.mode, operations: chunk.operations as BulkOperationInput[] } });
   if (!outcome.ok) {
     const problems = (outcome.error.details ?? []).map((d) => problemOf(d.field, d.message, chunk.offset));
     return json({ kind: "refused", message: outcome.error.message, problems }, outcome.status);

@@ -2,14 +2,13 @@ import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type 
 import { Form, Link, useActionData, useLoaderData, useLocation } from "@remix-run/react";
 import { useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
-import type { Page } from "~/.server/admin/http/pagination";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
 import { ListTable } from "~/components/console/list-table";
 import { detailErrors, list, text, zodFieldErrors } from "~/components/console/forms";
 import { SecretOnce } from "~/components/console/secret-once";
 import { CheckboxGroup, ConfirmAction, Csrf, CursorPager, Notice, SelectField, TextField } from "~/components/console/ui";
-import { ClientCreateSchema, type Client } from "~/schemas/client";
-import { LOGIN_METHOD_VALUES, type Organization } from "~/schemas/organization";
+import { ClientCreateSchema } from "~/schemas/client";
+import { LOGIN_METHOD_VALUES } from "~/schemas/organization";
 
 export const headers = consoleHeaders;
 export const meta: MetaFunction = () => [{ title: "Clients · Porta console" }];
@@ -19,8 +18,8 @@ export async function loader(args: LoaderFunctionArgs) {
   const orgId = args.params.id!;
   const cursor = new URL(args.request.url).searchParams.get("cursor") ?? undefined;
   const [org, clients] = await Promise.all([
-    console.admin<Organization>("organizations.get", { params: { id: orgId } }),
-    console.admin<Page<Client>>("clients.list", { query: { organizationId: orgId, cursor, limit: "20" } }),
+    console.admin("organizations.get", { params: { id: orgId } }),
+    console.admin("clients.list", { query: { organizationId: orgId, cursor, limit: "20" } }),
   ]);
   if (!org.ok) throw data({ message: org.error.code }, { status: org.status === 422 ? 404 : org.status });
   const done = new URL(args.request.url).searchParams.get("done");
@@ -45,7 +44,7 @@ type ActionResult =
   | { kind: "rowFailed"; message: string };
 
 /** Row actions: the Admin API operation each runs on the client named in the form. */
-const ROW_INTENTS: Record<string, string> = { deactivate: "clients.deactivate", activate: "clients.activate", inherit: "clients.clearLoginMethods" };
+const ROW_INTENTS: Record<string, "clients.deactivate" | "clients.activate" | "clients.clearLoginMethods"> = { deactivate: "clients.deactivate", activate: "clients.activate", inherit: "clients.clearLoginMethods" };
 
 export async function action(args: ActionFunctionArgs) {
   const { console, form } = await requireConsoleForm(args);
@@ -58,7 +57,7 @@ export async function action(args: ActionFunctionArgs) {
   const input = createInput(form, args.params.id!);
   const parsed = ClientCreateSchema.safeParse(input);
   if (!parsed.success) return data<ActionResult>({ kind: "invalid", values: input, errors: zodFieldErrors(parsed.error) }, { status: 422, headers: NO_STORE });
-  const created = await console.admin<Client & { secret?: { value: string } }>("clients.create", { body: parsed.data });
+  const created = await console.admin("clients.create", { body: parsed.data });
   if (!created.ok) {
     const errors = created.error.details ? detailErrors(created.error.details, ["name", "clientType", "redirectUris", "loginMethods"]) : { form: created.error.message };
     return data<ActionResult>({ kind: "invalid", values: input, errors }, { status: created.status, headers: NO_STORE });

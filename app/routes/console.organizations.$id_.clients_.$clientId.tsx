@@ -1,17 +1,15 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import type { Page } from "~/.server/admin/http/pagination";
+import type { AdminResult } from "~/.server/console/gateway";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm, type Console } from "~/.server/console/page";
 import { ClientActions, ClientEditForm, ClientSecrets, LoginMethodsPanel } from "~/components/console/client-sections";
 import { CLIENT_FIELDS, clientUpdateInput, type ClientFormValues } from "~/components/console/client-fields";
 import { detailErrors, list, text, zodFieldErrors } from "~/components/console/forms";
-import { HistorySection, historyQuery, type HistoryPage } from "~/components/console/history";
+import { HistorySection, historyQuery } from "~/components/console/history";
 import { SecretOnce } from "~/components/console/secret-once";
 import { Notice } from "~/components/console/ui";
-import type { Application } from "~/schemas/application";
-import { ClientUpdateSchema, LoginMethodsBodySchema, SecretCreateSchema, type Client, type ClientSecret } from "~/schemas/client";
-import type { Organization } from "~/schemas/organization";
+import { ClientUpdateSchema, LoginMethodsBodySchema, SecretCreateSchema, type Client } from "~/schemas/client";
 
 export const headers = consoleHeaders;
 export const meta: MetaFunction = () => [{ title: "Client · Porta console" }];
@@ -20,14 +18,14 @@ export async function loader(args: LoaderFunctionArgs) {
   const console = await requireConsole(args);
   const orgId = args.params.id!;
   const id = args.params.clientId!;
-  const client = await console.admin<Client>("clients.get", { params: { id } });
+  const client = await console.admin("clients.get", { params: { id } });
   if (!client.ok || client.body.organizationId !== orgId) throw data({ message: "not_found" }, { status: 404 });
   const url = new URL(args.request.url);
   const [org, apps, secrets, history] = await Promise.all([
-    console.admin<Organization>("organizations.get", { params: { id: orgId } }),
-    console.admin<Page<Application>>("applications.list", { query: { organizationId: orgId, limit: "100" } }),
-    client.body.clientType === "confidential" ? console.admin<Page<ClientSecret>>("clients.listSecrets", { params: { id }, query: { limit: "100" } }) : null,
-    console.admin<HistoryPage>("clients.getHistory", { params: { id }, query: historyQuery(args.request.url) }),
+    console.admin("organizations.get", { params: { id: orgId } }),
+    console.admin("applications.list", { query: { organizationId: orgId, limit: "100" } }),
+    client.body.clientType === "confidential" ? console.admin("clients.listSecrets", { params: { id }, query: { limit: "100" } }) : null,
+    console.admin("clients.getHistory", { params: { id }, query: historyQuery(args.request.url) }),
   ]);
   if (!org.ok) throw data({ message: org.error.code }, { status: org.status });
   return data(
@@ -57,7 +55,7 @@ type ActionResult =
 const reply = (result: ActionResult, status = 200) => data<ActionResult>(result, { status, headers: NO_STORE });
 
 /** Buttons that run one operation on the client and come back to this page with a notice. */
-const SIMPLE: Record<string, (c: Console, id: string, form: FormData) => ReturnType<Console["admin"]>> = {
+const SIMPLE: Record<string, (c: Console, id: string, form: FormData) => Promise<AdminResult<unknown>>> = {
   activate: (c, id) => c.admin("clients.activate", { params: { id } }),
   deactivate: (c, id) => c.admin("clients.deactivate", { params: { id } }),
   clearLoginMethods: (c, id) => c.admin("clients.clearLoginMethods", { params: { id } }),
@@ -69,11 +67,11 @@ async function update(console: Console, id: string, form: FormData) {
   const parsed = ClientUpdateSchema.safeParse(values);
   if (!parsed.success) return reply({ kind: "invalid", values, errors: zodFieldErrors(parsed.error) }, 422);
   const version = Number(form.get("version"));
-  const result = await console.admin<Client>("clients.update", { params: { id }, body: parsed.data, ifMatch: Number.isSafeInteger(version) ? version : undefined });
+  const result = await console.admin("clients.update", { params: { id }, body: parsed.data, ifMatch: Number.isSafeInteger(version) ? version : undefined });
   if (result.ok) return null;
   if (result.status === 409 && result.error.code === "etag_mismatch") {
     // Never overwrite: show what is saved now beside what this person typed.
-    const current = await console.admin<Client>("clients.get", { params: { id } });
+    const current = await console.admin("clients.get", { params: { id } });
     if (current.ok) return reply({ kind: "conflict", values, current: current.body }, 409);
   }
   if (result.status === 422) return reply({ kind: "invalid", values, errors: detailErrors(result.error.details, CLIENT_FIELDS) }, 422);
@@ -85,7 +83,7 @@ export async function action(args: ActionFunctionArgs) {
   const orgId = args.params.id!;
   const id = args.params.clientId!;
   const here = `/console/organizations/${orgId}/clients/${encodeURIComponent(id)}`;
-  const owner = await console.admin<Client>("clients.get", { params: { id } });
+  const owner = await console.admin("clients.get", { params: { id } });
   if (!owner.ok || owner.body.organizationId !== orgId) return reply({ kind: "failed", message: "not found" }, 404);
   const intent = String(form.get("intent"));
 
@@ -104,7 +102,7 @@ export async function action(args: ActionFunctionArgs) {
     const expiresAt = expiresOn ? (/^\d{4}-\d{2}-\d{2}$/.test(expiresOn) ? `${expiresOn}T23:59:59.999Z` : expiresOn) : undefined;
     const parsed = SecretCreateSchema.safeParse({ ...(label ? { label } : {}), ...(expiresAt ? { expiresAt } : {}) });
     if (!parsed.success) return reply({ kind: "secretInvalid", errors: zodFieldErrors(parsed.error) }, 422);
-    const result = await console.admin<ClientSecret & { value: string }>("clients.generateSecret", { params: { id }, body: parsed.data ?? {} });
+    const result = await console.admin("clients.generateSecret", { params: { id }, body: parsed.data ?? {} });
     if (!result.ok) return reply({ kind: "secretInvalid", errors: result.error.details ? detailErrors(result.error.details, ["label", "expiresAt"]) : { form: result.error.message } }, result.status);
     // The value is in this one response only; the page that shows it is never cached.
     return reply({ kind: "secret", value: result.body.value });

@@ -4,24 +4,16 @@ import { useTranslation } from "react-i18next";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
 import { ListTable, Moment } from "~/components/console/list-table";
 import { ConfirmAction, Notice } from "~/components/console/ui";
-import type { Organization } from "~/schemas/organization";
 
 export const headers = consoleHeaders;
 export const meta: MetaFunction = () => [{ title: "Signing keys · Porta console" }];
-
-interface Key {
-  kid: string;
-  status: string;
-  createdAt: string;
-  retireAfter: string | null;
-}
 
 export async function loader(args: LoaderFunctionArgs) {
   const console = await requireConsole(args);
   const orgId = args.params.id!;
   const [org, keys] = await Promise.all([
-    console.admin<Organization>("organizations.get", { params: { id: orgId } }),
-    console.admin<{ data: Key[] }>("keys.listByOrganization", { params: { orgId } }),
+    console.admin("organizations.get", { params: { id: orgId } }),
+    console.admin("keys.listByOrganization", { params: { orgId } }),
   ]);
   if (!org.ok) throw data({ message: org.error.code }, { status: org.status === 422 ? 404 : org.status });
   const search = new URL(args.request.url).searchParams;
@@ -36,7 +28,7 @@ export async function action(args: ActionFunctionArgs) {
   const orgId = args.params.id!;
   const intent = form.get("intent");
   if (intent !== "rotate" && intent !== "generate") return data({ message: "unknown action" }, { status: 400, headers: NO_STORE });
-  const result = await console.admin<Key>(intent === "rotate" ? "keys.rotate" : "keys.generate", { params: { orgId }, body: {} });
+  const result = await console.admin(intent === "rotate" ? "keys.rotate" : "keys.generate", { params: { orgId }, body: {} });
   if (!result.ok) return data({ message: result.error.message }, { status: result.status, headers: NO_STORE });
   const notice = intent === "rotate" ? "rotated" : "generated";
   return redirect(`/console/organizations/${orgId}/keys?${notice}=${encodeURIComponent(result.body.kid)}`);

@@ -2,13 +2,11 @@ import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type 
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
-import type { Page } from "~/.server/admin/http/pagination";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
 import { ListTable } from "~/components/console/list-table";
 import { detailErrors, list, text, zodFieldErrors } from "~/components/console/forms";
 import { CheckboxGroup, ConfirmAction, Csrf, Notice, TextField } from "~/components/console/ui";
-import type { Organization } from "~/schemas/organization";
-import { PermissionCreateSchema, RoleCreateSchema, type Permission, type Role } from "~/schemas/rbac";
+import { PermissionCreateSchema, RoleCreateSchema } from "~/schemas/rbac";
 
 export const headers = consoleHeaders;
 export const meta: MetaFunction = () => [{ title: "Roles and permissions · Porta console" }];
@@ -17,9 +15,9 @@ export async function loader(args: LoaderFunctionArgs) {
   const console = await requireConsole(args);
   const orgId = args.params.id!;
   const [org, roles, permissions] = await Promise.all([
-    console.admin<Organization>("organizations.get", { params: { id: orgId } }),
-    console.admin<Page<Role>>("roles.list", { query: { organizationId: orgId, limit: "100" } }),
-    console.admin<Page<Permission>>("permissions.list", { query: { organizationId: orgId, limit: "100" } }),
+    console.admin("organizations.get", { params: { id: orgId } }),
+    console.admin("roles.list", { query: { organizationId: orgId, limit: "100" } }),
+    console.admin("permissions.list", { query: { organizationId: orgId, limit: "100" } }),
   ]);
   if (!org.ok) throw data({ message: org.error.code }, { status: org.status === 422 ? 404 : org.status });
   return data(
@@ -48,7 +46,7 @@ export async function action(args: ActionFunctionArgs) {
   if (form.get("intent") === "deletePermission") {
     const id = String(form.get("permissionId") ?? "");
     // Only a permission this page listed: the address names the organization.
-    const permission = await console.admin<Permission>("permissions.get", { params: { id } });
+    const permission = await console.admin("permissions.get", { params: { id } });
     if (!permission.ok || permission.body.organizationId !== orgId) return data({ errors: { deleteForm: permission.ok ? "not found" : permission.error.message } }, { status: permission.ok ? 404 : permission.status, headers: NO_STORE });
     const deleted = await console.admin("permissions.delete", { params: { id } });
     if (!deleted.ok) return data({ errors: { deleteForm: deleted.error.message } }, { status: deleted.status, headers: NO_STORE });

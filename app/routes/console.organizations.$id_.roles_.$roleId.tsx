@@ -1,14 +1,12 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import type { Page } from "~/.server/admin/http/pagination";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm, type Console } from "~/.server/console/page";
 import { detailErrors, zodFieldErrors } from "~/components/console/forms";
 import { RoleConflictView, RoleEditForm, type RoleEditValues } from "~/components/console/role-detail";
 import { ActionForm, ConfirmAction, Notice, SelectField } from "~/components/console/ui";
 import { changedFields, conflictErrors, formVersion, ROLE_FIELDS, roleUpdateInput } from "~/components/console/user-forms";
-import type { Organization } from "~/schemas/organization";
-import { RoleUpdateSchema, type Permission, type Role } from "~/schemas/rbac";
+import { RoleUpdateSchema, type Role } from "~/schemas/rbac";
 
 export const headers = consoleHeaders;
 export const meta: MetaFunction = () => [{ title: "Role · Porta console" }];
@@ -19,9 +17,9 @@ export async function loader(args: LoaderFunctionArgs) {
   const console = await requireConsole(args);
   const orgId = args.params.id!;
   const [org, role, permissions] = await Promise.all([
-    console.admin<Organization>("organizations.get", { params: { id: orgId } }),
-    console.admin<Role>("roles.get", { params: { id: args.params.roleId! } }),
-    console.admin<Page<Permission>>("permissions.list", { query: { organizationId: orgId, limit: "100" } }),
+    console.admin("organizations.get", { params: { id: orgId } }),
+    console.admin("roles.get", { params: { id: args.params.roleId! } }),
+    console.admin("permissions.list", { query: { organizationId: orgId, limit: "100" } }),
   ]);
   if (!org.ok) throw data({ message: org.error.code }, { status: org.status === 422 ? 404 : org.status });
   // A role of another organization is not found here (the address names this organization).
@@ -50,10 +48,10 @@ async function updateRole(console: Console, saved: { body: Role; version: number
   const body = changedFields(parsed.data, saved.body);
   if (Object.keys(body).length === 0) return { ok: true as const };
   // If-Match still guards the moment between that read and this write.
-  const result = await console.admin<Role>("roles.update", { params: { id: roleId }, body, ifMatch: version });
+  const result = await console.admin("roles.update", { params: { id: roleId }, body, ifMatch: version });
   if (result.ok) return { ok: true as const };
   if (result.status === 409 && result.error.code === "etag_mismatch") {
-    const current = await console.admin<Role>("roles.get", { params: { id: roleId } });
+    const current = await console.admin("roles.get", { params: { id: roleId } });
     if (current.ok) return { ok: false as const, response: answer({ edit: { kind: "conflict", values, current: current.body } }, 409) };
   }
   const errors = result.status === 409 ? conflictErrors(result.error, ROLE_FIELDS) : result.error.details ? detailErrors(result.error.details, ROLE_FIELDS) : { form: result.error.message };
@@ -64,7 +62,7 @@ export async function action(args: ActionFunctionArgs) {
   const { console, form } = await requireConsoleForm(args);
   const orgId = args.params.id!;
   const roleId = args.params.roleId!;
-  const role = await console.admin<Role>("roles.get", { params: { id: roleId } });
+  const role = await console.admin("roles.get", { params: { id: roleId } });
   if (!role.ok || role.body.organizationId !== orgId) throw notFound();
   const intent = String(form.get("intent"));
   const back = (done: string) => redirect(`/console/organizations/${orgId}/roles/${roleId}?done=${done}`);

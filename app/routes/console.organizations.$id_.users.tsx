@@ -2,15 +2,13 @@ import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type 
 import { Form, Link, useActionData, useLoaderData, useLocation } from "@remix-run/react";
 import { useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
-import type { Page } from "~/.server/admin/http/pagination";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm, type Console } from "~/.server/console/page";
 import { ListTable } from "~/components/console/list-table";
 import { detailErrors, text, zodFieldErrors } from "~/components/console/forms";
 import { Csrf, CursorPager, Notice, SelectField, TextField } from "~/components/console/ui";
 import { CreateUserForm } from "~/components/console/user-create";
 import { conflictErrors, CREATE_FIELDS, createFormErrors, createUserInput } from "~/components/console/user-forms";
-import type { Organization } from "~/schemas/organization";
-import { InviteSchema, UserCreateSchema, type User } from "~/schemas/user";
+import { InviteSchema, UserCreateSchema } from "~/schemas/user";
 
 export const headers = consoleHeaders;
 export const meta: MetaFunction = () => [{ title: "Users · Porta console" }];
@@ -21,8 +19,8 @@ export async function loader(args: LoaderFunctionArgs) {
   const search = new URL(args.request.url).searchParams;
   const q = search.get("q") ?? "";
   const [org, users] = await Promise.all([
-    console.admin<Organization>("organizations.get", { params: { id: orgId } }),
-    console.admin<Page<User>>("users.list", { params: { orgId }, query: { q: q.trim() || undefined, cursor: search.get("cursor") ?? undefined, limit: "20" } }),
+    console.admin("organizations.get", { params: { id: orgId } }),
+    console.admin("users.list", { params: { orgId }, query: { q: q.trim() || undefined, cursor: search.get("cursor") ?? undefined, limit: "20" } }),
   ]);
   if (!org.ok) throw data({ message: org.error.code }, { status: org.status === 422 ? 404 : org.status });
   const done = search.get("done");
@@ -50,11 +48,11 @@ export async function action(args: ActionFunctionArgs) {
   const parsed = InviteSchema.safeParse(values);
   if (!parsed.success) return data<ActionResult>({ kind: "invalid", values, errors: zodFieldErrors(parsed.error) }, { status: 422, headers: NO_STORE });
   if (form.get("intent") === "preview") {
-    const preview = await console.admin<{ to: string; subject: string; text: string }>("users.invitePreview", { params: { orgId }, body: parsed.data });
+    const preview = await console.admin("users.invitePreview", { params: { orgId }, body: parsed.data });
     if (preview.ok) return data<ActionResult>({ kind: "preview", values, preview: { to: preview.body.to, subject: preview.body.subject, text: preview.body.text } }, { headers: NO_STORE });
     return data<ActionResult>({ kind: "invalid", values, errors: preview.error.details ? detailErrors(preview.error.details, ["email", "givenName", "familyName", "locale"]) : { form: preview.error.message } }, { status: preview.status, headers: NO_STORE });
   }
-  const invited = await console.admin<{ email: string; invitationSent: boolean }>("users.invite", { params: { orgId }, body: parsed.data });
+  const invited = await console.admin("users.invite", { params: { orgId }, body: parsed.data });
   if (invited.ok) return data<ActionResult>({ kind: "invited", email: invited.body.email, invitationSent: invited.body.invitationSent }, { headers: NO_STORE });
   return data<ActionResult>({ kind: "invalid", values, errors: invited.error.details ? detailErrors(invited.error.details, ["email", "givenName", "familyName", "locale"]) : { form: invited.error.message } }, { status: invited.status, headers: NO_STORE });
 }
@@ -66,7 +64,7 @@ async function createUser(console: Console, orgId: string, form: FormData) {
   const invalid = (errors: Record<string, string>, status: number) => data<ActionResult>({ kind: "createInvalid", values, errors: createFormErrors(errors) }, { status, headers: NO_STORE });
   const parsed = UserCreateSchema.safeParse(input);
   if (!parsed.success) return invalid(zodFieldErrors(parsed.error), 422);
-  const created = await console.admin<User>("users.create", { params: { orgId }, body: parsed.data });
+  const created = await console.admin("users.create", { params: { orgId }, body: parsed.data });
   if (created.ok) return redirect(`/console/organizations/${orgId}/users/${created.body.id}?done=created`);
   // A taken address is a 409: its message belongs beside the email field.
   if (created.status === 409) return invalid(conflictErrors(created.error, CREATE_FIELDS), 409);

@@ -1,50 +1,42 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import type { Page } from "~/.server/admin/http/pagination";
+import type { OperationInput } from "~/.server/admin/http/operation-table";
+import type { AdminResult } from "~/.server/console/gateway";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm, type Console } from "~/.server/console/page";
 import { detailErrors, zodFieldErrors } from "~/components/console/forms";
 import { ActionForm, ConfirmAction, Notice, SelectField } from "~/components/console/ui";
-import { HistorySection, historyQuery, type HistoryPage } from "~/components/console/history";
-import { UserConflictView, UserEditForm, UserSessions, type UserEditValues, type UserSession } from "~/components/console/user-detail";
+import { HistorySection, historyQuery } from "~/components/console/history";
+import { UserConflictView, UserEditForm, UserSessions, type UserEditValues } from "~/components/console/user-detail";
 import { changedFields, conflictErrors, formVersion, UPDATE_FIELDS, updateUserInput } from "~/components/console/user-forms";
-import type { Application } from "~/schemas/application";
-import type { ClaimValue, CustomClaim } from "~/schemas/claim";
-import type { EffectivePermissions, Role, UserRole } from "~/schemas/rbac";
 import { UserUpdateSchema, type User } from "~/schemas/user";
 
 export const headers = consoleHeaders;
 export const meta: MetaFunction = () => [{ title: "User · Porta console" }];
 
-interface TwoFactorStatus {
-  totp: { enrolled: boolean; pending: boolean };
-  emailOtp: { enabled: boolean };
-  recoveryCodes: { remaining: number; total: number };
-}
-
 export async function loader(args: LoaderFunctionArgs) {
   const console = await requireConsole(args);
   const params = { orgId: args.params.id!, userId: args.params.userId! };
-  const user = await console.admin<User>("users.get", { params });
+  const user = await console.admin("users.get", { params });
   if (!user.ok) throw data({ message: user.error.code }, { status: user.status === 422 ? 404 : user.status });
   const byId = { params: { id: params.userId } };
   const search = new URL(args.request.url).searchParams;
   const [twoFactor, roles, orgRoles, effective, claimValues, apps, sessions, history] = await Promise.all([
-    console.admin<TwoFactorStatus>("twoFactor.getStatus", byId),
-    console.admin<{ data: UserRole[] }>("userRoles.list", byId),
-    console.admin<Page<Role>>("roles.list", { query: { organizationId: params.orgId, limit: "100" } }),
-    console.admin<EffectivePermissions>("userRoles.getEffectivePermissions", byId),
-    console.admin<Page<ClaimValue>>("customClaims.getValuesForUser", { ...byId, query: { limit: "100" } }),
-    console.admin<Page<Application>>("applications.list", { query: { organizationId: params.orgId, limit: "20" } }),
-    console.admin<Page<UserSession>>("sessions.list", { query: { userId: params.userId, limit: "100" } }),
-    console.admin<HistoryPage>("users.getHistory", { params, query: historyQuery(args.request.url, 20) }),
+    console.admin("twoFactor.getStatus", byId),
+    console.admin("userRoles.list", byId),
+    console.admin("roles.list", { query: { organizationId: params.orgId, limit: "100" } }),
+    console.admin("userRoles.getEffectivePermissions", byId),
+    console.admin("customClaims.getValuesForUser", { ...byId, query: { limit: "100" } }),
+    console.admin("applications.list", { query: { organizationId: params.orgId, limit: "20" } }),
+    console.admin("sessions.list", { query: { userId: params.userId, limit: "100" } }),
+    console.admin("users.getHistory", { params, query: historyQuery(args.request.url, 20) }),
   ]);
   // The claims a value can be set for: those of the organization's applications.
   const definitions = apps.ok
     ? (
         await Promise.all(
           apps.body.data.map(async (app) => {
-            const claims = await console.admin<Page<CustomClaim>>("customClaims.list", { params: { appId: app.id }, query: { limit: "100" } });
+            const claims = await console.admin("customClaims.list", { params: { appId: app.id }, query: { limit: "100" } });
             return claims.ok ? claims.body.data.map((c) => ({ value: `${app.id}:${c.id}:${c.claimType}`, label: `${app.name} · ${c.claimName} (${c.claimType})` })) : [];
           }),
         )
@@ -70,9 +62,10 @@ export async function loader(args: LoaderFunctionArgs) {
 }
 
 type Ids = { orgId: string; userId: string };
+type ClaimValueInput = NonNullable<OperationInput<"customClaims.setValue">["body"]>["value"];
 
 /** Each button of the page: the Admin API operation it runs. */
-const INTENTS: Record<string, (console: Console, ids: Ids, form: FormData) => ReturnType<Console["admin"]>> = {
+const INTENTS: Record<string, (console: Console, ids: Ids, form: FormData) => Promise<AdminResult<unknown>>> = {
   activate: (c, ids) => c.admin("users.activate", { params: ids }),
   deactivate: (c, ids) => c.admin("users.deactivate", { params: ids }),
   verifyEmail: (c, ids) => c.admin("users.verifyEmail", { params: ids }),
@@ -86,14 +79,14 @@ const INTENTS: Record<string, (console: Console, ids: Ids, form: FormData) => Re
   revokeSession: async (c, ids, form) => {
     // This page revokes this user's sessions only, whatever id is posted.
     const id = String(form.get("sessionId") ?? "");
-    const own = await c.admin<Page<UserSession>>("sessions.list", { query: { userId: ids.userId, limit: "100" } });
+    const own = await c.admin("sessions.list", { query: { userId: ids.userId, limit: "100" } });
     if (!own.ok) return own;
     if (!own.body.data.some((s) => s.id === id)) return { ok: false, status: 404, error: { code: "not_found", message: "This user has no such session." } };
     return c.admin("sessions.revoke", { params: { id } });
   },
   setClaim: (c, ids, form) => {
     const [appId = "", claimId = "", type = "string"] = String(form.get("claim") ?? "").split(":");
-    return c.admin("customClaims.setValue", { params: { appId, claimId, userId: ids.userId }, body: { value: claimValueOf(type, String(form.get("claimValue") ?? "")) } });
+    return c.admin("customClaims.setValue", { params: { appId, claimId, userId: ids.userId }, body: { value: claimValueOf(type, String(form.get("claimValue") ?? "")) as ClaimValueInput } });
   },
   deleteClaim: (c, ids, form) => {
     const [appId = "", claimId = ""] = String(form.get("claim") ?? "").split(":");
@@ -102,6 +95,7 @@ const INTENTS: Record<string, (console: Console, ids: Ids, form: FormData) => Re
 };
 
 /** A typed value as the person wrote it: text for string claims, JSON for the others. */
+/** What the person typed, as the claim's JSON value (the Admin API checks it against the claim's type). */
 function claimValueOf(type: string, typed: string): unknown {
   if (type === "string") return typed;
   try {
@@ -127,17 +121,17 @@ async function updateProfile(console: Console, ids: Ids, form: FormData) {
   const parsed = UserUpdateSchema.safeParse(values);
   if (!parsed.success) return answer({ edit: { kind: "invalid", values, errors: zodFieldErrors(parsed.error) } }, 422);
   const version = formVersion(form);
-  const saved = await console.admin<User>("users.get", { params: ids });
+  const saved = await console.admin("users.get", { params: ids });
   if (!saved.ok) return answer({ edit: { kind: "invalid", values, errors: { form: saved.error.message } } }, saved.status);
   // A page older than the saved user (or a form without its version) never overwrites.
   if (saved.version !== version) return answer({ edit: { kind: "conflict", values, current: saved.body } }, 409);
   const body = changedFields(parsed.data, saved.body);
   if (Object.keys(body).length === 0) return redirect(`/console/organizations/${ids.orgId}/users/${ids.userId}?done=updated`);
   // If-Match still guards the moment between that read and this write.
-  const result = await console.admin<User>("usersById.update", { params: { id: ids.userId }, body, ifMatch: version });
+  const result = await console.admin("usersById.update", { params: { id: ids.userId }, body, ifMatch: version });
   if (result.ok) return redirect(`/console/organizations/${ids.orgId}/users/${ids.userId}?done=updated`);
   if (result.status === 409 && result.error.code === "etag_mismatch") {
-    const current = await console.admin<User>("users.get", { params: ids });
+    const current = await console.admin("users.get", { params: ids });
     if (current.ok) return answer({ edit: { kind: "conflict", values, current: current.body } }, 409);
   }
   if (result.status === 409) return answer({ edit: { kind: "invalid", values, errors: conflictErrors(result.error, UPDATE_FIELDS) } }, 409);
@@ -157,7 +151,7 @@ export async function action(args: ActionFunctionArgs) {
   }
   if (intent === "regenerateCodes") {
     // The new codes appear in this one answer only.
-    const result = await console.admin<{ codes: string[] }>("twoFactor.regenerateRecoveryCodes", { params: { id: ids.userId }, body: {} });
+    const result = await console.admin("twoFactor.regenerateRecoveryCodes", { params: { id: ids.userId }, body: {} });
     if (!result.ok) return answer({ message: result.error.message }, result.status);
     return answer({ codes: result.body.codes });
   }

@@ -5,7 +5,7 @@ import { requireConsole } from "~/.server/console/page";
 export async function loader(args: LoaderFunctionArgs) {
   const console = await requireConsole(args);
   const params = { orgId: args.params.id!, userId: args.params.userId! };
-  const result = await console.admin<unknown>("users.exportData", { params });
+  const result = await console.admin("users.exportData", { params });
   if (!result.ok) throw data({ message: result.error.code }, { status: result.status });
   return new Response(JSON.stringify(result.body, null, 2), {
     headers: {

@@ -1,11 +1,9 @@
 import { data, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useLoaderData, useLocation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import type { Page } from "~/.server/admin/http/pagination";
 import { consoleHeaders, NO_STORE, requireConsole } from "~/.server/console/page";
 import { ListTable } from "~/components/console/list-table";
 import { CursorPager, Notice } from "~/components/console/ui";
-import type { Organization } from "~/schemas/organization";
 
 export const headers = consoleHeaders;
 export const meta: MetaFunction = () => [{ title: "Organizations · Porta console" }];
@@ -20,7 +18,7 @@ export async function loader(args: LoaderFunctionArgs) {
   const search = new URL(args.request.url).searchParams;
   const q = search.get("q") ?? "";
   const status = statusFilter(search.get("status"));
-  const result = await console.admin<Page<Organization>>("organizations.list", {
+  const result = await console.admin("organizations.list", {
     query: { q: q.trim() || undefined, status: status || undefined, cursor: search.get("cursor") ?? undefined, limit: PAGE_SIZE, sort: "name", order: "asc" },
   });
   if (!result.ok) return data({ q, status, page: null, error: result.error.message }, { status: result.status, headers: NO_STORE });

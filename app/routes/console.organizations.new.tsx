@@ -6,7 +6,7 @@ import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/
 import { detailErrors, ORGANIZATION_FIELDS, organizationFields, text, zodFieldErrors } from "~/components/console/forms";
 import { OrganizationFields } from "~/components/console/organization-fields";
 import { Csrf, Notice, TextField } from "~/components/console/ui";
-import { OrganizationCreateSchema, type Organization } from "~/schemas/organization";
+import { OrganizationCreateSchema } from "~/schemas/organization";
 
 export const headers = consoleHeaders;
 export const meta: MetaFunction = () => [{ title: "New organization · Porta console" }];
@@ -25,7 +25,7 @@ export async function action(args: ActionFunctionArgs) {
   const input = createInput(form);
   const parsed = OrganizationCreateSchema.safeParse(input);
   if (!parsed.success) return data({ values: input, errors: zodFieldErrors(parsed.error) }, { status: 422, headers: NO_STORE });
-  const result = await console.admin<Organization>("organizations.create", { body: parsed.data });
+  const result = await console.admin("organizations.create", { body: parsed.data });
   if (result.ok) return redirect(`/console/organizations/${result.body.id}?created=1`);
   const errors = result.error.details ? detailErrors(result.error.details, ORGANIZATION_FIELDS) : { form: result.error.message };
   return data({ values: input, errors }, { status: result.status, headers: NO_STORE });

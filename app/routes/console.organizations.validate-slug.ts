@@ -5,6 +5,6 @@ import { requireConsole } from "~/.server/console/page";
 export async function loader(args: LoaderFunctionArgs) {
   const console = await requireConsole(args);
   const slug = new URL(args.request.url).searchParams.get("slug") ?? "";
-  const result = await console.admin<{ slug: string; valid: boolean; available: boolean; message?: string }>("organizations.validateSlug", { query: { slug } });
+  const result = await console.admin("organizations.validateSlug", { query: { slug } });
   return Response.json(result.ok ? result.body : { slug, valid: false, available: false, message: result.error.message }, { headers: { "Cache-Control": "no-store" } });
 }

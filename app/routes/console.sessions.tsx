@@ -1,7 +1,6 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useLocation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
-import type { Page } from "~/.server/admin/http/pagination";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
 import { ListTable, Moment } from "~/components/console/list-table";
 import { ConfirmAction, CursorPager, Notice, TextField } from "~/components/console/ui";
@@ -9,22 +8,13 @@ import { ConfirmAction, CursorPager, Notice, TextField } from "~/components/cons
 export const headers = consoleHeaders;
 export const meta: MetaFunction = () => [{ title: "Sessions · Porta console" }];
 
-interface Session {
-  id: string;
-  organizationId: string;
-  userId: string | null;
-  clientId: string | null;
-  createdAt: string;
-  expiresAt: string | null;
-}
-
 const FILTERS = ["organizationId", "userId"] as const;
 
 export async function loader(args: LoaderFunctionArgs) {
   const console = await requireConsole(args);
   const search = new URL(args.request.url).searchParams;
   const filters = Object.fromEntries(FILTERS.map((f) => [f, search.get(f)?.trim() ?? ""])) as Record<(typeof FILTERS)[number], string>;
-  const result = await console.admin<Page<Session>>("sessions.list", { query: { ...filters, cursor: search.get("cursor") ?? undefined, limit: "25" } });
+  const result = await console.admin("sessions.list", { query: { ...filters, cursor: search.get("cursor") ?? undefined, limit: "25" } });
   const done = search.get("done");
   if (!result.ok) {
     const details = result.error.details?.map((d) => `${d.field}: ${d.message}`).join("; ");

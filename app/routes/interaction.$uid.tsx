@@ -4,13 +4,12 @@ import { useTranslation } from "react-i18next";
 import { z } from "zod";
 import { EmailSchema } from "~/schemas/email";
 import { AuthCard, Field, FormMessage } from "~/components/auth-card";
-import { GateRefusalPage } from "~/components/gate-refusal";
+import { GateRefusalPage, isGateRefusal } from "~/components/gate-refusal";
 import { completePasswordLogin, consentView, isFirstPartyClient } from "~/.server/interaction/login-flow";
-import { refuseUnavailableMethod } from "~/.server/interaction/context";
-import { interactionHeaders, isAfterAction, loadInteractionPage, NO_STORE, requestMeta } from "~/.server/interaction/request";
+import { passGate } from "~/.server/interaction/gate";
+import { interactionHeaders, isAfterAction, NO_STORE } from "~/.server/interaction/request";
 import { recordConsent } from "~/.server/oidc/interaction-results";
 import { LOGIN_METHODS, type LoginMethod } from "~/.server/auth/login-methods";
-import { readForm } from "~/.server/http/form";
 
 export const headers = interactionHeaders;
 
@@ -18,10 +17,16 @@ export const meta: MetaFunction = () => [{ title: "Sign in" }, { name: "robots",
 
 const MethodParam = z.enum(LOGIN_METHODS).optional();
 
-export async function loader({ request, params, context }: LoaderFunctionArgs) {
-  const loaded = await loadInteractionPage(request, context, params.uid!);
-  if (!loaded.ok) return data({ view: "expired" as const, language: loaded.language }, { status: 400, headers: NO_STORE });
-  const { context: ic, frame } = loaded;
+export async function loader(args: LoaderFunctionArgs) {
+  const { request, context } = args;
+  // ?method=password|magic_link shows one method only; asking for a disabled one is refused.
+  // (Not while Remix re-renders the page after a POST: the action already ran its own gate.)
+  const search = new URL(request.url).searchParams;
+  const requested = MethodParam.safeParse(search.get("method") ?? undefined);
+  const only = requested.success && !isAfterAction(context) ? requested.data : undefined;
+  const gate = await passGate(args, only ? { method: only, endpoint: "GET /interaction/:uid" } : {});
+  if (!gate.open) return gate.response;
+  const { context: ic, frame } = gate;
 
   if (ic.interaction.prompt.name === "consent") {
     // Porta's own admin client (CLI and console) is first party: nothing to ask. Each of its
@@ -30,14 +35,6 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
     return data({ view: "consent" as const, ...frame, ...(await consentView(context.services, ic)) }, { headers: NO_STORE });
   }
 
-  // ?method=password|magic_link shows one method only; asking for a disabled one is refused.
-  // (Not while Remix re-renders the page after a POST: the action already ran its own gate.)
-  const search = new URL(request.url).searchParams;
-  const requested = MethodParam.safeParse(search.get("method") ?? undefined);
-  const only = requested.success && !isAfterAction(context) ? requested.data : undefined;
-  if (only && (await refuseUnavailableMethod(context.services, ic, only, requestMeta(context, "GET /interaction/:uid")))) {
-    return data({ view: "unavailable" as const, ...frame, method: only }, { status: 403, headers: NO_STORE });
-  }
   const loginHint = typeof ic.interaction.params.login_hint === "string" ? ic.interaction.params.login_hint : "";
   return data(
     {
@@ -61,20 +58,15 @@ type ActionResult =
   | { error: "failed" | "rate_limited" | "csrf" | "unavailable"; retryAfterMinutes?: number; email: string; fieldErrors?: undefined }
   | { error: "invalid"; email: string; fieldErrors: { email?: boolean; password?: boolean } };
 
-export async function action({ request, params, context }: ActionFunctionArgs) {
-  const uid = params.uid!;
-  const loaded = await loadInteractionPage(request, context, uid);
-  if (!loaded.ok) return data({ view: "expired" as const, language: loaded.language }, { status: 400, headers: NO_STORE });
-  const { context: ic, frame } = loaded;
-  const form = await readForm(request);
-  const email = String(form.get("email") ?? "").slice(0, 320);
-
+export async function action(args: ActionFunctionArgs) {
   // Method gate first: before any user lookup and before the CSRF check.
-  if (await refuseUnavailableMethod(context.services, ic, "password", requestMeta(context, "POST /interaction/:uid"))) {
-    return data<ActionResult>({ error: "unavailable", email }, { status: 403, headers: NO_STORE });
-  }
-  if (!context.services.csrf.verify(uid, form.get("csrf"))) {
-    return data<ActionResult>({ error: "csrf", email }, { status: 403, headers: NO_STORE });
+  const gate = await passGate(args, { method: "password", endpoint: "POST /interaction/:uid" });
+  const form = gate.form;
+  const email = String(form.get("email") ?? "").slice(0, 320);
+  if (!gate.open) {
+    // The password form shows its own refusals in place; an expired interaction gets the shared page.
+    if (gate.refusal.view === "expired") return gate.response;
+    return data<ActionResult>({ error: gate.refusal.view, email }, { status: 403, headers: NO_STORE });
   }
   const parsed = PasswordForm.safeParse({ email: form.get("email"), password: form.get("password") });
   if (!parsed.success) {
@@ -85,11 +77,11 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
     );
   }
 
-  const outcome = await completePasswordLogin(context.services, ic, {
+  const outcome = await completePasswordLogin(args.context.services, gate.context, {
     email: parsed.data.email,
     password: parsed.data.password,
-    language: frame.language,
-    ...requestMeta(context, "POST /interaction/:uid"),
+    language: gate.frame.language,
+    meta: gate.meta,
   });
   if (outcome.kind === "redirect") return redirect(outcome.to, { headers: NO_STORE });
   if (outcome.kind === "rate_limited") {
@@ -108,7 +100,7 @@ export default function InteractionPage() {
   const { t } = useTranslation();
 
   if (result && "view" in result) return <GateRefusalPage refusal={result} />;
-  if (page.view === "expired" || page.view === "unavailable") return <GateRefusalPage refusal={page} />;
+  if (isGateRefusal(page)) return <GateRefusalPage refusal={page} />;
 
   if (page.view === "consent") {
     return (

@@ -3,35 +3,32 @@ import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { EmailSchema } from "~/schemas/email";
 import { AuthCard, Field, FormMessage } from "~/components/auth-card";
-import { GateRefusalPage } from "~/components/gate-refusal";
+import { GateRefusalPage, isGateRefusal } from "~/components/gate-refusal";
 import { requestPasswordReset } from "~/.server/auth/password-reset";
 import { passGate } from "~/.server/interaction/gate";
-import { interactionHeaders, NO_STORE, requestMeta } from "~/.server/interaction/request";
-import { readForm } from "~/.server/http/form";
+import { interactionHeaders, NO_STORE } from "~/.server/interaction/request";
 
 export const headers = interactionHeaders;
 
 /** GET /interaction/:uid/forgot-password: the reset request form (password method only). */
-export async function loader({ request, params, context }: LoaderFunctionArgs) {
-  const gate = await passGate(request, context, params.uid!, "password", "GET /interaction/:uid/forgot-password");
+export async function loader(args: LoaderFunctionArgs) {
+  const gate = await passGate(args, { method: "password", endpoint: "GET /interaction/:uid/forgot-password" });
   if (!gate.open) return gate.response;
   return data({ view: "form" as const, ...gate.frame }, { headers: NO_STORE });
 }
 
-
 /** POST /interaction/:uid/forgot-password: enqueue and answer the same for every address. */
-export async function action({ request, params, context }: ActionFunctionArgs) {
-  const form = await readForm(request);
-  const gate = await passGate(request, context, params.uid!, "password", "POST /interaction/:uid/forgot-password", form);
+export async function action(args: ActionFunctionArgs) {
+  const gate = await passGate(args, { method: "password", endpoint: "POST /interaction/:uid/forgot-password" });
   if (!gate.open) return gate.response;
-  const email = EmailSchema.safeParse(form.get("email"));
+  const email = EmailSchema.safeParse(gate.form.get("email"));
   if (!email.success) return data({ view: "invalid" as const, ...gate.frame }, { status: 422, headers: NO_STORE });
-  const outcome = await requestPasswordReset(context.services, {
+  const outcome = await requestPasswordReset(args.context.services, {
     organizationId: gate.context.organization.id,
     email: email.data,
     interactionUid: gate.context.uid,
     language: gate.frame.language,
-    ip: requestMeta(context, "POST /interaction/:uid/forgot-password").ip,
+    ip: gate.meta.ip,
   });
   if (outcome.status === "rate_limited") {
     return data(
@@ -47,7 +44,7 @@ export default function ForgotPassword() {
   const result = useActionData<typeof action>();
   const { t } = useTranslation();
   const shown = result ?? page;
-  if (shown.view === "expired" || shown.view === "unavailable" || shown.view === "csrf") return <GateRefusalPage refusal={shown} />;
+  if (isGateRefusal(shown)) return <GateRefusalPage refusal={shown} />;
   if (shown.view === "sent") {
     return (
       <AuthCard branding={shown.branding} title={t("forgot.title")}>

@@ -6,33 +6,30 @@ import { AuthCard, FormMessage } from "~/components/auth-card";
 import { GateRefusalPage } from "~/components/gate-refusal";
 import { requestMagicLink } from "~/.server/auth/magic-link";
 import { passGate } from "~/.server/interaction/gate";
-import { interactionHeaders, isAfterAction, NO_STORE, requestMeta } from "~/.server/interaction/request";
-import { readForm } from "~/.server/http/form";
+import { interactionHeaders, isAfterAction, NO_STORE } from "~/.server/interaction/request";
 
 export const headers = interactionHeaders;
 
+/** GET /interaction/:uid/magic-link is the login page showing the magic-link form (whose loader passes the gate). */
 export async function loader({ params, context }: LoaderFunctionArgs) {
   // After the action its answer is the page: a redirect here would replace it (and its 403).
   if (isAfterAction(context)) return null;
   return redirect(`/interaction/${params.uid}?method=magic_link`);
 }
 
-
 /** POST /interaction/:uid/magic-link: the same answer whether or not the address has an account. */
-export async function action({ request, params, context }: ActionFunctionArgs) {
-  const form = await readForm(request);
-  const gate = await passGate(request, context, params.uid!, "magic_link", "POST /interaction/:uid/magic-link", form);
+export async function action(args: ActionFunctionArgs) {
+  const gate = await passGate(args, { method: "magic_link", endpoint: "POST /interaction/:uid/magic-link" });
   if (!gate.open) return gate.response;
-  const email = EmailSchema.safeParse(form.get("email"));
-  if (!email.success) return redirect(`/interaction/${params.uid}?method=magic_link&invalid=email`, { headers: NO_STORE });
-  const { ip } = requestMeta(context, "POST /interaction/:uid/magic-link");
-  const outcome = await requestMagicLink(context.services, {
+  const email = EmailSchema.safeParse(gate.form.get("email"));
+  if (!email.success) return redirect(`/interaction/${gate.uid}?method=magic_link&invalid=email`, { headers: NO_STORE });
+  const outcome = await requestMagicLink(args.context.services, {
     organizationId: gate.context.organization.id,
     email: email.data,
     interactionUid: gate.context.uid,
     clientId: gate.context.client.id,
     language: gate.frame.language,
-    ip,
+    ip: gate.meta.ip,
   });
   if (outcome.status === "rate_limited") {
     return data(

@@ -2,17 +2,15 @@ import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { useNonce } from "~/components/nonce";
-import { consumeMagicLink } from "~/.server/auth/magic-link";
-import { InteractionExpiredError, loadInteraction } from "~/.server/interaction/context";
-import { NO_STORE, requestMeta } from "~/.server/interaction/request";
-import { recordLoginSuccess } from "~/.server/auth/login-success";
-import { recordLogin } from "~/.server/oidc/interaction-results";
+import { signInWithMagicLink } from "~/.server/auth/magic-link";
+import { passGate } from "~/.server/interaction/gate";
+import { NO_STORE } from "~/.server/interaction/request";
 import { resolveLanguage } from "~/.server/i18n";
-import { readForm } from "~/.server/http/form";
 
 /**
  * GET shows a page that consumes the link by POST (sent by script at once, or by the button
- * without script): mail scanners that prefetch links never use one up.
+ * without script): mail scanners that prefetch links never use one up. It needs no interaction
+ * (a scanner has none), so it does not pass the gate; the POST does.
  */
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const url = new URL(request.url);
@@ -29,35 +27,23 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   );
 }
 
-export async function action({ request, params, context }: ActionFunctionArgs) {
-  const uid = params.uid!;
-  const form = await readForm(request);
+export async function action(args: ActionFunctionArgs) {
+  const { request } = args;
   const language = await resolveLanguage(request, {});
   const failure = (status: number) => data({ view: "failed" as const, language }, { status, headers: NO_STORE });
-  if (!context.services.csrf.verify(uid, form.get("csrf"))) return failure(400);
-  const meta = requestMeta(context, "POST /interaction/:uid/magic-link/verify");
-  const consumed = await consumeMagicLink(context.services, {
-    token: String(form.get("token") ?? ""),
-    organizationSlug: String(form.get("org") ?? ""),
-    interactionUid: uid,
-    ip: meta.ip,
-    requestId: meta.requestId,
+  // The interaction is optional here: without it the link is still consumed (and the sign-in cannot go on).
+  const gate = await passGate(args, { interaction: "optional" });
+  if (!gate.open) return failure(400);
+  const outcome = await signInWithMagicLink(args.context.services, {
+    token: String(gate.form.get("token") ?? ""),
+    organizationSlug: String(gate.form.get("org") ?? ""),
+    interactionUid: gate.uid,
+    at: gate.context,
+    meta: gate.meta,
   });
-  if (!consumed.ok) return failure(consumed.reason === "method_disabled" ? 403 : 400);
-  // The link is used from here on, whatever happens to the sign-in it was for.
-  try {
-    const ic = await loadInteraction(context.services, context.req, context.res, uid);
-    if (ic.organization.id !== consumed.organizationId || ic.interaction.prompt.name !== "login") throw new InteractionExpiredError();
-    const to = await recordLogin(ic.interaction, { accountId: consumed.userId, amr: ["email"] });
-    await recordLoginSuccess(
-      { prisma: context.services.db.prisma, audit: context.services.audit },
-      { organizationId: consumed.organizationId, userId: consumed.userId, clientId: ic.client.id, method: "magic_link", ip: meta.ip, requestId: meta.requestId },
-    );
-    return redirect(to, { headers: NO_STORE });
-  } catch (error) {
-    if (!(error instanceof InteractionExpiredError)) throw error;
-    return data({ view: "continuation_lost" as const, language }, { status: 400, headers: NO_STORE });
-  }
+  if (outcome.status === "signed_in") return redirect(outcome.redirectTo, { headers: NO_STORE });
+  if (outcome.status === "continuation_lost") return data({ view: "continuation_lost" as const, language }, { status: 400, headers: NO_STORE });
+  return failure(outcome.status === "method_disabled" ? 403 : 400);
 }
 
 export default function VerifyMagicLink() {

@@ -2,37 +2,33 @@ import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { AuthCard, Field, FormMessage } from "~/components/auth-card";
-import { GateRefusalPage } from "~/components/gate-refusal";
+import { GateRefusalPage, isGateRefusal } from "~/components/gate-refusal";
 import { completePasswordReset, findUsableResetToken } from "~/.server/auth/password-reset";
 import { passGate } from "~/.server/interaction/gate";
-import { interactionHeaders, NO_STORE, requestMeta } from "~/.server/interaction/request";
-import { readForm } from "~/.server/http/form";
+import { interactionHeaders, NO_STORE } from "~/.server/interaction/request";
 
 export const headers = interactionHeaders;
 
 /** GET /interaction/:uid/reset-password?token=…: the new-password form of a valid link. */
-export async function loader({ request, params, context }: LoaderFunctionArgs) {
-  const gate = await passGate(request, context, params.uid!, "password", "GET /interaction/:uid/reset-password");
+export async function loader(args: LoaderFunctionArgs) {
+  const gate = await passGate(args, { method: "password", endpoint: "GET /interaction/:uid/reset-password" });
   if (!gate.open) return gate.response;
-  const token = new URL(request.url).searchParams.get("token") ?? "";
-  const usable = await findUsableResetToken(context.services, gate.context.organization.id, token);
+  const token = new URL(args.request.url).searchParams.get("token") ?? "";
+  const usable = await findUsableResetToken(args.context.services, gate.context.organization.id, token);
   if (!usable) return data({ view: "invalid" as const, ...gate.frame }, { status: 400, headers: NO_STORE });
   return data({ view: "form" as const, ...gate.frame, token }, { headers: NO_STORE });
 }
 
 /** POST /interaction/:uid/reset-password: set the new password, end the user's sessions. */
-export async function action({ request, params, context }: ActionFunctionArgs) {
-  const form = await readForm(request);
-  const gate = await passGate(request, context, params.uid!, "password", "POST /interaction/:uid/reset-password", form);
+export async function action(args: ActionFunctionArgs) {
+  const gate = await passGate(args, { method: "password", endpoint: "POST /interaction/:uid/reset-password" });
   if (!gate.open) return gate.response;
-  const token = String(form.get("token") ?? "");
-  const { ip, requestId } = requestMeta(context, "POST /interaction/:uid/reset-password");
-  const outcome = await completePasswordReset(context.services, {
+  const token = String(gate.form.get("token") ?? "");
+  const outcome = await completePasswordReset(args.context.services, {
     organizationId: gate.context.organization.id,
     token,
-    newPassword: String(form.get("password") ?? ""),
-    ip,
-    requestId,
+    newPassword: String(gate.form.get("password") ?? ""),
+    meta: gate.meta,
   });
   if (outcome.ok) return redirect(`/interaction/${gate.context.uid}?reset=done`, { headers: NO_STORE });
   if (outcome.reason === "invalid_token") return data({ view: "invalid" as const, ...gate.frame }, { status: 400, headers: NO_STORE });
@@ -44,7 +40,7 @@ export default function ResetPassword() {
   const result = useActionData<typeof action>();
   const { t } = useTranslation();
   const shown = result ?? page;
-  if (shown.view === "expired" || shown.view === "unavailable" || shown.view === "csrf") return <GateRefusalPage refusal={shown} />;
+  if (isGateRefusal(shown)) return <GateRefusalPage refusal={shown} />;
   if (shown.view === "invalid") {
     return (
       <AuthCard branding={shown.branding} title={t("reset.title")}>

@@ -53,6 +53,8 @@ export const BulkResultSchema = z.object({
 });
 
 export type BulkOperation = z.infer<typeof BulkOperationSchema>;
+/** A row as a caller sends it (the console sends CSV rows, which this schema then checks). */
+export type BulkOperationInput = z.input<typeof BulkOperationSchema>;
 export type BulkRequest = z.infer<typeof BulkRequestSchema>;
 export type BulkItemResult = z.infer<typeof BulkItemResultSchema>;
 export type BulkResult = z.infer<typeof BulkResultSchema>;

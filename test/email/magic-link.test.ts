@@ -259,7 +259,7 @@ describe("using a link", () => {
 
   it("is audited: auth.magic_link.sent when mailed, auth.magic_link.verified when used", async () => {
     const { page, link, user } = await linkFor();
-    // Written by the job right after the mail went out.
+    // Written by the job with the link's token row, just before the mail goes out.
     const sent = await eventually(
       () => prisma().auditEntry.findMany({ where: { eventType: "auth.magic_link.sent", targetId: user.id } }),
       (rows) => rows.length > 0,

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Language } from "~/i18n/config";
+import { csrfOf, TestBrowser } from "../support/browser";
 import { createUser } from "../support/factories";
 import { startTestPorta, type TestPorta } from "../support/porta";
 import {
@@ -21,7 +22,8 @@ import {
  * Login-method enforcement (spec "Login interaction endpoints" and "Errors"): on the five
  * endpoints, and on the password form itself, a method that is not effective for the client is
  * refused with 403, a localized "not available" message and a `security.login_method_disabled`
- * audit entry, before any user lookup and before the CSRF check.
+ * audit entry, before any user lookup and before the CSRF check. Every interaction route passes
+ * the same gate, so an expired interaction is refused the same way on each of them too.
  */
 let porta: TestPorta;
 let passwordOnly: Tenant;
@@ -63,6 +65,7 @@ const CASES: Case[] = [
   { name: "GET /interaction/:uid/forgot-password", tenant: () => magicLinkOnly, method: "GET", path: (p) => `${p.interactionUrl}/forgot-password`, attempted: "password" },
   { name: "POST /interaction/:uid/forgot-password", tenant: () => magicLinkOnly, method: "POST", path: (p) => `${p.interactionUrl}/forgot-password`, attempted: "password" },
   { name: "POST /interaction/:uid/reset-password", tenant: () => magicLinkOnly, method: "POST", path: (p) => `${p.interactionUrl}/reset-password`, attempted: "password" },
+  { name: "GET /interaction/:uid/reset-password", tenant: () => magicLinkOnly, method: "GET", path: (p) => `${p.interactionUrl}/reset-password?token=some-reset-token`, attempted: "password" },
   { name: "POST /interaction/:uid (password form)", tenant: () => magicLinkOnly, method: "POST", path: (p) => p.interactionUrl, attempted: "password" },
   // The same refusals when the client's override, not the organization, disables the method.
   { name: "GET /interaction/:uid/forgot-password, password off by client override", tenant: () => overridden, method: "GET", path: (p) => `${p.interactionUrl}/forgot-password`, attempted: "password" },
@@ -149,5 +152,62 @@ describe("the observers used above do see a lookup and a CSRF check when the met
     const onlyMagic = await openLoginPage(magicLinkOnly);
     const filtered = await onlyMagic.browser.get(`${onlyMagic.interactionUrl}?method=magic_link`);
     expect(filtered.status).toBe(200);
+  });
+});
+
+/** Every interaction route that serves an interaction, by method and path below /interaction/:uid. */
+const INTERACTION_ROUTES: Array<{ method: "GET" | "POST"; path: string }> = [
+  { method: "GET", path: "" },
+  { method: "POST", path: "" },
+  { method: "GET", path: "/forgot-password" },
+  { method: "POST", path: "/forgot-password" },
+  { method: "POST", path: "/magic-link" },
+  { method: "GET", path: "/reset-password" },
+  { method: "POST", path: "/reset-password" },
+  { method: "GET", path: "/two-factor" },
+  { method: "POST", path: "/two-factor" },
+  { method: "GET", path: "/two-factor/setup" },
+  { method: "POST", path: "/two-factor/setup" },
+];
+
+const EXPIRED = [
+  // The uid of a real interaction, from a browser without its cookie (another browser, or after it expired).
+  { name: "another browser's interaction", target: (page: LoginPage) => ({ browser: new TestBrowser(), base: page.interactionUrl }) },
+  { name: "an unknown interaction", target: (page: LoginPage) => ({ browser: page.browser, base: page.interactionUrl.replace(page.uid, "no-such-interaction") }) },
+];
+
+describe.each(EXPIRED)("every interaction route refuses $name the same way", ({ target }) => {
+  it.each(INTERACTION_ROUTES)("$method /interaction/:uid$path", async (route) => {
+    const tenant = passwordOnly;
+    const page = await openLoginPage(tenant);
+    const { browser, base } = target(page);
+    const url = `${base}${route.path}`;
+    const csrfVerify = vi.spyOn(porta.services.csrf, "verify");
+    const form = { csrf: csrfOf(page.html), email: existing[tenant.org.id]!, password: PASSWORD, token: "some-reset-token", intent: "verify", method: "totp", code: "123456" };
+
+    const { result: { result: res, sql }, entries } = await auditDuring(porta, { organizationId: tenant.org.id }, () =>
+      sqlDuring(porta, () => (route.method === "GET" ? browser.get(url) : browser.post(url, form))),
+    );
+    const html = await res.text();
+
+    expect(res.status).toBe(400);
+    expect(res.headers.get("cache-control")).toBe("no-store");
+    expect(mainOf(html)).toContain(message("en", (m) => m.expired.title));
+    expect(mainOf(html)).toContain(message("en", (m) => m.expired.body));
+    // Nothing else happened: no CSRF check, no user lookup, nothing audited.
+    expect(csrfVerify).not.toHaveBeenCalled();
+    expect(sql.filter(touchesUserTable)).toEqual([]);
+    expect(entries).toEqual([]);
+  });
+
+  it("POST /interaction/:uid/consent sends the browser back to the login page, which says it expired", async () => {
+    const page = await openLoginPage(passwordOnly);
+    const { browser, base } = target(page);
+    const res = await browser.post(`${base}/consent`, { csrf: csrfOf(page.html), decision: "allow" });
+    expect(res.status).toBe(302);
+    expect(res.headers.get("location")).toBe(new URL(base).pathname);
+    const login = await browser.get(new URL(res.headers.get("location")!, base).href);
+    expect(login.status).toBe(400);
+    expect(mainOf(await login.text())).toContain(message("en", (m) => m.expired.title));
   });
 });

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
 import { parseConfig } from "~/.server/config/env";
+import type { FaultHooks } from "~/.server/context";
 import type { QueueSettings } from "~/.server/jobs/queue";
 import { createLogger } from "~/.server/logging/logger";
 import { startPorta, type RunningPorta } from "~/.server/start";
@@ -54,6 +55,8 @@ export interface TestPortaOptions {
   redisPrefix?: string;
   /** Job queue tuning (short retry delays, a small bound, a short expiry). */
   queue?: Partial<QueueSettings>;
+  /** Faults to inject (context.ts): e.g. a throw between a write and its audit entry. */
+  faults?: FaultHooks;
 }
 
 /** A real Porta over HTTP on a free loopback port, with its own database. */
@@ -83,6 +86,7 @@ export async function startTestPorta(options: TestPortaOptions = {}): Promise<Te
       redisPrefix: options.redisPrefix ?? `porta-test-${randomBytes(6).toString("hex")}:`,
       ...(options.persistentPglite ? {} : { pgliteDir: "memory://" }),
       ...(options.queue ? { queue: options.queue } : {}),
+      ...(options.faults ? { faults: options.faults } : {}),
     });
   } catch (error) {
     await database.drop();

@@ -27,30 +27,39 @@ export interface AuditRecord {
   ip?: string | null;
   requestId?: string | null;
   data?: Record<string, unknown>;
+  /** When it happened; by default when the row is written. */
+  at?: Date;
 }
 
 export interface AuditLog {
   record(entry: AuditRecord, tx?: Prisma.TransactionClient): Promise<void>;
+  /** Several entries in one statement, through the write's transaction. */
+  recordMany(entries: AuditRecord[], tx: Prisma.TransactionClient): Promise<void>;
 }
+
+const rowOf = (entry: AuditRecord) => ({
+  eventType: entry.eventType,
+  organizationId: entry.organizationId ?? null,
+  actorType: entry.actorType,
+  actorId: entry.actorId ?? null,
+  targetType: entry.targetType ?? null,
+  targetId: entry.targetId ?? null,
+  ip: entry.ip ?? null,
+  requestId: entry.requestId ?? null,
+  data: (entry.data ?? {}) as Prisma.InputJsonValue,
+  ...(entry.at ? { createdAt: entry.at } : {}),
+});
 
 export function createAuditLog(prisma: PrismaClient, logger: Logger): AuditLog {
   return {
     async record(entry, tx) {
       const db = tx ?? prisma;
-      await db.auditEntry.create({
-        data: {
-          eventType: entry.eventType,
-          organizationId: entry.organizationId ?? null,
-          actorType: entry.actorType,
-          actorId: entry.actorId ?? null,
-          targetType: entry.targetType ?? null,
-          targetId: entry.targetId ?? null,
-          ip: entry.ip ?? null,
-          requestId: entry.requestId ?? null,
-          data: (entry.data ?? {}) as Prisma.InputJsonValue,
-        },
-      });
+      await db.auditEntry.create({ data: rowOf(entry) });
       logger.debug({ eventType: entry.eventType, organizationId: entry.organizationId }, "audit");
+    },
+    async recordMany(entries, tx) {
+      if (entries.length === 1) await tx.auditEntry.create({ data: rowOf(entries[0]!) });
+      else if (entries.length > 1) await tx.auditEntry.createMany({ data: entries.map(rowOf) });
     },
   };
 }

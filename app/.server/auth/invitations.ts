@@ -1,14 +1,16 @@
 import { randomUUID } from "node:crypto";
 import { normalizeEmail } from "~/schemas/email";
-import type { Prisma } from "~/generated/prisma/client";
 import type { JobContext, JobPayloads } from "../jobs/queue";
 import { sendBrandedEmail } from "../mail/send";
 import { renderEmail } from "../mail/render";
 import { brandingOf } from "../interaction/branding";
+import { inTransaction } from "../context";
+import { newUuidV7 } from "../db/ids";
 import { invalidateUser } from "../directory/users";
 import type { Services } from "../services";
 import { INVITATION_TTL_DAYS, invitationUrl } from "./email-links";
 import { checkNewPassword, type PasswordProblem } from "./password-policy";
+import { NO_REQUEST, userActor } from "./actors";
 import { isSupportedLanguage, FALLBACK_LANGUAGE } from "~/i18n/config";
 
 /**
@@ -109,7 +111,12 @@ export type AcceptOutcome =
   | { ok: false; reason: "invalid" | "exists" }
   | { ok: false; reason: "weak_password"; problem: PasswordProblem; limit?: number };
 
-/** Creates the user (with a password, or none when the organization signs in by magic link only). */
+/**
+ * Creates the user (with a password, or none when the organization signs in by magic link only).
+ * The password is hashed first; claiming the invitation, the account, its roles and the
+ * `user.invitation_accepted` entry then commit together. Accepting does not sign in: the
+ * person signs in from an application, with the new account.
+ */
 export async function acceptInvitation(
   services: Services,
   input: { organizationSlug: string; token: string; givenName: string; familyName: string; password: string | null },
@@ -122,13 +129,15 @@ export async function acceptInvitation(
     if (!check.ok) return { ok: false, reason: "weak_password", problem: check.problem!, ...(check.limit ? { limit: check.limit } : {}) };
     passwordHash = await services.passwords.hash(input.password);
   }
-  const { prisma } = services.db;
+  // Chosen now, so that the new user is the actor of the transaction that creates it.
+  const userId = newUuidV7();
   try {
-    const userId = await prisma.$transaction(async (tx: Prisma.TransactionClient) => {
-      const claimed = await tx.invitation.updateMany({ where: { id: invitation.id, acceptedAt: null }, data: { acceptedAt: new Date() } });
-      if (claimed.count !== 1) return null;
-      const user = await tx.user.create({
+    const accepted = await inTransaction(services, userActor(userId, NO_REQUEST), async (ctx) => {
+      const claimed = await ctx.db.invitation.updateMany({ where: { id: invitation.id, acceptedAt: null }, data: { acceptedAt: new Date() } });
+      if (claimed.count !== 1) return false;
+      await ctx.db.user.create({
         data: {
+          id: userId,
           organizationId: invitation.organizationId,
           email: invitation.email,
           // Following the emailed link proves the address.
@@ -139,23 +148,14 @@ export async function acceptInvitation(
           passwordHash,
         },
       });
-      const roles = await tx.role.findMany({ where: { organizationId: invitation.organizationId, name: { in: invitation.roles } }, select: { id: true } });
-      if (roles.length > 0) await tx.userRole.createMany({ data: roles.map((r) => ({ userId: user.id, roleId: r.id })) });
-      await tx.invitation.update({ where: { id: invitation.id }, data: { acceptedUserId: user.id } });
-      return user.id;
+      const roles = await ctx.db.role.findMany({ where: { organizationId: invitation.organizationId, name: { in: invitation.roles } }, select: { id: true } });
+      if (roles.length > 0) await ctx.db.userRole.createMany({ data: roles.map((r) => ({ userId, roleId: r.id })) });
+      await ctx.db.invitation.update({ where: { id: invitation.id }, data: { acceptedUserId: userId } });
+      ctx.audit({ eventType: "user.invitation_accepted", organizationId: invitation.organizationId, targetType: "user", targetId: userId, data: { invitationId: invitation.id } });
+      ctx.afterCommit(() => invalidateUser(ctx.cache, userId));
+      return true;
     });
-    if (!userId) return { ok: false, reason: "invalid" };
-    await invalidateUser(services.cache, userId);
-    await services.audit.record({
-      eventType: "user.invitation_accepted",
-      organizationId: invitation.organizationId,
-      actorType: "user",
-      actorId: userId,
-      targetType: "user",
-      targetId: userId,
-      data: { invitationId: invitation.id },
-    });
-    return { ok: true, userId };
+    return accepted ? { ok: true, userId } : { ok: false, reason: "invalid" };
   } catch (error) {
     if ((error as { code?: string }).code === "P2002") return { ok: false, reason: "exists" };
     throw error;

@@ -3,9 +3,13 @@ import { normalizeEmail } from "~/schemas/email";
 import { magicLinkUrl } from "./email-links";
 import { getClientRecord } from "../directory/clients";
 import { getOrganizationBySlug } from "../directory/organizations";
+import { inTransaction, type Context } from "../context";
+import type { InteractionContext } from "../interaction/context";
 import type { JobContext, JobPayloads } from "../jobs/queue";
 import { sendBrandedEmail } from "../mail/send";
 import type { Services } from "../services";
+import { anonymousActor, systemActor, userActor, type RequestMeta } from "./actors";
+import { finishSignIn } from "./finish-sign-in";
 
 /**
  * Magic links (spec "Magic link rules"). The request only enqueues tenant-bound work; the job
@@ -15,6 +19,11 @@ import type { Services } from "../services";
  */
 export type MagicLinkRequestOutcome = { status: "accepted" } | { status: "rate_limited"; retryAfterSeconds: number };
 
+/**
+ * The request looks nothing up and writes nothing (spec), so its job has no write to commit with:
+ * it goes straight to the queue with `services.jobs.enqueue`. An outbox row (`ctx.enqueue`) would
+ * only add a transaction and a hand-over to the one insert, and no audit entry belongs here.
+ */
 export async function requestMagicLink(services: Services, input: JobPayloads["magic-link"]): Promise<MagicLinkRequestOutcome> {
   const email = normalizeEmail(input.email);
   const limit = await services.limits.consume("magicLink", `${input.organizationId}:${email}`);
@@ -24,104 +33,120 @@ export async function requestMagicLink(services: Services, input: JobPayloads["m
   return { status: "accepted" };
 }
 
+/**
+ * Mints the link and mails it. The token row and its `auth.magic_link.sent` entry commit together,
+ * once per job (the row is keyed by the job), before the mail goes out: a retry finds the row and
+ * sends the same link again, so one job never has two active links nor two entries.
+ */
 export async function sendMagicLinkJob(services: Services, data: JobPayloads["magic-link"], job: JobContext): Promise<void> {
-  const { prisma } = services.db;
-  const user = await prisma.user.findUnique({
+  const user = await services.db.prisma.user.findUnique({
     where: { organizationId_email: { organizationId: data.organizationId, email: data.email } },
     include: { organization: true },
   });
   if (!user || user.status !== "active" || user.organization.status !== "active" || !data.interactionUid) return;
+  const interactionUid = data.interactionUid;
 
   const token = services.tokens.derive("magic-link", job.id);
   const ttlMinutes = await services.settings.get("auth.magicLinkTtlMinutes");
-  // Keyed by the job: a retry finds the same row and sends the same link again.
-  await prisma.magicLinkToken.upsert({
-    where: { jobId: job.id },
-    create: {
-      jobId: job.id,
-      tokenHash: services.tokens.hash(token),
-      organizationId: user.organizationId,
-      userId: user.id,
-      interactionUid: data.interactionUid,
-      clientId: data.clientId,
-      expiresAt: new Date(Date.now() + ttlMinutes * 60_000),
-    },
-    update: {},
+  await inTransaction(services, systemActor(data.ip), async (ctx) => {
+    if (await ctx.db.magicLinkToken.findUnique({ where: { jobId: job.id }, select: { id: true } })) return;
+    await ctx.db.magicLinkToken.create({
+      data: {
+        jobId: job.id,
+        tokenHash: ctx.tokens.hash(token),
+        organizationId: user.organizationId,
+        userId: user.id,
+        interactionUid,
+        clientId: data.clientId,
+        expiresAt: new Date(Date.now() + ttlMinutes * 60_000),
+      },
+    });
+    ctx.audit({ eventType: "auth.magic_link.sent", organizationId: user.organizationId, targetType: "user", targetId: user.id, data: { email: user.email } });
   });
-  const link = magicLinkUrl(services.config.baseUrl, { interactionUid: data.interactionUid, organizationSlug: user.organization.slug, token });
+  const link = magicLinkUrl(services.config.baseUrl, { interactionUid, organizationSlug: user.organization.slug, token });
   await sendBrandedEmail(services.mailer, {
     to: user.email,
     organization: user.organization,
     language: user.locale ?? data.language,
     template: { kind: "magic-link", link, expiresMinutes: ttlMinutes },
   });
-  await services.audit.record({
-    eventType: "auth.magic_link.sent",
-    organizationId: user.organizationId,
-    actorType: "system",
-    targetType: "user",
-    targetId: user.id,
-    ip: data.ip,
-    data: { email: user.email },
-  });
 }
 
-export type MagicLinkConsumption =
-  | { ok: true; userId: string; organizationId: string; clientId: string | null }
-  | { ok: false; reason: "invalid" | "method_disabled" };
+export type MagicLinkSignIn =
+  | { status: "signed_in"; redirectTo: string }
+  /** Invalid, expired, used, or another organization's or interaction's: one generic failure. */
+  | { status: "invalid" }
+  | { status: "method_disabled" }
+  /** The link is used, but its interaction is gone from this browser: a new link must be requested. */
+  | { status: "continuation_lost" };
+
+type UsableLink = { id: string; userId: string; organizationId: string; clientId: string | null };
 
 /**
- * Consumes a link. Organization slug and interaction uid come from the request and are
- * compared with the stored ones before anything changes; the consuming UPDATE commits on its
- * own, so the link stays used even if the sign-in cannot continue afterwards.
+ * Signs in with a link. Organization slug and interaction uid come from the request and are
+ * compared with the stored ones before anything changes. The consumption, its
+ * `auth.magic_link.verified` entry and the sign-in (finishSignIn) commit in one transaction; when
+ * the interaction cannot continue (`at` is null: this browser has none, or it is not a login),
+ * the link is consumed all the same and the person must ask for a new one.
  */
-export async function consumeMagicLink(
+export async function signInWithMagicLink(
   services: Services,
-  input: { token: string; organizationSlug: string; interactionUid: string; ip: string | null; requestId: string | null },
-): Promise<MagicLinkConsumption> {
+  input: { token: string; organizationSlug: string; interactionUid: string; at: InteractionContext | null; meta: RequestMeta },
+): Promise<MagicLinkSignIn> {
+  const link = await findUsableLink(services, input);
+  if (link.status !== "usable") return link;
+  const { row } = link;
+
+  const consume = async (ctx: Context) => {
+    const now = new Date();
+    const consumed = await ctx.db.magicLinkToken.updateMany({ where: { id: row.id, consumedAt: null, expiresAt: { gt: now } }, data: { consumedAt: now } });
+    if (consumed.count !== 1) return false;
+    ctx.audit({ eventType: "auth.magic_link.verified", organizationId: row.organizationId, targetType: "user", targetId: row.userId, data: {} });
+    return true;
+  };
+  const actor = userActor(row.userId, input.meta);
+  const ic = input.at;
+  if (!ic || ic.organization.id !== row.organizationId || ic.interaction.prompt.name !== "login") {
+    return (await inTransaction(services, actor, consume)) ? { status: "continuation_lost" } : { status: "invalid" };
+  }
+  const { redirectTo } = await finishSignIn(services, { at: ic, method: "magic_link", meta: input.meta }, (complete) =>
+    inTransaction(services, actor, async (ctx) => {
+      if (await consume(ctx)) await complete(ctx, row.userId);
+    }),
+  );
+  return redirectTo ? { status: "signed_in", redirectTo } : { status: "invalid" };
+}
+
+/** The checks that change nothing: the link, its authority (organization, interaction), its method, its user. */
+async function findUsableLink(
+  services: Services,
+  input: { token: string; organizationSlug: string; interactionUid: string; meta: RequestMeta },
+): Promise<{ status: "usable"; row: UsableLink } | { status: "invalid" } | { status: "method_disabled" }> {
   const { prisma } = services.db;
-  const invalid = { ok: false, reason: "invalid" } as const;
+  const invalid = { status: "invalid" } as const;
   if (input.token.length < 20 || input.token.length > 100) return invalid;
   const row = await prisma.magicLinkToken.findUnique({ where: { tokenHash: services.tokens.hash(input.token) } });
   if (!row) return invalid;
   const organization = await getOrganizationBySlug(prisma, services.cache, input.organizationSlug);
   if (!organization || organization.id !== row.organizationId || organization.status !== "active") return invalid;
   if (row.interactionUid !== input.interactionUid) return invalid;
-  const now = new Date();
-  if (row.consumedAt || row.expiresAt <= now) return invalid;
+  if (row.consumedAt || row.expiresAt <= new Date()) return invalid;
 
   // The organization (or the client's override) may have turned magic links off since sending.
   const client = row.clientId ? await getClientRecord(prisma, services.cache, row.clientId) : null;
   const methods = effectiveLoginMethods(client ?? { loginMethods: [] }, organization);
   if (!methods.includes("magic_link")) {
-    await services.audit.record({
-      eventType: "security.login_method_disabled",
-      organizationId: organization.id,
-      actorType: "anonymous",
-      ip: input.ip,
-      requestId: input.requestId,
-      data: { attemptedMethod: "magic_link", clientId: row.clientId, organizationId: organization.id, endpoint: "POST /interaction/:uid/magic-link/verify" },
+    await inTransaction(services, anonymousActor(input.meta), async (ctx) => {
+      ctx.audit({
+        eventType: "security.login_method_disabled",
+        organizationId: organization.id,
+        data: { attemptedMethod: "magic_link", clientId: row.clientId, organizationId: organization.id, endpoint: "POST /interaction/:uid/magic-link/verify" },
+      });
     });
-    return { ok: false, reason: "method_disabled" };
+    return { status: "method_disabled" };
   }
 
   const user = await prisma.user.findUnique({ where: { id: row.userId }, select: { status: true } });
   if (!user || user.status !== "active") return invalid;
-  const consumed = await prisma.magicLinkToken.updateMany({
-    where: { id: row.id, consumedAt: null, expiresAt: { gt: now } },
-    data: { consumedAt: now },
-  });
-  if (consumed.count !== 1) return invalid;
-  await services.audit.record({
-    eventType: "auth.magic_link.verified",
-    organizationId: organization.id,
-    actorType: "user",
-    actorId: row.userId,
-    targetType: "user",
-    targetId: row.userId,
-    ip: input.ip,
-    requestId: input.requestId,
-    data: {},
-  });
-  return { ok: true, userId: row.userId, organizationId: organization.id, clientId: row.clientId };
+  return { status: "usable", row };
 }

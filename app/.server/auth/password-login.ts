@@ -1,16 +1,16 @@
-import type { PrismaClient } from "~/generated/prisma/client";
 import { normalizeEmail } from "~/schemas/email";
-import type { AuditLog } from "../audit/audit";
-import type { RateLimits } from "../rate-limit/limiters";
-import { recordLoginSuccess } from "./login-success";
-import type { PasswordHasher } from "./password-hash";
+import { inTransaction, type Context } from "../context";
+import type { Services } from "../services";
+import { anonymousActor, userActor, type RequestMeta } from "./actors";
+import type { CompleteSignIn } from "./finish-sign-in";
 import { MAX_PASSWORD_LENGTH } from "./password-policy";
 
 /**
  * Password login, built so that failures look alike from outside: every admitted attempt runs
  * exactly one Argon2id verification (the account's hash, or a cached dummy hash when no
  * eligible account exists), every failure runs the same UPDATE and the same audit INSERT,
- * and the caller gets one generic failure whatever the cause.
+ * and the caller gets one generic failure whatever the cause. The verification runs before any
+ * transaction; the attempt's writes and its audit entry then commit in one.
  */
 export interface LockoutPolicy {
   maxFailures: number;
@@ -26,38 +26,32 @@ export type PasswordLoginResult =
   | { outcome: "failure"; reason: FailureReason }
   | { outcome: "rate_limited"; retryAfterSeconds: number };
 
-export interface PasswordLoginDeps {
-  prisma: PrismaClient;
-  hasher: PasswordHasher;
-  limits: RateLimits;
-  audit: AuditLog;
-  lockout?: LockoutPolicy;
-  now?: () => Date;
-}
-
-export interface PasswordLoginInput {
+export interface PasswordLoginInput extends RequestMeta {
   organizationId: string;
   clientId: string;
   email: string;
   password: string;
-  ip: string | null;
-  requestId: string | null;
+  lockout?: LockoutPolicy;
+  now?: () => Date;
   /**
-   * Asked once the password is right: whether a second factor must follow. Then the sign-in is
-   * not complete yet, and the attempt is audited as `auth.password.verified` instead of a login.
+   * Asked once the password is right, before anything is written: whether a second factor must
+   * follow. Then the sign-in is not complete yet, and the attempt is audited as
+   * `auth.password.verified` instead of completing the sign-in.
    */
   secondFactorFollows?: (userId: string) => Promise<boolean>;
 }
 
-export async function attemptPasswordLogin(deps: PasswordLoginDeps, input: PasswordLoginInput): Promise<PasswordLoginResult> {
-  const { prisma, hasher, limits, audit } = deps;
-  const lockout = deps.lockout ?? DEFAULT_LOCKOUT;
-  const now = (deps.now ?? (() => new Date()))();
+/** A sign-in step (see finish-sign-in.ts): `complete` runs in the transaction of a right password without a second factor. */
+export async function attemptPasswordLogin(services: Services, input: PasswordLoginInput, complete: CompleteSignIn): Promise<PasswordLoginResult> {
+  const { passwords: hasher, limits } = services;
+  const lockout = input.lockout ?? DEFAULT_LOCKOUT;
+  const now = (input.now ?? (() => new Date()))();
   const email = normalizeEmail(input.email);
-  const base = { organizationId: input.organizationId, ip: input.ip, requestId: input.requestId };
 
+  const failure = (ctx: Context, reason: FailureReason) =>
+    ctx.audit({ eventType: "auth.login.failure", organizationId: input.organizationId, data: { email, reason, clientId: input.clientId } });
   const fail = async (reason: FailureReason): Promise<PasswordLoginResult> => {
-    await audit.record({ ...base, eventType: "auth.login.failure", actorType: "anonymous", data: { email, reason, clientId: input.clientId } });
+    await inTransaction(services, anonymousActor(input), async (ctx) => failure(ctx, reason));
     return { outcome: "failure", reason };
   };
 
@@ -66,11 +60,11 @@ export async function attemptPasswordLogin(deps: PasswordLoginDeps, input: Passw
 
   const limit = await limits.consume("passwordLogin", `${input.organizationId}:${email}`);
   if (!limit.allowed) {
-    await audit.record({ ...base, eventType: "auth.login.failure", actorType: "anonymous", data: { email, reason: "rate_limited", clientId: input.clientId } });
+    await inTransaction(services, anonymousActor(input), async (ctx) => failure(ctx, "rate_limited"));
     return { outcome: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
   }
 
-  const user = await prisma.user.findUnique({
+  const user = await services.db.prisma.user.findUnique({
     where: { organizationId_email: { organizationId: input.organizationId, email } },
     select: { id: true, email: true, status: true, passwordHash: true, lockedUntil: true },
   });
@@ -88,37 +82,40 @@ export async function attemptPasswordLogin(deps: PasswordLoginDeps, input: Passw
   const valid = await hasher.verify(hash, input.password);
 
   if (ineligibility === null && valid) {
+    const userId = user!.id;
     const rehash = hasher.needsRehash(hash) ? await hasher.hash(input.password) : undefined;
-    await prisma.user.update({
-      where: { id: user!.id },
-      data: { failedLoginCount: 0, lockedUntil: null, ...(rehash ? { passwordHash: rehash } : {}) },
-    });
-    if (input.secondFactorFollows && (await input.secondFactorFollows(user!.id))) {
-      await audit.record({
-        ...base,
+    const secondFactor = input.secondFactorFollows ? await input.secondFactorFollows(userId) : false;
+    await inTransaction(services, userActor(userId, input), async (ctx) => {
+      await ctx.db.user.update({
+        where: { id: userId },
+        data: { failedLoginCount: 0, lockedUntil: null, ...(rehash ? { passwordHash: rehash } : {}) },
+      });
+      if (!secondFactor) return complete(ctx, userId);
+      ctx.audit({
         eventType: "auth.password.verified",
-        actorType: "user",
-        actorId: user!.id,
+        organizationId: input.organizationId,
         targetType: "user",
-        targetId: user!.id,
+        targetId: userId,
         data: { clientId: input.clientId },
       });
-    } else {
-      await recordLoginSuccess({ prisma, audit }, { ...base, userId: user!.id, clientId: input.clientId, method: "password", at: now });
-    }
-    return { outcome: "success", userId: user!.id, email: user!.email };
+    });
+    return { outcome: "success", userId, email: user!.email };
   }
 
   // One statement for every failure path (it matches no row for an unknown email). A lock that
   // has run out starts a fresh count; a running lock is not extended by further attempts.
+  const reason = ineligibility ?? "wrong_password";
   const lockUntil = new Date(now.getTime() + lockout.cooldownSeconds * 1000);
-  await prisma.$executeRaw`
-    UPDATE "User" SET
-      "failedLoginCount" = CASE WHEN "lockedUntil" IS NOT NULL AND "lockedUntil" <= ${now} THEN 1 ELSE "failedLoginCount" + 1 END,
-      "lockedUntil" = CASE
-        WHEN "lockedUntil" > ${now} THEN "lockedUntil"
-        WHEN (CASE WHEN "lockedUntil" IS NOT NULL AND "lockedUntil" <= ${now} THEN 1 ELSE "failedLoginCount" + 1 END) >= ${lockout.maxFailures} THEN ${lockUntil}
-        ELSE NULL END
-    WHERE "organizationId" = ${input.organizationId}::uuid AND "email" = ${email}::citext`;
-  return fail(ineligibility ?? "wrong_password");
+  await inTransaction(services, anonymousActor(input), async (ctx) => {
+    await ctx.db.$executeRaw`
+      UPDATE "User" SET
+        "failedLoginCount" = CASE WHEN "lockedUntil" IS NOT NULL AND "lockedUntil" <= ${now} THEN 1 ELSE "failedLoginCount" + 1 END,
+        "lockedUntil" = CASE
+          WHEN "lockedUntil" > ${now} THEN "lockedUntil"
+          WHEN (CASE WHEN "lockedUntil" IS NOT NULL AND "lockedUntil" <= ${now} THEN 1 ELSE "failedLoginCount" + 1 END) >= ${lockout.maxFailures} THEN ${lockUntil}
+          ELSE NULL END
+      WHERE "organizationId" = ${input.organizationId}::uuid AND "email" = ${email}::citext`;
+    failure(ctx, reason);
+  });
+  return { outcome: "failure", reason };
 }

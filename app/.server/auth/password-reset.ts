@@ -1,8 +1,11 @@
-import { endUserSessions } from "../oidc/sessions";
 import { normalizeEmail } from "~/schemas/email";
+import { inTransaction } from "../context";
+import { invalidateUser } from "../directory/users";
 import type { JobContext, JobPayloads } from "../jobs/queue";
 import { sendBrandedEmail } from "../mail/send";
+import { endBrowserSessions } from "../oidc/sessions";
 import type { Services } from "../services";
+import { anonymousActor, systemActor, userActor, type RequestMeta } from "./actors";
 import { passwordResetUrl } from "./email-links";
 import { checkNewPassword, type PasswordProblem } from "./password-policy";
 
@@ -15,42 +18,46 @@ export const DEFAULT_MIN_PASSWORD_LENGTH = 8;
 
 export type ResetRequestOutcome = { status: "accepted" } | { status: "rate_limited"; retryAfterSeconds: number };
 
+/**
+ * The request's one write is its `auth.password_reset.requested` entry; its job is an outbox row
+ * of the same transaction (`ctx.enqueue`), so an audited request always has its job and a job
+ * never runs for a request that was not recorded.
+ */
 export async function requestPasswordReset(services: Services, input: JobPayloads["password-reset"]): Promise<ResetRequestOutcome> {
   const email = normalizeEmail(input.email);
   const limit = await services.limits.consume("passwordReset", email);
   if (!limit.allowed) return { status: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
-  const jobId = await services.jobs.enqueue("password-reset", { ...input, email });
-  if (!jobId) services.logger.warn({ organizationId: input.organizationId }, "password reset request dropped: queue full");
-  await services.audit.record({
-    eventType: "auth.password_reset.requested",
-    organizationId: input.organizationId,
-    actorType: "anonymous",
-    ip: input.ip,
-    data: { email },
+  await inTransaction(services, anonymousActor({ ip: input.ip, requestId: null }), async (ctx) => {
+    const jobId = await ctx.enqueue("password-reset", { ...input, email });
+    if (!jobId) ctx.logger.warn({ organizationId: input.organizationId }, "password reset request dropped: queue full");
+    ctx.audit({ eventType: "auth.password_reset.requested", organizationId: input.organizationId, data: { email } });
   });
   return { status: "accepted" };
 }
 
+/** The lookup, the token (keyed by the job: one per job, whatever the retries) and then the mail. */
 export async function sendPasswordResetJob(services: Services, data: JobPayloads["password-reset"], job: JobContext): Promise<void> {
-  const { prisma } = services.db;
-  const user = await prisma.user.findUnique({
+  const user = await services.db.prisma.user.findUnique({
     where: { organizationId_email: { organizationId: data.organizationId, email: data.email } },
     include: { organization: true },
   });
   if (!user || user.status !== "active" || user.organization.status !== "active" || !data.interactionUid) return;
+  const interactionUid = data.interactionUid;
   const token = services.tokens.derive("password-reset", job.id);
   const ttlMinutes = await services.settings.get("auth.passwordResetTtlMinutes");
-  await prisma.passwordResetToken.upsert({
-    where: { jobId: job.id },
-    create: {
-      jobId: job.id,
-      tokenHash: services.tokens.hash(token),
-      organizationId: user.organizationId,
-      userId: user.id,
-      interactionUid: data.interactionUid,
-      expiresAt: new Date(Date.now() + ttlMinutes * 60_000),
-    },
-    update: {},
+  await inTransaction(services, systemActor(data.ip), async (ctx) => {
+    await ctx.db.passwordResetToken.upsert({
+      where: { jobId: job.id },
+      create: {
+        jobId: job.id,
+        tokenHash: ctx.tokens.hash(token),
+        organizationId: user.organizationId,
+        userId: user.id,
+        interactionUid,
+        expiresAt: new Date(Date.now() + ttlMinutes * 60_000),
+      },
+      update: {},
+    });
   });
   await sendBrandedEmail(services.mailer, {
     to: user.email,
@@ -58,7 +65,7 @@ export async function sendPasswordResetJob(services: Services, data: JobPayloads
     language: user.locale ?? data.language,
     template: {
       kind: "password-reset",
-      link: passwordResetUrl(services.config.baseUrl, { interactionUid: data.interactionUid, token }),
+      link: passwordResetUrl(services.config.baseUrl, { interactionUid, token }),
       expiresMinutes: ttlMinutes,
     },
   });
@@ -77,42 +84,35 @@ export async function findUsableResetToken(services: Services, organizationId: s
 
 export type ResetOutcome = { ok: true; userId: string } | { ok: false; reason: "invalid_token" } | { ok: false; reason: "weak_password"; problem: PasswordProblem; limit?: number };
 
+/**
+ * Sets the new password (hashed before the transaction). The used link and the user's other
+ * links, the password, the end of the user's grants and tokens and the
+ * `auth.password_reset.completed` entry commit together; the browser sessions in the store end
+ * after the commit. The reset does not sign in: the person signs in with the new password.
+ */
 export async function completePasswordReset(
   services: Services,
-  input: { organizationId: string; token: string; newPassword: string; ip: string | null; requestId: string | null },
+  input: { organizationId: string; token: string; newPassword: string; meta: RequestMeta },
 ): Promise<ResetOutcome> {
   const row = await findUsableResetToken(services, input.organizationId, input.token);
   if (!row) return { ok: false, reason: "invalid_token" };
   const check = checkNewPassword(input.newPassword, { minLength: await services.settings.get("auth.passwordMinLength"), email: row.user.email });
   if (!check.ok) return { ok: false, reason: "weak_password", problem: check.problem!, ...(check.limit ? { limit: check.limit } : {}) };
   const passwordHash = await services.passwords.hash(input.newPassword);
-  const { prisma } = services.db;
-  const done = await prisma.$transaction(async (tx) => {
-    const consumed = await tx.passwordResetToken.updateMany({
-      where: { id: row.id, consumedAt: null, expiresAt: { gt: new Date() } },
-      data: { consumedAt: new Date() },
-    });
+  const { userId } = row;
+  const done = await inTransaction(services, userActor(userId, input.meta), async (ctx) => {
+    const now = new Date();
+    const consumed = await ctx.db.passwordResetToken.updateMany({ where: { id: row.id, consumedAt: null, expiresAt: { gt: now } }, data: { consumedAt: now } });
     if (consumed.count !== 1) return false;
-    await tx.user.update({
-      where: { id: row.userId },
-      data: { passwordHash, failedLoginCount: 0, lockedUntil: null, version: { increment: 1 } },
-    });
+    await ctx.db.user.update({ where: { id: userId }, data: { passwordHash, failedLoginCount: 0, lockedUntil: null, version: { increment: 1 } } });
     // Other reset links of this user die with this one.
-    await tx.passwordResetToken.updateMany({ where: { userId: row.userId, consumedAt: null }, data: { consumedAt: new Date() } });
+    await ctx.db.passwordResetToken.updateMany({ where: { userId, consumedAt: null }, data: { consumedAt: now } });
+    // Refresh tokens stop working with the commit; browser sessions live in the store.
+    await ctx.db.oidcPayload.deleteMany({ where: { organizationId: input.organizationId, accountId: userId } });
+    ctx.afterCommit(() => endBrowserSessions(ctx.store, input.organizationId, userId));
+    ctx.afterCommit(() => invalidateUser(ctx.cache, userId));
+    ctx.audit({ eventType: "auth.password_reset.completed", organizationId: input.organizationId, targetType: "user", targetId: userId, data: {} });
     return true;
   });
-  if (!done) return { ok: false, reason: "invalid_token" };
-  await endUserSessions(prisma, services.store, input.organizationId, row.userId);
-  await services.audit.record({
-    eventType: "auth.password_reset.completed",
-    organizationId: input.organizationId,
-    actorType: "user",
-    actorId: row.userId,
-    targetType: "user",
-    targetId: row.userId,
-    ip: input.ip,
-    requestId: input.requestId,
-    data: {},
-  });
-  return { ok: true, userId: row.userId };
+  return done ? { ok: true, userId } : { ok: false, reason: "invalid_token" };
 }

@@ -4,7 +4,7 @@
  * between server processes. Every call is bounded in time; callers decide what a failure means.
  */
 export interface KeyValueStore {
-  readonly kind: "redis" | "memory";
+  readonly kind: "redis" | "memory" | "postgres";
   get(key: string): Promise<string | null>;
   /** Stores a value, with a time to live in seconds when given. */
   set(key: string, value: string, ttlSeconds?: number): Promise<void>;

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { BULK_MODES, BulkRequestSchema, MAX_BULK_OPERATIONS } from "~/schemas/bulk";
+import { BULK_MODES, BulkRequestSchema, MAX_BULK_OPERATIONS, type BulkResult } from "~/schemas/bulk";
 import type { Services } from "../services";
 import { csvLineOf, parseBulkCsv, type CsvOperation } from "./bulk-csv";
 import { newSecret } from "./session";
@@ -76,3 +76,12 @@ export async function takeBulkChunk(services: Services, sessionId: string, token
   const raw = await services.store.take(chunkKey(sessionId, token, index));
   return raw ? (JSON.parse(services.encrypter.decrypt(raw, CHUNK_AAD)) as BulkChunk) : null;
 }
+
+/** One answer of the bulk resource route to the page's script (console.organizations.$id_.bulk_.run.ts). */
+export type BulkStep =
+  | { kind: "file"; problem: "choose" | "empty" | "unreadable" | "columns" | "tooMany"; detail?: string | undefined }
+  /** `message` null: the rows were checked here, before anything ran (the page says so in its language). */
+  | { kind: "refused"; message: string | null; problems: BulkProblem[] }
+  | { kind: "staged"; token: string; chunks: number; total: number }
+  | { kind: "ran"; result: BulkResult }
+  | { kind: "gone" };

@@ -1,5 +1,5 @@
 import type { AppLoadContext } from "@remix-run/node";
-import { adminOperations } from "../admin/http/operation-table";
+import { adminOperations, type OperationId, type OperationInput, type OperationOutput } from "../admin/http/operation-table";
 import type { FieldDetail } from "../errors";
 import { etagOf } from "../admin/http/etag";
 import { runOperation, type Operation } from "../admin/http/route";
@@ -9,15 +9,13 @@ import { runOperation, type Operation } from "../admin/http/route";
  * process, with the session's access token as the bearer, so authentication, permissions, zod
  * validation, If-Match and audit are the Admin API's own.
  */
-export interface AdminInput {
-  params?: Record<string, string>;
-  query?: Record<string, string | undefined>;
-  body?: unknown;
+/** What the console sends an operation: its typed input, the version the person saw, or an upload. */
+export type AdminInput<Id extends OperationId> = OperationInput<Id> & {
   /** The version the person saw (sent as If-Match). */
   ifMatch?: number | undefined;
   /** An upload, sent as the raw body of an operation that declares `rawBody`. */
   raw?: { contentType: string; bytes: ArrayBuffer };
-}
+};
 
 export interface AdminError {
   code: string;
@@ -31,7 +29,7 @@ export type AdminResult<T> =
 
 let byId: Map<string, Operation> | undefined;
 
-function operationById(operationId: string): Operation {
+function operationById(operationId: OperationId): Operation {
   byId ??= new Map(adminOperations().map((op) => [op.operationId, op]));
   const op = byId.get(operationId);
   if (!op) throw new Error(`unknown Admin API operation ${operationId}`);
@@ -43,12 +41,23 @@ function versionOf(etag: string | null): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
-export async function callAdmin<T>(context: AppLoadContext, accessToken: string, operationId: string, input: AdminInput = {}): Promise<AdminResult<T>> {
+/**
+ * Runs one Admin API operation for the console, typed by its id: TypeScript checks the id, the
+ * input and the result against the operation's own schemas (operation-table.ts).
+ */
+export async function callAdmin<Id extends OperationId>(
+  context: AppLoadContext,
+  accessToken: string,
+  operationId: Id,
+  input: AdminInput<Id> = {},
+): Promise<AdminResult<OperationOutput<Id>>> {
   const op = operationById(operationId);
-  const params = input.params ?? {};
+  const params = (input.params ?? {}) as Record<string, string>;
   const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ""));
   const url = new URL(`${context.services.config.baseUrl}/api/admin${path}`);
-  for (const [key, value] of Object.entries(input.query ?? {})) if (value !== undefined && value !== "") url.searchParams.set(key, value);
+  for (const [key, value] of Object.entries((input.query ?? {}) as Record<string, unknown>)) {
+    if (value !== undefined && value !== "") url.searchParams.set(key, String(value));
+  }
   const headers = new Headers({ authorization: `Bearer ${accessToken}` });
   if (input.body !== undefined) headers.set("content-type", "application/json");
   if (input.raw) headers.set("content-type", input.raw.contentType);
@@ -58,7 +67,7 @@ export async function callAdmin<T>(context: AppLoadContext, accessToken: string,
   const response = await runOperation(op, { request, params, context });
   const text = await response.text();
   const body: unknown = text ? JSON.parse(text) : undefined;
-  if (response.ok) return { ok: true, status: response.status, body: body as T, version: versionOf(response.headers.get("etag")) };
+  if (response.ok) return { ok: true, status: response.status, body: body as OperationOutput<Id>, version: versionOf(response.headers.get("etag")) };
   const error = (body as { error?: AdminError } | undefined)?.error ?? { code: "internal_error", message: "The Admin API gave no answer." };
   return { ok: false, status: response.status, error };
 }

@@ -1,5 +1,6 @@
 import { data, redirect, type AppLoadContext, type HeadersFunction } from "@remix-run/node";
 import { resolveLanguage } from "../i18n";
+import type { OperationId, OperationOutput } from "../admin/http/operation-table";
 import { callAdmin, type AdminInput, type AdminResult } from "./gateway";
 import { csrfSubject, currentSession, LANGUAGE_COOKIE, readCookie, type ConsoleSession } from "./session";
 import { startSignIn } from "./sign-in";
@@ -12,7 +13,8 @@ export interface Console {
   session: ConsoleSession;
   language: Language;
   csrf: string;
-  admin<T>(operationId: string, input?: AdminInput): Promise<AdminResult<T>>;
+  /** Runs an Admin API operation as this admin; id, input and result are typed by the operation. */
+  admin<Id extends OperationId>(operationId: Id, input?: AdminInput<Id>): Promise<AdminResult<OperationOutput<Id>>>;
 }
 
 interface Args {
@@ -43,8 +45,8 @@ export async function requireConsole({ request, context }: Args): Promise<Consol
     session,
     language,
     csrf: services.csrf.tokenFor(csrfSubject(id)),
-    admin: async <T>(operationId: string, input?: AdminInput) => {
-      const result = await callAdmin<T>(context, session.accessToken, operationId, input);
+    admin: async <Id extends OperationId>(operationId: Id, input?: AdminInput<Id>) => {
+      const result = await callAdmin(context, session.accessToken, operationId, input);
       // The session's token was refused (revoked by a sign-out elsewhere, the admin deactivated):
       // the person signs in again rather than meeting errors on every page.
       if (!result.ok && result.status === 401) throw await signInAgain();

@@ -1,3 +1,4 @@
+import { EventEmitter } from "node:events";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
@@ -27,6 +28,13 @@ export interface Database {
    * text may hold several statements; with values it is one parameterized statement.
    */
   executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+  /**
+   * Notifications between the processes sharing this database (PostgreSQL LISTEN/NOTIFY; the
+   * embedded PGlite has one process, so they stay in it). A handler is also called with "*"
+   * after the listening connection was lost and found again: it may have missed messages.
+   */
+  notify(channel: string, message: string): Promise<void>;
+  listen(channel: string, handler: (message: string) => void): Promise<() => Promise<void>>;
   /** Observes every SQL statement Prisma sends (tests use it to prove what a request did not do). */
   onQuery(listener: (sql: string) => void): () => void;
   /** Resolves when the database answers within the time, rejects otherwise. */
@@ -93,10 +101,15 @@ async function openPostgres(connectionString: string, max: number): Promise<Data
   }
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool), log: [{ emit: "event", level: "query" }] });
   const onQuery = queryObservers(prisma);
+  const listener = createListener(connectionString);
   return {
     kind: "postgres",
     prisma,
     onQuery,
+    async notify(channel, message) {
+      await pool.query("SELECT pg_notify($1::text, $2::text)", [channel, message]);
+    },
+    listen: listener.listen,
     async executeSql(text, values) {
       const result = await pool.query(text, values);
       // A multi-statement text yields one result per statement; the last one is the answer.
@@ -127,8 +140,84 @@ async function openPostgres(connectionString: string, max: number): Promise<Data
       await withTimeout(pool.query("SELECT 1"), timeoutMs, "PostgreSQL");
     },
     async close() {
+      await listener.close();
       await prisma.$disconnect().catch(() => undefined);
       await pool.end().catch(() => undefined);
+    },
+  };
+}
+
+/**
+ * One connection that LISTENs for every channel a process subscribes to. It reconnects with a
+ * growing pause when PostgreSQL goes away, LISTENs again, and then tells each handler "*".
+ */
+function createListener(connectionString: string) {
+  const handlers = new Map<string, Set<(message: string) => void>>();
+  let client: pg.Client | undefined;
+  let connecting: Promise<pg.Client | undefined> | undefined;
+  let closed = false;
+  let attempt = 0;
+
+  const quote = (channel: string) => `"${channel.replace(/"/g, '""')}"`;
+
+  async function connect(): Promise<pg.Client | undefined> {
+    if (closed) return undefined;
+    const next = new pg.Client({ connectionString, connectionTimeoutMillis: 5_000 });
+    next.on("notification", (event) => {
+      for (const handler of handlers.get(event.channel) ?? []) handler(event.payload ?? "");
+    });
+    next.on("error", () => undefined);
+    next.on("end", () => {
+      if (client === next) client = undefined;
+      if (!closed) reconnectLater(true);
+    });
+    try {
+      await next.connect();
+      for (const channel of handlers.keys()) await next.query(`LISTEN ${quote(channel)}`);
+      client = next;
+      attempt = 0;
+      return next;
+    } catch {
+      await next.end().catch(() => undefined);
+      reconnectLater(false);
+      return undefined;
+    }
+  }
+
+  function reconnectLater(missedMessages: boolean) {
+    if (closed || connecting) return;
+    attempt += 1;
+    const timer = setTimeout(() => {
+      connecting = connect().then((c) => {
+        connecting = undefined;
+        if (c && missedMessages) for (const set of handlers.values()) for (const handler of set) handler("*");
+        return c;
+      });
+    }, Math.min(attempt * 250, 2_000));
+    timer.unref();
+  }
+
+  return {
+    async listen(channel: string, handler: (message: string) => void) {
+      const set = handlers.get(channel) ?? new Set();
+      const fresh = set.size === 0;
+      set.add(handler);
+      handlers.set(channel, set);
+      const current = client ?? (await (connecting ??= connect().finally(() => (connecting = undefined))));
+      if (fresh && current) await current.query(`LISTEN ${quote(channel)}`).catch(() => undefined);
+      return async () => {
+        set.delete(handler);
+        if (set.size === 0) {
+          handlers.delete(channel);
+          await client?.query(`UNLISTEN ${quote(channel)}`).catch(() => undefined);
+        }
+      };
+    },
+    async close() {
+      closed = true;
+      const current = client;
+      client = undefined;
+      await current?.end().catch(() => undefined);
     },
   };
 }
@@ -144,10 +233,22 @@ async function openPglite(dataDir: string): Promise<Database> {
   }
   const prisma = new PrismaClient({ adapter: new PrismaPGlite(db), log: [{ emit: "event", level: "query" }] });
   const onQuery = queryObservers(prisma);
+  // One process holds the embedded database: notifications never need to leave it.
+  const bus = new EventEmitter();
+  bus.setMaxListeners(0);
   return {
     kind: "pglite",
     prisma,
     onQuery,
+    async notify(channel, message) {
+      bus.emit(channel, message);
+    },
+    async listen(channel, handler) {
+      bus.on(channel, handler);
+      return async () => {
+        bus.off(channel, handler);
+      };
+    },
     async executeSql(text, values) {
       if (values && values.length > 0) return { rows: (await db.query(text, values)).rows };
       const results = await db.exec(text);

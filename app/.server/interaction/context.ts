@@ -48,27 +48,3 @@ export async function loadInteraction(services: Services, req: ExpressRequest, r
   if (!client || client.organizationId !== organization.id) throw new InteractionExpiredError();
   return { uid, tenant, organization, client, interaction, methods: effectiveLoginMethods(client, organization) };
 }
-
-/**
- * The login-method gate of the five interaction endpoints and the password form. It runs
- * before any user lookup and before the CSRF check; a refusal is audited.
- */
-export async function refuseUnavailableMethod(
-  services: Services,
-  context: InteractionContext,
-  method: LoginMethod,
-  meta: { ip: string | null; requestId: string | null; endpoint: string },
-): Promise<boolean> {
-  if (context.methods.includes(method)) return false;
-  await services.audit.record({
-    eventType: "security.login_method_disabled",
-    organizationId: context.organization.id,
-    actorType: "anonymous",
-    ip: meta.ip,
-    requestId: meta.requestId,
-    targetType: "client",
-    targetId: context.client.id,
-    data: { attemptedMethod: method, clientId: context.client.id, organizationId: context.organization.id, endpoint: meta.endpoint },
-  });
-  return true;
-}

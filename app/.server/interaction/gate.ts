@@ -1,43 +1,116 @@
 import { data, type AppLoadContext } from "@remix-run/node";
 import type { LoginMethod } from "../auth/login-methods";
-import { refuseUnavailableMethod, type InteractionContext } from "./context";
-import { isAfterAction, loadInteractionPage, NO_STORE, requestMeta, type PageFrame } from "./request";
+import { anonymousActor, type RequestMeta } from "../auth/actors";
+import { inTransaction } from "../context";
+import { readForm } from "../http/form";
+import type { Services } from "../services";
+import type { InteractionContext } from "./context";
+import { isAfterAction, loadInteractionPage, NO_STORE, type PageFrame } from "./request";
 import type { Language } from "~/i18n/config";
 
-export type GateResult =
-  | { open: true; context: InteractionContext; frame: PageFrame }
-  | { open: false; response: ReturnType<typeof data<GateRefusal>> };
-
+/**
+ * The front door of every interaction route (/interaction/:uid and the pages below it). In this
+ * order, before the route does anything of its own:
+ *   1. load the interaction (unknown, expired or another browser's: the expired page, 400);
+ *   2. for a route that belongs to a login method, refuse the method when it is not effective for
+ *      the client (403, `security.login_method_disabled`), before any user lookup and before CSRF;
+ *   3. for a POST, check the form's CSRF token (403).
+ * The route gets the interaction, the page frame, the posted form and where the request came from.
+ */
 export type GateRefusal =
   | { view: "expired"; language: Language }
   | ({ view: "unavailable"; method: LoginMethod } & PageFrame)
   | ({ view: "csrf" } & PageFrame);
 
+export interface OpenGate {
+  open: true;
+  uid: string;
+  context: InteractionContext;
+  frame: PageFrame;
+  /** The posted form (empty for a GET). */
+  form: FormData;
+  meta: RequestMeta;
+}
+
+/** The magic-link callback goes on without its interaction (the link is consumed all the same). */
+export interface OpenGateWithoutInteraction extends Omit<OpenGate, "context" | "frame"> {
+  context: null;
+  frame: null;
+}
+
+export interface ClosedGate {
+  open: false;
+  refusal: GateRefusal;
+  /** The refusal as the shared refusal page shows it; a route with its own presentation maps `refusal`. */
+  response: ReturnType<typeof data<GateRefusal>>;
+  form: FormData;
+}
+
+export type GateOptions =
+  /** The login method the route belongs to, and the endpoint as the audit entry names it. */
+  | { method: LoginMethod; endpoint: string; interaction?: undefined }
+  | { method?: undefined; endpoint?: undefined; interaction?: "required" | "optional" };
+
+interface RouteArgs {
+  request: Request;
+  params: { uid?: string };
+  context: AppLoadContext;
+}
+
+export function passGate(args: RouteArgs, options: GateOptions & { interaction: "optional" }): Promise<OpenGate | OpenGateWithoutInteraction | ClosedGate>;
+export function passGate(args: RouteArgs, options?: GateOptions): Promise<OpenGate | ClosedGate>;
+export async function passGate({ request, params, context }: RouteArgs, options: GateOptions = {}): Promise<OpenGate | OpenGateWithoutInteraction | ClosedGate> {
+  const uid = params.uid!;
+  const { services } = context;
+  const meta: RequestMeta = { ip: context.req.ip ?? null, requestId: context.requestId };
+  const form = request.method === "POST" ? await readForm(request) : new FormData();
+  const closed = (refusal: GateRefusal, status: number): ClosedGate => ({
+    open: false,
+    refusal,
+    response: data<GateRefusal>(refusal, { status, headers: NO_STORE }),
+    form,
+  });
+
+  const loaded = await loadInteractionPage(request, context, uid);
+  if (!loaded.ok && options.interaction !== "optional") return closed({ view: "expired", language: loaded.language }, 400);
+
+  if (loaded.ok && options.method && !(await methodAllowed(services, request, context, loaded.context, options.method, options.endpoint, meta))) {
+    return closed({ view: "unavailable", method: options.method, ...loaded.frame }, 403);
+  }
+
+  if (request.method === "POST" && !services.csrf.verify(uid, form.get("csrf"))) {
+    // Without an interaction (the magic-link callback) there is no frame to show: the route maps it.
+    return closed(loaded.ok ? { view: "csrf", ...loaded.frame } : { view: "expired", language: loaded.language }, 403);
+  }
+  return loaded.ok
+    ? { open: true, uid, context: loaded.context, frame: loaded.frame, form, meta }
+    : { open: true, uid, context: null, frame: null, form, meta };
+}
+
 /**
- * The front door of the login-method endpoints: load the interaction, refuse a method that is
- * not effective (403, audited) before anything else happens, then (for POSTs) check CSRF.
+ * Whether the route's login method is effective for the client; a refusal is audited. Remix
+ * re-runs a page's loaders after its action, and a loader that refused (and audited) the same
+ * request a second time would double the entry: the action's audit is the only one.
  */
-export async function passGate(
+async function methodAllowed(
+  services: Services,
   request: Request,
   context: AppLoadContext,
-  uid: string,
+  ic: InteractionContext,
   method: LoginMethod,
   endpoint: string,
-  form?: FormData,
-): Promise<GateResult> {
-  const loaded = await loadInteractionPage(request, context, uid);
-  if (!loaded.ok) return { open: false, response: data<GateRefusal>({ view: "expired", language: loaded.language }, { status: 400, headers: NO_STORE }) };
-  // Remix re-runs a page's loaders after its action, and a loader that passes this gate would
-  // refuse (and audit) the same request a second time: the action's audit is the only one.
-  const refused =
-    !form && isAfterAction(context)
-      ? !loaded.context.methods.includes(method)
-      : await refuseUnavailableMethod(context.services, loaded.context, method, requestMeta(context, endpoint));
-  if (refused) {
-    return { open: false, response: data<GateRefusal>({ view: "unavailable", method, ...loaded.frame }, { status: 403, headers: NO_STORE }) };
-  }
-  if (form && !context.services.csrf.verify(uid, form.get("csrf"))) {
-    return { open: false, response: data<GateRefusal>({ view: "csrf", ...loaded.frame }, { status: 403, headers: NO_STORE }) };
-  }
-  return { open: true, context: loaded.context, frame: loaded.frame };
+  meta: RequestMeta,
+): Promise<boolean> {
+  if (ic.methods.includes(method)) return true;
+  if (request.method !== "POST" && isAfterAction(context)) return false;
+  await inTransaction(services, anonymousActor(meta), async (ctx) => {
+    ctx.audit({
+      eventType: "security.login_method_disabled",
+      organizationId: ic.organization.id,
+      targetType: "client",
+      targetId: ic.client.id,
+      data: { attemptedMethod: method, clientId: ic.client.id, organizationId: ic.organization.id, endpoint },
+    });
+  });
+  return false;
 }

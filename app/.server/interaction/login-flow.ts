@@ -1,9 +1,9 @@
 import { ADMIN_CLIENT_ID } from "../admin/permissions";
+import type { RequestMeta } from "../auth/actors";
+import { finishSignIn } from "../auth/finish-sign-in";
 import { attemptPasswordLogin } from "../auth/password-login";
-import { savePending } from "../auth/two-factor/pending";
-import { issueEmailOtp, planSecondFactor } from "../auth/two-factor/service";
+import { planSecondFactor, startSecondFactor, type SecondFactorPlan } from "../auth/two-factor/service";
 import { getUserById } from "../directory/users";
-import { recordLogin } from "../oidc/interaction-results";
 import type { Services } from "../services";
 import type { InteractionContext } from "./context";
 
@@ -13,46 +13,37 @@ export const isFirstPartyClient = (clientId: string) => clientId === ADMIN_CLIEN
 
 export type PasswordStep = { kind: "redirect"; to: string } | { kind: "failed" } | { kind: "rate_limited"; retryAfterSeconds: number };
 
-/** Password, then the second-factor step, then the provider's next prompt. */
+/** Password, then either the end of the sign-in or the second-factor step; the browser goes where it says. */
 export async function completePasswordLogin(
   services: Services,
   ic: InteractionContext,
-  input: { email: string; password: string; ip: string | null; requestId: string | null; language: string },
+  input: { email: string; password: string; meta: RequestMeta; language: string },
 ): Promise<PasswordStep> {
   const lockout = {
     maxFailures: await services.settings.get("auth.lockout.maxFailures"),
     cooldownSeconds: (await services.settings.get("auth.lockout.cooldownMinutes")) * 60,
   };
   // Planned as soon as the password is right, so the attempt knows whether it completes the sign-in.
-  const planned: { plan: Awaited<ReturnType<typeof planSecondFactor>> } = { plan: null };
-  const result = await attemptPasswordLogin(
-    { prisma: services.db.prisma, hasher: services.passwords, limits: services.limits, audit: services.audit, lockout },
-    {
-      organizationId: ic.organization.id,
-      clientId: ic.client.id,
-      email: input.email,
-      password: input.password,
-      ip: input.ip,
-      requestId: input.requestId,
-      secondFactorFollows: async (userId) => (planned.plan = await planSecondFactor(services, userId, ic.organization.twoFactorPolicy)) !== null,
-    },
+  const planned: { plan: SecondFactorPlan | null } = { plan: null };
+  const { result, redirectTo } = await finishSignIn(services, { at: ic, method: "password", meta: input.meta }, (complete) =>
+    attemptPasswordLogin(
+      services,
+      {
+        organizationId: ic.organization.id,
+        clientId: ic.client.id,
+        email: input.email,
+        password: input.password,
+        ...input.meta,
+        lockout,
+        secondFactorFollows: async (userId) => (planned.plan = await planSecondFactor(services, userId, ic.organization.twoFactorPolicy)) !== null,
+      },
+      complete,
+    ),
   );
   if (result.outcome === "rate_limited") return { kind: "rate_limited", retryAfterSeconds: result.retryAfterSeconds };
   if (result.outcome === "failure") return { kind: "failed" };
-  const { plan } = planned;
-  if (!plan) return { kind: "redirect", to: await recordLogin(ic.interaction, { accountId: result.userId, amr: ["pwd"] }) };
-  const chosen = plan.methods.length === 1 ? plan.methods[0]! : null;
-  await savePending(services.store, ic.uid, {
-    userId: result.userId,
-    organizationId: ic.organization.id,
-    plan,
-    chosen,
-    enrolled: false,
-    language: input.language,
-  });
-  if (plan.enrollTotp) return { kind: "redirect", to: `/interaction/${ic.uid}/two-factor/setup` };
-  if (chosen === "email") await issueEmailOtp(services, result.userId, input.language);
-  return { kind: "redirect", to: `/interaction/${ic.uid}/two-factor` };
+  if (redirectTo) return { kind: "redirect", to: redirectTo };
+  return { kind: "redirect", to: await startSecondFactor(services, ic, { userId: result.userId, plan: planned.plan!, language: input.language }) };
 }
 
 /** What the consent page lists: every scope the client asks for, known ones by name. */

@@ -1,5 +1,8 @@
 import PgBoss from "pg-boss";
 import type { Logger } from "pino";
+import { randomUUID } from "node:crypto";
+import type { Prisma } from "~/generated/prisma/client";
+import type { Db } from "../context";
 import type { Database } from "../db/client";
 
 /**
@@ -57,6 +60,14 @@ export const DEFAULT_QUEUE_SETTINGS: QueueSettings = {
 export interface JobQueue {
   /** Adds a job; returns its id, or null when the queue is full. */
   enqueue<N extends JobName>(name: N, data: JobPayloads[N]): Promise<string | null>;
+  /**
+   * Adds a job as a row of the caller's transaction (the outbox): it exists exactly when that
+   * transaction commits. Call `handOver` with the id after the commit; the sweeper hands over
+   * what a crash left. Returns the id, or null when the queue is full.
+   */
+  enqueueIn<N extends JobName>(db: Db, name: N, data: JobPayloads[N]): Promise<string | null>;
+  /** Moves committed outbox rows to the queue (after a commit, or what a crash left). */
+  handOver(ids?: string[]): Promise<void>;
   /** Registers the handler of a queue; work starts with `start`. */
   handle<N extends JobName>(name: N, handler: JobHandler<N>): void;
   start(): Promise<void>;
@@ -66,6 +77,9 @@ export interface JobQueue {
 }
 
 const QUEUES: JobName[] = ["magic-link", "password-reset", "invitation", "email-otp"];
+/** Outbox rows older than this are handed over by the sweeper (younger ones are their commit's). */
+const OUTBOX_GRACE_MS = 5_000;
+const OUTBOX_SWEEP_MS = 10_000;
 const deadLetterOf = (name: string) => `${name}.dead`;
 
 export function createJobQueue(db: Database, logger: Logger, settings: Partial<QueueSettings> = {}): JobQueue {
@@ -98,7 +112,35 @@ export function createJobQueue(db: Database, logger: Logger, settings: Partial<Q
     }
   }
 
+  let sweeper: NodeJS.Timeout | undefined;
+
+  async function handOver(ids?: string[]) {
+    await started;
+    const rows = await db.prisma.jobOutbox.findMany({
+      where: ids ? { id: { in: ids } } : { createdAt: { lt: new Date(Date.now() - OUTBOX_GRACE_MS) } },
+      orderBy: { createdAt: "asc" },
+      take: 100,
+    });
+    for (const row of rows) {
+      // The outbox id is the job's id: a hand-over repeated after a crash inserts nothing.
+      await boss.send(row.queue, row.payload as object, { id: row.id });
+      await db.prisma.jobOutbox.delete({ where: { id: row.id } }).catch(() => undefined);
+    }
+  }
+
   return {
+    async enqueueIn(tx, name, data) {
+      const rows = await tx.$queryRaw<Array<{ waiting: number }>>`SELECT count(*)::int AS waiting FROM pgboss.job WHERE name = ${name} AND state < 'active'`;
+      const waiting = rows[0]?.waiting ?? 0;
+      if (waiting >= config.maxLength) {
+        logger.warn({ queue: name, waiting }, "job queue full; job refused");
+        return null;
+      }
+      const id = randomUUID();
+      await tx.jobOutbox.create({ data: { id, queue: name, payload: data as unknown as Prisma.InputJsonValue } });
+      return id;
+    },
+    handOver,
     async enqueue(name, data) {
       await started;
       const waiting = await boss.getQueueSize(name);
@@ -132,11 +174,16 @@ export function createJobQueue(db: Database, logger: Logger, settings: Partial<Q
             );
           }
         }
+        sweeper = setInterval(() => {
+          handOver().catch((error: unknown) => logger.warn({ err: { message: (error as Error).message } }, "could not hand over outbox jobs"));
+        }, OUTBOX_SWEEP_MS);
+        sweeper.unref();
       })();
       return started;
     },
     async stop() {
       if (!started) return;
+      clearInterval(sweeper);
       await started.catch(() => undefined);
       await boss.stop({ graceful: true, wait: true, timeout: 5_000 });
     },

@@ -14,3 +14,13 @@ export async function endUserSessions(prisma: PrismaClient, store: KeyValueStore
   await store.del(...sessions, key);
   await prisma.oidcPayload.deleteMany({ where: { organizationId, accountId: userId } });
 }
+
+/**
+ * The store's half of ending a user's sessions: the browser sessions. A write that ends the grants
+ * and tokens in its own transaction runs this after the commit.
+ */
+export async function endBrowserSessions(store: KeyValueStore, organizationId: string, userId: string): Promise<void> {
+  const key = accountSessionsKey(organizationId, userId);
+  const sessions = await store.setMembers(key);
+  await store.del(...sessions, key);
+}

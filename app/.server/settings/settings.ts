@@ -1,4 +1,5 @@
 import type { Prisma, PrismaClient } from "~/generated/prisma/client";
+import type { Db } from "../context";
 import { SETTING_KEYS, SETTINGS, type SettingKey, type SettingValue } from "./registry";
 
 /**
@@ -9,18 +10,33 @@ export interface Settings {
   get<K extends SettingKey>(key: K): Promise<SettingValue<K>>;
   all(): Promise<Array<{ key: SettingKey; value: unknown; default: unknown; description: string; updatedAt: Date | null; updatedBy: string | null }>>;
   set<K extends SettingKey>(key: K, value: SettingValue<K>, updatedBy: string): Promise<void>;
+  /** The same settings read (and written) through `db`: inside a write, its transaction's connection. */
+  within(db: Db): Settings;
 }
 
 const CACHE_MS = 5_000;
 
 export function createSettings(prisma: PrismaClient): Settings {
   let cache: { at: number; values: Map<string, unknown> } | undefined;
+  return settingsOver(prisma, {
+    get: () => (cache && Date.now() - cache.at < CACHE_MS ? cache.values : undefined),
+    set: (values) => void (cache = values && { at: Date.now(), values }),
+  });
+}
 
+interface SettingsCache {
+  get(): Map<string, unknown> | undefined;
+  set(values: Map<string, unknown> | undefined): void;
+}
+
+function settingsOver(prisma: Db, cache: SettingsCache): Settings {
   async function stored(): Promise<Map<string, unknown>> {
-    if (cache && Date.now() - cache.at < CACHE_MS) return cache.values;
+    const cached = cache.get();
+    if (cached) return cached;
     const rows = await prisma.configEntry.findMany({ where: { key: { in: SETTING_KEYS } } });
-    cache = { at: Date.now(), values: new Map(rows.map((r) => [r.key, r.value])) };
-    return cache.values;
+    const values = new Map<string, unknown>(rows.map((r) => [r.key, r.value]));
+    cache.set(values);
+    return values;
   }
 
   return {
@@ -47,7 +63,10 @@ export function createSettings(prisma: PrismaClient): Settings {
     async set(key, value, updatedBy) {
       const json = value as Prisma.InputJsonValue;
       await prisma.configEntry.upsert({ where: { key }, create: { key, value: json, updatedBy }, update: { value: json, updatedBy } });
-      cache = undefined;
+      cache.set(undefined);
+    },
+    within(db) {
+      return settingsOver(db, cache);
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { PrismaClient } from "~/generated/prisma/client";
+import type { Db } from "../../context";
 import { validation } from "../../errors";
 import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, type HistoryPage, type HistoryQuery } from "./pagination";
 
@@ -17,7 +17,7 @@ export interface HistoryEntry {
  * The history of one entity: its audit entries, newest first, in the history envelope.
  * Audit ids are UUIDv7 (time-ordered), so the cursor is the last id seen.
  */
-export async function auditHistory(prisma: PrismaClient, target: { targetType: string; targetId: string }, query: HistoryQuery): Promise<HistoryPage<HistoryEntry>> {
+export async function auditHistory(prisma: Db, target: { targetType: string; targetId: string }, query: HistoryQuery): Promise<HistoryPage<HistoryEntry>> {
   const limit = query.limit ?? DEFAULT_PAGE_SIZE;
   const after = query.after ? decodeCursor(query.after, "after")[1] : undefined;
   if (after !== undefined && !UUID.test(after)) throw validation([{ field: "after", message: "is not a cursor returned by Porta" }]);

@@ -1,11 +1,49 @@
+import type { z } from "zod";
+import * as applications from "../operations/applications";
+import * as audit from "../operations/audit";
+import * as branding from "../operations/branding";
+import * as bulk from "../operations/bulk";
+import * as claims from "../operations/claims";
+import * as clients from "../operations/clients";
+import * as config from "../operations/config";
+import * as keys from "../operations/keys";
+import * as metadata from "../operations/metadata";
+import * as organizations from "../operations/organizations";
+import * as rbac from "../operations/rbac";
+import * as sessions from "../operations/sessions";
+import * as stats from "../operations/stats";
+import * as transfer from "../operations/transfer";
+import * as twoFactor from "../operations/two-factor";
+import * as users from "../operations/users";
 import type { Operation } from "./route";
 
 /**
  * The Admin API's one table of operations. Each module in ../operations exports arrays of
- * operations; this gathers them, and the router, the OpenAPI document, the console gateway and
- * the generated client all read it.
+ * operations; a new module is added here once. The router, the OpenAPI document, the console
+ * gateway (typed by operation id) and the generated client all read this table.
  */
-const modules = import.meta.glob<Record<string, unknown>>("../operations/*.ts", { eager: true });
+const MODULES = { applications, audit, branding, bulk, claims, clients, config, keys, metadata, organizations, rbac, sessions, stats, transfer, twoFactor, users };
+
+type Module = (typeof MODULES)[keyof typeof MODULES];
+// Distributes over the modules (keyof a union would keep only the keys they share).
+type OperationsOf<M> = M extends unknown ? { [K in keyof M]: M[K] extends ReadonlyArray<infer O> ? O : never }[keyof M] : never;
+
+/** Every operation, each with its literal id and its schemas' types. */
+export type AdminOperation = OperationsOf<Module>;
+export type OperationId = AdminOperation["operationId"];
+/** Operations by id (an operation declared for several ids, such as `clients.${verb}`, is found under each). */
+type OperationsById = { [O in AdminOperation as O["operationId"]]: O };
+export type OperationById<Id extends OperationId> = OperationsById[Id];
+
+type SchemaOf<Id extends OperationId, K extends "params" | "query" | "body" | "response"> = NonNullable<OperationById<Id>[K]>;
+/** What a caller sends: path parameters, query and body as their schemas accept them. */
+export type OperationInput<Id extends OperationId> = {
+  params?: z.input<SchemaOf<Id, "params">>;
+  query?: z.input<SchemaOf<Id, "query">>;
+  body?: z.input<SchemaOf<Id, "body">>;
+};
+/** What the operation answers on success: its declared response schema's output. */
+export type OperationOutput<Id extends OperationId> = z.output<SchemaOf<Id, "response">>;
 
 function isOperationList(value: unknown): value is Operation[] {
   return Array.isArray(value) && value.every((v) => typeof v === "object" && v !== null && "operationId" in v && "handler" in v);
@@ -14,6 +52,6 @@ function isOperationList(value: unknown): value is Operation[] {
 let table: Operation[] | undefined;
 
 export function adminOperations(): Operation[] {
-  table ??= Object.values(modules).flatMap((mod) => Object.values(mod).filter(isOperationList).flat());
+  table ??= Object.values(MODULES).flatMap((mod) => Object.values(mod).filter(isOperationList).flat());
   return table;
 }

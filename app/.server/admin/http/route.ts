@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { z } from "zod";
 import { findUnrepresentable, UNREPRESENTABLE_MESSAGE } from "~/schemas/text";
-import type { AuditRecord } from "../../audit/audit";
+import { inTransaction, withReadContext, type Actor, type AuditEntry, type FullContext } from "../../context";
 import type { Services } from "../../services";
 import type { AdminPermission } from "../permissions";
 import { readBodyLimited } from "./body";
@@ -19,6 +19,12 @@ import { requireAdmin, type AdminUser } from "./require-admin";
 export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE";
 
 export interface OperationContext<P, Q, B> {
+  /**
+   * The unit of work: inside a write, `ctx.db` is the write's transaction and `ctx.audit`
+   * records into it (context.ts). Reads get the database itself.
+   */
+  ctx: FullContext;
+  /** @deprecated the whole bag, until every handler takes what it needs from `ctx`. */
   services: Services;
   admin: AdminUser;
   params: P;
@@ -30,8 +36,8 @@ export interface OperationContext<P, Q, B> {
   ifMatch: number | undefined;
   requestId: string;
   ip: string | null;
-  /** Records an audit entry for this write (written once the handler succeeded). */
-  audit(entry: Omit<AuditRecord, "actorType" | "actorId" | "ip" | "requestId">): void;
+  /** Records an audit entry for this write, in its transaction (the same as `ctx.audit`). */
+  audit(entry: AuditEntry): void;
 }
 
 export interface OperationResult {
@@ -58,11 +64,11 @@ export interface RawBodyOption<Q> {
   maxBytes(query: Q): number;
 }
 
-export interface Operation<PS extends Schema = Schema, QS extends Schema = Schema, BS extends Schema = Schema> {
+export interface Operation<PS extends Schema = Schema, QS extends Schema = Schema, BS extends Schema = Schema, RS extends Schema = Schema, Id extends string = string> {
   method: HttpMethod;
   /** OpenAPI path below /api/admin, e.g. "/organizations/{id}". */
   path: string;
-  operationId: string;
+  operationId: Id;
   summary: string;
   tag: string;
   /** "public" only for the metadata operation; "authenticated" needs an admin but no permission. */
@@ -71,8 +77,8 @@ export interface Operation<PS extends Schema = Schema, QS extends Schema = Schem
   query?: QS;
   body?: BS;
   rawBody?: RawBodyOption<z.output<QS>>;
-  /** Documentation of the success body (OpenAPI). */
-  response?: Schema;
+  /** The success body: documented in OpenAPI, enforced outside production, and the console's typed result. */
+  response?: RS;
   successStatus?: number;
   /** The operation answers with an ETag. */
   etag?: boolean;
@@ -83,10 +89,14 @@ export interface Operation<PS extends Schema = Schema, QS extends Schema = Schem
   handler(ctx: OperationContext<z.output<PS>, z.output<QS>, z.output<BS>>): Promise<OperationResult>;
 }
 
-/** Declares an operation with its types inferred from its schemas. */
-export function operation<PS extends Schema = z.ZodObject<Record<string, never>>, QS extends Schema = z.ZodObject<Record<string, never>>, BS extends Schema = z.ZodUndefined>(
-  op: Operation<PS, QS, BS>,
-): Operation<PS, QS, BS> {
+/** Declares an operation with its types inferred from its schemas (and its id kept literal, for typed callers). */
+export function operation<
+  const Id extends string,
+  PS extends Schema = z.ZodObject<Record<string, never>>,
+  QS extends Schema = z.ZodObject<Record<string, never>>,
+  BS extends Schema = z.ZodUndefined,
+  RS extends Schema = z.ZodUnknown,
+>(op: Operation<PS, QS, BS, RS, Id>): Operation<PS, QS, BS, RS, Id> {
   return op;
 }
 
@@ -149,6 +159,19 @@ export function errorResponse(error: AppError, requestId: string) {
   );
 }
 
+/**
+ * Outside production every success body is checked against the operation's declared response
+ * schema, so the OpenAPI document (built from the same schemas) can never describe a response
+ * the API does not give; tests fail on a mismatch.
+ */
+function assertDeclaredResponse(op: Operation, result: OperationResult, nodeEnv: string) {
+  if (nodeEnv === "production" || !op.response || result.body === undefined) return;
+  const checked = op.response.safeParse(JSON.parse(JSON.stringify(result.body)));
+  if (!checked.success) {
+    throw new Error(`${op.operationId} answered a body its response schema does not describe: ${checked.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  }
+}
+
 type RunArgs = Pick<LoaderFunctionArgs | ActionFunctionArgs, "request" | "params" | "context">;
 
 /**
@@ -159,7 +182,6 @@ export async function runOperation(op: Operation, args: RunArgs): Promise<Respon
   const { request, params, context } = args;
   const { services, requestId } = context;
   const method = request.method.toUpperCase() as HttpMethod;
-  const audits: AuditRecord[] = [];
   try {
     const admin =
       op.permission === "public" ? (undefined as unknown as AdminUser) : await requireAdmin(services, request);
@@ -171,22 +193,23 @@ export async function runOperation(op: Operation, args: RunArgs): Promise<Respon
     const rawBody = op.rawBody ? await readRaw(request, op.rawBody, query) : undefined;
     const ifMatch = parseIfMatch(request.headers.get("if-match"));
     const ip = context.req.ip ?? null;
-    const result = await op.handler({
-      services,
-      admin,
-      params: pathParams,
-      query,
-      body,
-      rawBody,
-      ifMatch,
-      requestId,
-      ip,
-      audit: (entry) => audits.push({ ...entry, actorType: "admin", actorId: admin.id, ip, requestId }),
-    });
-    if (method !== "GET" && !op.readOnly && audits.length === 0 && services.config.nodeEnv !== "production") {
-      throw new Error(`${op.operationId} changed data without an audit record`);
-    }
-    for (const entry of audits) await services.audit.record(entry);
+    const actor: Actor = admin ? { type: "admin", id: admin.id, ip, requestId } : { type: "anonymous", id: null, ip, requestId };
+    const writes = method !== "GET" && !op.readOnly;
+    const handle = async (ctx: FullContext) => {
+      let audited = 0;
+      const audit = (entry: AuditEntry) => {
+        audited += 1;
+        ctx.audit(entry);
+      };
+      const result = await op.handler({ ctx: { ...ctx, audit }, services, admin, params: pathParams, query, body, rawBody, ifMatch, requestId, ip, audit });
+      if (writes && audited === 0 && services.config.nodeEnv !== "production") {
+        throw new Error(`${op.operationId} changed data without an audit record`);
+      }
+      return result;
+    };
+    // A write, its audit entries and its jobs commit together (or none of them does).
+    const result = writes ? await inTransaction(services, actor, handle) : await withReadContext(services, actor, handle);
+    assertDeclaredResponse(op, result, services.config.nodeEnv);
     const headers: Record<string, string> = { ...result.headers };
     if (result.version !== undefined) headers.ETag = etagOf(result.version);
     return json(result.body, result.status ?? op.successStatus ?? 200, headers);

@@ -33,7 +33,7 @@ export const organizationsOperations = [
     permission: "admin:org:read",
     query: ListQuery,
     response: pageOf(OrganizationSchema),
-    handler: async ({ services, query }) => ({ body: await listOrganizations(services, query) }),
+    handler: async ({ ctx, query }) => ({ body: await listOrganizations(ctx, query) }),
   }),
   operation({
     method: "POST",
@@ -46,9 +46,9 @@ export const organizationsOperations = [
     response: OrganizationSchema,
     successStatus: 201,
     etag: true,
-    handler: async ({ services, body, audit }) => {
-      const row = await createOrganization(services, body);
-      audit({ eventType: "organization.created", organizationId: row.id, targetType: "organization", targetId: row.id, data: { change: body } });
+    handler: async ({ ctx, body }) => {
+      const row = await createOrganization(ctx, body);
+      ctx.audit({ eventType: "organization.created", organizationId: row.id, targetType: "organization", targetId: row.id, data: { change: body } });
       return { body: toOrganization(row), version: row.version };
     },
   }),
@@ -66,8 +66,8 @@ export const organizationsIdOperations = [
     params: IdParams,
     response: OrganizationSchema,
     etag: true,
-    handler: async ({ services, params }) => {
-      const row = await getOrganization(services, params.id);
+    handler: async ({ ctx, params }) => {
+      const row = await getOrganization(ctx, params.id);
       if (row.status === "deleted") throw notFound("organization");
       return { body: toOrganization(row), version: row.version };
     },
@@ -83,9 +83,9 @@ export const organizationsIdOperations = [
     body: OrganizationUpdateSchema,
     response: OrganizationSchema,
     etag: true,
-    handler: async ({ services, params, body, ifMatch, audit }) => {
-      const row = await updateOrganization(services, params.id, body, ifMatch);
-      audit({ eventType: "organization.updated", organizationId: row.id, targetType: "organization", targetId: row.id, data: { change: body } });
+    handler: async ({ ctx, params, body, ifMatch }) => {
+      const row = await updateOrganization(ctx, params.id, body, ifMatch);
+      ctx.audit({ eventType: "organization.updated", organizationId: row.id, targetType: "organization", targetId: row.id, data: { change: body } });
       return { body: toOrganization(row), version: row.version };
     },
   }),
@@ -98,9 +98,9 @@ export const organizationsIdOperations = [
     permission: "admin:org:delete",
     params: IdParams,
     successStatus: 204,
-    handler: async ({ services, params, audit }) => {
-      const row = await setOrganizationStatus(services, params.id, "deleted");
-      audit({ eventType: "organization.deleted", organizationId: row.id, targetType: "organization", targetId: row.id, data: {} });
+    handler: async ({ ctx, params }) => {
+      const row = await setOrganizationStatus(ctx, params.id, "deleted");
+      ctx.audit({ eventType: "organization.deleted", organizationId: row.id, targetType: "organization", targetId: row.id, data: {} });
       return {};
     },
   }),
@@ -118,9 +118,9 @@ export const organizationsIdActivateOperations = [
     params: IdParams,
     response: OrganizationSchema,
     etag: true,
-    handler: async ({ services, params, audit }) => {
-      const row = await setOrganizationStatus(services, params.id, "active");
-      audit({ eventType: "organization.activated", organizationId: row.id, targetType: "organization", targetId: row.id, data: {} });
+    handler: async ({ ctx, params }) => {
+      const row = await setOrganizationStatus(ctx, params.id, "active");
+      ctx.audit({ eventType: "organization.activated", organizationId: row.id, targetType: "organization", targetId: row.id, data: {} });
       return { body: toOrganization(row), version: row.version };
     },
   }),
@@ -138,9 +138,9 @@ export const organizationsIdHistoryOperations = [
     params: IdParams,
     query: HistoryQuerySchema,
     response: historyOf(HistoryEntrySchema),
-    handler: async ({ services, params, query }) => {
-      await getOrganization(services, params.id);
-      return { body: await auditHistory(services.db.prisma, { targetType: "organization", targetId: params.id }, query) };
+    handler: async ({ ctx, params, query }) => {
+      await getOrganization(ctx, params.id);
+      return { body: await auditHistory(ctx.db, { targetType: "organization", targetId: params.id }, query) };
     },
   }),
 ];
@@ -157,9 +157,9 @@ export const organizationsIdSuspendOperations = [
     params: IdParams,
     response: OrganizationSchema,
     etag: true,
-    handler: async ({ services, params, audit }) => {
-      const row = await setOrganizationStatus(services, params.id, "suspended");
-      audit({ eventType: "organization.suspended", organizationId: row.id, targetType: "organization", targetId: row.id, data: {} });
+    handler: async ({ ctx, params }) => {
+      const row = await setOrganizationStatus(ctx, params.id, "suspended");
+      ctx.audit({ eventType: "organization.suspended", organizationId: row.id, targetType: "organization", targetId: row.id, data: {} });
       return { body: toOrganization(row), version: row.version };
     },
   }),
@@ -176,6 +176,6 @@ export const organizationsValidateSlugOperations = [
     permission: "admin:org:read",
     query: z.object({ slug: z.string().max(200) }).strict(),
     response: z.object({ slug: z.string(), valid: z.boolean(), available: z.boolean(), message: z.string().optional() }),
-    handler: async ({ services, query }) => ({ body: await validateSlug(services, query.slug) }),
+    handler: async ({ ctx, query }) => ({ body: await validateSlug(ctx, query.slug) }),
   }),
 ];

@@ -2,7 +2,7 @@ import type { Organization as OrganizationRow, Prisma } from "~/generated/prisma
 import type { Organization, OrganizationCreate, OrganizationUpdate } from "~/schemas/organization";
 import { SlugSchema } from "~/schemas/organization";
 import { invalidateOrganization } from "../../directory/organizations";
-import type { Services } from "../../services";
+import type { Context } from "../../context";
 import { conflict, notFound, staleEtag } from "../../errors";
 import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";
 
@@ -26,8 +26,8 @@ export interface OrganizationListQuery extends ListQuery {
   sort?: "createdAt" | "name" | "slug" | undefined;
 }
 
-export async function listOrganizations(services: Services, query: OrganizationListQuery): Promise<Page<Organization>> {
-  const { prisma } = services.db;
+export async function listOrganizations(ctx: Context, query: OrganizationListQuery): Promise<Page<Organization>> {
+  const prisma = ctx.db;
   const where: Prisma.OrganizationWhereInput = {
     ...(query.status ? { status: query.status } : { status: { not: "deleted" } }),
     ...(query.q ? { OR: [{ name: { contains: query.q, mode: "insensitive" } }, { slug: { contains: query.q.toLowerCase() } }] } : {}),
@@ -42,45 +42,41 @@ export async function listOrganizations(services: Services, query: OrganizationL
   return { ...page, data: page.data.map(toOrganization) };
 }
 
-export async function getOrganization(services: Services, id: string): Promise<OrganizationRow> {
-  const row = await services.db.prisma.organization.findUnique({ where: { id } });
+export async function getOrganization(ctx: Context, id: string): Promise<OrganizationRow> {
+  const row = await ctx.db.organization.findUnique({ where: { id } });
   if (!row) throw notFound("organization");
   return row;
 }
 
 /** Creates an organization together with its first signing key (one transaction: never one without the other). */
-export async function createOrganization(services: Services, input: OrganizationCreate): Promise<OrganizationRow> {
-  const row = await services.db.prisma.$transaction(async (tx) => {
-    const created = await tx.organization.create({
-      data: {
-        name: input.name,
-        slug: input.slug,
-        ...(input.defaultLoginMethods ? { defaultLoginMethods: input.defaultLoginMethods } : {}),
-        ...(input.twoFactorPolicy ? { twoFactorPolicy: input.twoFactorPolicy } : {}),
-        ...(input.defaultLocale ? { defaultLocale: input.defaultLocale } : {}),
-      },
-    });
-    await services.keys.ensureActiveKeyIn(tx, created.id);
-    return created;
+export async function createOrganization(ctx: Context<"keys" | "oidc">, input: OrganizationCreate): Promise<OrganizationRow> {
+  const row = await ctx.db.organization.create({
+    data: {
+      name: input.name,
+      slug: input.slug,
+      ...(input.defaultLoginMethods ? { defaultLoginMethods: input.defaultLoginMethods } : {}),
+      ...(input.twoFactorPolicy ? { twoFactorPolicy: input.twoFactorPolicy } : {}),
+      ...(input.defaultLocale ? { defaultLocale: input.defaultLocale } : {}),
+    },
   });
+  await ctx.keys.ensureActiveKeyIn(ctx.db, row.id);
   // A slug that was unknown a moment ago may sit in the registry's negative cache.
-  await services.oidc.invalidate(row.id);
+  ctx.afterCommit(() => ctx.oidc.invalidate(row.id));
   return row;
 }
 
 /** Updates with optimistic concurrency: `expectedVersion` (from If-Match) must still be current. */
-export async function updateOrganization(services: Services, id: string, input: OrganizationUpdate, expectedVersion: number | undefined): Promise<OrganizationRow> {
-  const { prisma } = services.db;
-  const current = await getOrganization(services, id);
+export async function updateOrganization(ctx: Context<"cache" | "oidc">, id: string, input: OrganizationUpdate, expectedVersion: number | undefined): Promise<OrganizationRow> {
+  const prisma = ctx.db;
+  const current = await getOrganization(ctx, id);
   if (current.status === "deleted") throw notFound("organization");
   const updated = await prisma.organization.updateMany({
     where: { id, version: expectedVersion ?? current.version },
     data: { ...input, version: { increment: 1 } },
   });
   if (updated.count !== 1) throw staleEtag();
-  const row = await getOrganization(services, id);
-  await invalidateOrganization(services.cache, row);
-  await services.oidc.invalidate(row.id);
+  const row = await getOrganization(ctx, id);
+  ctx.afterCommit(() => forgetOrganization(ctx, row));
   return row;
 }
 
@@ -88,23 +84,28 @@ export async function updateOrganization(services: Services, id: string, input: 
  * Suspending or deleting ends the organization's protocol routes (404) and its sessions and
  * tokens at once. The super-admin organization can be neither.
  */
-export async function setOrganizationStatus(services: Services, id: string, status: "active" | "suspended" | "deleted"): Promise<OrganizationRow> {
-  const { prisma } = services.db;
-  const current = await getOrganization(services, id);
+export async function setOrganizationStatus(ctx: Context<"cache" | "oidc" | "config">, id: string, status: "active" | "suspended" | "deleted"): Promise<OrganizationRow> {
+  const prisma = ctx.db;
+  const current = await getOrganization(ctx, id);
   if (current.status === "deleted") throw notFound("organization");
-  if (current.slug === services.config.superAdminSlug && status !== "active") {
+  if (current.slug === ctx.config.superAdminSlug && status !== "active") {
     throw conflict("protected_organization", "The super-admin organization cannot be suspended or deleted.");
   }
   const row = await prisma.organization.update({ where: { id }, data: { status, version: { increment: 1 } } });
   if (status !== "active") await prisma.oidcPayload.deleteMany({ where: { organizationId: id } });
-  await invalidateOrganization(services.cache, row);
-  await services.oidc.invalidate(row.id);
+  ctx.afterCommit(() => forgetOrganization(ctx, row));
   return row;
 }
 
-export async function validateSlug(services: Services, slug: string) {
+/** After a committed change: the cached organization and its provider are gone everywhere. */
+async function forgetOrganization(ctx: Context<"cache" | "oidc">, row: OrganizationRow) {
+  await invalidateOrganization(ctx.cache, row);
+  await ctx.oidc.invalidate(row.id);
+}
+
+export async function validateSlug(ctx: Context, slug: string) {
   const parsed = SlugSchema.safeParse(slug);
   if (!parsed.success) return { slug, valid: false, available: false, message: parsed.error.issues[0]!.message };
-  const taken = await services.db.prisma.organization.findUnique({ where: { slug: parsed.data }, select: { id: true } });
+  const taken = await ctx.db.organization.findUnique({ where: { slug: parsed.data }, select: { id: true } });
   return { slug: parsed.data, valid: true, available: !taken, ...(taken ? { message: "is already taken" } : {}) };
 }

@@ -1,13 +1,23 @@
-import type { Services } from "../../services";
+import type { PasswordHasher } from "../password-hash";
+import { inTransaction, type Db } from "../../context";
 import type { JobContext, JobPayloads } from "../../jobs/queue";
 import { sendBrandedEmail } from "../../mail/send";
+import type { InteractionContext } from "../../interaction/context";
+import type { Services } from "../../services";
+import { NO_REQUEST, userActor, type RequestMeta } from "../actors";
+import { finishSignIn, type CompleteSignIn } from "../finish-sign-in";
 import { MAX_ACTIVE_EMAIL_OTPS } from "./email-otp";
+import { clearPending, loadPending, savePending, type PendingSecondFactor } from "./pending";
 import { generateRecoveryCodes, looksLikeRecoveryCode, normalizeRecoveryCode } from "./recovery-codes";
 import { generateTotpSecret, matchTotpStep } from "./totp";
 
 /**
- * Two-factor authentication after a password (never after a magic link): which factor the
- * organization's policy and the user's enrollment ask for, and the checks of each factor.
+ * The second factor of a sign-in, after a password (never after a magic link), in one module:
+ * which factor the organization's policy and the user's enrollment ask for, the step kept on the
+ * server between the password and the factor, the checks of each factor with their per-user rate
+ * limit and their audit entries (`auth.2fa.verified` / `auth.2fa.failed`), and TOTP enrollment
+ * when the policy requires it. A verified factor completes the sign-in through finishSignIn, in
+ * the transaction that consumes the code.
  */
 export type SecondFactorMethod = "totp" | "email";
 export type VerifyMethod = SecondFactorMethod | "recovery";
@@ -22,6 +32,9 @@ export interface SecondFactorPlan {
 }
 
 export const totpAad = (userId: string) => `totp-secret:${userId}`;
+
+// ---------------------------------------------------------------------------------------------
+// The policy
 
 export async function planSecondFactor(services: Services, userId: string, policy: string): Promise<SecondFactorPlan | null> {
   const { prisma } = services.db;
@@ -47,29 +60,81 @@ export async function planSecondFactor(services: Services, userId: string, polic
   }
 }
 
-/** Creates an email code and queues its mail; a fourth active code retires the oldest. */
-export async function issueEmailOtp(services: Services, userId: string, language: string): Promise<void> {
-  const { prisma } = services.db;
-  const id = crypto.randomUUID();
-  const ttlMinutes = await services.settings.get("auth.emailOtpTtlMinutes");
-  await prisma.emailOtpCode.create({
-    data: {
-      id,
-      userId,
-      codeHash: services.otp.hash(services.otp.codeFor(id)),
-      expiresAt: new Date(Date.now() + ttlMinutes * 60_000),
-    },
+// ---------------------------------------------------------------------------------------------
+// The step between the password and the factor
+
+/** After a right password whose plan asks for a factor: keeps the step and returns the page that asks for it. */
+export async function startSecondFactor(
+  services: Services,
+  ic: InteractionContext,
+  input: { userId: string; plan: SecondFactorPlan; language: string },
+): Promise<string> {
+  const chosen = input.plan.methods.length === 1 ? input.plan.methods[0]! : null;
+  await savePending(services.store, ic.uid, {
+    userId: input.userId,
+    organizationId: ic.organization.id,
+    plan: input.plan,
+    chosen,
+    enrolled: false,
+    language: input.language,
   });
-  const active = await prisma.emailOtpCode.findMany({
-    where: { userId, usedAt: null, expiresAt: { gt: new Date() } },
-    orderBy: { createdAt: "desc" },
-    select: { id: true },
-  });
-  const retired = active.slice(MAX_ACTIVE_EMAIL_OTPS).map((c) => c.id);
-  if (retired.length > 0) await prisma.emailOtpCode.updateMany({ where: { id: { in: retired } }, data: { usedAt: new Date() } });
-  await services.jobs.enqueue("email-otp", { userId, codeId: id, language });
+  if (input.plan.enrollTotp) return `/interaction/${ic.uid}/two-factor/setup`;
+  if (chosen === "email") await issueEmailOtp(services, input.userId, input.language);
+  return `/interaction/${ic.uid}/two-factor`;
 }
 
+/** The step of this interaction, or null (no password step, or another organization's). */
+export async function loadSecondFactorStep(services: Services, ic: InteractionContext): Promise<PendingSecondFactor | null> {
+  const pending = await loadPending(services.store, ic.uid);
+  return pending && pending.organizationId === ic.organization.id ? pending : null;
+}
+
+/** The person picks one of the plan's factors (anything else changes nothing); an emailed code goes out at once. */
+export async function chooseSecondFactor(services: Services, ic: InteractionContext, pending: PendingSecondFactor, method: unknown): Promise<void> {
+  if ((method !== "totp" && method !== "email") || !pending.plan.methods.includes(method)) return;
+  await savePending(services.store, ic.uid, { ...pending, chosen: method });
+  if (method === "email") await issueEmailOtp(services, pending.userId, pending.language);
+}
+
+export type ResendOutcome = { ok: true } | { ok: false; retryAfterSeconds: number };
+
+/** Another emailed code, within the per-user limit on mails (each code is one). */
+export async function resendEmailOtp(services: Services, pending: PendingSecondFactor): Promise<ResendOutcome> {
+  const limit = await services.limits.consume("emailOtpResend", pending.userId);
+  if (!limit.allowed) return { ok: false, retryAfterSeconds: limit.retryAfterSeconds };
+  await issueEmailOtp(services, pending.userId, pending.language);
+  return { ok: true };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Email codes
+
+/** Creates an email code and queues its mail in one transaction; a fourth active code retires the oldest. */
+export async function issueEmailOtp(services: Services, userId: string, language: string): Promise<void> {
+  await inTransaction(services, userActor(userId, NO_REQUEST), async (ctx) => {
+    const id = crypto.randomUUID();
+    const ttlMinutes = await ctx.settings.get("auth.emailOtpTtlMinutes");
+    await ctx.db.emailOtpCode.create({
+      data: {
+        id,
+        userId,
+        codeHash: ctx.otp.hash(ctx.otp.codeFor(id)),
+        expiresAt: new Date(Date.now() + ttlMinutes * 60_000),
+      },
+    });
+    const active = await ctx.db.emailOtpCode.findMany({
+      where: { userId, usedAt: null, expiresAt: { gt: new Date() } },
+      orderBy: { createdAt: "desc" },
+      select: { id: true },
+    });
+    const retired = active.slice(MAX_ACTIVE_EMAIL_OTPS).map((c) => c.id);
+    if (retired.length > 0) await ctx.db.emailOtpCode.updateMany({ where: { id: { in: retired } }, data: { usedAt: new Date() } });
+    // The code row and its mail job commit together: no code without its mail, no mail without its code.
+    await ctx.enqueue("email-otp", { userId, codeId: id, language });
+  });
+}
+
+/** Mails a code (the job writes nothing: the code row was committed with the job). */
 export async function sendEmailOtpJob(services: Services, data: JobPayloads["email-otp"], _job: JobContext): Promise<void> {
   const row = await services.db.prisma.emailOtpCode.findUnique({ where: { id: data.codeId }, include: { user: { include: { organization: true } } } });
   if (!row || row.usedAt || row.expiresAt <= new Date() || row.user.status !== "active") return;
@@ -81,61 +146,107 @@ export async function sendEmailOtpJob(services: Services, data: JobPayloads["ema
   });
 }
 
-export type VerifyOutcome = { ok: true } | { ok: false; reason: "invalid_code" | "replayed" | "not_enrolled" } | { ok: false; reason: "rate_limited"; retryAfterSeconds: number };
+// ---------------------------------------------------------------------------------------------
+// Verification
 
-/** Checks one submitted code (rate-limited per user) and audits the result. */
-export async function verifySecondFactor(
-  services: Services,
-  input: { userId: string; organizationId: string; method: VerifyMethod; code: string; ip: string | null; requestId: string | null },
-): Promise<VerifyOutcome> {
-  const limit = await services.limits.consume("twoFactor", input.userId);
-  const outcome: VerifyOutcome = !limit.allowed ? { ok: false, reason: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds } : await check(services, input);
-  const auditMethod = input.method === "email" ? "otp" : input.method;
-  await services.audit.record({
-    eventType: outcome.ok ? "auth.2fa.verified" : "auth.2fa.failed",
-    organizationId: input.organizationId,
-    actorType: "user",
-    actorId: input.userId,
-    targetType: "user",
-    targetId: input.userId,
-    ip: input.ip,
-    requestId: input.requestId,
-    data: outcome.ok ? { userId: input.userId, method: auditMethod } : { userId: input.userId, method: auditMethod, reason: outcome.reason },
-  });
-  return outcome;
+export type VerifyFailureReason = "invalid_code" | "replayed" | "not_enrolled";
+export type VerifyOutcome = { ok: true } | { ok: false; reason: VerifyFailureReason } | { ok: false; reason: "rate_limited"; retryAfterSeconds: number };
+
+export interface VerifyInput extends RequestMeta {
+  userId: string;
+  organizationId: string;
+  method: VerifyMethod;
+  code: string;
 }
 
-async function check(services: Services, input: { userId: string; method: VerifyMethod; code: string }): Promise<VerifyOutcome> {
+/** A code that matched, and how to use it up: once, in the transaction that records it. */
+type Claim = { ok: true; take: (db: Db) => Promise<VerifyOutcome> } | Exclude<VerifyOutcome, { ok: true }>;
+
+/**
+ * Checks one submitted code (rate-limited per user) and audits the result. The checks that need
+ * no write (Argon2id for recovery codes among them) run first; then one transaction uses the code
+ * up, records `auth.2fa.verified` or `auth.2fa.failed`, and, given `complete`, completes the
+ * sign-in (finishSignIn).
+ */
+export async function verifySecondFactor(services: Services, input: VerifyInput, complete?: CompleteSignIn): Promise<VerifyOutcome> {
+  const limit = await services.limits.consume("twoFactor", input.userId);
+  const claim: Claim = limit.allowed ? await findClaim(services, input) : { ok: false, reason: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
+  const auditMethod = input.method === "email" ? "otp" : input.method;
+  return inTransaction(services, userActor(input.userId, input), async (ctx) => {
+    const outcome = claim.ok ? await claim.take(ctx.db) : claim;
+    ctx.audit({
+      eventType: outcome.ok ? "auth.2fa.verified" : "auth.2fa.failed",
+      organizationId: input.organizationId,
+      targetType: "user",
+      targetId: input.userId,
+      data: outcome.ok ? { userId: input.userId, method: auditMethod } : { userId: input.userId, method: auditMethod, reason: outcome.reason },
+    });
+    if (outcome.ok && complete) await complete(ctx, input.userId);
+    return outcome;
+  });
+}
+
+async function findClaim(services: Services, input: { userId: string; method: VerifyMethod; code: string }): Promise<Claim> {
   const { prisma } = services.db;
+  const { userId } = input;
+  const once = (count: number): VerifyOutcome => (count === 1 ? { ok: true } : { ok: false, reason: "replayed" });
   if (input.method === "totp") {
-    const credential = await prisma.totpCredential.findUnique({ where: { userId: input.userId } });
+    const credential = await prisma.totpCredential.findUnique({ where: { userId } });
     if (!credential || credential.status !== "enrolled") return { ok: false, reason: "not_enrolled" };
-    const step = matchTotpStep(services.encrypter.decrypt(credential.secretEncrypted, totpAad(input.userId)), input.code);
+    const step = matchTotpStep(services.encrypter.decrypt(credential.secretEncrypted, totpAad(userId)), input.code);
     if (step === null) return { ok: false, reason: "invalid_code" };
     // Accept each time step once: a code seen before, even within its window, is refused.
-    const claimed = await prisma.totpCredential.updateMany({ where: { userId: input.userId, lastUsedStep: { lt: step } }, data: { lastUsedStep: step } });
-    return claimed.count === 1 ? { ok: true } : { ok: false, reason: "replayed" };
+    return { ok: true, take: async (db) => once((await db.totpCredential.updateMany({ where: { userId, lastUsedStep: { lt: step } }, data: { lastUsedStep: step } })).count) };
   }
   if (input.method === "email") {
     const code = input.code.replace(/\s+/g, "");
     if (!/^\d{6}$/.test(code)) return { ok: false, reason: "invalid_code" };
-    const active = await prisma.emailOtpCode.findMany({ where: { userId: input.userId, usedAt: null, expiresAt: { gt: new Date() } } });
+    const active = await prisma.emailOtpCode.findMany({ where: { userId, usedAt: null, expiresAt: { gt: new Date() } } });
     const match = active.find((row) => services.otp.matches(code, row.codeHash));
     if (!match) return { ok: false, reason: "invalid_code" };
-    const used = await prisma.emailOtpCode.updateMany({ where: { id: match.id, usedAt: null }, data: { usedAt: new Date() } });
-    return used.count === 1 ? { ok: true } : { ok: false, reason: "replayed" };
+    return { ok: true, take: async (db) => once((await db.emailOtpCode.updateMany({ where: { id: match.id, usedAt: null }, data: { usedAt: new Date() } })).count) };
   }
   if (!looksLikeRecoveryCode(input.code)) return { ok: false, reason: "invalid_code" };
   const normalized = normalizeRecoveryCode(input.code);
-  const unused = await prisma.recoveryCode.findMany({ where: { userId: input.userId, usedAt: null } });
+  const unused = await prisma.recoveryCode.findMany({ where: { userId, usedAt: null } });
   for (const row of unused) {
     if (await services.passwords.verify(row.codeHash, normalized)) {
-      const used = await prisma.recoveryCode.updateMany({ where: { id: row.id, usedAt: null }, data: { usedAt: new Date() } });
-      return used.count === 1 ? { ok: true } : { ok: false, reason: "replayed" };
+      return { ok: true, take: async (db) => once((await db.recoveryCode.updateMany({ where: { id: row.id, usedAt: null }, data: { usedAt: new Date() } })).count) };
     }
   }
   return { ok: false, reason: "invalid_code" };
 }
+
+export type SecondFactorStepOutcome =
+  | { kind: "signed_in"; redirectTo: string }
+  /** The method is not the chosen one, nor a recovery code the plan allows: back to the step's page. */
+  | { kind: "not_offered" }
+  | { kind: "failed" }
+  | { kind: "rate_limited"; retryAfterSeconds: number };
+
+/** The code a person submitted at the step: verified, it completes the sign-in; the step is then over. */
+export async function signInWithSecondFactor(
+  services: Services,
+  ic: InteractionContext,
+  pending: PendingSecondFactor,
+  input: { method: unknown; code: string; meta: RequestMeta },
+): Promise<SecondFactorStepOutcome> {
+  const { method } = input;
+  const offered: VerifyMethod[] = [...(pending.chosen ? [pending.chosen] : []), ...(pending.plan.recovery ? (["recovery"] as const) : [])];
+  if ((method !== "totp" && method !== "email" && method !== "recovery") || !offered.includes(method)) return { kind: "not_offered" };
+  const { result, redirectTo } = await finishSignIn(services, { at: ic, method: "password", secondFactor: method, meta: input.meta }, (complete) =>
+    verifySecondFactor(services, { userId: pending.userId, organizationId: pending.organizationId, method, code: input.code, ...input.meta }, complete),
+  );
+  if (redirectTo) {
+    await clearPending(services.store, ic.uid);
+    return { kind: "signed_in", redirectTo };
+  }
+  if (!result.ok && result.reason === "rate_limited") return { kind: "rate_limited", retryAfterSeconds: result.retryAfterSeconds };
+  return { kind: "failed" };
+}
+
+// ---------------------------------------------------------------------------------------------
+// TOTP enrollment
 
 /** Starts (or resumes) TOTP enrollment and returns the secret to show. */
 export async function beginTotpEnrollment(services: Services, userId: string): Promise<string> {
@@ -148,24 +259,74 @@ export async function beginTotpEnrollment(services: Services, userId: string): P
   return secret;
 }
 
-/** Completes enrollment with a valid code; returns the ten recovery codes, shown once. */
-export async function confirmTotpEnrollment(services: Services, userId: string, code: string): Promise<string[] | null> {
-  const { prisma } = services.db;
-  const credential = await prisma.totpCredential.findUnique({ where: { userId } });
+/**
+ * Completes enrollment with a valid code; returns the ten recovery codes, shown once. The
+ * enrollment and its codes commit together (hashed before the transaction); during a sign-in
+ * (`signIn`) the transaction also records `auth.2fa.enrolled`.
+ */
+export async function confirmTotpEnrollment(
+  services: Services,
+  userId: string,
+  code: string,
+  signIn?: { organizationId: string; meta: RequestMeta },
+): Promise<string[] | null> {
+  const credential = await services.db.prisma.totpCredential.findUnique({ where: { userId } });
   if (!credential || credential.status !== "pending") return null;
   const step = matchTotpStep(services.encrypter.decrypt(credential.secretEncrypted, totpAad(userId)), code);
   if (step === null) return null;
-  await prisma.totpCredential.update({ where: { userId }, data: { status: "enrolled", enrolledAt: new Date(), lastUsedStep: step } });
-  return replaceRecoveryCodes(services, userId);
+  const { codes, hashes } = await newRecoveryCodes(services.passwords);
+  return inTransaction(services, userActor(userId, signIn?.meta ?? NO_REQUEST), async (ctx) => {
+    const confirmed = await ctx.db.totpCredential.updateMany({
+      where: { userId, status: "pending" },
+      data: { status: "enrolled", enrolledAt: new Date(), lastUsedStep: step },
+    });
+    if (confirmed.count !== 1) return null;
+    await storeRecoveryCodes(ctx.db, userId, hashes);
+    if (signIn) ctx.audit({ eventType: "auth.2fa.enrolled", organizationId: signIn.organizationId, targetType: "user", targetId: userId, data: { method: "totp" } });
+    return codes;
+  });
+}
+
+export type EnrollmentOutcome = { ok: true; recoveryCodes: string[] } | { ok: false; reason: "invalid_code" } | { ok: false; reason: "rate_limited"; retryAfterSeconds: number };
+
+/** Enrollment at the sign-in step that requires it: the code counts against the per-user limit of second-factor checks. */
+export async function enrollTotpAtSignIn(services: Services, ic: InteractionContext, pending: PendingSecondFactor, input: { code: string; meta: RequestMeta }): Promise<EnrollmentOutcome> {
+  const limit = await services.limits.consume("twoFactor", pending.userId);
+  if (!limit.allowed) return { ok: false, reason: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
+  const recoveryCodes = await confirmTotpEnrollment(services, pending.userId, input.code, { organizationId: pending.organizationId, meta: input.meta });
+  if (!recoveryCodes) return { ok: false, reason: "invalid_code" };
+  await savePending(services.store, ic.uid, { ...pending, enrolled: true });
+  return { ok: true, recoveryCodes };
+}
+
+/** After the recovery codes were shown: the confirmed enrollment was the second factor, and the sign-in completes. */
+export async function signInAfterEnrollment(services: Services, ic: InteractionContext, pending: PendingSecondFactor, meta: RequestMeta): Promise<string | null> {
+  if (!pending.enrolled) return null;
+  const { redirectTo } = await finishSignIn(services, { at: ic, method: "password", secondFactor: "totp", meta }, (complete) =>
+    inTransaction(services, userActor(pending.userId, meta), (ctx) => complete(ctx, pending.userId)),
+  );
+  await clearPending(services.store, ic.uid);
+  return redirectTo;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Recovery codes
+
+/** Ten fresh codes and their Argon2id hashes (slow: before any transaction). */
+export async function newRecoveryCodes(hasher: PasswordHasher): Promise<{ codes: string[]; hashes: string[] }> {
+  const codes = generateRecoveryCodes();
+  return { codes, hashes: await Promise.all(codes.map((c) => hasher.hash(normalizeRecoveryCode(c)))) };
+}
+
+/** Replaces every earlier code of the user, inside the caller's transaction. */
+export async function storeRecoveryCodes(db: Db, userId: string, hashes: string[]): Promise<void> {
+  await db.recoveryCode.deleteMany({ where: { userId } });
+  await db.recoveryCode.createMany({ data: hashes.map((codeHash) => ({ userId, codeHash })) });
 }
 
 /** A new set of ten codes replacing every earlier one. */
 export async function replaceRecoveryCodes(services: Services, userId: string): Promise<string[]> {
-  const codes = generateRecoveryCodes();
-  const hashes = await Promise.all(codes.map((c) => services.passwords.hash(normalizeRecoveryCode(c))));
-  await services.db.prisma.$transaction([
-    services.db.prisma.recoveryCode.deleteMany({ where: { userId } }),
-    services.db.prisma.recoveryCode.createMany({ data: hashes.map((codeHash) => ({ userId, codeHash })) }),
-  ]);
+  const { codes, hashes } = await newRecoveryCodes(services.passwords);
+  await services.db.prisma.$transaction((tx) => storeRecoveryCodes(tx, userId, hashes));
   return codes;
 }

@@ -1,0 +1,68 @@
+import type { Context } from "../context";
+import type { InteractionContext } from "../interaction/context";
+import { recordLogin } from "../oidc/interaction-results";
+import type { Services } from "../services";
+import type { RequestMeta } from "./actors";
+
+/**
+ * The one place a sign-in ends. Whatever proved who signs in (a password, a password and a second
+ * factor, a magic link), the end is the same: the user's `lastLoginAt` and the
+ * `auth.login.success` entry that statistics count are written in the transaction of the step's
+ * own writes (the consumed code or link, its audit entry), so they commit together or not at
+ * all; only then is the login handed to the provider, with the `amr` the factors give.
+ */
+export type SecondFactorUsed = "totp" | "email" | "recovery";
+
+export interface SignIn {
+  /** The interaction signed in to: its organization, client and provider record. */
+  at: InteractionContext;
+  method: "password" | "magic_link";
+  /** The second factor that completed a password sign-in. */
+  secondFactor?: SecondFactorUsed;
+  meta: RequestMeta;
+}
+
+/**
+ * Called by a step inside the transaction that commits its own writes, once it has proved who
+ * signs in; the step decides the account (a password step only knows it once the password is
+ * right), so it passes it here. A step never catches the error of that transaction: a step that
+ * returns has committed what `complete` wrote.
+ */
+export type CompleteSignIn = (ctx: Context, userId: string) => Promise<void>;
+
+/** A step that may complete the sign-in: it runs its checks and its transaction, and calls `complete` in it on success. */
+export type SignInStep<R> = (complete: CompleteSignIn) => Promise<R>;
+
+export interface Finished<R> {
+  /** The step's own answer (a failure, a second factor to ask for, or its success). */
+  result: R;
+  /** Where the browser goes next when the sign-in completed (the provider's resume URL); null otherwise. */
+  redirectTo: string | null;
+}
+
+/** Authentication methods references (RFC 8176) of a sign-in, as the ID token carries them. */
+export function amrOf(method: SignIn["method"], secondFactor?: SecondFactorUsed): string[] {
+  if (method === "magic_link") return ["email"];
+  if (!secondFactor) return ["pwd"];
+  return ["pwd", secondFactor === "recovery" ? "kba" : "otp", "mfa"];
+}
+
+export async function finishSignIn<R>(services: Services, signIn: SignIn, step: SignInStep<R>): Promise<Finished<R>> {
+  const signedIn: { userId?: string } = {};
+  const result = await step(async (ctx, userId) => {
+    await ctx.db.user.update({ where: { id: userId }, data: { lastLoginAt: new Date() } });
+    ctx.audit({
+      eventType: "auth.login.success",
+      organizationId: signIn.at.organization.id,
+      targetType: "user",
+      targetId: userId,
+      data: { method: signIn.method, clientId: signIn.at.client.id, ...(signIn.secondFactor ? { secondFactor: signIn.secondFactor } : {}) },
+    });
+    signedIn.userId = userId;
+  });
+  // The step returned, so the transaction `complete` ran in has committed (a rollback throws).
+  if (signedIn.userId === undefined) return { result, redirectTo: null };
+  // auth_time is the provider's: the moment it resumes with this result.
+  const redirectTo = await recordLogin(signIn.at.interaction, { accountId: signedIn.userId, amr: amrOf(signIn.method, signIn.secondFactor) });
+  return { result, redirectTo };
+}

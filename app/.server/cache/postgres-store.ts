@@ -1,0 +1,89 @@
+import type { Logger } from "pino";
+import type { Database } from "../db/client";
+import type { KeyValueStore } from "./store";
+
+/**
+ * The ephemeral store in PostgreSQL (or the embedded PGlite): the one store that must answer
+ * (decision 023). Values live in "EphemeralEntry" with their expiry, sets in
+ * "EphemeralSetMember"; an expired row is ignored on read and deleted by a sweeper. Every
+ * operation is one statement on the database's own connection (raw SQL: this is the hot path
+ * of every sign-in and grant). Publish and subscribe go through the database's notifications.
+ *
+ * Never call it inside a write's transaction on PGlite: it uses the one connection the
+ * transaction holds (run such calls in `ctx.afterCommit`).
+ */
+const LIVE = `("expiresAt" IS NULL OR "expiresAt" > now())`;
+const SWEEP_INTERVAL_MS = 60_000;
+
+const expiry = (ttlSeconds?: number) => (ttlSeconds && ttlSeconds > 0 ? new Date(Date.now() + ttlSeconds * 1000).toISOString() : null);
+
+export function createPostgresStore(db: Database, logger: Logger): KeyValueStore {
+  const sql = async <Row>(text: string, values: unknown[]) => (await db.executeSql(text, values)).rows as Row[];
+
+  const sweeper = setInterval(() => {
+    sql(
+      `WITH gone AS (DELETE FROM "EphemeralEntry" WHERE "expiresAt" <= now()) DELETE FROM "EphemeralSetMember" WHERE "expiresAt" <= now()`,
+      [],
+    ).catch((error: unknown) => logger.warn({ err: { message: (error as Error).message } }, "could not delete expired ephemeral entries"));
+  }, SWEEP_INTERVAL_MS);
+  sweeper.unref();
+
+  return {
+    kind: "postgres",
+    async get(key) {
+      const rows = await sql<{ value: string }>(`SELECT "value" FROM "EphemeralEntry" WHERE "key" = $1::text AND ${LIVE}`, [key]);
+      return rows[0]?.value ?? null;
+    },
+    async set(key, value, ttlSeconds) {
+      await sql(
+        `INSERT INTO "EphemeralEntry" ("key", "value", "expiresAt") VALUES ($1::text, $2::text, $3::timestamptz)
+         ON CONFLICT ("key") DO UPDATE SET "value" = EXCLUDED."value", "expiresAt" = EXCLUDED."expiresAt"`,
+        [key, value, expiry(ttlSeconds)],
+      );
+    },
+    async del(...keys) {
+      if (keys.length === 0) return;
+      await sql(
+        `WITH gone AS (DELETE FROM "EphemeralEntry" WHERE "key" = ANY($1::text[])) DELETE FROM "EphemeralSetMember" WHERE "setKey" = ANY($1::text[])`,
+        [keys],
+      );
+    },
+    async replace(key, value) {
+      await sql(`UPDATE "EphemeralEntry" SET "value" = $2::text WHERE "key" = $1::text AND ${LIVE}`, [key, value]);
+    },
+    async take(key) {
+      const rows = await sql<{ value: string; live: boolean }>(
+        `DELETE FROM "EphemeralEntry" WHERE "key" = $1::text RETURNING "value", ${LIVE} AS "live"`,
+        [key],
+      );
+      return rows[0]?.live ? rows[0].value : null;
+    },
+    async addToSet(key, member, ttlSeconds) {
+      // The member joins and the whole set takes the new time to live, in one statement.
+      await sql(
+        `WITH added AS (
+           INSERT INTO "EphemeralSetMember" ("setKey", "member", "expiresAt") VALUES ($1::text, $2::text, $3::timestamptz)
+           ON CONFLICT ("setKey", "member") DO UPDATE SET "expiresAt" = EXCLUDED."expiresAt"
+         )
+         UPDATE "EphemeralSetMember" SET "expiresAt" = $3::timestamptz WHERE "setKey" = $1::text AND "member" <> $2::text`,
+        [key, member, expiry(ttlSeconds)],
+      );
+    },
+    async setMembers(key) {
+      const rows = await sql<{ member: string }>(`SELECT "member" FROM "EphemeralSetMember" WHERE "setKey" = $1::text AND ${LIVE}`, [key]);
+      return rows.map((row) => row.member);
+    },
+    publish(channel, message) {
+      return db.notify(channel, message);
+    },
+    subscribe(channel, handler) {
+      return db.listen(channel, handler);
+    },
+    async ping() {
+      await db.ping();
+    },
+    async close() {
+      clearInterval(sweeper);
+    },
+  };
+}

@@ -1,0 +1,135 @@
+import type { Prisma } from "~/generated/prisma/client";
+import type { AuditRecord } from "./audit/audit";
+import type { JobName, JobPayloads } from "./jobs/queue";
+import type { Services } from "./services";
+
+/**
+ * What a service is handed for one unit of work: the database (inside a write, the write's
+ * transaction), who acts, and the few collaborators it asks for. Audit entries and jobs go
+ * through the context, so they commit with the write or not at all; effects outside the
+ * database (cache and provider invalidation, ending sessions in the store) wait for the commit.
+ */
+export type Db = Prisma.TransactionClient;
+
+export interface Actor {
+  type: AuditRecord["actorType"];
+  id: string | null;
+  ip: string | null;
+  requestId: string | null;
+}
+
+/** An audit entry as a service states it; the context adds who acted, from where. */
+export type AuditEntry = Omit<AuditRecord, "actorType" | "actorId" | "ip" | "requestId">;
+
+/** The collaborators a service may ask for, built once in services.ts. */
+export type Collaborators = Omit<Services, "db" | "audit" | "jobs" | "close" | "faults">;
+export type CollaboratorName = keyof Collaborators;
+
+export interface UnitOfWork {
+  db: Db;
+  actor: Actor;
+  /** Records an audit entry; it is written with the write's other rows, in the same transaction. */
+  audit(entry: AuditEntry): void;
+  /** Enqueues a job in the same transaction: it runs only if the write commits. */
+  enqueue<N extends JobName>(name: N, data: JobPayloads[N]): Promise<string | null>;
+  /** Runs once the transaction has committed (never after a rollback). */
+  afterCommit(effect: () => unknown): void;
+}
+
+/** A service's context: the unit of work plus exactly the collaborators it names. */
+export type Context<C extends CollaboratorName = never> = UnitOfWork & Pick<Collaborators, C>;
+/** What route helpers build and hand down; every narrower Context accepts it. */
+export type FullContext = Context<CollaboratorName>;
+
+/** Test-only faults: a hook that throws between a write and its audit entry proves they commit together. */
+export interface FaultHooks {
+  beforeAudit?: () => void;
+}
+
+/**
+ * The time an entry was stated, strictly increasing within the process: entries written together
+ * keep the order in which they happened (history pages sort by time, then id).
+ */
+let lastAuditAt = 0;
+function auditTime(): Date {
+  lastAuditAt = Math.max(Date.now(), lastAuditAt + 1);
+  return new Date(lastAuditAt);
+}
+
+function contextOf(services: Services, db: Db, actor: Actor, audits: AuditEntry[], effects: Array<() => unknown>): FullContext {
+  const { db: _db, audit: _audit, jobs, close: _close, faults: _faults, ...collaborators } = services;
+  return {
+    ...collaborators,
+    // Settings read inside a write must use the write's connection (PGlite has only one).
+    settings: services.settings.within(db),
+    db,
+    actor,
+    audit: (entry) => void audits.push({ ...entry, at: auditTime() }),
+    enqueue: async (name, data) => {
+      const id = await jobs.enqueueIn(db, name, data);
+      if (id) effects.push(() => jobs.handOver([id]));
+      return id;
+    },
+    afterCommit: (effect) => void effects.push(effect),
+  };
+}
+
+async function runEffects(services: Services, effects: Array<() => unknown>) {
+  for (const effect of effects) {
+    try {
+      await effect();
+    } catch (error) {
+      // The write is committed; a cache that could not be told expires on its own.
+      services.logger.warn({ err: error }, "an effect after commit failed");
+    }
+  }
+}
+
+/**
+ * Runs `work` in one transaction with a context over it: the write, its audit entries and its
+ * jobs commit together, and the effects outside the database run after the commit.
+ */
+export async function inTransaction<T>(services: Services, actor: Actor, work: (ctx: FullContext) => Promise<T>): Promise<T> {
+  const effects: Array<() => unknown> = [];
+  const result = await services.db.prisma.$transaction(
+    async (tx) => {
+      const audits: AuditEntry[] = [];
+      const value = await work(contextOf(services, tx, actor, audits, effects));
+      if (audits.length > 0) {
+        services.faults?.beforeAudit?.();
+        await services.audit.recordMany(audits.map((entry) => ({ ...entry, actorType: actor.type, actorId: actor.id, ip: actor.ip, requestId: actor.requestId })), tx);
+      }
+      return value;
+    },
+    { timeout: 60_000, maxWait: 10_000 },
+  );
+  await runEffects(services, effects);
+  return result;
+}
+
+/** A context for reads: no transaction, and nothing to audit or enqueue. */
+export function readContext(services: Services, actor: Actor): FullContext {
+  const ctx = contextOf(services, services.db.prisma, actor, [], []);
+  return {
+    ...ctx,
+    audit: () => {
+      throw new Error("a read cannot write an audit entry; run it with withReadContext or in a transaction");
+    },
+    enqueue: () => Promise.reject(new Error("a read cannot enqueue a job; run it in a transaction")),
+    afterCommit: (effect) => void Promise.resolve().then(effect),
+  };
+}
+
+/**
+ * Runs a read that may record who read what (exports are audited): no transaction, since the
+ * read changes nothing; its audit entries are written once it succeeded.
+ */
+export async function withReadContext<T>(services: Services, actor: Actor, work: (ctx: FullContext) => Promise<T>): Promise<T> {
+  const audits: AuditEntry[] = [];
+  const ctx = readContext(services, actor);
+  const value = await work({ ...ctx, audit: (entry) => void audits.push({ ...entry, at: auditTime() }) });
+  if (audits.length > 0) {
+    await services.audit.recordMany(audits.map((entry) => ({ ...entry, actorType: actor.type, actorId: actor.id, ip: actor.ip, requestId: actor.requestId })), services.db.prisma);
+  }
+  return value;
+}
