@@ -8,6 +8,7 @@ import { readBodyLimited } from "./body";
 import { AppError, badRequest, forbidden, validation, type FieldDetail } from "../../errors";
 import { toAppError } from "../../db/errors";
 import { etagOf, parseIfMatch } from "./etag";
+import { servicesBoundTo } from "./bound-services";
 import { requireAdmin, type AdminUser } from "./require-admin";
 
 /**
@@ -201,7 +202,8 @@ export async function runOperation(op: Operation, args: RunArgs): Promise<Respon
         audited += 1;
         ctx.audit(entry);
       };
-      const result = await op.handler({ ctx: { ...ctx, audit }, services, admin, params: pathParams, query, body, rawBody, ifMatch, requestId, ip, audit });
+      const bound = writes ? servicesBoundTo(services, ctx) : services;
+      const result = await op.handler({ ctx: { ...ctx, audit }, services: bound, admin, params: pathParams, query, body, rawBody, ifMatch, requestId, ip, audit });
       if (writes && audited === 0 && services.config.nodeEnv !== "production") {
         throw new Error(`${op.operationId} changed data without an audit record`);
       }
