@@ -1,7 +1,10 @@
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ESLint } from "eslint";
-import { describe, expect, it } from "vitest";
+import { describe, expect, expectTypeOf, it } from "vitest";
+import { z } from "zod";
+import type { OperationsOf } from "~/.server/admin/http/operation-table";
 import { cycles, importGraph } from "./support/import-graph";
 
 /**
@@ -42,5 +45,89 @@ describe("import circles", () => {
   it("has none among the value imports of app/ (type-only imports are erased)", () => {
     const found = cycles(importGraph(ROOT, ["app"]));
     expect(found.map((cycle) => cycle.map((file) => path.relative(ROOT, file)))).toEqual([]);
+  });
+});
+
+describe("recipes (docs/architecture.md)", () => {
+  // Loading the whole operation table (or migrating a database) takes a while on a busy machine.
+  const SLOW = { timeout: 180_000 };
+
+  it("add an Admin API resource: every module in operations/ is in the table, and a module added to it gets its route, OpenAPI entry and typed id", SLOW, async () => {
+    const { MODULES, operationsOf } = await import("~/.server/admin/http/operation-table");
+    const files = readdirSync(path.join(ROOT, "app/.server/admin/operations")).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"));
+    const camel = (file: string) => file.replace(/\.ts$/, "").replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
+    expect(files.map(camel).sort()).toEqual(Object.keys(MODULES).sort());
+
+    const { operation } = await import("~/.server/admin/http/route");
+    const probe = {
+      probeOperations: [
+        operation({
+          method: "GET",
+          path: "/probes/{id}",
+          operationId: "probes.get",
+          summary: "Read a probe",
+          tag: "Probes",
+          permission: "authenticated",
+          params: z.object({ id: z.string() }),
+          response: z.object({ id: z.string() }),
+          handler: async ({ params }) => ({ body: { id: params.id } }),
+        }),
+      ],
+    };
+    const operations = operationsOf({ ...MODULES, probe });
+    const { createRouter } = await import("~/.server/admin/http/router");
+    const match = createRouter(operations).match("GET", ["probes", "p1"]);
+    expect(match.kind === "found" && match.op.operationId).toBe("probes.get");
+    expect(match.kind === "found" && match.params).toEqual({ id: "p1" });
+
+    const { buildOpenApiDocument } = await import("~/.server/admin/http/openapi");
+    const document = buildOpenApiDocument("http://localhost", operations);
+    expect(document.paths["/api/admin/probes/{id}"]?.get).toMatchObject({ operationId: "probes.get", tags: ["Probes"] });
+
+    // The console's typed calls read operation ids from the same table, by type.
+    type ProbeId = OperationsOf<typeof probe>["operationId"];
+    expectTypeOf<ProbeId>().toEqualTypeOf<"probes.get">();
+  });
+
+  it("add a login method: the SQL CHECK constraints allow exactly LOGIN_METHODS", SLOW, async () => {
+    const { LOGIN_METHODS } = await import("~/schemas/login-methods");
+    const { openMigratedDatabase } = await import("./support/migrated-database");
+    const database = await openMigratedDatabase();
+    try {
+      const { rows } = await database.db.executeSql(
+        `SELECT conname, pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname IN ('Organization_defaultLoginMethods_check', 'Client_loginMethods_check') ORDER BY conname`,
+      );
+      const constraints = rows as Array<{ conname: string; def: string }>;
+      expect(constraints.map((c) => c.conname)).toEqual(["Client_loginMethods_check", "Organization_defaultLoginMethods_check"]);
+      for (const { conname, def } of constraints) {
+        const allowed = /ARRAY\[(.*?)\]/.exec(def)?.[1]?.match(/'([^']+)'/g)?.map((quoted) => quoted.slice(1, -1));
+        expect(allowed, conname).toEqual([...LOGIN_METHODS]);
+      }
+    } finally {
+      await database.dispose();
+    }
+  });
+
+  it("audit events: the documented catalogue is the one the writer accepts", async () => {
+    const { AUDIT_EVENTS } = await import("~/schemas/audit-events");
+    const documented = readFileSync(path.join(ROOT, "docs/audit-events.md"), "utf8")
+      .split("\n")
+      .map((line) => /^\| `([^`]+)` \| (.*) \|$/.exec(line))
+      .filter((m): m is RegExpExecArray => m !== null)
+      .map((m) => [m[1], m[2]]);
+    expect(documented).toEqual(Object.entries(AUDIT_EVENTS));
+  });
+});
+
+describe("recipe: change a rate limit", () => {
+  it("limiters follow the rule table they are built from", async () => {
+    const { createRateLimits, DEFAULT_LIMITS } = await import("~/.server/rate-limit/limiters");
+    const limits = createRateLimits(undefined, { ...DEFAULT_LIMITS, magicLink: { points: 2, durationSeconds: 60 } });
+    expect((await limits.consume("magicLink", "a@example.test")).allowed).toBe(true);
+    expect((await limits.consume("magicLink", "a@example.test")).allowed).toBe(true);
+    const third = await limits.consume("magicLink", "a@example.test");
+    expect(third.allowed).toBe(false);
+    expect(!third.allowed && third.retryAfterSeconds).toBeGreaterThan(0);
+    expect(!third.allowed && third.retryAfterSeconds).toBeLessThanOrEqual(60);
   });
 });

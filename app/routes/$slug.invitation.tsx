@@ -3,7 +3,7 @@ import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { AuthCard, Field, FormMessage } from "~/components/auth-card";
 import { acceptInvitation, findOpenInvitation } from "~/.server/auth/invitations";
-import { effectiveLoginMethods } from "~/.server/auth/login-methods";
+import { effectiveLoginMethods } from "~/schemas/login-methods";
 import { brandingOf } from "~/.server/interaction/branding";
 import { NO_STORE } from "~/.server/interaction/request";
 import { resolveLanguage } from "~/.server/i18n";

@@ -1,4 +1,5 @@
 import { data, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { LOGIN_METHODS } from "~/schemas/login-methods";
 import { useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { consoleHeaders, NO_STORE, requireConsole } from "~/.server/console/page";
@@ -20,7 +21,7 @@ export default function Dashboard() {
   const { t, i18n } = useTranslation("console");
   if (!stats) return <Notice kind="error">{t("error.generic")}</Notice>;
   const methods = (window: { byMethod: Record<string, number> }) =>
-    ["password", "magic_link"].map((m) => ({ label: t(`dashboard.method.${m}`), value: window.byMethod[m] ?? 0 }));
+    LOGIN_METHODS.map((m) => ({ label: t(`dashboard.method.${m}`), value: window.byMethod[m] ?? 0 }));
   return (
     <>
       <h1>{t("dashboard.title")}</h1>

@@ -8,7 +8,7 @@ import { detailErrors, list, text, zodFieldErrors } from "~/components/console/f
 import { SecretOnce } from "~/components/console/secret-once";
 import { CheckboxGroup, ConfirmAction, Csrf, CursorPager, Notice, SelectField, TextField } from "~/components/console/ui";
 import { ClientCreateSchema } from "~/schemas/client";
-import { LOGIN_METHOD_VALUES } from "~/schemas/organization";
+import { LOGIN_METHODS } from "~/schemas/login-methods";
 
 export const headers = consoleHeaders;
 export const meta: MetaFunction = () => [{ title: "Clients · Porta console" }];
@@ -168,7 +168,7 @@ export default function Clients() {
         <CheckboxGroup
           name="loginMethods"
           legend={t("clients.overrideMethods")}
-          options={LOGIN_METHOD_VALUES.map((m) => ({ value: m, label: t(`orgs.method.${m}`) }))}
+          options={LOGIN_METHODS.map((m) => ({ value: m, label: t(`orgs.method.${m}`) }))}
           checked={org.defaultLoginMethods}
           error={errors.loginMethods}
         />

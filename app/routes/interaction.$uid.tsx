@@ -9,7 +9,7 @@ import { completePasswordLogin, consentView, isFirstPartyClient } from "~/.serve
 import { passGate } from "~/.server/interaction/gate";
 import { interactionHeaders, isAfterAction, NO_STORE } from "~/.server/interaction/request";
 import { recordConsent } from "~/.server/oidc/interaction-results";
-import { LOGIN_METHODS, type LoginMethod } from "~/.server/auth/login-methods";
+import { LOGIN_METHODS, type LoginMethod } from "~/schemas/login-methods";
 
 export const headers = interactionHeaders;
 

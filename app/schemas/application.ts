@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { UuidSchema } from "~/schemas/uuid";
 
 /** Application and module shapes shared by the Admin API, its OpenAPI document and the console. */
 export const APPLICATION_STATUS_VALUES = ["active", "inactive"] as const;
@@ -18,7 +19,7 @@ export const ApplicationSchema = z.object({
 
 export const ApplicationCreateSchema = z
   .object({
-    organizationId: z.uuid({ message: "must be a UUID" }),
+    organizationId: UuidSchema,
     name: NameSchema,
     description: DescriptionSchema.nullable().optional(),
   })

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { UuidSchema } from "~/schemas/uuid";
 import { RbacNameSchema } from "./rbac";
 import { UserCreateSchema, UserSchema, UserUpdateSchema } from "./user";
 
@@ -12,7 +13,7 @@ export const BULK_MODES = ["all_or_nothing", "best_effort"] as const;
 /** The columns a console CSV file may have (no password: plaintext passwords never travel in files). */
 export const BULK_CSV_COLUMNS = ["op", "userId", "email", "givenName", "familyName", "locale", "emailVerified", "roleName", "roleId"] as const;
 
-const UserRef = { userId: z.uuid({ message: "must be a UUID" }) };
+const UserRef = { userId: UuidSchema };
 
 export const BulkOperationSchema = z.discriminatedUnion("op", [
   UserCreateSchema.omit({ organizationId: true }).extend({ op: z.literal("create") }).strict(),
@@ -21,14 +22,14 @@ export const BulkOperationSchema = z.discriminatedUnion("op", [
   z.object({ op: z.literal("deactivate"), ...UserRef }).strict(),
   z.object({ op: z.literal("delete"), ...UserRef }).strict(),
   z
-    .object({ op: z.literal("assignRole"), ...UserRef, roleId: z.uuid({ message: "must be a UUID" }).optional(), roleName: RbacNameSchema.optional() })
+    .object({ op: z.literal("assignRole"), ...UserRef, roleId: UuidSchema.optional(), roleName: RbacNameSchema.optional() })
     .strict()
     .refine((o) => (o.roleId === undefined) !== (o.roleName === undefined), { message: "name the role by roleId or by roleName, not both", path: ["roleId"] }),
 ]);
 
 export const BulkRequestSchema = z
   .object({
-    organizationId: z.uuid({ message: "must be a UUID" }),
+    organizationId: UuidSchema,
     mode: z.enum(BULK_MODES).default("all_or_nothing"),
     operations: z.array(BulkOperationSchema).min(1, "needs at least one operation").max(MAX_BULK_OPERATIONS, `must have at most ${MAX_BULK_OPERATIONS} operations`),
   })

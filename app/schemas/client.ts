@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { LOGIN_METHOD_VALUES, LoginMethodsSchema } from "./organization";
+import { UuidSchema } from "~/schemas/uuid";
+import { LOGIN_METHODS } from "./login-methods";
+import { LoginMethodsSchema } from "./organization";
 
 /** Client shapes shared by the Admin API, its OpenAPI document and the console. */
 export const CLIENT_TYPE_VALUES = ["confidential", "public"] as const;
@@ -63,8 +65,8 @@ export const ClientSchema = z.object({
   grantTypes: z.array(z.enum(CLIENT_GRANT_TYPE_VALUES)),
   scope: z.string(),
   /** The client's override; null when the client inherits the organization's defaultLoginMethods. */
-  loginMethods: z.array(z.enum(LOGIN_METHOD_VALUES)).nullable(),
-  effectiveLoginMethods: z.array(z.enum(LOGIN_METHOD_VALUES)),
+  loginMethods: z.array(z.enum(LOGIN_METHODS)).nullable(),
+  effectiveLoginMethods: z.array(z.enum(LOGIN_METHODS)),
   /** May obtain access tokens for the Admin API (clients of the super-admin organization only). */
   adminApiAccess: z.boolean(),
   status: z.enum(CLIENT_STATUS_VALUES),
@@ -79,8 +81,8 @@ export const CreatedClientSchema = ClientSchema.extend({ secret: NewSecretSchema
 
 export const ClientCreateSchema = z
   .object({
-    organizationId: z.uuid({ message: "must be a UUID" }),
-    applicationId: z.uuid({ message: "must be a UUID" }).nullable().optional(),
+    organizationId: UuidSchema,
+    applicationId: UuidSchema.nullable().optional(),
     name: ClientNameSchema,
     clientType: z.enum(CLIENT_TYPE_VALUES),
     applicationType: z.enum(CLIENT_APPLICATION_TYPE_VALUES).default("web"),
@@ -95,7 +97,7 @@ export const ClientCreateSchema = z
 
 export const ClientUpdateSchema = z
   .object({
-    applicationId: z.uuid({ message: "must be a UUID" }).nullable().optional(),
+    applicationId: UuidSchema.nullable().optional(),
     name: ClientNameSchema.optional(),
     applicationType: z.enum(CLIENT_APPLICATION_TYPE_VALUES).optional(),
     redirectUris: UrisSchema.optional(),

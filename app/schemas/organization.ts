@@ -1,8 +1,10 @@
 import { z } from "zod";
+import { SUPPORTED_LANGUAGES } from "~/i18n/config";
+import { LOGIN_METHODS } from "./login-methods";
+import { SLUG_PATTERN } from "./slug";
+import { TWO_FACTOR_POLICIES } from "./two-factor-policy";
 
 /** Organization shapes shared by the Admin API, its OpenAPI document and the console. */
-export const LOGIN_METHOD_VALUES = ["password", "magic_link"] as const;
-export const TWO_FACTOR_POLICY_VALUES = ["optional", "required_email", "required_totp", "required_any"] as const;
 export const ORGANIZATION_STATUS_VALUES = ["active", "suspended", "deleted"] as const;
 
 /** Paths Porta itself uses at the top level; an organization cannot take them as its slug. */
@@ -15,25 +17,25 @@ export const SlugSchema = z
   .toLowerCase()
   .min(2, "must have at least 2 characters")
   .max(63, "must have at most 63 characters")
-  .regex(/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/, "may contain lower-case letters, digits and inner dashes only")
+  .regex(SLUG_PATTERN, "may contain lower-case letters, digits and inner dashes only")
   .refine((s) => !RESERVED_SLUGS.has(s), "is reserved by Porta");
 
 export const LoginMethodsSchema = z
-  .array(z.enum(LOGIN_METHOD_VALUES))
+  .array(z.enum(LOGIN_METHODS))
   .min(1, "needs at least one login method")
-  .max(2)
+  .max(LOGIN_METHODS.length)
   .refine((a) => new Set(a).size === a.length, "must not repeat a method");
 
 const NameSchema = z.string().trim().min(1, "must not be empty").max(200, "must have at most 200 characters");
-const LocaleSchema = z.enum(["en", "de"]);
+const LocaleSchema = z.enum(SUPPORTED_LANGUAGES);
 
 export const OrganizationSchema = z.object({
   id: z.uuid(),
   name: z.string(),
   slug: z.string(),
   status: z.enum(ORGANIZATION_STATUS_VALUES),
-  defaultLoginMethods: z.array(z.enum(LOGIN_METHOD_VALUES)),
-  twoFactorPolicy: z.enum(TWO_FACTOR_POLICY_VALUES),
+  defaultLoginMethods: z.array(z.enum(LOGIN_METHODS)),
+  twoFactorPolicy: z.enum(TWO_FACTOR_POLICIES),
   defaultLocale: z.string(),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
@@ -44,7 +46,7 @@ export const OrganizationCreateSchema = z
     name: NameSchema,
     slug: SlugSchema,
     defaultLoginMethods: LoginMethodsSchema.optional(),
-    twoFactorPolicy: z.enum(TWO_FACTOR_POLICY_VALUES).optional(),
+    twoFactorPolicy: z.enum(TWO_FACTOR_POLICIES).optional(),
     defaultLocale: LocaleSchema.optional(),
   })
   .strict();
@@ -53,7 +55,7 @@ export const OrganizationUpdateSchema = z
   .object({
     name: NameSchema.optional(),
     defaultLoginMethods: LoginMethodsSchema.optional(),
-    twoFactorPolicy: z.enum(TWO_FACTOR_POLICY_VALUES).optional(),
+    twoFactorPolicy: z.enum(TWO_FACTOR_POLICIES).optional(),
     defaultLocale: LocaleSchema.optional(),
   })
   .strict();

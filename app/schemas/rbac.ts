@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { UuidSchema } from "~/schemas/uuid";
 
 /** Roles, permissions and role assignments of an organization (Admin API and console). */
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
@@ -32,11 +33,11 @@ export const RoleSchema = z.object({
 
 export const RoleCreateSchema = z
   .object({
-    organizationId: z.uuid({ message: "must be a UUID" }),
+    organizationId: UuidSchema,
     name: RbacNameSchema,
     description: RbacDescriptionSchema.optional(),
     /** Ids of permissions of the same organization. */
-    permissionIds: z.array(z.uuid({ message: "must be a UUID" })).max(500).optional(),
+    permissionIds: z.array(UuidSchema).max(500).optional(),
   })
   .strict();
 
@@ -49,7 +50,7 @@ export const RoleUpdateSchema = z
 
 export const PermissionCreateSchema = z
   .object({
-    organizationId: z.uuid({ message: "must be a UUID" }),
+    organizationId: UuidSchema,
     name: RbacNameSchema,
     description: RbacDescriptionSchema.optional(),
   })

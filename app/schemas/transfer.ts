@@ -3,7 +3,9 @@ import { APPLICATION_STATUS_VALUES, DescriptionSchema, NameSchema } from "./appl
 import { ASSET_CONTENT_TYPES, ASSET_KINDS, ASSET_MAX_BYTES } from "./branding";
 import { CLAIM_TYPE_VALUES, ClaimNameSchema, ClaimScopeSchema, MAX_CLAIM_VALUE_BYTES } from "./claim";
 import { CLIENT_APPLICATION_TYPE_VALUES, CLIENT_STATUS_VALUES, ClientNameSchema, GrantTypesSchema, ScopeSchema, SECRET_STATUS_VALUES, UrisSchema } from "./client";
-import { LOGIN_METHOD_VALUES, LoginMethodsSchema, SlugSchema, TWO_FACTOR_POLICY_VALUES } from "./organization";
+import { LOGIN_METHODS } from "./login-methods";
+import { LoginMethodsSchema, SlugSchema } from "./organization";
+import { TWO_FACTOR_POLICIES } from "./two-factor-policy";
 import { RbacDescriptionSchema, RbacNameSchema } from "./rbac";
 import { EmailSchema } from "./email";
 import { USER_STATUS_VALUES, UserLocaleSchema } from "./user";
@@ -71,7 +73,7 @@ export const PackageClientSchema = z
     postLogoutRedirectUris: UrisSchema,
     grantTypes: GrantTypesSchema,
     scope: ScopeSchema,
-    loginMethods: z.array(z.enum(LOGIN_METHOD_VALUES)).max(2),
+    loginMethods: z.array(z.enum(LOGIN_METHODS)).max(LOGIN_METHODS.length),
     status: z.enum(CLIENT_STATUS_VALUES),
     secrets: z.array(PackageSecretSchema).max(100),
   })
@@ -125,7 +127,7 @@ export const PackageContentSchema = z
         slug: SlugSchema,
         name: NameSchema,
         defaultLoginMethods: LoginMethodsSchema,
-        twoFactorPolicy: z.enum(TWO_FACTOR_POLICY_VALUES),
+        twoFactorPolicy: z.enum(TWO_FACTOR_POLICIES),
         defaultLocale: UserLocaleSchema,
         branding: z.record(z.string().max(100), z.json()).refine((b) => JSON.stringify(b).length <= 20_000, "is too large"),
         assets: z.array(PackageAssetSchema).max(ASSET_KINDS.length),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { UuidSchema } from "~/schemas/uuid";
 import { SUPPORTED_LANGUAGES } from "~/i18n/config";
 import { EmailSchema } from "./email";
 
@@ -30,7 +31,7 @@ export const UserSchema = z.object({
 export const UserCreateSchema = z
   .object({
     /** Optional: the path names the organization; when sent it must agree. */
-    organizationId: z.uuid({ message: "must be a UUID" }).optional(),
+    organizationId: UuidSchema.optional(),
     email: EmailSchema,
     givenName: PersonNameSchema.optional(),
     familyName: PersonNameSchema.optional(),
@@ -57,7 +58,7 @@ const RoleNameRef = z.string().trim().min(1).max(100, "must have at most 100 cha
 
 export const InviteSchema = z
   .object({
-    organizationId: z.uuid({ message: "must be a UUID" }).optional(),
+    organizationId: UuidSchema.optional(),
     email: EmailSchema,
     givenName: PersonNameSchema.optional(),
     familyName: PersonNameSchema.optional(),

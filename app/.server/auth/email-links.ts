@@ -1,6 +1,4 @@
-/** Lifetimes of the links Porta sends (configurable entries arrive with the config API). */
-export const MAGIC_LINK_TTL_MINUTES = 15;
-export const PASSWORD_RESET_TTL_MINUTES = 60;
+/** Invitations last a week; the lifetimes of magic and reset links are settings (settings/registry.ts). */
 export const INVITATION_TTL_DAYS = 7;
 
 export function magicLinkUrl(baseUrl: string, input: { interactionUid: string; organizationSlug: string; token: string }): string {

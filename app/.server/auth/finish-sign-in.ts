@@ -1,3 +1,4 @@
+import type { LoginMethod } from "~/schemas/login-methods";
 import type { Context } from "../context";
 import type { InteractionContext } from "../interaction/context";
 import { recordLogin } from "../oidc/interaction-results";
@@ -16,7 +17,7 @@ export type SecondFactorUsed = "totp" | "email" | "recovery";
 export interface SignIn {
   /** The interaction signed in to: its organization, client and provider record. */
   at: InteractionContext;
-  method: "password" | "magic_link";
+  method: LoginMethod;
   /** The second factor that completed a password sign-in. */
   secondFactor?: SecondFactorUsed;
   meta: RequestMeta;

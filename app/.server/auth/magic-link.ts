@@ -1,4 +1,4 @@
-import { effectiveLoginMethods } from "./login-methods";
+import { effectiveLoginMethods } from "~/schemas/login-methods";
 import { normalizeEmail } from "~/schemas/email";
 import { magicLinkUrl } from "./email-links";
 import { getClientRecord } from "../directory/clients";

@@ -3,6 +3,7 @@ import { inTransaction, type Context } from "../context";
 import type { Services } from "../services";
 import { anonymousActor, userActor, type RequestMeta } from "./actors";
 import type { CompleteSignIn } from "./finish-sign-in";
+import { SETTINGS } from "../settings/registry";
 import { MAX_PASSWORD_LENGTH } from "./password-policy";
 
 /**
@@ -17,7 +18,10 @@ export interface LockoutPolicy {
   cooldownSeconds: number;
 }
 
-export const DEFAULT_LOCKOUT: LockoutPolicy = { maxFailures: 5, cooldownSeconds: 15 * 60 };
+export const DEFAULT_LOCKOUT: LockoutPolicy = {
+  maxFailures: SETTINGS["auth.lockout.maxFailures"].default,
+  cooldownSeconds: SETTINGS["auth.lockout.cooldownMinutes"].default * 60,
+};
 
 export type FailureReason = "unknown_user" | "inactive" | "no_password" | "locked" | "wrong_password" | "rate_limited" | "malformed";
 

@@ -14,7 +14,6 @@ import { checkNewPassword, type PasswordProblem } from "./password-policy";
  * the job does the lookup, the token and the mail. The token is owned by its job, so a retry
  * (for example after an ambiguous SMTP outcome) sends the same link and never a second one.
  */
-export const DEFAULT_MIN_PASSWORD_LENGTH = 8;
 
 export type ResetRequestOutcome = { status: "accepted" } | { status: "rate_limited"; retryAfterSeconds: number };
 

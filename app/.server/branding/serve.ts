@@ -1,4 +1,5 @@
 import type { RequestHandler } from "express";
+import { isUuid } from "~/schemas/uuid";
 import { ASSET_EXTENSIONS, type AssetContentType } from "~/schemas/branding";
 import type { Services } from "../services";
 import { findServedAsset } from "./service";
@@ -10,7 +11,6 @@ import { findServedAsset } from "./service";
  */
 export const BRANDING_ASSET_ROUTE = "/assets/branding/:organizationId/:file";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const FILE = /^([0-9a-f]{64})\.([a-z]{3,4})$/;
 
 /** Even opened directly, an SVG can run nothing, load nothing and reach nothing. */
@@ -21,7 +21,7 @@ export function serveBrandingAsset(services: Services): RequestHandler {
   return (req, res, next) => {
     const organizationId = req.params.organizationId ?? "";
     const file = FILE.exec(req.params.file ?? "");
-    if (!UUID.test(organizationId) || !file) {
+    if (!isUuid(organizationId) || !file) {
       res.status(404).set("Cache-Control", "no-store").type("text/plain").send("Not found");
       return;
     }

@@ -1,4 +1,5 @@
 import { isIP } from "node:net";
+import { SLUG_PATTERN } from "~/schemas/slug";
 import { z } from "zod";
 import { emailSchema } from "~/schemas/email";
 
@@ -18,7 +19,6 @@ export class ConfigError extends Error {
 }
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
-const SLUG_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
 const optionalString = z
   .string()

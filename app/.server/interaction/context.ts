@@ -1,6 +1,6 @@
 import type { Request as ExpressRequest, Response as ExpressResponse } from "express";
 import type { Organization } from "~/generated/prisma/client";
-import { effectiveLoginMethods, type LoginMethod } from "../auth/login-methods";
+import { effectiveLoginMethods, type LoginMethod } from "~/schemas/login-methods";
 import { getClientRecord, type ClientRecord } from "../directory/clients";
 import { getOrganizationById } from "../directory/organizations";
 import { lookupInteractionOrganization } from "../oidc/adapter";

@@ -1,5 +1,5 @@
 import { data, type AppLoadContext } from "@remix-run/node";
-import type { LoginMethod } from "../auth/login-methods";
+import type { LoginMethod } from "~/schemas/login-methods";
 import { anonymousActor, type RequestMeta } from "../auth/actors";
 import { inTransaction } from "../context";
 import { readForm } from "../http/form";

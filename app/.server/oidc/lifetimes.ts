@@ -1,7 +1,9 @@
-/** Token and artifact lifetimes in seconds (configurable entries come with the config API). */
+import { SETTINGS } from "../settings/registry";
+
+/** Token and artifact lifetimes in seconds; the access token's is a setting (its default here). */
 export const LIFETIMES = {
-  AccessToken: 3600,
-  ClientCredentials: 3600,
+  AccessToken: SETTINGS["tokens.accessTokenTtlSeconds"].default,
+  ClientCredentials: SETTINGS["tokens.accessTokenTtlSeconds"].default,
   IdToken: 3600,
   AuthorizationCode: 60,
   RefreshToken: 14 * 24 * 3600,

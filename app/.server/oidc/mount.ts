@@ -1,4 +1,5 @@
 import express, { type Request, type RequestHandler } from "express";
+import { SLUG_PATTERN_ANY_CASE } from "~/schemas/slug";
 import { findUnrepresentable, UNREPRESENTABLE_MESSAGE } from "~/schemas/text";
 import { userinfoRequest } from "./internals";
 import type { ProviderRegistry, TenantProvider } from "./registry";
@@ -9,12 +10,11 @@ import type { ProviderRegistry, TenantProvider } from "./registry";
  */
 export const PROTOCOL_PATH =
   /^\/(?:\.well-known\/(?:openid-configuration|jwks)|auth\/(?:authorize|token|par)(?:\/[^/]+)?|token(?:\/introspection|\/revocation)?|me|session\/end(?:\/confirm|\/success)?)$/;
-const SLUG = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
 
 /** True for a path (below the origin) that oidc-provider serves: /{slug}/<protocol path>. */
 export function isProtocolPath(path: string): boolean {
   const match = /^\/([^/]+)(\/.*)$/.exec(path);
-  return Boolean(match && SLUG.test(match[1]!) && PROTOCOL_PATH.test(match[2]!));
+  return Boolean(match && SLUG_PATTERN_ANY_CASE.test(match[1]!) && PROTOCOL_PATH.test(match[2]!));
 }
 
 const parseForm = express.urlencoded({ extended: false, limit: "56kb" });
@@ -88,7 +88,7 @@ async function presentJwtsByJti(body: Record<string, unknown> | undefined, tenan
 export function protocolRoutes(registry: ProviderRegistry): RequestHandler {
   return (req, res, next) => {
     const slug = req.params.slug;
-    if (!slug || !SLUG.test(slug) || !PROTOCOL_PATH.test(req.path)) return next();
+    if (!slug || !SLUG_PATTERN_ANY_CASE.test(slug) || !PROTOCOL_PATH.test(req.path)) return next();
     registry.get(slug).then(async (tenant) => {
       if (!tenant) {
         res.status(404).json({ error: "not_found", error_description: "There is no such organization." });

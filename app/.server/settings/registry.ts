@@ -1,51 +1,47 @@
 import type { z } from "zod";
 import { SETTING_SCHEMAS, type SettingKey } from "~/schemas/settings";
-import { MAGIC_LINK_TTL_MINUTES, PASSWORD_RESET_TTL_MINUTES } from "../auth/email-links";
-import { DEFAULT_LOCKOUT } from "../auth/password-login";
-import { DEFAULT_MIN_PASSWORD_LENGTH } from "../auth/password-reset";
-import { EMAIL_OTP_TTL_MINUTES } from "../auth/two-factor/email-otp";
-import { LIFETIMES } from "../oidc/lifetimes";
 
 /**
  * Every system configuration entry Porta knows, with its type and bounds (shared with the
  * console: app/schemas/settings.ts) and its default. The Admin API validates writes against
  * these; readers get the stored value or the default, within seconds of a change and without
- * a restart.
+ * a restart. The defaults live here and nowhere else: features read the setting (or, where no
+ * store is at hand, `SETTINGS[key].default`), so this module imports no feature.
  */
 export const SETTINGS = {
   "auth.passwordMinLength": {
     schema: SETTING_SCHEMAS["auth.passwordMinLength"],
-    default: DEFAULT_MIN_PASSWORD_LENGTH,
+    default: 8,
     description: "Minimum length of new passwords (NIST SP 800-63B: at least 8).",
   },
   "auth.magicLinkTtlMinutes": {
     schema: SETTING_SCHEMAS["auth.magicLinkTtlMinutes"],
-    default: MAGIC_LINK_TTL_MINUTES,
+    default: 15,
     description: "Lifetime of magic links, in minutes.",
   },
   "auth.emailOtpTtlMinutes": {
     schema: SETTING_SCHEMAS["auth.emailOtpTtlMinutes"],
-    default: EMAIL_OTP_TTL_MINUTES,
+    default: 10,
     description: "Lifetime of emailed one-time codes, in minutes.",
   },
   "auth.passwordResetTtlMinutes": {
     schema: SETTING_SCHEMAS["auth.passwordResetTtlMinutes"],
-    default: PASSWORD_RESET_TTL_MINUTES,
+    default: 60,
     description: "Lifetime of password reset links, in minutes.",
   },
   "auth.lockout.maxFailures": {
     schema: SETTING_SCHEMAS["auth.lockout.maxFailures"],
-    default: DEFAULT_LOCKOUT.maxFailures,
+    default: 5,
     description: "Consecutive failed passwords that lock an account.",
   },
   "auth.lockout.cooldownMinutes": {
     schema: SETTING_SCHEMAS["auth.lockout.cooldownMinutes"],
-    default: DEFAULT_LOCKOUT.cooldownSeconds / 60,
+    default: 15,
     description: "How long a locked account stays locked, in minutes.",
   },
   "tokens.accessTokenTtlSeconds": {
     schema: SETTING_SCHEMAS["tokens.accessTokenTtlSeconds"],
-    default: LIFETIMES.AccessToken,
+    default: 3600,
     description: "Lifetime of access tokens, in seconds (applies to tokens issued after the change).",
   },
 } as const;

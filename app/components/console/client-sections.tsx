@@ -7,7 +7,7 @@ import { ListTable, Moment } from "./list-table";
 import { list, zodFieldErrors } from "./forms";
 import { ActionForm, CheckboxGroup, ConfirmAction, Csrf, Notice, SelectField } from "./ui";
 import { CLIENT_GRANT_TYPE_VALUES, ClientUpdateSchema, LoginMethodsBodySchema, type Client, type ClientSecret } from "~/schemas/client";
-import { LOGIN_METHOD_VALUES } from "~/schemas/organization";
+import { LOGIN_METHODS } from "~/schemas/login-methods";
 
 /** The sections of the console's client page. */
 type EditResult = { kind: "invalid"; values: ClientFormValues; errors: Record<string, string> } | { kind: "conflict"; values: ClientFormValues; current: Client };
@@ -127,7 +127,7 @@ export function LoginMethodsPanel({ client, orgDefault, errors: serverErrors }: 
         <CheckboxGroup
           name="loginMethods"
           legend={t("clients.overrideMethods")}
-          options={LOGIN_METHOD_VALUES.map((m) => ({ value: m, label: t(`orgs.method.${m}`) }))}
+          options={LOGIN_METHODS.map((m) => ({ value: m, label: t(`orgs.method.${m}`) }))}
           checked={client.loginMethods ?? orgDefault}
           error={errors.loginMethods}
         />

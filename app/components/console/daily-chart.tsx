@@ -1,4 +1,5 @@
 import { useTranslation } from "react-i18next";
+import { LOGIN_METHODS } from "~/schemas/login-methods";
 
 export interface DailyFigure {
   date: string;
@@ -6,11 +7,8 @@ export interface DailyFigure {
   byMethod: Record<string, number>;
 }
 
-/** Primary login methods, in stacking order, with a fill a reader can tell apart from the other. */
-const SERIES = [
-  { key: "password", className: "series-password" },
-  { key: "magic_link", className: "series-magic-link" },
-] as const;
+/** Primary login methods, in stacking order, each with a fill a reader can tell apart from the others. */
+const SERIES = LOGIN_METHODS.map((key) => ({ key, className: `series-${key.replace("_", "-")}` }));
 
 const HEIGHT = 120;
 

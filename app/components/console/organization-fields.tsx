@@ -1,5 +1,6 @@
 import { useTranslation } from "react-i18next";
-import { LOGIN_METHOD_VALUES, TWO_FACTOR_POLICY_VALUES } from "~/schemas/organization";
+import { LOGIN_METHODS } from "~/schemas/login-methods";
+import { TWO_FACTOR_POLICIES } from "~/schemas/two-factor-policy";
 import { CheckboxGroup, SelectField } from "./ui";
 
 /** Login methods, 2FA policy and language: the organization settings shared by create and edit. */
@@ -10,14 +11,14 @@ export function OrganizationFields({ values, errors }: { values: { defaultLoginM
       <CheckboxGroup
         name="defaultLoginMethods"
         legend={t("orgs.loginMethods")}
-        options={LOGIN_METHOD_VALUES.map((m) => ({ value: m, label: t(`orgs.method.${m}`) }))}
+        options={LOGIN_METHODS.map((m) => ({ value: m, label: t(`orgs.method.${m}`) }))}
         checked={values.defaultLoginMethods}
         error={errors.defaultLoginMethods}
       />
       <SelectField
         name="twoFactorPolicy"
         label={t("orgs.twoFactor")}
-        options={TWO_FACTOR_POLICY_VALUES.map((p) => ({ value: p, label: t(`orgs.policy.${p}`) }))}
+        options={TWO_FACTOR_POLICIES.map((p) => ({ value: p, label: t(`orgs.policy.${p}`) }))}
         defaultValue={values.twoFactorPolicy}
         error={errors.twoFactorPolicy}
       />

@@ -10,7 +10,7 @@ import {
   type ClientUpdate,
   type SecretCreate,
 } from "~/schemas/client";
-import { effectiveLoginMethods } from "../../auth/login-methods";
+import { effectiveLoginMethods } from "~/schemas/login-methods";
 import { hashClientSecret, invalidateClient } from "../../directory/clients";
 import { getOrganizationBySlug } from "../../directory/organizations";
 import type { Services } from "../../services";

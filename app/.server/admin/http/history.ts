@@ -1,8 +1,8 @@
 import type { Db } from "../../context";
+import { isUuid } from "~/schemas/uuid";
 import { validation } from "../../errors";
 import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, type HistoryPage, type HistoryQuery } from "./pagination";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export interface HistoryEntry {
   id: string;
@@ -20,7 +20,7 @@ export interface HistoryEntry {
 export async function auditHistory(prisma: Db, target: { targetType: string; targetId: string }, query: HistoryQuery): Promise<HistoryPage<HistoryEntry>> {
   const limit = query.limit ?? DEFAULT_PAGE_SIZE;
   const after = query.after ? decodeCursor(query.after, "after")[1] : undefined;
-  if (after !== undefined && !UUID.test(after)) throw validation([{ field: "after", message: "is not a cursor returned by Porta" }]);
+  if (after !== undefined && !isUuid(after)) throw validation([{ field: "after", message: "is not a cursor returned by Porta" }]);
   const rows = await prisma.auditEntry.findMany({
     where: { ...target, ...(query.eventType ? { eventType: query.eventType } : {}), ...(after ? { id: { lt: after } } : {}) },
     orderBy: { id: "desc" },

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { adminOperations } from "./operation-table";
+import type { Operation } from "./route";
 
 /**
  * The OpenAPI 3.1 document of the Admin API, built from the very operations the API serves
@@ -69,10 +70,10 @@ const RAW_BODY_RESPONSES: Record<string, string> = {
   "415": "The Content-Type is not one the operation accepts",
 };
 
-export function buildOpenApiDocument(serverUrl: string) {
+export function buildOpenApiDocument(serverUrl: string, operations: readonly Operation[] = adminOperations()) {
   const paths: Record<string, Record<string, unknown>> = {};
   const errorRef = { $ref: "#/components/schemas/Error" };
-  for (const op of adminOperations()) {
+  for (const op of operations) {
     const path = `/api/admin${op.path}`;
     const success = String(op.successStatus ?? 200);
     paths[path] ??= {};

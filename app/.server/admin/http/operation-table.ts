@@ -22,11 +22,11 @@ import type { Operation } from "./route";
  * operations; a new module is added here once. The router, the OpenAPI document, the console
  * gateway (typed by operation id) and the generated client all read this table.
  */
-const MODULES = { applications, audit, branding, bulk, claims, clients, config, keys, metadata, organizations, rbac, sessions, stats, transfer, twoFactor, users };
+export const MODULES = { applications, audit, branding, bulk, claims, clients, config, keys, metadata, organizations, rbac, sessions, stats, transfer, twoFactor, users };
 
 type Module = (typeof MODULES)[keyof typeof MODULES];
 // Distributes over the modules (keyof a union would keep only the keys they share).
-type OperationsOf<M> = M extends unknown ? { [K in keyof M]: M[K] extends ReadonlyArray<infer O> ? O : never }[keyof M] : never;
+export type OperationsOf<M> = M extends unknown ? { [K in keyof M]: M[K] extends ReadonlyArray<infer O> ? O : never }[keyof M] : never;
 
 /** Every operation, each with its literal id and its schemas' types. */
 export type AdminOperation = OperationsOf<Module>;
@@ -49,9 +49,14 @@ function isOperationList(value: unknown): value is Operation[] {
   return Array.isArray(value) && value.every((v) => typeof v === "object" && v !== null && "operationId" in v && "handler" in v);
 }
 
+/** The operations a set of modules declares (every exported array of operations). */
+export function operationsOf(modules: Record<string, object>): Operation[] {
+  return Object.values(modules).flatMap((mod) => Object.values(mod).filter(isOperationList).flat());
+}
+
 let table: Operation[] | undefined;
 
 export function adminOperations(): Operation[] {
-  table ??= Object.values(MODULES).flatMap((mod) => Object.values(mod).filter(isOperationList).flat());
+  table ??= operationsOf(MODULES);
   return table;
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isUuid } from "~/schemas/uuid";
 import { validation } from "../../errors";
 
 /**
@@ -88,7 +89,6 @@ export interface HistoryPage<T> {
  * cursor walk counts it once, on its first page, and carries it in the cursor, so that the
  * following pages cost one index range scan each however large the set is.
  */
-const UUID_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export async function listPage<T extends { id: string }>(
   mode: ListMode,
@@ -105,7 +105,7 @@ export async function listPage<T extends { id: string }>(
     return { data, total, page: mode.page, pageSize: mode.pageSize };
   }
   const afterId = mode.after ? mode.after[1] : null;
-  if (afterId !== null && !(fetch.idPattern ?? UUID_ID).test(afterId)) throw validation([{ field: "cursor", message: "is not a cursor returned by Porta" }]);
+  if (afterId !== null && !(fetch.idPattern ? fetch.idPattern.test(afterId) : isUuid(afterId))) throw validation([{ field: "cursor", message: "is not a cursor returned by Porta" }]);
   const carried = mode.after?.[2];
   const [total, rows] = await Promise.all([carried ?? fetch.count(), fetch.after(afterId, mode.limit + 1)]);
   const data = rows.slice(0, mode.limit);

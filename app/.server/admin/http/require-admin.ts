@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { isUuid } from "~/schemas/uuid";
 import { createLocalJWKSet, jwtVerify, type JWK } from "jose";
 import { superAdminPublicJwks } from "../../oidc/super-admin-keys";
 import type { Services } from "../../services";
@@ -17,7 +18,6 @@ interface AdminRow {
   permission: string | null;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Who is calling the Admin API, once the seven checks of the spec have passed. */
 export interface AdminUser {
@@ -100,7 +100,7 @@ export async function requireAdmin(services: Services, request: Request): Promis
   // An operator may have unmarked or deactivated the client since the token was issued.
   if (!(await mayCallAdminApi(prisma, services.cache, services.config.superAdminSlug, clientId))) throw unauthorized();
 
-  if (!UUID.test(sub)) throw unauthorized();
+  if (!isUuid(sub)) throw unauthorized();
   // One statement for the user, their organization, roles and permissions (every Admin API
   // request pays for it; the nested Prisma query costs about twice as much).
   const rows = await prisma.$queryRaw<AdminRow[]>`

@@ -1,5 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { z } from "zod";
+import { UuidSchema } from "~/schemas/uuid";
 import { findUnrepresentable, UNREPRESENTABLE_MESSAGE } from "~/schemas/text";
 import { inTransaction, withReadContext, type Actor, type AuditEntry, type FullContext } from "../../context";
 import type { Services } from "../../services";
@@ -224,5 +225,5 @@ export async function runOperation(op: Operation, args: RunArgs): Promise<Respon
 }
 
 /** Path parameter schemas shared by routes. */
-export const IdParams = z.object({ id: z.uuid({ message: "must be a UUID" }) });
+export const IdParams = z.object({ id: UuidSchema });
 

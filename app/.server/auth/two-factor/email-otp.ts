@@ -1,10 +1,11 @@
 import { createHmac, hkdfSync, timingSafeEqual } from "node:crypto";
+import { SETTINGS } from "../../settings/registry";
 
 /**
  * Email one-time codes: six digits derived from the code row's id under a server key (so the
  * job that mails a code can re-create it, and a retry mails the same code), stored as an HMAC.
  */
-export const EMAIL_OTP_TTL_MINUTES = 10;
+export const EMAIL_OTP_TTL_MINUTES = SETTINGS["auth.emailOtpTtlMinutes"].default;
 export const MAX_ACTIVE_EMAIL_OTPS = 3;
 
 export interface OtpMint {

@@ -1,3 +1,9 @@
+/**
+ * The primary login methods, defined once: the Admin API's schemas, the login page, the gate of
+ * every interaction route, statistics and the console read this list, and the SQL CHECK
+ * constraints on Organization.defaultLoginMethods and Client.loginMethods must equal it
+ * (test/architecture.test.ts compares them).
+ */
 export const LOGIN_METHODS = ["password", "magic_link"] as const;
 export type LoginMethod = (typeof LOGIN_METHODS)[number];
 
