@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { systemActor } from "~/.server/auth/actors";
 import { inviteUser, previewInvitation } from "~/.server/auth/invitations";
+import { inTransaction, readContext } from "~/.server/context";
 import type { Language } from "~/i18n/config";
 import { csrfOf, TestBrowser } from "../support/browser";
 import { startTestPorta, type TestPorta } from "../support/porta";
@@ -40,7 +42,7 @@ const CHOSEN_PASSWORD = "my invited passphrase 9";
 
 async function invite(t: Tenant, language: Language, extra: { invitedBy?: string } = {}) {
   const email = uniqueEmail(`invite-${language}`);
-  const outcome = await inviteUser(porta.services, { organizationId: t.org.id, email, givenName: "Grace", language, ...extra });
+  const outcome = await inTransaction(porta.services, systemActor(null), (ctx) => inviteUser(ctx, { organizationId: t.org.id, email, givenName: "Grace", language, ...extra }));
   const mail = await peer.waitForMail(email);
   const link = linkIn(mail, "/invitation?token=");
   expect(link).toBe(`${porta.baseUrl}/${t.org.slug}/invitation?token=${new URL(link).searchParams.get("token")}`);
@@ -60,7 +62,7 @@ describe("inviting", () => {
   it("returns the invitation outcome and creates no user", async () => {
     const email = uniqueEmail("outcome");
     const before = Date.now();
-    const outcome = await inviteUser(porta.services, { organizationId: tenant.org.id, email: email.toUpperCase(), language: "en" });
+    const outcome = await inTransaction(porta.services, systemActor(null), (ctx) => inviteUser(ctx, { organizationId: tenant.org.id, email: email.toUpperCase(), language: "en" }));
     expect(Object.keys(outcome).sort()).toEqual(["email", "expiresAt", "invitationId", "invitationSent"]);
     expect(outcome).toMatchObject({ email, invitationSent: true });
     expect(typeof outcome.invitationId).toBe("string");
@@ -76,7 +78,7 @@ describe("inviting", () => {
 
   it("previews the mail without sending it or storing an invitation", async () => {
     const email = uniqueEmail("preview");
-    const preview = await previewInvitation(porta.services, { organizationId: tenant.org.id, email, language: "de", invitedBy: "Ada" });
+    const preview = await previewInvitation(readContext(porta.services, systemActor(null)), { organizationId: tenant.org.id, email, language: "de", invitedBy: "Ada" });
     expect(preview.to).toBe(email);
     expect(preview.subject).toBe(mailText("de", (m) => m.invitation.subject, { organization: tenant.org.name }));
     expect(preview.text).toContain(mailText("de", (m) => m.invitation.bodyInvitedBy, { organization: tenant.org.name, invitedBy: "Ada" }));

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { systemActor } from "~/.server/auth/actors";
 import { inviteUser } from "~/.server/auth/invitations";
+import { inTransaction } from "~/.server/context";
 import { csrfOf, TestBrowser } from "../support/browser";
 import { createUser } from "../support/factories";
 import { startTestPorta, type TestPorta } from "../support/porta";
@@ -214,7 +216,7 @@ describe("a password reset", () => {
 describe("an invitation", () => {
   it("is accepted, the account created and user.invitation_accepted recorded together", async () => {
     const email = `invited-${Date.now()}@example.com`;
-    const { invitationId } = await inviteUser(porta.services, { organizationId: tenant.org.id, email });
+    const { invitationId } = await inTransaction(porta.services, systemActor(null), (ctx) => inviteUser(ctx, { organizationId: tenant.org.id, email }));
     const url = `${porta.baseUrl}/${tenant.org.slug}/invitation?token=${porta.services.tokens.derive("invitation", invitationId)}`;
     const browser = new TestBrowser();
     const opened = await browser.get(url);

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { systemActor } from "~/.server/auth/actors";
 import { setTwoFactorPolicy } from "~/.server/auth/two-factor/admin";
+import { inTransaction } from "~/.server/context";
 import { currentTotpCode } from "~/.server/auth/two-factor/totp";
 import { DEFAULT_LIMITS } from "~/.server/rate-limit/limiters";
 import { resources } from "~/i18n/config";
@@ -376,11 +378,11 @@ describe("a policy changed by an administrator", () => {
     await toCallback(before.page.browser, before.step);
 
     const { version } = await prisma().organization.findUniqueOrThrow({ where: { id: tenant.org.id } });
-    await setTwoFactorPolicy(porta.services, { organizationId: tenant.org.id, policy: "required_email", expectedVersion: version });
+    await inTransaction(porta.services, systemActor(null), (ctx) => setTwoFactorPolicy(ctx, { organizationId: tenant.org.id, policy: "required_email", expectedVersion: version }));
     const after = await passwordStep(tenant, user);
     expect(after.step.kind).toBe("email");
 
-    await setTwoFactorPolicy(porta.services, { organizationId: tenant.org.id, policy: "required_totp" });
+    await inTransaction(porta.services, systemActor(null), (ctx) => setTwoFactorPolicy(ctx, { organizationId: tenant.org.id, policy: "required_totp" }));
     const enroll = await passwordStep(tenant, user);
     expect(enroll.step.kind).toBe("setup");
     const { after: done } = await completeSetup(enroll.page.browser, enroll.step as Step & { kind: "setup" });

@@ -21,6 +21,8 @@ import {
   type VerifyMethod,
 } from "~/.server/auth/two-factor/service";
 import { currentTotpCode, TOTP_PERIOD_SECONDS } from "~/.server/auth/two-factor/totp";
+import { systemActor } from "~/.server/auth/actors";
+import { inTransaction, readContext, type FullContext } from "~/.server/context";
 import { DEFAULT_LIMITS } from "~/.server/rate-limit/limiters";
 import { createOrganization, createUser } from "../support/factories";
 import { startTestPorta, type TestPorta } from "../support/porta";
@@ -36,6 +38,9 @@ import { auditEntries, createUserInState, enrollTotp, freshTotpCode, POLICIES, U
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 240_000 });
 let porta: TestPorta;
 let org: { id: string; slug: string; name: string };
+// The services take a context: reads a plain one, writes one over their own transaction.
+const read = () => readContext(porta.services, systemActor(null));
+const write = <T>(work: (ctx: FullContext) => Promise<T>) => inTransaction(porta.services, systemActor(null), work);
 
 beforeAll(async () => {
   porta = await startTestPorta();
@@ -212,7 +217,7 @@ describe("recovery codes", () => {
     const [code] = user.recoveryCodes!;
     expect(await verify(user.id, "recovery", code!)).toEqual({ ok: true });
     expect(await verify(user.id, "recovery", code!)).toEqual({ ok: false, reason: "invalid_code" });
-    const status = await getTwoFactorStatus(porta.services, user.id);
+    const status = await getTwoFactorStatus(read(), user.id);
     expect(status.recoveryCodes).toEqual({ remaining: 9, total: 10 });
   });
 
@@ -235,7 +240,7 @@ describe("recovery codes", () => {
   it("regenerating (replaceRecoveryCodes) invalidates the whole old set", async () => {
     const user = await newUser("totp");
     const old = user.recoveryCodes!;
-    const fresh = await replaceRecoveryCodes(porta.services, user.id);
+    const fresh = await write((ctx) => replaceRecoveryCodes(ctx, user.id));
     expect(fresh).toHaveLength(10);
     expect(fresh.filter((c) => old.includes(c))).toEqual([]);
     expect(await prisma().recoveryCode.count({ where: { userId: user.id } })).toBe(10);
@@ -380,19 +385,19 @@ describe("planSecondFactor (the policy applied after a password)", () => {
 describe("administration", () => {
   it("getTwoFactorStatus reports TOTP (pending or enrolled), email codes and recovery codes left", async () => {
     const none = await newUser();
-    expect(await getTwoFactorStatus(porta.services, none.id)).toEqual({
+    expect(await getTwoFactorStatus(read(), none.id)).toEqual({
       userId: none.id,
       totp: { enrolled: false, pending: false, enrolledAt: null },
       emailOtp: { enabled: false },
       recoveryCodes: { remaining: 0, total: 0 },
     });
     await beginTotpEnrollment(porta.services, none.id);
-    expect((await getTwoFactorStatus(porta.services, none.id)).totp).toEqual({ enrolled: false, pending: true, enrolledAt: null });
+    expect((await getTwoFactorStatus(read(), none.id)).totp).toEqual({ enrolled: false, pending: true, enrolledAt: null });
 
     const totp = await newUser("totp");
     await prisma().user.update({ where: { id: totp.id }, data: { emailOtpEnabled: true } });
     await verify(totp.id, "recovery", totp.recoveryCodes![0]!);
-    const status = await getTwoFactorStatus(porta.services, totp.id);
+    const status = await getTwoFactorStatus(read(), totp.id);
     expect(status.totp.enrolled).toBe(true);
     expect(status.totp.pending).toBe(false);
     expect(status.totp.enrolledAt).toBeInstanceOf(Date);
@@ -406,7 +411,7 @@ describe("administration", () => {
     await issueEmailOtp(porta.services, user.id, "en");
     const [row] = await emailCodes(user.id);
 
-    const status = await disableTwoFactor(porta.services, user.id);
+    const status = await write((ctx) => disableTwoFactor(ctx, user.id));
     expect(status).toEqual({
       userId: user.id,
       totp: { enrolled: false, pending: false, enrolledAt: null },
@@ -422,7 +427,7 @@ describe("administration", () => {
   it("resetTwoFactor forgets TOTP and recovery codes but keeps email codes on; required_totp enrolls again", async () => {
     const user = await newUser("totp");
     await prisma().user.update({ where: { id: user.id }, data: { emailOtpEnabled: true } });
-    const status = await resetTwoFactor(porta.services, user.id);
+    const status = await write((ctx) => resetTwoFactor(ctx, user.id));
     expect(status.totp).toEqual({ enrolled: false, pending: false, enrolledAt: null });
     expect(status.emailOtp).toEqual({ enabled: true });
     expect(status.recoveryCodes).toEqual({ remaining: 0, total: 0 });
@@ -435,37 +440,37 @@ describe("administration", () => {
 
   it("regenerateRecoveryCodes replaces the set (old codes refused, new ones work) and needs an enrolled TOTP", async () => {
     const user = await newUser("totp");
-    const fresh = await regenerateRecoveryCodes(porta.services, user.id);
+    const fresh = await write((ctx) => regenerateRecoveryCodes(ctx, user.id));
     expect(fresh).toHaveLength(10);
     for (const old of user.recoveryCodes!.slice(0, 2)) expect(await verify(user.id, "recovery", old)).toEqual({ ok: false, reason: "invalid_code" });
     expect(await verify(user.id, "recovery", fresh[9]!)).toEqual({ ok: true });
-    expect((await getTwoFactorStatus(porta.services, user.id)).recoveryCodes).toEqual({ remaining: 9, total: 10 });
+    expect((await getTwoFactorStatus(read(), user.id)).recoveryCodes).toEqual({ remaining: 9, total: 10 });
 
     const emailOnly = await newUser("email");
-    await expect(regenerateRecoveryCodes(porta.services, emailOnly.id)).rejects.toBeInstanceOf(NotEnrolledError);
+    await expect(write((ctx) => regenerateRecoveryCodes(ctx, emailOnly.id))).rejects.toBeInstanceOf(NotEnrolledError);
     const pending = await newUser();
     await beginTotpEnrollment(porta.services, pending.id);
-    await expect(regenerateRecoveryCodes(porta.services, pending.id)).rejects.toBeInstanceOf(NotEnrolledError);
+    await expect(write((ctx) => regenerateRecoveryCodes(ctx, pending.id))).rejects.toBeInstanceOf(NotEnrolledError);
     expect(await prisma().recoveryCode.count({ where: { userId: { in: [emailOnly.id, pending.id] } } })).toBe(0);
   });
 
   it("getTwoFactorPolicy and setTwoFactorPolicy read and write the policy with optimistic concurrency", async () => {
     const own = await createOrganization(prisma());
-    const initial = await getTwoFactorPolicy(porta.services, own.id);
+    const initial = await getTwoFactorPolicy(read(), own.id);
     expect(initial).toEqual({ organizationId: own.id, policy: "optional", version: own.version });
 
-    const updated = await setTwoFactorPolicy(porta.services, { organizationId: own.id, policy: "required_totp", expectedVersion: initial.version });
+    const updated = await write((ctx) => setTwoFactorPolicy(ctx, { organizationId: own.id, policy: "required_totp", expectedVersion: initial.version }));
     expect(updated).toEqual({ organizationId: own.id, policy: "required_totp", version: initial.version + 1 });
-    expect(await getTwoFactorPolicy(porta.services, own.id)).toEqual(updated);
+    expect(await getTwoFactorPolicy(read(), own.id)).toEqual(updated);
 
     // A writer holding the old version loses, and changes nothing.
     await expect(
-      setTwoFactorPolicy(porta.services, { organizationId: own.id, policy: "required_email", expectedVersion: initial.version }),
+      write((ctx) => setTwoFactorPolicy(ctx, { organizationId: own.id, policy: "required_email", expectedVersion: initial.version })),
     ).rejects.toBeInstanceOf(StaleVersionError);
-    expect(await getTwoFactorPolicy(porta.services, own.id)).toEqual(updated);
+    expect(await getTwoFactorPolicy(read(), own.id)).toEqual(updated);
 
     // Without an expected version the write is unconditional.
-    const last = await setTwoFactorPolicy(porta.services, { organizationId: own.id, policy: "required_any" });
+    const last = await write((ctx) => setTwoFactorPolicy(ctx, { organizationId: own.id, policy: "required_any" }));
     expect(last).toEqual({ organizationId: own.id, policy: "required_any", version: initial.version + 2 });
   });
 
@@ -479,13 +484,13 @@ describe("administration", () => {
     await createUserInState(porta, ownTenant, "recovery-used");
     const pending = await createUser(prisma(), own.id);
     await beginTotpEnrollment(porta.services, pending.id);
-    await setTwoFactorPolicy(porta.services, { organizationId: own.id, policy: "required_any" });
+    await write((ctx) => setTwoFactorPolicy(ctx, { organizationId: own.id, policy: "required_any" }));
 
     const empty = await createOrganization(prisma());
     const deleted = await createOrganization(prisma(), { status: "deleted" });
     await createUserInState(porta, { ...ownTenant, org: deleted }, "totp");
 
-    const summary = await getTwoFactorSummary(porta.services);
+    const summary = await getTwoFactorSummary(read());
     expect(summary.find((s) => s.organizationId === own.id)).toEqual({
       organizationId: own.id,
       slug: own.slug,

@@ -4,7 +4,7 @@ import type { JobContext, JobPayloads } from "../jobs/queue";
 import { sendBrandedEmail } from "../mail/send";
 import { renderEmail } from "../mail/render";
 import { brandingOf } from "../interaction/branding";
-import { inTransaction } from "../context";
+import { inTransaction, type Context } from "../context";
 import { newUuidV7 } from "../db/ids";
 import { invalidateUser } from "../directory/users";
 import type { Services } from "../services";
@@ -42,8 +42,9 @@ export class InvitationConflictError extends Error {
   }
 }
 
-export async function inviteUser(services: Services, input: InvitationInput): Promise<InvitationOutcome> {
-  const { prisma } = services.db;
+/** Stores the invitation and enqueues its mail in the caller's write: the mail goes only if the invitation commits. */
+export async function inviteUser(ctx: Context<"tokens">, input: InvitationInput): Promise<InvitationOutcome> {
+  const prisma = ctx.db;
   const email = normalizeEmail(input.email);
   const existing = await prisma.user.findUnique({ where: { organizationId_email: { organizationId: input.organizationId, email } }, select: { id: true } });
   if (existing) throw new InvitationConflictError();
@@ -60,19 +61,19 @@ export async function inviteUser(services: Services, input: InvitationInput): Pr
       roles: input.roles ?? [],
       language,
       invitedBy: input.invitedBy ?? null,
-      tokenHash: services.tokens.hash(services.tokens.derive("invitation", id)),
+      tokenHash: ctx.tokens.hash(ctx.tokens.derive("invitation", id)),
       expiresAt,
     },
   });
-  const jobId = await services.jobs.enqueue("invitation", { invitationId: id, language });
+  const jobId = await ctx.enqueue("invitation", { invitationId: id, language });
   return { invitationId: id, email, invitationSent: jobId !== null, expiresAt };
 }
 
 /** The invitation mail as it would be sent, without sending anything or storing an invitation. */
-export async function previewInvitation(services: Services, input: InvitationInput) {
-  const organization = await services.db.prisma.organization.findUniqueOrThrow({ where: { id: input.organizationId } });
+export async function previewInvitation(ctx: Context<"config">, input: InvitationInput) {
+  const organization = await ctx.db.organization.findUniqueOrThrow({ where: { id: input.organizationId } });
   const language = isSupportedLanguage(input.language) ? input.language : FALLBACK_LANGUAGE;
-  const link = invitationUrl(services.config.baseUrl, { organizationSlug: organization.slug, token: "preview" });
+  const link = invitationUrl(ctx.config.baseUrl, { organizationSlug: organization.slug, token: "preview" });
   const rendered = await renderEmail(
     { kind: "invitation", link, expiresDays: INVITATION_TTL_DAYS, ...(input.invitedBy ? { invitedBy: input.invitedBy } : {}) },
     { language, branding: brandingOf(organization), organizationName: organization.name },

@@ -1,18 +1,17 @@
-import type { PrismaClient } from "~/generated/prisma/client";
 import type { KeyValueStore } from "../cache/store";
+import type { Context } from "../context";
 
 /** Where the ephemeral adapter records an account's sessions, so they can be ended together. */
 export const accountSessionsKey = (organizationId: string, accountId: string) => `oidc:${organizationId}:account-sessions:${accountId}`;
 
 /**
- * Ends everything a user holds in one organization: browser sessions (ephemeral store) and
- * grants with their access and refresh tokens (PostgreSQL). Refresh tokens stop working at once.
+ * Ends everything a user holds in one organization: grants with their access and refresh tokens
+ * (PostgreSQL) go with the write, so refresh tokens stop working when it commits; browser
+ * sessions (ephemeral store) end after the commit, never for a write that rolled back.
  */
-export async function endUserSessions(prisma: PrismaClient, store: KeyValueStore, organizationId: string, userId: string): Promise<void> {
-  const key = accountSessionsKey(organizationId, userId);
-  const sessions = await store.setMembers(key);
-  await store.del(...sessions, key);
-  await prisma.oidcPayload.deleteMany({ where: { organizationId, accountId: userId } });
+export async function endUserSessions(ctx: Context<"store">, organizationId: string, userId: string): Promise<void> {
+  await ctx.db.oidcPayload.deleteMany({ where: { organizationId, accountId: userId } });
+  ctx.afterCommit(() => endBrowserSessions(ctx.store, organizationId, userId));
 }
 
 /**

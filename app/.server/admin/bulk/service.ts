@@ -1,17 +1,16 @@
-import type { PrismaClient } from "~/generated/prisma/client";
 import type { BulkItemResult, BulkOperation, BulkRequest, BulkResult } from "~/schemas/bulk";
-import { invalidateUser } from "../../directory/users";
-import type { Services } from "../../services";
+import type { Context } from "../../context";
 import { AppError, validation } from "../../errors";
 import { toAppError } from "../../db/errors";
 import { assignUserRole } from "../rbac/service";
-import { activateUser, createUser, deactivateUser, deleteUser, getUser, requireOrganization, toUser, updateUser } from "../users/service";
+import { activateUser, createUser, deactivateUser, deleteUser, getUser, requireManagedOrganization, toUser, updateUser } from "../users/service";
 
 /**
  * Bulk user operations. Each item runs through the same service function as its single-item
  * Admin API operation, so every rule (password policy, self-protection, role scope) applies
- * unchanged. All-or-nothing runs the items in one transaction and stops at the first failure;
- * best-effort runs each on its own and reports each.
+ * unchanged. Both run in the write's transaction: all-or-nothing stops at the first failure and
+ * the write rolls back; best-effort runs each item under a savepoint, so a failed item leaves no
+ * trace while the others commit, and reports each.
  */
 export interface BulkAudit {
   eventType: string;
@@ -38,33 +37,36 @@ function changeOf(item: BulkOperation): Record<string, unknown> {
   return rest;
 }
 
-async function runItem(services: Services, organizationId: string, adminId: string, item: BulkOperation) {
+/** What every item may need: the user writes' collaborators and the store for ending sessions. */
+type BulkContext = Context<"settings" | "passwords" | "cache" | "store">;
+
+async function runItem(ctx: BulkContext, organizationId: string, adminId: string, item: BulkOperation) {
   if (item.op === "create") {
     const { op: _op, ...input } = item;
-    return createUser(services, organizationId, input);
+    return createUser(ctx, organizationId, input);
   }
   // Every other item names a user, who must belong to the batch's organization.
-  const user = await getUser(services, item.userId, organizationId);
+  const user = await getUser(ctx, item.userId, organizationId);
   switch (item.op) {
     case "update": {
       const { op: _op, userId, ...input } = item;
-      return updateUser(services, userId, input, undefined);
+      return updateUser(ctx, userId, input, undefined);
     }
     case "activate":
-      return activateUser(services, user, undefined);
+      return activateUser(ctx, user, undefined);
     case "deactivate":
-      return deactivateUser(services, user, adminId, undefined);
+      return deactivateUser(ctx, user, adminId, undefined);
     case "delete":
-      await deleteUser(services, user, adminId, undefined);
+      await deleteUser(ctx, user, adminId, undefined);
       return null;
     case "assignRole": {
       let roleId = item.roleId;
       if (item.roleName !== undefined) {
-        const role = await services.db.prisma.role.findUnique({ where: { organizationId_name: { organizationId, name: item.roleName } }, select: { id: true } });
+        const role = await ctx.db.role.findUnique({ where: { organizationId_name: { organizationId, name: item.roleName } }, select: { id: true } });
         if (!role) throw validation([{ field: "roleName", message: `no role named ${item.roleName} in this organization` }]);
         roleId = role.id;
       }
-      await assignUserRole(services, user.id, roleId!);
+      await assignUserRole(ctx, user.id, roleId!);
       return user;
     }
   }
@@ -81,18 +83,30 @@ function failureOf(error: unknown, index: number): NonNullable<BulkItemResult["e
   };
 }
 
-/** Services whose database client is the transaction: the service functions then write inside it. */
-function inTransaction(services: Services, tx: unknown): Services {
-  // An interactive transaction client has every model delegate the service functions use.
-  return { ...services, db: { ...services.db, prisma: tx as PrismaClient } };
+const SAVEPOINT = "bulk_item";
+
+/**
+ * Runs one best-effort item under a savepoint of the write. A failed item is rolled back to it,
+ * and the effects it asked for after the commit (cache drops, ending sessions) are dropped with it.
+ */
+async function underSavepoint<T>(ctx: BulkContext, work: (itemCtx: BulkContext) => Promise<T>): Promise<T> {
+  const effects: Array<() => unknown> = [];
+  await ctx.db.$executeRawUnsafe(`SAVEPOINT ${SAVEPOINT}`);
+  try {
+    const value = await work({ ...ctx, afterCommit: (effect) => void effects.push(effect) });
+    await ctx.db.$executeRawUnsafe(`RELEASE SAVEPOINT ${SAVEPOINT}`);
+    for (const effect of effects) ctx.afterCommit(effect);
+    return value;
+  } catch (error) {
+    // A failed statement aborts the whole transaction on PostgreSQL until it rolls back to here.
+    await ctx.db.$executeRawUnsafe(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`);
+    await ctx.db.$executeRawUnsafe(`RELEASE SAVEPOINT ${SAVEPOINT}`);
+    throw error;
+  }
 }
 
-class RolledBack extends Error {}
-
-export async function executeBulk(services: Services, request: BulkRequest, adminId: string): Promise<{ result: BulkResult; audits: BulkAudit[] }> {
-  await requireOrganization(services, request.organizationId);
-  // Read before any transaction opens: the embedded database has a single connection.
-  await services.settings.get("auth.passwordMinLength");
+export async function executeBulk(ctx: BulkContext, request: BulkRequest, adminId: string): Promise<{ result: BulkResult; audits: BulkAudit[] }> {
+  await requireManagedOrganization(ctx, request.organizationId);
   const results: BulkItemResult[] = [];
   const audits: BulkAudit[] = [];
   const record = (index: number, item: BulkOperation, row: Awaited<ReturnType<typeof runItem>>, userId: string) => {
@@ -103,7 +117,7 @@ export async function executeBulk(services: Services, request: BulkRequest, admi
   if (request.mode === "best_effort") {
     for (const [index, item] of request.operations.entries()) {
       try {
-        const row = await runItem(services, request.organizationId, adminId, item);
+        const row = await underSavepoint(ctx, (itemCtx) => runItem(itemCtx, request.organizationId, adminId, item));
         record(index, item, row, row?.id ?? (item as { userId: string }).userId);
       } catch (error) {
         results.push({ index, op: item.op, status: "failed", error: failureOf(error, index) });
@@ -113,36 +127,21 @@ export async function executeBulk(services: Services, request: BulkRequest, admi
     return { result: { mode: request.mode, applied: succeeded > 0, succeeded, failed: results.length - succeeded, results }, audits };
   }
 
-  let failure: { index: number; error: NonNullable<BulkItemResult["error"]> } | undefined;
-  try {
-    await services.db.prisma.$transaction(
-      async (tx) => {
-        const scoped = inTransaction(services, tx);
-        for (const [index, item] of request.operations.entries()) {
-          try {
-            const row = await runItem(scoped, request.organizationId, adminId, item);
-            record(index, item, row, row?.id ?? (item as { userId: string }).userId);
-          } catch (error) {
-            failure = { index, error: failureOf(error, index) };
-            throw new RolledBack();
-          }
-        }
-      },
-      { maxWait: 10_000, timeout: 5 * 60_000 },
-    );
-  } catch (error) {
-    if (!(error instanceof RolledBack)) throw error;
+  // All or nothing: the first failure is thrown, and the write rolls back every item before it.
+  for (const [index, item] of request.operations.entries()) {
+    let row: Awaited<ReturnType<typeof runItem>>;
+    try {
+      row = await runItem(ctx, request.organizationId, adminId, item);
+    } catch (error) {
+      const failure = failureOf(error, index);
+      throw new AppError(
+        failure.status,
+        failure.code,
+        `Operation ${index} (${item.op}) failed: ${failure.message} Nothing was changed.`,
+        failure.details ?? [{ field: `operations.${index}`, message: failure.message }],
+      );
+    }
+    record(index, item, row, row?.id ?? (item as { userId: string }).userId);
   }
-  if (failure) {
-    const { index, error } = failure;
-    throw new AppError(
-      error.status,
-      error.code,
-      `Operation ${index} (${request.operations[index]!.op}) failed: ${error.message} Nothing was changed.`,
-      error.details ?? [{ field: `operations.${index}`, message: error.message }],
-    );
-  }
-  // Entries dropped inside the transaction could have been read back before it committed.
-  for (const userId of new Set(audits.map((a) => a.userId))) await invalidateUser(services.cache, userId);
   return { result: { mode: request.mode, applied: true, succeeded: results.length, failed: 0, results }, audits };
 }

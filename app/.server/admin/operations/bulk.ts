@@ -15,12 +15,12 @@ export const bulkOperations = [
     body: BulkRequestSchema,
     response: BulkResultSchema,
     maxBodyBytes: 2_000_000,
-    handler: async ({ services, body, admin, audit }) => {
-      const { result, audits } = await executeBulk(services, body, admin.id);
+    handler: async ({ ctx, body, admin }) => {
+      const { result, audits } = await executeBulk(ctx, body, admin.id);
       for (const entry of audits) {
-        audit({ eventType: entry.eventType, organizationId: body.organizationId, targetType: "user", targetId: entry.userId, data: { change: entry.change, bulk: true } });
+        ctx.audit({ eventType: entry.eventType, organizationId: body.organizationId, targetType: "user", targetId: entry.userId, data: { change: entry.change, bulk: true } });
       }
-      audit({
+      ctx.audit({
         eventType: "bulk.executed",
         organizationId: body.organizationId,
         targetType: "organization",

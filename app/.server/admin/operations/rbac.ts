@@ -53,7 +53,7 @@ export const rolesOperations = [
     permission: "admin:rbac:read",
     query: RbacListQuery,
     response: pageOf(RoleSchema),
-    handler: async ({ services, query }) => ({ body: await listRoles(services, query) }),
+    handler: async ({ ctx, query }) => ({ body: await listRoles(ctx, query) }),
   }),
   operation({
     method: "POST",
@@ -67,9 +67,9 @@ export const rolesOperations = [
     response: RoleSchema,
     successStatus: 201,
     etag: true,
-    handler: async ({ services, body, audit }) => {
-      const row = await createRole(services, body);
-      audit({ eventType: "role.created", organizationId: row.organizationId, targetType: "role", targetId: row.id, data: { change: body } });
+    handler: async ({ ctx, body }) => {
+      const row = await createRole(ctx, body);
+      ctx.audit({ eventType: "role.created", organizationId: row.organizationId, targetType: "role", targetId: row.id, data: { change: body } });
       return { body: toRole(row), version: row.version };
     },
   }),
@@ -88,8 +88,8 @@ export const roleOperations = [
     params: IdParams,
     response: RoleSchema,
     etag: true,
-    handler: async ({ services, params }) => {
-      const row = await getRole(services, params.id);
+    handler: async ({ ctx, params }) => {
+      const row = await getRole(ctx, params.id);
       return { body: toRole(row), version: row.version };
     },
   }),
@@ -105,9 +105,9 @@ export const roleOperations = [
     body: RoleUpdateSchema,
     response: RoleSchema,
     etag: true,
-    handler: async ({ services, params, body, ifMatch, audit }) => {
-      const row = await updateRole(services, params.id, body, ifMatch);
-      audit({ eventType: "role.updated", organizationId: row.organizationId, targetType: "role", targetId: row.id, data: { change: body } });
+    handler: async ({ ctx, params, body, ifMatch }) => {
+      const row = await updateRole(ctx, params.id, body, ifMatch);
+      ctx.audit({ eventType: "role.updated", organizationId: row.organizationId, targetType: "role", targetId: row.id, data: { change: body } });
       return { body: toRole(row), version: row.version };
     },
   }),
@@ -126,9 +126,9 @@ export const rolePermissionOperations = [
     params: RolePermissionParams,
     response: RoleSchema,
     etag: true,
-    handler: async ({ services, params, ifMatch, audit }) => {
-      const row = await assignPermission(services, params.id, params.permissionId, ifMatch);
-      audit({ eventType: "role.permission_assigned", organizationId: row.organizationId, targetType: "role", targetId: row.id, data: { change: { permissionId: params.permissionId } } });
+    handler: async ({ ctx, params, ifMatch }) => {
+      const row = await assignPermission(ctx, params.id, params.permissionId, ifMatch);
+      ctx.audit({ eventType: "role.permission_assigned", organizationId: row.organizationId, targetType: "role", targetId: row.id, data: { change: { permissionId: params.permissionId } } });
       return { body: toRole(row), version: row.version };
     },
   }),
@@ -142,10 +142,10 @@ export const rolePermissionOperations = [
     query: NoQuery,
     params: RolePermissionParams,
     successStatus: 204,
-    handler: async ({ services, params, ifMatch, audit }) => {
-      const role = await getRole(services, params.id);
-      await removePermission(services, params.id, params.permissionId, ifMatch);
-      audit({ eventType: "role.permission_removed", organizationId: role.organizationId, targetType: "role", targetId: role.id, data: { change: { permissionId: params.permissionId } } });
+    handler: async ({ ctx, params, ifMatch }) => {
+      const role = await getRole(ctx, params.id);
+      await removePermission(ctx, params.id, params.permissionId, ifMatch);
+      ctx.audit({ eventType: "role.permission_removed", organizationId: role.organizationId, targetType: "role", targetId: role.id, data: { change: { permissionId: params.permissionId } } });
       return {};
     },
   }),
@@ -162,7 +162,7 @@ export const permissionsOperations = [
     permission: "admin:rbac:read",
     query: RbacListQuery,
     response: pageOf(PermissionSchema),
-    handler: async ({ services, query }) => ({ body: await listPermissions(services, query) }),
+    handler: async ({ ctx, query }) => ({ body: await listPermissions(ctx, query) }),
   }),
   operation({
     method: "POST",
@@ -175,9 +175,9 @@ export const permissionsOperations = [
     body: PermissionCreateSchema,
     response: PermissionSchema,
     successStatus: 201,
-    handler: async ({ services, body, audit }) => {
-      const row = await createPermission(services, body);
-      audit({ eventType: "permission.created", organizationId: row.organizationId, targetType: "permission", targetId: row.id, data: { change: body } });
+    handler: async ({ ctx, body }) => {
+      const row = await createPermission(ctx, body);
+      ctx.audit({ eventType: "permission.created", organizationId: row.organizationId, targetType: "permission", targetId: row.id, data: { change: body } });
       return { body: toPermission(row) };
     },
   }),
@@ -195,7 +195,7 @@ export const permissionOperations = [
     query: NoQuery,
     params: IdParams,
     response: PermissionSchema,
-    handler: async ({ services, params }) => ({ body: toPermission(await getPermission(services, params.id)) }),
+    handler: async ({ ctx, params }) => ({ body: toPermission(await getPermission(ctx, params.id)) }),
   }),
   operation({
     method: "DELETE",
@@ -207,9 +207,9 @@ export const permissionOperations = [
     query: NoQuery,
     params: IdParams,
     successStatus: 204,
-    handler: async ({ services, params, audit }) => {
-      const row = await deletePermission(services, params.id);
-      audit({ eventType: "permission.deleted", organizationId: row.organizationId, targetType: "permission", targetId: row.id, data: { change: { name: row.name } } });
+    handler: async ({ ctx, params }) => {
+      const row = await deletePermission(ctx, params.id);
+      ctx.audit({ eventType: "permission.deleted", organizationId: row.organizationId, targetType: "permission", targetId: row.id, data: { change: { name: row.name } } });
       return {};
     },
   }),
@@ -227,7 +227,7 @@ export const userRolesOperations = [
     query: NoQuery,
     params: IdParams,
     response: UserRolesResponse,
-    handler: async ({ services, params }) => ({ body: { data: await listUserRoles(services, params.id) } }),
+    handler: async ({ ctx, params }) => ({ body: { data: await listUserRoles(ctx, params.id) } }),
   }),
 ];
 
@@ -243,10 +243,10 @@ export const userRoleOperations = [
     query: NoQuery,
     params: UserRoleParams,
     response: UserRolesResponse,
-    handler: async ({ services, params, audit }) => {
-      const { user, role, created } = await assignUserRole(services, params.id, params.roleId);
-      audit({ eventType: "user.role_assigned", organizationId: user.organizationId, targetType: "user", targetId: user.id, data: { change: { roleId: role.id, role: role.name, created } } });
-      return { body: { data: await listUserRoles(services, params.id) } };
+    handler: async ({ ctx, params }) => {
+      const { user, role, created } = await assignUserRole(ctx, params.id, params.roleId);
+      ctx.audit({ eventType: "user.role_assigned", organizationId: user.organizationId, targetType: "user", targetId: user.id, data: { change: { roleId: role.id, role: role.name, created } } });
+      return { body: { data: await listUserRoles(ctx, params.id) } };
     },
   }),
   operation({
@@ -259,9 +259,9 @@ export const userRoleOperations = [
     query: NoQuery,
     params: UserRoleParams,
     successStatus: 204,
-    handler: async ({ services, params, admin, audit }) => {
-      const { user, role } = await removeUserRole(services, params.id, params.roleId, admin.id);
-      audit({ eventType: "user.role_removed", organizationId: user.organizationId, targetType: "user", targetId: user.id, data: { change: { roleId: role.id, role: role.name } } });
+    handler: async ({ ctx, params, admin }) => {
+      const { user, role } = await removeUserRole(ctx, params.id, params.roleId, admin.id);
+      ctx.audit({ eventType: "user.role_removed", organizationId: user.organizationId, targetType: "user", targetId: user.id, data: { change: { roleId: role.id, role: role.name } } });
       return {};
     },
   }),
@@ -279,6 +279,6 @@ export const userEffectivePermissionsOperations = [
     query: NoQuery,
     params: IdParams,
     response: EffectivePermissionsSchema,
-    handler: async ({ services, params }) => ({ body: await effectivePermissions(services, params.id) }),
+    handler: async ({ ctx, params }) => ({ body: await effectivePermissions(ctx, params.id) }),
   }),
 ];

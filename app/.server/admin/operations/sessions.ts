@@ -23,7 +23,7 @@ export const sessionsOperations = [
     permission: "admin:session:read",
     query: ListQuerySchema.extend({ organizationId: z.uuid().optional(), userId: z.uuid().optional() }).strict(),
     response: pageOf(SessionSchema),
-    handler: async ({ services, query }) => ({ body: await listSessions(services, query) }),
+    handler: async ({ ctx, query }) => ({ body: await listSessions(ctx, query) }),
   }),
 ];
 
@@ -37,9 +37,9 @@ export const sessionByIdOperations = [
     permission: "admin:session:write",
     params: z.object({ id: z.string().min(10).max(200) }),
     successStatus: 204,
-    handler: async ({ services, params, audit }) => {
-      const session = await revokeSession(services, params.id);
-      audit({ eventType: "session.revoked", organizationId: session.organizationId, targetType: "user", targetId: session.userId, data: { clientId: session.clientId } });
+    handler: async ({ ctx, params }) => {
+      const session = await revokeSession(ctx, params.id);
+      ctx.audit({ eventType: "session.revoked", organizationId: session.organizationId, targetType: "user", targetId: session.userId, data: { clientId: session.clientId } });
       return {};
     },
   }),
@@ -55,9 +55,9 @@ export const userSessionsOperations = [
     permission: "admin:session:write",
     params: IdParams,
     successStatus: 204,
-    handler: async ({ services, params, audit }) => {
-      const result = await revokeUserSessions(services, params.id);
-      audit({ eventType: "user.sessions_revoked", organizationId: result.organizationId, targetType: "user", targetId: params.id, data: {} });
+    handler: async ({ ctx, params }) => {
+      const result = await revokeUserSessions(ctx, params.id);
+      ctx.audit({ eventType: "user.sessions_revoked", organizationId: result.organizationId, targetType: "user", targetId: params.id, data: {} });
       return {};
     },
   }),

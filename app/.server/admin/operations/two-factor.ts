@@ -11,7 +11,7 @@ import {
   StaleVersionError,
   TWO_FACTOR_POLICIES,
 } from "../../auth/two-factor/admin";
-import type { Services } from "../../services";
+import type { Context } from "../../context";
 import { conflict, notFound, staleEtag } from "../../errors";
 import { IdParams, operation } from "../http/route";
 
@@ -28,8 +28,8 @@ const OrgParams = z.object({ orgId: z.uuid({ message: "must be a UUID" }) });
 const NoQuery = z.object({}).strict();
 const NoBody = z.object({}).strict().optional();
 
-async function requireUser(services: Services, id: string) {
-  const user = await services.db.prisma.user.findUnique({ where: { id }, select: { id: true, organizationId: true } });
+async function requireUser(ctx: Context, id: string) {
+  const user = await ctx.db.user.findUnique({ where: { id }, select: { id: true, organizationId: true } });
   if (!user) throw notFound("user");
   return user;
 }
@@ -47,9 +47,9 @@ export const userTwoFactorOperations = [
     params: IdParams,
     query: NoQuery,
     response: StatusSchema,
-    handler: async ({ services, params }) => {
-      await requireUser(services, params.id);
-      return { body: statusBody(await getTwoFactorStatus(services, params.id)) };
+    handler: async ({ ctx, params }) => {
+      await requireUser(ctx, params.id);
+      return { body: statusBody(await getTwoFactorStatus(ctx, params.id)) };
     },
   }),
   operation({
@@ -61,10 +61,10 @@ export const userTwoFactorOperations = [
     permission: "admin:2fa:write",
     params: IdParams,
     response: StatusSchema,
-    handler: async ({ services, params, audit }) => {
-      const user = await requireUser(services, params.id);
-      const status = await disableTwoFactor(services, params.id);
-      audit({ eventType: "user.2fa.disabled", organizationId: user.organizationId, targetType: "user", targetId: user.id, data: {} });
+    handler: async ({ ctx, params }) => {
+      const user = await requireUser(ctx, params.id);
+      const status = await disableTwoFactor(ctx, params.id);
+      ctx.audit({ eventType: "user.2fa.disabled", organizationId: user.organizationId, targetType: "user", targetId: user.id, data: {} });
       return { body: statusBody(status) };
     },
   }),
@@ -81,10 +81,10 @@ export const userTwoFactorResetOperations = [
     params: IdParams,
     body: NoBody,
     response: StatusSchema,
-    handler: async ({ services, params, audit }) => {
-      const user = await requireUser(services, params.id);
-      const status = await resetTwoFactor(services, params.id);
-      audit({ eventType: "user.2fa.reset", organizationId: user.organizationId, targetType: "user", targetId: user.id, data: {} });
+    handler: async ({ ctx, params }) => {
+      const user = await requireUser(ctx, params.id);
+      const status = await resetTwoFactor(ctx, params.id);
+      ctx.audit({ eventType: "user.2fa.reset", organizationId: user.organizationId, targetType: "user", targetId: user.id, data: {} });
       return { body: statusBody(status) };
     },
   }),
@@ -101,11 +101,11 @@ export const userRecoveryCodesOperations = [
     params: IdParams,
     body: NoBody,
     response: z.object({ codes: z.array(z.string()) }),
-    handler: async ({ services, params, audit }) => {
-      const user = await requireUser(services, params.id);
+    handler: async ({ ctx, params }) => {
+      const user = await requireUser(ctx, params.id);
       try {
-        const codes = await regenerateRecoveryCodes(services, params.id);
-        audit({ eventType: "user.2fa.recovery_codes_regenerated", organizationId: user.organizationId, targetType: "user", targetId: user.id, data: {} });
+        const codes = await regenerateRecoveryCodes(ctx, params.id);
+        ctx.audit({ eventType: "user.2fa.recovery_codes_regenerated", organizationId: user.organizationId, targetType: "user", targetId: user.id, data: {} });
         return { body: { codes } };
       } catch (error) {
         if (error instanceof NotEnrolledError) throw conflict("not_enrolled", "The user has no TOTP; recovery codes come with a TOTP enrollment.");
@@ -127,8 +127,8 @@ export const organizationTwoFactorPolicyOperations = [
     query: NoQuery,
     response: PolicySchema,
     etag: true,
-    handler: async ({ services, params }) => {
-      const policy = await getTwoFactorPolicy(services, params.orgId).catch(() => {
+    handler: async ({ ctx, params }) => {
+      const policy = await getTwoFactorPolicy(ctx, params.orgId).catch(() => {
         throw notFound("organization");
       });
       return { body: { organizationId: policy.organizationId, policy: policy.policy }, version: policy.version };
@@ -145,16 +145,16 @@ export const organizationTwoFactorPolicyOperations = [
     body: z.object({ policy: z.enum(TWO_FACTOR_POLICIES) }).strict(),
     response: PolicySchema,
     etag: true,
-    handler: async ({ services, params, body, ifMatch, audit }) => {
-      const exists = await services.db.prisma.organization.findUnique({ where: { id: params.orgId }, select: { id: true } });
+    handler: async ({ ctx, params, body, ifMatch }) => {
+      const exists = await ctx.db.organization.findUnique({ where: { id: params.orgId }, select: { id: true } });
       if (!exists) throw notFound("organization");
       try {
-        const result = await setTwoFactorPolicy(services, {
+        const result = await setTwoFactorPolicy(ctx, {
           organizationId: params.orgId,
           policy: body.policy,
           ...(ifMatch !== undefined ? { expectedVersion: ifMatch } : {}),
         });
-        audit({ eventType: "organization.2fa_policy.updated", organizationId: params.orgId, targetType: "organization", targetId: params.orgId, data: { change: body } });
+        ctx.audit({ eventType: "organization.2fa_policy.updated", organizationId: params.orgId, targetType: "organization", targetId: params.orgId, data: { change: body } });
         return { body: { organizationId: result.organizationId, policy: result.policy }, version: result.version };
       } catch (error) {
         if (error instanceof StaleVersionError) throw staleEtag();
@@ -184,6 +184,6 @@ export const twoFactorSummaryOperations = [
         }),
       ),
     }),
-    handler: async ({ services }) => ({ body: { data: await getTwoFactorSummary(services) } }),
+    handler: async ({ ctx }) => ({ body: { data: await getTwoFactorSummary(ctx) } }),
   }),
 ];

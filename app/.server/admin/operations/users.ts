@@ -14,7 +14,8 @@ import type { User as UserRow } from "~/generated/prisma/client";
 import { auditHistory } from "../http/history";
 import { HistoryEntrySchema, historyOf, pageOf } from "../http/openapi-shapes";
 import { HistoryQuerySchema, ListQuerySchema, MAX_PAGE_SIZE } from "../http/pagination";
-import { IdParams, operation, type OperationContext } from "../http/route";
+import type { Context } from "../../context";
+import { IdParams, operation } from "../http/route";
 import {
   activateUser,
   clearPassword,
@@ -44,10 +45,8 @@ const ListQuery = ListQuerySchema.extend({
   sort: z.enum(["createdAt", "email", "familyName", "lastLoginAt"]).optional(),
 }).strict();
 
-type Audit = OperationContext<unknown, unknown, unknown>["audit"];
-
-function auditUser(audit: Audit, eventType: string, user: UserRow, change: Record<string, unknown> = {}) {
-  audit({ eventType, organizationId: user.organizationId, targetType: "user", targetId: user.id, data: { change } });
+function auditUser(ctx: Context, eventType: string, user: UserRow, change: Record<string, unknown> = {}) {
+  ctx.audit({ eventType, organizationId: user.organizationId, targetType: "user", targetId: user.id, data: { change } });
 }
 
 /** The state operations shared by both path shapes. */
@@ -59,14 +58,14 @@ const stateChanges = {
 
 type StateChange = keyof typeof stateChanges;
 
-function runStateChange(kind: StateChange, ctx: Pick<OperationContext<unknown, unknown, unknown>, "services" | "admin" | "ifMatch">, user: UserRow) {
+function runStateChange(kind: StateChange, ctx: Context<"cache" | "store">, adminId: string, user: UserRow, ifMatch: number | undefined) {
   switch (kind) {
     case "activate":
-      return activateUser(ctx.services, user, ctx.ifMatch);
+      return activateUser(ctx, user, ifMatch);
     case "deactivate":
-      return deactivateUser(ctx.services, user, ctx.admin.id, ctx.ifMatch);
+      return deactivateUser(ctx, user, adminId, ifMatch);
     case "verifyEmail":
-      return verifyEmail(ctx.services, user, ctx.ifMatch);
+      return verifyEmail(ctx, user, ifMatch);
   }
 }
 
@@ -87,9 +86,9 @@ function orgStateOperation(kind: StateChange, segment: string) {
     query: NoQuery,
     params: OrgUserParams,
     response: UserSchema,
-    handler: async (ctx) => {
-      const row = await runStateChange(kind, ctx, await getUser(ctx.services, ctx.params.userId, ctx.params.orgId));
-      auditUser(ctx.audit, stateChanges[kind].event, row, stateChangeBody[kind]);
+    handler: async ({ ctx, admin, params, ifMatch }) => {
+      const row = await runStateChange(kind, ctx, admin.id, await getUser(ctx, params.userId, params.orgId), ifMatch);
+      auditUser(ctx, stateChanges[kind].event, row, stateChangeBody[kind]);
       return { body: toUser(row) };
     },
   });
@@ -106,9 +105,9 @@ function byIdStateOperation(kind: StateChange, segment: string) {
     query: NoQuery,
     params: IdParams,
     response: UserSchema,
-    handler: async (ctx) => {
-      const row = await runStateChange(kind, ctx, await getUser(ctx.services, ctx.params.id));
-      auditUser(ctx.audit, stateChanges[kind].event, row, stateChangeBody[kind]);
+    handler: async ({ ctx, admin, params, ifMatch }) => {
+      const row = await runStateChange(kind, ctx, admin.id, await getUser(ctx, params.id), ifMatch);
+      auditUser(ctx, stateChanges[kind].event, row, stateChangeBody[kind]);
       return { body: toUser(row) };
     },
   });
@@ -129,7 +128,7 @@ export const orgUsersOperations = [
     params: OrgParams,
     query: ListQuery,
     response: pageOf(UserSchema),
-    handler: async ({ services, params, query }) => ({ body: await listUsers(services, params.orgId, query) }),
+    handler: async ({ ctx, params, query }) => ({ body: await listUsers(ctx, params.orgId, query) }),
   }),
   operation({
     method: "POST",
@@ -144,10 +143,10 @@ export const orgUsersOperations = [
     response: UserSchema,
     successStatus: 201,
     etag: true,
-    handler: async ({ services, params, body, audit }) => {
-      const row = await createUser(services, params.orgId, body);
+    handler: async ({ ctx, params, body }) => {
+      const row = await createUser(ctx, params.orgId, body);
       const { password: _password, ...change } = body;
-      auditUser(audit, "user.created", row, { ...change, hasPassword: row.passwordHash !== null });
+      auditUser(ctx, "user.created", row, { ...change, hasPassword: row.passwordHash !== null });
       return { body: toUser(row), version: row.version };
     },
   }),
@@ -167,9 +166,9 @@ export const orgUsersInviteOperations = [
     body: InviteSchema,
     response: InvitationOutcomeSchema,
     successStatus: 201,
-    handler: async ({ services, params, body, admin, audit }) => {
-      const outcome = await invite(services, params.orgId, body, admin.email);
-      audit({
+    handler: async ({ ctx, params, body, admin }) => {
+      const outcome = await invite(ctx, params.orgId, body, admin.email);
+      ctx.audit({
         eventType: "user.invited",
         organizationId: params.orgId,
         targetType: "invitation",
@@ -196,10 +195,10 @@ export const orgUsersInvitePreviewOperations = [
     params: OrgParams,
     body: InviteSchema,
     response: InvitationPreviewSchema,
-    handler: async ({ services, params, body, admin, audit }) => {
-      const preview = await invitePreview(services, params.orgId, body, admin.email);
+    handler: async ({ ctx, params, body, admin }) => {
+      const preview = await invitePreview(ctx, params.orgId, body, admin.email);
       // Nothing changes; the record says who rendered which mail.
-      audit({ eventType: "user.invitation_previewed", organizationId: params.orgId, targetType: "organization", targetId: params.orgId, data: { change: {}, email: preview.to } });
+      ctx.audit({ eventType: "user.invitation_previewed", organizationId: params.orgId, targetType: "organization", targetId: params.orgId, data: { change: {}, email: preview.to } });
       return { body: preview };
     },
   }),
@@ -218,8 +217,8 @@ export const orgUserOperations = [
     params: OrgUserParams,
     response: UserSchema,
     etag: true,
-    handler: async ({ services, params }) => {
-      const row = await getUser(services, params.userId, params.orgId);
+    handler: async ({ ctx, params }) => {
+      const row = await getUser(ctx, params.userId, params.orgId);
       return { body: toUser(row), version: row.version };
     },
   }),
@@ -233,10 +232,10 @@ export const orgUserOperations = [
     query: NoQuery,
     params: OrgUserParams,
     successStatus: 204,
-    handler: async ({ services, params, admin, ifMatch, audit }) => {
-      const user = await getUser(services, params.userId, params.orgId);
-      await deleteUser(services, user, admin.id, ifMatch);
-      auditUser(audit, "user.deleted", user, { email: user.email });
+    handler: async ({ ctx, params, admin, ifMatch }) => {
+      const user = await getUser(ctx, params.userId, params.orgId);
+      await deleteUser(ctx, user, admin.id, ifMatch);
+      auditUser(ctx, "user.deleted", user, { email: user.email });
       return {};
     },
   }),
@@ -255,9 +254,9 @@ export const orgUserPasswordOperations = [
     params: OrgUserParams,
     body: SetPasswordSchema,
     response: UserSchema,
-    handler: async ({ services, params, body, ifMatch, audit }) => {
-      const row = await setPassword(services, await getUser(services, params.userId, params.orgId), body.password, ifMatch);
-      auditUser(audit, "user.password_set", row, { hasPassword: true });
+    handler: async ({ ctx, params, body, ifMatch }) => {
+      const row = await setPassword(ctx, await getUser(ctx, params.userId, params.orgId), body.password, ifMatch);
+      auditUser(ctx, "user.password_set", row, { hasPassword: true });
       return { body: toUser(row) };
     },
   }),
@@ -271,9 +270,9 @@ export const orgUserPasswordOperations = [
     query: NoQuery,
     params: OrgUserParams,
     response: UserSchema,
-    handler: async ({ services, params, ifMatch, audit }) => {
-      const row = await clearPassword(services, await getUser(services, params.userId, params.orgId), ifMatch);
-      auditUser(audit, "user.password_cleared", row, { hasPassword: false });
+    handler: async ({ ctx, params, ifMatch }) => {
+      const row = await clearPassword(ctx, await getUser(ctx, params.userId, params.orgId), ifMatch);
+      auditUser(ctx, "user.password_cleared", row, { hasPassword: false });
       return { body: toUser(row) };
     },
   }),
@@ -298,10 +297,10 @@ export const orgUserExportOperations = [
     query: NoQuery,
     params: OrgUserParams,
     response: UserExportSchema,
-    handler: async ({ services, params, audit }) => {
-      const user = await getUser(services, params.userId, params.orgId);
-      const body = await exportUser(services, user);
-      audit({ eventType: "user.exported", organizationId: user.organizationId, targetType: "user", targetId: user.id, data: {} });
+    handler: async ({ ctx, params }) => {
+      const user = await getUser(ctx, params.userId, params.orgId);
+      const body = await exportUser(ctx, user);
+      ctx.audit({ eventType: "user.exported", organizationId: user.organizationId, targetType: "user", targetId: user.id, data: {} });
       return { body };
     },
   }),
@@ -319,9 +318,9 @@ export const orgUserHistoryOperations = [
     params: OrgUserParams,
     query: HistoryQuerySchema,
     response: historyOf(HistoryEntrySchema),
-    handler: async ({ services, params, query }) => {
-      await getUser(services, params.userId, params.orgId);
-      return { body: await auditHistory(services.db.prisma, { targetType: "user", targetId: params.userId }, query) };
+    handler: async ({ ctx, params, query }) => {
+      await getUser(ctx, params.userId, params.orgId);
+      return { body: await auditHistory(ctx.db, { targetType: "user", targetId: params.userId }, query) };
     },
   }),
 ];
@@ -342,8 +341,8 @@ export const userByIdOperations = [
     params: IdParams,
     response: UserSchema,
     etag: true,
-    handler: async ({ services, params }) => {
-      const row = await getUser(services, params.id);
+    handler: async ({ ctx, params }) => {
+      const row = await getUser(ctx, params.id);
       return { body: toUser(row), version: row.version };
     },
   }),
@@ -359,9 +358,9 @@ export const userByIdOperations = [
     body: UserUpdateSchema,
     response: UserSchema,
     etag: true,
-    handler: async ({ services, params, body, ifMatch, audit }) => {
-      const row = await updateUser(services, params.id, body, ifMatch);
-      auditUser(audit, "user.updated", row, body);
+    handler: async ({ ctx, params, body, ifMatch }) => {
+      const row = await updateUser(ctx, params.id, body, ifMatch);
+      auditUser(ctx, "user.updated", row, body);
       return { body: toUser(row), version: row.version };
     },
   }),
@@ -386,9 +385,9 @@ export const userByIdHistoryOperations = [
     params: IdParams,
     query: NoQuery,
     response: historyOf(HistoryEntrySchema),
-    handler: async ({ services, params }) => {
-      await getUser(services, params.id);
-      return { body: await auditHistory(services.db.prisma, { targetType: "user", targetId: params.id }, { limit: MAX_PAGE_SIZE }) };
+    handler: async ({ ctx, params }) => {
+      await getUser(ctx, params.id);
+      return { body: await auditHistory(ctx.db, { targetType: "user", targetId: params.id }, { limit: MAX_PAGE_SIZE }) };
     },
   }),
 ];

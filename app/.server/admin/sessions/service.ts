@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import type { Prisma } from "~/generated/prisma/client";
+import type { OidcPayload, Prisma } from "~/generated/prisma/client";
 import { endUserSessions } from "../../oidc/sessions";
-import type { Services } from "../../services";
+import type { Context } from "../../context";
 import { notFound, validation } from "../../errors";
 import { encodeCursor, listMode, type ListQuery, type Page } from "../http/pagination";
 
@@ -21,8 +21,8 @@ export interface SessionView {
 
 const hashId = (id: string) => createHash("sha256").update(id, "utf8").digest("base64url");
 
-export async function listSessions(services: Services, query: ListQuery & { organizationId?: string | undefined; userId?: string | undefined }): Promise<Page<SessionView>> {
-  const { prisma } = services.db;
+export async function listSessions(ctx: Context, query: ListQuery & { organizationId?: string | undefined; userId?: string | undefined }): Promise<Page<SessionView>> {
+  const prisma = ctx.db;
   const where: Prisma.OidcPayloadWhereInput = {
     model: "Grant",
     ...(query.organizationId ? { organizationId: query.organizationId } : {}),
@@ -56,9 +56,7 @@ export async function listSessions(services: Services, query: ListQuery & { orga
   };
 }
 
-type Row = Awaited<ReturnType<Services["db"]["prisma"]["oidcPayload"]["findMany"]>>[number];
-
-function toView(row: Row): SessionView {
+function toView(row: OidcPayload): SessionView {
   const payload = row.payload as { jti?: string; clientId?: string; accountId?: string };
   return {
     id: String(payload.jti ?? ""),
@@ -70,20 +68,18 @@ function toView(row: Row): SessionView {
   };
 }
 
-export async function revokeSession(services: Services, grantId: string): Promise<SessionView> {
-  const { prisma } = services.db;
+export async function revokeSession(ctx: Context, grantId: string): Promise<SessionView> {
+  const prisma = ctx.db;
   const row = await prisma.oidcPayload.findUnique({ where: { model_idHash: { model: "Grant", idHash: hashId(grantId) } } });
   if (!row) throw notFound("session");
-  await prisma.$transaction([
-    prisma.oidcPayload.deleteMany({ where: { grantId, organizationId: row.organizationId } }),
-    prisma.oidcPayload.delete({ where: { model_idHash: { model: "Grant", idHash: hashId(grantId) } } }),
-  ]);
+  await prisma.oidcPayload.deleteMany({ where: { grantId, organizationId: row.organizationId } });
+  await prisma.oidcPayload.delete({ where: { model_idHash: { model: "Grant", idHash: hashId(grantId) } } });
   return toView(row);
 }
 
-export async function revokeUserSessions(services: Services, userId: string): Promise<{ userId: string; organizationId: string }> {
-  const user = await services.db.prisma.user.findUnique({ where: { id: userId }, select: { organizationId: true } });
+export async function revokeUserSessions(ctx: Context<"store">, userId: string): Promise<{ userId: string; organizationId: string }> {
+  const user = await ctx.db.user.findUnique({ where: { id: userId }, select: { organizationId: true } });
   if (!user) throw notFound("user");
-  await endUserSessions(services.db.prisma, services.store, user.organizationId, userId);
+  await endUserSessions(ctx, user.organizationId, userId);
   return { userId, organizationId: user.organizationId };
 }

@@ -4,6 +4,7 @@ import { InvitationConflictError, inviteUser, previewInvitation, type Invitation
 import { checkNewPassword, type PasswordCheck } from "../../auth/password-policy";
 import { invalidateUser } from "../../directory/users";
 import { endUserSessions } from "../../oidc/sessions";
+import type { Context } from "../../context";
 import type { Services } from "../../services";
 import { conflict, notFound, staleEtag, validation } from "../../errors";
 import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";
@@ -31,6 +32,16 @@ export function toUser(row: UserRow): User {
 }
 
 /** An organization users can be managed in: it exists and is not deleted. */
+export async function requireManagedOrganization(ctx: Context, organizationId: string) {
+  const org = await ctx.db.organization.findUnique({ where: { id: organizationId }, select: { id: true, slug: true, name: true, status: true } });
+  if (!org || org.status === "deleted") throw notFound("organization");
+  return org;
+}
+
+/**
+ * The same check for a caller still holding the `Services` bag (the organization export).
+ * Transitional: it goes once that caller is on its context.
+ */
 export async function requireOrganization(services: Services, organizationId: string) {
   const org = await services.db.prisma.organization.findUnique({ where: { id: organizationId }, select: { id: true, slug: true, name: true, status: true } });
   if (!org || org.status === "deleted") throw notFound("organization");
@@ -41,8 +52,8 @@ export async function requireOrganization(services: Services, organizationId: st
  * The user `id`, optionally required to belong to `organizationId` (organization-scoped routes).
  * Users of a deleted organization are gone from the API.
  */
-export async function getUser(services: Services, id: string, organizationId?: string): Promise<UserRow> {
-  const row = await services.db.prisma.user.findUnique({ where: { id }, include: { organization: { select: { status: true } } } });
+export async function getUser(ctx: Context, id: string, organizationId?: string): Promise<UserRow> {
+  const row = await ctx.db.user.findUnique({ where: { id }, include: { organization: { select: { status: true } } } });
   if (!row || row.organization.status === "deleted" || (organizationId !== undefined && row.organizationId !== organizationId)) throw notFound("user");
   const { organization: _org, ...user } = row;
   return user;
@@ -67,9 +78,9 @@ function userOrder(sort: NonNullable<UserListQuery["sort"]>, order: "asc" | "des
   }
 }
 
-export async function listUsers(services: Services, organizationId: string, query: UserListQuery): Promise<Page<User>> {
-  await requireOrganization(services, organizationId);
-  const { prisma } = services.db;
+export async function listUsers(ctx: Context, organizationId: string, query: UserListQuery): Promise<Page<User>> {
+  await requireManagedOrganization(ctx, organizationId);
+  const prisma = ctx.db;
   const q = query.q;
   const where: Prisma.UserWhereInput = {
     organizationId,
@@ -107,19 +118,24 @@ const PASSWORD_MESSAGES: Record<NonNullable<PasswordCheck["problem"]>, (limit?: 
  * NIST SP 800-63B check of a new password, with the configured minimum length (the same one
  * the reset and invitation pages apply); a refusal is 422 naming the reason.
  */
-export async function assertPasswordPolicy(services: Services, password: string, email: string) {
-  const check = checkNewPassword(password, { minLength: await services.settings.get("auth.passwordMinLength"), email });
+export async function assertPasswordPolicy(ctx: Context<"settings">, password: string, email: string) {
+  const check = checkNewPassword(password, { minLength: await ctx.settings.get("auth.passwordMinLength"), email });
   if (!check.ok) throw validation([{ field: "password", message: PASSWORD_MESSAGES[check.problem!](check.limit) }], "The password does not meet the password policy.");
 }
 
-export async function createUser(services: Services, organizationId: string, input: UserCreate): Promise<UserRow> {
+/** What creating and rewriting a user needs: the password policy and hasher, and the user cache. */
+type UserWriteContext = Context<"settings" | "passwords" | "cache">;
+/** Writes that end the user's sessions also reach the store. */
+type UserSessionsContext = UserWriteContext & Context<"store">;
+
+export async function createUser(ctx: UserWriteContext, organizationId: string, input: UserCreate): Promise<UserRow> {
   if (input.organizationId !== undefined && input.organizationId !== organizationId) {
     throw validation([{ field: "organizationId", message: "must match the organization in the path" }]);
   }
-  await requireOrganization(services, organizationId);
-  if (input.password !== undefined) await assertPasswordPolicy(services, input.password, input.email);
-  const passwordHash = input.password !== undefined ? await services.passwords.hash(input.password) : null;
-  const row = await services.db.prisma.user.create({
+  await requireManagedOrganization(ctx, organizationId);
+  if (input.password !== undefined) await assertPasswordPolicy(ctx, input.password, input.email);
+  const passwordHash = input.password !== undefined ? await ctx.passwords.hash(input.password) : null;
+  const row = await ctx.db.user.create({
     data: {
       organizationId,
       email: input.email,
@@ -130,7 +146,7 @@ export async function createUser(services: Services, organizationId: string, inp
       passwordHash,
     },
   });
-  await invalidateUser(services.cache, row.id);
+  ctx.afterCommit(() => invalidateUser(ctx.cache, row.id));
   return row;
 }
 
@@ -138,25 +154,25 @@ export async function createUser(services: Services, organizationId: string, inp
  * Writes the user with optimistic concurrency: with `expectedVersion` (If-Match) the row must
  * still have it, otherwise 409. Every write bumps the version and drops the cached user.
  */
-async function writeUser(services: Services, user: UserRow, data: Prisma.UserUpdateManyMutationInput, expectedVersion: number | undefined): Promise<UserRow> {
-  const { prisma } = services.db;
+async function writeUser(ctx: Context<"cache">, user: UserRow, data: Prisma.UserUpdateManyMutationInput, expectedVersion: number | undefined): Promise<UserRow> {
+  const prisma = ctx.db;
   const updated = await prisma.user.updateMany({
     where: { id: user.id, ...(expectedVersion !== undefined ? { version: expectedVersion } : {}) },
     data: { ...data, version: { increment: 1 } },
   });
-  await invalidateUser(services.cache, user.id);
   if (updated.count !== 1) {
     const exists = await prisma.user.findUnique({ where: { id: user.id }, select: { id: true } });
     throw exists ? staleEtag() : notFound("user");
   }
+  ctx.afterCommit(() => invalidateUser(ctx.cache, user.id));
   return prisma.user.findUniqueOrThrow({ where: { id: user.id } });
 }
 
-export async function updateUser(services: Services, id: string, input: UserUpdate, expectedVersion: number | undefined): Promise<UserRow> {
-  const user = await getUser(services, id);
+export async function updateUser(ctx: Context<"cache">, id: string, input: UserUpdate, expectedVersion: number | undefined): Promise<UserRow> {
+  const user = await getUser(ctx, id);
   const emailChanged = input.email !== undefined && input.email !== user.email;
   return writeUser(
-    services,
+    ctx,
     user,
     {
       ...input,
@@ -171,57 +187,57 @@ function refuseSelf(user: UserRow, adminId: string, what: string) {
   if (user.id === adminId) throw conflict("self_modification", `You cannot ${what} your own account.`);
 }
 
-export async function setPassword(services: Services, user: UserRow, password: string, expectedVersion: number | undefined): Promise<UserRow> {
-  await assertPasswordPolicy(services, password, user.email);
-  const passwordHash = await services.passwords.hash(password);
-  const row = await writeUser(services, user, { passwordHash }, expectedVersion);
-  await endUserSessions(services.db.prisma, services.store, user.organizationId, user.id);
+export async function setPassword(ctx: UserSessionsContext, user: UserRow, password: string, expectedVersion: number | undefined): Promise<UserRow> {
+  await assertPasswordPolicy(ctx, password, user.email);
+  const passwordHash = await ctx.passwords.hash(password);
+  const row = await writeUser(ctx, user, { passwordHash }, expectedVersion);
+  await endUserSessions(ctx, user.organizationId, user.id);
   return row;
 }
 
-export async function clearPassword(services: Services, user: UserRow, expectedVersion: number | undefined): Promise<UserRow> {
-  const row = await writeUser(services, user, { passwordHash: null }, expectedVersion);
-  await endUserSessions(services.db.prisma, services.store, user.organizationId, user.id);
+export async function clearPassword(ctx: Context<"cache" | "store">, user: UserRow, expectedVersion: number | undefined): Promise<UserRow> {
+  const row = await writeUser(ctx, user, { passwordHash: null }, expectedVersion);
+  await endUserSessions(ctx, user.organizationId, user.id);
   return row;
 }
 
-export function verifyEmail(services: Services, user: UserRow, expectedVersion: number | undefined): Promise<UserRow> {
-  return writeUser(services, user, { emailVerified: true }, expectedVersion);
+export function verifyEmail(ctx: Context<"cache">, user: UserRow, expectedVersion: number | undefined): Promise<UserRow> {
+  return writeUser(ctx, user, { emailVerified: true }, expectedVersion);
 }
 
 /** Activation also lifts a running lockout, so it is the administrator's way to unlock an account. */
-export function activateUser(services: Services, user: UserRow, expectedVersion: number | undefined): Promise<UserRow> {
-  return writeUser(services, user, { status: "active", failedLoginCount: 0, lockedUntil: null }, expectedVersion);
+export function activateUser(ctx: Context<"cache">, user: UserRow, expectedVersion: number | undefined): Promise<UserRow> {
+  return writeUser(ctx, user, { status: "active", failedLoginCount: 0, lockedUntil: null }, expectedVersion);
 }
 
 /** Deactivation ends the user's sessions and tokens at once. */
-export async function deactivateUser(services: Services, user: UserRow, adminId: string, expectedVersion: number | undefined): Promise<UserRow> {
+export async function deactivateUser(ctx: Context<"cache" | "store">, user: UserRow, adminId: string, expectedVersion: number | undefined): Promise<UserRow> {
   refuseSelf(user, adminId, "deactivate");
-  const row = await writeUser(services, user, { status: "inactive" }, expectedVersion);
-  await endUserSessions(services.db.prisma, services.store, user.organizationId, user.id);
+  const row = await writeUser(ctx, user, { status: "inactive" }, expectedVersion);
+  await endUserSessions(ctx, user.organizationId, user.id);
   return row;
 }
 
-export async function deleteUser(services: Services, user: UserRow, adminId: string, expectedVersion: number | undefined): Promise<void> {
+export async function deleteUser(ctx: Context<"cache" | "store">, user: UserRow, adminId: string, expectedVersion: number | undefined): Promise<void> {
   refuseSelf(user, adminId, "delete");
-  const deleted = await services.db.prisma.user.deleteMany({ where: { id: user.id, ...(expectedVersion !== undefined ? { version: expectedVersion } : {}) } });
-  await invalidateUser(services.cache, user.id);
+  const deleted = await ctx.db.user.deleteMany({ where: { id: user.id, ...(expectedVersion !== undefined ? { version: expectedVersion } : {}) } });
   if (deleted.count !== 1) throw expectedVersion !== undefined ? staleEtag() : notFound("user");
-  await endUserSessions(services.db.prisma, services.store, user.organizationId, user.id);
+  ctx.afterCommit(() => invalidateUser(ctx.cache, user.id));
+  await endUserSessions(ctx, user.organizationId, user.id);
 }
 
-async function invitationInput(services: Services, organizationId: string, input: Invite, invitedBy: string) {
+async function invitationInput(ctx: Context, organizationId: string, input: Invite, invitedBy: string) {
   if (input.organizationId !== undefined && input.organizationId !== organizationId) {
     throw validation([{ field: "organizationId", message: "must match the organization in the path" }]);
   }
-  await requireOrganization(services, organizationId);
+  await requireManagedOrganization(ctx, organizationId);
   const roles = [...new Set(input.roles ?? [])];
   if (roles.length > 0) {
-    const known = await services.db.prisma.role.findMany({ where: { organizationId, name: { in: roles } }, select: { name: true } });
+    const known = await ctx.db.role.findMany({ where: { organizationId, name: { in: roles } }, select: { name: true } });
     const missing = roles.filter((r) => !known.some((k) => k.name === r));
     if (missing.length > 0) throw validation(missing.map((name) => ({ field: `roles.${roles.indexOf(name)}`, message: `no role named ${name} in this organization` })));
   }
-  const existing = await services.db.prisma.user.findUnique({ where: { organizationId_email: { organizationId, email: input.email } }, select: { id: true } });
+  const existing = await ctx.db.user.findUnique({ where: { organizationId_email: { organizationId, email: input.email } }, select: { id: true } });
   if (existing) throw userExists();
   return {
     organizationId,
@@ -236,24 +252,24 @@ async function invitationInput(services: Services, organizationId: string, input
 
 const userExists = () => conflict("user_exists", "A user with this email already exists in the organization.", [{ field: "email", message: "already taken" }]);
 
-export async function invite(services: Services, organizationId: string, input: Invite, invitedBy: string): Promise<InvitationOutcome> {
+export async function invite(ctx: Context<"tokens">, organizationId: string, input: Invite, invitedBy: string): Promise<InvitationOutcome> {
   try {
-    return await inviteUser(services, await invitationInput(services, organizationId, input, invitedBy));
+    return await inviteUser(ctx, await invitationInput(ctx, organizationId, input, invitedBy));
   } catch (error) {
     if (error instanceof InvitationConflictError) throw userExists();
     throw error;
   }
 }
 
-export async function invitePreview(services: Services, organizationId: string, input: Invite, invitedBy: string) {
-  return previewInvitation(services, await invitationInput(services, organizationId, input, invitedBy));
+export async function invitePreview(ctx: Context<"config">, organizationId: string, input: Invite, invitedBy: string) {
+  return previewInvitation(ctx, await invitationInput(ctx, organizationId, input, invitedBy));
 }
 
 const EXPORT_AUDIT_LIMIT = 10_000;
 
 /** Everything Porta holds about the user, for a data-subject request. Never a hash or a token. */
-export async function exportUser(services: Services, user: UserRow): Promise<UserExport> {
-  const { prisma } = services.db;
+export async function exportUser(ctx: Context, user: UserRow): Promise<UserExport> {
+  const prisma = ctx.db;
   const [organization, roles, claimValues, totp, recoveryTotal, recoveryRemaining, invitations, tokens, auditEntries] = await Promise.all([
     prisma.organization.findUniqueOrThrow({ where: { id: user.organizationId }, select: { id: true, slug: true, name: true } }),
     prisma.userRole.findMany({

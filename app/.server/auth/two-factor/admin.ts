@@ -1,4 +1,4 @@
-import type { Services } from "../../services";
+import type { Context } from "../../context";
 import { invalidateOrganization } from "../../directory/organizations";
 import { replaceRecoveryCodes } from "./service";
 
@@ -23,8 +23,8 @@ export class StaleVersionError extends Error {
   }
 }
 
-export async function getTwoFactorStatus(services: Services, userId: string): Promise<TwoFactorStatus> {
-  const { prisma } = services.db;
+export async function getTwoFactorStatus(ctx: Context, userId: string): Promise<TwoFactorStatus> {
+  const prisma = ctx.db;
   const [user, totp, total, remaining] = await Promise.all([
     prisma.user.findUniqueOrThrow({ where: { id: userId }, select: { emailOtpEnabled: true } }),
     prisma.totpCredential.findUnique({ where: { userId }, select: { status: true, enrolledAt: true } }),
@@ -39,26 +39,24 @@ export async function getTwoFactorStatus(services: Services, userId: string): Pr
   };
 }
 
-async function removeFactors(services: Services, userId: string, alsoEmail: boolean) {
-  const { prisma } = services.db;
-  await prisma.$transaction([
-    prisma.totpCredential.deleteMany({ where: { userId } }),
-    prisma.recoveryCode.deleteMany({ where: { userId } }),
-    prisma.emailOtpCode.updateMany({ where: { userId, usedAt: null }, data: { usedAt: new Date() } }),
-    ...(alsoEmail ? [prisma.user.update({ where: { id: userId }, data: { emailOtpEnabled: false } })] : []),
-  ]);
+async function removeFactors(ctx: Context, userId: string, alsoEmail: boolean) {
+  const prisma = ctx.db;
+  await prisma.totpCredential.deleteMany({ where: { userId } });
+  await prisma.recoveryCode.deleteMany({ where: { userId } });
+  await prisma.emailOtpCode.updateMany({ where: { userId, usedAt: null }, data: { usedAt: new Date() } });
+  if (alsoEmail) await prisma.user.update({ where: { id: userId }, data: { emailOtpEnabled: false } });
 }
 
 /** Turns two-factor off for the user: TOTP, recovery codes and email codes are removed. */
-export async function disableTwoFactor(services: Services, userId: string): Promise<TwoFactorStatus> {
-  await removeFactors(services, userId, true);
-  return getTwoFactorStatus(services, userId);
+export async function disableTwoFactor(ctx: Context, userId: string): Promise<TwoFactorStatus> {
+  await removeFactors(ctx, userId, true);
+  return getTwoFactorStatus(ctx, userId);
 }
 
 /** Forgets the user's TOTP and recovery codes; a policy that requires TOTP enrolls again at the next login. */
-export async function resetTwoFactor(services: Services, userId: string): Promise<TwoFactorStatus> {
-  await removeFactors(services, userId, false);
-  return getTwoFactorStatus(services, userId);
+export async function resetTwoFactor(ctx: Context, userId: string): Promise<TwoFactorStatus> {
+  await removeFactors(ctx, userId, false);
+  return getTwoFactorStatus(ctx, userId);
 }
 
 export class NotEnrolledError extends Error {
@@ -69,37 +67,37 @@ export class NotEnrolledError extends Error {
 }
 
 /** A new set of ten recovery codes (returned once) replacing the old set. */
-export async function regenerateRecoveryCodes(services: Services, userId: string): Promise<string[]> {
-  const totp = await services.db.prisma.totpCredential.findUnique({ where: { userId }, select: { status: true } });
+export async function regenerateRecoveryCodes(ctx: Context<"passwords">, userId: string): Promise<string[]> {
+  const totp = await ctx.db.totpCredential.findUnique({ where: { userId }, select: { status: true } });
   if (totp?.status !== "enrolled") throw new NotEnrolledError();
-  const codes = await replaceRecoveryCodes(services, userId);
+  const codes = await replaceRecoveryCodes(ctx, userId);
   return codes;
 }
 
-export async function getTwoFactorPolicy(services: Services, organizationId: string) {
-  const org = await services.db.prisma.organization.findUniqueOrThrow({ where: { id: organizationId }, select: { twoFactorPolicy: true, version: true } });
+export async function getTwoFactorPolicy(ctx: Context, organizationId: string) {
+  const org = await ctx.db.organization.findUniqueOrThrow({ where: { id: organizationId }, select: { twoFactorPolicy: true, version: true } });
   return { organizationId, policy: org.twoFactorPolicy as TwoFactorPolicy, version: org.version };
 }
 
 /** Sets the policy; with `expectedVersion` the write fails with StaleVersionError if the organization changed. */
 export async function setTwoFactorPolicy(
-  services: Services,
+  ctx: Context<"cache">,
   input: { organizationId: string; policy: TwoFactorPolicy; expectedVersion?: number },
 ) {
-  const { prisma } = services.db;
+  const prisma = ctx.db;
   const updated = await prisma.organization.updateMany({
     where: { id: input.organizationId, ...(input.expectedVersion !== undefined ? { version: input.expectedVersion } : {}) },
     data: { twoFactorPolicy: input.policy, version: { increment: 1 } },
   });
   if (updated.count !== 1) throw new StaleVersionError();
   const org = await prisma.organization.findUniqueOrThrow({ where: { id: input.organizationId } });
-  await invalidateOrganization(services.cache, org);
+  ctx.afterCommit(() => invalidateOrganization(ctx.cache, org));
   return { organizationId: org.id, policy: org.twoFactorPolicy as TwoFactorPolicy, version: org.version };
 }
 
 /** Per organization: users, users with TOTP, users with email codes, users with recovery codes left. */
-export async function getTwoFactorSummary(services: Services) {
-  const rows = await services.db.prisma.$queryRaw<
+export async function getTwoFactorSummary(ctx: Context) {
+  const rows = await ctx.db.$queryRaw<
     Array<{ organizationId: string; slug: string; policy: string; users: bigint; totp: bigint; email: bigint; recovery: bigint }>
   >`
     SELECT o."id" AS "organizationId", o."slug"::text AS "slug", o."twoFactorPolicy" AS "policy",

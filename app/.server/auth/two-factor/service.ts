@@ -1,5 +1,5 @@
 import type { PasswordHasher } from "../password-hash";
-import { inTransaction, type Db } from "../../context";
+import { inTransaction, type Context, type Db } from "../../context";
 import type { JobContext, JobPayloads } from "../../jobs/queue";
 import { sendBrandedEmail } from "../../mail/send";
 import type { InteractionContext } from "../../interaction/context";
@@ -324,9 +324,9 @@ export async function storeRecoveryCodes(db: Db, userId: string, hashes: string[
   await db.recoveryCode.createMany({ data: hashes.map((codeHash) => ({ userId, codeHash })) });
 }
 
-/** A new set of ten codes replacing every earlier one. */
-export async function replaceRecoveryCodes(services: Services, userId: string): Promise<string[]> {
-  const { codes, hashes } = await newRecoveryCodes(services.passwords);
-  await services.db.prisma.$transaction((tx) => storeRecoveryCodes(tx, userId, hashes));
+/** A new set of ten codes replacing every earlier one, in the caller's write. */
+export async function replaceRecoveryCodes(ctx: Context<"passwords">, userId: string): Promise<string[]> {
+  const { codes, hashes } = await newRecoveryCodes(ctx.passwords);
+  await storeRecoveryCodes(ctx.db, userId, hashes);
   return codes;
 }
