@@ -13,10 +13,10 @@ export const metadataOperations = [
     tag: "metadata",
     permission: "public",
     response: z.object({ issuer: z.url(), orgSlug: z.string(), clientId: z.string() }),
-    handler: async ({ services }) => ({
+    handler: async ({ ctx }) => ({
       body: {
-        issuer: `${services.config.baseUrl}/${services.config.superAdminSlug}`,
-        orgSlug: services.config.superAdminSlug,
+        issuer: `${ctx.config.baseUrl}/${ctx.config.superAdminSlug}`,
+        orgSlug: ctx.config.superAdminSlug,
         clientId: ADMIN_CLIENT_ID,
       },
     }),
@@ -33,6 +33,6 @@ export const openapiJsonOperations = [
     tag: "metadata",
     permission: "authenticated",
     response: z.record(z.string(), z.unknown()),
-    handler: async ({ services }) => ({ body: buildOpenApiDocument(services.config.baseUrl) }),
+    handler: async ({ ctx }) => ({ body: buildOpenApiDocument(ctx.config.baseUrl) }),
   }),
 ];
