@@ -160,7 +160,7 @@ export function createKeyService(options: KeyServiceOptions): KeyService {
    * active keys retire, the newest staged key of each organization becomes active, and the
    * others get the fresh key generated for them beforehand.
    */
-  async function rotateIn(tx: Tx, fresh: Map<string, NewKey>, retireAfter: Date) {
+  async function rotateBatchIn(tx: Tx, fresh: Map<string, NewKey>, retireAfter: Date) {
     const organizationIds = [...fresh.keys()];
     await lockOrganizations(tx, organizationIds);
     await tx.signingKey.updateMany({ where: { organizationId: { in: organizationIds }, status: "active" }, data: { status: "retiring", retireAfter } });
@@ -216,7 +216,7 @@ export function createKeyService(options: KeyServiceOptions): KeyService {
 
   async function rotateOneIn(tx: Tx, organizationId: string, afterCommit: AfterCommit) {
     const fresh = new Map([[organizationId, await newKey(organizationId, "active")]]);
-    const [row] = await rotateIn(tx, fresh, await retireAfterNow(tx));
+    const [row] = await rotateBatchIn(tx, fresh, await retireAfterNow(tx));
     afterCommit(() => changed(organizationId));
     return toSigningKeyInfo(row!);
   }
@@ -281,7 +281,7 @@ export function createKeyService(options: KeyServiceOptions): KeyService {
         if (batch.length === 0) break;
         // Keys are generated outside the transaction, which then only writes.
         const fresh = new Map(await Promise.all(batch.map(async ({ id }) => [id, await newKey(id, "active")] as const)));
-        await prisma.$transaction((tx) => rotateIn(tx, fresh, retireAfter));
+        await prisma.$transaction((tx) => rotateBatchIn(tx, fresh, retireAfter));
         rotated += batch.length;
         after = batch[batch.length - 1]!.id;
       }
