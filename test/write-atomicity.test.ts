@@ -46,3 +46,39 @@ describe("a write and its audit entry", () => {
     expect(await counts("whole-written")).toEqual({ organizations: 1, keys: 1, audit: 1 });
   });
 });
+
+describe("a write of several rows and its audit entry", () => {
+  let organizationId: string;
+  beforeAll(async () => {
+    const res = await api.post<{ id: string }>("/organizations", { name: "Atomic Clients", slug: "atomic-clients" });
+    organizationId = res.body.id;
+  });
+
+  const clientCounts = async (name: string) => ({
+    clients: await porta.services.db.prisma.client.count({ where: { organizationId, name } }),
+    secrets: await porta.services.db.prisma.clientSecret.count({ where: { client: { organizationId, name } } }),
+    audit: await porta.services.db.prisma.auditEntry.count({ where: { eventType: "client.created", organizationId, data: { path: ["change", "name"], equals: name } } }),
+  });
+  const newClient = (name: string) => api.post("/clients", { organizationId, name, clientType: "confidential", redirectUris: ["https://rp.example.test/cb"] });
+
+  it("a client and its first secret: neither remains when the process fails before the audit entry", async () => {
+    failNext = true;
+    expect((await newClient("Half Client")).status).toBe(500);
+    expect(await clientCounts("Half Client")).toEqual({ clients: 0, secrets: 0, audit: 0 });
+    expect((await newClient("Whole Client")).status).toBe(201);
+    expect(await clientCounts("Whole Client")).toEqual({ clients: 1, secrets: 1, audit: 1 });
+  });
+
+  it("a key rotation: the organization keeps its signing key when the process fails before the audit entry", async () => {
+    const keys = () => porta.services.db.prisma.signingKey.findMany({ where: { organizationId }, select: { id: true, status: true }, orderBy: { id: "asc" } });
+    const rotations = () => porta.services.db.prisma.auditEntry.count({ where: { eventType: "key.rotated", organizationId } });
+    const before = await keys();
+    failNext = true;
+    expect((await api.post(`/organizations/${organizationId}/keys/rotate`)).status).toBe(500);
+    expect(await keys()).toEqual(before);
+    expect(await rotations()).toBe(0);
+    expect((await api.post(`/organizations/${organizationId}/keys/rotate`)).status).toBe(200);
+    expect((await keys()).length).toBe(before.length + 1);
+    expect(await rotations()).toBe(1);
+  });
+});

@@ -102,7 +102,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
   const keys = createKeyService({
     prisma: db.prisma,
     encrypter,
-    maxSignedTokenLifetimeSeconds: async () => Math.max(MAX_SIGNED_TOKEN_LIFETIME, await settings.get("tokens.accessTokenTtlSeconds")),
+    maxSignedTokenLifetimeSeconds: async (db) => Math.max(MAX_SIGNED_TOKEN_LIFETIME, await settings.within(db).get("tokens.accessTokenTtlSeconds")),
     onChange: async (organizationId) => registryRef.current?.invalidate(organizationId),
   });
   // Organizations get their keys when created or first used: nothing here runs per organization.

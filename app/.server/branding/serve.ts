@@ -26,7 +26,7 @@ export function serveBrandingAsset(services: Services): RequestHandler {
       return;
     }
     const [, sha256, extension] = file;
-    findServedAsset(services, organizationId, sha256!)
+    findServedAsset(services.db.prisma, organizationId, sha256!)
       .then((asset) => {
         const contentType = asset?.contentType as AssetContentType | undefined;
         if (!asset || !contentType || ASSET_EXTENSIONS[contentType] !== extension) {

@@ -12,8 +12,8 @@ import {
   type BrandingUpdate,
 } from "~/schemas/branding";
 import { invalidateOrganization } from "../directory/organizations";
+import type { Context, Db } from "../context";
 import { notFound, staleEtag, validation } from "../errors";
-import type { Services } from "../services";
 import { sniffContentType } from "./content-type";
 import { sanitizeSvg, SvgRefusedError } from "./svg";
 
@@ -22,19 +22,19 @@ import { sanitizeSvg, SvgRefusedError } from "./svg";
  * uploaded assets. Every write bumps the organization's version and drops its cached record, so
  * the login pages show the change on their next request.
  */
-async function liveOrganization(services: Services, organizationId: string): Promise<Organization> {
-  const row = await services.db.prisma.organization.findUnique({ where: { id: organizationId } });
+async function liveOrganization(ctx: Context, organizationId: string): Promise<Organization> {
+  const row = await ctx.db.organization.findUnique({ where: { id: organizationId } });
   if (!row || row.status === "deleted") throw notFound("organization");
   return row;
 }
 
-const absolute = (services: Services, path: string) => new URL(path, services.config.baseUrl).toString();
+const absolute = (ctx: Context<"config">, path: string) => new URL(path, ctx.config.baseUrl).toString();
 
-function assetView(services: Services, organizationId: string, ref: AssetRef | undefined) {
-  return ref ? { assetId: ref.id, url: absolute(services, assetPath(organizationId, ref)), contentType: ref.contentType } : null;
+function assetView(ctx: Context<"config">, organizationId: string, ref: AssetRef | undefined) {
+  return ref ? { assetId: ref.id, url: absolute(ctx, assetPath(organizationId, ref)), contentType: ref.contentType } : null;
 }
 
-export function toBrandingSettings(services: Services, organization: Organization): BrandingSettings {
+export function toBrandingSettings(ctx: Context<"config">, organization: Organization): BrandingSettings {
   const stored = readStoredBranding(organization.branding);
   return {
     organizationId: organization.id,
@@ -43,13 +43,13 @@ export function toBrandingSettings(services: Services, organization: Organizatio
     backgroundColor: stored.backgroundColor ?? null,
     textColor: stored.textColor ?? null,
     footerText: stored.footerText ?? null,
-    logo: assetView(services, organization.id, stored.logo),
-    favicon: assetView(services, organization.id, stored.favicon),
+    logo: assetView(ctx, organization.id, stored.logo),
+    favicon: assetView(ctx, organization.id, stored.favicon),
   };
 }
 
-export function getBranding(services: Services, organizationId: string): Promise<Organization> {
-  return liveOrganization(services, organizationId);
+export function getBranding(ctx: Context, organizationId: string): Promise<Organization> {
+  return liveOrganization(ctx, organizationId);
 }
 
 const refOf = (asset: Pick<AssetRow, "id" | "sha256" | "contentType">): AssetRef => ({
@@ -58,20 +58,20 @@ const refOf = (asset: Pick<AssetRow, "id" | "sha256" | "contentType">): AssetRef
   contentType: asset.contentType as AssetContentType,
 });
 
-/** Writes the new branding JSON if the organization is still at `expectedVersion`. */
-async function writeBranding(services: Services, organization: Organization, next: BrandingStored, expectedVersion: number): Promise<Organization> {
-  const { prisma } = services.db;
+/** Writes the new branding JSON if the organization is still at `expectedVersion`; the cached record goes once it has committed. */
+async function writeBranding(ctx: Context<"cache">, organization: Organization, next: BrandingStored, expectedVersion: number): Promise<Organization> {
+  const prisma = ctx.db;
   const updated = await prisma.organization.updateMany({
     where: { id: organization.id, version: expectedVersion },
     data: { branding: next as Prisma.InputJsonObject, version: { increment: 1 } },
   });
   if (updated.count !== 1) throw staleEtag();
-  await invalidateOrganization(services.cache, organization);
+  ctx.afterCommit(() => invalidateOrganization(ctx.cache, organization));
   return prisma.organization.findUniqueOrThrow({ where: { id: organization.id } });
 }
 
-async function assetRefFor(services: Services, organizationId: string, assetId: string, kind: AssetKind, field: string): Promise<AssetRef> {
-  const asset = await services.db.prisma.brandingAsset.findFirst({
+async function assetRefFor(ctx: Context, organizationId: string, assetId: string, kind: AssetKind, field: string): Promise<AssetRef> {
+  const asset = await ctx.db.brandingAsset.findFirst({
     where: { id: assetId, organizationId },
     select: { id: true, sha256: true, contentType: true },
   });
@@ -82,8 +82,8 @@ async function assetRefFor(services: Services, organizationId: string, assetId: 
 const TEXT_AND_COLOURS = ["displayName", "primaryColor", "backgroundColor", "textColor", "footerText"] as const;
 
 /** Absent fields stay as they are; null removes a value. */
-export async function updateBranding(services: Services, organizationId: string, update: BrandingUpdate, ifMatch: number | undefined): Promise<Organization> {
-  const organization = await liveOrganization(services, organizationId);
+export async function updateBranding(ctx: Context<"cache">, organizationId: string, update: BrandingUpdate, ifMatch: number | undefined): Promise<Organization> {
+  const organization = await liveOrganization(ctx, organizationId);
   const next: BrandingStored = readStoredBranding(organization.branding);
   for (const key of TEXT_AND_COLOURS) {
     const value = update[key];
@@ -97,12 +97,12 @@ export async function updateBranding(services: Services, organizationId: string,
     if (assetId === undefined) continue;
     if (slot === "logo") delete next.logoUrl;
     if (assetId === null) delete next[slot];
-    else next[slot] = await assetRefFor(services, organizationId, assetId, kind, field);
+    else next[slot] = await assetRefFor(ctx, organizationId, assetId, kind, field);
   }
-  return writeBranding(services, organization, next, ifMatch ?? organization.version);
+  return writeBranding(ctx, organization, next, ifMatch ?? organization.version);
 }
 
-export function toBrandingAsset(services: Services, asset: AssetRow): BrandingAsset {
+export function toBrandingAsset(ctx: Context<"config">, asset: AssetRow): BrandingAsset {
   return {
     id: asset.id,
     organizationId: asset.organizationId,
@@ -110,7 +110,7 @@ export function toBrandingAsset(services: Services, asset: AssetRow): BrandingAs
     contentType: asset.contentType as AssetContentType,
     sha256: asset.sha256,
     size: asset.size,
-    url: absolute(services, assetPath(asset.organizationId, refOf(asset))),
+    url: absolute(ctx, assetPath(asset.organizationId, refOf(asset))),
     createdAt: asset.createdAt.toISOString(),
   };
 }
@@ -132,15 +132,15 @@ export function verifiedAssetBytes(declared: AssetContentType, bytes: Buffer): B
 
 /** Stores an upload (the same bytes twice are one asset) and makes it the organization's logo or favicon. */
 export async function uploadAsset(
-  services: Services,
+  ctx: Context<"cache">,
   input: { organizationId: string; kind: AssetKind; contentType: AssetContentType; bytes: Buffer; ifMatch: number | undefined },
 ): Promise<{ asset: AssetRow; organization: Organization }> {
-  const organization = await liveOrganization(services, input.organizationId);
+  const organization = await liveOrganization(ctx, input.organizationId);
   // Checked before the asset is stored, so that a stale upload leaves nothing behind.
   if (input.ifMatch !== undefined && input.ifMatch !== organization.version) throw staleEtag();
   const bytes = verifiedAssetBytes(input.contentType, input.bytes);
   const sha256 = createHash("sha256").update(bytes).digest("hex");
-  const asset = await services.db.prisma.brandingAsset.upsert({
+  const asset = await ctx.db.brandingAsset.upsert({
     where: { organizationId_sha256: { organizationId: organization.id, sha256 } },
     create: { organizationId: organization.id, kind: input.kind, contentType: input.contentType, sha256, bytes: new Uint8Array(bytes), size: bytes.length },
     update: {},
@@ -148,14 +148,14 @@ export async function uploadAsset(
   const next = readStoredBranding(organization.branding);
   next[input.kind] = refOf(asset);
   if (input.kind === "logo") delete next.logoUrl;
-  const updated = await writeBranding(services, organization, next, input.ifMatch ?? organization.version);
+  const updated = await writeBranding(ctx, organization, next, input.ifMatch ?? organization.version);
   return { asset, organization: updated };
 }
 
 /** The asset a public URL names, or null; only assets of a live organization are served. */
-export async function findServedAsset(services: Services, organizationId: string, sha256: string): Promise<AssetRow | null> {
-  const asset = await services.db.prisma.brandingAsset.findUnique({ where: { organizationId_sha256: { organizationId, sha256 } } });
+export async function findServedAsset(db: Db, organizationId: string, sha256: string): Promise<AssetRow | null> {
+  const asset = await db.brandingAsset.findUnique({ where: { organizationId_sha256: { organizationId, sha256 } } });
   if (!asset) return null;
-  const organization = await services.db.prisma.organization.findUnique({ where: { id: organizationId }, select: { status: true } });
+  const organization = await db.organization.findUnique({ where: { id: organizationId }, select: { status: true } });
   return organization?.status === "active" ? asset : null;
 }

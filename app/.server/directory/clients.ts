@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { Client, PrismaClient } from "~/generated/prisma/client";
+import type { Client } from "~/generated/prisma/client";
 import type { ReadThroughCache } from "../cache/read-through";
+import type { Db } from "../context";
 
 /** A client as the protocol layer needs it: the row, its application's status, its live secrets. */
 export interface ClientRecord extends Client {
@@ -15,9 +16,9 @@ export function hashClientSecret(secret: string): string {
   return createHash("sha256").update(secret, "utf8").digest("hex");
 }
 
-export function getClientRecord(prisma: PrismaClient, cache: ReadThroughCache, id: string): Promise<ClientRecord | null> {
+export function getClientRecord(db: Db, cache: ReadThroughCache, id: string): Promise<ClientRecord | null> {
   return cache.getOrLoad(key(id), TTL_SECONDS, async () => {
-    const row = await prisma.client.findUnique({
+    const row = await db.client.findUnique({
       where: { id },
       include: {
         application: { select: { status: true } },

@@ -1,5 +1,6 @@
-import type { Organization, PrismaClient } from "~/generated/prisma/client";
+import type { Organization } from "~/generated/prisma/client";
 import type { ReadThroughCache } from "../cache/read-through";
+import type { Db } from "../context";
 
 /** Cached organization lookups: the hot path of every protocol request. */
 const TTL_SECONDS = 60;
@@ -7,13 +8,13 @@ const TTL_SECONDS = 60;
 const bySlugKey = (slug: string) => `org:slug:${slug.toLowerCase()}`;
 const byIdKey = (id: string) => `org:id:${id}`;
 
-export function getOrganizationBySlug(prisma: PrismaClient, cache: ReadThroughCache, slug: string): Promise<Organization | null> {
+export function getOrganizationBySlug(db: Db, cache: ReadThroughCache, slug: string): Promise<Organization | null> {
   const normalized = slug.toLowerCase();
-  return cache.getOrLoad(bySlugKey(normalized), TTL_SECONDS, () => prisma.organization.findUnique({ where: { slug: normalized } }));
+  return cache.getOrLoad(bySlugKey(normalized), TTL_SECONDS, () => db.organization.findUnique({ where: { slug: normalized } }));
 }
 
-export function getOrganizationById(prisma: PrismaClient, cache: ReadThroughCache, id: string): Promise<Organization | null> {
-  return cache.getOrLoad(byIdKey(id), TTL_SECONDS, () => prisma.organization.findUnique({ where: { id } }));
+export function getOrganizationById(db: Db, cache: ReadThroughCache, id: string): Promise<Organization | null> {
+  return cache.getOrLoad(byIdKey(id), TTL_SECONDS, () => db.organization.findUnique({ where: { id } }));
 }
 
 /** Writers call this after commit, with the slug before and after a rename. */

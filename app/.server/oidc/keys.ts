@@ -30,14 +30,20 @@ export interface SigningKeyInfo {
 export type PrivateSigningJwk = JWK & { kid: string; alg: "ES256"; use: "sig" };
 
 type Tx = Prisma.TransactionClient;
+/** Where a change inside the caller's transaction sends its notice: run it once the transaction has committed. */
+type AfterCommit = (effect: () => unknown) => void;
 
 export interface KeyService {
   /** Every key of one organization, newest first (its first key is created if it has none yet). */
   list(organizationId: string): Promise<SigningKeyInfo[]>;
   /** Adds a staged key to an organization: published at once, signing from its next rotation. */
   generate(organizationId: string): Promise<SigningKeyInfo>;
+  /** `generate` within the caller's transaction; the providers hear of it through `afterCommit`. */
+  generateIn(tx: Tx, organizationId: string, afterCommit: AfterCommit): Promise<SigningKeyInfo>;
   /** Promotes the organization's newest staged key (or a new one) to active; its active key retires. */
   rotate(organizationId: string): Promise<SigningKeyInfo>;
+  /** `rotate` within the caller's transaction; the providers hear of it through `afterCommit`. */
+  rotateIn(tx: Tx, organizationId: string, afterCommit: AfterCommit): Promise<SigningKeyInfo>;
   /** Rotates every organization that is not deleted; returns how many it rotated. */
   rotateAll(): Promise<number>;
   /** Gives an organization its first active key within the caller's transaction (a no-op when it has one). */
@@ -46,6 +52,8 @@ export interface KeyService {
   retireLegacyKeys(): Promise<void>;
   /** Retires keys whose retiring period is over: one organization's and the shared ones, or every one. */
   retireExpired(organizationId?: string): Promise<void>;
+  /** `retireExpired` through `db` (a single statement: no transaction of its own); the providers hear of it through `afterCommit`. */
+  retireExpiredIn(db: Tx, afterCommit: AfterCommit, organizationId?: string): Promise<void>;
   /** Private JWKs for an organization's provider: its active key first (it signs), then the rest it publishes. */
   providerJwks(organizationId: string): Promise<PrivateSigningJwk[]>;
   /** Public JWKs of what an organization publishes (its /.well-known/jwks). */
@@ -60,8 +68,11 @@ export interface KeyService {
 export interface KeyServiceOptions {
   prisma: PrismaClient;
   encrypter: Encrypter;
-  /** The longest lifetime of anything a key signs (ID tokens, JWT access tokens), in seconds. */
-  maxSignedTokenLifetimeSeconds: () => number | Promise<number>;
+  /**
+   * The longest lifetime of anything a key signs (ID tokens, JWT access tokens), in seconds,
+   * read through `db`: inside a write, the write's transaction (the embedded database has one connection).
+   */
+  maxSignedTokenLifetimeSeconds: (db: Tx) => number | Promise<number>;
   /** Called after a change of one organization's keys, or "*" for the shared keys and rotations of all. */
   onChange: (organizationId: string) => Promise<void>;
   now?: () => Date;
@@ -133,8 +144,8 @@ export function createKeyService(options: KeyServiceOptions): KeyService {
   }
 
   /** When a key that stops signing now may leave the JWKS: after the longest token lifetime and clock skew. */
-  async function retireAfterNow() {
-    const lifetime = await options.maxSignedTokenLifetimeSeconds();
+  async function retireAfterNow(db: Tx = prisma) {
+    const lifetime = await options.maxSignedTokenLifetimeSeconds(db);
     return new Date(now().getTime() + (lifetime + CLOCK_SKEW_SECONDS) * 1000);
   }
 
@@ -149,7 +160,7 @@ export function createKeyService(options: KeyServiceOptions): KeyService {
    * active keys retire, the newest staged key of each organization becomes active, and the
    * others get the fresh key generated for them beforehand.
    */
-  async function rotateIn(tx: Tx, fresh: Map<string, NewKey>, retireAfter: Date) {
+  async function rotateBatchIn(tx: Tx, fresh: Map<string, NewKey>, retireAfter: Date) {
     const organizationIds = [...fresh.keys()];
     await lockOrganizations(tx, organizationIds);
     await tx.signingKey.updateMany({ where: { organizationId: { in: organizationIds }, status: "active" }, data: { status: "retiring", retireAfter } });
@@ -172,8 +183,8 @@ export function createKeyService(options: KeyServiceOptions): KeyService {
     for (const organizationId of organizationIds) await changed(organizationId!);
   }
 
-  async function retireExpired(organizationId?: string) {
-    const retired = await prisma.signingKey.updateManyAndReturn({
+  async function retireExpiredIn(db: Tx, afterCommit: AfterCommit, organizationId?: string) {
+    const retired = await db.signingKey.updateManyAndReturn({
       where: {
         status: "retiring",
         retireAfter: { lte: now() },
@@ -183,7 +194,31 @@ export function createKeyService(options: KeyServiceOptions): KeyService {
       select: { organizationId: true },
     });
     // Providers built earlier still hold the retired keys: reload them.
-    await notify(new Set(retired.map((key) => key.organizationId)));
+    const organizationIds = new Set(retired.map((key) => key.organizationId));
+    afterCommit(() => notify(organizationIds));
+  }
+
+  /** For callers outside a transaction: the notices go out once the work (committed by then) is done. */
+  async function atOnce<T>(work: (afterCommit: AfterCommit) => Promise<T>): Promise<T> {
+    const effects: Array<() => unknown> = [];
+    const value = await work((effect) => void effects.push(effect));
+    for (const effect of effects) await effect();
+    return value;
+  }
+
+  const retireExpired = (organizationId?: string) => atOnce((afterCommit) => retireExpiredIn(prisma, afterCommit, organizationId));
+
+  async function generateIn(tx: Tx, organizationId: string, afterCommit: AfterCommit) {
+    const row = await tx.signingKey.create({ data: await newKey(organizationId, "staged") });
+    afterCommit(() => changed(organizationId));
+    return toSigningKeyInfo(row);
+  }
+
+  async function rotateOneIn(tx: Tx, organizationId: string, afterCommit: AfterCommit) {
+    const fresh = new Map([[organizationId, await newKey(organizationId, "active")]]);
+    const [row] = await rotateBatchIn(tx, fresh, await retireAfterNow(tx));
+    afterCommit(() => changed(organizationId));
+    return toSigningKeyInfo(row!);
   }
 
   const findPublished = (organizationId: string) =>
@@ -218,20 +253,20 @@ export function createKeyService(options: KeyServiceOptions): KeyService {
       return rows.map(toSigningKeyInfo);
     },
 
-    async generate(organizationId) {
-      const row = await prisma.signingKey.create({ data: await newKey(organizationId, "staged") });
-      await changed(organizationId);
-      return toSigningKeyInfo(row);
-    },
+    generate: (organizationId) => atOnce((afterCommit) => generateIn(prisma, organizationId, afterCommit)),
 
-    async rotate(organizationId) {
-      const fresh = new Map([[organizationId, await newKey(organizationId, "active")]]);
-      const retireAfter = await retireAfterNow();
-      const [row] = await prisma.$transaction((tx) => rotateIn(tx, fresh, retireAfter));
-      await changed(organizationId);
-      return toSigningKeyInfo(row!);
-    },
+    generateIn,
 
+    rotate: (organizationId) => atOnce((afterCommit) => prisma.$transaction((tx) => rotateOneIn(tx, organizationId, afterCommit))),
+
+    rotateIn: rotateOneIn,
+
+    /**
+     * Not offered inside a caller's transaction: every organization in one transaction would hold
+     * all their key locks, and the embedded database's only connection, for as long as the whole
+     * rotation takes. Each batch commits on its own; a failure leaves the batches before it rotated,
+     * which is what a repeated rotation would have done anyway.
+     */
     async rotateAll() {
       const retireAfter = await retireAfterNow();
       let rotated = 0;
@@ -246,7 +281,7 @@ export function createKeyService(options: KeyServiceOptions): KeyService {
         if (batch.length === 0) break;
         // Keys are generated outside the transaction, which then only writes.
         const fresh = new Map(await Promise.all(batch.map(async ({ id }) => [id, await newKey(id, "active")] as const)));
-        await prisma.$transaction((tx) => rotateIn(tx, fresh, retireAfter));
+        await prisma.$transaction((tx) => rotateBatchIn(tx, fresh, retireAfter));
         rotated += batch.length;
         after = batch[batch.length - 1]!.id;
       }
@@ -267,6 +302,8 @@ export function createKeyService(options: KeyServiceOptions): KeyService {
     },
 
     retireExpired,
+
+    retireExpiredIn,
 
     async providerJwks(organizationId) {
       const rows = await publishedRows(organizationId);

@@ -12,6 +12,11 @@ export interface Settings {
   set<K extends SettingKey>(key: K, value: SettingValue<K>, updatedBy: string): Promise<void>;
   /** The same settings read (and written) through `db`: inside a write, its transaction's connection. */
   within(db: Db): Settings;
+  /**
+   * Drops the cached values. A write inside a transaction calls it once committed: another
+   * request may have cached the old values between the write and its commit.
+   */
+  forget(): void;
 }
 
 const CACHE_MS = 5_000;
@@ -67,6 +72,9 @@ function settingsOver(prisma: Db, cache: SettingsCache): Settings {
     },
     within(db) {
       return settingsOver(db, cache);
+    },
+    forget() {
+      cache.set(undefined);
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { Application as ApplicationRow, ApplicationModule as ModuleRow, Prisma } from "~/generated/prisma/client";
 import type { Application, ApplicationCreate, ApplicationModule, ApplicationUpdate, ModuleCreate, ModuleUpdate } from "~/schemas/application";
 import { invalidateClient } from "../../directory/clients";
-import type { Services } from "../../services";
+import type { Context } from "../../context";
 import { assertScopesStayUsable } from "../claims/scopes";
 import { conflict, notFound, staleEtag, validation } from "../../errors";
 import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";
@@ -37,8 +37,8 @@ export interface ApplicationListQuery extends ListQuery {
   sort?: "createdAt" | "name" | undefined;
 }
 
-export async function listApplications(services: Services, query: ApplicationListQuery): Promise<Page<Application>> {
-  const { prisma } = services.db;
+export async function listApplications(ctx: Context, query: ApplicationListQuery): Promise<Page<Application>> {
+  const prisma = ctx.db;
   const where: Prisma.ApplicationWhereInput = {
     organization: { status: { not: "deleted" } },
     ...(query.organizationId ? { organizationId: query.organizationId } : {}),
@@ -56,53 +56,55 @@ export async function listApplications(services: Services, query: ApplicationLis
 }
 
 /** An application of a live (not deleted) organization, or 404. */
-export async function getApplication(services: Services, id: string): Promise<ApplicationRow> {
-  const row = await services.db.prisma.application.findFirst({ where: { id, organization: { status: { not: "deleted" } } } });
+export async function getApplication(ctx: Context, id: string): Promise<ApplicationRow> {
+  const row = await ctx.db.application.findFirst({ where: { id, organization: { status: { not: "deleted" } } } });
   if (!row) throw notFound("application");
   return row;
 }
 
 /** The organization a new resource names in its body: it must exist and not be deleted (422 otherwise). */
-export async function requireOrganizationRef(services: Services, organizationId: string) {
-  const org = await services.db.prisma.organization.findUnique({ where: { id: organizationId } });
+export async function requireOrganizationRef(ctx: Context, organizationId: string) {
+  const org = await ctx.db.organization.findUnique({ where: { id: organizationId } });
   if (!org || org.status === "deleted") throw validation([{ field: "organizationId", message: "does not name an existing organization" }]);
   return org;
 }
 
-export async function createApplication(services: Services, input: ApplicationCreate): Promise<ApplicationRow> {
-  await requireOrganizationRef(services, input.organizationId);
-  return services.db.prisma.application.create({
+export async function createApplication(ctx: Context, input: ApplicationCreate): Promise<ApplicationRow> {
+  await requireOrganizationRef(ctx, input.organizationId);
+  return ctx.db.application.create({
     data: { organizationId: input.organizationId, name: input.name, description: input.description ?? null },
   });
 }
 
 /** Updates with optimistic concurrency: `expectedVersion` (from If-Match) must still be current. */
-export async function updateApplication(services: Services, id: string, input: ApplicationUpdate, expectedVersion: number | undefined): Promise<ApplicationRow> {
-  const current = await getApplication(services, id);
-  const updated = await services.db.prisma.application.updateMany({
+export async function updateApplication(ctx: Context, id: string, input: ApplicationUpdate, expectedVersion: number | undefined): Promise<ApplicationRow> {
+  const current = await getApplication(ctx, id);
+  const updated = await ctx.db.application.updateMany({
     where: { id, version: expectedVersion ?? current.version },
     data: { ...input, version: { increment: 1 } },
   });
   if (updated.count !== 1) throw staleEtag();
-  return getApplication(services, id);
+  return getApplication(ctx, id);
 }
 
 /** The clients of an application read the application's status through the client cache. */
-async function invalidateApplicationClients(services: Services, applicationId: string) {
-  const clients = await services.db.prisma.client.findMany({ where: { applicationId }, select: { id: true } });
-  for (const client of clients) await invalidateClient(services.cache, client.id);
+async function invalidateApplicationClients(ctx: Context<"cache">, applicationId: string) {
+  const clients = await ctx.db.client.findMany({ where: { applicationId }, select: { id: true } });
+  ctx.afterCommit(async () => {
+    for (const client of clients) await invalidateClient(ctx.cache, client.id);
+  });
 }
 
 /** Deactivating an application stops all of its clients at once; activating lets them work again. */
-export async function setApplicationStatus(services: Services, id: string, status: "active" | "inactive", expectedVersion: number | undefined): Promise<ApplicationRow> {
-  const current = await getApplication(services, id);
-  const updated = await services.db.prisma.application.updateMany({
+export async function setApplicationStatus(ctx: Context<"cache">, id: string, status: "active" | "inactive", expectedVersion: number | undefined): Promise<ApplicationRow> {
+  const current = await getApplication(ctx, id);
+  const updated = await ctx.db.application.updateMany({
     where: { id, version: expectedVersion ?? current.version },
     data: { status, version: { increment: 1 } },
   });
   if (updated.count !== 1) throw staleEtag();
-  await invalidateApplicationClients(services, id);
-  return getApplication(services, id);
+  await invalidateApplicationClients(ctx, id);
+  return getApplication(ctx, id);
 }
 
 /**
@@ -111,9 +113,9 @@ export async function setApplicationStatus(services: Services, id: string, statu
  * application's gate. Delete them or move them to another application first. Nor is one whose
  * claims alone support a scope that other clients of the organization still name (409).
  */
-export async function deleteApplication(services: Services, id: string, expectedVersion: number | undefined): Promise<ApplicationRow> {
-  const { prisma } = services.db;
-  const current = await getApplication(services, id);
+export async function deleteApplication(ctx: Context<"oidc">, id: string, expectedVersion: number | undefined): Promise<ApplicationRow> {
+  const prisma = ctx.db;
+  const current = await getApplication(ctx, id);
   const clients = await prisma.client.count({ where: { applicationId: id } });
   if (clients > 0) {
     throw conflict("application_has_clients", `The application still has ${clients} client(s). Delete them or move them to another application first.`, [
@@ -121,20 +123,20 @@ export async function deleteApplication(services: Services, id: string, expected
     ]);
   }
   const claims = await prisma.customClaimDefinition.findMany({ where: { applicationId: id }, select: { id: true } });
-  await assertScopesStayUsable(services, current.organizationId, claims.map((c) => c.id));
+  await assertScopesStayUsable(ctx, current.organizationId, claims.map((c) => c.id));
   const deleted = await prisma.application.deleteMany({ where: { id, version: expectedVersion ?? current.version } });
   if (deleted.count !== 1) throw staleEtag();
   // Its claim definitions are gone: the organization's provider no longer advertises them.
-  await services.oidc.invalidate(current.organizationId);
+  ctx.afterCommit(() => ctx.oidc.invalidate(current.organizationId));
   return current;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Modules
 
-export async function listModules(services: Services, applicationId: string, query: ListQuery): Promise<Page<ApplicationModule>> {
-  const { prisma } = services.db;
-  await getApplication(services, applicationId);
+export async function listModules(ctx: Context, applicationId: string, query: ListQuery): Promise<Page<ApplicationModule>> {
+  const prisma = ctx.db;
+  await getApplication(ctx, applicationId);
   const where: Prisma.ApplicationModuleWhereInput = { applicationId };
   const order = query.order ?? "asc";
   const page = await listPage(listMode(query), {
@@ -152,27 +154,27 @@ export interface ModuleOf {
   module: ModuleRow;
 }
 
-export async function getModule(services: Services, applicationId: string, moduleId: string): Promise<ModuleOf> {
-  const app = await getApplication(services, applicationId);
-  const module = await services.db.prisma.applicationModule.findFirst({ where: { id: moduleId, applicationId } });
+export async function getModule(ctx: Context, applicationId: string, moduleId: string): Promise<ModuleOf> {
+  const app = await getApplication(ctx, applicationId);
+  const module = await ctx.db.applicationModule.findFirst({ where: { id: moduleId, applicationId } });
   if (!module) throw notFound("module");
   return { app, module };
 }
 
-export async function addModule(services: Services, applicationId: string, input: ModuleCreate): Promise<ModuleOf> {
-  const app = await getApplication(services, applicationId);
-  const module = await services.db.prisma.applicationModule.create({ data: { applicationId, name: input.name, description: input.description ?? null } });
+export async function addModule(ctx: Context, applicationId: string, input: ModuleCreate): Promise<ModuleOf> {
+  const app = await getApplication(ctx, applicationId);
+  const module = await ctx.db.applicationModule.create({ data: { applicationId, name: input.name, description: input.description ?? null } });
   return { app, module };
 }
 
-export async function updateModule(services: Services, applicationId: string, moduleId: string, input: ModuleUpdate): Promise<ModuleOf> {
-  const { app } = await getModule(services, applicationId, moduleId);
-  const module = await services.db.prisma.applicationModule.update({ where: { id: moduleId }, data: input });
+export async function updateModule(ctx: Context, applicationId: string, moduleId: string, input: ModuleUpdate): Promise<ModuleOf> {
+  const { app } = await getModule(ctx, applicationId, moduleId);
+  const module = await ctx.db.applicationModule.update({ where: { id: moduleId }, data: input });
   return { app, module };
 }
 
-export async function deleteModule(services: Services, applicationId: string, moduleId: string): Promise<ModuleOf> {
-  const found = await getModule(services, applicationId, moduleId);
-  await services.db.prisma.applicationModule.delete({ where: { id: moduleId } });
+export async function deleteModule(ctx: Context, applicationId: string, moduleId: string): Promise<ModuleOf> {
+  const found = await getModule(ctx, applicationId, moduleId);
+  await ctx.db.applicationModule.delete({ where: { id: moduleId } });
   return found;
 }

@@ -1,5 +1,5 @@
 import type { Prisma } from "~/generated/prisma/client";
-import type { Services } from "../../services";
+import type { Context } from "../../context";
 import { validation } from "../../errors";
 import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, type Page } from "../http/pagination";
 
@@ -16,7 +16,7 @@ export interface AuditQuery {
 }
 
 /** Audit entries newest first, filtered, with cursor paging over their time-ordered ids. */
-export async function listAudit(services: Services, query: AuditQuery): Promise<Page<Record<string, unknown>>> {
+export async function listAudit(ctx: Context, query: AuditQuery): Promise<Page<Record<string, unknown>>> {
   const limit = query.limit ?? DEFAULT_PAGE_SIZE;
   const before = query.cursor ? decodeCursor(query.cursor)[1] : undefined;
   if (before !== undefined && !/^[0-9a-f-]{36}$/.test(before)) throw validation([{ field: "cursor", message: "is not a cursor returned by Porta" }]);
@@ -28,7 +28,7 @@ export async function listAudit(services: Services, query: AuditQuery): Promise<
     ...(query.targetId ? { targetId: query.targetId } : {}),
     ...(query.from || query.to ? { createdAt: { ...(query.from ? { gte: new Date(query.from) } : {}), ...(query.to ? { lt: new Date(query.to) } : {}) } } : {}),
   };
-  const { prisma } = services.db;
+  const prisma = ctx.db;
   const [total, rows] = await Promise.all([
     prisma.auditEntry.count({ where }),
     prisma.auditEntry.findMany({ where: { ...where, ...(before ? { id: { lt: before } } : {}) }, orderBy: { id: "desc" }, take: limit + 1 }),

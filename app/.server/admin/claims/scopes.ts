@@ -1,5 +1,5 @@
 import { BASE_SCOPES } from "../../oidc/configuration";
-import type { Services } from "../../services";
+import type { Context } from "../../context";
 import { conflict, validation } from "../../errors";
 
 /**
@@ -8,8 +8,8 @@ import { conflict, validation } from "../../errors";
  * (invalid_client_metadata), so the Admin API keeps clients and claims in step: a client may only
  * name supported scopes, and a custom scope cannot disappear while a client still names it.
  */
-export async function supportedScopes(services: Services, organizationId: string): Promise<Set<string>> {
-  const claims = await services.db.prisma.customClaimDefinition.findMany({
+export async function supportedScopes(ctx: Context, organizationId: string): Promise<Set<string>> {
+  const claims = await ctx.db.customClaimDefinition.findMany({
     where: { application: { organizationId } },
     select: { scope: true },
     distinct: ["scope"],
@@ -18,8 +18,8 @@ export async function supportedScopes(services: Services, organizationId: string
 }
 
 /** 422 when the client's scope names a scope the organization does not support. */
-export async function requireSupportedScope(services: Services, organizationId: string, scope: string) {
-  const supported = await supportedScopes(services, organizationId);
+export async function requireSupportedScope(ctx: Context, organizationId: string, scope: string) {
+  const supported = await supportedScopes(ctx, organizationId);
   const unknown = scope.split(" ").filter((s) => !supported.has(s));
   if (unknown.length > 0) {
     throw validation([
@@ -32,8 +32,8 @@ export async function requireSupportedScope(services: Services, organizationId: 
  * 409 when removing the given claims would take away a custom scope that a client of the
  * organization still names (no other claim keeping it supported).
  */
-export async function assertScopesStayUsable(services: Services, organizationId: string, removedClaimIds: string[]) {
-  const { prisma } = services.db;
+export async function assertScopesStayUsable(ctx: Context, organizationId: string, removedClaimIds: string[]) {
+  const prisma = ctx.db;
   const removed = await prisma.customClaimDefinition.findMany({ where: { id: { in: removedClaimIds } }, select: { scope: true } });
   const remaining = await prisma.customClaimDefinition.findMany({
     where: { application: { organizationId }, id: { notIn: removedClaimIds } },

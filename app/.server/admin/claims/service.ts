@@ -1,6 +1,6 @@
 import type { Application as ApplicationRow, CustomClaimDefinition as ClaimRow, Prisma, User as UserRow } from "~/generated/prisma/client";
 import { claimValueProblem, type ClaimType, type ClaimValue, type CustomClaim, type CustomClaimCreate, type CustomClaimUpdate } from "~/schemas/claim";
-import type { Services } from "../../services";
+import type { Context } from "../../context";
 import { getApplication } from "../applications/service";
 import { conflict, notFound, validation } from "../../errors";
 import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";
@@ -34,9 +34,9 @@ export function toClaimValue(row: ValueRow): ClaimValue {
   };
 }
 
-export async function listClaims(services: Services, applicationId: string, query: ListQuery): Promise<Page<CustomClaim>> {
-  const { prisma } = services.db;
-  await getApplication(services, applicationId);
+export async function listClaims(ctx: Context, applicationId: string, query: ListQuery): Promise<Page<CustomClaim>> {
+  const prisma = ctx.db;
+  await getApplication(ctx, applicationId);
   const where: Prisma.CustomClaimDefinitionWhereInput = { applicationId };
   const order = query.order ?? "asc";
   const page = await listPage(listMode(query), {
@@ -53,9 +53,9 @@ export interface ClaimOf {
   claim: ClaimRow;
 }
 
-export async function getClaim(services: Services, applicationId: string, claimId: string): Promise<ClaimOf> {
-  const app = await getApplication(services, applicationId);
-  const claim = await services.db.prisma.customClaimDefinition.findFirst({ where: { id: claimId, applicationId } });
+export async function getClaim(ctx: Context, applicationId: string, claimId: string): Promise<ClaimOf> {
+  const app = await getApplication(ctx, applicationId);
+  const claim = await ctx.db.customClaimDefinition.findFirst({ where: { id: claimId, applicationId } });
   if (!claim) throw notFound("claim");
   return { app, claim };
 }
@@ -64,8 +64,8 @@ export async function getClaim(services: Services, applicationId: string, claimI
  * One claim name means one thing across an organization: userinfo and ID tokens are per
  * organization, so two applications defining `department` would overwrite each other's values.
  */
-async function assertNameFree(services: Services, organizationId: string, claimName: string, exceptId?: string) {
-  const taken = await services.db.prisma.customClaimDefinition.findFirst({
+async function assertNameFree(ctx: Context, organizationId: string, claimName: string, exceptId?: string) {
+  const taken = await ctx.db.customClaimDefinition.findFirst({
     where: {
       claimName: { equals: claimName, mode: "insensitive" },
       application: { organizationId },
@@ -76,21 +76,21 @@ async function assertNameFree(services: Services, organizationId: string, claimN
   if (taken) throw conflict("duplicate", "A custom claim with this claimName already exists in the organization.", [{ field: "claimName", message: "already taken" }]);
 }
 
-export async function createClaim(services: Services, applicationId: string, input: CustomClaimCreate): Promise<ClaimOf> {
-  const app = await getApplication(services, applicationId);
-  await assertNameFree(services, app.organizationId, input.claimName);
-  const claim = await services.db.prisma.customClaimDefinition.create({
+export async function createClaim(ctx: Context<"oidc">, applicationId: string, input: CustomClaimCreate): Promise<ClaimOf> {
+  const app = await getApplication(ctx, applicationId);
+  await assertNameFree(ctx, app.organizationId, input.claimName);
+  const claim = await ctx.db.customClaimDefinition.create({
     data: { applicationId, claimName: input.claimName, claimType: input.claimType, scope: input.scope, description: input.description ?? null },
   });
-  // The organization's provider advertises and releases claims by scope: rebuild it.
-  await services.oidc.invalidate(app.organizationId);
+  // The organization's provider advertises and releases claims by scope: rebuild it once committed.
+  ctx.afterCommit(() => ctx.oidc.invalidate(app.organizationId));
   return { app, claim };
 }
 
-export async function updateClaim(services: Services, applicationId: string, claimId: string, input: CustomClaimUpdate): Promise<ClaimOf> {
-  const { app, claim: current } = await getClaim(services, applicationId, claimId);
-  const { prisma } = services.db;
-  if (input.claimName !== undefined && input.claimName !== current.claimName) await assertNameFree(services, app.organizationId, input.claimName, claimId);
+export async function updateClaim(ctx: Context<"oidc">, applicationId: string, claimId: string, input: CustomClaimUpdate): Promise<ClaimOf> {
+  const { app, claim: current } = await getClaim(ctx, applicationId, claimId);
+  const prisma = ctx.db;
+  if (input.claimName !== undefined && input.claimName !== current.claimName) await assertNameFree(ctx, app.organizationId, input.claimName, claimId);
   if (input.claimType !== undefined && input.claimType !== current.claimType) {
     const values = await prisma.customClaimValue.count({ where: { claimId } });
     if (values > 0) {
@@ -99,26 +99,26 @@ export async function updateClaim(services: Services, applicationId: string, cla
       ]);
     }
   }
-  if (input.scope !== undefined && input.scope !== current.scope) await assertScopesStayUsable(services, app.organizationId, [claimId]);
+  if (input.scope !== undefined && input.scope !== current.scope) await assertScopesStayUsable(ctx, app.organizationId, [claimId]);
   const claim = await prisma.customClaimDefinition.update({ where: { id: claimId }, data: input });
-  await services.oidc.invalidate(app.organizationId);
+  ctx.afterCommit(() => ctx.oidc.invalidate(app.organizationId));
   return { app, claim };
 }
 
-export async function deleteClaim(services: Services, applicationId: string, claimId: string): Promise<ClaimOf> {
-  const found = await getClaim(services, applicationId, claimId);
-  await assertScopesStayUsable(services, found.app.organizationId, [claimId]);
+export async function deleteClaim(ctx: Context<"oidc">, applicationId: string, claimId: string): Promise<ClaimOf> {
+  const found = await getClaim(ctx, applicationId, claimId);
+  await assertScopesStayUsable(ctx, found.app.organizationId, [claimId]);
   // Its values go with it (cascade).
-  await services.db.prisma.customClaimDefinition.delete({ where: { id: claimId } });
-  await services.oidc.invalidate(found.app.organizationId);
+  await ctx.db.customClaimDefinition.delete({ where: { id: claimId } });
+  ctx.afterCommit(() => ctx.oidc.invalidate(found.app.organizationId));
   return found;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Values: resolved by claim id plus user id; the application segment of the path is not a filter.
 
-async function claimWithOrg(services: Services, claimId: string) {
-  const claim = await services.db.prisma.customClaimDefinition.findFirst({
+async function claimWithOrg(ctx: Context, claimId: string) {
+  const claim = await ctx.db.customClaimDefinition.findFirst({
     where: { id: claimId, application: { organization: { status: { not: "deleted" } } } },
     include: { application: { select: { organizationId: true } } },
   });
@@ -126,16 +126,16 @@ async function claimWithOrg(services: Services, claimId: string) {
   return claim;
 }
 
-async function findUser(services: Services, userId: string): Promise<UserRow> {
-  const user = await services.db.prisma.user.findFirst({ where: { id: userId, organization: { status: { not: "deleted" } } } });
+async function findUser(ctx: Context, userId: string): Promise<UserRow> {
+  const user = await ctx.db.user.findFirst({ where: { id: userId, organization: { status: { not: "deleted" } } } });
   if (!user) throw notFound("user");
   return user;
 }
 
-export async function getClaimValue(services: Services, claimId: string, userId: string): Promise<ClaimValue> {
-  await claimWithOrg(services, claimId);
-  await findUser(services, userId);
-  const row = await services.db.prisma.customClaimValue.findUnique({ where: { claimId_userId: { claimId, userId } }, include: { claim: true } });
+export async function getClaimValue(ctx: Context, claimId: string, userId: string): Promise<ClaimValue> {
+  await claimWithOrg(ctx, claimId);
+  await findUser(ctx, userId);
+  const row = await ctx.db.customClaimValue.findUnique({ where: { claimId_userId: { claimId, userId } }, include: { claim: true } });
   if (!row) throw notFound("claim value");
   return toClaimValue(row);
 }
@@ -145,16 +145,16 @@ export interface ValueChange {
   organizationId: string;
 }
 
-export async function setClaimValue(services: Services, claimId: string, userId: string, value: unknown): Promise<ValueChange> {
-  const claim = await claimWithOrg(services, claimId);
-  const user = await findUser(services, userId);
+export async function setClaimValue(ctx: Context, claimId: string, userId: string, value: unknown): Promise<ValueChange> {
+  const claim = await claimWithOrg(ctx, claimId);
+  const user = await findUser(ctx, userId);
   if (user.organizationId !== claim.application.organizationId) {
     throw validation([{ field: "userId", message: "is not a user of the organization the claim's application belongs to" }]);
   }
   const problem = claimValueProblem(claim.claimType as ClaimType, value);
   if (problem) throw validation([{ field: "value", message: `${problem} (the claim's type is ${claim.claimType})` }]);
   const json = value as Prisma.InputJsonValue;
-  const row = await services.db.prisma.customClaimValue.upsert({
+  const row = await ctx.db.customClaimValue.upsert({
     where: { claimId_userId: { claimId, userId } },
     create: { claimId, userId, value: json },
     update: { value: json },
@@ -163,17 +163,17 @@ export async function setClaimValue(services: Services, claimId: string, userId:
   return { value: toClaimValue(row), organizationId: user.organizationId };
 }
 
-export async function deleteClaimValue(services: Services, claimId: string, userId: string): Promise<ValueChange> {
-  const value = await getClaimValue(services, claimId, userId);
-  await services.db.prisma.customClaimValue.delete({ where: { claimId_userId: { claimId, userId } } });
-  const user = await findUser(services, userId);
+export async function deleteClaimValue(ctx: Context, claimId: string, userId: string): Promise<ValueChange> {
+  const value = await getClaimValue(ctx, claimId, userId);
+  await ctx.db.customClaimValue.delete({ where: { claimId_userId: { claimId, userId } } });
+  const user = await findUser(ctx, userId);
   return { value, organizationId: user.organizationId };
 }
 
 /** All of a user's values, across the applications of the user's organization. */
-export async function listUserClaimValues(services: Services, userId: string, query: ListQuery): Promise<Page<ClaimValue>> {
-  const { prisma } = services.db;
-  await findUser(services, userId);
+export async function listUserClaimValues(ctx: Context, userId: string, query: ListQuery): Promise<Page<ClaimValue>> {
+  const prisma = ctx.db;
+  await findUser(ctx, userId);
   const where: Prisma.CustomClaimValueWhereInput = { userId };
   const order = query.order ?? "asc";
   // Values are keyed by claim: the claim id (a UUIDv7) orders and pages them.

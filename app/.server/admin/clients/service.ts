@@ -13,7 +13,7 @@ import {
 import { effectiveLoginMethods } from "~/schemas/login-methods";
 import { hashClientSecret, invalidateClient } from "../../directory/clients";
 import { getOrganizationBySlug } from "../../directory/organizations";
-import type { Services } from "../../services";
+import type { Context } from "../../context";
 import { ADMIN_API_SCOPES, isAdminApiClient } from "../api-access";
 import { requireOrganizationRef } from "../applications/service";
 import { requireSupportedScope } from "../claims/scopes";
@@ -82,8 +82,8 @@ export interface ClientListQuery extends ListQuery {
   sort?: "createdAt" | "name" | undefined;
 }
 
-export async function listClients(services: Services, query: ClientListQuery): Promise<Page<Client>> {
-  const { prisma } = services.db;
+export async function listClients(ctx: Context, query: ClientListQuery): Promise<Page<Client>> {
+  const prisma = ctx.db;
   const where: Prisma.ClientWhereInput = {
     organization: { status: { not: "deleted" } },
     ...(query.organizationId ? { organizationId: query.organizationId } : {}),
@@ -109,8 +109,8 @@ export async function listClients(services: Services, query: ClientListQuery): P
 }
 
 /** A client of a live (not deleted) organization, or 404. */
-export async function getClient(services: Services, id: string): Promise<ClientWithOrg> {
-  const row = await services.db.prisma.client.findFirst({ where: { id, organization: { status: { not: "deleted" } } }, include: withOrg });
+export async function getClient(ctx: Context, id: string): Promise<ClientWithOrg> {
+  const row = await ctx.db.client.findFirst({ where: { id, organization: { status: { not: "deleted" } } }, include: withOrg });
   if (!row) throw notFound("client");
   return row;
 }
@@ -122,8 +122,8 @@ function assertChangeable(client: { id: string }) {
   }
 }
 
-async function requireApplicationRef(services: Services, applicationId: string, organizationId: string) {
-  const app = await services.db.prisma.application.findUnique({ where: { id: applicationId }, select: { organizationId: true } });
+async function requireApplicationRef(ctx: Context, applicationId: string, organizationId: string) {
+  const app = await ctx.db.application.findUnique({ where: { id: applicationId }, select: { organizationId: true } });
   if (!app || app.organizationId !== organizationId) {
     throw validation([{ field: "applicationId", message: "does not name an application of the client's organization" }]);
   }
@@ -138,9 +138,9 @@ function requireSettings(settings: Parameters<typeof clientSettingsProblems>[0])
  * A client that calls the Admin API signs service-admins in for it: it must belong to the
  * super-admin organization, use the code flow and be allowed the admin scope (decision 017).
  */
-async function requireAdminApiAccessRules(services: Services, organizationId: string, client: { adminApiAccess: boolean; grantTypes: string[]; scope: string }) {
+async function requireAdminApiAccessRules(ctx: Context<"cache" | "config">, organizationId: string, client: { adminApiAccess: boolean; grantTypes: string[]; scope: string }) {
   if (!client.adminApiAccess) return;
-  const superAdmin = await getOrganizationBySlug(services.db.prisma, services.cache, services.config.superAdminSlug);
+  const superAdmin = await getOrganizationBySlug(ctx.db, ctx.cache, ctx.config.superAdminSlug);
   if (organizationId !== superAdmin?.id) {
     throw validation([{ field: "adminApiAccess", message: "is only possible for clients of the super-admin organization" }]);
   }
@@ -164,58 +164,56 @@ export interface NewSecret {
   hint: string;
 }
 
-export async function createClient(services: Services, input: ClientCreate): Promise<{ client: ClientWithOrg; secret?: NewSecret }> {
-  await requireOrganizationRef(services, input.organizationId);
-  if (input.applicationId) await requireApplicationRef(services, input.applicationId, input.organizationId);
+/** The client and its first secret are one write: neither exists without the other. */
+export async function createClient(ctx: Context<"cache" | "config">, input: ClientCreate): Promise<{ client: ClientWithOrg; secret?: NewSecret }> {
+  await requireOrganizationRef(ctx, input.organizationId);
+  if (input.applicationId) await requireApplicationRef(ctx, input.applicationId, input.organizationId);
   requireSettings(input);
-  await requireSupportedScope(services, input.organizationId, input.scope);
-  await requireAdminApiAccessRules(services, input.organizationId, input);
+  await requireSupportedScope(ctx, input.organizationId, input.scope);
+  await requireAdminApiAccessRules(ctx, input.organizationId, input);
   const id = newClientId();
   const secret = input.clientType === "confidential" ? mintSecret() : undefined;
-  const { prisma } = services.db;
-  const created = await prisma.$transaction(async (tx) => {
-    const client = await tx.client.create({
-      data: {
-        id,
-        organizationId: input.organizationId,
-        applicationId: input.applicationId ?? null,
-        name: input.name,
-        applicationType: input.applicationType,
-        tokenEndpointAuthMethod: authMethodOf(input.clientType),
-        redirectUris: input.redirectUris,
-        postLogoutRedirectUris: input.postLogoutRedirectUris,
-        grantTypes: input.grantTypes,
-        scope: input.scope,
-        loginMethods: input.loginMethods ?? [],
-        adminApiAccess: input.adminApiAccess,
-      },
-      include: withOrg,
-    });
-    const secretRow = secret ? await tx.clientSecret.create({ data: { clientId: id, secretHash: secret.hash, hint: secret.hint, label: "initial" } }) : undefined;
-    return { client, secretRow };
+  const client = await ctx.db.client.create({
+    data: {
+      id,
+      organizationId: input.organizationId,
+      applicationId: input.applicationId ?? null,
+      name: input.name,
+      applicationType: input.applicationType,
+      tokenEndpointAuthMethod: authMethodOf(input.clientType),
+      redirectUris: input.redirectUris,
+      postLogoutRedirectUris: input.postLogoutRedirectUris,
+      grantTypes: input.grantTypes,
+      scope: input.scope,
+      loginMethods: input.loginMethods ?? [],
+      adminApiAccess: input.adminApiAccess,
+    },
+    include: withOrg,
   });
-  await invalidateClient(services.cache, id);
+  const secretRow = secret ? await ctx.db.clientSecret.create({ data: { clientId: id, secretHash: secret.hash, hint: secret.hint, label: "initial" } }) : undefined;
+  // An earlier lookup of this id may have cached "no such client".
+  ctx.afterCommit(() => invalidateClient(ctx.cache, id));
   return {
-    client: created.client,
-    ...(secret && created.secretRow ? { secret: { id: created.secretRow.id, value: secret.value, hint: secret.hint } } : {}),
+    client,
+    ...(secret && secretRow ? { secret: { id: secretRow.id, value: secret.value, hint: secret.hint } } : {}),
   };
 }
 
-/** Writes `data` if the client is still at `expectedVersion` (If-Match), then drops the cached client. */
-async function writeClient(services: Services, current: ClientWithOrg, data: Prisma.ClientUpdateManyMutationInput & { applicationId?: string | null }, expectedVersion: number | undefined) {
-  const updated = await services.db.prisma.client.updateMany({
+/** Writes `data` if the client is still at `expectedVersion` (If-Match); the cached client goes once that has committed. */
+async function writeClient(ctx: Context<"cache">, current: ClientWithOrg, data: Prisma.ClientUpdateManyMutationInput & { applicationId?: string | null }, expectedVersion: number | undefined) {
+  const updated = await ctx.db.client.updateMany({
     where: { id: current.id, version: expectedVersion ?? current.version },
     data: { ...data, version: { increment: 1 } },
   });
   if (updated.count !== 1) throw staleEtag();
-  await invalidateClient(services.cache, current.id);
-  return getClient(services, current.id);
+  ctx.afterCommit(() => invalidateClient(ctx.cache, current.id));
+  return getClient(ctx, current.id);
 }
 
-export async function updateClient(services: Services, id: string, input: ClientUpdate, expectedVersion: number | undefined): Promise<ClientWithOrg> {
-  const current = await getClient(services, id);
+export async function updateClient(ctx: Context<"cache" | "config">, id: string, input: ClientUpdate, expectedVersion: number | undefined): Promise<ClientWithOrg> {
+  const current = await getClient(ctx, id);
   assertChangeable(current);
-  if (input.applicationId) await requireApplicationRef(services, input.applicationId, current.organizationId);
+  if (input.applicationId) await requireApplicationRef(ctx, input.applicationId, current.organizationId);
   requireSettings({
     clientType: clientTypeOf(current.tokenEndpointAuthMethod),
     applicationType: (input.applicationType ?? current.applicationType) as "web" | "native",
@@ -224,44 +222,44 @@ export async function updateClient(services: Services, id: string, input: Client
     grantTypes: input.grantTypes ?? current.grantTypes,
     scope: input.scope ?? current.scope,
   });
-  if (input.scope !== undefined) await requireSupportedScope(services, current.organizationId, input.scope);
-  await requireAdminApiAccessRules(services, current.organizationId, {
+  if (input.scope !== undefined) await requireSupportedScope(ctx, current.organizationId, input.scope);
+  await requireAdminApiAccessRules(ctx, current.organizationId, {
     adminApiAccess: input.adminApiAccess ?? current.adminApiAccess,
     grantTypes: input.grantTypes ?? current.grantTypes,
     scope: input.scope ?? current.scope,
   });
   const { loginMethods, ...rest } = input;
-  return writeClient(services, current, { ...rest, ...(loginMethods !== undefined ? { loginMethods: loginMethods ?? [] } : {}) }, expectedVersion);
+  return writeClient(ctx, current, { ...rest, ...(loginMethods !== undefined ? { loginMethods: loginMethods ?? [] } : {}) }, expectedVersion);
 }
 
-export async function setClientStatus(services: Services, id: string, status: "active" | "inactive", expectedVersion: number | undefined): Promise<ClientWithOrg> {
-  const current = await getClient(services, id);
+export async function setClientStatus(ctx: Context<"cache">, id: string, status: "active" | "inactive", expectedVersion: number | undefined): Promise<ClientWithOrg> {
+  const current = await getClient(ctx, id);
   assertChangeable(current);
-  return writeClient(services, current, { status }, expectedVersion);
+  return writeClient(ctx, current, { status }, expectedVersion);
 }
 
 /** The client's login-method override; null clears it (the organization's default applies). */
-export async function setClientLoginMethods(services: Services, id: string, loginMethods: string[] | null, expectedVersion: number | undefined): Promise<ClientWithOrg> {
-  const current = await getClient(services, id);
+export async function setClientLoginMethods(ctx: Context<"cache">, id: string, loginMethods: string[] | null, expectedVersion: number | undefined): Promise<ClientWithOrg> {
+  const current = await getClient(ctx, id);
   assertChangeable(current);
-  return writeClient(services, current, { loginMethods: loginMethods ?? [] }, expectedVersion);
+  return writeClient(ctx, current, { loginMethods: loginMethods ?? [] }, expectedVersion);
 }
 
-export async function deleteClient(services: Services, id: string, expectedVersion: number | undefined): Promise<ClientWithOrg> {
-  const current = await getClient(services, id);
+export async function deleteClient(ctx: Context<"cache">, id: string, expectedVersion: number | undefined): Promise<ClientWithOrg> {
+  const current = await getClient(ctx, id);
   assertChangeable(current);
-  const deleted = await services.db.prisma.client.deleteMany({ where: { id, version: expectedVersion ?? current.version } });
+  const deleted = await ctx.db.client.deleteMany({ where: { id, version: expectedVersion ?? current.version } });
   if (deleted.count !== 1) throw staleEtag();
-  await invalidateClient(services.cache, id);
+  ctx.afterCommit(() => invalidateClient(ctx.cache, id));
   return current;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Secrets
 
-export async function listSecrets(services: Services, clientId: string, query: ListQuery): Promise<Page<ClientSecret>> {
-  const { prisma } = services.db;
-  await getClient(services, clientId);
+export async function listSecrets(ctx: Context, clientId: string, query: ListQuery): Promise<Page<ClientSecret>> {
+  const prisma = ctx.db;
+  await getClient(ctx, clientId);
   const where: Prisma.ClientSecretWhereInput = { clientId };
   const order = query.order ?? "asc";
   const page = await listPage(listMode(query), {
@@ -274,28 +272,28 @@ export async function listSecrets(services: Services, clientId: string, query: L
 }
 
 /** A further secret for a confidential client; the ones it already has stay valid until revoked. */
-export async function generateSecret(services: Services, clientId: string, input: SecretCreate): Promise<{ client: ClientWithOrg; row: SecretRow; value: string }> {
-  const client = await getClient(services, clientId);
+export async function generateSecret(ctx: Context<"cache">, clientId: string, input: SecretCreate): Promise<{ client: ClientWithOrg; row: SecretRow; value: string }> {
+  const client = await getClient(ctx, clientId);
   assertChangeable(client);
   if (clientTypeOf(client.tokenEndpointAuthMethod) === "public") {
     throw conflict("public_client", "A public client authenticates without a secret; it cannot have secrets.");
   }
   const secret = mintSecret();
-  const row = await services.db.prisma.clientSecret.create({
+  const row = await ctx.db.clientSecret.create({
     data: { clientId, secretHash: secret.hash, hint: secret.hint, label: input?.label ?? null, expiresAt: input?.expiresAt ? new Date(input.expiresAt) : null },
   });
-  await invalidateClient(services.cache, clientId);
+  ctx.afterCommit(() => invalidateClient(ctx.cache, clientId));
   return { client, row, value: secret.value };
 }
 
 /** Revokes one secret at once (revoking a revoked secret changes nothing). */
-export async function revokeSecret(services: Services, clientId: string, secretId: string): Promise<{ client: ClientWithOrg; row: SecretRow }> {
-  const client = await getClient(services, clientId);
+export async function revokeSecret(ctx: Context<"cache">, clientId: string, secretId: string): Promise<{ client: ClientWithOrg; row: SecretRow }> {
+  const client = await getClient(ctx, clientId);
   assertChangeable(client);
-  const { prisma } = services.db;
+  const prisma = ctx.db;
   const existing = await prisma.clientSecret.findFirst({ where: { id: secretId, clientId } });
   if (!existing) throw notFound("secret");
   const row = existing.status === "revoked" ? existing : await prisma.clientSecret.update({ where: { id: secretId }, data: { status: "revoked", revokedAt: new Date() } });
-  await invalidateClient(services.cache, clientId);
+  ctx.afterCommit(() => invalidateClient(ctx.cache, clientId));
   return { client, row };
 }

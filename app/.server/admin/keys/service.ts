@@ -1,6 +1,6 @@
 import type { Prisma } from "~/generated/prisma/client";
 import { toSigningKeyInfo, type SigningKeyInfo } from "../../oidc/keys";
-import type { Services } from "../../services";
+import type { Context } from "../../context";
 import { notFound } from "../../errors";
 import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";
 
@@ -8,8 +8,8 @@ import { listMode, listPage, type ListQuery, type Page } from "../http/paginatio
 const KID = /^[A-Za-z0-9_-]{16}$/;
 
 /** The organization a key operation names; unknown and deleted ones are a 404. */
-export async function requireKeyOrganization(services: Services, organizationId: string): Promise<void> {
-  const row = await services.db.prisma.organization.findUnique({ where: { id: organizationId }, select: { status: true } });
+export async function requireKeyOrganization(ctx: Context, organizationId: string): Promise<void> {
+  const row = await ctx.db.organization.findUnique({ where: { id: organizationId }, select: { status: true } });
   if (!row || row.status === "deleted") throw notFound("organization");
 }
 
@@ -18,10 +18,10 @@ export interface KeyListQuery extends ListQuery {
 }
 
 /** Every key, or one organization's, newest first by default; shared keys of earlier versions have no organization. */
-export async function listKeys(services: Services, query: KeyListQuery): Promise<Page<SigningKeyInfo>> {
-  const { prisma } = services.db;
+export async function listKeys(ctx: Context<"keys">, query: KeyListQuery): Promise<Page<SigningKeyInfo>> {
+  const prisma = ctx.db;
   // A key whose retiring period is over shows as retired, not as still published.
-  await services.keys.retireExpired();
+  await ctx.keys.retireExpiredIn(ctx.db, ctx.afterCommit);
   const where: Prisma.SigningKeyWhereInput = query.organizationId ? { organizationId: query.organizationId } : {};
   const order = query.order ?? "desc";
   const page = await listPage(listMode(query), {

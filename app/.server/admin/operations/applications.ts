@@ -63,7 +63,7 @@ export const applicationsOperations = [
     permission: "admin:app:read",
     query: ListQuery,
     response: pageOf(ApplicationSchema),
-    handler: async ({ services, query }) => ({ body: await listApplications(services, query) }),
+    handler: async ({ ctx, query }) => ({ body: await listApplications(ctx, query) }),
   }),
   operation({
     method: "POST",
@@ -77,9 +77,9 @@ export const applicationsOperations = [
     response: ApplicationSchema,
     successStatus: 201,
     etag: true,
-    handler: async ({ services, body, audit }) => {
-      const row = await createApplication(services, body);
-      auditApplication(audit, "application.created", row, { change: body });
+    handler: async ({ ctx, body }) => {
+      const row = await createApplication(ctx, body);
+      auditApplication(ctx.audit, "application.created", row, { change: body });
       return { body: toApplication(row), version: row.version };
     },
   }),
@@ -98,8 +98,8 @@ export const applicationsIdOperations = [
     query: NoQuery,
     response: ApplicationSchema,
     etag: true,
-    handler: async ({ services, params }) => {
-      const row = await getApplication(services, params.id);
+    handler: async ({ ctx, params }) => {
+      const row = await getApplication(ctx, params.id);
       return { body: toApplication(row), version: row.version };
     },
   }),
@@ -115,9 +115,9 @@ export const applicationsIdOperations = [
     body: ApplicationUpdateSchema,
     response: ApplicationSchema,
     etag: true,
-    handler: async ({ services, params, body, ifMatch, audit }) => {
-      const row = await updateApplication(services, params.id, body, ifMatch);
-      auditApplication(audit, "application.updated", row, { change: body });
+    handler: async ({ ctx, params, body, ifMatch }) => {
+      const row = await updateApplication(ctx, params.id, body, ifMatch);
+      auditApplication(ctx.audit, "application.updated", row, { change: body });
       return { body: toApplication(row), version: row.version };
     },
   }),
@@ -131,9 +131,9 @@ export const applicationsIdOperations = [
     params: IdParams,
     query: NoQuery,
     successStatus: 204,
-    handler: async ({ services, params, ifMatch, audit }) => {
-      const row = await deleteApplication(services, params.id, ifMatch);
-      auditApplication(audit, "application.deleted", row, { change: { name: row.name } });
+    handler: async ({ ctx, params, ifMatch }) => {
+      const row = await deleteApplication(ctx, params.id, ifMatch);
+      auditApplication(ctx.audit, "application.deleted", row, { change: { name: row.name } });
       return {};
     },
   }),
@@ -152,9 +152,9 @@ function statusOperation(status: "active" | "inactive") {
     query: NoQuery,
     response: ApplicationSchema,
     etag: true,
-    handler: async ({ services, params, ifMatch, audit }) => {
-      const row = await setApplicationStatus(services, params.id, status, ifMatch);
-      auditApplication(audit, `application.${verb}d`, row, { change: { status } });
+    handler: async ({ ctx, params, ifMatch }) => {
+      const row = await setApplicationStatus(ctx, params.id, status, ifMatch);
+      auditApplication(ctx.audit, `application.${verb}d`, row, { change: { status } });
       return { body: toApplication(row), version: row.version };
     },
   });
@@ -178,9 +178,9 @@ export const applicationsIdHistoryOperations = [
     params: IdParams,
     query: HistoryQuerySchema,
     response: historyOf(HistoryEntrySchema),
-    handler: async ({ services, params, query }) => {
-      await getApplication(services, params.id);
-      return { body: await auditHistory(services.db.prisma, { targetType: "application", targetId: params.id }, query) };
+    handler: async ({ ctx, params, query }) => {
+      await getApplication(ctx, params.id);
+      return { body: await auditHistory(ctx.db, { targetType: "application", targetId: params.id }, query) };
     },
   }),
 ];
@@ -197,7 +197,7 @@ export const applicationsIdModulesOperations = [
     params: IdParams,
     query: ListQuerySchema,
     response: pageOf(ModuleSchema),
-    handler: async ({ services, params, query }) => ({ body: await listModules(services, params.id, query) }),
+    handler: async ({ ctx, params, query }) => ({ body: await listModules(ctx, params.id, query) }),
   }),
   operation({
     method: "POST",
@@ -211,9 +211,9 @@ export const applicationsIdModulesOperations = [
     body: ModuleCreateSchema,
     response: ModuleSchema,
     successStatus: 201,
-    handler: async ({ services, params, body, audit }) => {
-      const found = await addModule(services, params.id, body);
-      auditModule(audit, "application.module_added", found, body);
+    handler: async ({ ctx, params, body }) => {
+      const found = await addModule(ctx, params.id, body);
+      auditModule(ctx.audit, "application.module_added", found, body);
       return { body: toModule(found.module) };
     },
   }),
@@ -232,9 +232,9 @@ export const applicationsIdModulesIdOperations = [
     query: NoQuery,
     body: ModuleUpdateSchema,
     response: ModuleSchema,
-    handler: async ({ services, params, body, audit }) => {
-      const found = await updateModule(services, params.id, params.moduleId, body);
-      auditModule(audit, "application.module_updated", found, body);
+    handler: async ({ ctx, params, body }) => {
+      const found = await updateModule(ctx, params.id, params.moduleId, body);
+      auditModule(ctx.audit, "application.module_updated", found, body);
       return { body: toModule(found.module) };
     },
   }),
@@ -248,9 +248,9 @@ export const applicationsIdModulesIdOperations = [
     params: ModuleParams,
     query: NoQuery,
     successStatus: 204,
-    handler: async ({ services, params, audit }) => {
-      const found = await deleteModule(services, params.id, params.moduleId);
-      auditModule(audit, "application.module_deleted", found);
+    handler: async ({ ctx, params }) => {
+      const found = await deleteModule(ctx, params.id, params.moduleId);
+      auditModule(ctx.audit, "application.module_deleted", found);
       return {};
     },
   }),
@@ -268,9 +268,9 @@ export const applicationsIdModulesIdDeactivateOperations = [
     params: ModuleParams,
     query: NoQuery,
     response: ModuleSchema,
-    handler: async ({ services, params, audit }) => {
-      const found = await updateModule(services, params.id, params.moduleId, { status: "inactive" });
-      auditModule(audit, "application.module_deactivated", found, { status: "inactive" });
+    handler: async ({ ctx, params }) => {
+      const found = await updateModule(ctx, params.id, params.moduleId, { status: "inactive" });
+      auditModule(ctx.audit, "application.module_deactivated", found, { status: "inactive" });
       return { body: toModule(found.module) };
     },
   }),

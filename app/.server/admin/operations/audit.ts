@@ -42,6 +42,6 @@ export const auditOperations = [
     permission: "admin:audit:read",
     query: AuditQuery,
     response: pageOf(AuditEntrySchema),
-    handler: async ({ services, query }) => ({ body: await listAudit(services, query) }),
+    handler: async ({ ctx, query }) => ({ body: await listAudit(ctx, query) }),
   }),
 ];

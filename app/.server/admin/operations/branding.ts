@@ -27,9 +27,9 @@ export const brandingOperations = [
     params: OrgParams,
     response: BrandingSettingsSchema,
     etag: true,
-    handler: async ({ services, params }) => {
-      const organization = await getBranding(services, params.orgId);
-      return { body: toBrandingSettings(services, organization), version: organization.version };
+    handler: async ({ ctx, params }) => {
+      const organization = await getBranding(ctx, params.orgId);
+      return { body: toBrandingSettings(ctx, organization), version: organization.version };
     },
   }),
   operation({
@@ -43,10 +43,10 @@ export const brandingOperations = [
     body: BrandingUpdateSchema,
     response: BrandingSettingsSchema,
     etag: true,
-    handler: async ({ services, params, body, ifMatch, audit }) => {
-      const organization = await updateBranding(services, params.orgId, body, ifMatch);
-      audit({ eventType: "organization.branding.updated", organizationId: organization.id, targetType: "organization", targetId: organization.id, data: { change: body } });
-      return { body: toBrandingSettings(services, organization), version: organization.version };
+    handler: async ({ ctx, params, body, ifMatch }) => {
+      const organization = await updateBranding(ctx, params.orgId, body, ifMatch);
+      ctx.audit({ eventType: "organization.branding.updated", organizationId: organization.id, targetType: "organization", targetId: organization.id, data: { change: body } });
+      return { body: toBrandingSettings(ctx, organization), version: organization.version };
     },
   }),
 ];
@@ -66,22 +66,22 @@ export const brandingAssetOperations = [
     response: BrandingAssetSchema,
     successStatus: 201,
     etag: true,
-    handler: async ({ services, params, query, rawBody, ifMatch, audit }) => {
-      const { asset, organization } = await uploadAsset(services, {
+    handler: async ({ ctx, params, query, rawBody, ifMatch }) => {
+      const { asset, organization } = await uploadAsset(ctx, {
         organizationId: params.orgId,
         kind: query.kind,
         contentType: rawBody!.contentType as AssetContentType,
         bytes: rawBody!.bytes,
         ifMatch,
       });
-      audit({
+      ctx.audit({
         eventType: "organization.branding.asset_uploaded",
         organizationId: organization.id,
         targetType: "organization",
         targetId: organization.id,
         data: { change: { [query.kind]: { assetId: asset.id, contentType: asset.contentType, sha256: asset.sha256, size: asset.size } } },
       });
-      return { body: toBrandingAsset(services, asset), version: organization.version };
+      return { body: toBrandingAsset(ctx, asset), version: organization.version };
     },
   }),
 ];

@@ -54,7 +54,7 @@ export const applicationsIdClaimsOperations = [
     params: AppParams,
     query: ListQuerySchema,
     response: pageOf(CustomClaimSchema),
-    handler: async ({ services, params, query }) => ({ body: await listClaims(services, params.appId, query) }),
+    handler: async ({ ctx, params, query }) => ({ body: await listClaims(ctx, params.appId, query) }),
   }),
   operation({
     method: "POST",
@@ -68,9 +68,9 @@ export const applicationsIdClaimsOperations = [
     body: CustomClaimCreateSchema,
     response: CustomClaimSchema,
     successStatus: 201,
-    handler: async ({ services, params, body, audit }) => {
-      const found = await createClaim(services, params.appId, body);
-      auditClaim(audit, "custom_claim.created", found, body);
+    handler: async ({ ctx, params, body }) => {
+      const found = await createClaim(ctx, params.appId, body);
+      auditClaim(ctx.audit, "custom_claim.created", found, body);
       return { body: toClaim(found.claim) };
     },
   }),
@@ -88,7 +88,7 @@ export const applicationsIdClaimsIdOperations = [
     params: ClaimParams,
     query: NoQuery,
     response: CustomClaimSchema,
-    handler: async ({ services, params }) => ({ body: toClaim((await getClaim(services, params.appId, params.claimId)).claim) }),
+    handler: async ({ ctx, params }) => ({ body: toClaim((await getClaim(ctx, params.appId, params.claimId)).claim) }),
   }),
   operation({
     method: "PUT",
@@ -101,9 +101,9 @@ export const applicationsIdClaimsIdOperations = [
     query: NoQuery,
     body: CustomClaimUpdateSchema,
     response: CustomClaimSchema,
-    handler: async ({ services, params, body, audit }) => {
-      const found = await updateClaim(services, params.appId, params.claimId, body);
-      auditClaim(audit, "custom_claim.updated", found, body);
+    handler: async ({ ctx, params, body }) => {
+      const found = await updateClaim(ctx, params.appId, params.claimId, body);
+      auditClaim(ctx.audit, "custom_claim.updated", found, body);
       return { body: toClaim(found.claim) };
     },
   }),
@@ -117,9 +117,9 @@ export const applicationsIdClaimsIdOperations = [
     params: ClaimParams,
     query: NoQuery,
     successStatus: 204,
-    handler: async ({ services, params, audit }) => {
-      const found = await deleteClaim(services, params.appId, params.claimId);
-      auditClaim(audit, "custom_claim.deleted", found);
+    handler: async ({ ctx, params }) => {
+      const found = await deleteClaim(ctx, params.appId, params.claimId);
+      auditClaim(ctx.audit, "custom_claim.deleted", found);
       return {};
     },
   }),
@@ -137,7 +137,7 @@ export const applicationsIdClaimsIdUsersIdOperations = [
     params: ValueParams,
     query: NoQuery,
     response: ClaimValueSchema,
-    handler: async ({ services, params }) => ({ body: await getClaimValue(services, params.claimId, params.userId) }),
+    handler: async ({ ctx, params }) => ({ body: await getClaimValue(ctx, params.claimId, params.userId) }),
   }),
   operation({
     method: "PUT",
@@ -150,9 +150,9 @@ export const applicationsIdClaimsIdUsersIdOperations = [
     query: NoQuery,
     body: ClaimValueBodySchema,
     response: ClaimValueSchema,
-    handler: async ({ services, params, body, audit }) => {
-      const change = await setClaimValue(services, params.claimId, params.userId, body.value);
-      auditValue(audit, "custom_claim.value_set", change);
+    handler: async ({ ctx, params, body }) => {
+      const change = await setClaimValue(ctx, params.claimId, params.userId, body.value);
+      auditValue(ctx.audit, "custom_claim.value_set", change);
       return { body: change.value };
     },
   }),
@@ -166,9 +166,9 @@ export const applicationsIdClaimsIdUsersIdOperations = [
     params: ValueParams,
     query: NoQuery,
     successStatus: 204,
-    handler: async ({ services, params, audit }) => {
-      const change = await deleteClaimValue(services, params.claimId, params.userId);
-      auditValue(audit, "custom_claim.value_deleted", change);
+    handler: async ({ ctx, params }) => {
+      const change = await deleteClaimValue(ctx, params.claimId, params.userId);
+      auditValue(ctx.audit, "custom_claim.value_deleted", change);
       return {};
     },
   }),
@@ -186,6 +186,6 @@ export const usersIdClaimsOperations = [
     params: IdParams,
     query: ListQuerySchema,
     response: pageOf(ClaimValueSchema),
-    handler: async ({ services, params, query }) => ({ body: await listUserClaimValues(services, params.id, query) }),
+    handler: async ({ ctx, params, query }) => ({ body: await listUserClaimValues(ctx, params.id, query) }),
   }),
 ];

@@ -68,7 +68,7 @@ export const clientsOperations = [
     permission: "admin:client:read",
     query: ListQuery,
     response: pageOf(ClientSchema),
-    handler: async ({ services, query }) => ({ body: await listClients(services, query) }),
+    handler: async ({ ctx, query }) => ({ body: await listClients(ctx, query) }),
   }),
   operation({
     method: "POST",
@@ -82,9 +82,9 @@ export const clientsOperations = [
     response: CreatedClientSchema,
     successStatus: 201,
     etag: true,
-    handler: async ({ services, body, audit }) => {
-      const { client, secret } = await createClient(services, body);
-      auditClient(audit, "client.created", client, { change: body, ...(secret ? { secretId: secret.id } : {}) });
+    handler: async ({ ctx, body }) => {
+      const { client, secret } = await createClient(ctx, body);
+      auditClient(ctx.audit, "client.created", client, { change: body, ...(secret ? { secretId: secret.id } : {}) });
       return { body: { ...toClient(client), ...(secret ? { secret } : {}) }, version: client.version };
     },
   }),
@@ -103,8 +103,8 @@ export const clientsIdOperations = [
     query: NoQuery,
     response: ClientSchema,
     etag: true,
-    handler: async ({ services, params }) => {
-      const row = await getClient(services, params.id);
+    handler: async ({ ctx, params }) => {
+      const row = await getClient(ctx, params.id);
       return { body: toClient(row), version: row.version };
     },
   }),
@@ -120,9 +120,9 @@ export const clientsIdOperations = [
     body: ClientUpdateSchema,
     response: ClientSchema,
     etag: true,
-    handler: async ({ services, params, body, ifMatch, audit }) => {
-      const row = await updateClient(services, params.id, body, ifMatch);
-      auditClient(audit, "client.updated", row, { change: body });
+    handler: async ({ ctx, params, body, ifMatch }) => {
+      const row = await updateClient(ctx, params.id, body, ifMatch);
+      auditClient(ctx.audit, "client.updated", row, { change: body });
       return { body: toClient(row), version: row.version };
     },
   }),
@@ -136,9 +136,9 @@ export const clientsIdOperations = [
     params: ClientParams,
     query: NoQuery,
     successStatus: 204,
-    handler: async ({ services, params, ifMatch, audit }) => {
-      const row = await deleteClient(services, params.id, ifMatch);
-      auditClient(audit, "client.deleted", row, { change: { name: row.name } });
+    handler: async ({ ctx, params, ifMatch }) => {
+      const row = await deleteClient(ctx, params.id, ifMatch);
+      auditClient(ctx.audit, "client.deleted", row, { change: { name: row.name } });
       return {};
     },
   }),
@@ -157,9 +157,9 @@ function statusOperation(status: "active" | "inactive") {
     query: NoQuery,
     response: ClientSchema,
     etag: true,
-    handler: async ({ services, params, ifMatch, audit }) => {
-      const row = await setClientStatus(services, params.id, status, ifMatch);
-      auditClient(audit, `client.${verb}d`, row, { change: { status } });
+    handler: async ({ ctx, params, ifMatch }) => {
+      const row = await setClientStatus(ctx, params.id, status, ifMatch);
+      auditClient(ctx.audit, `client.${verb}d`, row, { change: { status } });
       return { body: toClient(row), version: row.version };
     },
   });
@@ -183,9 +183,9 @@ export const clientsIdHistoryOperations = [
     params: ClientParams,
     query: HistoryQuerySchema,
     response: historyOf(HistoryEntrySchema),
-    handler: async ({ services, params, query }) => {
-      await getClient(services, params.id);
-      return { body: await auditHistory(services.db.prisma, { targetType: "client", targetId: params.id }, query) };
+    handler: async ({ ctx, params, query }) => {
+      await getClient(ctx, params.id);
+      return { body: await auditHistory(ctx.db, { targetType: "client", targetId: params.id }, query) };
     },
   }),
 ];
@@ -202,7 +202,7 @@ export const clientsIdSecretsOperations = [
     params: ClientParams,
     query: ListQuerySchema,
     response: pageOf(ClientSecretSchema),
-    handler: async ({ services, params, query }) => ({ body: await listSecrets(services, params.id, query) }),
+    handler: async ({ ctx, params, query }) => ({ body: await listSecrets(ctx, params.id, query) }),
   }),
   operation({
     method: "POST",
@@ -216,9 +216,9 @@ export const clientsIdSecretsOperations = [
     body: SecretCreateSchema,
     response: ClientSecretSchema.extend({ value: NewSecretSchema.shape.value }),
     successStatus: 201,
-    handler: async ({ services, params, body, audit }) => {
-      const { client, row, value } = await generateSecret(services, params.id, body);
-      auditClient(audit, "client.secret_generated", client, { secretId: row.id, change: { label: row.label, expiresAt: row.expiresAt?.toISOString() ?? null } });
+    handler: async ({ ctx, params, body }) => {
+      const { client, row, value } = await generateSecret(ctx, params.id, body);
+      auditClient(ctx.audit, "client.secret_generated", client, { secretId: row.id, change: { label: row.label, expiresAt: row.expiresAt?.toISOString() ?? null } });
       return { body: { ...toSecret(row), value } };
     },
   }),
@@ -236,9 +236,9 @@ export const clientsIdSecretsIdOperations = [
     params: SecretParams,
     query: NoQuery,
     successStatus: 204,
-    handler: async ({ services, params, audit }) => {
-      const { client, row } = await revokeSecret(services, params.id, params.secretId);
-      auditClient(audit, "client.secret_revoked", client, { secretId: row.id });
+    handler: async ({ ctx, params }) => {
+      const { client, row } = await revokeSecret(ctx, params.id, params.secretId);
+      auditClient(ctx.audit, "client.secret_revoked", client, { secretId: row.id });
       return {};
     },
   }),
@@ -258,9 +258,9 @@ export const clientsIdLoginMethodsOperations = [
     body: LoginMethodsBodySchema,
     response: ClientSchema,
     etag: true,
-    handler: async ({ services, params, body, ifMatch, audit }) => {
-      const row = await setClientLoginMethods(services, params.id, body.loginMethods, ifMatch);
-      auditClient(audit, "client.login_methods_updated", row, { change: body });
+    handler: async ({ ctx, params, body, ifMatch }) => {
+      const row = await setClientLoginMethods(ctx, params.id, body.loginMethods, ifMatch);
+      auditClient(ctx.audit, "client.login_methods_updated", row, { change: body });
       return { body: toClient(row), version: row.version };
     },
   }),
@@ -275,9 +275,9 @@ export const clientsIdLoginMethodsOperations = [
     query: NoQuery,
     response: ClientSchema,
     etag: true,
-    handler: async ({ services, params, ifMatch, audit }) => {
-      const row = await setClientLoginMethods(services, params.id, null, ifMatch);
-      auditClient(audit, "client.login_methods_cleared", row, { change: { loginMethods: null } });
+    handler: async ({ ctx, params, ifMatch }) => {
+      const row = await setClientLoginMethods(ctx, params.id, null, ifMatch);
+      auditClient(ctx.audit, "client.login_methods_cleared", row, { change: { loginMethods: null } });
       return { body: toClient(row), version: row.version };
     },
   }),

@@ -28,7 +28,7 @@ export const configOperations = [
     permission: "admin:config:read",
     query: z.object({}).strict(),
     response: z.object({ data: z.array(EntrySchema) }),
-    handler: async ({ services }) => ({ body: { data: (await services.settings.all()).map(toEntry) } }),
+    handler: async ({ ctx }) => ({ body: { data: (await ctx.settings.all()).map(toEntry) } }),
   }),
 ];
 
@@ -43,8 +43,8 @@ export const configKeyOperations = [
     params: KeyParams,
     query: z.object({}).strict(),
     response: EntrySchema,
-    handler: async ({ services, params }) => {
-      const entry = (await services.settings.all()).find((e) => e.key === params.key);
+    handler: async ({ ctx, params }) => {
+      const entry = (await ctx.settings.all()).find((e) => e.key === params.key);
       if (!entry) throw notFound("configuration key");
       return { body: toEntry(entry) };
     },
@@ -60,15 +60,17 @@ export const configKeyOperations = [
     query: z.object({}).strict(),
     body: z.object({ value: z.unknown() }).strict(),
     response: EntrySchema,
-    handler: async ({ services, params, body, admin, audit }) => {
+    handler: async ({ ctx, params, body, admin }) => {
       if (!isSettingKey(params.key)) throw notFound("configuration key");
       const parsed = SETTINGS[params.key].schema.safeParse(body.value);
       if (!parsed.success) throw validation(parsed.error.issues.map((i) => ({ field: "value", message: i.message })));
-      await services.settings.set(params.key, parsed.data, admin.id);
-      // Token lifetimes live in the providers' configuration: rebuild them everywhere.
-      if (params.key.startsWith("tokens.")) await services.oidc.invalidate("*");
-      audit({ eventType: "config.updated", targetType: "config", targetId: params.key, data: { change: { value: parsed.data } } });
-      const entry = (await services.settings.all()).find((e) => e.key === params.key)!;
+      // Through the write's transaction: the entry and its audit record commit together.
+      await ctx.settings.set(params.key, parsed.data, admin.id);
+      ctx.afterCommit(() => ctx.settings.forget());
+      // Token lifetimes live in the providers' configuration: rebuild them everywhere, once the value is committed.
+      if (params.key.startsWith("tokens.")) ctx.afterCommit(() => ctx.oidc.invalidate("*"));
+      ctx.audit({ eventType: "config.updated", targetType: "config", targetId: params.key, data: { change: { value: parsed.data } } });
+      const entry = (await ctx.settings.all()).find((e) => e.key === params.key)!;
       return { body: toEntry(entry) };
     },
   }),

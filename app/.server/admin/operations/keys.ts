@@ -1,6 +1,5 @@
 import { z } from "zod";
 import type { SigningKeyInfo } from "../../oidc/keys";
-import { forgetAdminKeyCache } from "../http/require-admin";
 import { listKeys, requireKeyOrganization } from "../keys/service";
 import { pageOf } from "../http/openapi-shapes";
 import { ListQuerySchema } from "../http/pagination";
@@ -55,8 +54,8 @@ export const keysOperations = [
     permission: "admin:key:read",
     query: KeyListQuery,
     response: pageOf(KeySchema),
-    handler: async ({ services, query }) => {
-      const page = await listKeys(services, query);
+    handler: async ({ ctx, query }) => {
+      const page = await listKeys(ctx, query);
       return { body: { ...page, data: page.data.map(toKey) } };
     },
   }),
@@ -75,11 +74,15 @@ export const keysRotateOperations = [
     query: NoQuery,
     body: NoBody,
     response: z.object({ rotatedOrganizations: z.number().int() }),
-    handler: async ({ services, audit }) => {
-      const rotated = await services.keys.rotateAll();
-      forgetAdminKeyCache(services);
+    // Outside the request's transaction: the key service rotates in batches of its own, each
+    // committed, rather than every organization's keys (and locks) in one transaction held for
+    // the whole rotation. Its summary entry is written once the rotation has succeeded.
+    readOnly: true,
+    handler: async ({ ctx }) => {
+      // The admin's cached published keys notice the change through the key service's change count.
+      const rotated = await ctx.keys.rotateAll();
       // One summary entry: a rotation of a hundred thousand organizations is one operator action.
-      audit({ eventType: "key.rotated_all", targetType: "signing_key", data: { organizations: rotated } });
+      ctx.audit({ eventType: "key.rotated_all", targetType: "signing_key", data: { organizations: rotated } });
       return { body: { rotatedOrganizations: rotated } };
     },
   }),
@@ -97,9 +100,10 @@ export const organizationKeysOperations = [
     params: OrgParams,
     query: NoQuery,
     response: z.object({ data: z.array(KeySchema) }),
-    handler: async ({ services, params }) => {
-      await requireKeyOrganization(services, params.orgId);
-      return { body: { data: (await services.keys.list(params.orgId)).map(toKey) } };
+    handler: async ({ ctx, params }) => {
+      await requireKeyOrganization(ctx, params.orgId);
+      // A read: no transaction is open, so the key service may create a missing first key on its own.
+      return { body: { data: (await ctx.keys.list(params.orgId)).map(toKey) } };
     },
   }),
   operation({
@@ -114,11 +118,11 @@ export const organizationKeysOperations = [
     body: NoBody,
     response: KeySchema,
     successStatus: 201,
-    handler: async ({ services, params, audit }) => {
-      await requireKeyOrganization(services, params.orgId);
-      const key = await services.keys.generate(params.orgId);
-      forgetAdminKeyCache(services);
-      audit({ eventType: "key.generated", organizationId: params.orgId, targetType: "signing_key", targetId: key.kid, data: { status: key.status } });
+    handler: async ({ ctx, params }) => {
+      await requireKeyOrganization(ctx, params.orgId);
+      // The providers (and the admin's cached published keys) hear of it once it has committed.
+      const key = await ctx.keys.generateIn(ctx.db, params.orgId, ctx.afterCommit);
+      ctx.audit({ eventType: "key.generated", organizationId: params.orgId, targetType: "signing_key", targetId: key.kid, data: { status: key.status } });
       return { body: toKey(key) };
     },
   }),
@@ -138,11 +142,10 @@ export const organizationKeysRotateOperations = [
     query: NoQuery,
     body: NoBody,
     response: KeySchema,
-    handler: async ({ services, params, audit }) => {
-      await requireKeyOrganization(services, params.orgId);
-      const key = await services.keys.rotate(params.orgId);
-      forgetAdminKeyCache(services);
-      audit({ eventType: "key.rotated", organizationId: params.orgId, targetType: "signing_key", targetId: key.kid, data: {} });
+    handler: async ({ ctx, params }) => {
+      await requireKeyOrganization(ctx, params.orgId);
+      const key = await ctx.keys.rotateIn(ctx.db, params.orgId, ctx.afterCommit);
+      ctx.audit({ eventType: "key.rotated", organizationId: params.orgId, targetType: "signing_key", targetId: key.kid, data: {} });
       return { body: toKey(key) };
     },
   }),

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { ADMIN_CLIENT_ID } from "../permissions";
-import { buildOpenApiDocument } from "../http/openapi";
 import { operation } from "../http/route";
 
 /** api.admin.metadata */
@@ -13,10 +12,10 @@ export const metadataOperations = [
     tag: "metadata",
     permission: "public",
     response: z.object({ issuer: z.url(), orgSlug: z.string(), clientId: z.string() }),
-    handler: async ({ services }) => ({
+    handler: async ({ ctx }) => ({
       body: {
-        issuer: `${services.config.baseUrl}/${services.config.superAdminSlug}`,
-        orgSlug: services.config.superAdminSlug,
+        issuer: `${ctx.config.baseUrl}/${ctx.config.superAdminSlug}`,
+        orgSlug: ctx.config.superAdminSlug,
         clientId: ADMIN_CLIENT_ID,
       },
     }),
@@ -33,6 +32,11 @@ export const openapiJsonOperations = [
     tag: "metadata",
     permission: "authenticated",
     response: z.record(z.string(), z.unknown()),
-    handler: async ({ services }) => ({ body: buildOpenApiDocument(services.config.baseUrl) }),
+    handler: async ({ ctx }) => {
+      // The document describes the operation table, which holds this very operation: loaded on
+      // first use rather than at start, the two modules do not need each other to load.
+      const { buildOpenApiDocument } = await import("../http/openapi");
+      return { body: buildOpenApiDocument(ctx.config.baseUrl) };
+    },
   }),
 ];

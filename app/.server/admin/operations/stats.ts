@@ -15,7 +15,7 @@ export const statsOverviewOperations = [
     permission: "admin:stats:read",
     query: z.object({}).strict(),
     response: StatsOverviewSchema,
-    handler: async ({ services }) => ({ body: await statsOverview(services) }),
+    handler: async ({ ctx }) => ({ body: await statsOverview(ctx) }),
   }),
 ];
 
@@ -31,6 +31,6 @@ export const organizationStatsOperations = [
     params: z.object({ orgId: z.uuid({ message: "must be a UUID" }) }),
     query: z.object({}).strict(),
     response: OrganizationStatsSchema,
-    handler: async ({ services, params }) => ({ body: await organizationStats(services, params.orgId) }),
+    handler: async ({ ctx, params }) => ({ body: await organizationStats(ctx, params.orgId) }),
   }),
 ];

@@ -20,10 +20,10 @@ export const exportOperations = [
     params: OrgParams,
     query: z.object({}).strict(),
     response: ExportPackageSchema,
-    handler: async ({ services, params, audit }) => {
-      const pkg = await exportOrganization(services, params.orgId);
+    handler: async ({ ctx, params }) => {
+      const pkg = await exportOrganization(ctx, params.orgId);
       // Hashes leave the system here: who took them is on record.
-      audit({ eventType: "organization.exported", organizationId: params.orgId, targetType: "organization", targetId: params.orgId, data: { counts: pkg.counts } });
+      ctx.audit({ eventType: "organization.exported", organizationId: params.orgId, targetType: "organization", targetId: params.orgId, data: { counts: pkg.counts } });
       const day = pkg.exportedAt.slice(0, 10);
       return { body: pkg, headers: { "Content-Disposition": `attachment; filename="porta-${pkg.content.organization.slug}-${day}.json"` } };
     },
@@ -42,7 +42,7 @@ export const exportManifestOperations = [
     params: OrgParams,
     query: z.object({}).strict(),
     response: ExportManifestSchema,
-    handler: async ({ services, params }) => ({ body: await exportManifest(services, params.orgId) }),
+    handler: async ({ ctx, params }) => ({ body: await exportManifest(ctx, params.orgId) }),
   }),
 ];
 
@@ -59,7 +59,7 @@ export const importPreviewOperations = [
     response: ImportPlanSchema,
     maxBodyBytes: MAX_IMPORT_BYTES,
     readOnly: true,
-    handler: async ({ services, body }) => ({ body: await previewImport(services, body.package, body.slug) }),
+    handler: async ({ ctx, body }) => ({ body: await previewImport(ctx, body.package, body.slug) }),
   }),
 ];
 
@@ -75,9 +75,9 @@ export const importApplyOperations = [
     body: ImportRequestSchema,
     response: ImportPlanSchema.extend({ organizationId: z.uuid() }),
     maxBodyBytes: MAX_IMPORT_BYTES,
-    handler: async ({ services, body, audit }) => {
-      const result = await applyImport(services, body.package, body.slug);
-      audit({
+    handler: async ({ ctx, body }) => {
+      const result = await applyImport(ctx, body.package, body.slug);
+      ctx.audit({
         eventType: "organization.imported",
         organizationId: result.organizationId,
         targetType: "organization",

@@ -1,6 +1,6 @@
 import { Prisma } from "~/generated/prisma/client";
 import type { LoginDay, LoginWindow } from "~/schemas/stats";
-import type { Services } from "../../services";
+import type { Context } from "../../context";
 
 export const DAY_MS = 86_400_000;
 /** Primary methods always present in a breakdown, so that a chart has a stable legend. */
@@ -34,14 +34,14 @@ const utcDay = (date: Date) => date.toISOString().slice(0, 10);
  * organization is given): rows are grouped in the database, never loaded.
  */
 export async function loginFigures<W extends WindowName>(
-  services: Services,
+  ctx: Context,
   options: { now: Date; windows: readonly W[]; days: number; organizationId?: string },
 ): Promise<LoginFigures<W>> {
   const { now, windows, days, organizationId } = options;
   const at = (name: WindowName) => new Date(now.getTime() - WINDOW_DAYS[name] * DAY_MS);
   const firstDay = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - (days - 1)));
   const since = new Date(Math.min(firstDay.getTime(), ...windows.map((w) => at(w).getTime())));
-  const { prisma } = services.db;
+  const prisma = ctx.db;
   // A composed fragment stays a parameter; with an organization, the filter makes the
   // ("organizationId", "eventType", "createdAt") index usable.
   const inOrganization = organizationId ? Prisma.sql`"organizationId" = ${organizationId}::uuid AND` : Prisma.empty;

@@ -1,5 +1,5 @@
 import type { OrganizationStats } from "~/schemas/stats";
-import type { Services } from "../../services";
+import type { Context } from "../../context";
 import { notFound } from "../../errors";
 import { loginFigures } from "./logins";
 
@@ -9,8 +9,8 @@ import { loginFigures } from "./logins";
  * queries, one aggregate over the login audit entries); no rows are loaded. The login aggregate
  * reads the ("organizationId", "eventType", "createdAt") index of AuditEntry.
  */
-export async function organizationStats(services: Services, organizationId: string): Promise<OrganizationStats> {
-  const { prisma } = services.db;
+export async function organizationStats(ctx: Context, organizationId: string): Promise<OrganizationStats> {
+  const prisma = ctx.db;
   const org = await prisma.organization.findUnique({ where: { id: organizationId }, select: { id: true, slug: true, status: true } });
   if (!org) throw notFound("organization");
   const now = new Date();
@@ -25,7 +25,7 @@ export async function organizationStats(services: Services, organizationId: stri
     prisma.user.count({ where: { ...inOrg, OR: [{ emailOtpEnabled: true }, { totp: { is: { status: "enrolled" } } }] } }),
     prisma.client.groupBy({ by: ["status"], where: inOrg, _count: { _all: true } }),
     prisma.application.groupBy({ by: ["status"], where: inOrg, _count: { _all: true } }),
-    loginFigures(services, { now, windows: ["last24h", "last7d", "last30d"], days: 30, organizationId }),
+    loginFigures(ctx, { now, windows: ["last24h", "last7d", "last30d"], days: 30, organizationId }),
   ]);
 
   const byStatus = (rows: Array<{ status: string; _count: { _all: number } }>) => {

@@ -1,5 +1,5 @@
 import type { StatsOverview } from "~/schemas/stats";
-import type { Services } from "../../services";
+import type { Context } from "../../context";
 import { loginFigures } from "./logins";
 
 /** Days of the overview's login series: two weeks show a weekly rhythm. */
@@ -9,8 +9,8 @@ const OVERVIEW_DAYS = 14;
  * The system-wide overview. Everything is counted in the database (count, group by, one
  * aggregate over the login audit entries); no rows are loaded.
  */
-export async function statsOverview(services: Services): Promise<StatsOverview> {
-  const { prisma } = services.db;
+export async function statsOverview(ctx: Context): Promise<StatsOverview> {
+  const prisma = ctx.db;
   const now = new Date();
   const liveUser = { organization: { status: { not: "deleted" } } };
 
@@ -22,7 +22,7 @@ export async function statsOverview(services: Services): Promise<StatsOverview> 
     prisma.user.count({ where: { ...liveUser, totp: { is: { status: "enrolled" } } } }),
     prisma.user.count({ where: { ...liveUser, emailOtpEnabled: true } }),
     prisma.user.count({ where: { ...liveUser, OR: [{ emailOtpEnabled: true }, { totp: { is: { status: "enrolled" } } }] } }),
-    loginFigures(services, { now, windows: ["last24h", "last7d"], days: OVERVIEW_DAYS }),
+    loginFigures(ctx, { now, windows: ["last24h", "last7d"], days: OVERVIEW_DAYS }),
   ]);
 
   const byStatus = { active: 0, suspended: 0, deleted: 0 };

@@ -1,6 +1,6 @@
 import { totpAad } from "../../auth/two-factor/service";
-import type { Services } from "../../services";
-import { requireOrganization } from "../users/service";
+import type { Context } from "../../context";
+import { notFound } from "../../errors";
 import {
   EXPORT_FORMAT,
   EXPORT_VERSION,
@@ -34,9 +34,19 @@ export const CLIENT_COLUMNS_NOT_CARRIED = {
   adminApiAccess: "only clients of the super-admin organization may call the Admin API, and imports never write that organization",
 } as const;
 
-async function loadContent(services: Services, organizationId: string): Promise<PackageContent> {
-  const { prisma } = services.db;
-  const seal = services.packageSeal;
+/** What an export reads: the database and the keys that seal and sign the package. */
+type ExportContext = Context<"packageSeal" | "encrypter" | "config">;
+
+/** The organization an export names; unknown and deleted ones are a 404. */
+async function requireOrganization(ctx: Context, organizationId: string) {
+  const org = await ctx.db.organization.findUnique({ where: { id: organizationId }, select: { id: true, slug: true, name: true, status: true } });
+  if (!org || org.status === "deleted") throw notFound("organization");
+  return org;
+}
+
+async function loadContent(ctx: ExportContext, organizationId: string): Promise<PackageContent> {
+  const prisma = ctx.db;
+  const seal = ctx.packageSeal;
   const [org, applications, permissions, roles, clients, users] = await Promise.all([
     prisma.organization.findUniqueOrThrow({ where: { id: organizationId } }),
     prisma.application.findMany({
@@ -126,7 +136,7 @@ async function loadContent(services: Services, organizationId: string): Promise<
       totp: u.totp
         ? {
             // Re-sealed under the package key: the stored ciphertext is bound to this database's user id.
-            secret: seal.secrets.encrypt(services.encrypter.decrypt(u.totp.secretEncrypted, totpAad(u.id)), sealedTotpAad(u.email)),
+            secret: seal.secrets.encrypt(ctx.encrypter.decrypt(u.totp.secretEncrypted, totpAad(u.id)), sealedTotpAad(u.email)),
             status: u.totp.status as "pending" | "enrolled",
             enrolledAt: iso(u.totp.enrolledAt),
             lastUsedStep: Number(u.totp.lastUsedStep),
@@ -154,19 +164,19 @@ export function countsOf(content: PackageContent): PackageCounts {
   };
 }
 
-const issuerOf = (services: Services, slug: string) => `${services.config.baseUrl}/${slug}`;
+const issuerOf = (ctx: Context<"config">, slug: string) => `${ctx.config.baseUrl}/${slug}`;
 
-export async function exportOrganization(services: Services, organizationId: string): Promise<ExportPackage> {
-  await requireOrganization(services, organizationId);
-  const content = await loadContent(services, organizationId);
-  const seal = services.packageSeal;
+export async function exportOrganization(ctx: ExportContext, organizationId: string): Promise<ExportPackage> {
+  await requireOrganization(ctx, organizationId);
+  const content = await loadContent(ctx, organizationId);
+  const seal = ctx.packageSeal;
   // The package passes through the import's own schema before it is signed, so that the
   // importer, which verifies what that schema returns, checks the very same values.
   const { signature: _unsigned, ...normalized } = ExportPackageSchema.parse({
     format: EXPORT_FORMAT,
     version: EXPORT_VERSION,
     exportedAt: new Date().toISOString(),
-    source: { issuer: issuerOf(services, content.organization.slug), organizationId },
+    source: { issuer: issuerOf(ctx, content.organization.slug), organizationId },
     counts: countsOf(content),
     content,
     signature: { alg: "HS256", keyId: seal.keyId, value: "" },
@@ -175,9 +185,9 @@ export async function exportOrganization(services: Services, organizationId: str
 }
 
 /** What an export of the organization would hold, without the data. */
-export async function exportManifest(services: Services, organizationId: string) {
-  const org = await requireOrganization(services, organizationId);
-  const { prisma } = services.db;
+export async function exportManifest(ctx: Context<"packageSeal" | "config">, organizationId: string) {
+  const org = await requireOrganization(ctx, organizationId);
+  const prisma = ctx.db;
   const where = { organizationId };
   const [applications, modules, claims, permissions, roles, clients, clientSecrets, users, usersWithPassword, usersWithTotp, recoveryCodes, claimValues] = await Promise.all([
     prisma.application.count({ where }),
@@ -197,9 +207,9 @@ export async function exportManifest(services: Services, organizationId: string)
     format: EXPORT_FORMAT,
     version: EXPORT_VERSION,
     generatedAt: new Date().toISOString(),
-    source: { issuer: issuerOf(services, org.slug), organizationId },
+    source: { issuer: issuerOf(ctx, org.slug), organizationId },
     organization: { slug: org.slug, name: org.name },
     counts: { applications, modules, claims, permissions, roles, clients, clientSecrets, users, usersWithPassword, usersWithTotp, recoveryCodes, claimValues },
-    keyId: services.packageSeal.keyId,
+    keyId: ctx.packageSeal.keyId,
   } as const;
 }

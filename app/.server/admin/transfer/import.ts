@@ -3,7 +3,7 @@ import { totpAad } from "../../auth/two-factor/service";
 import { invalidateClient } from "../../directory/clients";
 import { invalidateOrganization } from "../../directory/organizations";
 import { invalidateUser } from "../../directory/users";
-import type { Services } from "../../services";
+import type { Context } from "../../context";
 import { conflict, validation, type FieldDetail } from "../../errors";
 import type { ExportPackage, ImportChange, ImportPlan, PackageClient, PackageContent, PackageUser } from "~/schemas/transfer";
 import { assetProblems, materializeBranding, portableBranding } from "./branding-assets";
@@ -28,8 +28,8 @@ function changedFields<T extends object>(wanted: T, existing: object, fields: Ar
 }
 
 /** The signature, then the references inside the package; any failure is a 422 naming the field. */
-function verifyPackage(services: Services, pkg: ExportPackage) {
-  const seal = services.packageSeal;
+function verifyPackage(ctx: Context<"packageSeal">, pkg: ExportPackage) {
+  const seal = ctx.packageSeal;
   const { signature, ...unsigned } = pkg;
   if (signature.keyId !== seal.keyId) {
     throw validation([{ field: "package.signature", message: "was made by a Porta with a different ENCRYPTION_KEY: import it where the key is the same" }]);
@@ -64,8 +64,11 @@ interface Planned {
   apply(tx: Prisma.TransactionClient): Promise<{ organizationId: string; clients: string[]; users: string[] }>;
 }
 
-function planImport(services: Services, pkg: ExportPackage, slug: string, target: TargetState): Planned {
-  const seal = services.packageSeal;
+/** What a preview needs; applying also invalidates caches and the organization's provider. */
+type PreviewContext = Context<"packageSeal" | "encrypter" | "config" | "keys">;
+
+function planImport(ctx: PreviewContext, pkg: ExportPackage, slug: string, target: TargetState): Planned {
+  const seal = ctx.packageSeal;
   const c = pkg.content;
   const changes: ImportChange[] = [];
   let unchanged = 0;
@@ -124,7 +127,7 @@ function planImport(services: Services, pkg: ExportPackage, slug: string, target
   const userSteps = c.users.map((u) => {
     const existing = target.users.get(u.email);
     const totpSecret = u.totp ? seal.secrets.decrypt(u.totp.secret, sealedTotpAad(u.email)) : null;
-    const fields = existing ? userChanges(services, u, totpSecret, existing) : null;
+    const fields = existing ? userChanges(ctx, u, totpSecret, existing) : null;
     return { u, existing, totpSecret, write: note("user", u.email, fields), fields: fields ?? [] };
   });
 
@@ -138,7 +141,7 @@ function planImport(services: Services, pkg: ExportPackage, slug: string, target
   async function apply(tx: Prisma.TransactionClient) {
     const organizationId = target.org?.id ?? (await tx.organization.create({ data: { slug, ...orgData, branding: {} } })).id;
     // Packages carry no signing keys (decision 016): a new organization gets a fresh one here.
-    if (!target.org) await services.keys.ensureActiveKeyIn(tx, organizationId);
+    if (!target.org) await ctx.keys.ensureActiveKeyIn(tx, organizationId);
     if (orgFields === null || orgFields.length > 0) {
       const branding = await materializeBranding(tx, organizationId, c.organization);
       await tx.organization.update({ where: { id: organizationId }, data: { ...orgData, branding, ...(target.org ? { version: { increment: 1 } } : {}) } });
@@ -240,7 +243,7 @@ function planImport(services: Services, pkg: ExportPackage, slug: string, target
           await tx.totpCredential.create({
             data: {
               userId,
-              secretEncrypted: services.encrypter.encrypt(totpSecret, totpAad(userId)),
+              secretEncrypted: ctx.encrypter.encrypt(totpSecret, totpAad(userId)),
               status: u.totp.status,
               enrolledAt: date(u.totp.enrolledAt),
               lastUsedStep: BigInt(Math.max(u.totp.lastUsedStep, Number(existing?.totp?.lastUsedStep ?? 0))),
@@ -261,7 +264,7 @@ function planImport(services: Services, pkg: ExportPackage, slug: string, target
 }
 
 /** The fields of an existing user that the package would change (roles, claims and 2FA as wholes). */
-function userChanges(services: Services, u: PackageUser, totpSecret: string | null, existing: TargetUser): string[] {
+function userChanges(ctx: Context<"encrypter">, u: PackageUser, totpSecret: string | null, existing: TargetUser): string[] {
   const fields = changedFields(u, existing, ["emailVerified", "givenName", "familyName", "locale", "passwordHash", "status", "emailOtpEnabled"]);
   if (!same([...u.roles].sort(), [...existing.roles].sort())) fields.push("roles");
   const claimKey = (v: { application: string; claimName: string }) => `${v.application}\u0000${v.claimName}`;
@@ -269,7 +272,7 @@ function userChanges(services: Services, u: PackageUser, totpSecret: string | nu
   const haveClaims = Object.fromEntries(existing.claims.map((v) => [claimKey(v), v.value]));
   if (!same(wantedClaims, haveClaims)) fields.push("claims");
   const haveTotp = existing.totp
-    ? { secret: services.encrypter.decrypt(existing.totp.secretEncrypted, totpAad(existing.id)), status: existing.totp.status, enrolledAt: iso(existing.totp.enrolledAt) }
+    ? { secret: ctx.encrypter.decrypt(existing.totp.secretEncrypted, totpAad(existing.id)), status: existing.totp.status, enrolledAt: iso(existing.totp.enrolledAt) }
     : null;
   const wantTotp = u.totp ? { secret: totpSecret, status: u.totp.status, enrolledAt: u.totp.enrolledAt } : null;
   if (!same(wantTotp, haveTotp)) fields.push("totp");
@@ -282,9 +285,9 @@ function userChanges(services: Services, u: PackageUser, totpSecret: string | nu
 }
 
 /** Where the package would go, refused when that would take over something that is not the target's. */
-async function resolveTarget(services: Services, db: Prisma.TransactionClient, content: PackageContent, slug: string): Promise<TargetState> {
-  if (slug === services.config.superAdminSlug) throw validation([{ field: "slug", message: "is the super-admin organization, which imports cannot change" }]);
-  const target = await loadTarget(db, slug, content);
+async function resolveTarget(ctx: Context<"config">, content: PackageContent, slug: string): Promise<TargetState> {
+  if (slug === ctx.config.superAdminSlug) throw validation([{ field: "slug", message: "is the super-admin organization, which imports cannot change" }]);
+  const target = await loadTarget(ctx.db, slug, content);
   if (target.deleted) throw conflict("organization_deleted", `The slug ${slug} belongs to a deleted organization.`, [{ field: "slug", message: "belongs to a deleted organization" }]);
   const details: FieldDetail[] = [];
   content.clients.forEach((cl, i) => {
@@ -297,31 +300,29 @@ async function resolveTarget(services: Services, db: Prisma.TransactionClient, c
   return target;
 }
 
-export async function previewImport(services: Services, pkg: ExportPackage, slug?: string): Promise<ImportPlan> {
-  verifyPackage(services, pkg);
-  const target = await resolveTarget(services, services.db.prisma, pkg.content, slug ?? pkg.content.organization.slug);
-  return planImport(services, pkg, slug ?? pkg.content.organization.slug, target).plan;
+export async function previewImport(ctx: PreviewContext, pkg: ExportPackage, slug?: string): Promise<ImportPlan> {
+  verifyPackage(ctx, pkg);
+  const target = await resolveTarget(ctx, pkg.content, slug ?? pkg.content.organization.slug);
+  return planImport(ctx, pkg, slug ?? pkg.content.organization.slug, target).plan;
 }
 
-/** Reads the target, checks it and runs the plan in one transaction, so it acts on what it checked. */
-export async function applyImport(services: Services, pkg: ExportPackage, slug?: string): Promise<ImportPlan & { organizationId: string }> {
-  verifyPackage(services, pkg);
+/**
+ * Reads the target, checks it and runs the plan in the write's transaction, so it acts on what it
+ * checked; caches and the organization's provider are told once it has committed.
+ */
+export async function applyImport(ctx: PreviewContext & Context<"cache" | "oidc">, pkg: ExportPackage, slug?: string): Promise<ImportPlan & { organizationId: string }> {
+  verifyPackage(ctx, pkg);
   const targetSlug = slug ?? pkg.content.organization.slug;
-  const { prisma } = services.db;
-  const { plan, result } = await prisma.$transaction(
-    async (tx) => {
-      // The target is read once, inside the transaction: what the plan acts on is what it checked.
-      const target = await resolveTarget(services, tx, pkg.content, targetSlug);
-      const planned = planImport(services, pkg, targetSlug, target);
-      const result = await planned.apply(tx);
-      return { plan: planned.plan, result };
-    },
-    { maxWait: 10_000, timeout: 10 * 60_000 },
-  );
+  // The target is read once, inside the transaction: what the plan acts on is what it checked.
+  const target = await resolveTarget(ctx, pkg.content, targetSlug);
+  const planned = planImport(ctx, pkg, targetSlug, target);
+  const result = await planned.apply(ctx.db);
   const org = { id: result.organizationId, slug: targetSlug };
-  await invalidateOrganization(services.cache, org);
-  await services.oidc.invalidate(org.id);
-  for (const id of result.clients) await invalidateClient(services.cache, id);
-  for (const id of result.users) await invalidateUser(services.cache, id);
-  return { ...plan, applied: true, organizationId: result.organizationId };
+  ctx.afterCommit(async () => {
+    await invalidateOrganization(ctx.cache, org);
+    await ctx.oidc.invalidate(org.id);
+    for (const id of result.clients) await invalidateClient(ctx.cache, id);
+    for (const id of result.users) await invalidateUser(ctx.cache, id);
+  });
+  return { ...planned.plan, applied: true, organizationId: result.organizationId };
 }
