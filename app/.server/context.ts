@@ -89,7 +89,12 @@ async function runEffects(services: Services, effects: Array<() => unknown>) {
  * Runs `work` in one transaction with a context over it: the write, its audit entries and its
  * jobs commit together, and the effects outside the database run after the commit.
  */
-export async function inTransaction<T>(services: Services, actor: Actor, work: (ctx: FullContext) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(
+  services: Services,
+  actor: Actor,
+  work: (ctx: FullContext) => Promise<T>,
+  options: { timeoutMs?: number | undefined } = {},
+): Promise<T> {
   const effects: Array<() => unknown> = [];
   const result = await services.db.prisma.$transaction(
     async (tx) => {
@@ -101,7 +106,7 @@ export async function inTransaction<T>(services: Services, actor: Actor, work: (
       }
       return value;
     },
-    { timeout: 60_000, maxWait: 10_000 },
+    { timeout: options.timeoutMs ?? 60_000, maxWait: 10_000 },
   );
   await runEffects(services, effects);
   return result;

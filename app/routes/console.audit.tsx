@@ -1,4 +1,5 @@
 import { data, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { AUDIT_EVENT_TYPES } from "~/schemas/audit-events";
 import { Form, Link, useLoaderData, useLocation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { consoleHeaders, NO_STORE, requireConsole } from "~/.server/console/page";
@@ -92,7 +93,7 @@ export default function Audit() {
         <h2 id="filters-title">{t("audit.filters")}</h2>
         <div className="filter-grid">
           {TEXT_FILTERS.map((f) => (
-            <TextField key={f} name={f} label={t(`audit.${f}`)} defaultValue={filters[f]} error={errors[f]} />
+            <TextField key={f} name={f} label={t(`audit.${f}`)} defaultValue={filters[f]} error={errors[f]} suggestions={f === "eventType" ? AUDIT_EVENT_TYPES : undefined} />
           ))}
           {DATE_FILTERS.map((f) => (
             <TextField key={f} name={f} type="date" label={t(`audit.${f}`)} hint={t("audit.utcDay")} defaultValue={filters[f]} error={errors[f]} />

@@ -30,6 +30,8 @@ export const AUDIT_EVENTS = {
 
   "application.created": "An application was created.",
   "application.updated": "An application changed.",
+  "application.activated": "An application was activated.",
+  "application.deactivated": "An application was deactivated.",
   "application.deleted": "An application was deleted.",
   "application.module_added": "A module was added to an application.",
   "application.module_updated": "An application module changed.",
@@ -38,6 +40,8 @@ export const AUDIT_EVENTS = {
 
   "client.created": "A client was created.",
   "client.updated": "A client changed.",
+  "client.activated": "A client was activated.",
+  "client.deactivated": "A client was deactivated.",
   "client.deleted": "A client was deleted.",
   "client.secret_generated": "A client secret was generated.",
   "client.secret_revoked": "A client secret was revoked.",

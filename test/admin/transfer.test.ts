@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Prisma } from "~/generated/prisma/client";
-import { CLIENT_COLUMNS_NOT_CARRIED } from "~/.server/admin/transfer/export";
+import { CLIENT_COLUMNS_NOT_CARRIED, ORGANIZATION_COLUMNS_NOT_CARRIED, USER_COLUMNS_NOT_CARRIED } from "~/.server/admin/transfer/export";
 import { createPackageSeal } from "~/.server/admin/transfer/package-seal";
 import type { ExportPackage, ImportPlan } from "~/schemas/transfer";
 import { adminApi, obtainAdminTokens, type ApiResponse } from "../support/admin-api";
@@ -158,6 +158,23 @@ describe("exports", () => {
     for (const column of Object.values(Prisma.ClientScalarFieldEnum)) {
       const reason = (CLIENT_COLUMNS_NOT_CARRIED as Record<string, string>)[column];
       expect(reason === undefined ? carried.includes(column) : !carried.includes(column), `Client.${column}: carry it in the package or list it in CLIENT_COLUMNS_NOT_CARRIED`).toBe(true);
+    }
+  });
+
+  it("carries every column of a user, or leaves it out for a stated reason", async () => {
+    const [user] = (await download()).body.content.users;
+    const carried = Object.keys(user!);
+    for (const column of Object.values(Prisma.UserScalarFieldEnum)) {
+      const reason = (USER_COLUMNS_NOT_CARRIED as Record<string, string>)[column];
+      expect(reason === undefined ? carried.includes(column) : !carried.includes(column), `User.${column}: carry it in the package or list it in USER_COLUMNS_NOT_CARRIED`).toBe(true);
+    }
+  });
+
+  it("carries every column of an organization, or leaves it out for a stated reason", async () => {
+    const carried = Object.keys((await download()).body.content.organization);
+    for (const column of Object.values(Prisma.OrganizationScalarFieldEnum)) {
+      const reason = (ORGANIZATION_COLUMNS_NOT_CARRIED as Record<string, string>)[column];
+      expect(reason === undefined ? carried.includes(column) : !carried.includes(column), `Organization.${column}: carry it in the package or list it in ORGANIZATION_COLUMNS_NOT_CARRIED`).toBe(true);
     }
   });
 

@@ -1,21 +1,12 @@
 import type { Logger } from "pino";
 import type { Prisma, PrismaClient } from "~/generated/prisma/client";
+import type { AuditEventType } from "~/schemas/audit-events";
 
 /**
  * The audit trail: every authentication event and every admin write. Entries never carry a
  * secret, token or password; callers pass identifiers and reasons only.
  */
-export type AuditEventType =
-  | "auth.login.success"
-  | "auth.login.failure"
-  | "auth.magic_link.sent"
-  | "auth.magic_link.verified"
-  | "auth.2fa.verified"
-  | "auth.2fa.failed"
-  | "auth.password_reset.requested"
-  | "auth.password_reset.completed"
-  | "security.login_method_disabled"
-  | (string & {});
+export type { AuditEventType };
 
 export interface AuditRecord {
   eventType: AuditEventType;

@@ -56,8 +56,8 @@ export function ConfirmAction(props: { intent: string; label: string; question: 
   );
 }
 
-export function TextField(props: { name: string; label: string; defaultValue?: string; error?: string | undefined; hint?: string; required?: boolean; onChange?: (value: string) => void; status?: ReactNode; type?: "text" | "date" | "email" }) {
-  const { name, label, defaultValue, error, hint, required = false, onChange, status, type = "text" } = props;
+export function TextField(props: { name: string; label: string; defaultValue?: string; error?: string | undefined; hint?: string; required?: boolean; onChange?: (value: string) => void; status?: ReactNode; type?: "text" | "date" | "email"; suggestions?: readonly string[] }) {
+  const { name, label, defaultValue, error, hint, required = false, onChange, status, type = "text", suggestions } = props;
   const described = [hint ? `${name}-hint` : "", error ? `${name}-error` : "", status ? `${name}-status` : ""].filter(Boolean).join(" ") || undefined;
   return (
     <div className="field">
@@ -71,7 +71,15 @@ export function TextField(props: { name: string; label: string; defaultValue?: s
         aria-invalid={error ? true : undefined}
         aria-describedby={described}
         onChange={onChange ? (e) => onChange(e.currentTarget.value) : undefined}
+        list={suggestions ? `${name}-suggestions` : undefined}
       />
+      {suggestions ? (
+        <datalist id={`${name}-suggestions`}>
+          {suggestions.map((value) => (
+            <option key={value} value={value} />
+          ))}
+        </datalist>
+      ) : null}
       {hint ? <p id={`${name}-hint`} className="hint">{hint}</p> : null}
       {status ? <p id={`${name}-status`} className="hint" aria-live="polite">{status}</p> : null}
       {error ? <p id={`${name}-error`} className="field-error" role="alert">{error}</p> : null}

@@ -1,3 +1,4 @@
+import type { AuditEventType } from "~/schemas/audit-events";
 import type { BulkItemResult, BulkOperation, BulkRequest, BulkResult } from "~/schemas/bulk";
 import type { Context } from "../../context";
 import { AppError, validation } from "../../errors";
@@ -13,12 +14,12 @@ import { activateUser, createUser, deactivateUser, deleteUser, getUser, requireM
  * trace while the others commit, and reports each.
  */
 export interface BulkAudit {
-  eventType: string;
+  eventType: AuditEventType;
   userId: string;
   change: Record<string, unknown>;
 }
 
-const EVENTS: Record<BulkOperation["op"], string> = {
+const EVENTS: Record<BulkOperation["op"], AuditEventType> = {
   create: "user.created",
   update: "user.updated",
   activate: "user.activated",

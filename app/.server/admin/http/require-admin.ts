@@ -56,11 +56,6 @@ async function verifyWithFreshKeys(services: Services, token: string) {
   }
 }
 
-/** Forget the cached keys (after a rotation in this process). */
-export function forgetAdminKeyCache(services: Services) {
-  keyCaches.delete(services);
-}
-
 /**
  * The Admin API's authentication, in the spec's order; any failure is the same 401:
  * 1. a bearer token is present; 2. its ES256 signature verifies against Porta's published

@@ -3,13 +3,11 @@ import { z } from "zod";
 import { UuidSchema } from "~/schemas/uuid";
 import { findUnrepresentable, UNREPRESENTABLE_MESSAGE } from "~/schemas/text";
 import { inTransaction, withReadContext, type Actor, type AuditEntry, type FullContext } from "../../context";
-import type { Services } from "../../services";
 import type { AdminPermission } from "../permissions";
 import { readBodyLimited } from "./body";
 import { AppError, badRequest, forbidden, validation, type FieldDetail } from "../../errors";
 import { toAppError } from "../../db/errors";
 import { etagOf, parseIfMatch } from "./etag";
-import { servicesBoundTo } from "./bound-services";
 import { requireAdmin, type AdminUser } from "./require-admin";
 
 /**
@@ -26,8 +24,6 @@ export interface OperationContext<P, Q, B> {
    * records into it (context.ts). Reads get the database itself.
    */
   ctx: FullContext;
-  /** @deprecated the whole bag, until every handler takes what it needs from `ctx`. */
-  services: Services;
   admin: AdminUser;
   params: P;
   query: Q;
@@ -86,8 +82,13 @@ export interface Operation<PS extends Schema = Schema, QS extends Schema = Schem
   etag?: boolean;
   /** Largest JSON body accepted (default 1 MB). */
   maxBodyBytes?: number;
-  /** A POST that only computes (a preview): it writes nothing, so it audits nothing. */
+  /**
+   * Not run in the request's transaction: a POST that only computes (a preview), or work that
+   * commits in batches of its own (a rotation of every organization's key) and audits itself.
+   */
   readOnly?: boolean;
+  /** How long the write's transaction may stay open (default 60 s): for bulk runs and imports. */
+  transactionTimeoutMs?: number;
   handler(ctx: OperationContext<z.output<PS>, z.output<QS>, z.output<BS>>): Promise<OperationResult>;
 }
 
@@ -203,15 +204,16 @@ export async function runOperation(op: Operation, args: RunArgs): Promise<Respon
         audited += 1;
         ctx.audit(entry);
       };
-      const bound = writes ? servicesBoundTo(services, ctx) : services;
-      const result = await op.handler({ ctx: { ...ctx, audit }, services: bound, admin, params: pathParams, query, body, rawBody, ifMatch, requestId, ip, audit });
+      const result = await op.handler({ ctx: { ...ctx, audit }, admin, params: pathParams, query, body, rawBody, ifMatch, requestId, ip, audit });
       if (writes && audited === 0 && services.config.nodeEnv !== "production") {
         throw new Error(`${op.operationId} changed data without an audit record`);
       }
       return result;
     };
     // A write, its audit entries and its jobs commit together (or none of them does).
-    const result = writes ? await inTransaction(services, actor, handle) : await withReadContext(services, actor, handle);
+    const result = writes
+      ? await inTransaction(services, actor, handle, { timeoutMs: op.transactionTimeoutMs })
+      : await withReadContext(services, actor, handle);
     assertDeclaredResponse(op, result, services.config.nodeEnv);
     const headers: Record<string, string> = { ...result.headers };
     if (result.version !== undefined) headers.ETag = etagOf(result.version);

@@ -1,3 +1,5 @@
+import { UuidSchema } from "~/schemas/uuid";
+import type { AuditEventType } from "~/schemas/audit-events";
 import { z } from "zod";
 import type { Application as ApplicationRow } from "~/generated/prisma/client";
 import {
@@ -30,7 +32,7 @@ import { HistoryQuerySchema, ListQuerySchema } from "../http/pagination";
 import { IdParams, operation, type OperationContext } from "../http/route";
 
 /** Application and module operations of the Admin API; the route modules under app/routes serve them. */
-const uuid = () => z.uuid({ message: "must be a UUID" });
+const uuid = () => UuidSchema;
 const NoQuery = z.object({}).strict();
 const ModuleParams = z.object({ id: uuid(), moduleId: uuid() });
 
@@ -43,12 +45,12 @@ const ListQuery = ListQuerySchema.extend({
 
 type Audit = OperationContext<unknown, unknown, unknown>["audit"];
 
-function auditApplication(audit: Audit, eventType: string, app: ApplicationRow, data: Record<string, unknown> = {}) {
+function auditApplication(audit: Audit, eventType: AuditEventType, app: ApplicationRow, data: Record<string, unknown> = {}) {
   audit({ eventType, organizationId: app.organizationId, targetType: "application", targetId: app.id, data });
 }
 
 /** Module changes are recorded on their application, so that its history shows them. */
-function auditModule(audit: Audit, eventType: string, { app, module }: ModuleOf, change: Record<string, unknown> = {}) {
+function auditModule(audit: Audit, eventType: AuditEventType, { app, module }: ModuleOf, change: Record<string, unknown> = {}) {
   auditApplication(audit, eventType, app, { moduleId: module.id, moduleName: module.name, change });
 }
 

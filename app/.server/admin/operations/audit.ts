@@ -1,3 +1,4 @@
+import { UuidSchema } from "~/schemas/uuid";
 import { z } from "zod";
 import { listAudit } from "../audit/service";
 import { pageOf } from "../http/openapi-shapes";
@@ -20,7 +21,7 @@ const AuditEntrySchema = z.object({
 
 const AuditQuery = z
   .object({
-    organizationId: z.uuid().optional(),
+    organizationId: UuidSchema.optional(),
     eventType: z.string().max(100).regex(/^[a-z0-9_.]+(\.\*)?$/, "must be an event type, optionally ending in .*").optional(),
     actorId: z.string().max(100).optional(),
     targetType: z.string().max(50).optional(),

@@ -1,3 +1,4 @@
+import { UuidSchema } from "~/schemas/uuid";
 import { z } from "zod";
 import {
   ASSET_CONTENT_TYPES,
@@ -12,7 +13,7 @@ import { getBranding, toBrandingAsset, toBrandingSettings, updateBranding, uploa
 import { operation } from "../http/route";
 
 /** Branding settings and assets of an organization's login pages. */
-const OrgParams = z.object({ orgId: z.uuid({ message: "must be a UUID" }) });
+const OrgParams = z.object({ orgId: UuidSchema });
 const AssetQuery = z.object({ kind: z.enum(ASSET_KINDS).describe("logo (at most 1 MiB) or favicon (at most 256 KiB)") }).strict();
 
 /** api.admin.organizations_.$orgId_.branding */

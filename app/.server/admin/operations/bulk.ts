@@ -15,6 +15,8 @@ export const bulkOperations = [
     body: BulkRequestSchema,
     response: BulkResultSchema,
     maxBodyBytes: 2_000_000,
+    // 500 creates hash 500 passwords (Argon2id) inside the one write.
+    transactionTimeoutMs: 300_000,
     handler: async ({ ctx, body, admin }) => {
       const { result, audits } = await executeBulk(ctx, body, admin.id);
       for (const entry of audits) {

@@ -1,3 +1,5 @@
+import { UuidSchema } from "~/schemas/uuid";
+import type { AuditEventType } from "~/schemas/audit-events";
 import { z } from "zod";
 import { ClaimValueBodySchema, ClaimValueSchema, CustomClaimCreateSchema, CustomClaimSchema, CustomClaimUpdateSchema } from "~/schemas/claim";
 import {
@@ -19,7 +21,7 @@ import { ListQuerySchema } from "../http/pagination";
 import { IdParams, operation, type OperationContext } from "../http/route";
 
 /** Custom claim operations of the Admin API: definitions per application, values per user. */
-const uuid = () => z.uuid({ message: "must be a UUID" });
+const uuid = () => UuidSchema;
 const NoQuery = z.object({}).strict();
 const AppParams = z.object({ appId: uuid() });
 const ClaimParams = z.object({ appId: uuid(), claimId: uuid() });
@@ -27,12 +29,12 @@ const ValueParams = z.object({ appId: uuid(), claimId: uuid(), userId: uuid() })
 
 type Audit = OperationContext<unknown, unknown, unknown>["audit"];
 
-function auditClaim(audit: Audit, eventType: string, { app, claim }: ClaimOf, change: Record<string, unknown> = {}) {
+function auditClaim(audit: Audit, eventType: AuditEventType, { app, claim }: ClaimOf, change: Record<string, unknown> = {}) {
   audit({ eventType, organizationId: app.organizationId, targetType: "custom_claim", targetId: claim.id, data: { applicationId: app.id, claimName: claim.claimName, change } });
 }
 
 /** Value changes are recorded on the user (the value itself stays out of the audit log). */
-function auditValue(audit: Audit, eventType: string, { value, organizationId }: ValueChange) {
+function auditValue(audit: Audit, eventType: AuditEventType, { value, organizationId }: ValueChange) {
   audit({
     eventType,
     organizationId,

@@ -1,3 +1,5 @@
+import { UuidSchema } from "~/schemas/uuid";
+import type { AuditEventType } from "~/schemas/audit-events";
 import { z } from "zod";
 import {
   CLIENT_STATUS_VALUES,
@@ -31,7 +33,7 @@ import { HistoryQuerySchema, ListQuerySchema } from "../http/pagination";
 import { operation, type OperationContext } from "../http/route";
 
 /** Client operations of the Admin API; the route modules under app/routes serve them. */
-const uuid = () => z.uuid({ message: "must be a UUID" });
+const uuid = () => UuidSchema;
 const NoQuery = z.object({}).strict();
 /** Client ids are UUIDs for clients made here, other tokens for clients made otherwise (the admin client). */
 const ClientId = z
@@ -53,7 +55,7 @@ const ListQuery = ListQuerySchema.extend({
 type Audit = OperationContext<unknown, unknown, unknown>["audit"];
 
 /** Every client change is recorded on the client. Secret values never reach the audit log. */
-function auditClient(audit: Audit, eventType: string, client: ClientWithOrg, data: Record<string, unknown> = {}) {
+function auditClient(audit: Audit, eventType: AuditEventType, client: ClientWithOrg, data: Record<string, unknown> = {}) {
   audit({ eventType, organizationId: client.organizationId, targetType: "client", targetId: client.id, data });
 }
 

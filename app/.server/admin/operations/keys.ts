@@ -1,3 +1,4 @@
+import { UuidSchema } from "~/schemas/uuid";
 import { z } from "zod";
 import type { SigningKeyInfo } from "../../oidc/keys";
 import { listKeys, requireKeyOrganization } from "../keys/service";
@@ -13,9 +14,9 @@ import { operation } from "../http/route";
 // The writes take no input: a query parameter or body field is a mistake the caller should hear about.
 const NoQuery = z.object({}).strict();
 const NoBody = z.object({}).strict().optional();
-const OrgParams = z.object({ orgId: z.uuid({ message: "must be a UUID" }) });
+const OrgParams = z.object({ orgId: UuidSchema });
 const KeyListQuery = ListQuerySchema.extend({
-  organizationId: z.uuid({ message: "must be a UUID" }).optional().describe("Only this organization's keys"),
+  organizationId: UuidSchema.optional().describe("Only this organization's keys"),
 }).strict();
 
 const KeySchema = z.object({

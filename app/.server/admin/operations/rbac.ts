@@ -1,3 +1,4 @@
+import { UuidSchema } from "~/schemas/uuid";
 import { z } from "zod";
 import {
   EffectivePermissionsSchema,
@@ -31,7 +32,7 @@ import {
 } from "../rbac/service";
 
 /** Roles, permissions and user-role assignments. Roles and permissions belong to the organization named on create and list. */
-const uuid = () => z.uuid({ message: "must be a UUID" });
+const uuid = () => UuidSchema;
 /** Operations without parameters refuse unknown ones, as bodies refuse unknown fields. */
 const NoQuery = z.object({}).strict();
 const RbacListQuery = ListQuerySchema.extend({

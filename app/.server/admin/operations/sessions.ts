@@ -1,3 +1,4 @@
+import { UuidSchema } from "~/schemas/uuid";
 import { z } from "zod";
 import { listSessions, revokeSession, revokeUserSessions } from "../sessions/service";
 import { pageOf } from "../http/openapi-shapes";
@@ -6,7 +7,7 @@ import { IdParams, operation } from "../http/route";
 
 const SessionSchema = z.object({
   id: z.string(),
-  organizationId: z.uuid(),
+  organizationId: UuidSchema,
   userId: z.string().nullable(),
   clientId: z.string().nullable(),
   createdAt: z.iso.datetime(),
@@ -21,7 +22,7 @@ export const sessionsOperations = [
     summary: "Active sessions (grants of a user to a client), per organization and/or user",
     tag: "sessions",
     permission: "admin:session:read",
-    query: ListQuerySchema.extend({ organizationId: z.uuid().optional(), userId: z.uuid().optional() }).strict(),
+    query: ListQuerySchema.extend({ organizationId: UuidSchema.optional(), userId: UuidSchema.optional() }).strict(),
     response: pageOf(SessionSchema),
     handler: async ({ ctx, query }) => ({ body: await listSessions(ctx, query) }),
   }),

@@ -1,3 +1,4 @@
+import { UuidSchema } from "~/schemas/uuid";
 import { z } from "zod";
 import { OrganizationStatsSchema, StatsOverviewSchema } from "~/schemas/stats";
 import { operation } from "../http/route";
@@ -28,7 +29,7 @@ export const organizationStatsOperations = [
     summary: "Statistics of one organization: users, logins in the last 24 hours, 7 and 30 days by method, 2FA adoption, clients and applications",
     tag: "stats",
     permission: "admin:stats:read",
-    params: z.object({ orgId: z.uuid({ message: "must be a UUID" }) }),
+    params: z.object({ orgId: UuidSchema }),
     query: z.object({}).strict(),
     response: OrganizationStatsSchema,
     handler: async ({ ctx, params }) => ({ body: await organizationStats(ctx, params.orgId) }),

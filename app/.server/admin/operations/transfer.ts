@@ -1,3 +1,4 @@
+import { UuidSchema } from "~/schemas/uuid";
 import { z } from "zod";
 import { ExportManifestSchema, ExportPackageSchema, ImportPlanSchema, ImportRequestSchema, MAX_IMPORT_BYTES } from "~/schemas/transfer";
 import { operation } from "../http/route";
@@ -5,7 +6,7 @@ import { exportManifest, exportOrganization } from "../transfer/export";
 import { applyImport, previewImport } from "../transfer/import";
 
 /** Exports and imports of whole organizations (see ../transfer). */
-const OrgParams = z.object({ orgId: z.uuid({ message: "must be a UUID" }) });
+const OrgParams = z.object({ orgId: UuidSchema });
 
 /** api.admin.organizations_.$orgId_.export */
 export const exportOperations = [
@@ -75,6 +76,8 @@ export const importApplyOperations = [
     body: ImportRequestSchema,
     response: ImportPlanSchema.extend({ organizationId: z.uuid() }),
     maxBodyBytes: MAX_IMPORT_BYTES,
+    // A whole organization's package is applied in one write.
+    transactionTimeoutMs: 600_000,
     handler: async ({ ctx, body }) => {
       const result = await applyImport(ctx, body.package, body.slug);
       ctx.audit({

@@ -1,3 +1,5 @@
+import { TWO_FACTOR_POLICIES } from "~/schemas/two-factor-policy";
+import { UuidSchema } from "~/schemas/uuid";
 import { z } from "zod";
 import {
   disableTwoFactor,
@@ -9,7 +11,6 @@ import {
   resetTwoFactor,
   setTwoFactorPolicy,
   StaleVersionError,
-  TWO_FACTOR_POLICIES,
 } from "../../auth/two-factor/admin";
 import type { Context } from "../../context";
 import { conflict, notFound, staleEtag } from "../../errors";
@@ -22,8 +23,8 @@ const StatusSchema = z.object({
   emailOtp: z.object({ enabled: z.boolean() }),
   recoveryCodes: z.object({ remaining: z.number().int(), total: z.number().int() }),
 });
-const PolicySchema = z.object({ organizationId: z.uuid(), policy: z.enum(TWO_FACTOR_POLICIES) });
-const OrgParams = z.object({ orgId: z.uuid({ message: "must be a UUID" }) });
+const PolicySchema = z.object({ organizationId: UuidSchema, policy: z.enum(TWO_FACTOR_POLICIES) });
+const OrgParams = z.object({ orgId: UuidSchema });
 // Operations without input still refuse parameters and body fields: a caller's mistake is 422, not ignored.
 const NoQuery = z.object({}).strict();
 const NoBody = z.object({}).strict().optional();

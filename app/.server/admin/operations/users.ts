@@ -1,3 +1,5 @@
+import { UuidSchema } from "~/schemas/uuid";
+import type { AuditEventType } from "~/schemas/audit-events";
 import { z } from "zod";
 import {
   InvitationOutcomeSchema,
@@ -34,7 +36,7 @@ import {
 } from "../users/service";
 
 /** User operations of the Admin API: organization-scoped (/organizations/{orgId}/users…) and by id (/users/{id}…). */
-const uuid = () => z.uuid({ message: "must be a UUID" });
+const uuid = () => UuidSchema;
 const OrgParams = z.object({ orgId: uuid() });
 const OrgUserParams = z.object({ orgId: uuid(), userId: uuid() });
 const NoQuery = z.object({}).strict();
@@ -45,7 +47,7 @@ const ListQuery = ListQuerySchema.extend({
   sort: z.enum(["createdAt", "email", "familyName", "lastLoginAt"]).optional(),
 }).strict();
 
-function auditUser(ctx: Context, eventType: string, user: UserRow, change: Record<string, unknown> = {}) {
+function auditUser(ctx: Context, eventType: AuditEventType, user: UserRow, change: Record<string, unknown> = {}) {
   ctx.audit({ eventType, organizationId: user.organizationId, targetType: "user", targetId: user.id, data: { change } });
 }
 

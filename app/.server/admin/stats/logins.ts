@@ -1,10 +1,11 @@
 import { Prisma } from "~/generated/prisma/client";
+import { LOGIN_METHODS } from "~/schemas/login-methods";
 import type { LoginDay, LoginWindow } from "~/schemas/stats";
 import type { Context } from "../../context";
 
 export const DAY_MS = 86_400_000;
 /** Primary methods always present in a breakdown, so that a chart has a stable legend. */
-const METHODS = ["password", "magic_link"] as const;
+const METHODS = LOGIN_METHODS;
 
 export type WindowName = "last24h" | "last7d" | "last30d";
 const WINDOW_DAYS: Record<WindowName, number> = { last24h: 1, last7d: 7, last30d: 30 };

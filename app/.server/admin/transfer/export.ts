@@ -34,6 +34,26 @@ export const CLIENT_COLUMNS_NOT_CARRIED = {
   adminApiAccess: "only clients of the super-admin organization may call the Admin API, and imports never write that organization",
 } as const;
 
+/** The columns of User a package leaves out, and why (held to the schema like the client's). */
+export const USER_COLUMNS_NOT_CARRIED = {
+  id: "users are matched by email, since ids differ between databases",
+  organizationId: "the package is the organization's",
+  failedLoginCount: "a lockout in progress belongs to the source's sign-ins, not to the account",
+  lockedUntil: "a lockout in progress belongs to the source's sign-ins, not to the account",
+  lastLoginAt: "sign-ins happened at the source; statistics there keep them",
+  version: "belongs to the database the row lives in",
+  updatedAt: "belongs to the database the row lives in",
+} as const;
+
+/** The columns of Organization a package leaves out, and why. */
+export const ORGANIZATION_COLUMNS_NOT_CARRIED = {
+  id: "an organization is matched by its slug, since ids differ between databases",
+  status: "an import creates or updates an active organization; suspension is the target's decision",
+  version: "belongs to the database the row lives in",
+  createdAt: "belongs to the database the row lives in",
+  updatedAt: "belongs to the database the row lives in",
+} as const;
+
 /** What an export reads: the database and the keys that seal and sign the package. */
 type ExportContext = Context<"packageSeal" | "encrypter" | "config">;
 

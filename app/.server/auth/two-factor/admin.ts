@@ -1,3 +1,4 @@
+import type { TwoFactorPolicy } from "~/schemas/two-factor-policy";
 import type { Context } from "../../context";
 import { invalidateOrganization } from "../../directory/organizations";
 import { replaceRecoveryCodes } from "./service";
@@ -6,9 +7,6 @@ import { replaceRecoveryCodes } from "./service";
  * Administrative two-factor operations (the Admin API and console call these). Permission
  * checks and the audit record belong to the caller's operation helper; these only do the work.
  */
-export const TWO_FACTOR_POLICIES = ["optional", "required_email", "required_totp", "required_any"] as const;
-export type TwoFactorPolicy = (typeof TWO_FACTOR_POLICIES)[number];
-
 export interface TwoFactorStatus {
   userId: string;
   totp: { enrolled: boolean; pending: boolean; enrolledAt: Date | null };
