@@ -1,5 +1,5 @@
 import { data, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { AUDIT_EVENT_TYPES } from "~/schemas/audit-events";
+import { AUDIT_EVENT_FAMILIES } from "~/schemas/audit-events";
 import { Form, Link, useLoaderData, useLocation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { consoleHeaders, NO_STORE, requireConsole } from "~/.server/console/page";
@@ -93,7 +93,7 @@ export default function Audit() {
         <h2 id="filters-title">{t("audit.filters")}</h2>
         <div className="filter-grid">
           {TEXT_FILTERS.map((f) => (
-            <TextField key={f} name={f} label={t(`audit.${f}`)} defaultValue={filters[f]} error={errors[f]} suggestions={f === "eventType" ? AUDIT_EVENT_TYPES : undefined} />
+            <TextField key={f} name={f} label={t(`audit.${f}`)} defaultValue={filters[f]} error={errors[f]} suggestions={f === "eventType" ? AUDIT_EVENT_FAMILIES : undefined} />
           ))}
           {DATE_FILTERS.map((f) => (
             <TextField key={f} name={f} type="date" label={t(`audit.${f}`)} hint={t("audit.utcDay")} defaultValue={filters[f]} error={errors[f]} />

@@ -92,6 +92,9 @@ export type AuditEventType = keyof typeof AUDIT_EVENTS;
 
 export const AUDIT_EVENT_TYPES = Object.keys(AUDIT_EVENTS) as AuditEventType[];
 
+/** The event families (`auth.*`, `user.*`, ...), as the audit filter takes them. */
+export const AUDIT_EVENT_FAMILIES = [...new Set(AUDIT_EVENT_TYPES.map((type) => `${type.slice(0, type.indexOf("."))}.*`))];
+
 export function isAuditEventType(value: string): value is AuditEventType {
   return Object.hasOwn(AUDIT_EVENTS, value);
 }
