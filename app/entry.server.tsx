@@ -11,6 +11,8 @@ import { isbot } from "isbot";
 import { createInstance } from "i18next";
 import { renderToPipeableStream } from "react-dom/server";
 import { I18nextProvider, initReactI18next } from "react-i18next";
+import { isDatabaseUnavailable } from "./.server/db/errors";
+import { RETRY_AFTER_SECONDS } from "./.server/errors";
 import { NonceContext } from "./components/nonce";
 import { FALLBACK_LANGUAGE, i18nOptions, isSupportedLanguage } from "./i18n/config";
 
@@ -26,6 +28,10 @@ export function handleError(error: unknown, { request, context }: LoaderFunction
   // Remix hands over its own 4xx too (no route matches): the client's mistake, not ours.
   if (isRouteErrorResponse(error) && error.status < 500) {
     context.services.logger.info({ status: error.status, path }, "route not found or refused");
+    return;
+  }
+  if (isDatabaseUnavailable(error)) {
+    context.services.logger.warn({ path }, "database unavailable: a page answered 503");
     return;
   }
   context.services.logger.error({ err: error, path }, "route error");
@@ -50,6 +56,11 @@ export default async function handleRequest(
   loadContext: AppLoadContext,
 ) {
   const nonce = loadContext.cspNonce;
+  // A page that failed because the database did not answer says so to machines too: 503, retry soon.
+  if (Object.values(remixContext.staticHandlerContext.errors ?? {}).some(isDatabaseUnavailable)) {
+    responseStatusCode = 503;
+    responseHeaders.set("Retry-After", String(RETRY_AFTER_SECONDS));
+  }
   const i18n = createInstance();
   await i18n.use(initReactI18next).init({ ...i18nOptions, lng: languageOf(remixContext) });
   const waitForAll = isbot(request.headers.get("user-agent") ?? "");

@@ -88,3 +88,27 @@ describe("start-up errors of server.ts", () => {
     expect(existsSync(path.join(dataDir, "pglite"))).toBe(false);
   });
 });
+
+describe("an encryption key that does not open the stored signing keys", () => {
+  it("refuses to start with one line that says what to do, and starts again with the right key", { timeout: 180_000 }, async () => {
+    const { startTestPorta } = await import("./support/porta");
+    const { createTestDatabase } = await import("./support/database");
+    const database = await createTestDatabase();
+    const dataDir = mkdtempSync(path.join(tmpdir(), "porta-keys-"));
+    const rightKey = randomBytes(32).toString("base64");
+    const start = (key: string) =>
+      startTestPorta({ dataDir, persistentPglite: true, ...(database.url ? { databaseUrl: database.url } : {}), env: { ENCRYPTION_KEY: key } });
+    try {
+      const first = await start(rightKey);
+      await first.stop();
+      await expect(start(randomBytes(32).toString("base64"))).rejects.toThrow(
+        /^ENCRYPTION_KEY: this key \(or DATA_DIR\/encryption\.key\) cannot decrypt the signing keys stored in the database; start Porta with the key this database was created with$/,
+      );
+      const again = await start(rightKey);
+      await again.stop();
+    } finally {
+      await database.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

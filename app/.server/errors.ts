@@ -30,3 +30,8 @@ export const conflict = (code: string, message: string, details?: FieldDetail[])
 export const staleEtag = () => new AppError(409, "etag_mismatch", "The resource changed since you read it. Read it again and retry.");
 export const validation = (details: FieldDetail[], message = "The request is not valid.") => new AppError(422, "validation_failed", message, details);
 export const badRequest = (message: string) => new AppError(400, "bad_request", message);
+/** Seconds a client should wait before retrying while a store Porta needs does not answer. */
+export const RETRY_AFTER_SECONDS = 5;
+/** A store Porta needs is not answering: the request may work shortly, and says so (never a 401). */
+export const unavailable = () =>
+  new AppError(503, "unavailable", "Porta cannot reach its database right now. Try again shortly.", undefined, { "Retry-After": String(RETRY_AFTER_SECONDS) });

@@ -6,7 +6,7 @@ import { createRedisStore, type RedisStore } from "./cache/redis-store";
 import type { KeyValueStore } from "./cache/store";
 import { ensureDataDir, loadOrCreateEncryptionKey } from "./config/data-dir";
 import { lockDataDir, type DataDirLock } from "./config/data-dir-lock";
-import type { Config } from "./config/env";
+import { ConfigError, type Config } from "./config/env";
 import { createEncrypter, type Encrypter } from "./crypto/encryption";
 import { openDatabase, type Database } from "./db/client";
 import { applyMigrations } from "./db/migrate";
@@ -105,6 +105,15 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     maxSignedTokenLifetimeSeconds: async (db) => Math.max(MAX_SIGNED_TOKEN_LIFETIME, await settings.within(db).get("tokens.accessTokenTtlSeconds")),
     onChange: async (organizationId) => registryRef.current?.invalidate(organizationId),
   });
+  if (!(await keys.canDecryptStoredKeys())) {
+    await store.close().catch(() => undefined);
+    await db.close();
+    lock?.release();
+    throw new ConfigError(
+      "ENCRYPTION_KEY",
+      "this key (or DATA_DIR/encryption.key) cannot decrypt the signing keys stored in the database; start Porta with the key this database was created with",
+    );
+  }
   // Organizations get their keys when created or first used: nothing here runs per organization.
   await keys.retireLegacyKeys();
   const oidc = await createProviderRegistry({

@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { chmodSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The repository root, where `server.ts` lives. */
@@ -161,6 +164,74 @@ export async function startPrivateRedis(): Promise<RedisServer> {
     async stop() {
       if (running()) process.kill(pid, "SIGKILL");
       await exited;
+    },
+  };
+}
+
+export interface PostgresServer {
+  /** A connection URL for the `postgres` database of this private server. */
+  url: string;
+  port: number;
+  /** Stops it at once (as a crash would: no checkpoint), keeping its data. */
+  kill(): Promise<void>;
+  /** Starts it again on the same port and data. */
+  start(): Promise<void>;
+  /** Stops it if it runs and removes its data. */
+  dispose(): Promise<void>;
+}
+
+const PG_BIN = (() => {
+  const root = "/usr/lib/postgresql";
+  const version = readdirSync(root).sort((a, b) => Number(b) - Number(a))[0];
+  return path.join(root, version!, "bin");
+})();
+
+/** Runs a PostgreSQL tool as the `postgres` user (the server refuses to run as root). */
+function asPostgres(tool: string, args: string[]): Promise<void> {
+  const asRoot = process.getuid?.() === 0;
+  const command = asRoot ? "runuser" : path.join(PG_BIN, tool);
+  const argv = asRoot ? ["-u", "postgres", "--", path.join(PG_BIN, tool), ...args] : args;
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, argv, { stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout?.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+    child.stderr?.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+    child.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${tool} ${args.join(" ")} failed (${code}): ${output}`))));
+  });
+}
+
+/**
+ * A private PostgreSQL on a free port in a temporary directory, so that a test can stop and
+ * start the database its Porta uses without touching the shared one.
+ */
+export async function startPrivatePostgres(): Promise<PostgresServer> {
+  const port = await freePort();
+  const dir = mkdtempSync(path.join(tmpdir(), "porta-pg-"));
+  chmodSync(dir, 0o777);
+  const data = path.join(dir, "data");
+  await asPostgres("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"]);
+  const options = `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c fsync=off`;
+  const start = () => asPostgres("pg_ctl", ["-D", data, "-o", options, "-l", path.join(dir, "log"), "-w", "-t", "30", "start"]);
+  let running = false;
+  await start();
+  running = true;
+  return {
+    url: `postgresql://postgres@127.0.0.1:${port}/postgres`,
+    port,
+    async kill() {
+      if (!running) return;
+      await asPostgres("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
+      running = false;
+    },
+    async start() {
+      if (running) return;
+      await start();
+      running = true;
+    },
+    async dispose() {
+      if (running) await asPostgres("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]).catch(() => undefined);
+      running = false;
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

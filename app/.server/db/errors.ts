@@ -1,4 +1,4 @@
-import { AppError, conflict, notFound, validation } from "../errors";
+import { AppError, conflict, notFound, unavailable, validation } from "../errors";
 
 /**
  * Database errors a request can cause (a duplicate, a row deleted meanwhile), in the service
@@ -25,9 +25,34 @@ function uniqueFields(error: PrismaKnownError): string[] {
   return Array.isArray(error.meta?.target) ? (error.meta?.target as string[]) : [];
 }
 
-/** An AppError as it is; unique violations become 409, missing rows 404; anything else stays unknown (500). */
+/** What the driver adapter, node-postgres and the network say when the database cannot answer. */
+const UNREACHABLE_KINDS = new Set(["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections", "DatabaseShutdown"]);
+const UNREACHABLE_PRISMA_CODES = new Set(["P1001", "P1002", "P1008", "P1017", "P2024"]);
+const UNREACHABLE_NODE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"]);
+// SQLSTATE: connection exceptions (08xxx), the server shutting down or starting (57P01-57P03), too many connections.
+const UNREACHABLE_SQLSTATE = /^(08\w{3}|57P0[123]|53300)$/;
+const UNREACHABLE_MESSAGE = /Connection terminated|timeout exceeded when trying to connect|Can't reach database server|Client has encountered a connection error/i;
+
+/**
+ * Whether an error means the database did not answer (down, restarting, unreachable, out of
+ * connections) rather than that the request was wrong: such a failure is a 503 with
+ * Retry-After, never an authentication failure or a 500. Walks the causes the layers wrap.
+ */
+export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
+  if (typeof error !== "object" || error === null || depth > 6) return false;
+  const e = error as { name?: unknown; code?: unknown; kind?: unknown; originalCode?: unknown; message?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
+  if (e.name === "DatabaseUnavailableError") return true;
+  if (typeof e.kind === "string" && UNREACHABLE_KINDS.has(e.kind)) return true;
+  if (typeof e.code === "string" && (UNREACHABLE_PRISMA_CODES.has(e.code) || UNREACHABLE_NODE_CODES.has(e.code) || UNREACHABLE_SQLSTATE.test(e.code))) return true;
+  if (typeof e.originalCode === "string" && UNREACHABLE_SQLSTATE.test(e.originalCode)) return true;
+  if (typeof e.message === "string" && UNREACHABLE_MESSAGE.test(e.message)) return true;
+  return isDatabaseUnavailable(e.meta?.driverAdapterError, depth + 1) || isDatabaseUnavailable(e.cause, depth + 1);
+}
+
+/** An AppError as it is; an unreachable database is 503, unique violations 409, missing rows 404; anything else stays unknown (500). */
 export function toAppError(error: unknown): AppError | null {
   if (error instanceof AppError) return error;
+  if (isDatabaseUnavailable(error)) return unavailable();
   if (!isPrismaKnownError(error)) return null;
   if (error.code === "P2002") {
     const field = uniqueFields(error).map((f) => f.replace(/"/g, "")).filter((f) => f !== "organizationId" && f !== "applicationId")[0] ?? "id";

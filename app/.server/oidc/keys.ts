@@ -59,6 +59,12 @@ export interface KeyService {
   /** Public JWKs of what an organization publishes (its /.well-known/jwks). */
   publicJwks(organizationId: string): Promise<JWK[]>;
   /**
+   * Whether the encryption key opens the stored signing keys (the newest one stands for all:
+   * they are sealed with the same key). False means Porta was started with another key than
+   * the one this database was written with, and no organization could sign anything.
+   */
+  canDecryptStoredKeys(): Promise<boolean>;
+  /**
    * How many key changes this process has made or noticed (rotations, retirements). Caches of
    * published keys that live outside the providers compare it to reload at once.
    */
@@ -317,6 +323,17 @@ export function createKeyService(options: KeyServiceOptions): KeyService {
 
     async publicJwks(organizationId) {
       return (await publishedRows(organizationId)).map((row) => row.publicJwk as JWK);
+    },
+
+    async canDecryptStoredKeys() {
+      const row = await prisma.signingKey.findFirst({ where: { status: { not: "retired" } }, orderBy: { createdAt: "desc" }, select: { id: true, privateJwkEncrypted: true } });
+      if (!row) return true;
+      try {
+        encrypter.decrypt(row.privateJwkEncrypted, aad(row.id));
+        return true;
+      } catch {
+        return false;
+      }
     },
 
     changeCount: () => changes,

@@ -1,4 +1,6 @@
 import express, { type Request, type RequestHandler } from "express";
+import { isDatabaseUnavailable } from "../db/errors";
+import { answerTemporarilyUnavailable } from "./unavailable";
 import { SLUG_PATTERN_ANY_CASE } from "~/schemas/slug";
 import { findUnrepresentable, UNREPRESENTABLE_MESSAGE } from "~/schemas/text";
 import { userinfoRequest } from "./internals";
@@ -120,6 +122,9 @@ export function protocolRoutes(registry: ProviderRegistry): RequestHandler {
       } else {
         tenant.callback(req, res);
       }
-    }).catch(next);
+    }).catch((error: unknown) => {
+      if (!isDatabaseUnavailable(error) || res.headersSent) return next(error);
+      answerTemporarilyUnavailable(res);
+    });
   };
 }

@@ -1,4 +1,5 @@
 import Provider from "oidc-provider";
+import { answerUnavailableAs503 } from "./unavailable";
 import { LRUCache } from "lru-cache";
 import type { Logger } from "pino";
 import type { Organization, PrismaClient } from "~/generated/prisma/client";
@@ -114,7 +115,9 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
       return Boolean(client && client.organizationId === organization.id && secretMatches(client, presented));
     });
     acceptOwnAudienceAtUserinfo(provider, adminResource ? [issuer, adminResource] : [issuer]);
-    provider.on("server_error", (_ctx, error) => logger.error({ err: error, organizationId: organization.id }, "oidc server error"));
+    answerUnavailableAs503(provider, (error) => logger.error({ err: error, organizationId: organization.id }, "oidc server error"), () =>
+      logger.warn({ organizationId: organization.id }, "database unavailable: a protocol request answered 503"),
+    );
     return { organization, issuer, provider, callback: provider.callback(), jtiOfSignedJwt };
   }
 

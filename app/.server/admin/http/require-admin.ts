@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { isDatabaseUnavailable } from "../../db/errors";
 import { isUuid } from "~/schemas/uuid";
 import { createLocalJWKSet, jwtVerify, type JWK } from "jose";
 import { superAdminPublicJwks } from "../../oidc/super-admin-keys";
@@ -80,7 +81,9 @@ export async function requireAdmin(services: Services, request: Request): Promis
     sub = payload.sub;
     jti = typeof payload.jti === "string" ? payload.jti : undefined;
     clientId = adminTokenClientId(protectedHeader, payload, adminApiResource(services.config.baseUrl));
-  } catch {
+  } catch (error) {
+    // The keys could not be loaded: the token may be good, so the client must not drop it (503).
+    if (isDatabaseUnavailable(error)) throw error;
     throw unauthorized();
   }
   if (!clientId) throw unauthorized();

@@ -220,6 +220,7 @@ export async function runOperation(op: Operation, args: RunArgs): Promise<Respon
     return json(result.body, result.status ?? op.successStatus ?? 200, headers);
   } catch (error) {
     const apiError = toAppError(error);
+    if (apiError?.status === 503) services.logger.warn({ operationId: op.operationId, requestId }, "database unavailable: answered 503");
     if (apiError) return errorResponse(apiError, requestId);
     services.logger.error({ err: error, operationId: op.operationId }, "admin api error");
     return errorResponse(new AppError(500, "internal_error", "Something went wrong. Quote the request id when you report it."), requestId);
