@@ -14,9 +14,13 @@ import { I18nextProvider, initReactI18next } from "react-i18next";
 import { isDatabaseUnavailable } from "./.server/db/errors";
 import { RETRY_AFTER_SECONDS } from "./.server/errors";
 import { NonceContext } from "./components/nonce";
+import { ResponseStatusContext } from "./components/response-status";
 import { FALLBACK_LANGUAGE, i18nOptions, isSupportedLanguage } from "./i18n/config";
 
 const ABORT_DELAY = 5_000;
+
+/** Requests (by their load context) whose loader or action failed because the database did not answer. */
+const failedForDatabase = new WeakSet<AppLoadContext>();
 
 /**
  * Errors thrown by loaders, actions and rendering become one JSON log line (Remix's default
@@ -31,6 +35,8 @@ export function handleError(error: unknown, { request, context }: LoaderFunction
     return;
   }
   if (isDatabaseUnavailable(error)) {
+    // The page is rendered after this, from errors a production build has already sanitized.
+    failedForDatabase.add(context);
     context.services.logger.warn({ path }, "database unavailable: a page answered 503");
     return;
   }
@@ -57,7 +63,7 @@ export default async function handleRequest(
 ) {
   const nonce = loadContext.cspNonce;
   // A page that failed because the database did not answer says so to machines too: 503, retry soon.
-  if (Object.values(remixContext.staticHandlerContext.errors ?? {}).some(isDatabaseUnavailable)) {
+  if (failedForDatabase.has(loadContext)) {
     responseStatusCode = 503;
     responseHeaders.set("Retry-After", String(RETRY_AFTER_SECONDS));
   }
@@ -69,7 +75,9 @@ export default async function handleRequest(
     const { pipe, abort } = renderToPipeableStream(
       <I18nextProvider i18n={i18n}>
         <NonceContext.Provider value={nonce}>
-          <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY} nonce={nonce} />
+          <ResponseStatusContext.Provider value={responseStatusCode}>
+            <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY} nonce={nonce} />
+          </ResponseStatusContext.Provider>
         </NonceContext.Provider>
       </I18nextProvider>,
       {

@@ -3,6 +3,7 @@ import type { ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import { BrandFavicon } from "./components/brand-favicon";
 import { useNonce } from "./components/nonce";
+import { useResponseStatus } from "./components/response-status";
 import "./styles/app.css";
 
 export function Layout({ children }: { children: ReactNode }) {
@@ -32,12 +33,15 @@ export default function App() {
 
 export function ErrorBoundary() {
   const error = useRouteError();
-  const status = isRouteErrorResponse(error) ? error.status : 500;
-  const title = status === 404 ? "Page not found" : "Something went wrong";
+  const responseStatus = useResponseStatus();
+  const status = isRouteErrorResponse(error) ? error.status : (responseStatus ?? 500);
+  const title = status === 404 ? "Page not found" : status === 503 ? "Try again shortly" : "Something went wrong";
   const text =
     status === 404
       ? "There is nothing at this address."
-      : "Porta could not complete this request. Try again, or start again from your application.";
+      : status === 503
+        ? "Porta cannot reach its database right now. Nothing was changed; reload this page in a few seconds."
+        : "Porta could not complete this request. Try again, or start again from your application.";
   return (
     <main className="page">
       <section className="card" aria-labelledby="error-title">

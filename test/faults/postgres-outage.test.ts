@@ -58,8 +58,13 @@ describe("PostgreSQL down", () => {
       expect(grant.headers.get("retry-after")).toBe("5");
       expect(await grant.json()).toMatchObject({ error: "temporarily_unavailable" });
 
+      const page = await fetch(`${porta.baseUrl}/${slug}/invitation?token=${"x".repeat(43)}`);
+      expect(page.status).toBe(503);
+      expect(page.headers.get("retry-after")).toBe("5");
+      expect(await page.text()).toContain("Try again shortly");
+
       const unavailableLines = porta.logs.lines.filter((line) => String(line.msg).startsWith("database unavailable"));
-      expect(unavailableLines.length).toBeGreaterThanOrEqual(4);
+      expect(unavailableLines.length).toBeGreaterThanOrEqual(5);
       expect(unavailableLines.every((line) => line.err === undefined && line.level !== 50)).toBe(true);
     } finally {
       await pg.start();
