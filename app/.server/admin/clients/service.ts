@@ -14,6 +14,7 @@ import { effectiveLoginMethods } from "~/schemas/login-methods";
 import { hashClientSecret, invalidateClient } from "../../directory/clients";
 import { getOrganizationBySlug } from "../../directory/organizations";
 import type { Context } from "../../context";
+import { newUuidV7 } from "../../db/ids";
 import { ADMIN_API_SCOPES, isAdminApiClient } from "../api-access";
 import { requireOrganizationRef } from "../applications/service";
 import { requireSupportedScope } from "../claims/scopes";
@@ -60,19 +61,8 @@ export function toSecret(row: SecretRow): ClientSecret {
   };
 }
 
-/**
- * A UUIDv7 (RFC 9562): new client ids sort by creation time like every other id, so cursor
- * paging walks clients in creation order.
- */
-export function newClientId(): string {
-  const bytes = randomBytes(16);
-  const ms = BigInt(Date.now());
-  for (let i = 0; i < 6; i++) bytes[i] = Number((ms >> BigInt(8 * (5 - i))) & 0xffn);
-  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = bytes.toString("hex");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
+/** New client ids are UUIDv7: they sort by creation time, so cursor paging walks clients in creation order. */
+export const newClientId = newUuidV7;
 
 export interface ClientListQuery extends ListQuery {
   organizationId?: string | undefined;
