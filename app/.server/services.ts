@@ -122,6 +122,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     prisma: db.prisma,
     cache,
     store,
+    notifications: db,
     keys,
     encryptionKey,
     logger,

@@ -6,6 +6,7 @@ import type { Organization, PrismaClient } from "~/generated/prisma/client";
 import { adminApiResource } from "../admin/api-access";
 import type { ReadThroughCache } from "../cache/read-through";
 import type { KeyValueStore } from "../cache/store";
+import type { Database } from "../db/client";
 import { getClientRecord, secretMatches } from "../directory/clients";
 import { getOrganizationBySlug } from "../directory/organizations";
 import { buildProviderConfiguration, createJtiResolver } from "./configuration";
@@ -37,6 +38,12 @@ export interface RegistryOptions {
   prisma: PrismaClient;
   cache: ReadThroughCache;
   store: KeyValueStore;
+  /**
+   * How processes sharing the database tell each other that an organization's provider changed:
+   * the database's own notifications (PostgreSQL LISTEN/NOTIFY), so that it works whether or not
+   * Redis answers.
+   */
+  notifications: Pick<Database, "notify" | "listen">;
   keys: KeyService;
   encryptionKey: Buffer;
   logger: Logger;
@@ -44,13 +51,13 @@ export interface RegistryOptions {
   maxProviders?: number;
 }
 
-const CHANNEL = "oidc:invalidate";
-/** A safety net for a missed invalidation notice (for example while Redis was away). */
+const CHANNEL = "porta_oidc_invalidate";
+/** A safety net for a missed invalidation notice (the listener reconnects and then drops every provider). */
 const PROVIDER_MAX_AGE_MS = 10 * 60_000;
 const NEGATIVE_TTL_MS = 5_000;
 
 export async function createProviderRegistry(options: RegistryOptions): Promise<ProviderRegistry> {
-  const { prisma, cache, store, keys, logger } = options;
+  const { prisma, cache, store, notifications, keys, logger } = options;
   const providers = new LRUCache<string, Promise<TenantProvider | undefined>>({
     max: options.maxProviders ?? 500,
     ttl: PROVIDER_MAX_AGE_MS,
@@ -73,7 +80,7 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
     }
   }
 
-  const unsubscribe = await store.subscribe(CHANNEL, dropLocal).catch((error: unknown) => {
+  const unsubscribe = await notifications.listen(CHANNEL, dropLocal).catch((error: unknown) => {
     logger.warn({ err: error }, "provider invalidation channel unavailable; providers refresh every 10 minutes");
     return async () => {};
   });
@@ -143,7 +150,7 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
     },
     async invalidate(organizationId) {
       dropLocal(organizationId);
-      await store.publish(CHANNEL, organizationId).catch((error: unknown) => {
+      await notifications.notify(CHANNEL, organizationId).catch((error: unknown) => {
         logger.warn({ err: error }, "could not notify other processes of a provider change");
       });
     },
