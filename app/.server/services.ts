@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { Logger } from "pino";
 import { createMemoryStore } from "./cache/memory-store";
+import { createPostgresStore } from "./cache/postgres-store";
 import { createReadThroughCache, type ReadThroughCache } from "./cache/read-through";
 import { createRedisStore, type RedisStore } from "./cache/redis-store";
 import type { KeyValueStore } from "./cache/store";
@@ -91,8 +92,10 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     throw error;
   }
 
-  const store = config.redisUrl ? await createRedisStore(config.redisUrl, logger, options.redisPrefix) : createMemoryStore();
-  const cache = createReadThroughCache(store, logger);
+  // PostgreSQL holds what must survive (decision 024); Redis, when configured, only accelerates.
+  const store = createPostgresStore(db, logger);
+  const cacheStore = config.redisUrl ? await createRedisStore(config.redisUrl, logger, options.redisPrefix) : createMemoryStore();
+  const cache = await createReadThroughCache(cacheStore, logger, { notifications: db });
   const encrypter = createEncrypter(encryptionKey);
 
   // A key change reaches the providers of its organization only ("*": the shared keys, or a
@@ -107,6 +110,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
   });
   if (!(await keys.canDecryptStoredKeys())) {
     await store.close().catch(() => undefined);
+    await cache.close().catch(() => undefined);
     await db.close();
     lock?.release();
     throw new ConfigError(
@@ -155,7 +159,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     keys,
     oidc,
     audit: createAuditLog(db.prisma, logger),
-    limits: createRateLimits(store.kind === "redis" ? (store as RedisStore).client : undefined),
+    limits: createRateLimits(cacheStore.kind === "redis" ? (cacheStore as RedisStore).client : undefined),
     passwords,
     csrf: createCsrfGuard(encryptionKey),
     mailer,
@@ -171,6 +175,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
       await oidc.close();
       mailer.close();
       await store.close();
+      await cache.close();
       await db.close();
       lock?.release();
     },

@@ -122,19 +122,23 @@ export async function waitForHealth(url: string, server: ServerProcess | undefin
 export interface RedisServer {
   url: string;
   port: number;
-  pid: number;
+  /** The running server's process id (a new one after `start`). */
+  readonly pid: number;
   /** Sends a signal to this redis-server (and only to it). */
   signal(signal: NodeJS.Signals): void;
   /** Kills it if it still runs and waits for the exit. */
   stop(): Promise<void>;
+  /** Starts it again, empty, on the same port (after `stop`). */
+  start(): Promise<void>;
 }
 
-/**
- * A private redis-server on a free port, so that tests that kill or freeze Redis never touch a
- * shared one. No persistence: it starts empty and leaves no files behind.
- */
-export async function startPrivateRedis(): Promise<RedisServer> {
-  const port = await freePort();
+interface RedisProcess {
+  pid: number;
+  running(): boolean;
+  exited: Promise<void>;
+}
+
+async function spawnRedis(port: number): Promise<RedisProcess> {
   const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -154,16 +158,32 @@ export async function startPrivateRedis(): Promise<RedisServer> {
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+  return { pid, running, exited };
+}
+
+/**
+ * A private redis-server on a free port, so that tests that kill or freeze Redis never touch a
+ * shared one. No persistence: it starts empty and leaves no files behind.
+ */
+export async function startPrivateRedis(): Promise<RedisServer> {
+  const port = await freePort();
+  let current = await spawnRedis(port);
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
-    pid,
+    get pid() {
+      return current.pid;
+    },
     signal(signal) {
-      if (running()) process.kill(pid, signal);
+      if (current.running()) process.kill(current.pid, signal);
     },
     async stop() {
-      if (running()) process.kill(pid, "SIGKILL");
-      await exited;
+      if (current.running()) process.kill(current.pid, "SIGKILL");
+      await current.exited;
+    },
+    async start() {
+      if (current.running()) throw new Error("redis-server is running");
+      current = await spawnRedis(port);
     },
   };
 }

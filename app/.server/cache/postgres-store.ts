@@ -4,10 +4,10 @@ import type { KeyValueStore } from "./store";
 
 /**
  * The ephemeral store in PostgreSQL (or the embedded PGlite): the one store that must answer
- * (decision 023). Values live in "EphemeralEntry" with their expiry, sets in
+ * (decision 024). Values live in "EphemeralEntry" with their expiry, sets in
  * "EphemeralSetMember"; an expired row is ignored on read and deleted by a sweeper. Every
  * operation is one statement on the database's own connection (raw SQL: this is the hot path
- * of every sign-in and grant). Publish and subscribe go through the database's notifications.
+ * of every sign-in and grant).
  *
  * Never call it inside a write's transaction on PGlite: it uses the one connection the
  * transaction holds (run such calls in `ctx.afterCommit`).
@@ -15,7 +15,9 @@ import type { KeyValueStore } from "./store";
 const LIVE = `("expiresAt" IS NULL OR "expiresAt" > now())`;
 const SWEEP_INTERVAL_MS = 60_000;
 
-const expiry = (ttlSeconds?: number) => (ttlSeconds && ttlSeconds > 0 ? new Date(Date.now() + ttlSeconds * 1000).toISOString() : null);
+/** The expiry of a time to live given as a parameter, computed by the database's clock (the one reads compare with). */
+const expiryOf = (parameter: string) => `CASE WHEN ${parameter}::float8 > 0 THEN now() + ${parameter}::float8 * interval '1 second' END`;
+const ttl = (ttlSeconds?: number) => (ttlSeconds && ttlSeconds > 0 ? ttlSeconds : 0);
 
 export function createPostgresStore(db: Database, logger: Logger): KeyValueStore {
   const sql = async <Row>(text: string, values: unknown[]) => (await db.executeSql(text, values)).rows as Row[];
@@ -36,9 +38,9 @@ export function createPostgresStore(db: Database, logger: Logger): KeyValueStore
     },
     async set(key, value, ttlSeconds) {
       await sql(
-        `INSERT INTO "EphemeralEntry" ("key", "value", "expiresAt") VALUES ($1::text, $2::text, $3::timestamptz)
+        `INSERT INTO "EphemeralEntry" ("key", "value", "expiresAt") VALUES ($1::text, $2::text, ${expiryOf("$3")})
          ON CONFLICT ("key") DO UPDATE SET "value" = EXCLUDED."value", "expiresAt" = EXCLUDED."expiresAt"`,
-        [key, value, expiry(ttlSeconds)],
+        [key, value, ttl(ttlSeconds)],
       );
     },
     async del(...keys) {
@@ -62,25 +64,16 @@ export function createPostgresStore(db: Database, logger: Logger): KeyValueStore
       // The member joins and the whole set takes the new time to live, in one statement.
       await sql(
         `WITH added AS (
-           INSERT INTO "EphemeralSetMember" ("setKey", "member", "expiresAt") VALUES ($1::text, $2::text, $3::timestamptz)
+           INSERT INTO "EphemeralSetMember" ("setKey", "member", "expiresAt") VALUES ($1::text, $2::text, ${expiryOf("$3")})
            ON CONFLICT ("setKey", "member") DO UPDATE SET "expiresAt" = EXCLUDED."expiresAt"
          )
-         UPDATE "EphemeralSetMember" SET "expiresAt" = $3::timestamptz WHERE "setKey" = $1::text AND "member" <> $2::text`,
-        [key, member, expiry(ttlSeconds)],
+         UPDATE "EphemeralSetMember" SET "expiresAt" = ${expiryOf("$3")} WHERE "setKey" = $1::text AND "member" <> $2::text`,
+        [key, member, ttl(ttlSeconds)],
       );
     },
     async setMembers(key) {
       const rows = await sql<{ member: string }>(`SELECT "member" FROM "EphemeralSetMember" WHERE "setKey" = $1::text AND ${LIVE}`, [key]);
       return rows.map((row) => row.member);
-    },
-    publish(channel, message) {
-      return db.notify(channel, message);
-    },
-    subscribe(channel, handler) {
-      return db.listen(channel, handler);
-    },
-    async ping() {
-      await db.ping();
     },
     async close() {
       clearInterval(sweeper);

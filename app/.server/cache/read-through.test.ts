@@ -1,10 +1,11 @@
+import { EventEmitter } from "node:events";
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../logging/logger";
 import { createMemoryStore } from "./memory-store";
 import { createReadThroughCache, deserialize, serialize } from "./read-through";
 import { createRedisStore, type RedisStore } from "./redis-store";
-import type { KeyValueStore } from "./store";
+import type { CacheStore } from "./store";
 
 function logCapture() {
   const lines: Array<Record<string, unknown>> = [];
@@ -58,7 +59,7 @@ describe("serialize / deserialize", () => {
 });
 
 describe("read-through cache on the memory store", () => {
-  let store: KeyValueStore;
+  let store: CacheStore;
   beforeAll(() => {
     store = createMemoryStore();
   });
@@ -67,7 +68,7 @@ describe("read-through cache on the memory store", () => {
   });
 
   it("loads once, then serves the cached copy with its Dates intact", async () => {
-    const cache = createReadThroughCache(store, logCapture().logger, "t1:");
+    const cache = await createReadThroughCache(store, logCapture().logger, { namespace: "t1:" });
     const row = { id: "u1", email: "a@x.io", createdAt: new Date("2024-05-05T05:05:05.555Z"), roles: ["admin"] };
     const load = countingLoader(row);
     const first = await cache.getOrLoad("user:u1", 60, load);
@@ -82,7 +83,7 @@ describe("read-through cache on the memory store", () => {
   });
 
   it("does not cache an absent entity, so a create right after is seen", async () => {
-    const cache = createReadThroughCache(store, logCapture().logger, "t2:");
+    const cache = await createReadThroughCache(store, logCapture().logger, { namespace: "t2:" });
     let current: { id: string } | null = null;
     const load = async () => current;
     expect(await cache.getOrLoad("org:new", 60, load)).toBeNull();
@@ -91,8 +92,8 @@ describe("read-through cache on the memory store", () => {
   });
 
   it("reloads after invalidate, and keeps namespaces apart", async () => {
-    const a = createReadThroughCache(store, logCapture().logger, "ns-a:");
-    const b = createReadThroughCache(store, logCapture().logger, "ns-b:");
+    const a = await createReadThroughCache(store, logCapture().logger, { namespace: "ns-a:" });
+    const b = await createReadThroughCache(store, logCapture().logger, { namespace: "ns-b:" });
     let version = 1;
     const load = async () => ({ version });
     await a.getOrLoad("client:c1", 60, load);
@@ -104,13 +105,101 @@ describe("read-through cache on the memory store", () => {
     expect(await a.getOrLoad("client:c1", 60, load)).toEqual({ version: 2 });
   });
 
+  it("tells the other processes' memory caches of an invalidation through the database's notifications", async () => {
+    // Two processes of a PostgreSQL deployment without Redis: each caches in its own memory.
+    const bus = new EventEmitter();
+    const notifications = {
+      notify: async (channel: string, message: string) => void bus.emit(channel, message),
+      listen: async (channel: string, handler: (message: string) => void) => {
+        bus.on(channel, handler);
+        return async () => void bus.off(channel, handler);
+      },
+    };
+    const one = await createReadThroughCache(createMemoryStore(), logCapture().logger, { notifications });
+    const two = await createReadThroughCache(createMemoryStore(), logCapture().logger, { notifications });
+    let status = "active";
+    const load = async () => ({ status });
+    await two.getOrLoad("user:u1", 60, load);
+    await new Promise((resolve) => setImmediate(resolve));
+    status = "suspended";
+    expect(await two.getOrLoad("user:u1", 60, load)).toEqual({ status: "active" });
+    await one.invalidate("user:u1");
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await two.getOrLoad("user:u1", 60, load)).toEqual({ status: "suspended" });
+    await one.close();
+    await two.close();
+    expect(bus.listenerCount("porta_cache_invalidate")).toBe(0);
+  });
+
   it("passes a loader's error through to the caller", async () => {
-    const cache = createReadThroughCache(store, logCapture().logger, "t3:");
+    const cache = await createReadThroughCache(store, logCapture().logger, { namespace: "t3:" });
     await expect(
       cache.getOrLoad("x", 60, async () => {
         throw new Error("database down");
       }),
     ).rejects.toThrow("database down");
+  });
+});
+
+/** A cache store in memory that can be taken down (every command fails after `delayMs`) and brought back. */
+function switchableStore(delayMs = 0) {
+  const values = new Map<string, string>();
+  const state = { down: false, gets: 0 };
+  const answer = async <T>(value: () => T): Promise<T> => {
+    if (!state.down) return value();
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+    throw new Error("Command timed out");
+  };
+  const store: CacheStore = {
+    kind: "redis",
+    get: (key) => {
+      state.gets++;
+      return answer(() => values.get(key) ?? null);
+    },
+    set: (key, value) => answer(() => void values.set(key, value)),
+    del: (...keys) => answer(() => keys.forEach((key) => values.delete(key))),
+    ping: () => answer(() => undefined),
+    close: async () => undefined,
+  };
+  return { store, values, state };
+}
+
+describe("read-through cache on a cache that stops answering", () => {
+  it("reads from the database for a moment after a failed command, so a frozen cache costs one timeout, not one per lookup", async () => {
+    const { store, state } = switchableStore(50);
+    const cache = await createReadThroughCache(store, logCapture().logger, { bypassMs: 300 });
+    state.down = true;
+    const load = countingLoader({ id: "o1" });
+    const started = performance.now();
+    for (let i = 0; i < 5; i++) expect(await cache.getOrLoad("org:o1", 60, load)).toEqual({ id: "o1" });
+    expect(performance.now() - started).toBeLessThan(250);
+    expect(state.gets).toBe(1);
+    expect(load.calls).toBe(5);
+    await new Promise((resolve) => setTimeout(resolve, 320));
+    state.down = false;
+    await cache.getOrLoad("org:o1", 60, load);
+    expect(state.gets).toBe(2);
+    await cache.close();
+  });
+
+  it("deletes what it could not invalidate as soon as the cache answers again, without waiting for a read", async () => {
+    const { store, values, state } = switchableStore();
+    const cache = await createReadThroughCache(store, logCapture().logger, { bypassMs: 100 });
+    let status = "active";
+    const load = async () => ({ status });
+    await cache.getOrLoad("user:u1", 60, load);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(values.has("cache:user:u1")).toBe(true);
+    // A paused Redis: the write's invalidation fails, and the old entry is still there when it resumes.
+    state.down = true;
+    status = "suspended";
+    await cache.invalidate("user:u1");
+    state.down = false;
+    expect(values.has("cache:user:u1")).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(values.has("cache:user:u1")).toBe(false);
+    expect(await cache.getOrLoad("user:u1", 60, load)).toEqual({ status: "suspended" });
+    await cache.close();
   });
 });
 
@@ -127,7 +216,7 @@ describe("read-through cache on a Redis that is not there", () => {
   });
 
   it("answers getOrLoad from the loader within a second, every time", async () => {
-    const cache = createReadThroughCache(store, capture.logger);
+    const cache = await createReadThroughCache(store, capture.logger);
     const row = { id: "o1", slug: "acme", createdAt: new Date("2024-01-01T00:00:00.000Z") };
     const load = countingLoader(row);
     for (let i = 0; i < 3; i++) {
@@ -139,7 +228,7 @@ describe("read-through cache on a Redis that is not there", () => {
   });
 
   it("lets invalidate resolve without throwing, within a second", async () => {
-    const cache = createReadThroughCache(store, capture.logger);
+    const cache = await createReadThroughCache(store, capture.logger);
     const started = performance.now();
     await expect(cache.invalidate("org:acme", "client:c1")).resolves.toBeUndefined();
     expect(performance.now() - started).toBeLessThan(1_000);
@@ -147,7 +236,7 @@ describe("read-through cache on a Redis that is not there", () => {
 
   it("logs the outage as a warning, not once per request", async () => {
     const own = logCapture();
-    const cache = createReadThroughCache(store, own.logger);
+    const cache = await createReadThroughCache(store, own.logger);
     for (let i = 0; i < 5; i++) await cache.getOrLoad(`k${i}`, 60, async () => ({ i }));
     const warnings = own.lines.filter((l) => l.msg === "cache unavailable, reading from the database");
     expect(warnings.length).toBeGreaterThanOrEqual(1);

@@ -1,6 +1,6 @@
 import { Redis, type RedisOptions } from "ioredis";
 import type { Logger } from "pino";
-import type { KeyValueStore } from "./store";
+import type { CacheStore } from "./store";
 
 /**
  * Options that make every command fail fast instead of queueing while Redis is away
@@ -16,32 +16,13 @@ export const FAIL_FAST_OPTIONS: RedisOptions = {
   lazyConnect: true,
 };
 
-/** SET with the key's remaining TTL, atomically; 0 when the key is gone. */
-const REPLACE_KEEPING_TTL = `
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl == -2 then return 0 end
-if ttl > 0 then redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl) else redis.call('SET', KEYS[1], ARGV[1]) end
-return 1`;
-
-/** How long subscribe() waits for Redis to confirm a subscription before it returns anyway. */
-const SUBSCRIBE_WAIT_MS = 500;
-
-/** Waits for a promise, but no longer than `ms`. */
-async function bounded(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
-}
-
-export interface RedisStore extends KeyValueStore {
+export interface RedisStore extends CacheStore {
   /** The command connection, for libraries that take an ioredis client (rate limits). */
   readonly client: Redis;
 }
 
 export async function createRedisStore(url: string, logger: Logger, prefix = "porta:"): Promise<RedisStore> {
   const client = new Redis(url, { ...FAIL_FAST_OPTIONS, keyPrefix: prefix });
-  let subscriber: Redis | undefined;
-  const handlers = new Map<string, Set<(message: string) => void>>();
   let lastWarning = 0;
   const warn = (error: Error) => {
     // A Redis outage produces an error per reconnect attempt; one line every 10 s is enough.
@@ -58,19 +39,6 @@ export async function createRedisStore(url: string, logger: Logger, prefix = "po
     warn(error as Error);
   }
 
-  async function ensureSubscriber(): Promise<Redis> {
-    if (subscriber) return subscriber;
-    // Pub/sub needs its own connection; it keeps an offline queue so that subscriptions made
-    // during an outage are sent once Redis is back.
-    subscriber = new Redis(url, { ...FAIL_FAST_OPTIONS, enableOfflineQueue: true, maxRetriesPerRequest: null, commandTimeout: undefined });
-    subscriber.on("error", warn);
-    subscriber.on("message", (channel: string, message: string) => {
-      for (const handler of handlers.get(channel) ?? []) handler(message);
-    });
-    subscriber.connect().catch(warn);
-    return subscriber;
-  }
-
   return {
     kind: "redis",
     client,
@@ -84,47 +52,11 @@ export async function createRedisStore(url: string, logger: Logger, prefix = "po
     async del(...keys) {
       if (keys.length > 0) await client.del(...keys);
     },
-    async replace(key, value) {
-      await client.eval(REPLACE_KEEPING_TTL, 1, key, value);
-    },
-    async take(key) {
-      return client.getdel(key);
-    },
-    async addToSet(key, member, ttlSeconds) {
-      await client.multi().sadd(key, member).expire(key, Math.ceil(ttlSeconds)).exec();
-    },
-    async setMembers(key) {
-      return client.smembers(key);
-    },
-    async publish(channel, message) {
-      await client.publish(prefix + channel, message);
-    },
-    async subscribe(channel, handler) {
-      const sub = await ensureSubscriber();
-      const full = prefix + channel;
-      const set = handlers.get(full) ?? new Set();
-      set.add(handler);
-      if (!handlers.has(full)) {
-        handlers.set(full, set);
-        // Waited for only briefly: the subscriber queues commands while Redis is away and would
-        // hold the caller (a server starting, a request) until Redis came back. ioredis sends
-        // it on (re)connect and re-subscribes by itself after an outage.
-        await bounded(sub.subscribe(full).catch(warn), SUBSCRIBE_WAIT_MS);
-      }
-      return async () => {
-        set.delete(handler);
-        if (set.size === 0) {
-          handlers.delete(full);
-          sub.unsubscribe(full).catch(() => undefined);
-        }
-      };
-    },
     async ping() {
       await client.ping();
     },
     async close() {
       client.disconnect();
-      subscriber?.disconnect();
     },
   };
 }

@@ -1,13 +1,31 @@
 /**
- * Porta's ephemeral store: Redis when REDIS_URL is set, process memory otherwise. It holds
- * short-lived artifacts (OIDC sessions, interactions, codes), cache entries and notices
- * between server processes. Every call is bounded in time; callers decide what a failure means.
+ * Porta's two kinds of key-value storage (decision 024).
+ *
+ * The ephemeral store holds short-lived artifacts that a user would miss if they vanished: OIDC
+ * sessions, interactions, codes, replay detection, client-credentials records, the second-factor
+ * step, console sessions. It lives in PostgreSQL (or the embedded PGlite), the one store that must
+ * answer, so a restart of Porta or of Redis signs nobody out.
+ *
+ * A cache store only accelerates reads that PostgreSQL can always answer: Redis when REDIS_URL is
+ * set, process memory otherwise. It may be slow, empty or gone.
  */
-export interface KeyValueStore {
-  readonly kind: "redis" | "memory" | "postgres";
+export interface CacheStore {
+  readonly kind: "redis" | "memory";
   get(key: string): Promise<string | null>;
   /** Stores a value, with a time to live in seconds when given. */
   set(key: string, value: string, ttlSeconds?: number): Promise<void>;
+  del(...keys: string[]): Promise<void>;
+  /** Resolves when the store answers within its time bound. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface KeyValueStore {
+  readonly kind: "postgres";
+  get(key: string): Promise<string | null>;
+  /** Stores a value, with a time to live in seconds when given. */
+  set(key: string, value: string, ttlSeconds?: number): Promise<void>;
+  /** Deletes values and sets. */
   del(...keys: string[]): Promise<void>;
   /** Overwrites an existing value and keeps its time to live; does nothing when it is gone. */
   replace(key: string, value: string): Promise<void>;
@@ -16,10 +34,5 @@ export interface KeyValueStore {
   /** Adds to a set and (re)sets the set's time to live. */
   addToSet(key: string, member: string, ttlSeconds: number): Promise<void>;
   setMembers(key: string): Promise<string[]>;
-  publish(channel: string, message: string): Promise<void>;
-  /** Calls the handler for every message on the channel, from any process; returns an unsubscribe. */
-  subscribe(channel: string, handler: (message: string) => void): Promise<() => Promise<void>>;
-  /** Resolves when the store answers within its time bound. */
-  ping(): Promise<void>;
   close(): Promise<void>;
 }

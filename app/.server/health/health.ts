@@ -1,5 +1,5 @@
 import type { Database } from "../db/client";
-import type { KeyValueStore } from "../cache/store";
+import type { ReadThroughCache } from "../cache/read-through";
 
 export type CheckState = "ok" | "unavailable";
 
@@ -32,10 +32,10 @@ async function probe(check: () => Promise<void>, timeoutMs: number): Promise<Che
  * PostgreSQL is required (503 without it); the cache is not, since every read falls back to
  * the database, so a cache outage only degrades.
  */
-export async function checkHealth(db: Database, store: KeyValueStore): Promise<HealthReport> {
+export async function checkHealth(db: Database, readCache: Pick<ReadThroughCache, "ping">): Promise<HealthReport> {
   const [database, cache] = await Promise.all([
     probe(() => db.ping(DATABASE_TIMEOUT_MS), DATABASE_TIMEOUT_MS),
-    probe(() => store.ping(), CACHE_TIMEOUT_MS),
+    probe(() => readCache.ping(), CACHE_TIMEOUT_MS),
   ]);
   const status = database === "unavailable" ? "unavailable" : cache === "unavailable" ? "degraded" : "ok";
   return { status, checks: { database, cache } };
