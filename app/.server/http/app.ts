@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { isDatabaseUnavailable } from "../db/errors";
-import { RETRY_AFTER_SECONDS } from "../errors";
+import { unavailable } from "../errors";
 import { fileURLToPath } from "node:url";
 import { createRequestHandler } from "@remix-run/express";
 import type { ServerBuild } from "@remix-run/node";
@@ -96,8 +96,9 @@ export function createHttpApp(services: Services, options: HttpAppOptions): expr
   const onError: ErrorRequestHandler = (error: unknown, _req, res, _next) => {
     if (isDatabaseUnavailable(error) && !res.headersSent) {
       logger.warn({ requestId: res.locals.requestId }, "database unavailable: answered 503");
-      res.status(503).setHeader("Retry-After", String(RETRY_AFTER_SECONDS));
-      return res.json({ error: { code: "unavailable", message: "Porta cannot reach its database right now. Try again shortly.", requestId: res.locals.requestId } });
+      const answer = unavailable();
+      res.status(answer.status).set(answer.headers);
+      return res.json({ error: { code: answer.code, message: answer.message, requestId: res.locals.requestId } });
     }
     logger.error({ err: error }, "unhandled error");
     if (res.headersSent) return res.end();
