@@ -3,6 +3,8 @@
  * bootstraps the super-admin organization, serves Express + Remix, and shuts down gracefully.
  * A problem at start-up ends the process with one line that says what to fix.
  */
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Logger } from "pino";
 import { ensureDataDir } from "./app/.server/config/data-dir";
 import { lockDataDir } from "./app/.server/config/data-dir-lock";
@@ -35,6 +37,22 @@ function logLibraryRuntimeNotices(logger: Logger) {
 }
 /* eslint-enable no-console */
 
+async function buildPages() {
+  const { BuildError, pendingBuild } = await import("./app/.server/build-if-changed");
+  const build = pendingBuild({ root: path.dirname(fileURLToPath(import.meta.url)) });
+  if (!build) return;
+  const started = Date.now();
+  process.stdout.write("  Building Porta's pages (their sources changed since the last build)... ");
+  try {
+    await build.run();
+  } catch (error) {
+    process.stdout.write("failed.\n");
+    if (error instanceof BuildError) fail(`${error.message}\n${error.logTail}`);
+    throw error;
+  }
+  process.stdout.write(`done in ${Math.round((Date.now() - started) / 1000)} s.\n`);
+}
+
 async function main() {
   // Files Porta creates (embedded database, keys) are readable by its own user only.
   process.umask(0o077);
@@ -52,6 +70,9 @@ async function main() {
   }
   const logger = createLogger(config.logLevel);
   logLibraryRuntimeNotices(logger);
+
+  // `npm start`: the pages are built here, after the checks above, and only when their sources changed.
+  if (process.argv.includes("--build-if-changed")) await buildPages();
 
   // An unreachable database is reported before the rest of the server loads (seconds on a busy machine).
   const { DatabaseUnavailableError, assertPostgresReachable } = await import("./app/.server/db/client");
@@ -88,7 +109,7 @@ async function main() {
     ];
     process.stdout.write(lines.join("\n") + "\n");
   }
-  logger.info({ url: config.baseUrl, database: porta.services.db.kind, cache: porta.services.store.kind }, "Porta is listening");
+  logger.info({ url: config.baseUrl, database: porta.services.db.kind, cache: config.redisUrl ? "redis" : "memory" }, "Porta is listening");
   process.stdout.write(`  Porta is running at ${config.baseUrl}  (health: ${config.baseUrl}/health)\n`);
 
   let stopping = false;
