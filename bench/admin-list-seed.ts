@@ -36,6 +36,8 @@ export async function seedAdminList(porta: RunningPorta, users: number): Promise
       redirectUris: [REDIRECT_URI],
       grantTypes: ["authorization_code", "refresh_token"],
       scope: FLOW_SCOPE,
+      // Its access tokens are for the Admin API only with this (decision 017).
+      adminApiAccess: true,
       secrets: { create: { secretHash: hashClientSecret(secret), hint: secret.slice(-4) } },
     },
   });
