@@ -3,9 +3,11 @@ import { Form, Link, useActionData, useLoaderData, useLocation } from "@remix-ru
 import { useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
+import { organizationEndpoints } from "~/.server/oidc/endpoints";
 import { ConflictView } from "~/components/console/detail-parts";
 import { detailErrors, ORGANIZATION_FIELDS, organizationFields, zodFieldErrors } from "~/components/console/forms";
 import { HistorySection, historyQuery } from "~/components/console/history";
+import { EndpointsPanel } from "~/components/console/integration";
 import { OrganizationFields } from "~/components/console/organization-fields";
 import { OrganizationStatsPanel } from "~/components/console/organization-stats";
 import { ConfirmAction, Csrf, Notice, TextField } from "~/components/console/ui";
@@ -24,8 +26,9 @@ export async function loader(args: LoaderFunctionArgs) {
   ]);
   if (!result.ok) throw data({ message: result.error.code }, { status: result.status === 422 ? 404 : result.status });
   const notice = new URL(args.request.url).searchParams.get("done");
+  const endpoints = organizationEndpoints(args.context.services.config.baseUrl, result.body.slug);
   return data(
-    { organization: result.body, version: result.version!, notice, stats: stats.ok ? stats.body : null, history: history.ok ? history.body : null },
+    { organization: result.body, version: result.version!, notice, endpoints, stats: stats.ok ? stats.body : null, history: history.ok ? history.body : null },
     { headers: NO_STORE },
   );
 }
@@ -76,7 +79,7 @@ function OrganizationConflict({ current, values }: { current: Organization; valu
 }
 
 export default function OrganizationPage() {
-  const { organization: org, version, notice, stats, history } = useLoaderData<typeof loader>();
+  const { organization: org, version, notice, endpoints, stats, history } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const { t } = useTranslation("console");
   const [clientErrors, setClientErrors] = useState<Record<string, string> | null>(null);
@@ -111,6 +114,7 @@ export default function OrganizationPage() {
       {notice === "activate" ? <Notice kind="info">{t("orgs.activated")}</Notice> : null}
       {new URLSearchParams(useLocation().search).has("created") ? <Notice kind="info">{t("orgs.created")}</Notice> : null}
       {result?.kind === "failed" ? <Notice kind="error">{result.message}</Notice> : null}
+      <EndpointsPanel endpoints={endpoints} />
       {result?.kind === "conflict" ? (
         <OrganizationConflict current={result.current} values={result.values} />
       ) : (

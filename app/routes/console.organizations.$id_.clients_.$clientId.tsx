@@ -3,10 +3,12 @@ import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import type { AdminResult } from "~/.server/console/gateway";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm, type Console } from "~/.server/console/page";
+import { organizationEndpoints } from "~/.server/oidc/endpoints";
 import { ClientActions, ClientEditForm, ClientSecrets, LoginMethodsPanel } from "~/components/console/client-sections";
 import { CLIENT_FIELDS, clientUpdateInput, type ClientFormValues } from "~/components/console/client-fields";
 import { detailErrors, list, text, zodFieldErrors } from "~/components/console/forms";
 import { HistorySection, historyQuery } from "~/components/console/history";
+import { ClientIntegrationPanel } from "~/components/console/integration";
 import { SecretOnce } from "~/components/console/secret-once";
 import { Notice } from "~/components/console/ui";
 import { ClientUpdateSchema, LoginMethodsBodySchema, SecretCreateSchema, type Client } from "~/schemas/client";
@@ -33,6 +35,7 @@ export async function loader(args: LoaderFunctionArgs) {
       client: client.body,
       version: client.version!,
       org: { id: org.body.id, name: org.body.name, defaultLoginMethods: org.body.defaultLoginMethods },
+      endpoints: organizationEndpoints(args.context.services.config.baseUrl, org.body.slug),
       // Only the super-admin organization's clients may call the Admin API (decision 017).
       offerAdminApiAccess: org.body.slug === args.context.services.config.superAdminSlug,
       apps: apps.ok ? apps.body.data.map((a) => ({ id: a.id, name: a.name })) : [],
@@ -120,7 +123,7 @@ export async function action(args: ActionFunctionArgs) {
 }
 
 export default function ClientPage() {
-  const { client, version, org, offerAdminApiAccess, apps, secrets, history, done } = useLoaderData<typeof loader>();
+  const { client, version, org, endpoints, offerAdminApiAccess, apps, secrets, history, done } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const { t } = useTranslation("console");
   return (
@@ -135,6 +138,7 @@ export default function ClientPage() {
       {done ? <Notice kind="info">{t(`clientDetail.done.${done}`)}</Notice> : null}
       {result?.kind === "failed" ? <Notice kind="error">{result.message}</Notice> : null}
       {result?.kind === "secret" ? <SecretOnce secret={result.value} /> : null}
+      <ClientIntegrationPanel client={client} endpoints={endpoints} />
       <ClientEditForm client={client} version={version} apps={apps} offerAdminApiAccess={offerAdminApiAccess} result={result?.kind === "invalid" || result?.kind === "conflict" ? result : undefined} />
       <LoginMethodsPanel client={client} orgDefault={org.defaultLoginMethods} errors={result?.kind === "loginInvalid" ? result.errors : {}} />
       {client.clientType === "confidential" ? <ClientSecrets secrets={secrets} errors={result?.kind === "secretInvalid" ? result.errors : {}} /> : null}

@@ -16,6 +16,7 @@ import { storeJwtAccessToken } from "./internals";
 import type { PrivateSigningJwk } from "./keys";
 import { LIFETIMES } from "./lifetimes";
 import { renderProviderError, renderLogoutConfirmation, renderLogoutSuccess } from "./pages";
+import { PROVIDER_ROUTES } from "./endpoints";
 
 export const BASE_SCOPES = ["openid", "offline_access", "profile", "email", "roles"] as const;
 
@@ -124,16 +125,7 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
       dPoPSigningAlgValues: ES256_ONLY,
     } as Configuration["enabledJWA"],
     clientAuthMethods: ["none", "client_secret_basic", "client_secret_post"],
-    routes: {
-      authorization: "/auth/authorize",
-      token: "/auth/token",
-      jwks: "/.well-known/jwks",
-      userinfo: "/me",
-      introspection: "/token/introspection",
-      revocation: "/token/revocation",
-      end_session: "/session/end",
-      pushed_authorization_request: "/auth/par",
-    },
+    routes: PROVIDER_ROUTES,
     interactions: {
       policy: interactionPolicyOf(),
       url: (_ctx: KoaContextWithOIDC, interaction) => `/interaction/${interaction.uid}`,

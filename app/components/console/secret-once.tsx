@@ -1,5 +1,5 @@
-import { useState } from "react";
 import { useTranslation } from "react-i18next";
+import { CopyButton } from "./ui";
 
 /**
  * A client secret in the one response that carries it: shown in a read-only field with a copy
@@ -7,12 +7,6 @@ import { useTranslation } from "react-i18next";
  */
 export function SecretOnce({ secret }: { secret: string }) {
   const { t } = useTranslation("console");
-  const [status, setStatus] = useState("");
-  const copy = () =>
-    navigator.clipboard.writeText(secret).then(
-      () => setStatus(t("clients.copied")),
-      () => setStatus(t("clients.copyFailed")),
-    );
   return (
     <section className="panel secret" aria-labelledby="secret-title">
       <h2 id="secret-title">{t("clients.secretTitle")}</h2>
@@ -21,8 +15,7 @@ export function SecretOnce({ secret }: { secret: string }) {
         <label htmlFor="client-secret">{t("clients.secret")}</label>
         <input id="client-secret" readOnly value={secret} className="secret-value" onFocus={(e) => e.currentTarget.select()} />
       </div>
-      <button type="button" className="button button-inline" onClick={copy}>{t("clients.copy")}</button>
-      <p className="hint" aria-live="polite">{status}</p>
+      <CopyButton value={secret} label={t("clients.copy")} />
     </section>
   );
 }

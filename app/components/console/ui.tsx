@@ -188,3 +188,20 @@ export function BusyButton({ label, busyLabel }: { label: string; busyLabel: str
     </>
   );
 }
+
+/** Copies a value to the clipboard and says so (or that it failed) to screen readers too. */
+export function CopyButton({ value, label }: { value: string; label: string }) {
+  const { t } = useTranslation("console");
+  const [status, setStatus] = useState("");
+  const copy = () =>
+    navigator.clipboard.writeText(value).then(
+      () => setStatus(t("common.copied")),
+      () => setStatus(t("common.copyFailed")),
+    );
+  return (
+    <>
+      <button type="button" className="button button-inline button-quiet" onClick={copy}>{label}</button>
+      <span className="hint" aria-live="polite">{status}</span>
+    </>
+  );
+}
