@@ -13,7 +13,7 @@ function CopyableValue({ id, label, value }: { id: string; label: string; value:
     <div className="copyable">
       <dt id={`${id}-label`}>{label}</dt>
       <dd>
-        <code aria-labelledby={`${id}-label`}>{value}</code> <CopyButton value={value} label={t("integration.copyNamed", { name: label })} />
+        <code>{value}</code> <CopyButton value={value} label={t("integration.copyNamed", { name: label })} />
       </dd>
     </div>
   );
@@ -71,6 +71,7 @@ export function quickStart(client: Pick<Client, "id" | "clientType" | "grantType
 export function ClientIntegrationPanel({ client, endpoints }: { client: Client; endpoints: Endpoints }) {
   const { t } = useTranslation("console");
   const kind = clientKindOf(client);
+  const commands = quickStart(client, endpoints);
   return (
     <section className="panel" aria-labelledby="client-integration-title">
       <h2 id="client-integration-title">{t("integration.clientTitle")}</h2>
@@ -99,9 +100,11 @@ export function ClientIntegrationPanel({ client, endpoints }: { client: Client; 
         ) : null}
       </dl>
       <h3>{t("integration.quickStart")}</h3>
+      {/* Wrapped, not scrolled: a scrolling region would need its own keyboard focus. */}
       <pre className="quick-start">
-        <code>{quickStart(client, endpoints)}</code>
+        <code>{commands}</code>
       </pre>
+      <CopyButton value={commands} label={t("integration.copyNamed", { name: t("integration.quickStart") })} />
       <p className="hint">CLIENT_SECRET: {t("integration.secretPlaceholder")}</p>
     </section>
   );
