@@ -105,7 +105,7 @@ export function ClientIntegrationPanel({ client, endpoints }: { client: Client; 
         <code>{commands}</code>
       </pre>
       <CopyButton value={commands} label={t("integration.copyNamed", { name: t("integration.quickStart") })} />
-      <p className="hint">CLIENT_SECRET: {t("integration.secretPlaceholder")}</p>
+      {kind !== "public" ? <p className="hint">CLIENT_SECRET: {t("integration.secretPlaceholder")}</p> : null}
     </section>
   );
 }
