@@ -14,7 +14,7 @@ describe("GET /health", () => {
     const res = await fetch(`${porta.url}/health`);
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("no-store");
-    expect(await res.json()).toEqual({ status: "ok", checks: { database: "ok", cache: "ok" } });
+    expect(await res.json()).toEqual({ status: "ok", checks: { database: "ok", cache: "ok", mail: "ok" } });
   });
 
   it("answers 503 once the database is gone", async () => {
