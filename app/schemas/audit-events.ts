@@ -88,7 +88,7 @@ export const AUDIT_EVENTS = {
   "bulk.executed": "A bulk operation ran.",
 
   "mail.expired": "A mail was not delivered before the link or code it carried expired; it will not be sent (data: kind, attempts).",
-  "mail.redriven": "An administrator sent mail from the dead-letter queue again (data: kind, count).",
+  "mail.redriven": "An administrator sent a mail from the dead-letter queue again (data: kind, dead job id).",
 } as const satisfies Record<string, string>;
 
 export type AuditEventType = keyof typeof AUDIT_EVENTS;
