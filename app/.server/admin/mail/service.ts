@@ -120,12 +120,6 @@ export async function redriveDeadMail(ctx: Context<"settings">, ids: string[] | 
       continue;
     }
     await ctx.db.$executeRaw`DELETE FROM pgboss.job WHERE name = ${row.name} AND id::text = ${row.id}`;
-    ctx.audit({
-      eventType: "mail.redriven",
-      organizationId: mail.organizationId,
-      ...(mail.userId ? { targetType: "user", targetId: mail.userId } : {}),
-      data: { kind: mail.kind, deadJobId: mail.id },
-    });
     results.push({ mail, outcome: "redriven" });
   }
   return results;

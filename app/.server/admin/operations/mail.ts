@@ -66,7 +66,10 @@ export const deadMailRedriveAllOperations = [
     handler: async ({ ctx }) => {
       const results = await redriveDeadMail(ctx, "all");
       const count = (outcome: string) => results.filter((r) => r.outcome === outcome).length;
-      return { body: { redriven: count("redriven"), linkExpired: count("link_expired"), queueFull: count("queue_full") } };
+      const body = { redriven: count("redriven"), linkExpired: count("link_expired"), queueFull: count("queue_full") };
+      // One summary entry: a re-drive after an outage of hours is one operator action.
+      ctx.audit({ eventType: "mail.redriven_all", data: body });
+      return { body };
     },
   }),
 ];
@@ -83,6 +86,15 @@ export const deadMailRedriveOperations = [
     query: NoQuery,
     body: NoBody,
     response: DeadMailSchema,
-    handler: async ({ ctx, params }) => ({ body: toBody(await redriveOneDeadMail(ctx, params.id)) }),
+    handler: async ({ ctx, params }) => {
+      const mail = await redriveOneDeadMail(ctx, params.id);
+      ctx.audit({
+        eventType: "mail.redriven",
+        organizationId: mail.organizationId,
+        ...(mail.userId ? { targetType: "user", targetId: mail.userId } : {}),
+        data: { kind: mail.kind, deadJobId: mail.id },
+      });
+      return { body: toBody(mail) };
+    },
   }),
 ];
