@@ -223,10 +223,11 @@ export function createJobQueue(db: Database, logger: Logger, settings: Partial<Q
       logger.info({ queue: name, jobId: job.id, attempts }, "job ended undelivered: its link expired");
       return { outcome: "expired" as const };
     };
-    const deadline = entry.expiry ? await entry.expiry.deadline(payload, context) : null;
-    // Never a mail with a dead link: the job may have waited past the link's expiry.
-    if (deadline && deadline.getTime() <= Date.now()) return expire(job.retryCount);
+    let deadline: Date | null = null;
     try {
+      deadline = entry.expiry ? await entry.expiry.deadline(payload, context) : null;
+      // Never a mail with a dead link: the job may have waited past the link's expiry.
+      if (deadline && deadline.getTime() <= Date.now()) return await expire(job.retryCount);
       await entry.handler(payload, context);
     } catch (error) {
       const attempts = job.retryCount + 1;
