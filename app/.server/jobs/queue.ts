@@ -12,7 +12,7 @@ import { decideRetry, MAIL_RETRY_SCHEDULE_SECONDS } from "./schedule";
  * processes share one queue without double work, retried on a mail transfer agent's schedule
  * (schedule.ts) but never past the expiry of the link the job carries, and moved to a dead-letter
  * queue after the last failed attempt. Each queue has a bounded number of local workers and a
- * bounded length: a full queue refuses new jobs instead of growing. Decision 024.
+ * bounded length: a full queue refuses new jobs instead of growing. Decision 025.
  */
 export interface JobPayloads {
   "magic-link": {

@@ -2,7 +2,7 @@
  * When a mail that could not be delivered is tried again, the way a mail transfer agent retries:
  * soon at first (a restarting or briefly unreachable SMTP server), then at growing intervals, for
  * about a day in all. A job never outlives the link or code it carries: the retry that would
- * start after that expiry is not made (decision 024).
+ * start after that expiry is not made (decision 025).
  */
 
 /** Seconds to wait after the 1st, 2nd, ... failed attempt; 11 retries over about 24 hours. */
