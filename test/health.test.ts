@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTenant, eventually, openLoginPage, requestPasswordResetOn, uniqueEmail } from "./email/helpers";
+import { createUser } from "./support/factories";
 import { startTestPorta, type TestPorta } from "./support/porta";
+import { startSmtpPeer, type SmtpPeer } from "./support/smtp";
 
 describe("GET /health", () => {
   let porta: TestPorta;
@@ -14,7 +17,7 @@ describe("GET /health", () => {
     const res = await fetch(`${porta.url}/health`);
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("no-store");
-    expect(await res.json()).toEqual({ status: "ok", checks: { database: "ok", cache: "ok" } });
+    expect(await res.json()).toEqual({ status: "ok", checks: { database: "ok", cache: "ok", mail: "ok" } });
   });
 
   it("answers 503 once the database is gone", async () => {
@@ -22,5 +25,40 @@ describe("GET /health", () => {
     const res = await fetch(`${porta.url}/health`);
     expect(res.status).toBe(503);
     expect(await res.json()).toMatchObject({ status: "unavailable", checks: { database: "unavailable" } });
+  });
+});
+
+describe("GET /health while mail cannot be delivered", () => {
+  let porta: TestPorta;
+  let peer: SmtpPeer;
+  beforeAll(async () => {
+    peer = await startSmtpPeer({ mode: "refuse", refuseAt: "rcpt" });
+    porta = await startTestPorta({ env: peer.env, queue: { retrySchedule: [1, 1, 1, 1, 1, 1] } });
+  });
+  afterAll(async () => {
+    await porta?.stop();
+    await peer?.close();
+  });
+  const health = async () => {
+    const res = await fetch(`${porta.url}/health`);
+    return { status: res.status, body: (await res.json()) as unknown };
+  };
+
+  it("is degraded (200) from a failed delivery until one succeeds", async () => {
+    expect(await health()).toEqual({ status: 200, body: { status: "ok", checks: { database: "ok", cache: "ok", mail: "ok" } } });
+    const tenant = await createTenant(porta);
+    const user = await createUser(porta.services.db.prisma, tenant.org.id, { email: uniqueEmail("health") });
+    expect((await requestPasswordResetOn(await openLoginPage(tenant), user.email)).status).toBe(200);
+    await peer.waitUntil(() => peer.refusedRecipients.includes(user.email), 20_000, "a refused delivery");
+    // The refusal reaches Porta a moment after the peer recorded it.
+    const degraded = await eventually(health, (h) => JSON.stringify(h).includes('"mail":"degraded"'), 5_000);
+    expect(degraded).toEqual({ status: 200, body: { status: "degraded", checks: { database: "ok", cache: "ok", mail: "degraded" } } });
+    // Still degraded at the next failed attempt, and ok once a delivery succeeds.
+    await peer.waitUntil(() => peer.refusedRecipients.filter((r) => r === user.email).length >= 2, 20_000, "a second refused delivery");
+    expect((await health()).body).toMatchObject({ status: "degraded" });
+    peer.mode = "accept";
+    await peer.waitForMail(user.email, { timeoutMs: 20_000 });
+    const healed = await eventually(health, (h) => JSON.stringify(h).includes('"mail":"ok"'), 5_000);
+    expect(healed).toEqual({ status: 200, body: { status: "ok", checks: { database: "ok", cache: "ok", mail: "ok" } } });
   });
 });

@@ -148,7 +148,8 @@ export async function createServices(config: Config, logger: Logger, options: Cr
 
   const mailer = createMailer(config, logger);
 
-  const jobs = createJobQueue(db, logger, options.queue);
+  // Without DATABASE_URL this process alone holds the database (the DATA_DIR lock).
+  const jobs = createJobQueue(db, logger, { soleProcess: !config.databaseUrl, ...options.queue });
   const services: Services = {
     config,
     logger,

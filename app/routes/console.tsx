@@ -19,6 +19,7 @@ const NAV = [
   { to: "/console/organizations", key: "organizations", end: false, permission: "admin:org:read" },
   { to: "/console/keys", key: "keys", end: false, permission: "admin:key:read" },
   { to: "/console/sessions", key: "sessions", end: false, permission: "admin:session:read" },
+  { to: "/console/mail", key: "mail", end: false, permission: "admin:mail:read" },
   { to: "/console/imports", key: "imports", end: false, permission: "admin:import:write" },
   { to: "/console/config", key: "config", end: false, permission: "admin:config:read" },
   { to: "/console/audit", key: "audit", end: false, permission: "admin:audit:read" },

@@ -86,6 +86,10 @@ export const AUDIT_EVENTS = {
   "key.rotated_all": "Every organization's signing key was rotated.",
   "config.updated": "A system setting changed.",
   "bulk.executed": "A bulk operation ran.",
+
+  "mail.expired": "A mail was not delivered before the link or code it carried expired; it will not be sent (data: kind, attempts).",
+  "mail.redriven": "An administrator sent a mail from the dead-letter queue again (data: kind, dead job id).",
+  "mail.redriven_all": "An administrator sent every dead mail again (data: redriven, linkExpired, queueFull).",
 } as const satisfies Record<string, string>;
 
 export type AuditEventType = keyof typeof AUDIT_EVENTS;

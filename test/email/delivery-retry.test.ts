@@ -29,7 +29,7 @@ let tenant: Tenant;
 
 beforeAll(async () => {
   peer = await startSmtpPeer();
-  porta = await startTestPorta({ env: peer.env, queue: { retryDelaySeconds: 1, retryLimit: 4 } });
+  porta = await startTestPorta({ env: peer.env, queue: { retrySchedule: [1, 1, 1, 1] } });
   tenant = await createTenant(porta);
 });
 afterAll(async () => {

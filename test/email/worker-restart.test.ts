@@ -37,7 +37,7 @@ it("a job interrupted by stopping its worker completes once on the next worker: 
     dataDir,
     persistentPglite: true,
     ...(database.url ? { databaseUrl: database.url } : {}),
-    queue: { expireInSeconds: 3, retryDelaySeconds: 1, retryLimit: 3 },
+    queue: { expireInSeconds: 3, maintenanceIntervalSeconds: 1, restartDelaySeconds: 1, retrySchedule: [1, 1, 1] },
   };
 
   const first = await startTestPorta(options);

@@ -33,7 +33,7 @@ let tenant: Tenant;
 
 beforeAll(async () => {
   porta = await startTestPorta({
-    queue: { retryDelaySeconds: 1 },
+    queue: { retrySchedule: [1, 1, 1, 1, 1] },
     faults: {
       beforeAudit: () => {
         if (!failNext) return;

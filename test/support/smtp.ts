@@ -66,7 +66,8 @@ function addressesOf(value: AddressObject | AddressObject[] | undefined): string
   return list.flatMap((a) => a.value.map((v) => (v.address ?? "").toLowerCase()));
 }
 
-export async function startSmtpPeer(options: { mode?: PeerMode; refuseAt?: "rcpt" | "data" } = {}): Promise<SmtpPeer> {
+/** `port`: listen on this one (a peer brought back up where an earlier one was closed). */
+export async function startSmtpPeer(options: { mode?: PeerMode; refuseAt?: "rcpt" | "data"; port?: number } = {}): Promise<SmtpPeer> {
   const received: PeerMail[] = [];
   const refused: PeerMail[] = [];
   const refusedRecipients: string[] = [];
@@ -143,7 +144,7 @@ export async function startSmtpPeer(options: { mode?: PeerMode; refuseAt?: "rcpt
   });
   await new Promise<void>((resolve, reject) => {
     server.server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
+    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
   });
   const { port } = server.server.address() as AddressInfo;
 

@@ -32,6 +32,8 @@ export const ADMIN_PERMISSIONS = [
   "admin:import:write",
   "admin:2fa:read",
   "admin:2fa:write",
+  "admin:mail:read",
+  "admin:mail:write",
 ] as const;
 
 export type AdminPermission = (typeof ADMIN_PERMISSIONS)[number];

@@ -1,11 +1,12 @@
 import type { Database } from "../db/client";
 import type { ReadThroughCache } from "../cache/read-through";
+import type { Mailer } from "../mail/mailer";
 
 export type CheckState = "ok" | "unavailable";
 
 export interface HealthReport {
   status: "ok" | "degraded" | "unavailable";
-  checks: { database: CheckState; cache: CheckState };
+  checks: { database: CheckState; cache: CheckState; mail: "ok" | "degraded" };
 }
 
 const DATABASE_TIMEOUT_MS = 1_000;
@@ -30,13 +31,16 @@ async function probe(check: () => Promise<void>, timeoutMs: number): Promise<Che
 
 /**
  * PostgreSQL is required (503 without it); the cache is not, since every read falls back to
- * the database, so a cache outage only degrades.
+ * the database, so a cache outage only degrades. Mail is not probed (a probe would open an SMTP
+ * session per request): it is degraded while the last delivery failed, since the jobs wait and
+ * retry, until one succeeds.
  */
-export async function checkHealth(db: Database, readCache: Pick<ReadThroughCache, "ping">): Promise<HealthReport> {
+export async function checkHealth(db: Database, readCache: Pick<ReadThroughCache, "ping">, mailer: Pick<Mailer, "health">): Promise<HealthReport> {
   const [database, cache] = await Promise.all([
     probe(() => db.ping(DATABASE_TIMEOUT_MS), DATABASE_TIMEOUT_MS),
     probe(() => readCache.ping(), CACHE_TIMEOUT_MS),
   ]);
-  const status = database === "unavailable" ? "unavailable" : cache === "unavailable" ? "degraded" : "ok";
-  return { status, checks: { database, cache } };
+  const mail = mailer.health();
+  const status = database === "unavailable" ? "unavailable" : cache === "unavailable" || mail === "degraded" ? "degraded" : "ok";
+  return { status, checks: { database, cache, mail } };
 }

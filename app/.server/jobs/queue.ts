@@ -4,13 +4,15 @@ import { randomUUID } from "node:crypto";
 import type { Prisma } from "~/generated/prisma/client";
 import type { Db } from "../context";
 import type { Database } from "../db/client";
+import { decideRetry, MAIL_RETRY_SCHEDULE_SECONDS } from "./schedule";
 
 /**
  * Porta's durable background work, on pg-boss: jobs are rows in PostgreSQL (or the embedded
  * PGlite, through the same connection the app uses), claimed with SKIP LOCKED so several
- * processes share one queue without double work, retried with exponential backoff, and moved
- * to a dead-letter queue after the last failed attempt. Each queue has a bounded number of
- * local workers and a bounded length: a full queue refuses new jobs instead of growing.
+ * processes share one queue without double work, retried on a mail transfer agent's schedule
+ * (schedule.ts) but never past the expiry of the link the job carries, and moved to a dead-letter
+ * queue after the last failed attempt. Each queue has a bounded number of local workers and a
+ * bounded length: a full queue refuses new jobs instead of growing. Decision 025.
  */
 export interface JobPayloads {
   "magic-link": {
@@ -28,33 +30,72 @@ export interface JobPayloads {
 
 export type JobName = keyof JobPayloads;
 
+/**
+ * What the queue adds to a payload when it is first queued. A dead job re-driven by an
+ * administrator is a new job with the same `delivery`, so it derives the same token and keeps
+ * the same expiry as the job that first carried it.
+ */
+export interface Delivery {
+  /** The id of the job that first carried the payload. */
+  key: string;
+  /** When it was first queued (ISO 8601). */
+  queuedAt: string;
+}
+
+export type QueuedPayload<N extends JobName> = JobPayloads[N] & { delivery?: Delivery };
+
 export interface JobContext {
+  /** The id of the job that first carried this payload (tokens are derived from it). */
   id: string;
-  /** How many earlier attempts of this job failed (0 on the first run). */
+  /** How many earlier attempts of this job failed or were interrupted (0 on the first run). */
   retryCount: number;
+  /** When the payload was first queued. */
+  queuedAt: Date;
 }
 
 export type JobHandler<N extends JobName> = (data: JobPayloads[N], job: JobContext) => Promise<void>;
+
+/** How long a job's mail is worth sending, and what is recorded when it no longer is. */
+export interface ExpiryPolicy<N extends JobName> {
+  /** When the link or code the mail carries stops working; null when there is none (yet). */
+  deadline(data: JobPayloads[N], job: JobContext): Promise<Date | null>;
+  /** The job ends undelivered because its link expired (audited by the caller). */
+  expired(data: JobPayloads[N], job: JobContext, attempts: number): Promise<void>;
+}
 
 export interface QueueSettings {
   /** Local workers per queue. */
   concurrency: number;
   /** Jobs waiting or running beyond which `enqueue` refuses. */
   maxLength: number;
-  retryLimit: number;
-  retryDelaySeconds: number;
-  /** A running job that takes longer is failed (and retried). */
+  /** Seconds to wait after the 1st, 2nd, ... failed attempt; after the last, the dead-letter queue. */
+  retrySchedule: readonly number[];
+  /** Wait before a job whose worker stopped or crashed mid-run is tried again. */
+  restartDelaySeconds: number;
+  /**
+   * A running job that takes longer is taken to be abandoned (its process died) and tried again.
+   * Above the mailer's bounded SMTP waits (SMTP_TIMEOUTS), so a live delivery is never doubled.
+   */
   expireInSeconds: number;
+  /** How often abandoned jobs are looked for (pg-boss maintenance). */
+  maintenanceIntervalSeconds: number;
   pollingIntervalSeconds: number;
+  /**
+   * Only this process uses the database (the embedded PGlite under the DATA_DIR lock): a job
+   * still marked running at start was the previous process's, and is tried again at once.
+   */
+  soleProcess: boolean;
 }
 
 export const DEFAULT_QUEUE_SETTINGS: QueueSettings = {
   concurrency: 2,
   maxLength: 10_000,
-  retryLimit: 5,
-  retryDelaySeconds: 5,
-  expireInSeconds: 120,
+  retrySchedule: MAIL_RETRY_SCHEDULE_SECONDS,
+  restartDelaySeconds: 2,
+  expireInSeconds: 30,
+  maintenanceIntervalSeconds: 10,
   pollingIntervalSeconds: 0.5,
+  soleProcess: false,
 };
 
 export interface JobQueue {
@@ -68,34 +109,60 @@ export interface JobQueue {
   enqueueIn<N extends JobName>(db: Db, name: N, data: JobPayloads[N]): Promise<string | null>;
   /** Moves committed outbox rows to the queue (after a commit, or what a crash left). */
   handOver(ids?: string[]): Promise<void>;
-  /** Registers the handler of a queue; work starts with `start`. */
-  handle<N extends JobName>(name: N, handler: JobHandler<N>): void;
+  /** Registers the handler of a queue (and when its mail expires); work starts with `start`. */
+  handle<N extends JobName>(name: N, handler: JobHandler<N>, expiry?: ExpiryPolicy<N>): void;
   start(): Promise<void>;
   stop(): Promise<void>;
   /** Jobs of a queue in a given state (tests and the admin statistics). */
   count(name: JobName, state: "waiting" | "dead"): Promise<number>;
 }
 
-const QUEUES: JobName[] = ["magic-link", "password-reset", "invitation", "email-otp"];
+export const QUEUES: readonly JobName[] = ["magic-link", "password-reset", "invitation", "email-otp"];
 /** Outbox rows older than this are handed over by the sweeper (younger ones are their commit's). */
 const OUTBOX_GRACE_MS = 5_000;
 const OUTBOX_SWEEP_MS = 10_000;
-const deadLetterOf = (name: string) => `${name}.dead`;
+export const deadLetterOf = (name: JobName) => `${name}.dead`;
+
+/** Why an attempt failed, in words that never quote the server (its replies may echo the address). */
+export function failureReason(error: unknown): string {
+  const e = error as { code?: unknown; responseCode?: unknown; name?: unknown };
+  if (typeof e.responseCode === "number") return `smtp_${e.responseCode}`;
+  if (typeof e.code === "string" && /^[A-Z_]{2,40}$/.test(e.code)) return e.code;
+  return typeof e.name === "string" && /^[A-Za-z]{1,60}$/.test(e.name) ? e.name : "Error";
+}
+
+/** A refusal retrying cannot change: a recipient that is not an address, or a 5xx answer. */
+function isPermanent(error: unknown): boolean {
+  const e = error as { permanent?: unknown; responseCode?: unknown };
+  return e.permanent === true || (typeof e.responseCode === "number" && e.responseCode >= 500 && e.responseCode < 600);
+}
+
+/** The error a failed attempt leaves in pg-boss (and in the dead-letter copy): reason and count only. */
+export class DeliveryFailed extends Error {
+  constructor(
+    readonly reason: string,
+    readonly attempts: number,
+  ) {
+    super(`mail not delivered: ${reason}`);
+    this.name = "DeliveryFailed";
+  }
+}
 
 export function createJobQueue(db: Database, logger: Logger, settings: Partial<QueueSettings> = {}): JobQueue {
   const config = { ...DEFAULT_QUEUE_SETTINGS, ...settings };
   const boss = new PgBoss({
     db: { executeSql: (text, values) => db.executeSql(text, values) },
     schema: "pgboss",
-    retryLimit: config.retryLimit,
-    retryDelay: config.retryDelaySeconds,
-    retryBackoff: true,
+    retryLimit: config.retrySchedule.length,
+    retryDelay: config.restartDelaySeconds,
+    retryBackoff: false,
     expireInSeconds: config.expireInSeconds,
+    maintenanceIntervalSeconds: config.maintenanceIntervalSeconds,
     // Finished jobs are kept a week for inspection, then removed by pg-boss's maintenance.
     deleteAfterDays: 7,
   });
   boss.on("error", (error: Error) => logger.error({ err: { message: error.message } }, "job queue error"));
-  const handlers = new Map<JobName, JobHandler<JobName>>();
+  const handlers = new Map<JobName, { handler: JobHandler<JobName>; expiry: ExpiryPolicy<JobName> | undefined }>();
   let started: Promise<void> | undefined;
 
   async function ensureQueues() {
@@ -104,11 +171,73 @@ export function createJobQueue(db: Database, logger: Logger, settings: Partial<Q
       await boss.createQueue(name, {
         name,
         deadLetter: deadLetterOf(name),
-        retryLimit: config.retryLimit,
-        retryDelay: config.retryDelaySeconds,
-        retryBackoff: true,
+        retryLimit: config.retrySchedule.length,
+        retryDelay: config.restartDelaySeconds,
+        retryBackoff: false,
         expireInSeconds: config.expireInSeconds,
       });
+      // Queues made by an earlier version keep their options unless told (jobs copy them when sent).
+      await boss.updateQueue(name, {
+        name,
+        deadLetter: deadLetterOf(name),
+        retryLimit: config.retrySchedule.length,
+        retryDelay: config.restartDelaySeconds,
+        retryBackoff: false,
+        expireInSeconds: config.expireInSeconds,
+      });
+    }
+  }
+
+  /**
+   * pg-boss retries a failed job after the job's own `retry_delay`, and gives up once
+   * `retry_count` reaches `retry_limit`: the worker sets these on the job's row before it
+   * reports the failure, which makes pg-boss follow the schedule, one row per job.
+   */
+  async function setRetry(name: JobName, id: string, change: { delaySeconds: number } | { giveUp: true }) {
+    if ("giveUp" in change) {
+      await db.executeSql(`UPDATE pgboss.job SET retry_limit = retry_count WHERE name = $1 AND id = $2`, [name, id]);
+    } else {
+      await db.executeSql(`UPDATE pgboss.job SET retry_delay = $3, retry_backoff = false WHERE name = $1 AND id = $2`, [name, id, change.delaySeconds]);
+    }
+  }
+
+  /** Jobs the previous process left running go back to the queue at once (sole process only). */
+  async function recoverAbandoned() {
+    const result = await db.executeSql(
+      `UPDATE pgboss.job SET state = 'retry', start_after = now() WHERE name = ANY($1::text[]) AND state = 'active' RETURNING id`,
+      [[...QUEUES]],
+    );
+    const count = result.rows.length;
+    if (count > 0) logger.warn({ jobs: count }, "jobs left running by the previous process are tried again");
+  }
+
+  async function runJob<N extends JobName>(name: N, job: PgBoss.JobWithMetadata<QueuedPayload<N>>): Promise<{ outcome: "expired" } | void> {
+    const entry = handlers.get(name)!;
+    const { delivery, ...data } = job.data;
+    const payload = data as unknown as JobPayloads[JobName];
+    const context: JobContext = { id: delivery?.key ?? job.id, retryCount: job.retryCount, queuedAt: new Date(delivery?.queuedAt ?? job.createdOn) };
+    // A retry ran with the schedule's delay set; should this run be cut short, retry soon.
+    if (job.retryCount > 0) await setRetry(name, job.id, { delaySeconds: config.restartDelaySeconds });
+    const expire = async (attempts: number) => {
+      await entry.expiry!.expired(payload, context, attempts);
+      logger.info({ queue: name, jobId: job.id, attempts }, "job ended undelivered: its link expired");
+      return { outcome: "expired" as const };
+    };
+    let deadline: Date | null = null;
+    try {
+      deadline = entry.expiry ? await entry.expiry.deadline(payload, context) : null;
+      // Never a mail with a dead link: the job may have waited past the link's expiry.
+      if (deadline && deadline.getTime() <= Date.now()) return await expire(job.retryCount);
+      await entry.handler(payload, context);
+    } catch (error) {
+      const attempts = job.retryCount + 1;
+      const reason = failureReason(error);
+      logger.warn({ queue: name, jobId: job.id, attempt: attempts, reason }, "job failed");
+      const decision = isPermanent(error) ? ({ action: "give_up" } as const) : decideRetry(config.retrySchedule, attempts, deadline);
+      if (decision.action === "expire") return expire(attempts);
+      if (decision.action === "retry") await setRetry(name, job.id, { delaySeconds: Math.max(1, Math.ceil((decision.at.getTime() - Date.now()) / 1000)) });
+      else await setRetry(name, job.id, { giveUp: true });
+      throw new DeliveryFailed(reason, attempts);
     }
   }
 
@@ -137,7 +266,8 @@ export function createJobQueue(db: Database, logger: Logger, settings: Partial<Q
         return null;
       }
       const id = randomUUID();
-      await tx.jobOutbox.create({ data: { id, queue: name, payload: data as unknown as Prisma.InputJsonValue } });
+      const delivery: Delivery = (data as QueuedPayload<typeof name>).delivery ?? { key: id, queuedAt: new Date().toISOString() };
+      await tx.jobOutbox.create({ data: { id, queue: name, payload: { ...data, delivery } as unknown as Prisma.InputJsonValue } });
       return id;
     },
     handOver,
@@ -148,29 +278,24 @@ export function createJobQueue(db: Database, logger: Logger, settings: Partial<Q
         logger.warn({ queue: name, waiting }, "job queue full; job refused");
         return null;
       }
-      return boss.send(name, data as object);
+      const id = randomUUID();
+      const delivery: Delivery = { key: id, queuedAt: new Date().toISOString() };
+      return boss.send(name, { ...data, delivery }, { id });
     },
-    handle(name, handler) {
-      handlers.set(name, handler as JobHandler<JobName>);
+    handle(name, handler, expiry) {
+      handlers.set(name, { handler: handler as JobHandler<JobName>, expiry: expiry as ExpiryPolicy<JobName> | undefined });
     },
     start() {
       started ??= (async () => {
         await boss.start();
         await ensureQueues();
-        for (const [name, handler] of handlers) {
+        if (config.soleProcess) await recoverAbandoned();
+        for (const name of handlers.keys()) {
           for (let i = 0; i < config.concurrency; i++) {
-            await boss.work<JobPayloads[typeof name]>(
+            await boss.work<QueuedPayload<typeof name>>(
               name,
               { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: config.pollingIntervalSeconds },
-              async ([job]) => {
-                if (!job) return;
-                try {
-                  await handler(job.data, { id: job.id, retryCount: job.retryCount });
-                } catch (error) {
-                  logger.warn({ queue: name, jobId: job.id, attempt: job.retryCount + 1, err: { message: (error as Error).message } }, "job failed");
-                  throw error;
-                }
-              },
+              async ([job]) => (job ? runJob(name, job) : undefined),
             );
           }
         }

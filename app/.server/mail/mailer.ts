@@ -19,6 +19,8 @@ export interface OutgoingMessage {
 export interface Mailer {
   readonly kind: "smtp" | "outbox";
   send(message: OutgoingMessage): Promise<{ messageId: string }>;
+  /** "degraded" from a failed delivery until the next one succeeds (/health reports it). */
+  health(): "ok" | "degraded";
   close(): void;
 }
 
@@ -32,8 +34,11 @@ export class InvalidRecipientError extends Error {
   }
 }
 
-/** Bounded waits, so that an unreachable or silent server fails the job instead of hanging it. */
-export const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, dnsTimeout: 10_000, socketTimeout: 30_000 } as const;
+/**
+ * Bounded waits, so that an unreachable or silent server fails the job instead of hanging it;
+ * the job queue takes a job still running after `expireInSeconds` (30 s) for abandoned.
+ */
+export const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, dnsTimeout: 10_000, socketTimeout: 10_000 } as const;
 
 /** A header value on one line: control characters (CR, LF, TAB, NUL, C1, line separators) become spaces. */
 export function sanitizeHeaderText(value: string): string {
@@ -63,7 +68,26 @@ function errorFields(error: unknown): Record<string, unknown> {
   return { code: e.code, responseCode: e.responseCode, permanent: e.permanent, timeoutType: e.timeoutType };
 }
 
+/** The outcome of the last delivery attempt; a recipient refused before any sending does not count. */
+function deliveryHealth() {
+  let failing = false;
+  return {
+    async track<T>(delivery: Promise<T>): Promise<T> {
+      try {
+        const result = await delivery;
+        failing = false;
+        return result;
+      } catch (error) {
+        failing = true;
+        throw error;
+      }
+    },
+    health: () => (failing ? ("degraded" as const) : ("ok" as const)),
+  };
+}
+
 function createSmtpMailer(config: Config, logger: Logger): Mailer {
+  const state = deliveryHealth();
   const { host, port, user, pass, from } = config.smtp;
   const transport = nodemailer.createTransport({
     host,
@@ -82,7 +106,7 @@ function createSmtpMailer(config: Config, logger: Logger): Mailer {
       const message = prepare(input);
       const domain = recipientDomain(message.to);
       try {
-        const info = await transport.sendMail({ from, to: message.to, subject: message.subject, html: message.html, text: message.text });
+        const info = await state.track(transport.sendMail({ from, to: message.to, subject: message.subject, html: message.html, text: message.text }));
         logger.info({ messageId: info.messageId, recipientDomain: domain, transport: "smtp" }, "mail sent");
         return { messageId: info.messageId };
       } catch (error) {
@@ -90,6 +114,7 @@ function createSmtpMailer(config: Config, logger: Logger): Mailer {
         throw error;
       }
     },
+    health: state.health,
     close() {
       transport.close();
     },
@@ -98,15 +123,17 @@ function createSmtpMailer(config: Config, logger: Logger): Mailer {
 
 function createOutboxMailer(config: Config, logger: Logger): Mailer {
   const dir = outboxDir(config.dataDir);
+  const state = deliveryHealth();
   logger.info({ outbox: dir }, "SMTP_HOST is unset: mail is written to the dev outbox (see /dev/outbox)");
   return {
     kind: "outbox",
     async send(input) {
       const message = prepare(input);
-      const stored = await writeOutboxMessage(dir, message);
+      const stored = await state.track(writeOutboxMessage(dir, message));
       logger.info({ messageId: stored.id, recipientDomain: recipientDomain(message.to), transport: "outbox" }, "mail sent");
       return { messageId: stored.id };
     },
+    health: state.health,
     close() {},
   };
 }

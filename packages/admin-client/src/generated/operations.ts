@@ -54,6 +54,9 @@ export const operations = {
   "keys.listByOrganization": { method: "GET", path: "/organizations/{orgId}/keys", pathParams: ["orgId"], input: "none", etag: false, paging: "none" },
   "keys.rotate": { method: "POST", path: "/organizations/{orgId}/keys/rotate", pathParams: ["orgId"], input: "body", etag: false, paging: "none" },
   "keys.rotateAll": { method: "POST", path: "/keys/rotate", pathParams: [], input: "body", etag: false, paging: "none" },
+  "mail.listDead": { method: "GET", path: "/mail/dead-letters", pathParams: [], input: "query", etag: false, paging: "offset" },
+  "mail.redrive": { method: "POST", path: "/mail/dead-letters/{id}/redrive", pathParams: ["id"], input: "body", etag: false, paging: "none" },
+  "mail.redriveAll": { method: "POST", path: "/mail/dead-letters/redrive", pathParams: [], input: "body", etag: false, paging: "none" },
   "metadata.get": { method: "GET", path: "/metadata", pathParams: [], input: "none", etag: false, paging: "none" },
   "openapi.get": { method: "GET", path: "/openapi.json", pathParams: [], input: "none", etag: false, paging: "none" },
   "organizations.activate": { method: "POST", path: "/organizations/{id}/activate", pathParams: ["id"], input: "none", etag: true, paging: "none" },
@@ -1557,6 +1560,68 @@ export interface Operations {
     args: [body?: Record<string, never>, options?: CallOptions];
     response: {
         rotatedOrganizations: number;
+      };
+    etag: false;
+  };
+  /** Mail that could not be delivered after every retry (the dead-letter queue), newest first */
+  "mail.listDead": {
+    args: [query?: {
+        page?: number;
+        pageSize?: number;
+        kind?: "magic-link" | "password-reset" | "invitation" | "email-otp";
+      }, options?: CallOptions];
+    response: {
+        data: Array<{
+          id: string;
+          kind: "magic-link" | "password-reset" | "invitation" | "email-otp";
+          organizationId: string | null;
+          /** The recipient's account; null for an invitation (no account yet) or an address without one */
+          userId: string | null;
+          email: string | null;
+          /** Why the last attempt failed: an SMTP reply code (smtp_451), a connection error code (ECONNECTION), or abandoned */
+          reason: string;
+          attempts: number | null;
+          failedAt: string;
+          /** When the link or code the mail carries stops working */
+          linkExpiresAt: string | null;
+          /** Re-driving is refused once the link has expired: the person must ask for a new one */
+          linkExpired: boolean;
+        }>;
+        total: number;
+        page: number;
+        pageSize: number;
+        cursor?: string;
+      };
+    etag: false;
+  };
+  /** Send one dead mail again, with the same link; 409 link_expired when its link has expired */
+  "mail.redrive": {
+    args: [id: string, body?: Record<string, never>, options?: CallOptions];
+    response: {
+        id: string;
+        kind: "magic-link" | "password-reset" | "invitation" | "email-otp";
+        organizationId: string | null;
+        /** The recipient's account; null for an invitation (no account yet) or an address without one */
+        userId: string | null;
+        email: string | null;
+        /** Why the last attempt failed: an SMTP reply code (smtp_451), a connection error code (ECONNECTION), or abandoned */
+        reason: string;
+        attempts: number | null;
+        failedAt: string;
+        /** When the link or code the mail carries stops working */
+        linkExpiresAt: string | null;
+        /** Re-driving is refused once the link has expired: the person must ask for a new one */
+        linkExpired: boolean;
+      };
+    etag: false;
+  };
+  /** Send every dead mail again (up to 500 per call) whose link has not expired; mail with an expired link stays and is counted */
+  "mail.redriveAll": {
+    args: [body?: Record<string, never>, options?: CallOptions];
+    response: {
+        redriven: number;
+        linkExpired: number;
+        queueFull: number;
       };
     etag: false;
   };

@@ -1,0 +1,30 @@
+/**
+ * When a mail that could not be delivered is tried again, the way a mail transfer agent retries:
+ * soon at first (a restarting or briefly unreachable SMTP server), then at growing intervals, for
+ * about a day in all. A job never outlives the link or code it carries: the retry that would
+ * start after that expiry is not made (decision 025).
+ */
+
+/** Seconds to wait after the 1st, 2nd, ... failed attempt; 11 retries over about 24 hours. */
+export const MAIL_RETRY_SCHEDULE_SECONDS: readonly number[] = [
+  60, 2 * 60, 5 * 60, 10 * 60, 15 * 60, 30 * 60, 60 * 60, 2 * 3600, 4 * 3600, 8 * 3600, 8 * 3600,
+];
+
+export type RetryDecision =
+  | { action: "retry"; at: Date }
+  /** The next attempt would come after the link's expiry: the job ends as expired. */
+  | { action: "expire" }
+  /** Every scheduled retry was used: the job goes to the dead-letter queue. */
+  | { action: "give_up" };
+
+/**
+ * What follows the `failedAttempts`-th failure (1 after the first attempt failed), given the
+ * schedule and the expiry of the link the job carries (null: it carries none yet).
+ */
+export function decideRetry(schedule: readonly number[], failedAttempts: number, deadline: Date | null, now: Date = new Date()): RetryDecision {
+  const wait = schedule[failedAttempts - 1];
+  if (wait === undefined) return { action: "give_up" };
+  const at = new Date(now.getTime() + wait * 1000);
+  if (deadline && at.getTime() >= deadline.getTime()) return { action: "expire" };
+  return { action: "retry", at };
+}
