@@ -270,3 +270,17 @@ describe("device cookies", () => {
     await signInOnce(tenant, victim.email, victimBrowser);
   });
 });
+
+describe("the counters' table", () => {
+  it("keeps counters in PostgreSQL and deletes those whose window has ended", async () => {
+    const email = `counted-${Date.now()}@example.com`;
+    await expectGenericFailure(await attempt(tenant, email, WRONG, { ip: newAddress() }));
+    const rows = await prisma().rateLimiterFlexible.findMany({ where: { key: { contains: email } } });
+    expect(rows).toEqual([expect.objectContaining({ key: `rl:passwordLogin:${tenant.org.id}:${email}`, points: 1 })]);
+
+    await prisma().rateLimiterFlexible.create({ data: { key: `rl:passwordLogin:ended-${email}`, points: 3, expire: new Date(Date.now() - 1000) } });
+    expect(await porta.services.limits.sweep()).toBeGreaterThanOrEqual(1);
+    expect(await prisma().rateLimiterFlexible.count({ where: { key: `rl:passwordLogin:ended-${email}` } })).toBe(0);
+    expect(await prisma().rateLimiterFlexible.count({ where: { key: rows[0]!.key } })).toBe(1);
+  });
+});
