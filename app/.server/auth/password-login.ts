@@ -19,7 +19,8 @@ import { trustedDevice } from "./device-cookie";
  * account counts against that device's own failures only, so the lockout and the per-account
  * and per-address limits that strangers run into do not lock the owner out on a known device.
  * Every other attempt is untrusted: limited per client address and per account, and locked out
- * with the account.
+ * with the account. (A known device's failure writes its own counter instead of the account's
+ * UPDATE: only the holder of the cookie sees that path.)
  */
 export interface LockoutPolicy {
   maxFailures: number;
@@ -34,7 +35,7 @@ export const DEFAULT_LOCKOUT: LockoutPolicy = {
 export type FailureReason = "unknown_user" | "inactive" | "no_password" | "locked" | "wrong_password" | "rate_limited" | "malformed";
 
 export type PasswordLoginResult =
-  | { outcome: "success"; userId: string; email: string; trustedDevice: boolean }
+  | { outcome: "success"; userId: string; email: string }
   | { outcome: "failure"; reason: FailureReason }
   | { outcome: "rate_limited"; retryAfterSeconds: number };
 
@@ -122,7 +123,7 @@ export async function attemptPasswordLogin(services: Services, input: PasswordLo
         data: { clientId: input.clientId },
       });
     });
-    return { outcome: "success", userId, email: user!.email, trustedDevice: deviceKey !== null };
+    return { outcome: "success", userId, email: user!.email };
   }
 
   const reason = ineligibility ?? "wrong_password";
