@@ -120,14 +120,25 @@ describe("recipes (docs/architecture.md)", () => {
 });
 
 describe("recipe: change a rate limit", () => {
-  it("limiters follow the rule table they are built from", async () => {
+  it("limiters follow the rule their configuration entry holds at the time of each attempt", { timeout: 180_000 }, async () => {
     const { createRateLimits, DEFAULT_LIMITS } = await import("~/.server/rate-limit/limiters");
-    const limits = createRateLimits(undefined, { ...DEFAULT_LIMITS, magicLink: { points: 2, durationSeconds: 60 } });
-    expect((await limits.consume("magicLink", "a@example.test")).allowed).toBe(true);
-    expect((await limits.consume("magicLink", "a@example.test")).allowed).toBe(true);
-    const third = await limits.consume("magicLink", "a@example.test");
-    expect(third.allowed).toBe(false);
-    expect(!third.allowed && third.retryAfterSeconds).toBeGreaterThan(0);
-    expect(!third.allowed && third.retryAfterSeconds).toBeLessThanOrEqual(60);
+    const { openMigratedDatabase } = await import("./support/migrated-database");
+    const database = await openMigratedDatabase();
+    try {
+      let magicLink = { points: 2, durationSeconds: 60 };
+      const limits = createRateLimits(database.db.prisma, async (name) => (name === "magicLink" ? magicLink : DEFAULT_LIMITS[name]));
+      expect((await limits.consume("magicLink", "a@example.test")).allowed).toBe(true);
+      expect((await limits.consume("magicLink", "a@example.test")).allowed).toBe(true);
+      const third = await limits.consume("magicLink", "a@example.test");
+      expect(third.allowed).toBe(false);
+      expect(!third.allowed && third.retryAfterSeconds).toBeGreaterThan(0);
+      expect(!third.allowed && third.retryAfterSeconds).toBeLessThanOrEqual(60);
+      // A raised rule counts the attempts made so far and admits the rest.
+      magicLink = { points: 4, durationSeconds: 60 };
+      expect((await limits.consume("magicLink", "a@example.test")).allowed).toBe(true);
+      expect((await limits.consume("magicLink", "a@example.test")).allowed).toBe(false);
+    } finally {
+      await database.dispose();
+    }
   });
 });

@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import { createMemoryStore } from "./cache/memory-store";
 import { createPostgresStore } from "./cache/postgres-store";
 import { createReadThroughCache, type ReadThroughCache } from "./cache/read-through";
-import { createRedisStore, type RedisStore } from "./cache/redis-store";
+import { createRedisStore } from "./cache/redis-store";
 import type { KeyValueStore } from "./cache/store";
 import { ensureDataDir, loadOrCreateEncryptionKey } from "./config/data-dir";
 import { lockDataDir, type DataDirLock } from "./config/data-dir-lock";
@@ -14,7 +14,7 @@ import { applyMigrations } from "./db/migrate";
 import { createAuditLog, type AuditLog } from "./audit/audit";
 import { createCsrfGuard, type CsrfGuard } from "./auth/csrf";
 import { createPasswordHasher, type PasswordHasher } from "./auth/password-hash";
-import { createRateLimits, type RateLimits } from "./rate-limit/limiters";
+import { createRateLimits, rulesFromSettings, type RateLimits } from "./rate-limit/limiters";
 import { createTokenMint, type TokenMint } from "./crypto/tokens";
 import { createPackageSeal, type PackageSeal } from "./admin/transfer/package-seal";
 import { createOtpMint, type OtpMint } from "./auth/two-factor/email-otp";
@@ -160,7 +160,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     keys,
     oidc,
     audit: createAuditLog(db.prisma, logger),
-    limits: createRateLimits(cacheStore.kind === "redis" ? (cacheStore as RedisStore).client : undefined),
+    limits: createRateLimits(db.prisma, rulesFromSettings(settings)),
     passwords,
     csrf: createCsrfGuard(encryptionKey),
     mailer,

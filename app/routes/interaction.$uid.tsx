@@ -6,6 +6,7 @@ import { EmailSchema } from "~/schemas/email";
 import { AuthCard, Field, FormMessage } from "~/components/auth-card";
 import { GateRefusalPage, isGateRefusal } from "~/components/gate-refusal";
 import { completePasswordLogin, consentView, isFirstPartyClient } from "~/.server/interaction/login-flow";
+import { deviceCookieOf } from "~/.server/auth/device-cookie";
 import { passGate } from "~/.server/interaction/gate";
 import { interactionHeaders, isAfterAction, NO_STORE } from "~/.server/interaction/request";
 import { recordConsent } from "~/.server/oidc/interaction-results";
@@ -82,8 +83,9 @@ export async function action(args: ActionFunctionArgs) {
     password: parsed.data.password,
     language: gate.frame.language,
     meta: gate.meta,
+    deviceCookie: deviceCookieOf(args.request, gate.context.organization.id),
   });
-  if (outcome.kind === "redirect") return redirect(outcome.to, { headers: NO_STORE });
+  if (outcome.kind === "redirect") return redirect(outcome.to, { headers: { ...NO_STORE, "Set-Cookie": outcome.deviceCookie } });
   if (outcome.kind === "rate_limited") {
     return data<ActionResult>(
       { error: "rate_limited", email, retryAfterMinutes: Math.ceil(outcome.retryAfterSeconds / 60) },

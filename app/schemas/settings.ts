@@ -1,6 +1,17 @@
 import { z } from "zod";
 
 /**
+ * A rate-limit rule: how many attempts one key (an account, an address) may make within a
+ * window that starts at its first attempt.
+ */
+export const LimitRuleSchema = z
+  .object({
+    points: z.number().int().min(1).max(100_000),
+    windowMinutes: z.number().int().min(1).max(1440),
+  })
+  .strict();
+
+/**
  * The type and bounds of every system configuration value: the Admin API validates writes with
  * these, and the console checks a value with the same schema before it is sent.
  */
@@ -11,6 +22,15 @@ export const SETTING_SCHEMAS = {
   "auth.passwordResetTtlMinutes": z.number().int().min(5).max(1440),
   "auth.lockout.maxFailures": z.number().int().min(1).max(100),
   "auth.lockout.cooldownMinutes": z.number().int().min(1).max(1440),
+  "rateLimits.passwordLogin.perAccount": LimitRuleSchema,
+  "rateLimits.passwordLogin.perIp": LimitRuleSchema,
+  "rateLimits.magicLink.perAccount": LimitRuleSchema,
+  "rateLimits.magicLink.perIp": LimitRuleSchema,
+  "rateLimits.passwordReset.perAccount": LimitRuleSchema,
+  "rateLimits.passwordReset.perIp": LimitRuleSchema,
+  "rateLimits.twoFactor.perUser": LimitRuleSchema,
+  "rateLimits.twoFactor.perIp": LimitRuleSchema,
+  "rateLimits.emailOtpResend.perUser": LimitRuleSchema,
   "tokens.accessTokenTtlSeconds": z.number().int().min(60).max(86_400),
 } as const;
 

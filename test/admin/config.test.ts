@@ -28,6 +28,15 @@ const KEYS = [
   "auth.passwordResetTtlMinutes",
   "auth.lockout.maxFailures",
   "auth.lockout.cooldownMinutes",
+  "rateLimits.passwordLogin.perAccount",
+  "rateLimits.passwordLogin.perIp",
+  "rateLimits.magicLink.perAccount",
+  "rateLimits.magicLink.perIp",
+  "rateLimits.passwordReset.perAccount",
+  "rateLimits.passwordReset.perIp",
+  "rateLimits.twoFactor.perUser",
+  "rateLimits.twoFactor.perIp",
+  "rateLimits.emailOtpResend.perUser",
   "tokens.accessTokenTtlSeconds",
 ];
 

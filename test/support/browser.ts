@@ -17,6 +17,16 @@ export class TestBrowser {
       .join("; ");
   }
 
+  /** A cookie's value as this browser holds it. */
+  cookie(name: string): string | undefined {
+    return this.cookies.get(name)?.value;
+  }
+
+  /** Puts a cookie into the jar as a server would have (or as someone editing their cookies would). */
+  setCookie(name: string, value: string, path = "/") {
+    this.cookies.set(name, { value, path });
+  }
+
   private remember(res: Response) {
     for (const line of res.headers.getSetCookie()) {
       const [pair, ...attributes] = line.split(";").map((p) => p.trim());

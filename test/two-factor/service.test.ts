@@ -268,6 +268,30 @@ describe("rate limiting", () => {
     expect(await verify(other.id, "totp", await freshTotpCode(porta, other.id, other.totpSecret!))).toEqual({ ok: true });
   });
 
+  it("limits verifications per client address too, whatever the user, as the rateLimits.twoFactor.perIp entry says", async () => {
+    await porta.services.settings.set("rateLimits.twoFactor.perIp", { points: 3, windowMinutes: 15 }, "test");
+    try {
+      const fromAddress = (userId: string, ip: string) => verifySecondFactor(porta.services, { userId, organizationId: org.id, method: "totp", code: "000000", ip, requestId: null });
+      for (let i = 0; i < 3; i++) expect(await fromAddress((await newUser("totp")).id, "198.51.100.7")).toMatchObject({ ok: false, reason: "invalid_code" });
+      const fresh = await newUser("totp");
+      const refused = await verifySecondFactor(porta.services, {
+        userId: fresh.id,
+        organizationId: org.id,
+        method: "totp",
+        code: await freshTotpCode(porta, fresh.id, fresh.totpSecret!),
+        ip: "198.51.100.7",
+        requestId: null,
+      });
+      expect(refused).toMatchObject({ ok: false, reason: "rate_limited" });
+      // Audited as the per-user limit is.
+      const [entry] = await auditEntries(porta, { eventType: "auth.2fa.failed", targetId: fresh.id });
+      expect(entry!.data).toEqual({ userId: fresh.id, method: "totp", reason: "rate_limited" });
+      expect(await fromAddress(fresh.id, "198.51.100.8")).toMatchObject({ ok: false, reason: "invalid_code" });
+    } finally {
+      await porta.services.settings.set("rateLimits.twoFactor.perIp", { points: 100, windowMinutes: 15 }, "test");
+    }
+  });
+
   it("counts successful verifications too", async () => {
     const user = await newUser("email");
     for (let i = 0; i < DEFAULT_LIMITS.twoFactor.points; i++) {

@@ -10,6 +10,7 @@ import { sendBrandedEmail } from "../mail/send";
 import type { Services } from "../services";
 import { anonymousActor, systemActor, userActor, type RequestMeta } from "./actors";
 import { finishSignIn } from "./finish-sign-in";
+import { consumeEach } from "../rate-limit/limiters";
 
 /**
  * Magic links (spec "Magic link rules"). The request only enqueues tenant-bound work; the job
@@ -26,7 +27,10 @@ export type MagicLinkRequestOutcome = { status: "accepted" } | { status: "rate_l
  */
 export async function requestMagicLink(services: Services, input: JobPayloads["magic-link"]): Promise<MagicLinkRequestOutcome> {
   const email = normalizeEmail(input.email);
-  const limit = await services.limits.consume("magicLink", `${input.organizationId}:${email}`);
+  const limit = await consumeEach(services.limits, [
+    ["magicLinkIp", input.ip],
+    ["magicLink", `${input.organizationId}:${email}`],
+  ]);
   if (!limit.allowed) return { status: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
   const jobId = await services.jobs.enqueue("magic-link", { ...input, email });
   if (!jobId) services.logger.warn({ organizationId: input.organizationId }, "magic link request dropped: queue full");

@@ -5,6 +5,8 @@ import { anonymousActor, userActor, type RequestMeta } from "./actors";
 import type { CompleteSignIn } from "./finish-sign-in";
 import { SETTINGS } from "../settings/registry";
 import { MAX_PASSWORD_LENGTH } from "./password-policy";
+import { consumeEach } from "../rate-limit/limiters";
+import { trustedDevice } from "./device-cookie";
 
 /**
  * Password login, built so that failures look alike from outside: every admitted attempt runs
@@ -12,6 +14,13 @@ import { MAX_PASSWORD_LENGTH } from "./password-policy";
  * eligible account exists), every failure runs the same UPDATE and the same audit INSERT,
  * and the caller gets one generic failure whatever the cause. The verification runs before any
  * transaction; the attempt's writes and its audit entry then commit in one.
+ *
+ * Device cookies (OWASP; decision 026): an attempt that brings a valid device cookie of the
+ * account counts against that device's own failures only, so the lockout and the per-account
+ * and per-address limits that strangers run into do not lock the owner out on a known device.
+ * Every other attempt is untrusted: limited per client address and per account, and locked out
+ * with the account. (A known device's failure writes its own counter instead of the account's
+ * UPDATE: only the holder of the cookie sees that path.)
  */
 export interface LockoutPolicy {
   maxFailures: number;
@@ -36,6 +45,8 @@ export interface PasswordLoginInput extends RequestMeta {
   email: string;
   password: string;
   lockout?: LockoutPolicy;
+  /** The browser's device cookie for the organization, as sent (verified here, against the account). */
+  deviceCookie?: string;
   now?: () => Date;
   /**
    * Asked once the password is right, before anything is written: whether a second factor must
@@ -62,23 +73,33 @@ export async function attemptPasswordLogin(services: Services, input: PasswordLo
   // Not admitted: a password beyond the policy's maximum is never hashed (it would only cost CPU).
   if ([...input.password].length > MAX_PASSWORD_LENGTH) return fail("malformed");
 
-  const limit = await limits.consume("passwordLogin", `${input.organizationId}:${email}`);
+  const user = await services.db.prisma.user.findUnique({
+    where: { organizationId_email: { organizationId: input.organizationId, email } },
+    select: { id: true, email: true, status: true, passwordHash: true, lockedUntil: true },
+  });
+  const device = user ? trustedDevice(services, input.organizationId, user.id, input.deviceCookie) : null;
+  const deviceKey = device && `${user!.id}:${device}`;
+
+  const limit = deviceKey
+    ? { allowed: true as const }
+    : await consumeEach(limits, [
+        ["passwordLoginIp", input.ip],
+        ["passwordLogin", `${input.organizationId}:${email}`],
+      ]);
   if (!limit.allowed) {
     await inTransaction(services, anonymousActor(input), async (ctx) => failure(ctx, "rate_limited"));
     return { outcome: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
   }
 
-  const user = await services.db.prisma.user.findUnique({
-    where: { organizationId_email: { organizationId: input.organizationId, email } },
-    select: { id: true, email: true, status: true, passwordHash: true, lockedUntil: true },
-  });
+  // A known device is locked by its own failures; everyone else by the account's.
+  const locked = deviceKey ? !(await limits.check("deviceFailures", deviceKey)).allowed : !!user?.lockedUntil && user.lockedUntil > now;
   const ineligibility: FailureReason | null = !user
     ? "unknown_user"
     : user.status !== "active"
       ? "inactive"
       : !user.passwordHash
         ? "no_password"
-        : user.lockedUntil && user.lockedUntil > now
+        : locked
           ? "locked"
           : null;
 
@@ -90,10 +111,9 @@ export async function attemptPasswordLogin(services: Services, input: PasswordLo
     const rehash = hasher.needsRehash(hash) ? await hasher.hash(input.password) : undefined;
     const secondFactor = input.secondFactorFollows ? await input.secondFactorFollows(userId) : false;
     await inTransaction(services, userActor(userId, input), async (ctx) => {
-      await ctx.db.user.update({
-        where: { id: userId },
-        data: { failedLoginCount: 0, lockedUntil: null, ...(rehash ? { passwordHash: rehash } : {}) },
-      });
+      // A known device's success leaves the account's lockout alone: it holds strangers off.
+      const data = deviceKey ? {} : { failedLoginCount: 0, lockedUntil: null };
+      if (!deviceKey || rehash) await ctx.db.user.update({ where: { id: userId }, data: { ...data, ...(rehash ? { passwordHash: rehash } : {}) } });
       if (!secondFactor) return complete(ctx, userId);
       ctx.audit({
         eventType: "auth.password.verified",
@@ -106,9 +126,14 @@ export async function attemptPasswordLogin(services: Services, input: PasswordLo
     return { outcome: "success", userId, email: user!.email };
   }
 
-  // One statement for every failure path (it matches no row for an unknown email). A lock that
-  // has run out starts a fresh count; a running lock is not extended by further attempts.
   const reason = ineligibility ?? "wrong_password";
+  if (deviceKey) {
+    // The device's own budget (outside the transaction: the limiter uses the shared client).
+    await limits.consume("deviceFailures", deviceKey);
+    return fail(reason);
+  }
+  // One statement for every untrusted failure (it matches no row for an unknown email). A lock
+  // that has run out starts a fresh count; a running lock is not extended by further attempts.
   const lockUntil = new Date(now.getTime() + lockout.cooldownSeconds * 1000);
   await inTransaction(services, anonymousActor(input), async (ctx) => {
     await ctx.db.$executeRaw`

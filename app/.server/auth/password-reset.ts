@@ -8,6 +8,7 @@ import type { Services } from "../services";
 import { anonymousActor, systemActor, userActor, type RequestMeta } from "./actors";
 import { passwordResetUrl } from "./email-links";
 import { checkNewPassword, type PasswordProblem } from "./password-policy";
+import { consumeEach } from "../rate-limit/limiters";
 
 /**
  * Password reset (spec "Password reset rules"): the request returns at once after enqueueing;
@@ -24,7 +25,10 @@ export type ResetRequestOutcome = { status: "accepted" } | { status: "rate_limit
  */
 export async function requestPasswordReset(services: Services, input: JobPayloads["password-reset"]): Promise<ResetRequestOutcome> {
   const email = normalizeEmail(input.email);
-  const limit = await services.limits.consume("passwordReset", email);
+  const limit = await consumeEach(services.limits, [
+    ["passwordResetIp", input.ip],
+    ["passwordReset", email],
+  ]);
   if (!limit.allowed) return { status: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
   await inTransaction(services, anonymousActor({ ip: input.ip, requestId: null }), async (ctx) => {
     const jobId = await ctx.enqueue("password-reset", { ...input, email });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../logging/logger";
 import { createMemoryStore } from "./memory-store";
 import { createReadThroughCache, deserialize, serialize } from "./read-through";
-import { createRedisStore, type RedisStore } from "./redis-store";
+import { createRedisStore } from "./redis-store";
 import type { CacheStore } from "./store";
 
 function logCapture() {
@@ -204,7 +204,7 @@ describe("read-through cache on a cache that stops answering", () => {
 });
 
 describe("read-through cache on a Redis that is not there", () => {
-  let store: RedisStore;
+  let store: CacheStore;
   const capture = logCapture();
 
   beforeAll(async () => {

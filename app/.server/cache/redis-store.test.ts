@@ -1,8 +1,10 @@
 import { Writable } from "node:stream";
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPrivateRedis, type RedisServer } from "../../../test/support/process";
 import { createLogger } from "../logging/logger";
-import { createRedisStore, type RedisStore } from "./redis-store";
+import { createRedisStore } from "./redis-store";
+import type { CacheStore } from "./store";
 
 const quietLogger = createLogger(
   "warn",
@@ -23,8 +25,8 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ ms: number; result: Pro
 
 describe("Redis cache store against a real Redis", () => {
   let redis: RedisServer;
-  const stores: RedisStore[] = [];
-  async function store(prefix = "t:"): Promise<RedisStore> {
+  const stores: CacheStore[] = [];
+  async function store(prefix = "t:"): Promise<CacheStore> {
     const s = await createRedisStore(redis.url, quietLogger, prefix);
     stores.push(s);
     return s;
@@ -47,10 +49,13 @@ describe("Redis cache store against a real Redis", () => {
     await s.set("brief", "y", 1);
     expect(await s.get("forever")).toBe("x");
     expect(await s.get("brief")).toBe("y");
-    const ttl = await s.client.pttl("brief");
+    // Read by a connection of its own, as an operator would look.
+    const raw = new Redis(redis.url);
+    const ttl = await raw.pttl("t:brief");
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(1_000);
-    expect(await s.client.pttl("forever")).toBe(-1);
+    expect(await raw.pttl("t:forever")).toBe(-1);
+    raw.disconnect();
     await sleep(1_100);
     expect(await s.get("brief")).toBeNull();
     await s.del("forever");
@@ -67,11 +72,11 @@ describe("Redis cache store against a real Redis", () => {
 });
 
 describe("Redis cache store when Redis is unreachable", () => {
-  let s: RedisStore;
+  let s: CacheStore;
   beforeAll(async () => {
     const { ms, result } = await timed(() => createRedisStore("redis://127.0.0.1:1", quietLogger, "down:"));
     expect(result.status).toBe("fulfilled");
-    s = (result as PromiseFulfilledResult<RedisStore>).value;
+    s = (result as PromiseFulfilledResult<CacheStore>).value;
     // A server with a Redis outage still starts, promptly.
     expect(ms).toBeLessThan(3_000);
   });

@@ -16,12 +16,7 @@ export const FAIL_FAST_OPTIONS: RedisOptions = {
   lazyConnect: true,
 };
 
-export interface RedisStore extends CacheStore {
-  /** The command connection, for libraries that take an ioredis client (rate limits). */
-  readonly client: Redis;
-}
-
-export async function createRedisStore(url: string, logger: Logger, prefix = "porta:"): Promise<RedisStore> {
+export async function createRedisStore(url: string, logger: Logger, prefix = "porta:"): Promise<CacheStore> {
   const client = new Redis(url, { ...FAIL_FAST_OPTIONS, keyPrefix: prefix });
   let lastWarning = 0;
   const warn = (error: Error) => {
@@ -41,7 +36,6 @@ export async function createRedisStore(url: string, logger: Logger, prefix = "po
 
   return {
     kind: "redis",
-    client,
     async get(key) {
       return client.get(key);
     },

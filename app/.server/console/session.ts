@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import { cookieHeader, readCookie } from "../http/cookies";
 import type { Services } from "../services";
 import { refreshTokens, revokeToken, type TokenSet } from "./oidc-client";
 
@@ -39,18 +40,9 @@ export const csrfSubject = (sessionId: string) => `console:${sessionId}`;
 
 export const newSecret = () => randomBytes(32).toString("base64url");
 
-function cookie(services: Services, name: string, value: string, options: { path: string; maxAge: number }) {
-  const secure = services.config.baseUrl.startsWith("https:") ? "; Secure" : "";
-  return `${name}=${value}; Path=${options.path}; Max-Age=${options.maxAge}; HttpOnly; SameSite=Lax${secure}`;
-}
+const cookie = (services: Services, name: string, value: string, options: { path: string; maxAge: number }) => cookieHeader(services.config.baseUrl, name, value, options);
 
-export function readCookie(request: Request, name: string): string | undefined {
-  for (const part of (request.headers.get("cookie") ?? "").split(";")) {
-    const [key, ...rest] = part.trim().split("=");
-    if (key === name) return rest.join("=") || undefined;
-  }
-  return undefined;
-}
+export { readCookie };
 
 export const sessionCookie = (services: Services, id: string) => cookie(services, SESSION_COOKIE, id, { path: "/", maxAge: SESSION_TTL_SECONDS });
 export const clearSessionCookie = (services: Services) => cookie(services, SESSION_COOKIE, "", { path: "/", maxAge: 0 });

@@ -1,6 +1,7 @@
 import { ADMIN_CLIENT_ID } from "../admin/permissions";
 import type { RequestMeta } from "../auth/actors";
 import { finishSignIn } from "../auth/finish-sign-in";
+import { issueDeviceCookie } from "../auth/device-cookie";
 import { attemptPasswordLogin } from "../auth/password-login";
 import { planSecondFactor, startSecondFactor, type SecondFactorPlan } from "../auth/two-factor/service";
 import { getUserById } from "../directory/users";
@@ -11,13 +12,14 @@ const KNOWN_SCOPES = new Set(["openid", "profile", "email", "offline_access", "r
 
 export const isFirstPartyClient = (clientId: string) => clientId === ADMIN_CLIENT_ID;
 
-export type PasswordStep = { kind: "redirect"; to: string } | { kind: "failed" } | { kind: "rate_limited"; retryAfterSeconds: number };
+/** `deviceCookie`: the Set-Cookie header of the browser's new device cookie for the account. */
+export type PasswordStep = { kind: "redirect"; to: string; deviceCookie: string } | { kind: "failed" } | { kind: "rate_limited"; retryAfterSeconds: number };
 
 /** Password, then either the end of the sign-in or the second-factor step; the browser goes where it says. */
 export async function completePasswordLogin(
   services: Services,
   ic: InteractionContext,
-  input: { email: string; password: string; meta: RequestMeta; language: string },
+  input: { email: string; password: string; meta: RequestMeta; language: string; deviceCookie?: string },
 ): Promise<PasswordStep> {
   const lockout = {
     maxFailures: await services.settings.get("auth.lockout.maxFailures"),
@@ -35,6 +37,7 @@ export async function completePasswordLogin(
         password: input.password,
         ...input.meta,
         lockout,
+        ...(input.deviceCookie ? { deviceCookie: input.deviceCookie } : {}),
         secondFactorFollows: async (userId) => (planned.plan = await planSecondFactor(services, userId, ic.organization.twoFactorPolicy)) !== null,
       },
       complete,
@@ -42,8 +45,10 @@ export async function completePasswordLogin(
   );
   if (result.outcome === "rate_limited") return { kind: "rate_limited", retryAfterSeconds: result.retryAfterSeconds };
   if (result.outcome === "failure") return { kind: "failed" };
-  if (redirectTo) return { kind: "redirect", to: redirectTo };
-  return { kind: "redirect", to: await startSecondFactor(services, ic, { userId: result.userId, plan: planned.plan!, language: input.language }) };
+  // A right password makes this browser a known device of the account (OWASP device cookies).
+  const deviceCookie = issueDeviceCookie(services, ic.organization.id, result.userId);
+  if (redirectTo) return { kind: "redirect", to: redirectTo, deviceCookie };
+  return { kind: "redirect", to: await startSecondFactor(services, ic, { userId: result.userId, plan: planned.plan!, language: input.language }), deviceCookie };
 }
 
 /** What the consent page lists: every scope the client asks for, known ones by name. */

@@ -1,70 +1,146 @@
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
-import type { Redis } from "ioredis";
+import { RateLimiterPrisma, RateLimiterRes } from "rate-limiter-flexible";
+import type { PrismaClient } from "~/generated/prisma/client";
+import { SETTINGS, type SettingKey } from "../settings/registry";
+import type { Settings } from "../settings/settings";
 
 /**
- * The rate limits of the spec's table. With Redis they are shared by every process, with an
- * in-memory insurance limiter taking over while Redis is away; without Redis, memory only.
+ * The rate limits: the spec's table (per account) and the same actions per client address.
+ * The counters live in PostgreSQL (table "RateLimiterFlexible", rate-limiter-flexible's
+ * RateLimiterPrisma), the one store that must answer: they are shared by every process, survive
+ * a restart and do not depend on Redis. The rules are configuration entries read at consume
+ * time, so a change through the Admin API applies without a restart.
+ *
+ * Never consume inside an interactive transaction: the limiter uses the shared client, which on
+ * the embedded database has a single connection that the transaction holds.
  */
 export interface LimitRule {
   points: number;
   durationSeconds: number;
 }
 
-export const DEFAULT_LIMITS = {
-  /** Password login attempts per email and organization. */
-  passwordLogin: { points: 10, durationSeconds: 15 * 60 },
-  /** Magic link requests per email and organization. */
-  magicLink: { points: 5, durationSeconds: 15 * 60 },
-  /** 2FA code verifications per user. */
-  twoFactor: { points: 10, durationSeconds: 15 * 60 },
-  /** New email codes a user may ask for while signing in (each one is a mail). */
-  emailOtpResend: { points: 5, durationSeconds: 15 * 60 },
-  /** Password reset requests per email. */
-  passwordReset: { points: 5, durationSeconds: 60 * 60 },
-} satisfies Record<string, LimitRule>;
+/** Each limit and the configuration entry that holds its rule. */
+const RULE_SETTINGS = {
+  /** Password attempts per email and organization (clients without the account's device cookie). */
+  passwordLogin: "rateLimits.passwordLogin.perAccount",
+  /** Password attempts per client address (clients without the account's device cookie). */
+  passwordLoginIp: "rateLimits.passwordLogin.perIp",
+  magicLink: "rateLimits.magicLink.perAccount",
+  magicLinkIp: "rateLimits.magicLink.perIp",
+  passwordReset: "rateLimits.passwordReset.perAccount",
+  passwordResetIp: "rateLimits.passwordReset.perIp",
+  twoFactor: "rateLimits.twoFactor.perUser",
+  twoFactorIp: "rateLimits.twoFactor.perIp",
+  emailOtpResend: "rateLimits.emailOtpResend.perUser",
+} as const satisfies Record<string, SettingKey>;
 
-export type LimitName = keyof typeof DEFAULT_LIMITS;
+/**
+ * `deviceFailures` counts the failed passwords of one device cookie (OWASP device cookies): the
+ * account lockout's rule, applied to that device alone.
+ */
+export type LimitName = keyof typeof RULE_SETTINGS | "deviceFailures";
+
+export type RuleSource = (name: LimitName) => Promise<LimitRule>;
+
+const minutes = (rule: { points: number; windowMinutes: number }): LimitRule => ({ points: rule.points, durationSeconds: rule.windowMinutes * 60 });
+
+/** The rules as configured (each read through the settings' short cache). */
+export function rulesFromSettings(settings: Pick<Settings, "get">): RuleSource {
+  return async (name) => {
+    if (name === "deviceFailures") {
+      const [points, cooldown] = await Promise.all([settings.get("auth.lockout.maxFailures"), settings.get("auth.lockout.cooldownMinutes")]);
+      return { points, durationSeconds: cooldown * 60 };
+    }
+    return minutes(await settings.get(RULE_SETTINGS[name]));
+  };
+}
+
+/** The rules as shipped (the registry's defaults), for callers and tests without a settings store. */
+export const DEFAULT_LIMITS = {
+  ...(Object.fromEntries(Object.entries(RULE_SETTINGS).map(([name, key]) => [name, minutes(SETTINGS[key].default)])) as Record<keyof typeof RULE_SETTINGS, LimitRule>),
+  deviceFailures: { points: SETTINGS["auth.lockout.maxFailures"].default, durationSeconds: SETTINGS["auth.lockout.cooldownMinutes"].default * 60 },
+} satisfies Record<LimitName, LimitRule>;
+
+export const defaultRules: RuleSource = async (name) => DEFAULT_LIMITS[name];
 
 export type LimitOutcome = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
 export interface RateLimits {
+  /** Counts one attempt; refused once the key has used up its points in the current window. */
   consume(name: LimitName, key: string): Promise<LimitOutcome>;
+  /** Whether the key has used up its points, without counting an attempt. */
+  check(name: LimitName, key: string): Promise<LimitOutcome>;
   reset(name: LimitName, key: string): Promise<void>;
+  /** Deletes the counters whose window has ended (also done in passing, at most every few minutes). */
+  sweep(): Promise<number>;
 }
 
-export function createRateLimits(redis: Redis | undefined, rules: Record<LimitName, LimitRule> = DEFAULT_LIMITS): RateLimits {
-  const limiters = new Map<LimitName, RateLimiterAbstract>();
-  for (const [name, rule] of Object.entries(rules) as Array<[LimitName, LimitRule]>) {
-    const memory = new RateLimiterMemory({ keyPrefix: `rl:${name}`, points: rule.points, duration: rule.durationSeconds });
-    limiters.set(
-      name,
-      redis
-        ? new RateLimiterRedis({
-            storeClient: redis,
-            keyPrefix: `rl:${name}`,
-            points: rule.points,
-            duration: rule.durationSeconds,
-            rejectIfRedisNotReady: true,
-            insuranceLimiter: memory,
-          })
-        : memory,
-    );
+/** Expired counters are deleted at most this often, in passing, by a consume. */
+const SWEEP_EVERY_MS = 5 * 60_000;
+
+const refusal = (msBeforeNext: number): LimitOutcome => ({ allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(msBeforeNext / 1000)) });
+
+export function createRateLimits(prisma: PrismaClient, rules: RuleSource = defaultRules): RateLimits {
+  // One limiter per distinct rule: a rule changed at run time gets its own limiter over the same
+  // counters (the key prefix is the limit's name), so the counts made so far keep counting.
+  const limiters = new Map<string, RateLimiterPrisma>();
+  async function limiter(name: LimitName) {
+    const rule = await rules(name);
+    const id = `${name}:${rule.points}:${rule.durationSeconds}`;
+    let found = limiters.get(id);
+    if (!found) {
+      found = new RateLimiterPrisma({
+        storeClient: prisma,
+        // The client's model accessor, not the table's name.
+        tableName: "rateLimiterFlexible",
+        keyPrefix: `rl:${name}`,
+        points: rule.points,
+        duration: rule.durationSeconds,
+        // Swept below, once for all limiters, instead of a timer per limiter.
+        clearExpiredByTimeout: false,
+      });
+      limiters.set(id, found);
+    }
+    return found;
   }
-  const limiter = (name: LimitName) => limiters.get(name)!;
+
+  let lastSweep = Date.now();
+  const sweep = async () => (await prisma.rateLimiterFlexible.deleteMany({ where: { expire: { lt: new Date() } } })).count;
+
   return {
     async consume(name, key) {
+      if (Date.now() - lastSweep > SWEEP_EVERY_MS) {
+        lastSweep = Date.now();
+        void sweep().catch(() => undefined);
+      }
       try {
-        await limiter(name).consume(key);
+        await (await limiter(name)).consume(key);
         return { allowed: true };
       } catch (result) {
-        if (result instanceof RateLimiterRes) {
-          return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(result.msBeforeNext / 1000)) };
-        }
+        if (result instanceof RateLimiterRes) return refusal(result.msBeforeNext);
         throw result;
       }
     },
-    async reset(name, key) {
-      await limiter(name).delete(key).catch(() => undefined);
+    async check(name, key) {
+      const l = await limiter(name);
+      const res = await l.get(key);
+      return res && res.consumedPoints >= l.points ? refusal(res.msBeforeNext) : { allowed: true };
     },
+    async reset(name, key) {
+      await (await limiter(name)).delete(key);
+    },
+    sweep,
   };
+}
+
+/**
+ * Consumes each limit in turn (a null key, such as an unknown client address, is skipped) and
+ * stops at the first refusal, so a refused request costs the later counters nothing.
+ */
+export async function consumeEach(limits: RateLimits, checks: Array<[LimitName, string | null]>): Promise<LimitOutcome> {
+  for (const [name, key] of checks) {
+    if (key === null) continue;
+    const outcome = await limits.consume(name, key);
+    if (!outcome.allowed) return outcome;
+  }
+  return { allowed: true };
 }

@@ -32,12 +32,58 @@ export const SETTINGS = {
   "auth.lockout.maxFailures": {
     schema: SETTING_SCHEMAS["auth.lockout.maxFailures"],
     default: 5,
-    description: "Consecutive failed passwords that lock an account.",
+    description:
+      "Failed passwords that lock an account for clients without its device cookie, and that lock one device cookie when they come from that device.",
   },
   "auth.lockout.cooldownMinutes": {
     schema: SETTING_SCHEMAS["auth.lockout.cooldownMinutes"],
     default: 15,
-    description: "How long a locked account stays locked, in minutes.",
+    description: "How long a locked account (for clients without its device cookie) or a locked device cookie stays locked, in minutes.",
+  },
+  "rateLimits.passwordLogin.perAccount": {
+    schema: SETTING_SCHEMAS["rateLimits.passwordLogin.perAccount"],
+    default: { points: 10, windowMinutes: 15 },
+    description: "Password attempts per email and organization from clients without the account's device cookie.",
+  },
+  "rateLimits.passwordLogin.perIp": {
+    schema: SETTING_SCHEMAS["rateLimits.passwordLogin.perIp"],
+    default: { points: 100, windowMinutes: 15 },
+    description: "Password attempts per client address (TRUST_PROXY decides which) from clients without the account's device cookie, whatever the account.",
+  },
+  "rateLimits.magicLink.perAccount": {
+    schema: SETTING_SCHEMAS["rateLimits.magicLink.perAccount"],
+    default: { points: 5, windowMinutes: 15 },
+    description: "Magic link requests per email and organization.",
+  },
+  "rateLimits.magicLink.perIp": {
+    schema: SETTING_SCHEMAS["rateLimits.magicLink.perIp"],
+    default: { points: 30, windowMinutes: 15 },
+    description: "Magic link requests per client address, whatever the email.",
+  },
+  "rateLimits.passwordReset.perAccount": {
+    schema: SETTING_SCHEMAS["rateLimits.passwordReset.perAccount"],
+    default: { points: 5, windowMinutes: 60 },
+    description: "Password reset requests per email.",
+  },
+  "rateLimits.passwordReset.perIp": {
+    schema: SETTING_SCHEMAS["rateLimits.passwordReset.perIp"],
+    default: { points: 30, windowMinutes: 60 },
+    description: "Password reset requests per client address, whatever the email.",
+  },
+  "rateLimits.twoFactor.perUser": {
+    schema: SETTING_SCHEMAS["rateLimits.twoFactor.perUser"],
+    default: { points: 10, windowMinutes: 15 },
+    description: "Second-factor code checks (TOTP, email code, recovery code, TOTP enrollment at sign-in) per user.",
+  },
+  "rateLimits.twoFactor.perIp": {
+    schema: SETTING_SCHEMAS["rateLimits.twoFactor.perIp"],
+    default: { points: 100, windowMinutes: 15 },
+    description: "Second-factor code checks per client address, whatever the user.",
+  },
+  "rateLimits.emailOtpResend.perUser": {
+    schema: SETTING_SCHEMAS["rateLimits.emailOtpResend.perUser"],
+    default: { points: 5, windowMinutes: 15 },
+    description: "New email codes a user may ask for while signing in (each one is a mail).",
   },
   "tokens.accessTokenTtlSeconds": {
     schema: SETTING_SCHEMAS["tokens.accessTokenTtlSeconds"],

@@ -6,6 +6,7 @@ import type { InteractionContext } from "../../interaction/context";
 import type { Services } from "../../services";
 import { NO_REQUEST, userActor, type RequestMeta } from "../actors";
 import { finishSignIn, type CompleteSignIn } from "../finish-sign-in";
+import { consumeEach } from "../../rate-limit/limiters";
 import { MAX_ACTIVE_EMAIL_OTPS } from "./email-otp";
 import { clearPending, loadPending, savePending, type PendingSecondFactor } from "./pending";
 import { generateRecoveryCodes, looksLikeRecoveryCode, normalizeRecoveryCode } from "./recovery-codes";
@@ -169,7 +170,10 @@ type Claim = { ok: true; take: (db: Db) => Promise<VerifyOutcome> } | Exclude<Ve
  * sign-in (finishSignIn).
  */
 export async function verifySecondFactor(services: Services, input: VerifyInput, complete?: CompleteSignIn): Promise<VerifyOutcome> {
-  const limit = await services.limits.consume("twoFactor", input.userId);
+  const limit = await consumeEach(services.limits, [
+    ["twoFactorIp", input.ip],
+    ["twoFactor", input.userId],
+  ]);
   const claim: Claim = limit.allowed ? await findClaim(services, input) : { ok: false, reason: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
   const auditMethod = input.method === "email" ? "otp" : input.method;
   return inTransaction(services, userActor(input.userId, input), async (ctx) => {
@@ -291,7 +295,10 @@ export type EnrollmentOutcome = { ok: true; recoveryCodes: string[] } | { ok: fa
 
 /** Enrollment at the sign-in step that requires it: the code counts against the per-user limit of second-factor checks. */
 export async function enrollTotpAtSignIn(services: Services, ic: InteractionContext, pending: PendingSecondFactor, input: { code: string; meta: RequestMeta }): Promise<EnrollmentOutcome> {
-  const limit = await services.limits.consume("twoFactor", pending.userId);
+  const limit = await consumeEach(services.limits, [
+    ["twoFactorIp", input.meta.ip],
+    ["twoFactor", pending.userId],
+  ]);
   if (!limit.allowed) return { ok: false, reason: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
   const recoveryCodes = await confirmTotpEnrollment(services, pending.userId, input.code, { organizationId: pending.organizationId, meta: input.meta });
   if (!recoveryCodes) return { ok: false, reason: "invalid_code" };
