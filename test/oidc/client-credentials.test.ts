@@ -211,3 +211,45 @@ describe("/{slug}/token, the alias of /{slug}/auth/token", () => {
     expect(await oidcError(oidc.refreshTokenGrant(config, tokens.refresh_token!))).toMatchObject({ error: "invalid_grant" });
   });
 });
+
+describe("introspection and revocation of client_credentials tokens", () => {
+  const introspect = (token: string, clientId: string, secret: string) =>
+    postForm(`${issuerOf(porta, org)}/token/introspection`, { token }, { authorization: basicAuth(clientId, secret) });
+
+  it("answers with what the token says, and with inactive once it is revoked", async () => {
+    const { client, secret } = await machineClient({ scope: "email" });
+    const issued = await ccAt("/auth/token", client.id, secret, { scope: "email" });
+    const token = issued.body.access_token as string;
+    const claims = (await verifyWithJwks(porta, org, token, { audience: issuerOf(porta, org), typ: "at+jwt" })).payload;
+    const answer = await introspect(token, client.id, secret);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({
+      active: true,
+      client_id: client.id,
+      scope: "email",
+      aud: issuerOf(porta, org),
+      iss: issuerOf(porta, org),
+      iat: claims.iat,
+      exp: claims.exp,
+      token_type: "Bearer",
+    });
+    expect(answer.body.sub).toBeUndefined();
+
+    const revoked = await postForm(`${issuerOf(porta, org)}/token/revocation`, { token }, { authorization: basicAuth(client.id, secret) });
+    expect(revoked.status).toBe(200);
+    expect((await introspect(token, client.id, secret)).body).toEqual({ active: false });
+    // Another token of the same client is not touched.
+    const other = (await ccAt("/auth/token", client.id, secret)).body.access_token as string;
+    expect((await introspect(other, client.id, secret)).body.active).toBe(true);
+  });
+
+  it("keeps a DPoP-bound token's binding", async () => {
+    const { client, secret } = await machineClient();
+    const config = await clientConfiguration(porta, org, client, { secret });
+    const DPoP = oidc.getDPoPHandle(config, await oidc.randomDPoPKeyPair("ES256"));
+    const tokens = await oidc.clientCredentialsGrant(config, {}, { DPoP });
+    expect(tokens.token_type.toLowerCase()).toBe("dpop");
+    const answer = await introspect(tokens.access_token, client.id, secret);
+    expect(answer.body).toMatchObject({ active: true, token_type: "DPoP", cnf: { jkt: expect.any(String) } });
+  });
+});

@@ -1,8 +1,10 @@
 import { createHash } from "node:crypto";
+import type { JWTPayload } from "jose";
 import type { Adapter, AdapterPayload } from "oidc-provider";
 import type { Prisma, PrismaClient } from "~/generated/prisma/client";
 import type { KeyValueStore } from "../cache/store";
 import { accountSessionsKey } from "./sessions";
+import { verifiedJwtClaims, withVerifiedJwt } from "./verified-jwt";
 
 /**
  * oidc-provider storage, split as DESIGN.md says: AccessToken, RefreshToken and Grant are
@@ -37,10 +39,10 @@ export interface AdapterContext {
   organizationId: string;
   /**
    * JWT access tokens are stored under their `jti`, but oidc-provider looks them up by the
-   * whole JWT (userinfo, introspection, revocation). This returns the `jti` of a JWT whose
+   * whole JWT (userinfo, introspection, revocation). This returns the claims of a JWT whose
    * signature verifies against this organization's keys, or undefined.
    */
-  jtiOfSignedJwt(value: string): Promise<string | undefined>;
+  claimsOfSignedJwt(value: string): Promise<JWTPayload | undefined>;
 }
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
@@ -50,7 +52,8 @@ const JWT_MODELS = new Set(["AccessToken", "ClientCredentials"]);
 
 export function createAdapterFactory(context: AdapterContext): (name: string) => Adapter {
   return (name: string) => {
-    const adapter = DURABLE_MODELS.has(name) ? durableAdapter(context, name) : ephemeralAdapter(context, name);
+    const adapter =
+      name === "ClientCredentials" ? clientCredentialsAdapter(context) : DURABLE_MODELS.has(name) ? durableAdapter(context, name) : ephemeralAdapter(context, name);
     return JWT_MODELS.has(name) ? lookUpJwtsByJti(adapter, context) : adapter;
   };
 }
@@ -61,21 +64,68 @@ export function createAdapterFactory(context: AdapterContext): (name: string) =>
  * the stored record is then handed back without its `format`, because the provider only
  * loads opaque-format records (it never stores JWTs itself).
  */
-function lookUpJwtsByJti(adapter: Adapter, { jtiOfSignedJwt }: AdapterContext): Adapter {
-  const resolve = async (value: string) => (JWT_SHAPE.test(value) ? jtiOfSignedJwt(value) : value);
+function lookUpJwtsByJti(adapter: Adapter, { claimsOfSignedJwt }: AdapterContext): Adapter {
   return {
     ...adapter,
     async find(value) {
-      const id = await resolve(value);
-      const payload = id ? await adapter.find(id) : undefined;
-      if (!payload || id === value) return payload;
+      if (!JWT_SHAPE.test(value)) return adapter.find(value);
+      const claims = await claimsOfSignedJwt(value);
+      const payload = claims ? await withVerifiedJwt(claims, () => adapter.find(claims.jti!)) : undefined;
+      if (!payload) return undefined;
       const { format: _format, ...rest } = payload;
       return rest;
     },
     async destroy(value) {
-      const id = await resolve(value);
-      if (id) await adapter.destroy(id);
+      if (!JWT_SHAPE.test(value)) return adapter.destroy(value);
+      const claims = await claimsOfSignedJwt(value);
+      if (claims) await withVerifiedJwt(claims, () => adapter.destroy(claims.jti!));
     },
+  };
+}
+
+/**
+ * client_credentials tokens are not stored: the JWT is the record (it names the client, scope,
+ * audience, binding and lifetime, and its signature proves them), so a grant writes nothing.
+ * Introspection and revocation reach this adapter with the jti of a JWT whose signature was
+ * just verified for this organization (withVerifiedJwt); a revocation is the one thing kept, as
+ * a marker until the token would have expired anyway.
+ */
+function clientCredentialsAdapter({ store, organizationId }: AdapterContext): Adapter {
+  const revokedKey = (jti: string) => `oidc:${organizationId}:ClientCredentials:revoked:${hashId(jti)}`;
+  const unsupported = async () => undefined;
+  return {
+    async upsert() {},
+    async find(jti) {
+      const claims = verifiedJwtClaims(jti);
+      // A token the client got for itself names the client as its subject (RFC 9068 §2.2); a
+      // person's access token names the person, and is a stored AccessToken instead.
+      if (!claims || typeof claims.client_id !== "string" || claims.sub !== claims.client_id || typeof claims.exp !== "number") return undefined;
+      if ((await store.get(revokedKey(jti))) !== null) return undefined;
+      const confirmation = (claims.cnf ?? {}) as Record<string, unknown>;
+      const payload: AdapterPayload = {
+        kind: "ClientCredentials",
+        jti,
+        iat: claims.iat,
+        exp: claims.exp,
+        clientId: claims.client_id,
+        ...(typeof claims.scope === "string" ? { scope: claims.scope } : {}),
+        ...(claims.aud !== undefined ? { aud: claims.aud } : {}),
+        ...(typeof confirmation.jkt === "string" ? { jkt: confirmation.jkt } : {}),
+        ...(typeof confirmation["x5t#S256"] === "string" ? { "x5t#S256": confirmation["x5t#S256"] } : {}),
+      };
+      return payload;
+    },
+    findByUid: unsupported,
+    findByUserCode: unsupported,
+    async consume() {},
+    async destroy(jti) {
+      const claims = verifiedJwtClaims(jti);
+      if (!claims || claims.sub !== claims.client_id) return;
+      const exp = claims.exp;
+      const ttl = typeof exp === "number" ? exp - Math.floor(Date.now() / 1000) : 0;
+      if (ttl > 0) await store.set(revokedKey(jti), "1", ttl);
+    },
+    async revokeByGrantId() {},
   };
 }
 

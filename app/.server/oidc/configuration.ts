@@ -1,5 +1,5 @@
 import { hkdfSync } from "node:crypto";
-import { createLocalJWKSet, jwtVerify } from "jose";
+import { createLocalJWKSet, jwtVerify, type JWTPayload } from "jose";
 import type { Configuration, KoaContextWithOIDC } from "oidc-provider";
 import { errors, interactionPolicy } from "oidc-provider";
 import type { Organization, PrismaClient } from "~/generated/prisma/client";
@@ -42,8 +42,8 @@ export interface ProviderInput {
    * tokens are for it unless they ask for another resource.
    */
   adminApiResource?: string | undefined;
-  /** The jti of an access token JWT whose signature verifies, else undefined. */
-  jtiOfSignedJwt(value: string): Promise<string | undefined>;
+  /** The claims of an access token JWT whose signature verifies, else undefined. */
+  claimsOfSignedJwt(value: string): Promise<JWTPayload | undefined>;
   /** Seconds; the `tokens.accessTokenTtlSeconds` setting when the provider was built. */
   accessTokenTtl: number;
   prisma: PrismaClient;
@@ -91,7 +91,7 @@ function interactionPolicyOf() {
 export function buildProviderConfiguration(input: ProviderInput): Configuration {
   const { organization, issuer, prisma, cache, store } = input;
   const { scopes, claims } = scopesAndClaims(input.customClaims);
-  const adapterFor = createAdapterFactory({ prisma, store, organizationId: organization.id, jtiOfSignedJwt: input.jtiOfSignedJwt });
+  const adapterFor = createAdapterFactory({ prisma, store, organizationId: organization.id, claimsOfSignedJwt: input.claimsOfSignedJwt });
   const clientAdapter = createClientAdapter(prisma, cache, organization.id);
   const mayUseAdminApiResource = async (clientId: string) => {
     if (!input.adminApiResource) return false;
@@ -203,13 +203,13 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
   };
 }
 
-/** Verifies an access token JWT of this issuer against its published keys and returns its jti. */
-export function createJtiResolver(issuer: string, jwks: PrivateSigningJwk[]) {
+/** Verifies an access token JWT of this issuer against its published keys and returns its claims. */
+export function createSignedJwtReader(issuer: string, jwks: PrivateSigningJwk[]) {
   const publicKeys = createLocalJWKSet({ keys: jwks.map(({ kty, crv, x, y, kid, alg, use }) => ({ kty, crv, x, y, kid, alg, use })) });
-  return async (value: string): Promise<string | undefined> => {
+  return async (value: string): Promise<JWTPayload | undefined> => {
     try {
       const { payload } = await jwtVerify(value, publicKeys, { issuer, algorithms: ["ES256"], typ: "at+jwt" });
-      return typeof payload.jti === "string" ? payload.jti : undefined;
+      return typeof payload.jti === "string" ? payload : undefined;
     } catch {
       return undefined;
     }

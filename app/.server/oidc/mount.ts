@@ -1,3 +1,4 @@
+import type { JWTPayload } from "jose";
 import express, { type Request, type RequestHandler } from "express";
 import { isDatabaseUnavailable } from "../db/errors";
 import { answerTemporarilyUnavailable } from "./unavailable";
@@ -5,6 +6,7 @@ import { SLUG_PATTERN_ANY_CASE } from "~/schemas/slug";
 import { findUnrepresentable, UNREPRESENTABLE_MESSAGE } from "~/schemas/text";
 import { userinfoRequest } from "./internals";
 import type { ProviderRegistry, TenantProvider } from "./registry";
+import { withVerifiedJwt } from "./verified-jwt";
 
 /**
  * The protocol paths of an organization, relative to /{slug}. Only these reach oidc-provider;
@@ -79,11 +81,12 @@ function parseProtocolForm(req: Request): Promise<Record<string, unknown> | unde
  * (RFC 7662 §2.2) and ignored at revocation (RFC 7009 §2.2), instead of a 400.
  * Porta's opaque tokens never contain a dot.
  */
-async function presentJwtsByJti(body: Record<string, unknown> | undefined, tenant: TenantProvider): Promise<void> {
+async function presentJwtsByJti(body: Record<string, unknown> | undefined, tenant: TenantProvider): Promise<JWTPayload | undefined> {
   const token = body?.token;
-  if (typeof token !== "string" || !token.includes(".")) return;
-  const jti = token.split(".").length === 3 ? await tenant.jtiOfSignedJwt(token) : undefined;
-  body!.token = jti ?? UNKNOWN_TOKEN;
+  if (typeof token !== "string" || !token.includes(".")) return undefined;
+  const claims = token.split(".").length === 3 ? await tenant.claimsOfSignedJwt(token) : undefined;
+  body!.token = (claims?.jti as string | undefined) ?? UNKNOWN_TOKEN;
+  return claims;
 }
 
 /** Mount as `app.use("/:slug", protocolRoutes(registry))`. */
@@ -96,6 +99,7 @@ export function protocolRoutes(registry: ProviderRegistry): RequestHandler {
         res.status(404).json({ error: "not_found", error_description: "There is no such organization." });
         return;
       }
+      let presented: JWTPayload | undefined;
       if (req.method === "POST") {
         let body;
         try {
@@ -107,7 +111,7 @@ export function protocolRoutes(registry: ProviderRegistry): RequestHandler {
           res.json({ error: "invalid_request", error_description: error.description });
           return;
         }
-        if (TOKEN_ENDPOINTS.has(req.path)) await presentJwtsByJti(body, tenant);
+        if (TOKEN_ENDPOINTS.has(req.path)) presented = await presentJwtsByJti(body, tenant);
       }
       // `/{slug}/token` is the admin client library's shape of the token endpoint.
       if (req.path === "/token") req.url = "/auth/token" + req.url.slice("/token".length);
@@ -120,7 +124,7 @@ export function protocolRoutes(registry: ProviderRegistry): RequestHandler {
       if (req.path === "/me") {
         userinfoRequest.run(true, () => tenant.callback(req, res));
       } else {
-        tenant.callback(req, res);
+        withVerifiedJwt(presented, () => tenant.callback(req, res));
       }
     }).catch((error: unknown) => {
       if (!isDatabaseUnavailable(error) || res.headersSent) return next(error);

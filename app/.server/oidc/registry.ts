@@ -1,3 +1,4 @@
+import type { JWTPayload } from "jose";
 import Provider from "oidc-provider";
 import { answerUnavailableAs503 } from "./unavailable";
 import { LRUCache } from "lru-cache";
@@ -9,7 +10,7 @@ import type { KeyValueStore } from "../cache/store";
 import type { Database } from "../db/client";
 import { getClientRecord, secretMatches } from "../directory/clients";
 import { getOrganizationBySlug } from "../directory/organizations";
-import { buildProviderConfiguration, createJtiResolver } from "./configuration";
+import { buildProviderConfiguration, createSignedJwtReader } from "./configuration";
 import { acceptOwnAudienceAtUserinfo, useHashedClientSecrets } from "./internals";
 import type { KeyService } from "./keys";
 import type { Settings } from "../settings/settings";
@@ -20,8 +21,8 @@ export interface TenantProvider {
   issuer: string;
   provider: Provider;
   callback: ReturnType<Provider["callback"]>;
-  /** The jti of one of this organization's access token JWTs, once its signature verifies. */
-  jtiOfSignedJwt(value: string): Promise<string | undefined>;
+  /** The claims of one of this organization's access token JWTs, once its signature verifies. */
+  claimsOfSignedJwt(value: string): Promise<JWTPayload | undefined>;
 }
 
 export interface ProviderRegistry {
@@ -99,7 +100,7 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
     ]);
     const issuer = `${options.baseUrl}/${organization.slug}`;
     const adminResource = organization.slug === options.superAdminSlug ? adminApiResource(options.baseUrl) : undefined;
-    const jtiOfSignedJwt = createJtiResolver(issuer, keySet);
+    const claimsOfSignedJwt = createSignedJwtReader(issuer, keySet);
     const provider = new Provider(
       issuer,
       buildProviderConfiguration({
@@ -109,7 +110,7 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
         customClaims,
         encryptionKey: options.encryptionKey,
         adminApiResource: adminResource,
-        jtiOfSignedJwt,
+        claimsOfSignedJwt,
         accessTokenTtl,
         prisma,
         cache,
@@ -125,7 +126,7 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
     answerUnavailableAs503(provider, (error) => logger.error({ err: error, organizationId: organization.id }, "oidc server error"), () =>
       logger.warn({ organizationId: organization.id }, "database unavailable: a protocol request answered 503"),
     );
-    return { organization, issuer, provider, callback: provider.callback(), jtiOfSignedJwt };
+    return { organization, issuer, provider, callback: provider.callback(), claimsOfSignedJwt };
   }
 
   return {
