@@ -2,7 +2,7 @@
  * Porta's two kinds of key-value storage (decision 024).
  *
  * The ephemeral store holds short-lived artifacts that a user would miss if they vanished: OIDC
- * sessions, interactions, codes, replay detection, client-credentials records, the second-factor
+ * sessions, interactions, codes, replay detection, client-credentials revocations, the second-factor
  * step, console sessions. It lives in PostgreSQL (or the embedded PGlite), the one store that must
  * answer, so a restart of Porta or of Redis signs nobody out.
  *
