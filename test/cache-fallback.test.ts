@@ -19,7 +19,7 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }>
 async function health(porta: TestPorta) {
   return timed(async () => {
     const res = await fetch(`${porta.url}/health`, { signal: AbortSignal.timeout(5_000) });
-    return { status: res.status, body: (await res.json()) as { status: string; checks: { database: string; cache: string; mail: string } } };
+    return { status: res.status, body: (await res.json()) as { status: string; checks: { database: string; cache: string; mail: string; keys: string } } };
   });
 }
 
@@ -54,7 +54,7 @@ describe("Porta with REDIS_URL at a closed port", () => {
   it("starts, and /health answers 200 degraded with the cache unavailable", async () => {
     const { value, ms } = await health(porta);
     expect(value.status).toBe(200);
-    expect(value.body).toEqual({ status: "degraded", checks: { database: "ok", cache: "unavailable", mail: "ok" } });
+    expect(value.body).toEqual({ status: "degraded", checks: { database: "ok", cache: "unavailable", mail: "ok", keys: "ok" } });
     expect(ms).toBeLessThan(2_000);
   });
 
@@ -91,7 +91,7 @@ describe("Porta whose Redis hangs, recovers, then dies", () => {
   it("is healthy with Redis up, and caches reads in Redis", async () => {
     const { value } = await health(porta);
     expect(value.status).toBe(200);
-    expect(value.body).toEqual({ status: "ok", checks: { database: "ok", cache: "ok", mail: "ok" } });
+    expect(value.body).toEqual({ status: "ok", checks: { database: "ok", cache: "ok", mail: "ok", keys: "ok" } });
 
     const loads = { count: 0 };
     const first = await readOrganization(porta, loads);
@@ -110,7 +110,7 @@ describe("Porta whose Redis hangs, recovers, then dies", () => {
     try {
       const h = await health(porta);
       expect(h.value.status).toBe(200);
-      expect(h.value.body).toEqual({ status: "degraded", checks: { database: "ok", cache: "unavailable", mail: "ok" } });
+      expect(h.value.body).toEqual({ status: "degraded", checks: { database: "ok", cache: "unavailable", mail: "ok", keys: "ok" } });
       expect(h.ms).toBeLessThan(1_500);
 
       const loads = { count: 0 };
@@ -131,7 +131,7 @@ describe("Porta whose Redis hangs, recovers, then dies", () => {
 
   it("recovers to ok by itself once Redis answers again", async () => {
     const h = await eventually(() => health(porta), (r) => r.value.body.status === "ok", 10_000);
-    expect(h.value.body).toEqual({ status: "ok", checks: { database: "ok", cache: "ok", mail: "ok" } });
+    expect(h.value.body).toEqual({ status: "ok", checks: { database: "ok", cache: "ok", mail: "ok", keys: "ok" } });
     const loads = { count: 0 };
     expect((await readOrganization(porta, loads)).value?.slug).toBe(SLUG);
   });
@@ -142,7 +142,7 @@ describe("Porta whose Redis hangs, recovers, then dies", () => {
     for (let i = 0; i < 3; i++) {
       const h = await health(porta);
       expect(h.value.status).toBe(200);
-      expect(h.value.body).toEqual({ status: "degraded", checks: { database: "ok", cache: "unavailable", mail: "ok" } });
+      expect(h.value.body).toEqual({ status: "degraded", checks: { database: "ok", cache: "unavailable", mail: "ok", keys: "ok" } });
       expect(h.ms).toBeLessThan(2_000);
     }
     const loads = { count: 0 };

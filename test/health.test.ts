@@ -1,4 +1,6 @@
+import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createEncrypter } from "~/.server/crypto/encryption";
 import { createTenant, eventually, openLoginPage, requestPasswordResetOn, uniqueEmail } from "./email/helpers";
 import { createUser } from "./support/factories";
 import { startTestPorta, type TestPorta } from "./support/porta";
@@ -17,7 +19,24 @@ describe("GET /health", () => {
     const res = await fetch(`${porta.url}/health`);
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("no-store");
-    expect(await res.json()).toEqual({ status: "ok", checks: { database: "ok", cache: "ok", mail: "ok" } });
+    expect(await res.json()).toEqual({ status: "ok", checks: { database: "ok", cache: "ok", mail: "ok", keys: "ok" } });
+  });
+
+  it("answers 503 while the newest signing key cannot be decrypted with this process's key, and 200 again once it can", async () => {
+    // A key written by a process started with another ENCRYPTION_KEY: every token it would sign fails here.
+    const org = await porta.services.db.prisma.organization.create({ data: { name: "Other key", slug: `other-key-${Date.now()}` } });
+    const foreign = createEncrypter(randomBytes(32));
+    const kid = `foreign-${randomBytes(4).toString("hex")}`;
+    await porta.services.db.prisma.signingKey.create({
+      data: { id: kid, organizationId: org.id, publicJwk: {}, privateJwkEncrypted: foreign.encrypt("{}", `signing-key:${kid}`), status: "staged" },
+    });
+    const res = await fetch(`${porta.url}/health`);
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({ status: "unavailable", checks: { database: "ok", keys: "unavailable" } });
+    await porta.services.db.prisma.signingKey.delete({ where: { id: kid } });
+    const again = await fetch(`${porta.url}/health`);
+    expect(again.status).toBe(200);
+    expect(await again.json()).toMatchObject({ status: "ok", checks: { keys: "ok" } });
   });
 
   it("answers 503 once the database is gone", async () => {
@@ -45,20 +64,20 @@ describe("GET /health while mail cannot be delivered", () => {
   };
 
   it("is degraded (200) from a failed delivery until one succeeds", async () => {
-    expect(await health()).toEqual({ status: 200, body: { status: "ok", checks: { database: "ok", cache: "ok", mail: "ok" } } });
+    expect(await health()).toEqual({ status: 200, body: { status: "ok", checks: { database: "ok", cache: "ok", mail: "ok", keys: "ok" } } });
     const tenant = await createTenant(porta);
     const user = await createUser(porta.services.db.prisma, tenant.org.id, { email: uniqueEmail("health") });
     expect((await requestPasswordResetOn(await openLoginPage(tenant), user.email)).status).toBe(200);
     await peer.waitUntil(() => peer.refusedRecipients.includes(user.email), 20_000, "a refused delivery");
     // The refusal reaches Porta a moment after the peer recorded it.
     const degraded = await eventually(health, (h) => JSON.stringify(h).includes('"mail":"degraded"'), 5_000);
-    expect(degraded).toEqual({ status: 200, body: { status: "degraded", checks: { database: "ok", cache: "ok", mail: "degraded" } } });
+    expect(degraded).toEqual({ status: 200, body: { status: "degraded", checks: { database: "ok", cache: "ok", mail: "degraded", keys: "ok" } } });
     // Still degraded at the next failed attempt, and ok once a delivery succeeds.
     await peer.waitUntil(() => peer.refusedRecipients.filter((r) => r === user.email).length >= 2, 20_000, "a second refused delivery");
     expect((await health()).body).toMatchObject({ status: "degraded" });
     peer.mode = "accept";
     await peer.waitForMail(user.email, { timeoutMs: 20_000 });
     const healed = await eventually(health, (h) => JSON.stringify(h).includes('"mail":"ok"'), 5_000);
-    expect(healed).toEqual({ status: 200, body: { status: "ok", checks: { database: "ok", cache: "ok", mail: "ok" } } });
+    expect(healed).toEqual({ status: 200, body: { status: "ok", checks: { database: "ok", cache: "ok", mail: "ok", keys: "ok" } } });
   });
 });

@@ -52,7 +52,7 @@ it("the SMTP server is down through more attempts than the old five: the mail ar
   expect(failing?.retry_count).toBeGreaterThanOrEqual(7);
   expect(failing?.state).not.toBe("failed");
   expect(await porta.services.jobs.count("password-reset", "dead")).toBe(0);
-  expect(await health()).toEqual({ status: 200, body: { status: "degraded", checks: { database: "ok", cache: "ok", mail: "degraded" } } });
+  expect(await health()).toEqual({ status: 200, body: { status: "degraded", checks: { database: "ok", cache: "ok", mail: "degraded", keys: "ok" } } });
 
   peer = await startSmtpPeer({ port: smtpPort });
   const mail = await peer.waitForMail(user.email, { timeoutMs: 10_000 });
@@ -60,7 +60,7 @@ it("the SMTP server is down through more attempts than the old five: the mail ar
   expect((await page.browser.get(link)).status).toBe(200);
   expect(peer.mailsTo(user.email)).toHaveLength(1);
   expect(await porta.services.jobs.count("password-reset", "dead")).toBe(0);
-  expect(await health()).toEqual({ status: 200, body: { status: "ok", checks: { database: "ok", cache: "ok", mail: "ok" } } });
+  expect(await health()).toEqual({ status: 200, body: { status: "ok", checks: { database: "ok", cache: "ok", mail: "ok", keys: "ok" } } });
 }, 60_000);
 
 it("a magic link that expires during the outage is never mailed: its job ends as expired and is audited, without the link", async () => {

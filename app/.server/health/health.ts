@@ -1,12 +1,13 @@
 import type { Database } from "../db/client";
 import type { ReadThroughCache } from "../cache/read-through";
 import type { Mailer } from "../mail/mailer";
+import type { KeyService } from "../oidc/keys";
 
 export type CheckState = "ok" | "unavailable";
 
 export interface HealthReport {
   status: "ok" | "degraded" | "unavailable";
-  checks: { database: CheckState; cache: CheckState; mail: "ok" | "degraded" };
+  checks: { database: CheckState; cache: CheckState; mail: "ok" | "degraded"; keys: CheckState };
 }
 
 const DATABASE_TIMEOUT_MS = 1_000;
@@ -35,12 +36,20 @@ async function probe(check: () => Promise<void>, timeoutMs: number): Promise<Che
  * session per request): it is degraded while the last delivery failed, since the jobs wait and
  * retry, until one succeeds.
  */
-export async function checkHealth(db: Database, readCache: Pick<ReadThroughCache, "ping">, mailer: Pick<Mailer, "health">): Promise<HealthReport> {
+export async function checkHealth(
+  db: Database,
+  readCache: Pick<ReadThroughCache, "ping">,
+  mailer: Pick<Mailer, "health">,
+  keys: Pick<KeyService, "canDecryptStoredKeys">,
+): Promise<HealthReport> {
   const [database, cache] = await Promise.all([
     probe(() => db.ping(DATABASE_TIMEOUT_MS), DATABASE_TIMEOUT_MS),
     probe(() => readCache.ping(), CACHE_TIMEOUT_MS),
   ]);
+  // Signing keys this process cannot decrypt (written under another ENCRYPTION_KEY) fail every
+  // token of their organization: the node is not ready, whatever else answers (decision 023).
+  const keysOk = database === "ok" ? await keys.canDecryptStoredKeys().catch(() => true) : true;
   const mail = mailer.health();
-  const status = database === "unavailable" ? "unavailable" : cache === "unavailable" || mail === "degraded" ? "degraded" : "ok";
-  return { status, checks: { database, cache, mail } };
+  const status = database === "unavailable" || !keysOk ? "unavailable" : cache === "unavailable" || mail === "degraded" ? "degraded" : "ok";
+  return { status, checks: { database, cache, mail, keys: keysOk ? "ok" : "unavailable" } };
 }

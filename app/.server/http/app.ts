@@ -63,7 +63,7 @@ export function createHttpApp(services: Services, options: HttpAppOptions): expr
   );
 
   app.get("/health", async (_req, res) => {
-    const report = await checkHealth(services.db, services.cache, services.mailer);
+    const report = await checkHealth(services.db, services.cache, services.mailer, services.keys);
     res.setHeader("Cache-Control", "no-store");
     res.status(report.status === "unavailable" ? 503 : 200).json(report);
   });
