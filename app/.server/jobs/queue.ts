@@ -79,6 +79,11 @@ export interface QueueSettings {
   expireInSeconds: number;
   /** How often abandoned jobs are looked for (pg-boss maintenance). */
   maintenanceIntervalSeconds: number;
+  /**
+   * How often an idle worker looks for work it was not told about: a retry whose delay has
+   * passed, or a job whose wake-up message was lost. New jobs wake the workers at once
+   * (`JOBS_CHANNEL`), so this is a safety net, not the pace of delivery.
+   */
   pollingIntervalSeconds: number;
   /**
    * Only this process uses the database (the embedded PGlite under the DATA_DIR lock): a job
@@ -93,8 +98,9 @@ export const DEFAULT_QUEUE_SETTINGS: QueueSettings = {
   retrySchedule: MAIL_RETRY_SCHEDULE_SECONDS,
   restartDelaySeconds: 2,
   expireInSeconds: 30,
-  maintenanceIntervalSeconds: 10,
-  pollingIntervalSeconds: 0.5,
+  // Idle cost: each look is a statement (~1.4 ms embedded); both are safety nets (decision 029).
+  maintenanceIntervalSeconds: 30,
+  pollingIntervalSeconds: 30,
   soleProcess: false,
 };
 
@@ -120,8 +126,10 @@ export interface JobQueue {
 export const QUEUES: readonly JobName[] = ["magic-link", "password-reset", "invitation", "email-otp"];
 /** Outbox rows older than this are handed over by the sweeper (younger ones are their commit's). */
 const OUTBOX_GRACE_MS = 5_000;
-const OUTBOX_SWEEP_MS = 10_000;
+const OUTBOX_SWEEP_MS = 30_000;
 export const deadLetterOf = (name: JobName) => `${name}.dead`;
+/** The PostgreSQL channel that tells every process's workers which queue has new work. */
+export const JOBS_CHANNEL = "porta_jobs";
 
 /** Why an attempt failed, in words that never quote the server (its replies may echo the address). */
 export function failureReason(error: unknown): string {
@@ -160,10 +168,55 @@ export function createJobQueue(db: Database, logger: Logger, settings: Partial<Q
     maintenanceIntervalSeconds: config.maintenanceIntervalSeconds,
     // Finished jobs are kept a week for inspection, then removed by pg-boss's maintenance.
     deleteAfterDays: 7,
+    // Porta has no cron jobs; the scheduler would poll the database every few seconds for none.
+    schedule: false,
   });
   boss.on("error", (error: Error) => logger.error({ err: { message: error.message } }, "job queue error"));
+  boss.on("maintenance", () => {
+    wakeForRetries().catch((error: unknown) => logger.warn({ err: { message: (error as Error).message } }, "could not look up due retries"));
+  });
   const handlers = new Map<JobName, { handler: JobHandler<JobName>; expiry: ExpiryPolicy<JobName> | undefined }>();
   let started: Promise<void> | undefined;
+  const workerIds = new Map<JobName, string[]>();
+  let stopListening: (() => Promise<void>) | undefined;
+
+  /** Wakes this process's idle workers of a queue ("*": of every queue, after a lost connection). */
+  function wake(queue: string) {
+    for (const [name, ids] of workerIds) {
+      if (queue === "*" || queue === name) for (const id of ids) boss.notifyWorker(id);
+    }
+  }
+
+  const retryTimers = new Set<NodeJS.Timeout>();
+  /** Wakes a queue's workers when a retry falls due (pg-boss only finds it by polling). */
+  function wakeAt(name: JobName, at: Date) {
+    const timer = setTimeout(() => {
+      retryTimers.delete(timer);
+      wake(name);
+    }, Math.max(0, at.getTime() - Date.now()) + 50);
+    timer.unref();
+    retryTimers.add(timer);
+  }
+
+  /**
+   * After pg-boss's maintenance (which also turns jobs of a crashed worker into retries), the
+   * next retry of each queue is looked up once, so this process wakes for it on time.
+   */
+  async function wakeForRetries() {
+    const result = await db.executeSql(
+      `SELECT name, min(start_after) AS at FROM pgboss.job WHERE name = ANY($1::text[]) AND state = 'retry' GROUP BY name`,
+      [[...QUEUES]],
+    );
+    for (const row of result.rows as Array<{ name: JobName; at: Date | string }>) wakeAt(row.name, new Date(row.at));
+  }
+
+  /** Tells the workers of every process sharing the database that a queue has new work. */
+  async function announce(name: JobName) {
+    await db.notify(JOBS_CHANNEL, name).catch((error: unknown) => {
+      // The workers' polling finds the job a little later.
+      logger.warn({ err: { message: (error as Error).message } }, "could not announce a new job");
+    });
+  }
 
   async function ensureQueues() {
     for (const name of QUEUES) {
@@ -235,8 +288,11 @@ export function createJobQueue(db: Database, logger: Logger, settings: Partial<Q
       logger.warn({ queue: name, jobId: job.id, attempt: attempts, reason }, "job failed");
       const decision = isPermanent(error) ? ({ action: "give_up" } as const) : decideRetry(config.retrySchedule, attempts, deadline);
       if (decision.action === "expire") return expire(attempts);
-      if (decision.action === "retry") await setRetry(name, job.id, { delaySeconds: Math.max(1, Math.ceil((decision.at.getTime() - Date.now()) / 1000)) });
-      else await setRetry(name, job.id, { giveUp: true });
+      if (decision.action === "retry") {
+        const delaySeconds = Math.max(1, Math.ceil((decision.at.getTime() - Date.now()) / 1000));
+        await setRetry(name, job.id, { delaySeconds });
+        wakeAt(name, new Date(Date.now() + delaySeconds * 1000));
+      } else await setRetry(name, job.id, { giveUp: true });
       throw new DeliveryFailed(reason, attempts);
     }
   }
@@ -255,6 +311,7 @@ export function createJobQueue(db: Database, logger: Logger, settings: Partial<Q
       await boss.send(row.queue, row.payload as object, { id: row.id });
       await db.prisma.jobOutbox.delete({ where: { id: row.id } }).catch(() => undefined);
     }
+    for (const queue of new Set(rows.map((row) => row.queue))) await announce(queue as JobName);
   }
 
   return {
@@ -280,7 +337,9 @@ export function createJobQueue(db: Database, logger: Logger, settings: Partial<Q
       }
       const id = randomUUID();
       const delivery: Delivery = { key: id, queuedAt: new Date().toISOString() };
-      return boss.send(name, { ...data, delivery }, { id });
+      const sent = await boss.send(name, { ...data, delivery }, { id });
+      await announce(name);
+      return sent;
     },
     handle(name, handler, expiry) {
       handlers.set(name, { handler: handler as JobHandler<JobName>, expiry: expiry as ExpiryPolicy<JobName> | undefined });
@@ -290,13 +349,24 @@ export function createJobQueue(db: Database, logger: Logger, settings: Partial<Q
         await boss.start();
         await ensureQueues();
         if (config.soleProcess) await recoverAbandoned();
+        stopListening = await db.listen(JOBS_CHANNEL, wake);
         for (const name of handlers.keys()) {
+          const ids: string[] = [];
+          workerIds.set(name, ids);
           for (let i = 0; i < config.concurrency; i++) {
-            await boss.work<QueuedPayload<typeof name>>(
+            const worker = { id: "" };
+            worker.id = await boss.work<QueuedPayload<typeof name>>(
               name,
               { batchSize: 1, includeMetadata: true, pollingIntervalSeconds: config.pollingIntervalSeconds },
-              async ([job]) => (job ? runJob(name, job) : undefined),
+              async ([job]) => {
+                if (!job) return undefined;
+                // A worker that just finished a job looks for the next one at once: a backlog
+                // drains at the workers' pace, not one job per polling interval.
+                if (worker.id) boss.notifyWorker(worker.id);
+                return runJob(name, job);
+              },
             );
+            ids.push(worker.id);
           }
         }
         sweeper = setInterval(() => {
@@ -310,6 +380,9 @@ export function createJobQueue(db: Database, logger: Logger, settings: Partial<Q
       if (!started) return;
       clearInterval(sweeper);
       await started.catch(() => undefined);
+      await stopListening?.().catch(() => undefined);
+      for (const timer of retryTimers) clearTimeout(timer);
+      retryTimers.clear();
       await boss.stop({ graceful: true, wait: true, timeout: 5_000 });
     },
     async count(name, state) {
