@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, expect, it } from "vitest";
 import { REPO_ROOT } from "./support/process";
 
@@ -23,14 +24,32 @@ function pagesBuildState() {
   };
 }
 
-it("refuses a bad configuration with one line, before building the pages", () => {
+const RECORDER = fileURLToPath(new URL("./support/record-imports.mjs", import.meta.url));
+
+it("refuses a bad configuration with one line, before building the pages, running compiled code only", () => {
   const before = pagesBuildState();
-  const env = { PATH: process.env.PATH ?? "", HOME: scratch, NODE_ENV: "production", PORT: "3000", DATA_DIR: path.join(scratch, "data"), REDIS_URL: "http://cache.internal:6379" };
-  const run = spawnSync(process.execPath, [path.join(REPO_ROOT, "scripts", "start.mjs")], { cwd: REPO_ROOT, env: env as unknown as NodeJS.ProcessEnv, encoding: "utf8", timeout: 60_000 });
+  const recorded = path.join(scratch, "imports.txt");
+  const env = {
+    PATH: process.env.PATH ?? "",
+    HOME: scratch,
+    NODE_ENV: "production",
+    PORT: "3000",
+    DATA_DIR: path.join(scratch, "data"),
+    REDIS_URL: "http://cache.internal:6379",
+    RECORD_IMPORTS_FILE: recorded,
+  };
+  const run = spawnSync(process.execPath, ["--import", RECORDER, path.join(REPO_ROOT, "scripts", "start.mjs")], {
+    cwd: REPO_ROOT,
+    env: env as unknown as NodeJS.ProcessEnv,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
   expect(run.status, run.stderr).toBe(1);
   expect(run.stderr).toMatch(/^porta: configuration error: REDIS_URL: expected a Redis URL[^\n]*\n$/);
   expect(run.stdout).not.toContain("Building");
   expect(pagesBuildState()).toEqual(before);
-  // The compiled server is what checked it.
-  expect(existsSync(path.join(REPO_ROOT, "dist", "server", "main.js"))).toBe(true);
+  // The compiled server is what checked it; no TypeScript loader and no TypeScript source was loaded.
+  const loaded = readFileSync(recorded, "utf8").trim().split("\n");
+  expect(loaded).toContain(new URL("../dist/server/main.js", import.meta.url).href);
+  expect(loaded.filter((url) => /\/node_modules\/tsx\/|\.tsx?$/.test(url))).toEqual([]);
 });
