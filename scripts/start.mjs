@@ -27,7 +27,9 @@ const build = pendingBuild({ root: ROOT });
 if (build) await build.buildServer().catch(failBuild);
 
 const porta = await import(pathToFileURL(path.join(ROOT, "dist", "server", "main.js")).href);
-const checked = await porta.preflight();
+/** @param {unknown} error */
+const failWith = (error) => porta.fail(error instanceof Error ? error.message : String(error));
+const checked = await porta.preflight().catch(failWith);
 
 if (build) {
   const started = Date.now();
@@ -39,4 +41,4 @@ if (build) {
   process.stdout.write(`done in ${Math.round((Date.now() - started) / 1000)} s.\n`);
 }
 
-await porta.serve(checked).catch((error) => porta.fail(error instanceof Error ? error.message : String(error)));
+await porta.serve(checked).catch(failWith);
