@@ -14,5 +14,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 90_000,
     setupFiles: ["test/support/setup.ts"],
+    globalSetup: ["test/support/global-setup.ts"],
   },
 });

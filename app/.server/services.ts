@@ -63,7 +63,7 @@ export interface CreateServicesOptions {
   queue?: Partial<QueueSettings>;
   /** Key prefix in Redis (tests give each file its own). */
   redisPrefix?: string;
-  /** The DATA_DIR lock, when the caller took it already (server.ts does, before loading the server). */
+  /** The DATA_DIR lock, when the caller took it already (main.ts's preflight does, before loading the server). */
   dataDirLock?: DataDirLock;
   /** Faults a test injects (context.ts). */
   faults?: FaultHooks;

@@ -1,16 +1,18 @@
 import { existsSync } from "node:fs";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
 import type { ServerBuild } from "@remix-run/node";
 import type { Logger } from "pino";
 import { bootstrap, type BootstrapResult } from "./bootstrap/bootstrap";
 import type { Config } from "./config/env";
 import { createHttpApp } from "./http/app";
 import { answerClientError } from "./http/client-error";
+import { PROJECT_ROOT } from "./root";
 import { createServices, type CreateServicesOptions, type Services } from "./services";
 
-export const SERVER_BUILD_PATH = fileURLToPath(new URL("../../build/server/index.js", import.meta.url));
+export const SERVER_BUILD_PATH = path.join(PROJECT_ROOT, "build", "server", "index.js");
 
 export interface RunningPorta {
   server: Server;

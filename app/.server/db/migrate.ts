@@ -1,13 +1,13 @@
 import { createHash, randomUUID } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { PROJECT_ROOT } from "../root";
 import type { Database } from "./client";
 
 /** The advisory lock key Prisma's own migrate uses, so that both never run at once. */
 const MIGRATION_LOCK_KEY = 72707369;
 
-export const DEFAULT_MIGRATIONS_DIR = fileURLToPath(new URL("../../../prisma/migrations", import.meta.url));
+export const DEFAULT_MIGRATIONS_DIR = path.join(PROJECT_ROOT, "prisma", "migrations");
 
 export class MigrationError extends Error {
   constructor(

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
+import path from "node:path";
 import { isDatabaseUnavailable } from "../db/errors";
 import { unavailable } from "../errors";
-import { fileURLToPath } from "node:url";
 import { createRequestHandler } from "@remix-run/express";
 import type { ServerBuild } from "@remix-run/node";
 import express, { type ErrorRequestHandler, type RequestHandler } from "express";
@@ -12,9 +12,10 @@ import { protocolRoutes } from "../oidc/mount";
 import type { Services } from "../services";
 import { edgeGuard } from "./edge-guard";
 import { publicOrigin } from "./public-origin";
+import { PROJECT_ROOT } from "../root";
 import { requestIdAndAccessLog } from "./request-id";
 
-export const CLIENT_BUILD_DIR = fileURLToPath(new URL("../../../build/client", import.meta.url));
+export const CLIENT_BUILD_DIR = path.join(PROJECT_ROOT, "build", "client");
 
 export interface HttpAppOptions {
   /** The Remix server build, or a loader of it (Vite's dev server hands out fresh ones). */

@@ -1,9 +1,13 @@
 #!/usr/bin/env node
-// The CLI is TypeScript run through tsx, like the server: no build step between a change and `npx porta`.
-// Its tsconfig maps @porta/admin-client to the library's source inside the repository.
+// Runs the compiled CLI with plain Node (decision 027): packages/cli/dist/main.js, which
+// `npm install` (postinstall) and `npm run build` compile from src/ with the admin client inlined.
+import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { register } from "tsx/esm/api";
 
-register({ tsconfig: fileURLToPath(new URL("../tsconfig.json", import.meta.url)) });
-const { main } = await import("../src/main.ts");
+const compiled = new URL("../dist/main.js", import.meta.url);
+if (!existsSync(fileURLToPath(compiled))) {
+  process.stderr.write(`porta: the CLI is not built (${fileURLToPath(compiled)} is missing): run \`npm install\` or \`npm run build\` in Porta's repository.\n`);
+  process.exit(1);
+}
+const { main } = await import(compiled.href);
 process.exitCode = await main(process.argv.slice(2));
