@@ -7,6 +7,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
+import { ADMIN_API_SCOPES } from "../app/.server/admin/api-access";
 import { SERVICE_ADMIN_ROLE } from "../app/.server/admin/permissions";
 import { hashClientSecret } from "../app/.server/directory/clients";
 import { recordConsent, recordLogin } from "../app/.server/oidc/interaction-results";
@@ -35,7 +36,7 @@ export async function seedAdminList(porta: RunningPorta, users: number): Promise
       tokenEndpointAuthMethod: "client_secret_basic",
       redirectUris: [REDIRECT_URI],
       grantTypes: ["authorization_code", "refresh_token"],
-      scope: FLOW_SCOPE,
+      scope: `${FLOW_SCOPE} roles`,
       // Its access tokens are for the Admin API only with this (decision 017).
       adminApiAccess: true,
       secrets: { create: { secretHash: hashClientSecret(secret), hint: secret.slice(-4) } },
@@ -47,6 +48,8 @@ export async function seedAdminList(porta: RunningPorta, users: number): Promise
     clientId: CLIENT_ID,
     secret,
     count: 1,
+    // An Admin API token carries every admin scope (decision 017); `roles` is not in FLOW_SCOPE.
+    scope: `${ADMIN_API_SCOPES.join(" ")} offline_access`,
     async finishInteraction(uid) {
       const interaction = await superAdmin.provider.Interaction.find(uid);
       if (!interaction) throw new Error(`interaction ${uid} not found`);

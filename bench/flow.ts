@@ -54,6 +54,8 @@ export interface FlowOptions {
   secret: string;
   count: number;
   concurrency?: number;
+  /** Scopes to ask for; FLOW_SCOPE unless given. */
+  scope?: string;
   /** Finishes interaction `uid` (login or consent) inside the server and returns the resume URL. */
   finishInteraction(uid: string): Promise<string>;
 }
@@ -123,7 +125,7 @@ export async function obtainRefreshTokens(options: FlowOptions): Promise<FlowRes
       client_id: options.clientId,
       response_type: "code",
       redirect_uri: REDIRECT_URI,
-      scope: FLOW_SCOPE,
+      scope: options.scope ?? FLOW_SCOPE,
       // offline_access is honoured only with prompt=consent, so every flow has a consent step.
       prompt: "consent",
       state: b64url(randomBytes(8)),
