@@ -222,11 +222,21 @@ function createListener(connectionString: string) {
   };
 }
 
+/**
+ * PostgreSQL's 128 MB of shared buffers fill the embedded process's WebAssembly memory, which
+ * never shrinks; the operating system's page cache keeps the files warm behind a smaller pool.
+ * Measured in docs/benchmarks.md ("Memory").
+ */
+export const PGLITE_SETTINGS = ["shared_buffers = 32MB"];
+
 async function openPglite(dataDir: string): Promise<Database> {
   if (!dataDir.startsWith("memory://")) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   let db: PGlite;
   try {
-    db = await PGlite.create(dataDir.startsWith("memory://") ? dataDir : path.resolve(dataDir), { extensions: { citext } });
+    db = await PGlite.create(dataDir.startsWith("memory://") ? dataDir : path.resolve(dataDir), {
+      extensions: { citext },
+      postgresqlconf: PGLITE_SETTINGS,
+    });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new DatabaseUnavailableError(`cannot open the embedded database in ${dataDir}: ${reason}`, { cause: error });
