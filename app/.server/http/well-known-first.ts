@@ -90,7 +90,17 @@ export function wellKnownFirst(options: WellKnownFirstOptions, next: NodeHandler
     const path = match[2] as WellKnownPath;
     const started = process.hrtime.bigint();
     const ready = documentOf(registry.peek(slug), path);
-    if (ready) return send(req, res, ready, started);
+    if (ready) {
+      try {
+        return send(req, res, ready, started);
+      } catch (error) {
+        // Nothing a client sends should get here (Node's parser admits only header values that
+        // can be echoed); if it does, the Express path answers rather than the process failing.
+        logger.error({ err: error }, "the well-known fast path failed; Express answers");
+        if (!res.headersSent) return next(req, res);
+        return res.destroy();
+      }
+    }
     // First request for this provider: build it (or wait for it) and its documents. An unknown
     // or inactive organization, or any failure, is the Express path's to answer, as before.
     registry
