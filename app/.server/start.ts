@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -9,6 +9,7 @@ import { bootstrap, type BootstrapResult } from "./bootstrap/bootstrap";
 import type { Config } from "./config/env";
 import { createHttpApp } from "./http/app";
 import { answerClientError } from "./http/client-error";
+import { wellKnownFirst } from "./http/well-known-first";
 import { PROJECT_ROOT } from "./root";
 import { createServices, type CreateServicesOptions, type Services } from "./services";
 
@@ -63,8 +64,10 @@ export async function startPorta(config: Config, logger: Logger, options: StartO
       app = createHttpApp(services, { mode, build: await loadProductionBuild() });
     }
 
+    // Discovery and JWKS are answered before Express (http/well-known-first.ts).
+    const handler = wellKnownFirst({ registry: services.oidc, baseUrl: config.baseUrl, mode, logger: services.logger }, app);
     const server = await new Promise<Server>((resolve, reject) => {
-      const s = app.listen(config.port, options.host ?? "0.0.0.0", () => resolve(s));
+      const s = createServer(handler).listen(config.port, options.host ?? "0.0.0.0", () => resolve(s));
       s.once("error", reject);
     });
     server.on("clientError", answerClientError(services.logger));

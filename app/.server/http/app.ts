@@ -14,6 +14,7 @@ import { edgeGuard } from "./edge-guard";
 import { publicOrigin } from "./public-origin";
 import { PROJECT_ROOT } from "../root";
 import { requestIdAndAccessLog } from "./request-id";
+import { securityHeaderOptions } from "./security-headers";
 
 export const CLIENT_BUILD_DIR = path.join(PROJECT_ROOT, "build", "client");
 
@@ -40,27 +41,9 @@ export function createHttpApp(services: Services, options: HttpAppOptions): expr
     next();
   });
   app.use(
-    helmet({
-      contentSecurityPolicy:
-        options.mode === "development"
-          ? false
-          : {
-              directives: {
-                "script-src": ["'self'", (_req, res) => `'nonce-${(res as express.Response).locals.cspNonce as string}'`],
-                "img-src": ["'self'", "data:", "https:"],
-                // form-action would also restrict the redirect to a client's redirect_uri after
-                // an interaction form is posted, which breaks OIDC flows in Chromium.
-                "form-action": null,
-                "upgrade-insecure-requests": services.config.baseUrl.startsWith("https:") ? [] : null,
-              },
-            },
-      // Not helmet's "no-referrer": under it a browser sends `Origin: null` with a same-origin form
-      // POST, and Remix aborts every such action as a potential CSRF attack (so nobody could sign
-      // in). "same-origin" still sends nothing to other sites (logo hosts, relying parties).
-      referrerPolicy: { policy: "same-origin" },
-      strictTransportSecurity: services.config.baseUrl.startsWith("https:"),
-      crossOriginEmbedderPolicy: false,
-    }),
+    helmet(
+      securityHeaderOptions(services.config.baseUrl, options.mode, ["'self'", (_req, res) => `'nonce-${(res as express.Response).locals.cspNonce as string}'`]),
+    ),
   );
 
   app.get("/health", async (_req, res) => {

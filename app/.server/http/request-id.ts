@@ -5,6 +5,11 @@ import { requestContext } from "../logging/logger";
 
 const INCOMING_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
+/** A well-formed incoming X-Request-Id, or a fresh one. */
+export function requestIdFrom(incoming: string | string[] | undefined): string {
+  return typeof incoming === "string" && INCOMING_ID.test(incoming) ? incoming : randomUUID();
+}
+
 /**
  * Gives each request an id (a well-formed incoming X-Request-Id is kept, so that a proxy's id
  * carries through), returns it in the response, puts it on every log line written while the
@@ -13,8 +18,7 @@ const INCOMING_ID = /^[A-Za-z0-9._:-]{8,128}$/;
  */
 export function requestIdAndAccessLog(logger: Logger): RequestHandler {
   return (req, res, next) => {
-    const incoming = req.get("x-request-id");
-    const requestId = incoming && INCOMING_ID.test(incoming) ? incoming : randomUUID();
+    const requestId = requestIdFrom(req.get("x-request-id"));
     res.locals.requestId = requestId;
     res.setHeader("X-Request-Id", requestId);
     const started = process.hrtime.bigint();

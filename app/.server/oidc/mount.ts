@@ -7,6 +7,7 @@ import { findUnrepresentable, UNREPRESENTABLE_MESSAGE } from "~/schemas/text";
 import { userinfoRequest } from "./internals";
 import type { ProviderRegistry, TenantProvider } from "./registry";
 import { withVerifiedJwt } from "./verified-jwt";
+import { publicCacheControlOf } from "./well-known";
 
 /**
  * The protocol paths of an organization, relative to /{slug}. Only these reach oidc-provider;
@@ -23,16 +24,6 @@ export function isProtocolPath(path: string): boolean {
 
 const parseForm = express.urlencoded({ extended: false, limit: "56kb" });
 const TOKEN_ENDPOINTS = new Set(["/token/introspection", "/token/revocation"]);
-
-/**
- * Discovery and JWKS are the same for everyone (their URLs come from BASE_URL, see
- * http/public-origin.ts), so a CDN may keep them. JWKS briefly: a key rotated without staging
- * must reach relying parties within a minute.
- */
-const PUBLIC_CACHE: Record<string, string> = {
-  "/.well-known/openid-configuration": "public, max-age=300",
-  "/.well-known/jwks": "public, max-age=60",
-};
 
 /** Stands in for a structured token that is not one of this organization's: no token has this id. */
 const UNKNOWN_TOKEN = "porta-unknown-token";
@@ -119,7 +110,7 @@ export function protocolRoutes(registry: ProviderRegistry): RequestHandler {
       // an authorization, cookie paths) from the path it was reached at: it always sees the
       // canonical one, so /ACME/... behaves exactly like /acme/...
       req.originalUrl = `/${tenant.organization.slug}${req.url}`;
-      const cacheControl = req.method === "GET" ? PUBLIC_CACHE[req.path] : undefined;
+      const cacheControl = req.method === "GET" ? publicCacheControlOf(req.path) : undefined;
       if (cacheControl) res.setHeader("Cache-Control", cacheControl);
       if (req.path === "/me") {
         userinfoRequest.run(true, () => tenant.callback(req, res));

@@ -28,6 +28,11 @@ export interface TenantProvider {
 export interface ProviderRegistry {
   /** The provider of an active organization, or undefined (unknown, suspended, deleted). */
   get(slug: string): Promise<TenantProvider | undefined>;
+  /**
+   * The provider `get` would answer with, when it is built and still in the pool; undefined
+   * otherwise (never built, being built, dropped). Synchronous, for the well-known fast path.
+   */
+  peek(slug: string): TenantProvider | undefined;
   /** Drops one organization's provider (or all), in this process and in every other one. */
   invalidate(organizationId: string | "*"): Promise<void>;
   close(): Promise<void>;
@@ -64,6 +69,8 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
     ttl: PROVIDER_MAX_AGE_MS,
   });
   const unknown = new LRUCache<string, true>({ max: 10_000, ttl: NEGATIVE_TTL_MS });
+  // The settled value of each pool entry; it goes with its entry (dropped, evicted, expired).
+  const settled = new WeakMap<Promise<TenantProvider | undefined>, TenantProvider>();
 
   function dropLocal(organizationId: string) {
     unknown.clear();
@@ -135,11 +142,14 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
       if (unknown.has(slug)) return undefined;
       let entry = providers.get(slug);
       if (!entry) {
-        entry = build(slug);
-        providers.set(slug, entry);
-        entry.then(
+        const built = build(slug);
+        entry = built;
+        providers.set(slug, built);
+        built.then(
           (tenant) => {
-            if (!tenant) {
+            if (tenant) {
+              settled.set(built, tenant);
+            } else {
               providers.delete(slug);
               unknown.set(slug, true);
             }
@@ -148,6 +158,10 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
         );
       }
       return entry;
+    },
+    peek(rawSlug) {
+      const entry = providers.get(rawSlug.toLowerCase());
+      return entry && settled.get(entry);
     },
     async invalidate(organizationId) {
       dropLocal(organizationId);

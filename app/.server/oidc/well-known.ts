@@ -1,0 +1,91 @@
+import { createHash } from "node:crypto";
+import { inject } from "./inject";
+import type { TenantProvider } from "./registry";
+
+/** The two documents of an organization that are the same for every caller. */
+export const WELL_KNOWN_PATHS = ["/.well-known/openid-configuration", "/.well-known/jwks"] as const;
+export type WellKnownPath = (typeof WELL_KNOWN_PATHS)[number];
+
+/**
+ * Discovery and JWKS are the same for everyone (their URLs come from BASE_URL, see
+ * http/public-origin.ts), so a CDN may keep them. JWKS briefly: a key rotated without staging
+ * must reach relying parties within a minute.
+ */
+const PUBLIC_CACHE: Record<WellKnownPath, string> = {
+  "/.well-known/openid-configuration": "public, max-age=300",
+  "/.well-known/jwks": "public, max-age=60",
+};
+
+/** The Cache-Control of a path below /{slug}, when it is one of the public documents. */
+export function publicCacheControlOf(path: string): string | undefined {
+  return Object.hasOwn(PUBLIC_CACHE, path) ? PUBLIC_CACHE[path as WellKnownPath] : undefined;
+}
+
+export interface WellKnownDocument {
+  body: Buffer;
+  /** As the provider sends it: JWKS is application/jwk-set+json. */
+  contentType: string;
+  /** Strong: a hash of the exact bytes. */
+  etag: string;
+  cacheControl: string;
+}
+
+export type WellKnownDocuments = Record<WellKnownPath, WellKnownDocument>;
+
+/**
+ * Keyed by the pool entry's provider, so the documents live exactly as long as it: whatever
+ * drops or replaces a provider (organization or key changes, in any process; eviction; its
+ * maximum age) drops its documents with it.
+ */
+const pending = new WeakMap<TenantProvider, Promise<WellKnownDocuments | undefined>>();
+const ready = new WeakMap<TenantProvider, WellKnownDocuments>();
+
+export const strongEtag = (body: Buffer) => `"${createHash("sha256").update(body).digest("base64url")}"`;
+
+async function askProvider(tenant: TenantProvider, path: WellKnownPath): Promise<WellKnownDocument> {
+  const origin = new URL(tenant.issuer);
+  // The request Express would hand the provider after http/public-origin.ts and oidc/mount.ts.
+  const answer = await inject(tenant.callback, {
+    method: "GET",
+    url: path,
+    originalUrl: `/${tenant.organization.slug}${path}`,
+    headers: { host: origin.host, "x-forwarded-host": origin.host, "x-forwarded-proto": origin.protocol.slice(0, -1) },
+  });
+  const contentType = answer.headers["content-type"];
+  if (answer.status !== 200 || typeof contentType !== "string") {
+    throw new Error(`the provider answered ${path} with ${answer.status}`);
+  }
+  return { body: answer.body, contentType, etag: strongEtag(answer.body), cacheControl: PUBLIC_CACHE[path] };
+}
+
+async function compute(tenant: TenantProvider): Promise<WellKnownDocuments> {
+  const [discovery, jwks] = await Promise.all(WELL_KNOWN_PATHS.map((path) => askProvider(tenant, path)));
+  return { "/.well-known/openid-configuration": discovery!, "/.well-known/jwks": jwks! };
+}
+
+/** The organization's documents once computed, without waiting. */
+export function getReadyWellKnown(tenant: TenantProvider): WellKnownDocuments | undefined {
+  return ready.get(tenant);
+}
+
+/**
+ * The organization's documents, computed once per provider by asking the provider itself.
+ * Undefined when it could not answer them (then the request takes the provider's own path).
+ */
+export function getWellKnown(tenant: TenantProvider, onError: (error: unknown) => void): Promise<WellKnownDocuments | undefined> {
+  let documents = pending.get(tenant);
+  if (!documents) {
+    documents = compute(tenant).then(
+      (computed) => {
+        ready.set(tenant, computed);
+        return computed;
+      },
+      (error: unknown) => {
+        onError(error);
+        return undefined;
+      },
+    );
+    pending.set(tenant, documents);
+  }
+  return documents;
+}
