@@ -6,27 +6,12 @@ import EmailOtpEmail, { emailOtpSubject } from "../../../emails/email-otp";
 import InvitationEmail, { invitationSubject } from "../../../emails/invitation";
 import MagicLinkEmail, { magicLinkSubject } from "../../../emails/magic-link";
 import PasswordResetEmail, { passwordResetSubject } from "../../../emails/password-reset";
-import { type Language } from "~/i18n/config";
-import { type Branding } from "../interaction/branding";
+import type { EmailContext, EmailTemplate, RenderedEmail } from "./render";
 
-export type EmailTemplate =
-  | { kind: "magic-link"; link: string; expiresMinutes: number }
-  | { kind: "password-reset"; link: string; expiresMinutes: number }
-  | { kind: "invitation"; link: string; expiresDays: number; invitedBy?: string }
-  | { kind: "email-otp"; code: string; expiresMinutes: number };
-
-export interface EmailContext {
-  language: Language;
-  branding: Branding;
-  /** Interpolated as {{organization}} in subject and body; the header shows branding.name. */
-  organizationName: string;
-}
-
-export interface RenderedEmail {
-  subject: string;
-  html: string;
-  text: string;
-}
+/**
+ * The mail templates and their renderer. Loaded by render.ts on the first message only: the
+ * react-email components pull in a syntax highlighter and more that an idle process never needs.
+ */
 
 function element(template: EmailTemplate, ctx: EmailContext): { subject: string; email: ReactElement } {
   const base = { language: ctx.language, branding: ctx.branding, organizationName: ctx.organizationName };
@@ -54,8 +39,7 @@ function element(template: EmailTemplate, ctx: EmailContext): { subject: string;
   }
 }
 
-/** Renders one message in the recipient's language: subject, HTML part and a real plain-text part. */
-export async function renderEmail(template: EmailTemplate, ctx: EmailContext): Promise<RenderedEmail> {
+export async function renderTemplate(template: EmailTemplate, ctx: EmailContext): Promise<RenderedEmail> {
   const { subject, email } = element(template, ctx);
   const [html, text] = await Promise.all([render(email), render(email, { plainText: true })]);
   return { subject, html, text };
