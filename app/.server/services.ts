@@ -95,7 +95,8 @@ export async function createServices(config: Config, logger: Logger, options: Cr
   // PostgreSQL holds what must survive (decision 024); Redis, when configured, only accelerates.
   const store = createPostgresStore(db, logger);
   const cacheStore = config.redisUrl ? await createRedisStore(config.redisUrl, logger, options.redisPrefix) : createMemoryStore();
-  const cache = await createReadThroughCache(cacheStore, logger, { notifications: db });
+  // The embedded database has one process (the DATA_DIR lock): nobody else to tell of invalidations.
+  const cache = await createReadThroughCache(cacheStore, logger, db.kind === "postgres" ? { notifications: db } : {});
   const encrypter = createEncrypter(encryptionKey);
 
   // A key change reaches the providers of its organization only ("*": the shared keys, or a
