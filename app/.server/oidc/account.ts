@@ -7,6 +7,11 @@ export interface AccountContext {
   prisma: PrismaClient;
   cache: ReadThroughCache;
   organizationId: string;
+  /**
+   * The organization's custom claims, read when its provider was built (a change to them
+   * rebuilds it): a token for scopes without custom claims costs no query for their values.
+   */
+  customClaims: ReadonlyArray<{ id: string; claimName: string; scope: string }>;
 }
 
 /**
@@ -15,7 +20,7 @@ export interface AccountContext {
  * profile, email, roles, and each custom claim's own scope).
  */
 export function createFindAccount(context: AccountContext): FindAccount {
-  const { prisma, cache, organizationId } = context;
+  const { prisma, cache, organizationId, customClaims } = context;
   return async (_ctx, sub): Promise<Account | undefined> => {
     const user = await getUserById(prisma, cache, sub);
     if (!user || user.organizationId !== organizationId || user.status !== "active") return undefined;
@@ -38,11 +43,11 @@ export function createFindAccount(context: AccountContext): FindAccount {
           const roles = await prisma.userRole.findMany({ where: { userId: user.id }, select: { role: { select: { name: true } } } });
           claims.roles = roles.map((r) => r.role.name).sort();
         }
-        const values = await prisma.customClaimValue.findMany({
-          where: { userId: user.id, claim: { scope: { in: [...scopes] } } },
-          select: { value: true, claim: { select: { claimName: true } } },
-        });
-        for (const v of values) claims[v.claim.claimName] = v.value;
+        const asked = new Map(customClaims.filter((c) => scopes.has(c.scope)).map((c) => [c.id, c.claimName]));
+        if (asked.size > 0) {
+          const values = await prisma.customClaimValue.findMany({ where: { userId: user.id, claimId: { in: [...asked.keys()] } }, select: { claimId: true, value: true } });
+          for (const v of values) claims[asked.get(v.claimId)!] = v.value;
+        }
         return claims as { sub: string };
       },
     };

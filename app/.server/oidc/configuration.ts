@@ -35,7 +35,7 @@ export interface ProviderInput {
   issuer: string;
   jwks: PrivateSigningJwk[];
   /** Custom claim definitions of the organization's applications. */
-  customClaims: Array<{ claimName: string; scope: string }>;
+  customClaims: Array<{ id: string; claimName: string; scope: string }>;
   encryptionKey: Buffer;
   /**
    * The Admin API as a resource, in the super-admin organization only: admin clients' access
@@ -102,7 +102,7 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
   return {
     adapter: (name: string) => (name === "Client" ? clientAdapter : adapterFor(name)),
     jwks: { keys: input.jwks },
-    findAccount: createFindAccount({ prisma, cache, organizationId: organization.id }),
+    findAccount: createFindAccount({ prisma, cache, organizationId: organization.id, customClaims: input.customClaims }),
     scopes,
     claims,
     conformIdTokenClaims: false,

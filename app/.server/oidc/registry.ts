@@ -101,7 +101,7 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
       keys.providerJwks(organization.id),
       prisma.customClaimDefinition.findMany({
         where: { application: { organizationId: organization.id } },
-        select: { claimName: true, scope: true },
+        select: { id: true, claimName: true, scope: true },
       }),
       options.settings.get("tokens.accessTokenTtlSeconds"),
     ]);
