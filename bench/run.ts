@@ -585,36 +585,42 @@ function adminListLines(list: AdminListFigures): string[] {
   ];
 }
 
-const SECTIONS = ["embedded", "external"] as const;
 const marker = (section: string, edge: "start" | "end") => `<!-- bench:${section}:${edge} -->`;
 
+/**
+ * Rewrites this mode's section between its markers and keeps everything else, the other mode's
+ * section and the dated, hand-written comparisons (before/after figures of a change) included.
+ */
 function writeDoc(section: Stores["section"], body: string) {
   const previous = existsSync(DOC) ? readFileSync(DOC, "utf8") : "";
-  const kept = (name: string) => {
-    const start = previous.indexOf(marker(name, "start"));
-    const end = previous.indexOf(marker(name, "end"));
-    return start >= 0 && end > start ? previous.slice(start, end + marker(name, "end").length) : undefined;
-  };
-  const parts = SECTIONS.map((name) => (name === section ? `${marker(name, "start")}\n${body}\n${marker(name, "end")}` : kept(name))).filter(Boolean);
-  const header = [
-    "# Benchmarks",
-    "",
-    "Written by `npm run bench` (bench/run.ts). One run measures Porta beside a bare in-memory oidc-provider",
-    "(same oidc-provider version, configured like Porta where that applies: ES256 only, JWT access tokens for a",
-    "default resource, refresh-token rotation; see bench/bare-provider.ts) on the same machine over loopback,",
-    "so each Porta/bare ratio comes from one run. Both servers run in their own processes; the load generator",
-    "(autocannon) runs in a third. A plain `npm run bench` writes the embedded section; with",
-    "`BENCH_DATABASE_URL=postgresql://… BENCH_REDIS_URL=redis://…` it writes the PostgreSQL + Redis section.",
-    "Each run rewrites only its own section.",
-    "",
-    "The machine is shared with other work, so absolute req/s move with its load (given with each run). The",
-    "server CPU time per request is the steadier figure, and the Porta/bare ratios are taken back to back.",
-    "To see where the time goes, run with `BENCH_PROFILE_DIR=/tmp/prof` (CPU profiles of the first measured",
-    "round of each server and scenario) and read them with `node --import tsx bench/profile-summary.ts <file>`.",
-    "",
-  ].join("\n");
+  const block = `${marker(section, "start")}\n${body}\n${marker(section, "end")}`;
+  const start = previous.indexOf(marker(section, "start"));
+  const end = previous.indexOf(marker(section, "end"));
+  let text: string;
+  if (start >= 0 && end > start) text = previous.slice(0, start) + block + previous.slice(end + marker(section, "end").length);
+  else if (previous.trim()) text = previous.trimEnd() + "\n\n" + block + "\n";
+  else {
+    const header = [
+      "# Benchmarks",
+      "",
+      "Written by `npm run bench` (bench/run.ts). One run measures Porta beside a bare in-memory oidc-provider",
+      "(same oidc-provider version, configured like Porta where that applies: ES256 only, JWT access tokens for a",
+      "default resource, refresh-token rotation; see bench/bare-provider.ts) on the same machine over loopback,",
+      "so each Porta/bare ratio comes from one run. Both servers run in their own processes; the load generator",
+      "(autocannon) runs in a third. A plain `npm run bench` writes the embedded section; with",
+      "`BENCH_DATABASE_URL=postgresql://… BENCH_REDIS_URL=redis://…` it writes the PostgreSQL + Redis section.",
+      "Each run rewrites only its own section and keeps the rest of this page.",
+      "",
+      "The machine is shared with other work, so absolute req/s move with its load (given with each run). The",
+      "server CPU time per request is the steadier figure, and the Porta/bare ratios are taken back to back.",
+      "To see where the time goes, run with `BENCH_PROFILE_DIR=/tmp/prof` (CPU profiles of the first measured",
+      "round of each server and scenario) and read them with `node --import tsx bench/profile-summary.ts <file>`.",
+      "",
+    ].join("\n");
+    text = header + "\n" + block + "\n";
+  }
   mkdirSync(path.dirname(DOC), { recursive: true });
-  writeFileSync(DOC, header + "\n" + parts.join("\n\n") + "\n");
+  writeFileSync(DOC, text);
 }
 
 /* ------------------------------------------------------------------ main */
