@@ -107,6 +107,24 @@ describe("ephemeral store in the database", () => {
     expect(await store.setMembers("grants")).toEqual([]);
   });
 
+  it("lets many callers add to one set at once (sessions of one person signing in on several devices) without a deadlock", async () => {
+    const members = Array.from({ length: 6 }, (_, i) => `session:${i}`);
+    for (const member of members) await store.addToSet("account:sessions", member, 60);
+    // Each re-save refreshes its own member and the others', from as many connections as the pool has.
+    const results = await Promise.allSettled(Array.from({ length: 60 }, (_, i) => store.addToSet("account:sessions", members[i % members.length]!, 60)));
+    expect(results.filter((r) => r.status === "rejected").map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+    expect((await store.setMembers("account:sessions")).sort()).toEqual(members);
+  });
+
+  it("lets sets be deleted while others add to them (a sign-out beside new sign-ins) without a deadlock", async () => {
+    const sets = ["grant:a", "grant:b", "grant:c"];
+    const work = Array.from({ length: 60 }, (_, i) =>
+      i % 4 === 0 ? store.del(...(i % 8 === 0 ? [...sets].reverse() : sets)) : store.addToSet(sets[i % sets.length]!, `token:${i % 5}`, 60),
+    );
+    const results = await Promise.allSettled(work);
+    expect(results.filter((r) => r.status === "rejected").map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+  });
+
   it("del() removes sets too, and sets and values do not see each other", async () => {
     await store.addToSet("k2", "member", 60);
     expect(await store.get("k2")).toBeNull();

@@ -45,8 +45,14 @@ export function createPostgresStore(db: Database, logger: Logger): KeyValueStore
     },
     async del(...keys) {
       if (keys.length === 0) return;
+      // Takes the locks addToSet takes, in one order, before touching a set's rows (see there).
       await sql(
-        `WITH gone AS (DELETE FROM "EphemeralEntry" WHERE "key" = ANY($1::text[])) DELETE FROM "EphemeralSetMember" WHERE "setKey" = ANY($1::text[])`,
+        `WITH locked AS (
+           SELECT count(pg_advisory_xact_lock(hashtextextended('porta_set:' || k, 0))) AS n
+           FROM (SELECT DISTINCT k FROM unnest($1::text[]) AS k ORDER BY k) AS ordered
+         ),
+         gone AS (DELETE FROM "EphemeralEntry" WHERE "key" = ANY($1::text[]) AND EXISTS (SELECT 1 FROM locked))
+         DELETE FROM "EphemeralSetMember" WHERE "setKey" = ANY($1::text[]) AND EXISTS (SELECT 1 FROM locked)`,
         [keys],
       );
     },
@@ -61,13 +67,18 @@ export function createPostgresStore(db: Database, logger: Logger): KeyValueStore
       return rows[0]?.live ? rows[0].value : null;
     },
     async addToSet(key, member, ttlSeconds) {
-      // The member joins and the whole set takes the new time to live, in one statement.
+      // The member joins and the whole set takes the new time to live, in one statement. Two
+      // writers of one set would lock its rows in different orders (each its own member first)
+      // and deadlock: a lock on the set, taken before any row, makes them wait in turn.
       await sql(
-        `WITH added AS (
-           INSERT INTO "EphemeralSetMember" ("setKey", "member", "expiresAt") VALUES ($1::text, $2::text, ${expiryOf("$3")})
+        `WITH locked AS (SELECT pg_advisory_xact_lock(hashtextextended('porta_set:' || $1::text, 0)) AS done),
+         added AS (
+           INSERT INTO "EphemeralSetMember" ("setKey", "member", "expiresAt")
+           SELECT $1::text, $2::text, ${expiryOf("$3")} FROM locked
            ON CONFLICT ("setKey", "member") DO UPDATE SET "expiresAt" = EXCLUDED."expiresAt"
          )
-         UPDATE "EphemeralSetMember" SET "expiresAt" = ${expiryOf("$3")} WHERE "setKey" = $1::text AND "member" <> $2::text`,
+         UPDATE "EphemeralSetMember" SET "expiresAt" = ${expiryOf("$3")}
+         WHERE "setKey" = $1::text AND "member" <> $2::text AND EXISTS (SELECT 1 FROM locked)`,
         [key, member, ttl(ttlSeconds)],
       );
     },
