@@ -187,15 +187,24 @@ export function createJobQueue(db: Database, logger: Logger, settings: Partial<Q
     }
   }
 
-  const retryTimers = new Set<NodeJS.Timeout>();
+  /**
+   * At most one wake-up per queue, for its earliest due retry: maintenance looks retries up every
+   * 30 s, and a retry hours away must not collect a timer from each look. A later retry is found
+   * by the next look after this one fires (or by polling).
+   */
+  const retryTimers = new Map<JobName, { at: number; timer: NodeJS.Timeout }>();
   /** Wakes a queue's workers when a retry falls due (pg-boss only finds it by polling). */
   function wakeAt(name: JobName, at: Date) {
+    const due = at.getTime();
+    const current = retryTimers.get(name);
+    if (current && current.at <= due) return;
+    if (current) clearTimeout(current.timer);
     const timer = setTimeout(() => {
-      retryTimers.delete(timer);
+      retryTimers.delete(name);
       wake(name);
-    }, Math.max(0, at.getTime() - Date.now()) + 50);
+    }, Math.max(0, due - Date.now()) + 50);
     timer.unref();
-    retryTimers.add(timer);
+    retryTimers.set(name, { at: due, timer });
   }
 
   /**
@@ -381,7 +390,7 @@ export function createJobQueue(db: Database, logger: Logger, settings: Partial<Q
       clearInterval(sweeper);
       await started.catch(() => undefined);
       await stopListening?.().catch(() => undefined);
-      for (const timer of retryTimers) clearTimeout(timer);
+      for (const { timer } of retryTimers.values()) clearTimeout(timer);
       retryTimers.clear();
       await boss.stop({ graceful: true, wait: true, timeout: 5_000 });
     },
