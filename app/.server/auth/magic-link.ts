@@ -8,8 +8,9 @@ import type { InteractionContext } from "../interaction/context";
 import type { JobContext, JobPayloads } from "../jobs/queue";
 import { sendBrandedEmail } from "../mail/send";
 import type { Services } from "../services";
-import { anonymousActor, systemActor, userActor, type RequestMeta } from "./actors";
+import { systemActor, userActor, type RequestMeta } from "./actors";
 import { finishSignIn } from "./finish-sign-in";
+import { auditMethodRefusal } from "./method-refusal";
 import { consumeEach } from "../rate-limit/limiters";
 
 /**
@@ -140,12 +141,11 @@ async function findUsableLink(
   const client = row.clientId ? await getClientRecord(prisma, services.cache, row.clientId) : null;
   const methods = effectiveLoginMethods(client ?? { loginMethods: [] }, organization);
   if (!methods.includes("magic_link")) {
-    await inTransaction(services, anonymousActor(input.meta), async (ctx) => {
-      ctx.audit({
-        eventType: "security.login_method_disabled",
-        organizationId: organization.id,
-        data: { attemptedMethod: "magic_link", clientId: row.clientId, organizationId: organization.id, endpoint: "POST /interaction/:uid/magic-link/verify" },
-      });
+    await auditMethodRefusal(services, input.meta, {
+      organizationId: organization.id,
+      clientId: row.clientId,
+      method: "magic_link",
+      endpoint: "POST /interaction/:uid/magic-link/verify",
     });
     return { status: "method_disabled" };
   }
