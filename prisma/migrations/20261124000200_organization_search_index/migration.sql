@@ -6,3 +6,6 @@
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
 CREATE INDEX "Organization_name_idx" ON "Organization" USING GIN ("name" gin_trgm_ops);
 CREATE INDEX "Organization_slug_idx" ON "Organization" USING GIN ("slug" gin_trgm_ops);
+-- The list's default order (createdAt, then id): its first page reads 20 index entries instead of
+-- sorting every organization.
+CREATE INDEX "Organization_createdAt_id_idx" ON "Organization"("createdAt", "id");
