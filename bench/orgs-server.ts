@@ -6,15 +6,21 @@
  * With ADMIN_TOKEN=1 it first signs the bootstrap service-admin in (see admin-list-seed.ts) and
  * includes an Admin API access token. A line "mem" on stdin answers with one JSON line of
  * process.memoryUsage() after two full garbage collections (run node with --expose-gc), so that
- * the heap a set of cached providers holds can be told apart from garbage.
+ * the heap a set of cached providers holds can be told apart from garbage. A line
+ * "build <slug> <slug> …" builds those organizations' providers one after another in-process and
+ * answers `{builds: [ms, …]}` (each the registry's `get`, with no HTTP around it); with
+ * BENCH_PROFILE_DIR set, those builds are CPU-profiled into <dir>/provider-build.cpuprofile.
  *
  * Env: PORT, DATABASE_URL, DATA_DIR, ENCRYPTION_KEY, ADMIN_TOKEN, optional REDIS_URL.
  */
+import { writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
+import path from "node:path";
 import { createInterface } from "node:readline";
 import { performance } from "node:perf_hooks";
 import { parseConfig } from "../app/.server/config/env";
 import { createLogger } from "../app/.server/logging/logger";
-import { startPorta } from "../app/.server/start";
+import { startPorta, type RunningPorta } from "../app/.server/start";
 import { seedAdminList } from "./admin-list-seed";
 import { onStop } from "./flow";
 
@@ -40,13 +46,41 @@ async function main() {
   const accessToken = process.env.ADMIN_TOKEN === "1" ? (await seedAdminList(porta, 0)).accessToken : undefined;
 
   const gc = (globalThis as { gc?: () => void }).gc;
+  const answer = (value: unknown) => process.stdout.write(JSON.stringify(value) + "\n");
   createInterface({ input: process.stdin }).on("line", (line) => {
-    if (line.trim() !== "mem") return;
-    gc?.();
-    gc?.();
-    process.stdout.write(JSON.stringify({ memory: process.memoryUsage() }) + "\n");
+    const [command, ...slugs] = line.trim().split(/\s+/);
+    if (command === "mem") {
+      gc?.();
+      gc?.();
+      answer({ memory: process.memoryUsage() });
+    } else if (command === "build") {
+      buildTimed(porta, slugs).then(answer, (error: unknown) => answer({ error: String(error) }));
+    }
   });
   process.stdout.write(JSON.stringify({ url: porta.url, pid: process.pid, startMs, ...(accessToken ? { accessToken } : {}) }) + "\n");
+}
+
+async function buildTimed(porta: RunningPorta, slugs: string[]): Promise<{ builds: number[] }> {
+  const dir = process.env.BENCH_PROFILE_DIR;
+  const session = dir ? new Session() : undefined;
+  if (session) {
+    session.connect();
+    await session.post("Profiler.enable");
+    await session.post("Profiler.setSamplingInterval", { interval: 100 });
+    await session.post("Profiler.start");
+  }
+  const builds: number[] = [];
+  for (const slug of slugs) {
+    const t0 = performance.now();
+    if (!(await porta.services.oidc.get(slug))) throw new Error(`no provider for ${slug}`);
+    builds.push(performance.now() - t0);
+  }
+  if (session && dir) {
+    const { profile } = await session.post("Profiler.stop");
+    writeFileSync(path.join(dir, "provider-build.cpuprofile"), JSON.stringify(profile));
+    session.disconnect();
+  }
+  return { builds };
 }
 
 main().catch((error: unknown) => {
