@@ -18,6 +18,16 @@ describe("provider pool", () => {
     expect(p.get("org-24")).toBe("provider 24");
   });
 
+  it("fills its whole capacity with organizations asked for once, when none is hot", () => {
+    const p = pool(10);
+    for (let i = 0; i < 10; i++) p.set(`org-${i}`, `provider ${i}`);
+    expect(p.size).toBe(10);
+    p.set("org-10", "provider 10");
+    expect(p.size).toBe(10);
+    expect(p.get("org-0")).toBeUndefined();
+    expect(p.get("org-1")).toBe("provider 1");
+  });
+
   it("keeps organizations asked for again while a sweep over many others passes through", () => {
     const p = pool(10);
     for (const hot of ["a", "b", "c"]) {

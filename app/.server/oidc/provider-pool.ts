@@ -1,7 +1,8 @@
 /**
  * The pool of built providers, bounded by memory rather than by a count, and resistant to scans
  * (decision 030). A segmented LRU: a provider enters on probation; asked for again while there,
- * it moves to the protected segment, which holds most of the budget. When traffic sweeps over
+ * it moves to the protected segment, which may hold up to 80 % of the budget (probation uses the
+ * rest, and all of it while few entries are protected). When traffic sweeps over
  * more organizations than fit (a crawler, a round-robin load test, a long tail of organizations
  * that sign in once an hour), only probation churns: the organizations that are asked for again
  * and again stay built. Protected entries pushed out by newer hot ones go back on probation
@@ -51,7 +52,9 @@ export function createProviderPool<V>(options: ProviderPoolOptions): ProviderPoo
   const now = options.now ?? Date.now;
   const capacity = poolCapacity(options.maxBytes, options.bytesPerEntry);
   const protectedMax = Math.min(capacity - 1, Math.max(1, Math.floor(capacity * (options.protectedShare ?? 0.8))));
-  const probation = new LRUCache<string, Slot<V>>({ max: capacity - protectedMax });
+  // Probation may use whatever the protected segment does not: the pool fills to its capacity
+  // even before anything is asked for twice.
+  const probation = new LRUCache<string, Slot<V>>({ max: capacity });
   const hot = new LRUCache<string, Slot<V>>({
     max: protectedMax,
     // Pushed out of the protected segment by a newer hot entry: back on probation, not gone.
@@ -59,6 +62,11 @@ export function createProviderPool<V>(options: ProviderPoolOptions): ProviderPoo
       if (reason === "evict") probation.set(key, slot);
     },
   });
+
+  /** Over capacity, the least recently used entry on probation goes (protected holds at most protectedMax < capacity). */
+  function trim() {
+    while (hot.size + probation.size > capacity && probation.size > 0) probation.pop();
+  }
 
   function fresh(slot: Slot<V> | undefined, key: string): Slot<V> | undefined {
     if (slot && slot.expiresAt <= now()) {
@@ -77,11 +85,13 @@ export function createProviderPool<V>(options: ProviderPoolOptions): ProviderPoo
       if (!waiting) return undefined;
       probation.delete(key);
       hot.set(key, waiting);
+      trim();
       return waiting.value;
     },
     set(key, value) {
       hot.delete(key);
       probation.set(key, { value, expiresAt: now() + options.maxAgeMs });
+      trim();
     },
     delete(key) {
       hot.delete(key);
