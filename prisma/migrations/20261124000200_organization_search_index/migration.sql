@@ -9,3 +9,7 @@ CREATE INDEX "Organization_slug_idx" ON "Organization" USING GIN ("slug" gin_trg
 -- The list's default order (createdAt, then id): its first page reads 20 index entries instead of
 -- sorting every organization.
 CREATE INDEX "Organization_createdAt_id_idx" ON "Organization"("createdAt", "id");
+-- Without statistics on "slug"::text (the expression the search filters on) the planner guesses
+-- 1 % of the rows match, prefers walking the index above in order and filtering, and reads every
+-- row when few match (124 ms at 100,000 organizations); with them it takes the trigram indexes.
+CREATE STATISTICS "Organization_slug_text_stats" ON (("slug"::text)) FROM "Organization";
