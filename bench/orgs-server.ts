@@ -10,6 +10,7 @@
  * "build <slug> <slug> …" builds those organizations' providers one after another in-process and
  * answers `{builds: [ms, …]}` (each the registry's `get`, with no HTTP around it); with
  * BENCH_PROFILE_DIR set, those builds are CPU-profiled into <dir>/provider-build.cpuprofile.
+ * "pooled <slug> …" answers `{pooled: n}`, how many of them are still in the pool.
  *
  * Env: PORT, DATABASE_URL, DATA_DIR, ENCRYPTION_KEY, ADMIN_TOKEN, optional REDIS_URL.
  */
@@ -53,6 +54,8 @@ async function main() {
       gc?.();
       gc?.();
       answer({ memory: process.memoryUsage() });
+    } else if (command === "pooled") {
+      answer({ pooled: slugs.filter((slug) => porta.services.oidc.peek(slug)).length });
     } else if (command === "build") {
       buildTimed(porta, slugs).then(answer, (error: unknown) => answer({ error: String(error) }));
     }
