@@ -152,6 +152,11 @@ test("[required_totp] enroll an authenticator app, keep the recovery codes, sign
   expect(recoveryCodes).toHaveLength(10);
   for (const code of recoveryCodes) expect(code).toMatch(/^[A-Z0-9]{4}-[A-Z0-9]{4}$/);
   expect(new Set(recoveryCodes).size).toBe(10);
+  // Or keeps them as a file: the download holds every code.
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: t2.codesDownload }).click()]);
+  const file = readFileSync(await download.path(), "utf8");
+  for (const code of recoveryCodes) expect(file).toContain(code);
+  await expect(page.getByRole("button", { name: t2.codesCopy })).toBeVisible();
   await screenshot(page, testInfo, "totp-1-recovery-codes");
   await page.getByRole("button", { name: t2.continue }).click();
   const firstTokens = await finishAtRelyingParty(page, testInfo, org, first, "totp-1");

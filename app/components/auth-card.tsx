@@ -36,6 +36,7 @@ export function Field({
   autoFocus,
   required = true,
   inputMode,
+  hint,
 }: {
   name: string;
   label: string;
@@ -47,8 +48,12 @@ export function Field({
   required?: boolean;
   /** The on-screen keyboard to offer (codes: "numeric"). */
   inputMode?: "numeric" | "text" | "email";
+  /** What the field expects, shown before the first attempt (password rules). */
+  hint?: string;
 }) {
   const errorId = `${name}-error`;
+  const hintId = `${name}-hint`;
+  const describedBy = [hint ? hintId : null, error ? errorId : null].filter(Boolean).join(" ") || undefined;
   return (
     <div className="field">
       <label htmlFor={name}>{label}</label>
@@ -62,8 +67,13 @@ export function Field({
         autoFocus={autoFocus}
         inputMode={inputMode}
         aria-invalid={error ? true : undefined}
-        aria-describedby={error ? errorId : undefined}
+        aria-describedby={describedBy}
       />
+      {hint ? (
+        <p id={hintId} className="field-hint">
+          {hint}
+        </p>
+      ) : null}
       {error ? (
         <p id={errorId} className="field-error" role="alert">
           {error}

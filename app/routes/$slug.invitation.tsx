@@ -26,6 +26,7 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
       givenName: invitation.givenName ?? "",
       familyName: invitation.familyName ?? "",
       passwordNeeded,
+      minLength: await context.services.settings.get("auth.passwordMinLength"),
       branding: brandingOf(invitation.organization),
     },
     { headers: NO_STORE },
@@ -63,6 +64,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
         givenName: String(form.get("givenName") ?? ""),
         familyName: String(form.get("familyName") ?? ""),
         passwordNeeded,
+        minLength: await context.services.settings.get("auth.passwordMinLength"),
         branding,
         problem: outcome.problem,
         limit: outcome.limit,
@@ -104,6 +106,7 @@ export default function AcceptInvitation() {
             label={t("invitation.password")}
             type="password"
             autoComplete="new-password"
+            hint={t("passwordPolicy.hint", { limit: shown.minLength })}
             error={problem ? t(`passwordPolicy.${problem}`, { limit: "limit" in shown ? shown.limit : undefined }) : undefined}
           />
         ) : (

@@ -51,7 +51,8 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   if (link.status !== "usable") return problemPage(link, language);
   // A deactivated account's link no longer works: to its holder that is an expired link.
   if ((await resettableUserEmail(context.services, link.row)) === null) return problemPage({ ...link, status: "expired" }, language);
-  return data({ view: "form" as const, ...frame(link, language), token, csrf: context.services.csrf.tokenFor(csrfKey(link.row.id)) }, { headers: NO_STORE });
+  const minLength = await context.services.settings.get("auth.passwordMinLength");
+  return data({ view: "form" as const, ...frame(link, language), token, minLength, csrf: context.services.csrf.tokenFor(csrfKey(link.row.id)) }, { headers: NO_STORE });
 }
 
 export async function action({ request, params, context }: ActionFunctionArgs) {
@@ -66,11 +67,13 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   }
   if (!context.services.csrf.verify(csrfKey(link.row.id), form.get("csrf"))) {
     const csrf = context.services.csrf.tokenFor(csrfKey(link.row.id));
-    return data({ view: "csrf" as const, ...frame(link, language), token, csrf }, { status: 403, headers: NO_STORE });
+    const minLength = await context.services.settings.get("auth.passwordMinLength");
+    return data({ view: "csrf" as const, ...frame(link, language), token, csrf, minLength }, { status: 403, headers: NO_STORE });
   }
   if (link.status !== "usable") return problemPage(link, language);
   const outcome = await completePasswordReset(context.services, {
     row: link.row,
+    organizationName: link.organization.name,
     newPassword: String(form.get("password") ?? ""),
     meta: { ip: context.req.ip ?? null, requestId: context.requestId },
   });
@@ -82,7 +85,8 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   }
   if (outcome.reason === "invalid_token") return problemPage({ ...link, status: "used" }, language);
   const csrf = context.services.csrf.tokenFor(csrfKey(link.row.id));
-  return data({ view: "form" as const, ...frame(link, language), token, csrf, problem: outcome.problem, limit: outcome.limit }, { status: 422, headers: NO_STORE });
+  const minLength = await context.services.settings.get("auth.passwordMinLength");
+  return data({ view: "form" as const, ...frame(link, language), token, csrf, minLength, problem: outcome.problem, limit: outcome.limit }, { status: 422, headers: NO_STORE });
 }
 
 function refusal(link: Found, endpoint: string) {
@@ -136,6 +140,7 @@ export default function ResetPassword() {
           type="password"
           autoComplete="new-password"
           autoFocus
+          hint={t("passwordPolicy.hint", { limit: shown.minLength })}
           error={problem ? t(`passwordPolicy.${problem}`, { limit: "limit" in shown ? shown.limit : undefined }) : undefined}
         />
         <button className="button" type="submit">

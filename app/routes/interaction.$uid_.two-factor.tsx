@@ -41,8 +41,12 @@ export async function action(args: ActionFunctionArgs) {
   const intent = form.get("intent");
 
   if (intent === "choose") {
-    await chooseSecondFactor(services, gate.context, pending, form.get("method"));
-    return redirect(`/interaction/${uid}/two-factor`, { headers: NO_STORE });
+    const chosen = await chooseSecondFactor(services, gate.context, pending, form.get("method"));
+    if (chosen.ok) return redirect(`/interaction/${uid}/two-factor`, { headers: NO_STORE });
+    return data(
+      { error: "resend_limited" as const, minutes: Math.ceil(chosen.retryAfterSeconds / 60) },
+      { status: 429, headers: { ...NO_STORE, "Retry-After": String(chosen.retryAfterSeconds) } },
+    );
   }
   if (intent === "resend" && pending.chosen === "email") {
     const resent = await resendEmailOtp(services, pending);

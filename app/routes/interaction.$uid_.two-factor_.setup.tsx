@@ -2,6 +2,7 @@ import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import QRCode from "qrcode";
 import { useTranslation } from "react-i18next";
+import { RecoveryCodes } from "~/components/recovery-codes";
 import { AuthCard, Field } from "~/components/auth-card";
 import { GateRefusalPage, isGateRefusal } from "~/components/gate-refusal";
 import { beginTotpEnrollment, enrollTotpAtSignIn, loadSecondFactorStep, signInAfterEnrollment } from "~/.server/auth/two-factor/service";
@@ -68,13 +69,7 @@ export default function TotpSetup() {
         {codes.length > 0 ? (
           <>
             <p>{t("twoFactor.codesIntro")}</p>
-            <ul className="recovery-codes" aria-label={t("twoFactor.codesTitle")}>
-              {codes.map((code) => (
-                <li key={code}>
-                  <code>{code}</code>
-                </li>
-              ))}
-            </ul>
+            <RecoveryCodes codes={codes} organizationName={page.branding.name} />
           </>
         ) : null}
         <Form method="post" reloadDocument>

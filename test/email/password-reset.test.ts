@@ -84,6 +84,8 @@ describe("the password-reset mail", () => {
 
     const { formHtml, res } = await submitNewPassword(page.browser, link, NEW_PASSWORD);
     expect(mainOf(formHtml)).toContain(pageText("en", (m) => m.reset.newPassword));
+    // The rules are on the page before the first attempt.
+    expect(mainOf(formHtml)).toContain(pageText("en", (m) => m.passwordPolicy.hint, { limit: 8 }));
     // The sign-in that asked is open in this browser: the reset continues it.
     expect(res.status).toBe(303);
     const location = new URL(res.headers.get("location")!, link);
@@ -150,6 +152,13 @@ describe("the password-reset mail", () => {
     const ownEmail = await submitNewPassword(page.browser, link, user.email);
     expect(ownEmail.res.status).toBe(422);
     expect(mainOf(await ownEmail.res.text())).toContain(pageText("en", (m) => m.passwordPolicy.contains_email));
+    const localPart = await submitNewPassword(page.browser, link, `my ${user.email.split("@")[0]} forever`);
+    expect(localPart.res.status).toBe(422);
+    expect(mainOf(await localPart.res.text())).toContain(pageText("en", (m) => m.passwordPolicy.contains_email));
+    // NIST context-specific words: the organization's name.
+    const orgName = await submitNewPassword(page.browser, link, `welcome to ${tenant.org.name} 1`);
+    expect(orgName.res.status).toBe(422);
+    expect(mainOf(await orgName.res.text())).toContain(pageText("en", (m) => m.passwordPolicy.contains_organization));
     expect((await passwordSignIn(tenant, user.email, PASSWORD)).tokens?.claims()?.sub).toBe(user.id);
   });
 });

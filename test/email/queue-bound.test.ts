@@ -129,7 +129,7 @@ it("a burst for one address is rate-limited; a full queue refuses jobs; latency 
       language: "en",
       ip: null,
     });
-    expect(outcome).toEqual({ status: "accepted" });
+    expect(outcome).toEqual({ status: "accepted", pairingCode: expect.stringMatching(/^\d{2}$/) });
   }
   const drops = porta.logs.lines.filter((l) => l.msg === "magic link request dropped: queue full").length - dropsBefore;
   expect(drops).toBe(70);

@@ -186,6 +186,24 @@ describe("the choice page (required_any)", () => {
     expect(third.sub).toBe(user.id);
   });
 
+  it("limits 'email me a code' like 'send another code': choosing email again and again does not mail each time (issue 19)", async () => {
+    const user = await createUserInState(porta, tenants.required_any, "totp");
+    const { page, step } = await passwordStep(tenants.required_any, user);
+    if (step.kind !== "choose") throw new Error("no choice");
+    const csrf = csrfOf(step.html);
+    const statuses: number[] = [];
+    for (let i = 0; i < DEFAULT_LIMITS.emailOtpResend.points + 2; i++) {
+      const res = await page.browser.post(step.url, { csrf, intent: "choose", method: "email" });
+      statuses.push(res.status);
+      if (res.status === 429) {
+        expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
+        expect(mainOf(await res.text())).toContain(escape(en.resendLimited.replace("{{minutes}}", "15")));
+      }
+    }
+    expect(statuses).toEqual([...Array(DEFAULT_LIMITS.emailOtpResend.points).fill(302), 429, 429]);
+    expect(await prisma().emailOtpCode.count({ where: { userId: user.id } })).toBe(DEFAULT_LIMITS.emailOtpResend.points);
+  });
+
   it("goes straight to the emailed code for a person without an app", async () => {
     const user = await createUserInState(porta, tenants.required_any, "none");
     const { page, step } = await passwordStep(tenants.required_any, user);

@@ -126,7 +126,8 @@ export async function acceptInvitation(
   if (!invitation) return { ok: false, reason: "invalid" };
   let passwordHash: string | null = null;
   if (input.password !== null) {
-    const check = checkNewPassword(input.password, { minLength: await services.settings.get("auth.passwordMinLength"), email: invitation.email });
+    const minLength = await services.settings.get("auth.passwordMinLength");
+    const check = checkNewPassword(input.password, { minLength, email: invitation.email, organizationName: invitation.organization.name });
     if (!check.ok) return { ok: false, reason: "weak_password", problem: check.problem!, ...(check.limit ? { limit: check.limit } : {}) };
     passwordHash = await services.passwords.hash(input.password);
   }

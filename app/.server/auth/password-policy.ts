@@ -8,7 +8,7 @@ import { dictionary } from "@zxcvbn-ts/language-common";
  */
 export const MAX_PASSWORD_LENGTH = 1024;
 
-export type PasswordProblem = "too_short" | "too_long" | "breached" | "contains_email";
+export type PasswordProblem = "too_short" | "too_long" | "breached" | "contains_email" | "contains_organization";
 
 export interface PasswordCheck {
   ok: boolean;
@@ -27,7 +27,16 @@ export function normalizePassword(password: string): string {
   return password.normalize("NFKC");
 }
 
-export function checkNewPassword(password: string, options: { minLength: number; email?: string }): PasswordCheck {
+/** Context words shorter than this are left alone: they would refuse ordinary passwords. */
+const CONTEXT_WORD_MIN = 4;
+/** Letters and digits only, lower case: "Acme Corp." and "acme-corp" are the same word. */
+const compact = (text: string) => text.normalize("NFKC").toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "");
+
+/**
+ * NIST SP 800-63B §5.1.1.2 context-specific words: the account's address (its local part) and the
+ * organization's name, each when long enough to mean something, anywhere in the password.
+ */
+export function checkNewPassword(password: string, options: { minLength: number; email?: string; organizationName?: string }): PasswordCheck {
   const normalized = normalizePassword(password);
   // Count code points, not UTF-16 units, as NIST asks.
   const length = [...normalized].length;
@@ -35,6 +44,12 @@ export function checkNewPassword(password: string, options: { minLength: number;
   if (length > MAX_PASSWORD_LENGTH) return { ok: false, problem: "too_long", limit: MAX_PASSWORD_LENGTH };
   const lower = normalized.toLowerCase();
   if (breachedPasswords().has(lower)) return { ok: false, problem: "breached" };
-  if (options.email && lower === options.email.toLowerCase()) return { ok: false, problem: "contains_email" };
+  const letters = compact(normalized);
+  const localPart = compact(options.email?.split("@")[0] ?? "");
+  if (options.email && (lower.includes(options.email.toLowerCase()) || (localPart.length >= CONTEXT_WORD_MIN && letters.includes(localPart)))) {
+    return { ok: false, problem: "contains_email" };
+  }
+  const organization = compact(options.organizationName ?? "");
+  if (organization.length >= CONTEXT_WORD_MIN && letters.includes(organization)) return { ok: false, problem: "contains_organization" };
   return { ok: true };
 }

@@ -119,11 +119,15 @@ export type ResetOutcome = { ok: true; userId: string } | { ok: false; reason: "
  * `auth.password_reset.completed` entry commit together; the browser sessions in the store end
  * after the commit. The reset does not sign in: the person signs in with the new password.
  */
-export async function completePasswordReset(services: Services, input: { row: ResetTokenRow; newPassword: string; meta: RequestMeta }): Promise<ResetOutcome> {
+export async function completePasswordReset(
+  services: Services,
+  input: { row: ResetTokenRow; organizationName: string; newPassword: string; meta: RequestMeta },
+): Promise<ResetOutcome> {
   const { row } = input;
   const email = await resettableUserEmail(services, row);
   if (email === null) return { ok: false, reason: "invalid_token" };
-  const check = checkNewPassword(input.newPassword, { minLength: await services.settings.get("auth.passwordMinLength"), email });
+  const minLength = await services.settings.get("auth.passwordMinLength");
+  const check = checkNewPassword(input.newPassword, { minLength, email, organizationName: input.organizationName });
   if (!check.ok) return { ok: false, reason: "weak_password", problem: check.problem!, ...(check.limit ? { limit: check.limit } : {}) };
   const passwordHash = await services.passwords.hash(input.newPassword);
   const { userId } = row;

@@ -111,15 +111,18 @@ const PASSWORD_MESSAGES: Record<NonNullable<PasswordCheck["problem"]>, (limit?: 
   too_short: (limit) => `is too short: use at least ${limit} characters`,
   too_long: (limit) => `is too long: use at most ${limit} characters`,
   breached: () => "appears in a list of breached passwords: choose another",
-  contains_email: () => "must not be the email address",
+  contains_email: () => "must not contain the email address or its name part",
+  contains_organization: () => "must not contain the organization's name",
 };
 
 /**
  * NIST SP 800-63B check of a new password, with the configured minimum length (the same one
  * the reset and invitation pages apply); a refusal is 422 naming the reason.
  */
-export async function assertPasswordPolicy(ctx: Context<"settings">, password: string, email: string) {
-  const check = checkNewPassword(password, { minLength: await ctx.settings.get("auth.passwordMinLength"), email });
+export async function assertPasswordPolicy(ctx: Context<"settings">, password: string, account: { email: string; organizationId: string }) {
+  const organization = await ctx.db.organization.findUnique({ where: { id: account.organizationId }, select: { name: true } });
+  const minLength = await ctx.settings.get("auth.passwordMinLength");
+  const check = checkNewPassword(password, { minLength, email: account.email, ...(organization ? { organizationName: organization.name } : {}) });
   if (!check.ok) throw validation([{ field: "password", message: PASSWORD_MESSAGES[check.problem!](check.limit) }], "The password does not meet the password policy.");
 }
 
@@ -133,7 +136,7 @@ export async function createUser(ctx: UserWriteContext, organizationId: string, 
     throw validation([{ field: "organizationId", message: "must match the organization in the path" }]);
   }
   await requireManagedOrganization(ctx, organizationId);
-  if (input.password !== undefined) await assertPasswordPolicy(ctx, input.password, input.email);
+  if (input.password !== undefined) await assertPasswordPolicy(ctx, input.password, { email: input.email, organizationId });
   const passwordHash = input.password !== undefined ? await ctx.passwords.hash(input.password) : null;
   const row = await ctx.db.user.create({
     data: {
@@ -188,7 +191,7 @@ function refuseSelf(user: UserRow, adminId: string, what: string) {
 }
 
 export async function setPassword(ctx: UserSessionsContext, user: UserRow, password: string, expectedVersion: number | undefined): Promise<UserRow> {
-  await assertPasswordPolicy(ctx, password, user.email);
+  await assertPasswordPolicy(ctx, password, user);
   const passwordHash = await ctx.passwords.hash(password);
   const row = await writeUser(ctx, user, { passwordHash }, expectedVersion);
   await endUserSessions(ctx, user.organizationId, user.id);

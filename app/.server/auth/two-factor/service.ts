@@ -90,14 +90,18 @@ export async function loadSecondFactorStep(services: Services, ic: InteractionCo
   return pending && pending.organizationId === ic.organization.id ? pending : null;
 }
 
-/** The person picks one of the plan's factors (anything else changes nothing); an emailed code goes out at once. */
-export async function chooseSecondFactor(services: Services, ic: InteractionContext, pending: PendingSecondFactor, method: unknown): Promise<void> {
-  if ((method !== "totp" && method !== "email") || !pending.plan.methods.includes(method)) return;
-  await savePending(services.store, ic.uid, { ...pending, chosen: method });
-  if (method === "email") await issueEmailOtp(services, pending.userId, pending.language);
-}
-
 export type ResendOutcome = { ok: true } | { ok: false; retryAfterSeconds: number };
+
+/**
+ * The person picks one of the plan's factors (anything else changes nothing); an emailed code
+ * goes out at once, within the same per-user limit on mails as "send another code": choosing
+ * email again and again must not send a mail each time (issue 19).
+ */
+export async function chooseSecondFactor(services: Services, ic: InteractionContext, pending: PendingSecondFactor, method: unknown): Promise<ResendOutcome> {
+  if ((method !== "totp" && method !== "email") || !pending.plan.methods.includes(method)) return { ok: true };
+  await savePending(services.store, ic.uid, { ...pending, chosen: method });
+  return method === "email" ? resendEmailOtp(services, pending) : { ok: true };
+}
 
 /** Another emailed code, within the per-user limit on mails (each code is one). */
 export async function resendEmailOtp(services: Services, pending: PendingSecondFactor): Promise<ResendOutcome> {
