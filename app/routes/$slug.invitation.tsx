@@ -8,12 +8,16 @@ import { brandingOf } from "~/.server/interaction/branding";
 import { NO_STORE } from "~/.server/interaction/request";
 import { resolveLanguage } from "~/.server/i18n";
 import { readForm } from "~/.server/http/form";
+import { getOrganizationBySlug } from "~/.server/directory/organizations";
+import { SlugSchema } from "~/schemas/organization";
 
 /** GET /{slug}/invitation?token=…: finish the invited account (name, and a password unless magic links are the only way in). */
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const token = new URL(request.url).searchParams.get("token") ?? "";
   const invitation = await findOpenInvitation(context.services, params.slug!, token);
-  if (!invitation) return data({ view: "invalid" as const, language: await resolveLanguage(request, {}) }, { status: 400, headers: NO_STORE });
+  if (!invitation) {
+    return data({ view: "invalid" as const, language: await resolveLanguage(request, {}), branding: await brandingForSlug(context.services, params.slug!) }, { status: 400, headers: NO_STORE });
+  }
   const language = await resolveLanguage(request, { uiLocales: invitation.language });
   const passwordNeeded = effectiveLoginMethods({ loginMethods: [] }, invitation.organization).includes("password");
   return data(
@@ -39,7 +43,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const invitation = await findOpenInvitation(context.services, params.slug!, token);
   const language = await resolveLanguage(request, { uiLocales: invitation?.language });
   if (!invitation || !context.services.csrf.verify(`invitation:${invitation.id}`, form.get("csrf"))) {
-    return data({ view: "invalid" as const, language }, { status: 400, headers: NO_STORE });
+    return data({ view: "invalid" as const, language, branding: await brandingForSlug(context.services, params.slug!) }, { status: 400, headers: NO_STORE });
   }
   const passwordNeeded = effectiveLoginMethods({ loginMethods: [] }, invitation.organization).includes("password");
   const outcome = await acceptInvitation(context.services, {
@@ -75,6 +79,13 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   return data({ view: outcome.reason, language, branding }, { status: outcome.reason === "exists" ? 409 : 400, headers: NO_STORE });
 }
 
+/** The branding of the organization the address names, for pages about a link that no longer works. */
+async function brandingForSlug(services: LoaderFunctionArgs["context"]["services"], slug: string) {
+  const parsed = SlugSchema.safeParse(slug);
+  const organization = parsed.success ? await getOrganizationBySlug(services.db.prisma, services.cache, parsed.data) : null;
+  return organization?.status === "active" ? brandingOf(organization) : null;
+}
+
 export default function AcceptInvitation() {
   const page = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
@@ -82,11 +93,18 @@ export default function AcceptInvitation() {
   const shown = result ?? page;
   if (shown.view !== "form") {
     const text = shown.view === "done" ? t("invitation.done") : shown.view === "exists" ? t("invitation.exists") : t("invitation.invalid");
-    return (
+    const title = t(shown.view === "done" ? "invitation.doneTitle" : "invitation.problemTitle");
+    const message = <FormMessage tone={shown.view === "done" ? "info" : "error"}>{text}</FormMessage>;
+    // Branded whenever the address names a known organization: the page says whose invitation it was.
+    return shown.branding ? (
+      <AuthCard branding={shown.branding} title={title}>
+        {message}
+      </AuthCard>
+    ) : (
       <main className="page">
         <section className="card" aria-labelledby="page-title">
-          <h1 id="page-title">{t(shown.view === "done" ? "invitation.submit" : "expired.title")}</h1>
-          <FormMessage tone={shown.view === "done" ? "info" : "error"}>{text}</FormMessage>
+          <h1 id="page-title">{title}</h1>
+          {message}
         </section>
       </main>
     );

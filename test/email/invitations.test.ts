@@ -106,6 +106,8 @@ describe("the invitation mail", () => {
     expect(mainOf(accepted.html)).toContain(pageText("en", (m) => m.invitation.password));
     expect(accepted.res.status).toBe(200);
     expect(mainOf(accepted.body)).toContain(pageText("en", (m) => m.invitation.done));
+    expect(mainOf(accepted.body)).toContain(pageText("en", (m) => m.invitation.doneTitle));
+    expect(mainOf(accepted.body)).toContain(tenant.org.name);
 
     const user = await prisma().user.findFirstOrThrow({ where: { organizationId: tenant.org.id, email } });
     expect(user).toMatchObject({ givenName: "Grace", familyName: "Hopper", emailVerified: true, locale: "en", status: "active" });
@@ -116,7 +118,10 @@ describe("the invitation mail", () => {
     // The same link again, with a fresh form: refused, and no second user.
     const again = await browser.get(link);
     expect(again.status).toBe(400);
-    expect(mainOf(await again.text())).toContain(pageText("en", (m) => m.invitation.invalid));
+    const againMain = mainOf(await again.text());
+    expect(againMain).toContain(pageText("en", (m) => m.invitation.invalid));
+    // Still the organization's page: the address names it (issue 19, no unbranded dead end).
+    expect(againMain).toContain(tenant.org.name);
     const replay = await browser.post(link, {
       csrf: csrfOf(accepted.html),
       token: new URL(link).searchParams.get("token")!,
