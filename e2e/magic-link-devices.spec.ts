@@ -35,7 +35,8 @@ test("a link opened on the phone signs the laptop in after the laptop's number i
   try {
     const page = await laptop.newPage();
     const problems = watchForPageErrors(page);
-    await page.route("https://rp.example.test/**", (route) =>
+    // On the context, so that every request of the laptop's pages (redirects included) is answered.
+    await laptop.route("https://rp.example.test/**", (route) =>
       route.fulfill({ status: 200, contentType: "text/html", body: "<!doctype html><html lang=en><title>Relying party</title><h1>Back at the relying party</h1></html>" }),
     );
     const config = await oidc.discovery(new URL(org.issuer), org.clientId, undefined, oidc.ClientSecretBasic(org.clientSecret), { execute: [oidc.allowInsecureRequests] });

@@ -56,7 +56,8 @@ test("a reset asked for on the laptop is finished on the phone; the laptop signs
   try {
     const page = await laptop.newPage();
     const problems = watchForPageErrors(page);
-    await page.route("https://rp.example.test/**", (route) =>
+    // On the context, so that every request of the laptop's pages (redirects included) is answered.
+    await laptop.route("https://rp.example.test/**", (route) =>
       route.fulfill({ status: 200, contentType: "text/html", body: "<!doctype html><html lang=en><title>Relying party</title><h1>Back at the relying party</h1></html>" }),
     );
     const rp = await startAuthorization(org);
