@@ -35,6 +35,8 @@ export interface Seed {
   twoFactor?: SeededTwoFactorOrganization[];
   /** The JSON file where the server's SMTP peer keeps every message it received (e2e/mail-peer.ts). */
   mailbox?: string;
+  /** A person of the `password+magic_link` organization whose password the reset journey changes (nobody else signs in as them). */
+  resetUser?: { email: string; password: string; id: string };
 }
 
 /**

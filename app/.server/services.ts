@@ -132,6 +132,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     encryptionKey,
     logger,
     settings,
+    ...(config.providerPoolBytes ? { poolBytes: config.providerPoolBytes } : {}),
   });
   registryRef.current = oidc;
 

@@ -35,6 +35,7 @@ export function Field({
   error,
   autoFocus,
   required = true,
+  inputMode,
 }: {
   name: string;
   label: string;
@@ -44,6 +45,8 @@ export function Field({
   error?: string | undefined;
   autoFocus?: boolean;
   required?: boolean;
+  /** The on-screen keyboard to offer (codes: "numeric"). */
+  inputMode?: "numeric" | "text" | "email";
 }) {
   const errorId = `${name}-error`;
   return (
@@ -57,6 +60,7 @@ export function Field({
         defaultValue={defaultValue}
         required={required}
         autoFocus={autoFocus}
+        inputMode={inputMode}
         aria-invalid={error ? true : undefined}
         aria-describedby={error ? errorId : undefined}
       />

@@ -3,6 +3,7 @@ import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { z } from "zod";
 import { EmailSchema } from "~/schemas/email";
+import { SlugSchema } from "~/schemas/organization";
 import { AuthCard, Field, FormMessage } from "~/components/auth-card";
 import { GateRefusalPage, isGateRefusal } from "~/components/gate-refusal";
 import { completePasswordLogin, consentView, isFirstPartyClient } from "~/.server/interaction/login-flow";
@@ -26,7 +27,11 @@ export async function loader(args: LoaderFunctionArgs) {
   const requested = MethodParam.safeParse(search.get("method") ?? undefined);
   const only = requested.success && !isAfterAction(context) ? requested.data : undefined;
   const gate = await passGate(args, only ? { method: only, endpoint: "GET /interaction/:uid" } : {});
-  if (!gate.open) return gate.response;
+  if (!gate.open) {
+    // A reset completed in a browser that does not hold this sign-in: not "expired", but done.
+    const elsewhere = gate.refusal.view === "expired" ? passwordChangedElsewhere(search) : null;
+    return elsewhere ? redirect(elsewhere, { status: 303, headers: NO_STORE }) : gate.response;
+  }
   const { context: ic, frame } = gate;
 
   if (ic.interaction.prompt.name === "consent") {
@@ -48,6 +53,18 @@ export async function loader(args: LoaderFunctionArgs) {
     },
     { headers: NO_STORE },
   );
+}
+
+/** /{slug}/password-changed for a `?reset=done&org=…&client=…` continuation (see continuationAfterReset). */
+function passwordChangedElsewhere(search: URLSearchParams): string | null {
+  const org = SlugSchema.safeParse(search.get("org") ?? "");
+  if (search.get("reset") !== "done" || !org.success) return null;
+  const next = new URLSearchParams();
+  for (const name of ["client", "lang"]) {
+    const value = search.get(name);
+    if (value) next.set(name, value);
+  }
+  return `/${org.data}/password-changed${next.size > 0 ? `?${next}` : ""}`;
 }
 
 const PasswordForm = z.object({

@@ -27,6 +27,7 @@ export async function action(args: ActionFunctionArgs) {
     organizationId: gate.context.organization.id,
     email: email.data,
     interactionUid: gate.context.uid,
+    clientId: gate.context.client.id,
     language: gate.frame.language,
     ip: gate.meta.ip,
   });

@@ -1,19 +1,23 @@
-import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import { data, redirect, type MetaFunction, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { useActionData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
+import { pageTitle } from "~/i18n/page-title";
+import { resolveLanguage } from "~/.server/i18n";
 import { EmailSchema } from "~/schemas/email";
 import { AuthCard, FormMessage } from "~/components/auth-card";
 import { GateRefusalPage } from "~/components/gate-refusal";
+import { MagicLinkWaiting } from "~/components/magic-link-waiting";
 import { requestMagicLink } from "~/.server/auth/magic-link";
 import { passGate } from "~/.server/interaction/gate";
 import { interactionHeaders, isAfterAction, NO_STORE } from "~/.server/interaction/request";
 
 export const headers = interactionHeaders;
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: pageTitle(data?.language, (m) => m.magicLink.title) }, { name: "robots", content: "noindex" }];
 
 /** GET /interaction/:uid/magic-link is the login page showing the magic-link form (whose loader passes the gate). */
-export async function loader({ params, context }: LoaderFunctionArgs) {
+export async function loader({ request, params, context }: LoaderFunctionArgs) {
   // After the action its answer is the page: a redirect here would replace it (and its 403).
-  if (isAfterAction(context)) return null;
+  if (isAfterAction(context)) return { language: await resolveLanguage(request, {}) };
   return redirect(`/interaction/${params.uid}?method=magic_link`);
 }
 
@@ -37,7 +41,7 @@ export async function action(args: ActionFunctionArgs) {
       { status: 429, headers: { ...NO_STORE, "Retry-After": String(outcome.retryAfterSeconds) } },
     );
   }
-  return data({ view: "sent" as const, ...gate.frame, email: email.data }, { headers: NO_STORE });
+  return data({ view: "sent" as const, ...gate.frame, email: email.data, pairingCode: outcome.pairingCode }, { headers: NO_STORE });
 }
 
 export default function MagicLinkRequested() {
@@ -48,7 +52,10 @@ export default function MagicLinkRequested() {
   return (
     <AuthCard branding={result.branding} title={t("magicLink.title")}>
       {result.view === "sent" ? (
-        <FormMessage tone="info">{t("magicLink.sent", { email: result.email })}</FormMessage>
+        <>
+          <FormMessage tone="info">{t("magicLink.sent", { email: result.email })}</FormMessage>
+          <MagicLinkWaiting uid={result.uid} code={result.pairingCode} />
+        </>
       ) : (
         <FormMessage tone="error">{t("signIn.rateLimited", { minutes: result.minutes })}</FormMessage>
       )}

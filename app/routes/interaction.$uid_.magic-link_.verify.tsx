@@ -1,16 +1,25 @@
-import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import { data, redirect, type MetaFunction, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
+import { pageTitle } from "~/i18n/page-title";
+import { AuthCard, Field, FormMessage, type BrandingView } from "~/components/auth-card";
 import { useNonce } from "~/components/nonce";
-import { signInWithMagicLink } from "~/.server/auth/magic-link";
+import { confirmMagicLinkElsewhere, signInWithMagicLink, type MagicLinkPairing, type MagicLinkSignIn } from "~/.server/auth/magic-link";
+import { getOrganizationBySlug } from "~/.server/directory/organizations";
 import { passGate } from "~/.server/interaction/gate";
+import { brandingOf } from "~/.server/interaction/branding";
 import { NO_STORE } from "~/.server/interaction/request";
 import { resolveLanguage } from "~/.server/i18n";
+import { SlugSchema } from "~/schemas/organization";
 
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: pageTitle(data?.language, (m) => m.magicLink.confirmTitle) }, { name: "robots", content: "noindex" }];
 /**
  * GET shows a page that consumes the link by POST (sent by script at once, or by the button
  * without script): mail scanners that prefetch links never use one up. It needs no interaction
- * (a scanner has none), so it does not pass the gate; the POST does.
+ * (a scanner has none), so it does not pass the gate; the POST does. In a browser other than the
+ * asking one, while that sign-in is open, the POST asks for the number the asking page shows
+ * (decision 033) and a second POST with it lets the asking browser finish.
  */
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const url = new URL(request.url);
@@ -27,23 +36,39 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   );
 }
 
+type Outcome = Exclude<MagicLinkSignIn["status"] | MagicLinkPairing["status"], "signed_in">;
+const STATUS: Record<Outcome, number> = {
+  invalid: 400,
+  method_disabled: 403,
+  continuation_lost: 400,
+  confirm_elsewhere: 200,
+  confirmed_elsewhere: 200,
+  wrong_code: 422,
+  pairing_exhausted: 400,
+};
+
 export async function action(args: ActionFunctionArgs) {
-  const { request } = args;
+  const { request, context } = args;
   const language = await resolveLanguage(request, {});
-  const failure = (status: number) => data({ view: "failed" as const, language }, { status, headers: NO_STORE });
   // The interaction is optional here: without it the link is still consumed (and the sign-in cannot go on).
   const gate = await passGate(args, { interaction: "optional" });
-  if (!gate.open) return failure(400);
-  const outcome = await signInWithMagicLink(args.context.services, {
-    token: String(gate.form.get("token") ?? ""),
-    organizationSlug: String(gate.form.get("org") ?? ""),
-    interactionUid: gate.uid,
-    at: gate.context,
-    meta: gate.meta,
-  });
+  const org = String(gate.form.get("org") ?? "");
+  const slug = SlugSchema.safeParse(org);
+  const organization = slug.success ? await getOrganizationBySlug(context.services.db.prisma, context.services.cache, slug.data) : null;
+  const branding: BrandingView | null = organization?.status === "active" ? brandingOf(organization) : null;
+  const answer = (view: Outcome | "failed", status: number, extra: { token?: string } = {}) =>
+    data({ view, language, branding, uid: args.params.uid!, org, csrf: context.services.csrf.tokenFor(args.params.uid!), token: "", ...extra }, { status, headers: NO_STORE });
+  if (!gate.open) return answer("failed", 400);
+  const token = String(gate.form.get("token") ?? "");
+  const input = { token, organizationSlug: org, interactionUid: gate.uid, meta: gate.meta };
+  const code = gate.form.get("code");
+  if (!gate.context && typeof code === "string") {
+    const paired = await confirmMagicLinkElsewhere(context.services, { ...input, code });
+    return answer(paired.status, STATUS[paired.status], paired.status === "wrong_code" ? { token } : {});
+  }
+  const outcome = await signInWithMagicLink(context.services, { ...input, at: gate.context });
   if (outcome.status === "signed_in") return redirect(outcome.redirectTo, { headers: NO_STORE });
-  if (outcome.status === "continuation_lost") return data({ view: "continuation_lost" as const, language }, { status: 400, headers: NO_STORE });
-  return failure(outcome.status === "method_disabled" ? 403 : 400);
+  return answer(outcome.status, STATUS[outcome.status], outcome.status === "confirm_elsewhere" ? { token } : {});
 }
 
 export default function VerifyMagicLink() {
@@ -52,14 +77,48 @@ export default function VerifyMagicLink() {
   const nonce = useNonce();
   const { t } = useTranslation();
   if (result) {
-    return (
-      <main className="page">
-        <section className="card" aria-labelledby="page-title">
-          <h1 id="page-title">{result.view === "failed" ? t("magicLink.invalidTitle") : t("expired.title")}</h1>
-          <p>{result.view === "failed" ? t("magicLink.invalid") : t("magicLink.continuationLost")}</p>
-        </section>
-      </main>
-    );
+    const card = (title: string, body: React.ReactNode) =>
+      result.branding ? (
+        <AuthCard branding={result.branding} title={title}>
+          {body}
+        </AuthCard>
+      ) : (
+        <main className="page">
+          <section className="card" aria-labelledby="page-title">
+            <h1 id="page-title">{title}</h1>
+            {body}
+          </section>
+        </main>
+      );
+    if (result.view === "confirm_elsewhere" || result.view === "wrong_code") {
+      return card(
+        t("magicLink.pairTitle"),
+        <>
+          <p>{t("magicLink.pairBody")}</p>
+          <Form method="post" reloadDocument noValidate>
+            <input type="hidden" name="csrf" value={result.csrf} />
+            <input type="hidden" name="token" value={result.token} />
+            <input type="hidden" name="org" value={result.org} />
+            <Field
+              name="code"
+              label={t("magicLink.pairCode")}
+              inputMode="numeric"
+              autoComplete="off"
+              autoFocus
+              error={result.view === "wrong_code" ? t("magicLink.pairWrong") : undefined}
+            />
+            <button className="button" type="submit">
+              {t("magicLink.pairSubmit")}
+            </button>
+          </Form>
+          <p className="muted">{t("magicLink.pairNotYou")}</p>
+        </>,
+      );
+    }
+    if (result.view === "confirmed_elsewhere") return card(t("magicLink.pairedTitle"), <FormMessage tone="info">{t("magicLink.paired")}</FormMessage>);
+    const message =
+      result.view === "continuation_lost" ? t("magicLink.continuationLost") : result.view === "pairing_exhausted" ? t("magicLink.pairExhausted") : t("magicLink.invalid");
+    return card(result.view === "continuation_lost" ? t("expired.title") : t("magicLink.invalidTitle"), <FormMessage tone="error">{message}</FormMessage>);
   }
   return (
     <main className="page">

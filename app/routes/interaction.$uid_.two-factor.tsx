@@ -128,7 +128,8 @@ export default function TwoFactor() {
         <Field
           name="code"
           label={isRecovery ? t("twoFactor.recoveryCode") : t("twoFactor.code")}
-          autoComplete="one-time-code"
+          autoComplete={isRecovery ? "off" : "one-time-code"}
+          inputMode={isRecovery ? "text" : "numeric"}
           autoFocus
           error={error?.error === "failed" ? message : undefined}
         />

@@ -99,7 +99,7 @@ export default function TotpSetup() {
       <Form method="post" reloadDocument noValidate>
         <input type="hidden" name="csrf" value={page.csrf} />
         <input type="hidden" name="intent" value="confirm" />
-        <Field name="code" label={t("twoFactor.code")} autoComplete="one-time-code" autoFocus error={result?.view === "setup-failed" ? t("twoFactor.setupFailed") : undefined} />
+        <Field name="code" label={t("twoFactor.code")} autoComplete="one-time-code" inputMode="numeric" autoFocus error={result?.view === "setup-failed" ? t("twoFactor.setupFailed") : undefined} />
         <button className="button" type="submit">
           {t("twoFactor.verify")}
         </button>

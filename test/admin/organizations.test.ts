@@ -113,6 +113,13 @@ describe("organizations", () => {
     // Search matches the name case-insensitively and the slug.
     expect((await api.get<Page<Organization>>(`/organizations?q=${encodeURIComponent(`BRAVO ${mark}`)}`)).body.data.map((o) => o.id)).toEqual([made[2]!.id]);
     expect((await api.get<Page<Organization>>(`/organizations?q=${mark}-charlie`)).body.data.map((o) => o.id)).toEqual([made[0]!.id]);
+    // Any substring, also inside a word and in either case (the trigram indexes of decision 030
+    // answer three characters and more; shorter ones are still searched, by reading the rows).
+    const ids = async (q: string) => (await api.get<Page<Organization>>(`/organizations?q=${encodeURIComponent(q)}`)).body.data.map((o) => o.id);
+    expect(await ids(`rav`)).toContain(made[2]!.id);
+    expect(await ids(`${mark.toUpperCase()}-DEL`)).toEqual([made[3]!.id]);
+    expect(await ids(`lpha ${mark}`)).toEqual([made[1]!.id]);
+    expect(await ids(`${mark.slice(-4)}-ch`)).toEqual([made[0]!.id]);
     const suspended = await api.get<Page<Organization>>(`/organizations?q=${mark}&status=suspended`);
     expect(suspended.body.data.map((o) => o.id)).toEqual([made[3]!.id]);
   });

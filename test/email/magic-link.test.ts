@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Language } from "~/i18n/config";
+import { interactionOrgKey } from "~/.server/oidc/adapter";
 import { TestBrowser } from "../support/browser";
 import { createUser } from "../support/factories";
 import { startTestPorta, type TestPorta } from "../support/porta";
 import { linkIn, startSmtpPeer, type PeerMail, type SmtpPeer } from "../support/smtp";
+import { auditDuring } from "../login/helpers";
 import {
   confirmFormOf,
   continueToCallback,
@@ -59,8 +61,8 @@ async function linkFor(options: { tenant?: Tenant; headers?: Record<string, stri
 const tokenRow = (id: string) => prisma().magicLinkToken.findUniqueOrThrow({ where: { id } });
 
 /** The generic failure page for a link that never existed, to compare every other failure with. */
-async function unknownLinkFailure(page: LoginPage) {
-  const bogus = `${porta.baseUrl}/interaction/${page.uid}/magic-link/verify?org=${tenant.org.slug}&token=${"x".repeat(43)}`;
+async function unknownLinkFailure(page: LoginPage, organizationSlug = tenant.org.slug) {
+  const bogus = `${porta.baseUrl}/interaction/${page.uid}/magic-link/verify?org=${organizationSlug}&token=${"x".repeat(43)}`;
   const { post } = await useMagicLink(page.browser, bogus);
   return { status: post.status, main: withoutNonces(mainOf(await post.text())) };
 }
@@ -183,7 +185,8 @@ describe("using a link", () => {
     const other = await createTenant(porta);
     const wrongOrg = new URL(link);
     wrongOrg.searchParams.set("org", other.org.slug);
-    const generic = await unknownLinkFailure(page);
+    // The same page as a made-up link at that organization's address (branded as the URL says).
+    const generic = await unknownLinkFailure(page, other.org.slug);
     const { post } = await useMagicLink(page.browser, wrongOrg.href);
     expect({ status: post.status, main: withoutNonces(mainOf(await post.text())) }).toEqual(generic);
     expect((await tokenRow(row.id)).consumedAt).toBeNull();
@@ -213,8 +216,9 @@ describe("using a link", () => {
     expect((await redeem(page, callback)).claims()?.sub).toBe(user.id);
   });
 
-  it("stays consumed when the sign-in cannot continue (a browser without the interaction cookie)", async () => {
+  it("stays consumed when the sign-in cannot continue (another browser, and the asking sign-in is gone)", async () => {
     const { page, link, row } = await linkFor();
+    await porta.services.store.del(interactionOrgKey(page.uid));
     const stranger = new TestBrowser();
     const { get, post } = await useMagicLink(stranger, link);
     expect(get.status).toBe(200);
@@ -274,5 +278,88 @@ describe("using a link", () => {
     const verified = await prisma().auditEntry.findMany({ where: { eventType: "auth.magic_link.verified", targetId: user.id } });
     expect(verified).toHaveLength(1);
     expect(verified[0]).toMatchObject({ organizationId: tenant.org.id, actorId: user.id });
+  });
+});
+
+describe("a link opened on another device while the asking sign-in is open (issue 19, decision 033)", () => {
+  const numberOn = (html: string) => /<p class="pairing-code"[^>]*>(\d{2})<\/p>/.exec(html)?.[1];
+
+  /** The asking page's number, and the link's pairing page in another browser. */
+  async function pairing() {
+    const { user, page, link, row } = await linkFor();
+    const asked = await requestMagicLinkOn(page, user.email);
+    const code = numberOn(mainOf(await asked.text()));
+    expect(code).toMatch(/^\d{2}$/);
+    const phone = new TestBrowser();
+    const { post } = await useMagicLink(phone, link);
+    expect(post.status).toBe(200);
+    const html = await post.text();
+    expect(mainOf(html)).toContain(pageText("en", (m) => m.magicLink.pairTitle));
+    expect(mainOf(html)).toContain(tenant.org.name);
+    // Nothing is used up by opening it there.
+    expect((await tokenRow(row.id)).consumedAt).toBeNull();
+    const submit = (typed: string) => phone.post(link, { ...confirmFormOf(html), code: typed });
+    return { user, page, link, row, code: code!, phone, submit };
+  }
+
+  const status = async (browser: TestBrowser, uid: string) => {
+    const res = await browser.get(`${porta.baseUrl}/interaction/${uid}/magic-link/status`);
+    return { status: res.status, body: (await res.json()) as unknown };
+  };
+
+  it("signs the asking browser in once the number it shows is typed on the phone", async () => {
+    const { user, page, row, code, phone, submit } = await pairing();
+    expect(await status(page.browser, page.uid)).toEqual({ status: 200, body: { confirmed: false } });
+    // The phone cannot ask about the sign-in: only the browser that holds it can.
+    expect((await status(phone, page.uid)).status).toBe(400);
+
+    const { entries } = await auditDuring(porta, { eventType: "auth.magic_link.verified", organizationId: tenant.org.id }, async () => {
+      const res = await submit(code);
+      expect(res.status).toBe(200);
+      expect(mainOf(await res.text())).toContain(pageText("en", (m) => m.magicLink.paired));
+    });
+    expect(entries.map((e) => e.targetId)).toEqual([user.id]);
+    expect((await tokenRow(row.id)).consumedAt).not.toBeNull();
+    // The phone signed nobody in on itself.
+    expect(await prisma().user.findUniqueOrThrow({ where: { id: user.id } }).then((u) => u.lastLoginAt)).toBeNull();
+
+    expect(await status(page.browser, page.uid)).toEqual({ status: 200, body: { confirmed: true } });
+    const wait = await page.browser.get(`${page.interactionUrl}/magic-link/wait`);
+    expect(wait.status).toBe(303);
+    const { callback } = await continueToCallback(page.browser, wait, `${page.interactionUrl}/magic-link/wait`);
+    expect((await redeem(page, callback)).claims()?.sub).toBe(user.id);
+    const logins = await prisma().auditEntry.findMany({ where: { eventType: "auth.login.success", targetId: user.id } });
+    expect(logins.map((e) => (e.data as { method?: string }).method)).toEqual(["magic_link"]);
+  });
+
+  it("refuses a wrong number without using the link up; the third wrong number burns it and signs nobody in", async () => {
+    const { page, row, code, submit, link } = await pairing();
+    const wrong = code === "10" ? "11" : "10";
+    for (let i = 0; i < 2; i++) {
+      const res = await submit(wrong);
+      expect(res.status).toBe(422);
+      expect(mainOf(await res.text())).toContain(pageText("en", (m) => m.magicLink.pairWrong));
+      expect((await tokenRow(row.id)).consumedAt).toBeNull();
+    }
+    const third = await submit(wrong);
+    expect(third.status).toBe(400);
+    expect(mainOf(await third.text())).toContain(pageText("en", (m) => m.magicLink.pairExhausted));
+    expect((await tokenRow(row.id)).consumedAt).not.toBeNull();
+    // The right number is too late now, and the asking browser is not signed in.
+    expect((await submit(code)).status).toBe(400);
+    expect(await status(page.browser, page.uid)).toEqual({ status: 200, body: { confirmed: false } });
+    const wait = await page.browser.get(`${page.interactionUrl}/magic-link/wait`);
+    expect(wait.status).toBe(200);
+    expect(mainOf(await wait.text())).toContain(pageText("en", (m) => m.magicLink.notYet));
+    // In the asking browser itself the burnt link fails like any used one.
+    const again = await useMagicLink(page.browser, link);
+    expect(again.post.status).toBe(400);
+  });
+
+  it("still signs in directly when opened in the asking browser, with the number shown", async () => {
+    const { user, page, link } = await linkFor();
+    const { post } = await useMagicLink(page.browser, link);
+    const { callback } = await continueToCallback(page.browser, post, link);
+    expect((await redeem(page, callback)).claims()?.sub).toBe(user.id);
   });
 });

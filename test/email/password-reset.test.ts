@@ -1,7 +1,8 @@
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Language } from "~/i18n/config";
-import { csrfOf, type TestBrowser } from "../support/browser";
+import { interactionOrgKey } from "~/.server/oidc/adapter";
+import { csrfOf, TestBrowser } from "../support/browser";
 import { createUser } from "../support/factories";
 import { startTestPorta, type TestPorta } from "../support/porta";
 import { linkIn, startSmtpPeer, type PeerMail, type SmtpPeer } from "../support/smtp";
@@ -55,12 +56,13 @@ function expectResetMail(mail: PeerMail, language: Language, link: string) {
 }
 
 /** Requests a reset on a login page and returns the mail and its link. */
-async function resetLinkFor(email: string, page: LoginPage) {
+async function resetLinkFor(email: string, page: LoginPage, organization: Tenant = tenant, language: Language = "en") {
   const res = await requestPasswordResetOn(page, email);
   expect(res.status).toBe(200);
   const mail = await peer.waitForMail(email);
   const link = linkIn(mail, "/reset-password?token=");
-  expect(link).toBe(`${porta.baseUrl}/interaction/${page.uid}/reset-password?token=${new URL(link).searchParams.get("token")}`);
+  // The link names its organization, not the browser's sign-in: it opens anywhere.
+  expect(link).toBe(`${porta.baseUrl}/${organization.org.slug}/reset-password?token=${new URL(link).searchParams.get("token")}&lang=${language}`);
   return { mail, link };
 }
 
@@ -82,7 +84,8 @@ describe("the password-reset mail", () => {
 
     const { formHtml, res } = await submitNewPassword(page.browser, link, NEW_PASSWORD);
     expect(mainOf(formHtml)).toContain(pageText("en", (m) => m.reset.newPassword));
-    expect([302, 303]).toContain(res.status);
+    // The sign-in that asked is open in this browser: the reset continues it.
+    expect(res.status).toBe(303);
     const location = new URL(res.headers.get("location")!, link);
     expect(location.pathname).toBe(`/interaction/${page.uid}`);
     expect(location.searchParams.get("reset")).toBe("done");
@@ -90,10 +93,12 @@ describe("the password-reset mail", () => {
     expect(rows).toHaveLength(1);
     expect(rows[0]!.consumedAt).not.toBeNull();
     expect(rows[0]!.tokenHash).toBe(porta.services.tokens.hash(new URL(link).searchParams.get("token")!));
-    // Used up: while the sign-in is still open, the link shows the invalid-link page.
+    // Used up: the link says so (not "invalid"), on the organization's branded page.
     const again = await page.browser.get(link);
     expect(again.status).toBe(400);
-    expect(mainOf(await again.text())).toContain(pageText("en", (m) => m.reset.invalid));
+    const againHtml = mainOf(await again.text());
+    expect(againHtml).toContain(pageText("en", (m) => m.reset.used));
+    expect(againHtml).toContain(tenant.org.name);
 
     const loginPage = await page.browser.get(location.href);
     const loginHtml = await loginPage.text();
@@ -116,7 +121,7 @@ describe("the password-reset mail", () => {
     const user = await createUser(prisma(), tenant.org.id, { email: uniqueEmail("reset-de"), password: PASSWORD });
     const page = await openLoginPage(tenant, { extra: { ui_locales: "de" } });
     expect(htmlLang(page.html)).toBe("de");
-    const { mail, link } = await resetLinkFor(user.email, page);
+    const { mail, link } = await resetLinkFor(user.email, page, tenant, "de");
     expectResetMail(mail, "de", link);
 
     const weak = await submitNewPassword(page.browser, link, "password123");
@@ -272,5 +277,121 @@ describe("completing a reset", () => {
       (n) => n === 0,
     );
     expect(remaining).toBe(0);
+  });
+});
+
+describe("a reset link opens in any browser (issue 19)", () => {
+  const clientName = async (t: Tenant) => (await prisma().client.findUniqueOrThrow({ where: { id: t.client.id } })).name;
+
+  it("opened on another device while the sign-in is open: sets the password there, ends on 'password changed' with the way back; the asking browser signs in with it", async () => {
+    const user = await createUser(prisma(), tenant.org.id, { email: uniqueEmail("other-device"), password: PASSWORD });
+    const page = await openLoginPage(tenant, { extra: { ui_locales: "de" } });
+    const { link } = await resetLinkFor(user.email, page, tenant, "de");
+
+    // The phone: a browser with no cookie of this sign-in and no language of its own: the link's is used.
+    const phone = new TestBrowser();
+    const { formHtml, res } = await submitNewPassword(phone, link, NEW_PASSWORD);
+    expect(htmlLang(formHtml)).toBe("de");
+    expect(mainOf(formHtml)).toContain(tenant.org.name);
+    expect(res.status).toBe(303);
+    const next = await phone.follow(res, link);
+    expect(new URL(next.url).pathname).toBe(`/${tenant.org.slug}/password-changed`);
+    const changed = await next.res.text();
+    expect(next.res.status).toBe(200);
+    expect(htmlLang(changed)).toBe("de");
+    expect(mainOf(changed)).toContain(pageText("de", (m) => m.reset.changedTitle));
+    expect(mainOf(changed)).toContain(tenant.org.name);
+    // The way back is the application's own address, from its registered redirect URI.
+    expect(mainOf(changed)).toContain(`href="${new URL(RP_CALLBACK).origin}/"`);
+    expect(mainOf(changed)).toContain(pageText("de", (m) => m.reset.signInTo, { client: await clientName(tenant) }));
+
+    // The laptop's sign-in is still open and goes on with the new password.
+    const loginPage = await page.browser.get(page.interactionUrl);
+    const loginHtml = await loginPage.text();
+    expect((await submitPassword({ ...page, html: loginHtml }, user.email, PASSWORD)).status).toBe(401);
+    const fresh = await submitPassword({ ...page, html: loginHtml }, user.email, NEW_PASSWORD);
+    const { callback } = await continueToCallback(page.browser, fresh, page.interactionUrl);
+    expect((await redeem(page, callback)).claims()?.sub).toBe(user.id);
+  });
+
+  it("opened after the sign-in that asked has ended: still sets the password, then says so on the reset page itself", async () => {
+    const user = await createUser(prisma(), tenant.org.id, { email: uniqueEmail("sign-in-gone"), password: PASSWORD });
+    const page = await openLoginPage(tenant);
+    const { link } = await resetLinkFor(user.email, page);
+    // The sign-in lapses (its lifetime is an hour at most; the link's is 60 minutes from the mail).
+    await porta.services.store.del(interactionOrgKey(page.uid));
+
+    const { res } = await submitNewPassword(new TestBrowser(), link, NEW_PASSWORD);
+    expect(res.status).toBe(200);
+    const html = mainOf(await res.text());
+    expect(html).toContain(pageText("en", (m) => m.reset.changedTitle));
+    expect(html).toContain(`href="${new URL(RP_CALLBACK).origin}/"`);
+    expect((await passwordSignIn(tenant, user.email, NEW_PASSWORD)).tokens?.claims()?.sub).toBe(user.id);
+  });
+
+  it("says which: a used link, an expired link and a made-up or other organization's link, each with the next step; none is consumed by looking", async () => {
+    const user = await createUser(prisma(), tenant.org.id, { email: uniqueEmail("link-states"), password: PASSWORD });
+    const other = await createTenant(porta, { name: "Other Org" });
+    const page = await openLoginPage(tenant);
+    const { link } = await resetLinkFor(user.email, page);
+    const token = new URL(link).searchParams.get("token")!;
+    const browser = new TestBrowser();
+
+    // Another organization's address for this token: unknown, unbranded, and the link still works.
+    const foreign = await browser.get(`${porta.baseUrl}/${other.org.slug}/reset-password?token=${token}`);
+    expect(foreign.status).toBe(400);
+    const foreignHtml = mainOf(await foreign.text());
+    expect(foreignHtml).toContain(pageText("en", (m) => m.reset.invalid));
+    expect(foreignHtml).not.toContain(tenant.org.name);
+    const madeUp = await browser.get(`${porta.baseUrl}/${tenant.org.slug}/reset-password?token=${"x".repeat(43)}`);
+    expect(madeUp.status).toBe(400);
+    expect(mainOf(await madeUp.text())).toContain(pageText("en", (m) => m.reset.invalid));
+
+    await prisma().passwordResetToken.updateMany({ where: { userId: user.id }, data: { expiresAt: new Date(Date.now() - 1_000) } });
+    const expired = await browser.get(link);
+    expect(expired.status).toBe(400);
+    const expiredHtml = mainOf(await expired.text());
+    expect(expiredHtml).toContain(pageText("en", (m) => m.reset.expired));
+    expect(expiredHtml).toContain(tenant.org.name);
+    expect(expiredHtml).toContain(`href="${new URL(RP_CALLBACK).origin}/"`);
+    const row = await prisma().passwordResetToken.findFirstOrThrow({ where: { userId: user.id } });
+    expect(row.consumedAt).toBeNull();
+    expect((await passwordSignIn(tenant, user.email, PASSWORD)).tokens?.claims()?.sub).toBe(user.id);
+  });
+
+  it("refuses a stale or foreign CSRF token with 403 and changes nothing; a deactivated account's link no longer works", async () => {
+    const user = await createUser(prisma(), tenant.org.id, { email: uniqueEmail("reset-csrf"), password: PASSWORD });
+    const page = await openLoginPage(tenant);
+    const { link } = await resetLinkFor(user.email, page);
+    const token = new URL(link).searchParams.get("token")!;
+    const browser = new TestBrowser();
+    for (const csrf of ["", "not-a-token", csrfOf(page.html)]) {
+      const res = await browser.post(link, { csrf, token, password: NEW_PASSWORD });
+      expect(res.status).toBe(403);
+      expect(mainOf(await res.text())).toContain(pageText("en", (m) => m.csrf.invalid));
+    }
+    expect((await prisma().passwordResetToken.findFirstOrThrow({ where: { userId: user.id } })).consumedAt).toBeNull();
+    expect(await prisma().auditEntry.count({ where: { eventType: "auth.password_reset.completed", targetId: user.id } })).toBe(0);
+
+    const form = await browser.get(link);
+    const csrf = csrfOf(await form.text());
+    await prisma().user.update({ where: { id: user.id }, data: { status: "inactive" } });
+    const res = await browser.post(link, { csrf, token, password: NEW_PASSWORD });
+    expect(res.status).toBe(400);
+    expect((await prisma().passwordResetToken.findFirstOrThrow({ where: { userId: user.id } })).consumedAt).toBeNull();
+  });
+
+  it("forwards a link in the earlier format (/interaction/:uid/reset-password) to its organization's page", async () => {
+    const user = await createUser(prisma(), tenant.org.id, { email: uniqueEmail("legacy-link"), password: PASSWORD });
+    const page = await openLoginPage(tenant);
+    const { link } = await resetLinkFor(user.email, page);
+    const token = new URL(link).searchParams.get("token")!;
+    const browser = new TestBrowser();
+    const legacy = await browser.get(`${porta.baseUrl}/interaction/${page.uid}/reset-password?token=${token}`);
+    expect(legacy.status).toBe(303);
+    expect(legacy.headers.get("location")).toBe(`/${tenant.org.slug}/reset-password?token=${token}`);
+    const unknown = await browser.get(`${porta.baseUrl}/interaction/${page.uid}/reset-password?token=${"y".repeat(43)}`);
+    expect(unknown.status).toBe(400);
+    expect(mainOf(await unknown.text())).toContain(pageText("en", (m) => m.reset.invalid));
   });
 });

@@ -38,7 +38,6 @@ const ENDPOINTS = [
   { name: "POST /interaction/:uid (password)", path: "" },
   { name: "POST /interaction/:uid/magic-link", path: "/magic-link" },
   { name: "POST /interaction/:uid/forgot-password", path: "/forgot-password" },
-  { name: "POST /interaction/:uid/reset-password", path: "/reset-password" },
 ];
 
 describe.each([{ language: "en" as Language }, { language: "de" as Language }])("CSRF refusals ($language)", ({ language }) => {

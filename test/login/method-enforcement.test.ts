@@ -57,6 +57,26 @@ interface Case {
   method: "GET" | "POST";
   path: (page: LoginPage) => string;
   attempted: "password" | "magic_link";
+  /** A real reset link of the tenant, for the reset page (which opens without an interaction). */
+  resetLink?: true;
+}
+
+/** A usable reset link of the tenant's user, issued for its client's sign-in, as the job mints one. */
+async function mintResetLink(tenant: Tenant): Promise<string> {
+  const prisma = porta.services.db.prisma;
+  const user = await prisma.user.findFirstOrThrow({ where: { organizationId: tenant.org.id, email: existing[tenant.org.id]! } });
+  const token = porta.services.tokens.derive("password-reset", `method-enforcement-${Math.random()}`);
+  await prisma.passwordResetToken.create({
+    data: {
+      jobId: `method-enforcement-${token.slice(0, 12)}`,
+      tokenHash: porta.services.tokens.hash(token),
+      organizationId: tenant.org.id,
+      userId: user.id,
+      clientId: tenant.client.id,
+      expiresAt: new Date(Date.now() + 3_600_000),
+    },
+  });
+  return token;
 }
 
 const CASES: Case[] = [
@@ -64,8 +84,10 @@ const CASES: Case[] = [
   { name: "POST /interaction/:uid/magic-link", tenant: () => passwordOnly, method: "POST", path: (p) => `${p.interactionUrl}/magic-link`, attempted: "magic_link" },
   { name: "GET /interaction/:uid/forgot-password", tenant: () => magicLinkOnly, method: "GET", path: (p) => `${p.interactionUrl}/forgot-password`, attempted: "password" },
   { name: "POST /interaction/:uid/forgot-password", tenant: () => magicLinkOnly, method: "POST", path: (p) => `${p.interactionUrl}/forgot-password`, attempted: "password" },
-  { name: "POST /interaction/:uid/reset-password", tenant: () => magicLinkOnly, method: "POST", path: (p) => `${p.interactionUrl}/reset-password`, attempted: "password" },
-  { name: "GET /interaction/:uid/reset-password", tenant: () => magicLinkOnly, method: "GET", path: (p) => `${p.interactionUrl}/reset-password?token=some-reset-token`, attempted: "password" },
+  // The reset link opens without an interaction: the link's client decides.
+  { name: "POST /{slug}/reset-password", tenant: () => magicLinkOnly, method: "POST", path: () => `${porta.baseUrl}/${magicLinkOnly.org.slug}/reset-password`, attempted: "password", resetLink: true },
+  { name: "GET /{slug}/reset-password", tenant: () => magicLinkOnly, method: "GET", path: () => `${porta.baseUrl}/${magicLinkOnly.org.slug}/reset-password`, attempted: "password", resetLink: true },
+  { name: "GET /{slug}/reset-password, password off by client override", tenant: () => overridden, method: "GET", path: () => `${porta.baseUrl}/${overridden.org.slug}/reset-password`, attempted: "password", resetLink: true },
   { name: "POST /interaction/:uid (password form)", tenant: () => magicLinkOnly, method: "POST", path: (p) => p.interactionUrl, attempted: "password" },
   // The same refusals when the client's override, not the organization, disables the method.
   { name: "GET /interaction/:uid/forgot-password, password off by client override", tenant: () => overridden, method: "GET", path: (p) => `${p.interactionUrl}/forgot-password`, attempted: "password" },
@@ -82,7 +104,8 @@ describe.each(LANGUAGES)("a disabled method is refused before user lookup and CS
     const tenant = c.tenant();
     const page = await openLoginPage(tenant, { headers: { "accept-language": acceptLanguage } });
     expect(page.res.status).toBe(200);
-    const url = c.path(page);
+    const token = c.resetLink ? await mintResetLink(tenant) : "some-reset-token";
+    const url = c.resetLink && c.method === "GET" ? `${c.path(page)}?token=${token}` : c.path(page);
     const csrfVerify = vi.spyOn(porta.services.csrf, "verify");
     const where = { eventType: "security.login_method_disabled", organizationId: tenant.org.id };
 
@@ -94,8 +117,7 @@ describe.each(LANGUAGES)("a disabled method is refused before user lookup and CS
               csrf: WRONG_CSRF,
               email: existing[tenant.org.id]!,
               password: PASSWORD,
-              token: "some-reset-token",
-              newPassword: "another long password 2",
+              token,
             }),
       ),
     );
@@ -162,8 +184,6 @@ const INTERACTION_ROUTES: Array<{ method: "GET" | "POST"; path: string }> = [
   { method: "GET", path: "/forgot-password" },
   { method: "POST", path: "/forgot-password" },
   { method: "POST", path: "/magic-link" },
-  { method: "GET", path: "/reset-password" },
-  { method: "POST", path: "/reset-password" },
   { method: "GET", path: "/two-factor" },
   { method: "POST", path: "/two-factor" },
   { method: "GET", path: "/two-factor/setup" },

@@ -193,7 +193,7 @@ describe("a password reset", () => {
     const form = await page.browser.get(`${page.interactionUrl}/forgot-password`);
     expect((await page.browser.post(`${page.interactionUrl}/forgot-password`, { csrf: csrfOf(await form.text()), email: user.email })).status).toBe(200);
     const row = await until(() => prisma().passwordResetToken.findFirst({ where: { userId: user.id } }), (r) => r !== null, "the reset token row");
-    const link = `${porta.baseUrl}/interaction/${page.uid}/reset-password?token=${porta.services.tokens.derive("password-reset", row!.jobId)}`;
+    const link = `${porta.baseUrl}/${tenant.org.slug}/reset-password?token=${porta.services.tokens.derive("password-reset", row!.jobId)}`;
     const opened = await page.browser.get(link);
     expect(opened.status).toBe(200);
     const fields = { csrf: csrfOf(await opened.text()), token: porta.services.tokens.derive("password-reset", row!.jobId), password: "a brand new passphrase 7" };
@@ -205,8 +205,8 @@ describe("a password reset", () => {
     expect(await count("auth.password_reset.completed", user.id)).toBe(0);
 
     const done = await page.browser.post(link, fields);
-    expect(done.status).toBe(302);
-    expect(done.headers.get("location")).toBe(`/interaction/${page.uid}?reset=done`);
+    expect(done.status).toBe(303);
+    expect(done.headers.get("location")).toBe(`/interaction/${page.uid}?reset=done&org=${tenant.org.slug}&lang=en&client=${tenant.client.id}`);
     expect((await prisma().passwordResetToken.findUniqueOrThrow({ where: { id: row!.id } })).consumedAt).not.toBeNull();
     expect((await account(user.id)).passwordHash).not.toBe(before);
     expect(await count("auth.password_reset.completed", user.id)).toBe(1);

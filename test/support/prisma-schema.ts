@@ -66,9 +66,10 @@ function argumentOf(text: string, attribute: string): string | undefined {
 function nameList(text: string): string[] {
   const inner = /^\s*\[([^\]]*)\]/.exec(text);
   if (!inner) throw new Error(`expected a [list] in: ${text}`);
+  // A field may carry index arguments, as in `name(ops: raw("gin_trgm_ops"))`: the column is its name.
   return inner[1]!
     .split(",")
-    .map((s) => s.trim())
+    .map((s) => s.trim().replace(/\(.*$/, ""))
     .filter(Boolean);
 }
 

@@ -292,17 +292,22 @@ describe("rate limiting", () => {
     }
   });
 
-  it("counts successful verifications too", async () => {
+  it("counts failures only: right codes beyond the limit's number are accepted, and failures after them are still limited (issue 19)", async () => {
     const user = await newUser("email");
-    for (let i = 0; i < DEFAULT_LIMITS.twoFactor.points; i++) {
+    const rightCode = async () => {
       await issueEmailOtp(porta.services, user.id, "en");
       const [row] = await emailCodes(user.id);
-      expect(await verify(user.id, "email", row!.code)).toEqual({ ok: true });
+      return row!;
+    };
+    for (let i = 0; i < DEFAULT_LIMITS.twoFactor.points + 2; i++) {
+      expect(await verify(user.id, "email", (await rightCode()).code), `success ${i + 1}`).toEqual({ ok: true });
     }
-    await issueEmailOtp(porta.services, user.id, "en");
-    const [row] = await emailCodes(user.id);
-    expect(await verify(user.id, "email", row!.code)).toMatchObject({ ok: false, reason: "rate_limited" });
-    expect((await prisma().emailOtpCode.findUniqueOrThrow({ where: { id: row!.id } })).usedAt).toBeNull();
+    for (let i = 0; i < DEFAULT_LIMITS.twoFactor.points; i++) {
+      expect(await verify(user.id, "email", "000000"), `failure ${i + 1}`).toMatchObject({ ok: false, reason: "invalid_code" });
+    }
+    const row = await rightCode();
+    expect(await verify(user.id, "email", row.code)).toMatchObject({ ok: false, reason: "rate_limited" });
+    expect((await prisma().emailOtpCode.findUniqueOrThrow({ where: { id: row.id } })).usedAt).toBeNull();
   });
 });
 

@@ -8,9 +8,12 @@ export function magicLinkUrl(baseUrl: string, input: { interactionUid: string; o
   return url.href;
 }
 
-export function passwordResetUrl(baseUrl: string, input: { interactionUid: string; token: string }): string {
-  const url = new URL(`${baseUrl}/interaction/${encodeURIComponent(input.interactionUid)}/reset-password`);
+/** Bound to its organization, not to a browser: it opens anywhere (the token knows where to return). */
+export function passwordResetUrl(baseUrl: string, input: { organizationSlug: string; token: string; language: string }): string {
+  const url = new URL(`${baseUrl}/${input.organizationSlug}/reset-password`);
   url.searchParams.set("token", input.token);
+  // The sign-in's language (ui_locales or the asking browser's), so the page speaks it anywhere.
+  url.searchParams.set("lang", input.language);
   return url.href;
 }
 

@@ -8,8 +8,11 @@ import type { InteractionContext } from "../interaction/context";
 import type { JobContext, JobPayloads } from "../jobs/queue";
 import { sendBrandedEmail } from "../mail/send";
 import type { Services } from "../services";
-import { anonymousActor, systemActor, userActor, type RequestMeta } from "./actors";
+import { systemActor, userActor, type RequestMeta } from "./actors";
 import { finishSignIn } from "./finish-sign-in";
+import { auditMethodRefusal } from "./method-refusal";
+import { checkPairing, isConfirmed, markConfirmed, pairingCode, startPairing, takeConfirmed } from "./magic-link-pairing";
+import { lookupInteractionOrganization } from "../oidc/adapter";
 import { consumeEach } from "../rate-limit/limiters";
 
 /**
@@ -18,7 +21,10 @@ import { consumeEach } from "../rate-limit/limiters";
  * silently. At the callback the organization and interaction in the link are untrusted: they
  * must equal what was stored, and a mismatch neither tells nor consumes anything.
  */
-export type MagicLinkRequestOutcome = { status: "accepted" } | { status: "rate_limited"; retryAfterSeconds: number };
+export type MagicLinkRequestOutcome =
+  /** `pairingCode`: the number the asking page shows, for a link opened on another device (decision 033). */
+  | { status: "accepted"; pairingCode: string }
+  | { status: "rate_limited"; retryAfterSeconds: number };
 
 /**
  * The request looks nothing up and writes nothing (spec), so its job has no write to commit with:
@@ -34,7 +40,10 @@ export async function requestMagicLink(services: Services, input: JobPayloads["m
   if (!limit.allowed) return { status: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
   const jobId = await services.jobs.enqueue("magic-link", { ...input, email });
   if (!jobId) services.logger.warn({ organizationId: input.organizationId }, "magic link request dropped: queue full");
-  return { status: "accepted" };
+  // Shown whether or not the address has an account: it tells nothing about the account.
+  const ttlSeconds = (await services.settings.get("auth.magicLinkTtlMinutes")) * 60;
+  const pairingCode = input.interactionUid ? await startPairing(services.store, input.interactionUid, ttlSeconds) : "";
+  return { status: "accepted", pairingCode };
 }
 
 /**
@@ -82,6 +91,17 @@ export type MagicLinkSignIn =
   | { status: "invalid" }
   | { status: "method_disabled" }
   /** The link is used, but its interaction is gone from this browser: a new link must be requested. */
+  | { status: "continuation_lost" }
+  /** Another browser than the asking one, whose sign-in is still open: ask for the asking page's number (nothing consumed yet). */
+  | { status: "confirm_elsewhere" };
+
+export type MagicLinkPairing =
+  | { status: "confirmed_elsewhere" }
+  | { status: "wrong_code" }
+  /** Too many wrong numbers: the link is burnt. */
+  | { status: "pairing_exhausted" }
+  | { status: "invalid" }
+  | { status: "method_disabled" }
   | { status: "continuation_lost" };
 
 type UsableLink = { id: string; userId: string; organizationId: string; clientId: string | null };
@@ -101,15 +121,10 @@ export async function signInWithMagicLink(
   if (link.status !== "usable") return link;
   const { row } = link;
 
-  const consume = async (ctx: Context) => {
-    const now = new Date();
-    const consumed = await ctx.db.magicLinkToken.updateMany({ where: { id: row.id, consumedAt: null, expiresAt: { gt: now } }, data: { consumedAt: now } });
-    if (consumed.count !== 1) return false;
-    ctx.audit({ eventType: "auth.magic_link.verified", organizationId: row.organizationId, targetType: "user", targetId: row.userId, data: {} });
-    return true;
-  };
+  const consume = (ctx: Context) => consumeLink(ctx, row);
   const actor = userActor(row.userId, input.meta);
   const ic = input.at;
+  if (!ic && (await canPairWith(services, input.interactionUid, row))) return { status: "confirm_elsewhere" };
   if (!ic || ic.organization.id !== row.organizationId || ic.interaction.prompt.name !== "login") {
     return (await inTransaction(services, actor, consume)) ? { status: "continuation_lost" } : { status: "invalid" };
   }
@@ -119,6 +134,69 @@ export async function signInWithMagicLink(
     }),
   );
   return redirectTo ? { status: "signed_in", redirectTo } : { status: "invalid" };
+}
+
+/** Uses the link up with its `auth.magic_link.verified` entry; false when another request used it first. */
+async function consumeLink(ctx: Context, row: UsableLink): Promise<boolean> {
+  const now = new Date();
+  const consumed = await ctx.db.magicLinkToken.updateMany({ where: { id: row.id, consumedAt: null, expiresAt: { gt: now } }, data: { consumedAt: now } });
+  if (consumed.count !== 1) return false;
+  ctx.audit({ eventType: "auth.magic_link.verified", organizationId: row.organizationId, targetType: "user", targetId: row.userId, data: {} });
+  return true;
+}
+
+/** Whether the link's own interaction is still open somewhere and showing a number. */
+async function canPairWith(services: Services, interactionUid: string, row: UsableLink): Promise<boolean> {
+  if ((await lookupInteractionOrganization(services.store, interactionUid)) !== row.organizationId) return false;
+  return (await pairingCode(services.store, interactionUid)) !== null;
+}
+
+/** How long the asking page may take to notice the confirmation. */
+const CONFIRMED_TTL_SECONDS = 10 * 60;
+
+/**
+ * The other browser's answer (decision 033): the link is checked exactly as for a sign-in, then the
+ * typed number. A match uses the link up (its entry committed) and lets the asking browser finish;
+ * a wrong number changes nothing but the count; the third burns the link. When the pairing is gone
+ * (the asking page asked again, or it lapsed) the link is used up as a lost continuation.
+ */
+export async function confirmMagicLinkElsewhere(
+  services: Services,
+  input: { token: string; organizationSlug: string; interactionUid: string; code: string; meta: RequestMeta },
+): Promise<MagicLinkPairing> {
+  const link = await findUsableLink(services, input);
+  if (link.status !== "usable") return link;
+  const { row } = link;
+  const check = await checkPairing(services.store, input.interactionUid, input.code);
+  if (check === "wrong") return { status: "wrong_code" };
+  const consumed = await inTransaction(services, userActor(row.userId, input.meta), (ctx) => consumeLink(ctx, row));
+  if (!consumed) return { status: "invalid" };
+  if (check === "exhausted") return { status: "pairing_exhausted" };
+  if (check === "none") return { status: "continuation_lost" };
+  await markConfirmed(services.store, input.interactionUid, row.userId, CONFIRMED_TTL_SECONDS);
+  return { status: "confirmed_elsewhere" };
+}
+
+/**
+ * The asking browser finishes a sign-in another browser confirmed: the link is already used (its
+ * entry committed there), so this is the sign-in alone, once (`takeConfirmed`).
+ */
+export async function finishConfirmedElsewhere(services: Services, input: { at: InteractionContext; meta: RequestMeta }): Promise<string | null> {
+  const ic = input.at;
+  if (ic.interaction.prompt.name !== "login") return null;
+  const userId = await takeConfirmed(services.store, ic.uid);
+  if (!userId) return null;
+  const user = await services.db.prisma.user.findUnique({ where: { id: userId }, select: { status: true, organizationId: true } });
+  if (!user || user.status !== "active" || user.organizationId !== ic.organization.id) return null;
+  const { redirectTo } = await finishSignIn(services, { at: ic, method: "magic_link", meta: input.meta }, (complete) =>
+    inTransaction(services, userActor(userId, input.meta), (ctx) => complete(ctx, userId)),
+  );
+  return redirectTo;
+}
+
+/** Whether another browser has confirmed this interaction's link (the asking page polls it). */
+export function confirmedElsewhere(services: Services, uid: string): Promise<boolean> {
+  return isConfirmed(services.store, uid);
 }
 
 /** The checks that change nothing: the link, its authority (organization, interaction), its method, its user. */
@@ -140,12 +218,11 @@ async function findUsableLink(
   const client = row.clientId ? await getClientRecord(prisma, services.cache, row.clientId) : null;
   const methods = effectiveLoginMethods(client ?? { loginMethods: [] }, organization);
   if (!methods.includes("magic_link")) {
-    await inTransaction(services, anonymousActor(input.meta), async (ctx) => {
-      ctx.audit({
-        eventType: "security.login_method_disabled",
-        organizationId: organization.id,
-        data: { attemptedMethod: "magic_link", clientId: row.clientId, organizationId: organization.id, endpoint: "POST /interaction/:uid/magic-link/verify" },
-      });
+    await auditMethodRefusal(services, input.meta, {
+      organizationId: organization.id,
+      clientId: row.clientId,
+      method: "magic_link",
+      endpoint: "POST /interaction/:uid/magic-link/verify",
     });
     return { status: "method_disabled" };
   }

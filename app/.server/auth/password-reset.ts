@@ -1,8 +1,12 @@
+import type { Organization } from "~/generated/prisma/client";
 import { normalizeEmail } from "~/schemas/email";
+import { effectiveLoginMethods, type LoginMethod } from "~/schemas/login-methods";
+import { getClientRecord, type ClientRecord } from "../directory/clients";
 import { inTransaction } from "../context";
 import { invalidateUser } from "../directory/users";
 import type { JobContext, JobPayloads } from "../jobs/queue";
 import { sendBrandedEmail } from "../mail/send";
+import { lookupInteractionOrganization } from "../oidc/adapter";
 import { endBrowserSessions } from "../oidc/sessions";
 import type { Services } from "../services";
 import { anonymousActor, systemActor, userActor, type RequestMeta } from "./actors";
@@ -44,8 +48,7 @@ export async function sendPasswordResetJob(services: Services, data: JobPayloads
     where: { organizationId_email: { organizationId: data.organizationId, email: data.email } },
     include: { organization: true },
   });
-  if (!user || user.status !== "active" || user.organization.status !== "active" || !data.interactionUid) return;
-  const interactionUid = data.interactionUid;
+  if (!user || user.status !== "active" || user.organization.status !== "active") return;
   const token = services.tokens.derive("password-reset", job.id);
   const ttlMinutes = await services.settings.get("auth.passwordResetTtlMinutes");
   await inTransaction(services, systemActor(data.ip), async (ctx) => {
@@ -56,7 +59,9 @@ export async function sendPasswordResetJob(services: Services, data: JobPayloads
         tokenHash: ctx.tokens.hash(token),
         organizationId: user.organizationId,
         userId: user.id,
-        interactionUid,
+        interactionUid: data.interactionUid,
+        // Jobs queued before the column existed carry no client.
+        clientId: data.clientId ?? null,
         expiresAt: new Date(Date.now() + ttlMinutes * 60_000),
       },
       update: {},
@@ -68,21 +73,42 @@ export async function sendPasswordResetJob(services: Services, data: JobPayloads
     language: user.locale ?? data.language,
     template: {
       kind: "password-reset",
-      link: passwordResetUrl(services.config.baseUrl, { interactionUid, token }),
+      link: passwordResetUrl(services.config.baseUrl, { organizationSlug: user.organization.slug, token, language: data.language }),
       expiresMinutes: ttlMinutes,
     },
   });
 }
 
-/** A usable reset token of this organization, or null (unknown, used, expired, other tenant). */
-export async function findUsableResetToken(services: Services, organizationId: string, token: string) {
-  if (token.length < 20 || token.length > 100) return null;
-  const row = await services.db.prisma.passwordResetToken.findUnique({
-    where: { tokenHash: services.tokens.hash(token) },
-    include: { user: { select: { email: true, status: true } } },
-  });
-  if (!row || row.organizationId !== organizationId || row.consumedAt || row.expiresAt <= new Date() || row.user.status !== "active") return null;
-  return row;
+/**
+ * What a reset link is, for the page that opens it. The link carries only its token and its
+ * organization's slug, so it works in any browser (issue 19): the interaction it was asked from is
+ * a place to return to, not a condition. A link of another organization is `unknown`, like a made-up
+ * one; `used` and `expired` are told apart because only the holder of the token learns it. The
+ * user is not read here: the page refuses a disabled password method before any user lookup.
+ */
+export type ResetLink =
+  | { status: "unknown" }
+  | { status: "usable" | "used" | "expired"; row: ResetTokenRow; organization: Organization; client: ClientRecord | null; methods: LoginMethod[] };
+
+export type ResetTokenRow = { id: string; userId: string; organizationId: string; interactionUid: string | null; clientId: string | null };
+
+export async function findResetLink(services: Services, organizationSlug: string, token: string): Promise<ResetLink> {
+  if (token.length < 20 || token.length > 100) return { status: "unknown" };
+  const { prisma } = services.db;
+  const found = await prisma.passwordResetToken.findUnique({ where: { tokenHash: services.tokens.hash(token) }, include: { organization: true } });
+  if (!found || found.organization.slug !== organizationSlug.toLowerCase() || found.organization.status !== "active") return { status: "unknown" };
+  const { organization, consumedAt, expiresAt, id, userId, organizationId, interactionUid, clientId } = found;
+  const stored = clientId ? await getClientRecord(prisma, services.cache, clientId) : null;
+  const client = stored && stored.organizationId === organization.id ? stored : null;
+  const status = consumedAt ? "used" : expiresAt <= new Date() ? "expired" : "usable";
+  const methods = effectiveLoginMethods(client ?? { loginMethods: [] }, organization);
+  return { status, row: { id, userId, organizationId, interactionUid, clientId }, organization, client, methods };
+}
+
+/** The email of the link's user while the account may still reset its password, else null. */
+export async function resettableUserEmail(services: Services, row: ResetTokenRow): Promise<string | null> {
+  const user = await services.db.prisma.user.findUnique({ where: { id: row.userId }, select: { email: true, status: true } });
+  return user && user.status === "active" ? user.email : null;
 }
 
 export type ResetOutcome = { ok: true; userId: string } | { ok: false; reason: "invalid_token" } | { ok: false; reason: "weak_password"; problem: PasswordProblem; limit?: number };
@@ -93,13 +119,11 @@ export type ResetOutcome = { ok: true; userId: string } | { ok: false; reason: "
  * `auth.password_reset.completed` entry commit together; the browser sessions in the store end
  * after the commit. The reset does not sign in: the person signs in with the new password.
  */
-export async function completePasswordReset(
-  services: Services,
-  input: { organizationId: string; token: string; newPassword: string; meta: RequestMeta },
-): Promise<ResetOutcome> {
-  const row = await findUsableResetToken(services, input.organizationId, input.token);
-  if (!row) return { ok: false, reason: "invalid_token" };
-  const check = checkNewPassword(input.newPassword, { minLength: await services.settings.get("auth.passwordMinLength"), email: row.user.email });
+export async function completePasswordReset(services: Services, input: { row: ResetTokenRow; newPassword: string; meta: RequestMeta }): Promise<ResetOutcome> {
+  const { row } = input;
+  const email = await resettableUserEmail(services, row);
+  if (email === null) return { ok: false, reason: "invalid_token" };
+  const check = checkNewPassword(input.newPassword, { minLength: await services.settings.get("auth.passwordMinLength"), email });
   if (!check.ok) return { ok: false, reason: "weak_password", problem: check.problem!, ...(check.limit ? { limit: check.limit } : {}) };
   const passwordHash = await services.passwords.hash(input.newPassword);
   const { userId } = row;
@@ -111,11 +135,35 @@ export async function completePasswordReset(
     // Other reset links of this user die with this one.
     await ctx.db.passwordResetToken.updateMany({ where: { userId, consumedAt: null }, data: { consumedAt: now } });
     // Refresh tokens stop working with the commit; browser sessions live in the store.
-    await ctx.db.oidcPayload.deleteMany({ where: { organizationId: input.organizationId, accountId: userId } });
-    ctx.afterCommit(() => endBrowserSessions(ctx.store, input.organizationId, userId));
+    await ctx.db.oidcPayload.deleteMany({ where: { organizationId: row.organizationId, accountId: userId } });
+    ctx.afterCommit(() => endBrowserSessions(ctx.store, row.organizationId, userId));
     ctx.afterCommit(() => invalidateUser(ctx.cache, userId));
-    ctx.audit({ eventType: "auth.password_reset.completed", organizationId: input.organizationId, targetType: "user", targetId: userId, data: {} });
+    ctx.audit({ eventType: "auth.password_reset.completed", organizationId: row.organizationId, targetType: "user", targetId: userId, data: {} });
     return true;
   });
   return done ? { ok: true, userId } : { ok: false, reason: "invalid_token" };
+}
+
+/**
+ * Where a completed reset goes next. When the sign-in that asked is still open, to it (its page
+ * says the password changed and asks for the new one); the sign-in page itself sends a browser
+ * that does not hold that interaction on to the "password changed" page, because only the
+ * interaction's own cookie (scoped to its path) says whose it is. Otherwise null: the reset page
+ * shows "password changed" itself.
+ */
+export async function continuationAfterReset(services: Services, row: ResetTokenRow, page: { organizationSlug: string; language: string }): Promise<string | null> {
+  if (!row.interactionUid || (await lookupInteractionOrganization(services.store, row.interactionUid)) !== row.organizationId) return null;
+  const next = new URLSearchParams({ reset: "done", org: page.organizationSlug, lang: page.language });
+  if (row.clientId) next.set("client", row.clientId);
+  return `/interaction/${encodeURIComponent(row.interactionUid)}?${next}`;
+}
+
+/** The organization of a reset link in the format mailed before links named their organization. */
+export async function legacyResetLinkSlug(services: Services, token: string): Promise<string | null> {
+  if (token.length < 20 || token.length > 100) return null;
+  const row = await services.db.prisma.passwordResetToken.findUnique({
+    where: { tokenHash: services.tokens.hash(token) },
+    select: { organization: { select: { slug: true } } },
+  });
+  return row?.organization.slug ?? null;
 }

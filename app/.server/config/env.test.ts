@@ -39,6 +39,12 @@ describe("parseConfig", () => {
     expect(parseConfig({ TRUST_PROXY: " 10.0.0.0/8, loopback ,fd00::/8,192.168.1.7 " }).trustProxy).toEqual(["10.0.0.0/8", "loopback", "fd00::/8", "192.168.1.7"]);
   });
 
+  it("reads OIDC_PROVIDER_POOL_MB as the provider pool's heap budget in bytes (unset: the registry's default)", () => {
+    expect(parseConfig({ OIDC_PROVIDER_POOL_MB: "128" }).providerPoolBytes).toBe(128 * 1024 * 1024);
+    expect(parseConfig({ OIDC_PROVIDER_POOL_MB: "0.5" }).providerPoolBytes).toBe(512 * 1024);
+    expect(parseConfig({}).providerPoolBytes).toBeUndefined();
+  });
+
   it("accepts admin@localhost as the bootstrap email (the one email rule)", () => {
     expect(parseConfig({ ADMIN_BOOTSTRAP_EMAIL: "Admin@LocalHost" }).adminBootstrap.email).toBe("admin@localhost");
   });
@@ -119,6 +125,8 @@ describe("parseConfig", () => {
     { env: { TRUST_PROXY: "10.0.0.0/33" }, variable: "TRUST_PROXY", expected: /10\.0\.0\.0\/33 is not an IP address, CIDR range/ },
     { env: { TRUST_PROXY: "proxy.internal" }, variable: "TRUST_PROXY", expected: /proxy\.internal is not an IP address/ },
     { env: { TRUST_PROXY: "-1" }, variable: "TRUST_PROXY", expected: /expected a hop count/ },
+    { env: { OIDC_PROVIDER_POOL_MB: "0" }, variable: "OIDC_PROVIDER_POOL_MB", expected: /expected a number of megabytes/ },
+    { env: { OIDC_PROVIDER_POOL_MB: "lots" }, variable: "OIDC_PROVIDER_POOL_MB", expected: /expected a number of megabytes/ },
   ];
 
   it.each(badValues)("rejects $env with a ConfigError naming $variable", ({ env, variable, expected }) => {

@@ -134,6 +134,14 @@ const EnvSchema = z.object({
   SMTP_FROM: optionalString,
   LOG_LEVEL: z.enum(LOG_LEVELS, { message: `expected one of ${LOG_LEVELS.join(", ")}` }).default("info"),
   TRUST_PROXY: optionalString.pipe(TrustProxySchema.optional()),
+  OIDC_PROVIDER_POOL_MB: z.preprocess(
+    blankAsUnset,
+    z.coerce
+      .number({ message: "expected a number of megabytes, such as 64" })
+      .positive("expected a number of megabytes, such as 64")
+      .max(65536, "expected a number of megabytes, such as 64")
+      .optional(),
+  ),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -154,6 +162,8 @@ export interface Config {
   logLevel: Env["LOG_LEVEL"];
   /** Express's `trust proxy`: hops to trust, or the trusted proxies' addresses and ranges. */
   trustProxy: number | string[];
+  /** Heap budget of the pool of built OIDC providers, in bytes; undefined: the registry's default. */
+  providerPoolBytes: number | undefined;
 }
 
 /** Parses an environment (process.env by default). Throws ConfigError on the first bad variable. */
@@ -190,5 +200,6 @@ export function parseConfig(source: Record<string, string | undefined> = process
     smtp: { host: env.SMTP_HOST, port: env.SMTP_PORT, user: env.SMTP_USER, pass: env.SMTP_PASS, from: env.SMTP_FROM },
     logLevel: env.LOG_LEVEL,
     trustProxy: env.TRUST_PROXY ?? ["loopback"],
+    providerPoolBytes: env.OIDC_PROVIDER_POOL_MB === undefined ? undefined : Math.round(env.OIDC_PROVIDER_POOL_MB * 1024 * 1024),
   };
 }

@@ -3,6 +3,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { citext } from "@electric-sql/pglite/contrib/citext";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
@@ -234,7 +235,8 @@ async function openPglite(dataDir: string): Promise<Database> {
   let db: PGlite;
   try {
     db = await PGlite.create(dataDir.startsWith("memory://") ? dataDir : path.resolve(dataDir), {
-      extensions: { citext },
+      // citext for slugs and emails; pg_trgm for the organization search index (decision 030).
+      extensions: { citext, pg_trgm },
       postgresqlconf: PGLITE_SETTINGS,
     });
   } catch (error) {

@@ -1,7 +1,7 @@
 import { data, type AppLoadContext } from "@remix-run/node";
 import type { LoginMethod } from "~/schemas/login-methods";
-import { anonymousActor, type RequestMeta } from "../auth/actors";
-import { inTransaction } from "../context";
+import type { RequestMeta } from "../auth/actors";
+import { auditMethodRefusal } from "../auth/method-refusal";
 import { readForm } from "../http/form";
 import type { Services } from "../services";
 import type { InteractionContext } from "./context";
@@ -103,14 +103,6 @@ async function methodAllowed(
 ): Promise<boolean> {
   if (ic.methods.includes(method)) return true;
   if (request.method !== "POST" && isAfterAction(context)) return false;
-  await inTransaction(services, anonymousActor(meta), async (ctx) => {
-    ctx.audit({
-      eventType: "security.login_method_disabled",
-      organizationId: ic.organization.id,
-      targetType: "client",
-      targetId: ic.client.id,
-      data: { attemptedMethod: method, clientId: ic.client.id, organizationId: ic.organization.id, endpoint },
-    });
-  });
+  await auditMethodRefusal(services, meta, { organizationId: ic.organization.id, clientId: ic.client.id, method, endpoint });
   return false;
 }

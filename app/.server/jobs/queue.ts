@@ -23,7 +23,16 @@ export interface JobPayloads {
     language: string;
     ip: string | null;
   };
-  "password-reset": { organizationId: string; email: string; interactionUid: string | null; language: string; ip: string | null };
+  "password-reset": {
+    organizationId: string;
+    email: string;
+    /** Where the sign-in that asked can go on, when it is still open in the browser that opens the link. */
+    interactionUid: string | null;
+    /** The client whose sign-in asked (optional: jobs queued before it was added lack it). */
+    clientId?: string | null;
+    language: string;
+    ip: string | null;
+  };
   invitation: { invitationId: string; language: string };
   "email-otp": { userId: string; codeId: string; language: string };
 }

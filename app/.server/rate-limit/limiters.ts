@@ -70,6 +70,8 @@ export interface RateLimits {
   /** Whether the key has used up its points, without counting an attempt. */
   check(name: LimitName, key: string): Promise<LimitOutcome>;
   reset(name: LimitName, key: string): Promise<void>;
+  /** Gives back one point consumed by an attempt that turned out to succeed (limits that count failures only). */
+  refund(name: LimitName, key: string): Promise<void>;
   /** Deletes the counters whose window has ended (also done in passing, at most every few minutes). */
   sweep(): Promise<number>;
 }
@@ -128,8 +130,20 @@ export function createRateLimits(prisma: PrismaClient, rules: RuleSource = defau
     async reset(name, key) {
       await (await limiter(name)).delete(key);
     },
+    async refund(name, key) {
+      await (await limiter(name)).reward(key, 1);
+    },
     sweep,
   };
+}
+
+/**
+ * Gives back what `consumeEach` took for an attempt that succeeded. The point is taken before the
+ * check (so parallel guesses cannot overrun the limit) and returned after a success, so that the
+ * limit counts failures only.
+ */
+export async function refundEach(limits: RateLimits, checks: Array<[LimitName, string | null]>): Promise<void> {
+  for (const [name, key] of checks) if (key !== null) await limits.refund(name, key);
 }
 
 /**

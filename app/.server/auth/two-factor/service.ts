@@ -6,7 +6,7 @@ import type { InteractionContext } from "../../interaction/context";
 import type { Services } from "../../services";
 import { NO_REQUEST, userActor, type RequestMeta } from "../actors";
 import { finishSignIn, type CompleteSignIn } from "../finish-sign-in";
-import { consumeEach } from "../../rate-limit/limiters";
+import { consumeEach, refundEach, type LimitName } from "../../rate-limit/limiters";
 import { MAX_ACTIVE_EMAIL_OTPS } from "./email-otp";
 import { clearPending, loadPending, savePending, type PendingSecondFactor } from "./pending";
 import { generateRecoveryCodes, looksLikeRecoveryCode, normalizeRecoveryCode } from "./recovery-codes";
@@ -186,13 +186,11 @@ type Claim = { ok: true; take: (db: Db) => Promise<VerifyOutcome> } | Exclude<Ve
  * sign-in (finishSignIn).
  */
 export async function verifySecondFactor(services: Services, input: VerifyInput, complete?: CompleteSignIn): Promise<VerifyOutcome> {
-  const limit = await consumeEach(services.limits, [
-    ["twoFactorIp", input.ip],
-    ["twoFactor", input.userId],
-  ]);
+  const limits = secondFactorLimits(input.ip, input.userId);
+  const limit = await consumeEach(services.limits, limits);
   const claim: Claim = limit.allowed ? await findClaim(services, input) : { ok: false, reason: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
   const auditMethod = input.method === "email" ? "otp" : input.method;
-  return inTransaction(services, userActor(input.userId, input), async (ctx) => {
+  const outcome = await inTransaction(services, userActor(input.userId, input), async (ctx) => {
     const outcome = claim.ok ? await claim.take(ctx.db) : claim;
     ctx.audit({
       eventType: outcome.ok ? "auth.2fa.verified" : "auth.2fa.failed",
@@ -204,7 +202,16 @@ export async function verifySecondFactor(services: Services, input: VerifyInput,
     if (outcome.ok && complete) await complete(ctx, input.userId);
     return outcome;
   });
+  // The limit counts failures: a right code gives its point back (issue 19).
+  if (outcome.ok) await refundEach(services.limits, limits);
+  return outcome;
 }
+
+/** The second-factor limits of one attempt: per client address and per user. */
+const secondFactorLimits = (ip: string | null, userId: string): Array<[LimitName, string | null]> => [
+  ["twoFactorIp", ip],
+  ["twoFactor", userId],
+];
 
 async function findClaim(services: Services, input: { userId: string; method: VerifyMethod; code: string }): Promise<Claim> {
   const { prisma } = services.db;
@@ -311,13 +318,12 @@ export type EnrollmentOutcome = { ok: true; recoveryCodes: string[] } | { ok: fa
 
 /** Enrollment at the sign-in step that requires it: the code counts against the per-user limit of second-factor checks. */
 export async function enrollTotpAtSignIn(services: Services, ic: InteractionContext, pending: PendingSecondFactor, input: { code: string; meta: RequestMeta }): Promise<EnrollmentOutcome> {
-  const limit = await consumeEach(services.limits, [
-    ["twoFactorIp", input.meta.ip],
-    ["twoFactor", pending.userId],
-  ]);
+  const limits = secondFactorLimits(input.meta.ip, pending.userId);
+  const limit = await consumeEach(services.limits, limits);
   if (!limit.allowed) return { ok: false, reason: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
   const recoveryCodes = await confirmTotpEnrollment(services, pending.userId, input.code, { organizationId: pending.organizationId, meta: input.meta });
   if (!recoveryCodes) return { ok: false, reason: "invalid_code" };
+  await refundEach(services.limits, limits);
   await savePending(services.store, ic.uid, { ...pending, enrolled: true });
   return { ok: true, recoveryCodes };
 }

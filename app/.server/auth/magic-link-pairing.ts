@@ -1,0 +1,76 @@
+import { randomInt, timingSafeEqual } from "node:crypto";
+import type { KeyValueStore } from "../cache/store";
+
+/**
+ * A magic link opened in another browser than the one that asked (decision 033). The asking
+ * page shows a two-digit number; the other browser signs the asking one in only when the person
+ * types that number there. Whoever made someone else's address ask for a link (to be signed in as
+ * them when they click it) never shows them the number, so a click alone signs nobody in.
+ * Three wrong numbers end the pairing; the link is then burnt by the caller.
+ */
+const MAX_ATTEMPTS = 3;
+const pairingKey = (uid: string) => `magic-link:pairing:${uid}`;
+const confirmedKey = (uid: string) => `magic-link:confirmed:${uid}`;
+
+interface Pairing {
+  code: string;
+  attempts: number;
+}
+
+/**
+ * The interaction's number: one per interaction, so a second request (another address, a resend)
+ * shows the same page and the same number; its lifetime restarts with the new link's.
+ */
+export async function startPairing(store: KeyValueStore, uid: string, ttlSeconds: number): Promise<string> {
+  const pairing = readPairing(await store.get(pairingKey(uid))) ?? { code: String(randomInt(10, 100)), attempts: 0 };
+  await store.set(pairingKey(uid), JSON.stringify(pairing), ttlSeconds);
+  return pairing.code;
+}
+
+export async function pairingCode(store: KeyValueStore, uid: string): Promise<string | null> {
+  return readPairing(await store.get(pairingKey(uid)))?.code ?? null;
+}
+
+export type PairingCheck = "match" | "wrong" | "exhausted" | "none";
+
+/** Compares a typed number; a match ends the pairing (one sign-in per number). */
+export async function checkPairing(store: KeyValueStore, uid: string, typed: string): Promise<PairingCheck> {
+  const pairing = readPairing(await store.get(pairingKey(uid)));
+  if (!pairing) return "none";
+  const given = Buffer.from(typed.trim().slice(0, 8));
+  const expected = Buffer.from(pairing.code);
+  if (given.length === expected.length && timingSafeEqual(given, expected)) {
+    await store.del(pairingKey(uid));
+    return "match";
+  }
+  if (pairing.attempts + 1 >= MAX_ATTEMPTS) {
+    await store.del(pairingKey(uid));
+    return "exhausted";
+  }
+  await store.replace(pairingKey(uid), JSON.stringify({ ...pairing, attempts: pairing.attempts + 1 }));
+  return "wrong";
+}
+
+/** The other browser confirmed: the asking one may finish the sign-in of this user. */
+export async function markConfirmed(store: KeyValueStore, uid: string, userId: string, ttlSeconds: number): Promise<void> {
+  await store.set(confirmedKey(uid), userId, ttlSeconds);
+}
+
+export async function isConfirmed(store: KeyValueStore, uid: string): Promise<boolean> {
+  return (await store.get(confirmedKey(uid))) !== null;
+}
+
+/** The confirmed user, once: two tabs polling never both sign in. */
+export function takeConfirmed(store: KeyValueStore, uid: string): Promise<string | null> {
+  return store.take(confirmedKey(uid));
+}
+
+function readPairing(raw: string | null): Pairing | null {
+  if (!raw) return null;
+  try {
+    const parsed = JSON.parse(raw) as Partial<Pairing>;
+    return typeof parsed.code === "string" && typeof parsed.attempts === "number" ? { code: parsed.code, attempts: parsed.attempts } : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,147 @@
+import { data, type MetaFunction, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { pageTitle } from "~/i18n/page-title";
+import { AuthCard, Field, FormMessage } from "~/components/auth-card";
+import { PasswordChangedCard } from "~/components/password-changed";
+import { applicationHome } from "~/.server/auth/application-home";
+import { auditMethodRefusal } from "~/.server/auth/method-refusal";
+import { completePasswordReset, continuationAfterReset, findResetLink, resettableUserEmail, type ResetLink } from "~/.server/auth/password-reset";
+import { readForm } from "~/.server/http/form";
+import { resolveLanguage } from "~/.server/i18n";
+import { brandingOf } from "~/.server/interaction/branding";
+import { interactionHeaders, isAfterAction, NO_STORE } from "~/.server/interaction/request";
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: pageTitle(data?.language, (m) => m.reset.title) }, { name: "robots", content: "noindex" }];
+export const headers = interactionHeaders;
+
+/**
+ * GET/POST /{slug}/reset-password?token=…: a reset link opens in any browser (issue 19). In this
+ * order: the link (unknown, used, expired: a page that says which and what to do next), the
+ * password method for the link's client (403 before any user lookup and CSRF), the CSRF token
+ * (bound to the link), then the new password. A completed reset continues the sign-in that asked
+ * when it is still open, else ends on "password changed" with the way back to the application.
+ */
+const csrfKey = (linkId: string) => `password-reset:${linkId}`;
+const tokenOf = (request: Request) => new URL(request.url).searchParams.get("token") ?? "";
+/** The link's `lang` (the asking sign-in's language) first, then this browser's. */
+const languageOf = (request: Request) => resolveLanguage(request, { uiLocales: new URL(request.url).searchParams.get("lang") });
+
+type Found = Extract<ResetLink, { row: unknown }>;
+
+function frame(link: Found, language: string) {
+  return { language, branding: brandingOf(link.organization), clientName: link.client?.name ?? null, home: applicationHome(link.client) };
+}
+
+function problemPage(link: ResetLink, language: string) {
+  if (link.status === "unknown") return data({ view: "unknown" as const, language }, { status: 400, headers: NO_STORE });
+  return data({ view: link.status === "used" ? ("used" as const) : ("expired" as const), ...frame(link, language) }, { status: 400, headers: NO_STORE });
+}
+
+export async function loader({ request, params, context }: LoaderFunctionArgs) {
+  const language = await languageOf(request);
+  const token = tokenOf(request);
+  const link = await findResetLink(context.services, params.slug!, token);
+  if (link.status === "unknown") return problemPage(link, language);
+  if (!link.methods.includes("password")) {
+    // Remix re-runs the loader after the action; only the action's refusal is audited.
+    if (!isAfterAction(context)) await auditMethodRefusal(context.services, { ip: context.req.ip ?? null, requestId: context.requestId }, refusal(link, "GET /{slug}/reset-password"));
+    return data({ view: "unavailable" as const, ...frame(link, language) }, { status: 403, headers: NO_STORE });
+  }
+  if (link.status !== "usable") return problemPage(link, language);
+  // A deactivated account's link no longer works: to its holder that is an expired link.
+  if ((await resettableUserEmail(context.services, link.row)) === null) return problemPage({ ...link, status: "expired" }, language);
+  return data({ view: "form" as const, ...frame(link, language), token, csrf: context.services.csrf.tokenFor(csrfKey(link.row.id)) }, { headers: NO_STORE });
+}
+
+export async function action({ request, params, context }: ActionFunctionArgs) {
+  const language = await languageOf(request);
+  const form = await readForm(request);
+  const token = String(form.get("token") ?? "");
+  const link = await findResetLink(context.services, params.slug!, token);
+  if (link.status === "unknown") return problemPage(link, language);
+  if (!link.methods.includes("password")) {
+    await auditMethodRefusal(context.services, { ip: context.req.ip ?? null, requestId: context.requestId }, refusal(link, "POST /{slug}/reset-password"));
+    return data({ view: "unavailable" as const, ...frame(link, language) }, { status: 403, headers: NO_STORE });
+  }
+  if (!context.services.csrf.verify(csrfKey(link.row.id), form.get("csrf"))) {
+    const csrf = context.services.csrf.tokenFor(csrfKey(link.row.id));
+    return data({ view: "csrf" as const, ...frame(link, language), token, csrf }, { status: 403, headers: NO_STORE });
+  }
+  if (link.status !== "usable") return problemPage(link, language);
+  const outcome = await completePasswordReset(context.services, {
+    row: link.row,
+    newPassword: String(form.get("password") ?? ""),
+    meta: { ip: context.req.ip ?? null, requestId: context.requestId },
+  });
+  if (outcome.ok) {
+    const next = await continuationAfterReset(context.services, link.row, { organizationSlug: link.organization.slug, language });
+    if (next) return redirect(next, { status: 303, headers: NO_STORE });
+    // An explicit 200: the loader Remix re-runs after the action finds the link used (400).
+    return data({ view: "changed" as const, ...frame(link, language) }, { status: 200, headers: NO_STORE });
+  }
+  if (outcome.reason === "invalid_token") return problemPage({ ...link, status: "used" }, language);
+  const csrf = context.services.csrf.tokenFor(csrfKey(link.row.id));
+  return data({ view: "form" as const, ...frame(link, language), token, csrf, problem: outcome.problem, limit: outcome.limit }, { status: 422, headers: NO_STORE });
+}
+
+function refusal(link: Found, endpoint: string) {
+  return { organizationId: link.organization.id, clientId: link.client?.id ?? null, method: "password" as const, endpoint };
+}
+
+export default function ResetPassword() {
+  const page = useLoaderData<typeof loader>();
+  const result = useActionData<typeof action>();
+  const { t } = useTranslation();
+  const shown = result ?? page;
+  if (shown.view === "unknown") {
+    return (
+      <main className="page">
+        <section className="card" aria-labelledby="page-title">
+          <h1 id="page-title">{t("reset.problemTitle")}</h1>
+          <FormMessage tone="error">{t("reset.invalid")}</FormMessage>
+          <p>{t("reset.backToApplication")}</p>
+        </section>
+      </main>
+    );
+  }
+  if (shown.view === "changed") return <PasswordChangedCard branding={shown.branding} home={shown.home} clientName={shown.clientName} />;
+  if (shown.view !== "form" && shown.view !== "csrf") {
+    const message = shown.view === "unavailable" ? t("methodUnavailable.password") : t(shown.view === "used" ? "reset.used" : "reset.expired");
+    return (
+      <AuthCard branding={shown.branding} title={t(shown.view === "unavailable" ? "methodUnavailable.title" : "reset.problemTitle")}>
+        <FormMessage tone="error">{message}</FormMessage>
+        {shown.home ? (
+          <p>
+            <a className="button" href={shown.home}>
+              {shown.clientName ? t("reset.signInTo", { client: shown.clientName }) : t("reset.signInAgain")}
+            </a>
+          </p>
+        ) : (
+          <p>{t("reset.backToApplication")}</p>
+        )}
+      </AuthCard>
+    );
+  }
+  const problem = "problem" in shown ? shown.problem : undefined;
+  return (
+    <AuthCard branding={shown.branding} title={t("reset.title")}>
+      {shown.view === "csrf" ? <FormMessage tone="error">{t("csrf.invalid")}</FormMessage> : null}
+      <Form method="post" reloadDocument noValidate>
+        <input type="hidden" name="csrf" value={shown.csrf} />
+        <input type="hidden" name="token" value={shown.token} />
+        <Field
+          name="password"
+          label={t("reset.newPassword")}
+          type="password"
+          autoComplete="new-password"
+          autoFocus
+          error={problem ? t(`passwordPolicy.${problem}`, { limit: "limit" in shown ? shown.limit : undefined }) : undefined}
+        />
+        <button className="button" type="submit">
+          {t("reset.submit")}
+        </button>
+      </Form>
+    </AuthCard>
+  );
+}

@@ -1,0 +1,15 @@
+import type { LoaderFunctionArgs } from "@remix-run/node";
+import { confirmedElsewhere } from "~/.server/auth/magic-link";
+import { passGate } from "~/.server/interaction/gate";
+import { NO_STORE } from "~/.server/interaction/request";
+
+/**
+ * GET /interaction/:uid/magic-link/status: `{ confirmed }` for the asking page's script (decision
+ * 033). Behind the same gate as the page: another browser learns nothing, not even whether the
+ * interaction exists (400, as every interaction route answers it).
+ */
+export async function loader(args: LoaderFunctionArgs) {
+  const gate = await passGate(args, { method: "magic_link", endpoint: "GET /interaction/:uid/magic-link/status" });
+  if (!gate.open) return Response.json({ error: gate.refusal.view }, { status: gate.refusal.view === "expired" ? 400 : 403, headers: NO_STORE });
+  return Response.json({ confirmed: await confirmedElsewhere(args.context.services, gate.uid) }, { headers: NO_STORE });
+}
