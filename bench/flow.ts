@@ -26,7 +26,19 @@ export interface ServerInfo {
   seeding: SeedReport;
   /** Porta only, with SEED_ADMIN_LIST_USERS: the organization and admin token of the list benchmark. */
   adminList?: AdminListSeed;
+  /** Porta only: GET answers how many Prisma statements Porta has sent since it started (a loopback port of its own). */
+  statementsUrl?: string;
+  /** Porta only, with SEED_LOGIN_USERS: the accounts of the password-login benchmark (see login.ts). */
+  loginUsers?: LoginUsersSeed;
 }
+
+export interface LoginUsersSeed {
+  /** Accounts `loginEmail(0)` … `loginEmail(count - 1)` of the bench organization, all with `password`. */
+  count: number;
+  password: string;
+}
+
+export const loginEmail = (i: number) => `login-${i}@bench.example.com`;
 
 export interface AdminListSeed {
   organizationId: string;
@@ -78,7 +90,7 @@ export async function fetchOnFreshSocket(url: string, init: RequestInit): Promis
 }
 
 /** A cookie jar per flow worker: every cookie is sent on every request (paths do not clash within one worker). */
-function cookieClient() {
+export function cookieClient() {
   const jar = new Map<string, string>();
   return async (url: string, init: RequestInit = {}) => {
     const headers = new Headers(init.headers);

@@ -7,16 +7,19 @@
  * SEED_REFRESH_TOKENS (the size of the refresh-token pool) and SEED_REFRESH_FLOWS (how many of
  * them come from full authorization-code flows; see flow.ts seedRefreshPool),
  * BENCH_PROFILE_DIR (see flow.ts profileOnSignal), SEED_ADMIN_LIST_USERS (users of the Admin API
- * list benchmark's organization; see admin-list-seed.ts).
+ * list benchmark's organization; see admin-list-seed.ts), SEED_LOGIN_USERS (accounts of the
+ * password-login benchmark, all with one password hashed once with Porta's parameters; see login.ts).
  */
 import { randomBytes } from "node:crypto";
+import { createServer } from "node:http";
 import { parseConfig } from "../app/.server/config/env";
 import { hashClientSecret } from "../app/.server/directory/clients";
 import { createLogger } from "../app/.server/logging/logger";
 import { recordConsent, recordLogin } from "../app/.server/oidc/interaction-results";
+import type { Services } from "../app/.server/services";
 import { startPorta } from "../app/.server/start";
 import { seedAdminList } from "./admin-list-seed";
-import { FLOW_SCOPE, REDIRECT_URI, announce, onStop, profileOnSignal, seedRefreshPool } from "./flow";
+import { FLOW_SCOPE, REDIRECT_URI, announce, loginEmail, onStop, profileOnSignal, seedRefreshPool, type LoginUsersSeed } from "./flow";
 
 const SLUG = "bench";
 const CLIENT_ID = "bench-client";
@@ -80,10 +83,13 @@ async function main() {
     },
   });
 
+  const loginUsers = await seedLoginUsers(porta.services, organization.id, Number(process.env.SEED_LOGIN_USERS ?? 0));
+
   const listUsers = Number(process.env.SEED_ADMIN_LIST_USERS ?? 0);
   const adminList = listUsers > 0 ? await seedAdminList(porta, listUsers) : undefined;
 
   await profileOnSignal("porta");
+  const statementsUrl = await countStatements(porta.services);
   announce({
     url: porta.url,
     slug: SLUG,
@@ -95,7 +101,34 @@ async function main() {
     ...(seeded.userAccessToken ? { userAccessToken: seeded.userAccessToken } : {}),
     seeding: seeded.report,
     ...(adminList ? { adminList } : {}),
+    ...(loginUsers ? { loginUsers } : {}),
+    statementsUrl,
   });
+}
+
+/**
+ * Counts every statement Prisma sends and answers the count on a loopback port of its own, so that
+ * the runner can give statements per request (each costs ~1.4 ms of CPU embedded, ~0.55 ms on PostgreSQL).
+ */
+async function countStatements(services: Services): Promise<string> {
+  let statements = 0;
+  services.db.onQuery(() => statements++);
+  const server = createServer((_req, res) => res.end(String(statements)));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  server.unref();
+  const address = server.address();
+  if (!address || typeof address === "string") throw new Error("the statement counter has no port");
+  return `http://127.0.0.1:${address.port}/`;
+}
+
+/** The accounts of the password-login benchmark: one hash (Argon2id at Porta's parameters) for all. */
+async function seedLoginUsers(services: Services, organizationId: string, count: number): Promise<LoginUsersSeed | undefined> {
+  if (count <= 0) return undefined;
+  const password = randomBytes(12).toString("base64url");
+  const passwordHash = await services.passwords.hash(password);
+  const rows = Array.from({ length: count }, (_, i) => ({ organizationId, email: loginEmail(i), emailVerified: true, givenName: "Login", familyName: `No. ${i}`, passwordHash }));
+  for (let i = 0; i < rows.length; i += 1_000) await services.db.prisma.user.createMany({ data: rows.slice(i, i + 1_000) });
+  return { count, password };
 }
 
 main().catch((error: unknown) => {

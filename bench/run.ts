@@ -18,7 +18,9 @@
  * 50), BENCH_INTROSPECTION_RATE (500),
  * BENCH_PROFILE_DIR (CPU profiles of the first measured round of each server and scenario, see
  * bench/profile-summary.ts), BENCH_PORTA_NODE_ARGS (extra node flags for Porta's process),
- * BENCH_LIST_USERS (users of the Admin API list benchmark's organization, 100,000).
+ * BENCH_LIST_USERS (users of the Admin API list benchmark's organization, 100,000),
+ * BENCH_LOGIN_USERS (accounts of the password-login scenario, 300; each signs in at most 9 times)
+ * and BENCH_LOGIN_CONCURRENCY (sign-ins and raw Argon2id verifications in flight, 8; see bench/login.ts).
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -33,6 +35,7 @@ import { Redis } from "ioredis";
 import pg from "pg";
 import { LIST_PAGE_SIZE, measureAdminList, type AdminListFigures, type LatencySummary } from "./admin-list";
 import { type ServerInfo } from "./flow";
+import { loginLines, measureLogins, type LoginFigures } from "./login";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const DOC = path.join(ROOT, "docs", "benchmarks.md");
@@ -54,6 +57,8 @@ const ROUNDS = envNumber("BENCH_ROUNDS", 2);
 const INTROSPECTION_RATE = envNumber("BENCH_INTROSPECTION_RATE", 500);
 const IDLE_SECONDS = 5;
 const LIST_USERS = envNumber("BENCH_LIST_USERS", 100_000);
+const LOGIN_USERS = envNumber("BENCH_LOGIN_USERS", 300);
+const LOGIN_CONCURRENCY = envNumber("BENCH_LOGIN_CONCURRENCY", 8);
 type Target = "porta" | "bare";
 const TARGETS: Target[] = ["bare", "porta"];
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
@@ -467,6 +472,7 @@ interface Figures {
   seeding: Record<Target, ServerInfo["seeding"]>;
   refreshPool: Record<Target, number>;
   adminList: AdminListFigures;
+  passwordLogin: LoginFigures;
 }
 
 const log = (line: string) => console.log(line);
@@ -552,6 +558,8 @@ function renderSection(stores: Stores, figures: Figures, context: { started: Dat
     costRow("JWKS", jwks.porta, jwks.bare, "≥ 10,000/s", met(ceiling(jwks.porta) >= 10_000)),
     "",
     ...adminListLines(figures.adminList),
+    "",
+    ...loginLines(figures.passwordLogin),
     "",
     "Notes on this run:",
     "",
@@ -668,6 +676,7 @@ async function main() {
             PORT: String(portaPort),
             DATA_DIR: dataDir,
             SEED_ADMIN_LIST_USERS: String(LIST_USERS),
+            SEED_LOGIN_USERS: String(LOGIN_USERS),
             ...seedEnv,
           };
           return await startChild("porta", "bench/porta-server.ts", env, portaArgs);
@@ -758,6 +767,21 @@ async function main() {
     const adminList = await measureAdminList(info.porta.url, listSeed);
     log(`  offset page 1 p95 ${ms(adminList.offsetFirst.p95)} ms, page ${adminList.deepPage} p95 ${ms(adminList.offsetDeep.p95)} ms, cursor p95 ${ms(adminList.cursor.p95)} ms`);
 
+    log(`password logins, ${LOGIN_CONCURRENCY} at a time, beside raw Argon2id verifications`);
+    const passwordLogin = await measureLogins({
+      info: info.porta,
+      concurrency: LOGIN_CONCURRENCY,
+      seconds: DURATION,
+      rounds: ROUNDS,
+      portaCpuSeconds: () => cpuSecondsOf(info.porta.pid),
+      profiled: (label, round, work) => profiled("porta", label, round, work),
+      log,
+    });
+    const pl = passwordLogin.returning;
+    log(
+      `  porta: ${pl.perSecond.toFixed(1)} logins/s, ${pl.cpuMsPerLogin.toFixed(1)} ms CPU and ${pl.statementsPerLogin.toFixed(1)} statements per login; raw Argon2id ${passwordLogin.argon2.perSecond.toFixed(1)}/s, ${passwordLogin.argon2.cpuMsPerVerification.toFixed(1)} ms CPU each`,
+    );
+
     const rss = { porta: rssOf(info.porta.pid), bare: rssOf(info.bare.pid) };
     log(`RSS: porta ${rss.porta.rssMb.toFixed(0)} MB (peak ${rss.porta.peakMb.toFixed(0)}), bare ${rss.bare.rssMb.toFixed(0)} MB (peak ${rss.bare.peakMb.toFixed(0)})`);
 
@@ -773,6 +797,7 @@ async function main() {
       seeding: { porta: info.porta.seeding, bare: info.bare.seeding },
       refreshPool: { porta: info.porta.refreshTokens.length, bare: info.bare.refreshTokens.length },
       adminList,
+      passwordLogin,
     };
     const section = renderSection(stores, figures, { started, load: [loadBefore, os.loadavg()], seconds: (performance.now() - t0) / 1000 });
     writeDoc(stores.section, section);

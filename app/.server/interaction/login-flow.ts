@@ -3,7 +3,7 @@ import type { RequestMeta } from "../auth/actors";
 import { finishSignIn } from "../auth/finish-sign-in";
 import { issueDeviceCookie } from "../auth/device-cookie";
 import { attemptPasswordLogin } from "../auth/password-login";
-import { planSecondFactor, startSecondFactor, type SecondFactorPlan } from "../auth/two-factor/service";
+import { planFromEnrollment, startSecondFactor, type SecondFactorPlan } from "../auth/two-factor/service";
 import { getUserById } from "../directory/users";
 import type { Services } from "../services";
 import type { InteractionContext } from "./context";
@@ -38,7 +38,7 @@ export async function completePasswordLogin(
         ...input.meta,
         lockout,
         ...(input.deviceCookie ? { deviceCookie: input.deviceCookie } : {}),
-        secondFactorFollows: async (userId) => (planned.plan = await planSecondFactor(services, userId, ic.organization.twoFactorPolicy)) !== null,
+        secondFactorFollows: (_userId, enrollment) => (planned.plan = planFromEnrollment(enrollment, ic.organization.twoFactorPolicy)) !== null,
       },
       complete,
     ),

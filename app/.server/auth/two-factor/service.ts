@@ -37,15 +37,31 @@ export const totpAad = (userId: string) => `totp-secret:${userId}`;
 // ---------------------------------------------------------------------------------------------
 // The policy
 
-export async function planSecondFactor(services: Services, userId: string, policy: string): Promise<SecondFactorPlan | null> {
-  const { prisma } = services.db;
+/** What a user has set up that the policy looks at; the password login reads it with the account, in one statement. */
+export interface SecondFactorEnrollment {
+  emailOtpEnabled: boolean;
+  totpEnrolled: boolean;
+  /** Whether any recovery code is unused. */
+  recoveryLeft: boolean;
+}
+
+/** The user's enrollment, read on its own (the password login reads it with the account instead). */
+export async function readSecondFactorEnrollment(db: Db, userId: string): Promise<SecondFactorEnrollment> {
   const [user, totp, recoveryLeft] = await Promise.all([
-    prisma.user.findUniqueOrThrow({ where: { id: userId }, select: { emailOtpEnabled: true } }),
-    prisma.totpCredential.findUnique({ where: { userId }, select: { status: true } }),
-    prisma.recoveryCode.count({ where: { userId, usedAt: null } }),
+    db.user.findUniqueOrThrow({ where: { id: userId }, select: { emailOtpEnabled: true } }),
+    db.totpCredential.findUnique({ where: { userId }, select: { status: true } }),
+    db.recoveryCode.count({ where: { userId, usedAt: null } }),
   ]);
-  const totpEnrolled = totp?.status === "enrolled";
-  const recovery = recoveryLeft > 0;
+  return { emailOtpEnabled: user.emailOtpEnabled, totpEnrolled: totp?.status === "enrolled", recoveryLeft: recoveryLeft > 0 };
+}
+
+export async function planSecondFactor(services: Services, userId: string, policy: string): Promise<SecondFactorPlan | null> {
+  return planFromEnrollment(await readSecondFactorEnrollment(services.db.prisma, userId), policy);
+}
+
+/** The organization's policy applied to a user's enrollment: the factor the sign-in asks for, or null for none. */
+export function planFromEnrollment(enrollment: SecondFactorEnrollment, policy: string): SecondFactorPlan | null {
+  const { totpEnrolled, recoveryLeft: recovery } = enrollment;
   switch (policy) {
     case "required_email":
       return { methods: ["email"], enrollTotp: false, recovery };
@@ -56,7 +72,7 @@ export async function planSecondFactor(services: Services, userId: string, polic
       return { methods: totpEnrolled ? ["totp", "email"] : ["email"], enrollTotp: false, recovery };
     default:
       if (totpEnrolled) return { methods: ["totp"], enrollTotp: false, recovery };
-      if (user.emailOtpEnabled) return { methods: ["email"], enrollTotp: false, recovery };
+      if (enrollment.emailOtpEnabled) return { methods: ["email"], enrollTotp: false, recovery };
       return null;
   }
 }
