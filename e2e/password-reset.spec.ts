@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
-import AxeBuilder from "@axe-core/playwright";
-import { expect, test, type Page, type TestInfo } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import * as oidc from "openid-client";
 import type english from "../public/locales/en/login.json";
 import { watchForPageErrors } from "./console-helpers";
 import { readMailbox } from "./mail-peer";
-import { readSeed, type Seed, type SeededOrganization } from "./seed";
+import { answerRelyingParty, checkPage, startAuthorization } from "./journey-helpers";
+import { readSeed, type Seed } from "./seed";
 
 /**
  * Issue 19: a password reset asked for on the laptop, in German, and finished on the phone from
@@ -24,30 +24,6 @@ test.beforeAll(async () => {
   seed = await readSeed();
 });
 
-async function check(page: Page, testInfo: TestInfo, name: string) {
-  const shot = testInfo.outputPath(`reset-${name}.png`);
-  await page.screenshot({ path: shot, fullPage: true });
-  await testInfo.attach(`reset-${name}`, { path: shot, contentType: "image/png" });
-  const results = await new AxeBuilder({ page }).analyze();
-  const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => ({ id: v.id, targets: v.nodes.map((n) => n.target.join(" ")) }));
-  expect(serious, `serious or critical axe violations on ${name}`).toEqual([]);
-}
-
-async function startAuthorization(org: SeededOrganization) {
-  const config = await oidc.discovery(new URL(org.issuer), org.clientId, undefined, oidc.ClientSecretBasic(org.clientSecret), { execute: [oidc.allowInsecureRequests] });
-  const verifier = oidc.randomPKCECodeVerifier();
-  const state = oidc.randomState();
-  const url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: org.redirectUri,
-    scope: "openid email",
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: "S256",
-    state,
-    ui_locales: "de",
-  });
-  return { config, verifier, state, url };
-}
-
 test("a reset asked for on the laptop is finished on the phone; the laptop signs in with the new password", async ({ browser }, testInfo) => {
   const org = seed.organizations.find((o) => o.row === "password+magic_link")!;
   const person = seed.resetUser!;
@@ -56,11 +32,8 @@ test("a reset asked for on the laptop is finished on the phone; the laptop signs
   try {
     const page = await laptop.newPage();
     const problems = watchForPageErrors(page);
-    // On the context, so that every request of the laptop's pages (redirects included) is answered.
-    await laptop.route("https://rp.example.test/**", (route) =>
-      route.fulfill({ status: 200, contentType: "text/html", body: "<!doctype html><html lang=en><title>Relying party</title><h1>Back at the relying party</h1></html>" }),
-    );
-    const rp = await startAuthorization(org);
+    await answerRelyingParty(laptop);
+    const rp = await startAuthorization(org, { ui_locales: "de" });
     const before = readMailbox(seed.mailbox!).length;
     await page.goto(rp.url.href);
     await expect(page.locator("html")).toHaveAttribute("lang", "de");
@@ -90,26 +63,26 @@ test("a reset asked for on the laptop is finished on the phone; the laptop signs
     await expect(mobile.locator("html")).toHaveAttribute("lang", "de");
     await expect(mobile.getByRole("heading", { level: 1 })).toHaveText(de.reset.title);
     await expect(mobile.getByText(org.name)).toBeVisible();
-    await check(mobile, testInfo, "1-phone-form");
+    await checkPage(mobile, testInfo, "reset-1-phone-form");
 
     // A breached password is refused next to the field; the link stays usable.
     await mobile.getByLabel(de.reset.newPassword, { exact: true }).fill("password123");
     await mobile.getByRole("button", { name: de.reset.submit }).click();
     await expect(mobile.getByText(de.passwordPolicy.breached)).toBeVisible();
-    await check(mobile, testInfo, "2-phone-refused");
+    await checkPage(mobile, testInfo, "reset-2-phone-refused");
 
     await mobile.getByLabel(de.reset.newPassword, { exact: true }).fill(NEW_PASSWORD);
     await mobile.getByRole("button", { name: de.reset.submit }).click();
     await expect(mobile.getByRole("heading", { level: 1 })).toHaveText(de.reset.changedTitle);
     await expect(mobile).toHaveURL(new RegExp(`/${org.slug}/password-changed`));
     await expect(mobile.getByRole("link", { name: de.reset.signInTo.replace("{{client}}", "Test client") })).toHaveAttribute("href", "https://rp.example.test/");
-    await check(mobile, testInfo, "3-phone-changed");
+    await checkPage(mobile, testInfo, "reset-3-phone-changed");
 
     // The same link again, in English: it says it was used, with the way back.
     await mobile.goto(link.replace("lang=de", "lang=en"));
     await expect(mobile.getByRole("heading", { level: 1 })).toHaveText(en.reset.problemTitle);
     await expect(mobile.getByRole("alert")).toHaveText(en.reset.used);
-    await check(mobile, testInfo, "4-phone-used");
+    await checkPage(mobile, testInfo, "reset-4-phone-used");
 
     // The laptop's sign-in is still open: the old password fails, the new one goes through.
     await page.goto(interactionUrl);

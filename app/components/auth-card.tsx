@@ -8,8 +8,22 @@ export interface BrandingView {
   cssVariables: Record<string, string>;
 }
 
-/** The branded frame of every end-user page: logo or name, a heading, then the content. */
-export function AuthCard({ branding, title, subtitle, children }: { branding: BrandingView; title: string; subtitle?: string; children: ReactNode }) {
+/**
+ * The frame of every end-user page: logo or name, a heading, then the content. Without branding
+ * (a link that names no known organization) the same card, plain.
+ */
+export function AuthCard({ branding, title, subtitle, children }: { branding: BrandingView | null; title: string; subtitle?: string; children: ReactNode }) {
+  if (!branding) {
+    return (
+      <main className="page">
+        <section className="card" aria-labelledby="page-title">
+          <h1 id="page-title">{title}</h1>
+          {subtitle ? <p className="muted">{subtitle}</p> : null}
+          {children}
+        </section>
+      </main>
+    );
+  }
   return (
     <main className="page" style={branding.cssVariables as CSSProperties}>
       <section className="card" aria-labelledby="page-title">

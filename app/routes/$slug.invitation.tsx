@@ -96,17 +96,10 @@ export default function AcceptInvitation() {
     const title = t(shown.view === "done" ? "invitation.doneTitle" : "invitation.problemTitle");
     const message = <FormMessage tone={shown.view === "done" ? "info" : "error"}>{text}</FormMessage>;
     // Branded whenever the address names a known organization: the page says whose invitation it was.
-    return shown.branding ? (
+    return (
       <AuthCard branding={shown.branding} title={title}>
         {message}
       </AuthCard>
-    ) : (
-      <main className="page">
-        <section className="card" aria-labelledby="page-title">
-          <h1 id="page-title">{title}</h1>
-          {message}
-        </section>
-      </main>
     );
   }
   const problem = "problem" in shown ? shown.problem : undefined;

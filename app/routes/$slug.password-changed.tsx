@@ -1,6 +1,5 @@
 import { data, type MetaFunction, type LoaderFunctionArgs } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
 import { pageTitle } from "~/i18n/page-title";
 import { PasswordChangedCard } from "~/components/password-changed";
 import { applicationHome } from "~/.server/auth/application-home";
@@ -38,16 +37,6 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
 
 export default function PasswordChanged() {
   const page = useLoaderData<typeof loader>();
-  const { t } = useTranslation();
-  if (page.view === "unknown") {
-    return (
-      <main className="page">
-        <section className="card" aria-labelledby="page-title">
-          <h1 id="page-title">{t("reset.changedTitle")}</h1>
-          <p>{t("reset.backToApplication")}</p>
-        </section>
-      </main>
-    );
-  }
+  if (page.view === "unknown") return <PasswordChangedCard branding={null} home={null} clientName={null} />;
   return <PasswordChangedCard branding={page.branding} home={page.home} clientName={page.clientName} />;
 }

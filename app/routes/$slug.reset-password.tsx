@@ -3,7 +3,7 @@ import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { pageTitle } from "~/i18n/page-title";
 import { AuthCard, Field, FormMessage } from "~/components/auth-card";
-import { PasswordChangedCard } from "~/components/password-changed";
+import { BackToApplication, PasswordChangedCard, UnknownResetLink } from "~/components/password-changed";
 import { applicationHome } from "~/.server/auth/application-home";
 import { auditMethodRefusal } from "~/.server/auth/method-refusal";
 import { completePasswordReset, continuationAfterReset, findResetLink, resettableUserEmail, type ResetLink } from "~/.server/auth/password-reset";
@@ -98,32 +98,14 @@ export default function ResetPassword() {
   const result = useActionData<typeof action>();
   const { t } = useTranslation();
   const shown = result ?? page;
-  if (shown.view === "unknown") {
-    return (
-      <main className="page">
-        <section className="card" aria-labelledby="page-title">
-          <h1 id="page-title">{t("reset.problemTitle")}</h1>
-          <FormMessage tone="error">{t("reset.invalid")}</FormMessage>
-          <p>{t("reset.backToApplication")}</p>
-        </section>
-      </main>
-    );
-  }
+  if (shown.view === "unknown") return <UnknownResetLink />;
   if (shown.view === "changed") return <PasswordChangedCard branding={shown.branding} home={shown.home} clientName={shown.clientName} />;
   if (shown.view !== "form" && shown.view !== "csrf") {
     const message = shown.view === "unavailable" ? t("methodUnavailable.password") : t(shown.view === "used" ? "reset.used" : "reset.expired");
     return (
       <AuthCard branding={shown.branding} title={t(shown.view === "unavailable" ? "methodUnavailable.title" : "reset.problemTitle")}>
         <FormMessage tone="error">{message}</FormMessage>
-        {shown.home ? (
-          <p>
-            <a className="button" href={shown.home}>
-              {shown.clientName ? t("reset.signInTo", { client: shown.clientName }) : t("reset.signInAgain")}
-            </a>
-          </p>
-        ) : (
-          <p>{t("reset.backToApplication")}</p>
-        )}
+        <BackToApplication home={shown.home} clientName={shown.clientName} />
       </AuthCard>
     );
   }

@@ -77,19 +77,11 @@ export default function VerifyMagicLink() {
   const nonce = useNonce();
   const { t } = useTranslation();
   if (result) {
-    const card = (title: string, body: React.ReactNode) =>
-      result.branding ? (
-        <AuthCard branding={result.branding} title={title}>
-          {body}
-        </AuthCard>
-      ) : (
-        <main className="page">
-          <section className="card" aria-labelledby="page-title">
-            <h1 id="page-title">{title}</h1>
-            {body}
-          </section>
-        </main>
-      );
+    const card = (title: string, body: React.ReactNode) => (
+      <AuthCard branding={result.branding} title={title}>
+        {body}
+      </AuthCard>
+    );
     if (result.view === "confirm_elsewhere" || result.view === "wrong_code") {
       return card(
         t("magicLink.pairTitle"),

@@ -1,7 +1,6 @@
 import { data, type MetaFunction, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
-import { useTranslation } from "react-i18next";
 import { pageTitle } from "~/i18n/page-title";
-import { FormMessage } from "~/components/auth-card";
+import { UnknownResetLink } from "~/components/password-changed";
 import { legacyResetLinkSlug } from "~/.server/auth/password-reset";
 import { readForm } from "~/.server/http/form";
 import { resolveLanguage } from "~/.server/i18n";
@@ -31,14 +30,5 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 export default function LegacyResetLink() {
-  const { t } = useTranslation();
-  return (
-    <main className="page">
-      <section className="card" aria-labelledby="page-title">
-        <h1 id="page-title">{t("reset.problemTitle")}</h1>
-        <FormMessage tone="error">{t("reset.invalid")}</FormMessage>
-        <p>{t("reset.backToApplication")}</p>
-      </section>
-    </main>
-  );
+  return <UnknownResetLink />;
 }

@@ -1,0 +1,41 @@
+import AxeBuilder from "@axe-core/playwright";
+import { expect, type BrowserContext, type Page, type TestInfo } from "@playwright/test";
+import * as oidc from "openid-client";
+import type { SeededOrganization } from "./seed";
+
+/**
+ * What the end-user journey specs share: a screenshot attached per state and an axe check
+ * (no serious or critical findings), the relying party's authorization request, and its callback
+ * answered in the browser (the relying party is not a real site).
+ */
+export async function checkPage(page: Page, testInfo: TestInfo, name: string) {
+  const shot = testInfo.outputPath(`${name}.png`);
+  await page.screenshot({ path: shot, fullPage: true });
+  await testInfo.attach(name, { path: shot, contentType: "image/png" });
+  const results = await new AxeBuilder({ page }).analyze();
+  const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => ({ id: v.id, targets: v.nodes.map((n) => n.target.join(" ")) }));
+  expect(serious, `serious or critical axe violations on ${name}`).toEqual([]);
+}
+
+/** On the context, so that every request of its pages (redirects included) is answered. */
+export async function answerRelyingParty(context: BrowserContext) {
+  await context.route("https://rp.example.test/**", (route) =>
+    route.fulfill({ status: 200, contentType: "text/html", body: "<!doctype html><html lang=en><title>Relying party</title><h1>Back at the relying party</h1></html>" }),
+  );
+}
+
+/** Discovery, PKCE and state as openid-client does them. */
+export async function startAuthorization(org: SeededOrganization, extra: Record<string, string> = {}) {
+  const config = await oidc.discovery(new URL(org.issuer), org.clientId, undefined, oidc.ClientSecretBasic(org.clientSecret), { execute: [oidc.allowInsecureRequests] });
+  const verifier = oidc.randomPKCECodeVerifier();
+  const state = oidc.randomState();
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: org.redirectUri,
+    scope: "openid email",
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: "S256",
+    state,
+    ...extra,
+  });
+  return { config, verifier, state, url };
+}
