@@ -10,10 +10,10 @@ import type { ReadThroughCache } from "../cache/read-through";
 import type { KeyValueStore } from "../cache/store";
 import type { Database } from "../db/client";
 import { getClientRecord, secretMatches } from "../directory/clients";
-import { getOrganizationBySlug } from "../directory/organizations";
 import { buildProviderConfiguration, createSignedJwtReader } from "./configuration";
 import { acceptOwnAudienceAtUserinfo, useHashedClientSecrets } from "./internals";
 import type { KeyService } from "./keys";
+import { loadTenant } from "./tenant-load";
 import type { Settings } from "../settings/settings";
 
 /** One organization's provider and what was true of the organization when it was built. */
@@ -104,17 +104,12 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
   });
 
   async function build(slug: string): Promise<TenantProvider | undefined> {
-    const organization = await getOrganizationBySlug(prisma, cache, slug);
-    if (!organization || organization.status !== "active") return undefined;
+    // One round trip for the organization, its keys and its custom claims (decision 034).
+    const [input, accessTokenTtl] = await Promise.all([loadTenant(prisma, slug), options.settings.get("tokens.accessTokenTtlSeconds")]);
+    if (!input || input.organization.status !== "active") return undefined;
+    const { organization, customClaims } = input;
     // The organization's own keys (and the shared keys of earlier versions while they retire).
-    const [keySet, customClaims, accessTokenTtl] = await Promise.all([
-      keys.providerJwks(organization.id),
-      prisma.customClaimDefinition.findMany({
-        where: { application: { organizationId: organization.id } },
-        select: { id: true, claimName: true, scope: true },
-      }),
-      options.settings.get("tokens.accessTokenTtlSeconds"),
-    ]);
+    const keySet = await keys.providerJwksFrom(organization.id, input.keys);
     const issuer = `${options.baseUrl}/${organization.slug}`;
     const adminResource = organization.slug === options.superAdminSlug ? adminApiResource(options.baseUrl) : undefined;
     const claimsOfSignedJwt = createSignedJwtReader(issuer, keySet);
