@@ -36,6 +36,11 @@ export interface ProviderRegistry {
   peek(slug: string): TenantProvider | undefined;
   /** Drops one organization's provider (or all), in this process and in every other one. */
   invalidate(organizationId: string | "*"): Promise<void>;
+  /**
+   * Calls `listener` with the organization (or "*") whenever its providers are dropped, in this
+   * process or on another's notice: what is kept beside the pool (oidc/well-known.ts) goes with them.
+   */
+  onDrop(listener: (organizationId: string) => void): void;
   close(): Promise<void>;
 }
 
@@ -61,7 +66,7 @@ export interface RegistryOptions {
 
 const CHANNEL = "porta_oidc_invalidate";
 /** A safety net for a missed invalidation notice (the listener reconnects and then drops every provider). */
-const PROVIDER_MAX_AGE_MS = 10 * 60_000;
+export const PROVIDER_MAX_AGE_MS = 10 * 60_000;
 const NEGATIVE_TTL_MS = 5_000;
 /**
  * The heap one built provider holds, measured after full garbage collections over 400 builds
@@ -82,8 +87,11 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
   // The settled value of each pool entry; it goes with its entry (dropped, evicted, expired).
   const settled = new WeakMap<Promise<TenantProvider | undefined>, TenantProvider>();
 
+  const dropListeners: Array<(organizationId: string) => void> = [];
+
   function dropLocal(organizationId: string) {
     unknown.clear();
+    for (const listener of dropListeners) listener(organizationId);
     if (organizationId === "*") {
       providers.clear();
       return;
@@ -173,6 +181,9 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
       await notifications.notify(CHANNEL, organizationId).catch((error: unknown) => {
         logger.warn({ err: error }, "could not notify other processes of a provider change");
       });
+    },
+    onDrop(listener) {
+      dropListeners.push(listener);
     },
     async close() {
       await unsubscribe();

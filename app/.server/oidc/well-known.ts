@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { LRUCache } from "lru-cache";
 import { inject } from "./inject";
 import type { TenantProvider } from "./registry";
 
@@ -88,4 +89,53 @@ export function getWellKnown(tenant: TenantProvider, onError: (error: unknown) =
     pending.set(tenant, documents);
   }
   return documents;
+}
+
+export interface WellKnownCacheOptions {
+  /** The bytes the documents may hold (their bodies plus a fixed overhead per organization). */
+  maxBytes: number;
+  /** As the provider pool's maximum age: the safety net for a missed invalidation notice. */
+  maxAgeMs: number;
+}
+
+/**
+ * The documents of organizations whose provider is no longer (or not yet again) in the pool,
+ * by slug (decision 034). A pool miss used to build a whole provider just to answer a document
+ * of a few kilobytes; this keeps the documents of many more organizations than the pool holds
+ * providers. They are dropped with the organization's providers (`drop`, called from the
+ * registry's invalidation, in every process), and documents computed from a provider that was
+ * current before a drop are not kept (`epoch`).
+ */
+export interface WellKnownCache {
+  get(slug: string): WellKnownDocuments | undefined;
+  /** The drop count to pass to `set`: read it before asking the registry for the provider. */
+  epoch(): number;
+  set(tenant: TenantProvider, documents: WellKnownDocuments, epochBefore: number): void;
+  drop(organizationId: string): void;
+}
+
+/** What one organization's entry holds besides the two bodies (key, ETags, headers, LRU node). */
+const ENTRY_OVERHEAD_BYTES = 1024;
+
+export function createWellKnownCache(options: WellKnownCacheOptions): WellKnownCache {
+  const entries = new LRUCache<string, { organizationId: string; documents: WellKnownDocuments }>({
+    maxSize: options.maxBytes,
+    sizeCalculation: ({ documents }) =>
+      ENTRY_OVERHEAD_BYTES + WELL_KNOWN_PATHS.reduce((bytes, path) => bytes + documents[path].body.length, 0),
+    ttl: options.maxAgeMs,
+  });
+  let drops = 0;
+  return {
+    get: (slug) => entries.get(slug.toLowerCase())?.documents,
+    epoch: () => drops,
+    set(tenant, documents, epochBefore) {
+      if (epochBefore !== drops) return;
+      entries.set(tenant.organization.slug, { organizationId: tenant.organization.id, documents });
+    },
+    drop(organizationId) {
+      drops++;
+      if (organizationId === "*") return entries.clear();
+      for (const [slug, entry] of entries.entries()) if (entry.organizationId === organizationId) entries.delete(slug);
+    },
+  };
 }
