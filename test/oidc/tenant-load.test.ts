@@ -47,7 +47,7 @@ describe("loadTenant", () => {
     const keys = await prisma.signingKey.findMany({
       where: { OR: [{ organizationId: org.id, status: { in: PUBLISHED } }, { organizationId: null, status: "retiring" }] },
       orderBy: { createdAt: "desc" },
-      select: { id: true, organizationId: true, status: true, retireAfter: true, privateJwkEncrypted: true },
+      select: { id: true, organizationId: true, status: true, retireAfter: true, privateJwkEncrypted: true, publicJwk: true },
     });
     expect(loaded?.keys).toEqual(keys);
     expect(loaded?.keys.map((k) => k.id)).toEqual(["k-staged", "k-active", "k-retiring", "k-shared"]);

@@ -26,7 +26,9 @@ async function tenantOf(slug: string): Promise<TenantProvider> {
   };
 }
 
-type Registry = Pick<ProviderRegistry, "get" | "peek" | "onDrop">;
+type Registry = Pick<ProviderRegistry, "get" | "peek" | "onDrop" | "describe" | "buildDetached">;
+/** The documents without a provider are test/oidc/well-known-fast-path.test.ts's: here every organization needs its provider. */
+const NEEDS_PROVIDER = { describe: () => Promise.resolve(undefined), buildDetached: () => Promise.reject(new Error("not here")) };
 
 /**
  * A pool of one organization's provider, replaceable as the real registry replaces it on a
@@ -42,6 +44,7 @@ function poolOf(tenant: TenantProvider) {
     },
     peek: (slug) => (pool.pooled && slug.toLowerCase() === pool.tenant.organization.slug ? pool.tenant : undefined),
     onDrop: (listener) => void (pool.drop = listener),
+    ...NEEDS_PROVIDER,
   };
   return { pool, registry };
 }
@@ -168,7 +171,7 @@ describe("wellKnownFirst", () => {
   });
 
   it("hands the request on when the registry fails (the Express path answers 503 there)", async () => {
-    const { url, passed } = await serve({ get: () => Promise.reject(new Error("database down")), peek: () => undefined, onDrop: () => {} });
+    const { url, passed } = await serve({ get: () => Promise.reject(new Error("database down")), peek: () => undefined, onDrop: () => {}, ...NEEDS_PROVIDER });
     expect((await fetch(`${url}/acme/.well-known/openid-configuration`)).status).toBe(418);
     expect(passed).toEqual(["GET /acme/.well-known/openid-configuration"]);
   });

@@ -2,14 +2,22 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { SLUG_PATTERN_ANY_CASE } from "~/schemas/slug";
 import { PROVIDER_MAX_AGE_MS, type ProviderRegistry, type TenantProvider } from "../oidc/registry";
-import { createWellKnownCache, getReadyWellKnown, getWellKnown, type WellKnownDocument, type WellKnownPath } from "../oidc/well-known";
+import {
+  createDocumentsWithoutProvider,
+  createWellKnownCache,
+  getReadyWellKnown,
+  getWellKnown,
+  type WellKnownDocument,
+  type WellKnownDocuments,
+  type WellKnownPath,
+} from "../oidc/well-known";
 import { requestIdFrom } from "./request-id";
 import { staticSecurityHeaders } from "./security-headers";
 
 type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
 export interface WellKnownFirstOptions {
-  registry: Pick<ProviderRegistry, "get" | "peek" | "onDrop">;
+  registry: Pick<ProviderRegistry, "get" | "peek" | "onDrop" | "describe" | "buildDetached">;
   /** The bytes the documents of organizations not in the provider pool may hold (default 32 MB). */
   wellKnownCacheBytes?: number;
   baseUrl: string;
@@ -50,6 +58,29 @@ export function wellKnownFirst(options: WellKnownFirstOptions, next: NodeHandler
   // Beyond the pool: a pool miss answers from here without building a provider (decision 034).
   const beyondPool = createWellKnownCache({ maxBytes: options.wellKnownCacheBytes ?? DEFAULT_WELL_KNOWN_CACHE_BYTES, maxAgeMs: PROVIDER_MAX_AGE_MS });
   registry.onDrop((organizationId) => beyondPool.drop(organizationId));
+  const withoutProvider = createDocumentsWithoutProvider(registry, options.baseUrl);
+
+  /**
+   * A pooled provider's own documents; else (a pool miss) the documents made without a provider,
+   * kept beyond the pool; else (an organization that needs its provider) the provider's.
+   */
+  async function documentsOf(slug: string, pooled: TenantProvider | undefined): Promise<WellKnownDocuments | undefined> {
+    const epoch = beyondPool.epoch();
+    if (!pooled) {
+      const made = await withoutProvider(slug).catch((error: unknown) => {
+        onError(error);
+        return undefined;
+      });
+      if (made) {
+        beyondPool.set(made.organization, made.documents, epoch);
+        return made.documents;
+      }
+    }
+    const tenant = await registry.get(slug);
+    const documents = tenant && (await getWellKnown(tenant, onError));
+    if (tenant && documents) beyondPool.set(tenant.organization, documents, epoch);
+    return documents;
+  }
   const security = staticSecurityHeaders(options.baseUrl, options.mode).flat();
   const fixedHeaders = new WeakMap<WellKnownDocument, { ok: string[]; notModified: string[] }>();
   const onError = (error: unknown) => logger.error({ err: error }, "could not precompute discovery and JWKS; the provider answers them");
@@ -113,14 +144,7 @@ export function wellKnownFirst(options: WellKnownFirstOptions, next: NodeHandler
     }
     // First request for this provider: build it (or wait for it) and its documents. An unknown
     // or inactive organization, or any failure, is the Express path's to answer, as before.
-    const epoch = beyondPool.epoch();
-    registry
-      .get(slug)
-      .then(async (tenant) => {
-        const documents = tenant && (await getWellKnown(tenant, onError));
-        if (tenant && documents) beyondPool.set(tenant, documents, epoch);
-        return documents;
-      })
+    documentsOf(slug, pooled)
       .then(
         (documents) => (documents ? send(req, res, documents[path], started) : next(req, res)),
         () => next(req, res),

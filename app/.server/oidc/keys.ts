@@ -62,6 +62,12 @@ export interface KeyService {
    * or the organization has no active key yet.
    */
   providerJwksFrom(organizationId: string, rows: PublishedKeyRow[]): Promise<PrivateSigningJwk[]>;
+  /**
+   * The public keys of those rows in the order the provider publishes them, without decrypting
+   * anything; undefined when the rows need work first (a key due to retire, no active key), which
+   * only `providerJwks` does.
+   */
+  publicJwksFrom(organizationId: string, rows: Array<PublishedKeyRow & { publicJwk: unknown }>): Array<JWK & { kid: string }> | undefined;
   /** Public JWKs of what an organization publishes (its /.well-known/jwks). */
   publicJwks(organizationId: string): Promise<JWK[]>;
   /**
@@ -337,6 +343,11 @@ export function createKeyService(options: KeyServiceOptions): KeyService {
 
     async providerJwks(organizationId) {
       return (await publishedRows(organizationId)).map(toPrivateJwk);
+    },
+
+    publicJwksFrom(organizationId, rows) {
+      if (isDueToRetire(rows) || !hasActiveKey(rows, organizationId)) return undefined;
+      return signingKeyFirst([...rows]).map((row) => ({ ...(row.publicJwk as JWK), kid: row.id }));
     },
 
     async providerJwksFrom(organizationId, rows) {

@@ -1,4 +1,4 @@
-import type { JWTPayload } from "jose";
+import { exportJWK, generateKeyPair, type JWK, type JWTPayload } from "jose";
 import Provider from "oidc-provider";
 import { answerUnavailableAs503 } from "./unavailable";
 import { LRUCache } from "lru-cache";
@@ -12,8 +12,8 @@ import type { Database } from "../db/client";
 import { getClientRecord, secretMatches } from "../directory/clients";
 import { buildProviderConfiguration, createSignedJwtReader } from "./configuration";
 import { acceptOwnAudienceAtUserinfo, useHashedClientSecrets } from "./internals";
-import type { KeyService } from "./keys";
-import { loadTenant } from "./tenant-load";
+import type { KeyService, PrivateSigningJwk } from "./keys";
+import { loadTenant, type TenantInput } from "./tenant-load";
 import type { Settings } from "../settings/settings";
 
 /** One organization's provider and what was true of the organization when it was built. */
@@ -34,6 +34,18 @@ export interface ProviderRegistry {
    * otherwise (never built, being built, dropped). Synchronous, for the well-known fast path.
    */
   peek(slug: string): TenantProvider | undefined;
+  /**
+   * What an active organization's discovery and JWKS are made of, read in one round trip without
+   * building its provider (oidc/well-known.ts); undefined for an unknown or inactive organization,
+   * and for one whose provider has more to do than publish (the super-admin organization, keys
+   * due to retire or missing), which `get` then builds.
+   */
+  describe(slug: string): Promise<DescribedOrganization | undefined>;
+  /**
+   * A provider as `get` builds one, for another issuer, outside the pool and signing with a key of
+   * its own: the template of the documents of every organization with the same custom claims.
+   */
+  buildDetached(organization: Organization, issuer: string, customClaims: TenantInput["customClaims"]): Promise<TenantProvider>;
   /** Drops one organization's provider (or all), in this process and in every other one. */
   invalidate(organizationId: string | "*"): Promise<void>;
   /**
@@ -42,6 +54,14 @@ export interface ProviderRegistry {
    */
   onDrop(listener: (organizationId: string) => void): void;
   close(): Promise<void>;
+}
+
+export interface DescribedOrganization {
+  organization: Organization;
+  issuer: string;
+  customClaims: TenantInput["customClaims"];
+  /** As the provider publishes them, in its order. */
+  publicJwks: Array<JWK & { kid: string }>;
 }
 
 export interface RegistryOptions {
@@ -87,6 +107,7 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
   // The settled value of each pool entry; it goes with its entry (dropped, evicted, expired).
   const settled = new WeakMap<Promise<TenantProvider | undefined>, TenantProvider>();
 
+  let templateKey: Promise<PrivateSigningJwk> | undefined;
   const dropListeners: Array<(organizationId: string) => void> = [];
 
   function dropLocal(organizationId: string) {
@@ -115,10 +136,12 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
     // One round trip for the organization, its keys and its custom claims (decision 034).
     const [input, accessTokenTtl] = await Promise.all([loadTenant(prisma, slug), options.settings.get("tokens.accessTokenTtlSeconds")]);
     if (!input || input.organization.status !== "active") return undefined;
-    const { organization, customClaims } = input;
     // The organization's own keys (and the shared keys of earlier versions while they retire).
-    const keySet = await keys.providerJwksFrom(organization.id, input.keys);
-    const issuer = `${options.baseUrl}/${organization.slug}`;
+    const keySet = await keys.providerJwksFrom(input.organization.id, input.keys);
+    return construct(input.organization, `${options.baseUrl}/${input.organization.slug}`, keySet, input.customClaims, accessTokenTtl);
+  }
+
+  function construct(organization: Organization, issuer: string, keySet: PrivateSigningJwk[], customClaims: TenantInput["customClaims"], accessTokenTtl: number): TenantProvider {
     const adminResource = organization.slug === options.superAdminSlug ? adminApiResource(options.baseUrl) : undefined;
     const claimsOfSignedJwt = createSignedJwtReader(issuer, keySet);
     const provider = new Provider(
@@ -181,6 +204,24 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
       await notifications.notify(CHANNEL, organizationId).catch((error: unknown) => {
         logger.warn({ err: error }, "could not notify other processes of a provider change");
       });
+    },
+    async describe(rawSlug) {
+      const slug = rawSlug.toLowerCase();
+      if (unknown.has(slug) || slug === options.superAdminSlug) return undefined;
+      const input = await loadTenant(prisma, slug);
+      if (!input || input.organization.status !== "active") return undefined;
+      const publicJwks = keys.publicJwksFrom(input.organization.id, input.keys);
+      if (!publicJwks) return undefined;
+      return { organization: input.organization, issuer: `${options.baseUrl}/${input.organization.slug}`, customClaims: input.customClaims, publicJwks };
+    },
+    async buildDetached(organization, issuer, customClaims) {
+      templateKey ??= generateKeyPair("ES256", { extractable: true }).then(async ({ privateKey }) => ({
+        ...(await exportJWK(privateKey)),
+        kid: "well-known-template",
+        alg: "ES256" as const,
+        use: "sig" as const,
+      }));
+      return construct(organization, issuer, [await templateKey], customClaims, await options.settings.get("tokens.accessTokenTtlSeconds"));
     },
     onDrop(listener) {
       dropListeners.push(listener);

@@ -5,13 +5,13 @@ import { PUBLISHED, type PublishedKeyRow } from "./keys";
 export interface TenantInput {
   organization: Organization;
   /** Published keys, newest first (keys.ts orders them for signing). */
-  keys: PublishedKeyRow[];
+  keys: Array<PublishedKeyRow & { publicJwk: unknown }>;
   /** Custom claim definitions of the organization's applications. */
   customClaims: Array<{ id: string; claimName: string; scope: string }>;
 }
 
 interface Row extends Organization {
-  _keys: Array<Omit<PublishedKeyRow, "retireAfter"> & { retireAfter: string | null }>;
+  _keys: Array<Omit<TenantInput["keys"][number], "retireAfter"> & { retireAfter: string | null }>;
   _claims: TenantInput["customClaims"];
 }
 
@@ -28,7 +28,8 @@ export async function loadTenant(prisma: PrismaClient, slug: string): Promise<Te
       COALESCE((
         SELECT json_agg(json_build_object(
           'id', k."id", 'organizationId', k."organizationId", 'status', k."status",
-          'retireAfter', k."retireAfter", 'privateJwkEncrypted', k."privateJwkEncrypted"
+          'retireAfter', k."retireAfter", 'privateJwkEncrypted', k."privateJwkEncrypted",
+          'publicJwk', k."publicJwk"
         ) ORDER BY k."createdAt" DESC)
         FROM "SigningKey" k
         WHERE (k."organizationId" = o."id" AND k."status" = ANY(${PUBLISHED}::text[]))
