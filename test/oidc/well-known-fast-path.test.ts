@@ -175,6 +175,32 @@ describe("discovery and JWKS before Express", () => {
   });
 });
 
+describe("without building the organization's provider (decision 034)", () => {
+  it("answers an organization the pool does not hold byte for byte as its provider, custom claims and several keys included", async () => {
+    const prisma = porta.services.db.prisma;
+    const org = await createOrganization(prisma);
+    const app = await createApplication(prisma, org.id);
+    expect((await api.post(`/applications/${app.id}/claims`, { claimName: "badge", claimType: "string", scope: "site" })).status).toBe(201);
+    // Its active key (an organization without one gets it from its provider's build), and a staged one.
+    await porta.services.keys.providerJwks(org.id);
+    expect((await api.post(`/organizations/${org.id}/keys`)).status).toBe(201);
+    const issuer = issuerOf(porta, org);
+    await porta.services.oidc.invalidate(org.id);
+
+    const fast = await Promise.all(DOCUMENTS.map((path) => raw(`${issuer}${path}`)));
+    expect(porta.services.oidc.peek(org.slug)).toBeUndefined();
+    const own = await Promise.all(DOCUMENTS.map((path) => raw(`${issuer}${path}?via=provider`)));
+    expect(porta.services.oidc.peek(org.slug)).toBeDefined();
+    for (const [i, answer] of fast.entries()) {
+      expect(answer.status).toBe(200);
+      expect(answer.body.toString()).toBe(own[i]!.body.toString());
+      expect(answer.headers["content-type"]).toBe(own[i]!.headers["content-type"]);
+    }
+    expect((JSON.parse(fast[1]!.body.toString()) as { keys: unknown[] }).keys).toHaveLength(2);
+    expect(fast[0]!.body.toString()).toContain('"badge"');
+  });
+});
+
 describe("kept in step with the organization and its keys", () => {
   it("publishes a rotated key at once, with a new ETag", async () => {
     const org = await createOrganization(porta.services.db.prisma);

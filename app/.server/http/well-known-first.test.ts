@@ -18,7 +18,7 @@ async function tenantOf(slug: string): Promise<TenantProvider> {
   const provider = new Provider(issuer, { ...PROVIDER_OPTIONS, jwks: { keys: [{ ...(await exportJWK(privateKey)), kid: `${slug}-key`, alg: "ES256", use: "sig" }] } });
   provider.proxy = true;
   return {
-    organization: { slug } as Organization,
+    organization: { id: `${slug}-id`, slug } as Organization,
     issuer,
     provider,
     callback: provider.callback(),
@@ -26,15 +26,25 @@ async function tenantOf(slug: string): Promise<TenantProvider> {
   };
 }
 
-/** A pool of one organization's provider, replaceable as the real registry replaces it on a change. */
+type Registry = Pick<ProviderRegistry, "get" | "peek" | "onDrop" | "describe" | "buildDetached">;
+/** The documents without a provider are test/oidc/well-known-fast-path.test.ts's: here every organization needs its provider. */
+const NEEDS_PROVIDER = { describe: () => Promise.resolve(undefined), buildDetached: () => Promise.reject(new Error("not here")) };
+
+/**
+ * A pool of one organization's provider, replaceable as the real registry replaces it on a
+ * change; `pooled` false stands for a provider evicted from the pool (still built on `get`).
+ */
 function poolOf(tenant: TenantProvider) {
-  const pool = { tenant, gets: 0 };
-  const registry: Pick<ProviderRegistry, "get" | "peek"> = {
+  const pool = { tenant, gets: 0, pooled: true, drop: (_organizationId: string) => {} };
+  const registry: Registry = {
     get: (slug) => {
       pool.gets++;
+      pool.pooled = true;
       return Promise.resolve(slug.toLowerCase() === pool.tenant.organization.slug ? pool.tenant : undefined);
     },
-    peek: (slug) => (slug.toLowerCase() === pool.tenant.organization.slug ? pool.tenant : undefined),
+    peek: (slug) => (pool.pooled && slug.toLowerCase() === pool.tenant.organization.slug ? pool.tenant : undefined),
+    onDrop: (listener) => void (pool.drop = listener),
+    ...NEEDS_PROVIDER,
   };
   return { pool, registry };
 }
@@ -42,7 +52,7 @@ function poolOf(tenant: TenantProvider) {
 let server: Server | undefined;
 afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
 
-async function serve(registry: Pick<ProviderRegistry, "get" | "peek">) {
+async function serve(registry: Registry) {
   const passed: string[] = [];
   const handler = wellKnownFirst({ registry, baseUrl: BASE_URL, mode: "production", logger: pino({ level: "silent" }) }, (req, res) => {
     passed.push(`${req.method} ${req.url}`);
@@ -109,6 +119,39 @@ describe("wellKnownFirst", () => {
     expect((await fetch(`${url}/acme/.well-known/jwks`, { headers: { "if-none-match": etag } })).status).toBe(200);
   });
 
+  it("answers an organization whose provider left the pool without building it again, until the organization changes", async () => {
+    const { pool, registry } = poolOf(await tenantOf("acme"));
+    const { url, passed } = await serve(registry);
+    const first = await fetch(`${url}/acme/.well-known/openid-configuration`);
+    const body = await first.text();
+    expect(pool.gets).toBe(1);
+
+    pool.pooled = false;
+    const again = await fetch(`${url}/acme/.well-known/openid-configuration`, { headers: { origin: "https://rp.example" } });
+    expect(again.status).toBe(200);
+    expect(await again.text()).toBe(body);
+    expect(again.headers.get("etag")).toBe(first.headers.get("etag"));
+    expect(again.headers.get("access-control-allow-origin")).toBe("https://rp.example");
+    expect((await fetch(`${url}/acme/.well-known/jwks`)).status).toBe(200);
+    expect(pool.gets).toBe(1);
+
+    // Another organization's change leaves acme's documents; acme's own change drops them.
+    pool.drop("other-id");
+    await fetch(`${url}/acme/.well-known/openid-configuration`);
+    expect(pool.gets).toBe(1);
+    pool.pooled = false;
+    pool.drop("acme-id");
+    await fetch(`${url}/acme/.well-known/openid-configuration`);
+    expect(pool.gets).toBe(2);
+
+    // Suspended (the registry no longer answers): the Express path answers, not the kept documents.
+    pool.pooled = false;
+    pool.drop("*");
+    pool.tenant = await tenantOf("renamed");
+    expect((await fetch(`${url}/acme/.well-known/jwks`)).status).toBe(418);
+    expect(passed).toEqual(["GET /acme/.well-known/jwks"]);
+  });
+
   it("hands everything else to the next handler untouched", async () => {
     const { registry } = poolOf(await tenantOf("acme"));
     const { url, passed } = await serve(registry);
@@ -128,7 +171,7 @@ describe("wellKnownFirst", () => {
   });
 
   it("hands the request on when the registry fails (the Express path answers 503 there)", async () => {
-    const { url, passed } = await serve({ get: () => Promise.reject(new Error("database down")), peek: () => undefined });
+    const { url, passed } = await serve({ get: () => Promise.reject(new Error("database down")), peek: () => undefined, onDrop: () => {}, ...NEEDS_PROVIDER });
     expect((await fetch(`${url}/acme/.well-known/openid-configuration`)).status).toBe(418);
     expect(passed).toEqual(["GET /acme/.well-known/openid-configuration"]);
   });

@@ -1,15 +1,25 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { SLUG_PATTERN_ANY_CASE } from "~/schemas/slug";
-import type { ProviderRegistry, TenantProvider } from "../oidc/registry";
-import { getReadyWellKnown, getWellKnown, type WellKnownDocument, type WellKnownPath } from "../oidc/well-known";
+import { PROVIDER_MAX_AGE_MS, type ProviderRegistry, type TenantProvider } from "../oidc/registry";
+import {
+  createDocumentsWithoutProvider,
+  createWellKnownCache,
+  getReadyWellKnown,
+  getWellKnown,
+  type WellKnownDocument,
+  type WellKnownDocuments,
+  type WellKnownPath,
+} from "../oidc/well-known";
 import { requestIdFrom } from "./request-id";
 import { staticSecurityHeaders } from "./security-headers";
 
 type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
 export interface WellKnownFirstOptions {
-  registry: Pick<ProviderRegistry, "get" | "peek">;
+  registry: Pick<ProviderRegistry, "get" | "peek" | "onDrop" | "describe" | "buildDetached">;
+  /** The bytes the documents of organizations not in the provider pool may hold (default 32 MB). */
+  wellKnownCacheBytes?: number;
   baseUrl: string;
   mode: "production" | "development";
   logger: Logger;
@@ -30,7 +40,8 @@ export function noneMatch(header: string | undefined, etag: string): boolean {
 
 /**
  * Answers discovery and JWKS of an active organization from documents computed once per
- * provider (oidc/well-known.ts), before Express, Helmet and the provider run: these are the
+ * provider (oidc/well-known.ts), and kept for a while after the provider leaves the pool, before
+ * Express, Helmet and the provider run: these are the
  * most frequent requests a relying party makes, and each used to cost a pass through all three.
  * What the fast path answers is byte for byte what the provider answers, with the same
  * Cache-Control, CORS and security headers (without the per-request CSP nonce: no script runs
@@ -40,8 +51,36 @@ export function noneMatch(header: string | undefined, etag: string): boolean {
  *
  * Each request still gets an X-Request-Id and one access-log line, as http/request-id.ts writes.
  */
+export const DEFAULT_WELL_KNOWN_CACHE_BYTES = 32 * 1024 * 1024;
+
 export function wellKnownFirst(options: WellKnownFirstOptions, next: NodeHandler): NodeHandler {
   const { registry, logger } = options;
+  // Beyond the pool: a pool miss answers from here without building a provider (decision 034).
+  const beyondPool = createWellKnownCache({ maxBytes: options.wellKnownCacheBytes ?? DEFAULT_WELL_KNOWN_CACHE_BYTES, maxAgeMs: PROVIDER_MAX_AGE_MS });
+  registry.onDrop((organizationId) => beyondPool.drop(organizationId));
+  const withoutProvider = createDocumentsWithoutProvider(registry, options.baseUrl);
+
+  /**
+   * A pooled provider's own documents; else (a pool miss) the documents made without a provider,
+   * kept beyond the pool; else (an organization that needs its provider) the provider's.
+   */
+  async function documentsOf(slug: string, pooled: TenantProvider | undefined): Promise<WellKnownDocuments | undefined> {
+    const epoch = beyondPool.epoch();
+    if (!pooled) {
+      const made = await withoutProvider(slug).catch((error: unknown) => {
+        onError(error);
+        return undefined;
+      });
+      if (made) {
+        beyondPool.set(made.organization, made.documents, epoch);
+        return made.documents;
+      }
+    }
+    const tenant = await registry.get(slug);
+    const documents = tenant && (await getWellKnown(tenant, onError));
+    if (tenant && documents) beyondPool.set(tenant.organization, documents, epoch);
+    return documents;
+  }
   const security = staticSecurityHeaders(options.baseUrl, options.mode).flat();
   const fixedHeaders = new WeakMap<WellKnownDocument, { ok: string[]; notModified: string[] }>();
   const onError = (error: unknown) => logger.error({ err: error }, "could not precompute discovery and JWKS; the provider answers them");
@@ -89,7 +128,9 @@ export function wellKnownFirst(options: WellKnownFirstOptions, next: NodeHandler
     const slug = match[1]!;
     const path = match[2] as WellKnownPath;
     const started = process.hrtime.bigint();
-    const ready = documentOf(registry.peek(slug), path);
+    // A provider in the pool answers with its own documents (a replaced one brings new ones).
+    const pooled = registry.peek(slug);
+    const ready = pooled ? documentOf(pooled, path) : beyondPool.get(slug)?.[path];
     if (ready) {
       try {
         return send(req, res, ready, started);
@@ -103,9 +144,7 @@ export function wellKnownFirst(options: WellKnownFirstOptions, next: NodeHandler
     }
     // First request for this provider: build it (or wait for it) and its documents. An unknown
     // or inactive organization, or any failure, is the Express path's to answer, as before.
-    registry
-      .get(slug)
-      .then((tenant) => (tenant ? getWellKnown(tenant, onError) : undefined))
+    documentsOf(slug, pooled)
       .then(
         (documents) => (documents ? send(req, res, documents[path], started) : next(req, res)),
         () => next(req, res),

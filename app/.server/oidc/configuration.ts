@@ -86,6 +86,8 @@ function interactionPolicyOf() {
   );
   return policy;
 }
+/** The same for every organization and only read by the providers: built once, not per provider build. */
+const INTERACTION_POLICY = interactionPolicyOf();
 
 /** oidc-provider configuration for one organization. Policy lives here, not in Express. */
 export function buildProviderConfiguration(input: ProviderInput): Configuration {
@@ -127,7 +129,7 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
     clientAuthMethods: ["none", "client_secret_basic", "client_secret_post"],
     routes: PROVIDER_ROUTES,
     interactions: {
-      policy: interactionPolicyOf(),
+      policy: INTERACTION_POLICY,
       url: (_ctx: KoaContextWithOIDC, interaction) => `/interaction/${interaction.uid}`,
     },
     cookies: {

@@ -56,6 +56,18 @@ export interface KeyService {
   retireExpiredIn(db: Tx, afterCommit: AfterCommit, organizationId?: string): Promise<void>;
   /** Private JWKs for an organization's provider: its active key first (it signs), then the rest it publishes. */
   providerJwks(organizationId: string): Promise<PrivateSigningJwk[]>;
+  /**
+   * The same, from the rows a caller already read with the organization (oidc/tenant-load.ts:
+   * a provider's build in one round trip); it reads them again only when a key is due to retire
+   * or the organization has no active key yet.
+   */
+  providerJwksFrom(organizationId: string, rows: PublishedKeyRow[]): Promise<PrivateSigningJwk[]>;
+  /**
+   * The public keys of those rows in the order the provider publishes them, without decrypting
+   * anything; undefined when the rows need work first (a key due to retire, no active key), which
+   * only `providerJwks` does.
+   */
+  publicJwksFrom(organizationId: string, rows: Array<PublishedKeyRow & { publicJwk: unknown }>): Array<JWK & { kid: string }> | undefined;
   /** Public JWKs of what an organization publishes (its /.well-known/jwks). */
   publicJwks(organizationId: string): Promise<JWK[]>;
   /**
@@ -92,11 +104,20 @@ const ROTATE_ALL_BATCH = 100;
 /** More organizations retired at once than this reload every provider instead of each one. */
 const INVALIDATE_EACH_LIMIT = 20;
 
-const PUBLISHED: KeyStatus[] = ["active", "staged", "retiring"];
+/** What an organization publishes: its own keys in these states, and the shared keys still retiring. */
+export const PUBLISHED: KeyStatus[] = ["active", "staged", "retiring"];
 const aad = (kid: string) => `signing-key:${kid}`;
 
 type KeyRow = Awaited<ReturnType<PrismaClient["signingKey"]["findMany"]>>[number];
+/** The columns of a published key a provider needs. */
+export type PublishedKeyRow = Pick<KeyRow, "id" | "organizationId" | "status" | "retireAfter" | "privateJwkEncrypted">;
 type NewKey = Prisma.SigningKeyUncheckedCreateInput;
+
+/** The active key first (the one that signs), then staged, then retiring, then the shared keys of earlier versions. */
+function signingKeyFirst<Row extends Pick<KeyRow, "organizationId" | "status">>(rows: Row[]): Row[] {
+  const rank = (row: Row) => (row.organizationId === null ? 3 : ({ active: 0, staged: 1, retiring: 2 } as Record<string, number>)[row.status] ?? 9);
+  return rows.sort((a, b) => rank(a) - rank(b));
+}
 
 export function toSigningKeyInfo(row: KeyRow): SigningKeyInfo {
   return {
@@ -240,17 +261,26 @@ export function createKeyService(options: KeyServiceOptions): KeyService {
    */
   async function publishedRows(organizationId: string) {
     let rows = await findPublished(organizationId);
-    if (rows.some((row) => row.status === "retiring" && row.retireAfter && row.retireAfter <= now())) {
+    if (isDueToRetire(rows)) {
       await retireExpired(organizationId);
       rows = await findPublished(organizationId);
     }
-    if (!rows.some((row) => row.status === "active" && row.organizationId === organizationId)) {
+    if (!hasActiveKey(rows, organizationId)) {
       await prisma.$transaction((tx) => ensureActiveKeyIn(tx, organizationId));
       rows = await findPublished(organizationId);
     }
-    const rank = (row: KeyRow) => (row.organizationId === null ? 3 : ({ active: 0, staged: 1, retiring: 2 } as Record<string, number>)[row.status] ?? 9);
-    return rows.sort((a, b) => rank(a) - rank(b));
+    return signingKeyFirst(rows);
   }
+
+  const isDueToRetire = (rows: PublishedKeyRow[]) => rows.some((row) => row.status === "retiring" && row.retireAfter && row.retireAfter <= now());
+  const hasActiveKey = (rows: PublishedKeyRow[], organizationId: string) => rows.some((row) => row.status === "active" && row.organizationId === organizationId);
+
+  const toPrivateJwk = (row: PublishedKeyRow): PrivateSigningJwk => ({
+    ...(JSON.parse(encrypter.decrypt(row.privateJwkEncrypted, aad(row.id))) as JWK),
+    kid: row.id,
+    alg: "ES256" as const,
+    use: "sig" as const,
+  });
 
   return {
     async list(organizationId) {
@@ -312,13 +342,17 @@ export function createKeyService(options: KeyServiceOptions): KeyService {
     retireExpiredIn,
 
     async providerJwks(organizationId) {
-      const rows = await publishedRows(organizationId);
-      return rows.map((row) => ({
-        ...(JSON.parse(encrypter.decrypt(row.privateJwkEncrypted, aad(row.id))) as JWK),
-        kid: row.id,
-        alg: "ES256" as const,
-        use: "sig" as const,
-      }));
+      return (await publishedRows(organizationId)).map(toPrivateJwk);
+    },
+
+    publicJwksFrom(organizationId, rows) {
+      if (isDueToRetire(rows) || !hasActiveKey(rows, organizationId)) return undefined;
+      return signingKeyFirst([...rows]).map((row) => ({ ...(row.publicJwk as JWK), kid: row.id }));
+    },
+
+    async providerJwksFrom(organizationId, rows) {
+      if (isDueToRetire(rows) || !hasActiveKey(rows, organizationId)) return (await publishedRows(organizationId)).map(toPrivateJwk);
+      return signingKeyFirst([...rows]).map(toPrivateJwk);
     },
 
     async publicJwks(organizationId) {

@@ -1,4 +1,4 @@
-import type { JWTPayload } from "jose";
+import { exportJWK, generateKeyPair, type JWK, type JWTPayload } from "jose";
 import Provider from "oidc-provider";
 import { answerUnavailableAs503 } from "./unavailable";
 import { LRUCache } from "lru-cache";
@@ -10,10 +10,10 @@ import type { ReadThroughCache } from "../cache/read-through";
 import type { KeyValueStore } from "../cache/store";
 import type { Database } from "../db/client";
 import { getClientRecord, secretMatches } from "../directory/clients";
-import { getOrganizationBySlug } from "../directory/organizations";
 import { buildProviderConfiguration, createSignedJwtReader } from "./configuration";
 import { acceptOwnAudienceAtUserinfo, useHashedClientSecrets } from "./internals";
-import type { KeyService } from "./keys";
+import type { KeyService, PrivateSigningJwk } from "./keys";
+import { loadTenant, type TenantInput } from "./tenant-load";
 import type { Settings } from "../settings/settings";
 
 /** One organization's provider and what was true of the organization when it was built. */
@@ -34,9 +34,34 @@ export interface ProviderRegistry {
    * otherwise (never built, being built, dropped). Synchronous, for the well-known fast path.
    */
   peek(slug: string): TenantProvider | undefined;
+  /**
+   * What an active organization's discovery and JWKS are made of, read in one round trip without
+   * building its provider (oidc/well-known.ts); undefined for an unknown or inactive organization,
+   * and for one whose provider has more to do than publish (the super-admin organization, keys
+   * due to retire or missing), which `get` then builds.
+   */
+  describe(slug: string): Promise<DescribedOrganization | undefined>;
+  /**
+   * A provider as `get` builds one, for another issuer, outside the pool and signing with a key of
+   * its own: the template of the documents of every organization with the same custom claims.
+   */
+  buildDetached(organization: Organization, issuer: string, customClaims: TenantInput["customClaims"]): Promise<TenantProvider>;
   /** Drops one organization's provider (or all), in this process and in every other one. */
   invalidate(organizationId: string | "*"): Promise<void>;
+  /**
+   * Calls `listener` with the organization (or "*") whenever its providers are dropped, in this
+   * process or on another's notice: what is kept beside the pool (oidc/well-known.ts) goes with them.
+   */
+  onDrop(listener: (organizationId: string) => void): void;
   close(): Promise<void>;
+}
+
+export interface DescribedOrganization {
+  organization: Organization;
+  issuer: string;
+  customClaims: TenantInput["customClaims"];
+  /** As the provider publishes them, in its order. */
+  publicJwks: Array<JWK & { kid: string }>;
 }
 
 export interface RegistryOptions {
@@ -61,7 +86,7 @@ export interface RegistryOptions {
 
 const CHANNEL = "porta_oidc_invalidate";
 /** A safety net for a missed invalidation notice (the listener reconnects and then drops every provider). */
-const PROVIDER_MAX_AGE_MS = 10 * 60_000;
+export const PROVIDER_MAX_AGE_MS = 10 * 60_000;
 const NEGATIVE_TTL_MS = 5_000;
 /**
  * The heap one built provider holds, measured after full garbage collections over 400 builds
@@ -82,8 +107,12 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
   // The settled value of each pool entry; it goes with its entry (dropped, evicted, expired).
   const settled = new WeakMap<Promise<TenantProvider | undefined>, TenantProvider>();
 
+  let templateKey: Promise<PrivateSigningJwk> | undefined;
+  const dropListeners: Array<(organizationId: string) => void> = [];
+
   function dropLocal(organizationId: string) {
     unknown.clear();
+    for (const listener of dropListeners) listener(organizationId);
     if (organizationId === "*") {
       providers.clear();
       return;
@@ -104,18 +133,15 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
   });
 
   async function build(slug: string): Promise<TenantProvider | undefined> {
-    const organization = await getOrganizationBySlug(prisma, cache, slug);
-    if (!organization || organization.status !== "active") return undefined;
+    // One round trip for the organization, its keys and its custom claims (decision 034).
+    const [input, accessTokenTtl] = await Promise.all([loadTenant(prisma, slug), options.settings.get("tokens.accessTokenTtlSeconds")]);
+    if (!input || input.organization.status !== "active") return undefined;
     // The organization's own keys (and the shared keys of earlier versions while they retire).
-    const [keySet, customClaims, accessTokenTtl] = await Promise.all([
-      keys.providerJwks(organization.id),
-      prisma.customClaimDefinition.findMany({
-        where: { application: { organizationId: organization.id } },
-        select: { id: true, claimName: true, scope: true },
-      }),
-      options.settings.get("tokens.accessTokenTtlSeconds"),
-    ]);
-    const issuer = `${options.baseUrl}/${organization.slug}`;
+    const keySet = await keys.providerJwksFrom(input.organization.id, input.keys);
+    return construct(input.organization, `${options.baseUrl}/${input.organization.slug}`, keySet, input.customClaims, accessTokenTtl);
+  }
+
+  function construct(organization: Organization, issuer: string, keySet: PrivateSigningJwk[], customClaims: TenantInput["customClaims"], accessTokenTtl: number): TenantProvider {
     const adminResource = organization.slug === options.superAdminSlug ? adminApiResource(options.baseUrl) : undefined;
     const claimsOfSignedJwt = createSignedJwtReader(issuer, keySet);
     const provider = new Provider(
@@ -178,6 +204,27 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
       await notifications.notify(CHANNEL, organizationId).catch((error: unknown) => {
         logger.warn({ err: error }, "could not notify other processes of a provider change");
       });
+    },
+    async describe(rawSlug) {
+      const slug = rawSlug.toLowerCase();
+      if (unknown.has(slug) || slug === options.superAdminSlug) return undefined;
+      const input = await loadTenant(prisma, slug);
+      if (!input || input.organization.status !== "active") return undefined;
+      const publicJwks = keys.publicJwksFrom(input.organization.id, input.keys);
+      if (!publicJwks) return undefined;
+      return { organization: input.organization, issuer: `${options.baseUrl}/${input.organization.slug}`, customClaims: input.customClaims, publicJwks };
+    },
+    async buildDetached(organization, issuer, customClaims) {
+      templateKey ??= generateKeyPair("ES256", { extractable: true }).then(async ({ privateKey }) => ({
+        ...(await exportJWK(privateKey)),
+        kid: "well-known-template",
+        alg: "ES256" as const,
+        use: "sig" as const,
+      }));
+      return construct(organization, issuer, [await templateKey], customClaims, await options.settings.get("tokens.accessTokenTtlSeconds"));
+    },
+    onDrop(listener) {
+      dropListeners.push(listener);
     },
     async close() {
       await unsubscribe();
