@@ -17,6 +17,16 @@ export const AUDIT_EVENTS = {
   "auth.password_reset.completed": "A password was reset through its link.",
   "security.login_method_disabled": "A login method the client or organization does not allow was tried.",
 
+  "account.profile_updated": "A person changed their own name or language on the account page.",
+  "account.password_changed": "A person changed their password on the account page (data: otherSessionsEnded).",
+  "account.password_set": "A person without a password set one on the account page.",
+  "account.2fa.removed": "A person removed a second factor on the account page (data: method).",
+  "account.2fa.email_enabled": "A person turned email codes on as their second factor.",
+  "account.2fa.email_disabled": "A person turned email codes off.",
+  "account.2fa.recovery_codes_regenerated": "A person replaced their recovery codes on the account page.",
+  "account.session_ended": "A person ended one of their sessions on the account page.",
+  "account.sessions_ended": "A person ended all their other sessions on the account page (data: count).",
+
   "organization.created": "An organization was created.",
   "organization.updated": "An organization's fields changed.",
   "organization.suspended": "An organization was suspended.",

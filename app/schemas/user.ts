@@ -12,6 +12,18 @@ export const UserLocaleSchema = z.enum(SUPPORTED_LANGUAGES);
 /** The policy (checkNewPassword) decides; this bound only keeps absurd input away from it. */
 export const NewPasswordSchema = z.string().max(4096, "must have at most 4096 characters");
 
+/** What a person edits about themselves on the account page; an empty field clears it. */
+const OwnNameSchema = z
+  .string()
+  .trim()
+  .max(200)
+  .transform((value) => value || null);
+export const AccountProfileSchema = z.object({
+  givenName: OwnNameSchema,
+  familyName: OwnNameSchema,
+  locale: z.union([UserLocaleSchema, z.literal("").transform(() => null)]),
+});
+
 export const UserSchema = z.object({
   id: z.uuid(),
   organizationId: z.uuid(),

@@ -3,7 +3,9 @@ import type { Organization } from "~/generated/prisma/client";
 import { effectiveLoginMethods, type LoginMethod } from "~/schemas/login-methods";
 import { getClientRecord, type ClientRecord } from "../directory/clients";
 import { getOrganizationById } from "../directory/organizations";
+import { ACCOUNT_CLIENT_ID, accountClientRecord } from "../oidc/account-client";
 import { lookupInteractionOrganization } from "../oidc/adapter";
+import { organizationIssuer } from "../oidc/endpoints";
 import type { Interaction } from "../oidc/interaction-results";
 import type { TenantProvider } from "../oidc/registry";
 import type { Services } from "../services";
@@ -44,7 +46,11 @@ export async function loadInteraction(services: Services, req: ExpressRequest, r
     throw new InteractionExpiredError();
   }
   if (interaction.uid !== uid) throw new InteractionExpiredError();
-  const client = await getClientRecord(services.db.prisma, services.cache, String(interaction.params.client_id));
+  const clientId = String(interaction.params.client_id);
+  const client =
+    clientId === ACCOUNT_CLIENT_ID
+      ? accountClientRecord(organization, organizationIssuer(services.config.baseUrl, organization.slug))
+      : await getClientRecord(services.db.prisma, services.cache, clientId);
   if (!client || client.organizationId !== organization.id) throw new InteractionExpiredError();
   return { uid, tenant, organization, client, interaction, methods: effectiveLoginMethods(client, organization) };
 }

@@ -3,7 +3,8 @@ import type { JWTPayload } from "jose";
 import type { Adapter, AdapterPayload } from "oidc-provider";
 import type { Prisma, PrismaClient } from "~/generated/prisma/client";
 import type { KeyValueStore } from "../cache/store";
-import { accountSessionsKey } from "./sessions";
+import { requestDevice } from "./request-device";
+import { accountSessionsKey, sessionDeviceKey } from "./sessions";
 import { verifiedJwtClaims, withVerifiedJwt } from "./verified-jwt";
 
 /**
@@ -16,6 +17,11 @@ import { verifiedJwtClaims, withVerifiedJwt } from "./verified-jwt";
 export const DURABLE_MODELS = new Set(["AccessToken", "RefreshToken", "Grant"]);
 
 const hashId = (id: string) => createHash("sha256").update(id, "utf8").digest("base64url");
+
+/** The durable rows of these grants: each Grant row (stored under its id's hash) and the tokens issued under it. */
+export function grantRowsWhere(grantIds: string[]): Prisma.OidcPayloadWhereInput {
+  return { OR: [{ grantId: { in: grantIds } }, { model: "Grant", idHash: { in: grantIds.map(hashId) } }] };
+}
 
 function stripId(payload: AdapterPayload): AdapterPayload {
   const { jti: _jti, ...rest } = payload;
@@ -168,9 +174,12 @@ function durableAdapter({ prisma, organizationId }: AdapterContext, model: strin
   };
 }
 
+/** Where the ephemeral adapter keeps one artifact; a session's key is what the account page lists and ends. */
+export const ephemeralKey = (organizationId: string, model: string, id: string) => `oidc:${organizationId}:${model}:${hashId(id)}`;
+
 function ephemeralAdapter({ store, organizationId }: AdapterContext, model: string): Adapter {
   const prefix = `oidc:${organizationId}:`;
-  const key = (id: string) => `${prefix}${model}:${hashId(id)}`;
+  const key = (id: string) => ephemeralKey(organizationId, model, id);
   const grantKey = (grantId: string) => `${prefix}grant:${grantId}`;
   const uidKey = (uid: string) => `${prefix}${model}:uid:${hashId(uid)}`;
   const userCodeKey = (code: string) => `${prefix}${model}:userCode:${hashId(code)}`;
@@ -190,7 +199,11 @@ function ephemeralAdapter({ store, organizationId }: AdapterContext, model: stri
       if (payload.uid) indexes.push(store.set(uidKey(payload.uid), id, ttl));
       if (payload.userCode) indexes.push(store.set(userCodeKey(payload.userCode), id, ttl));
       if (model === "Interaction") indexes.push(store.set(interactionOrgKey(id), organizationId, ttl));
-      if (model === "Session" && payload.accountId) indexes.push(store.addToSet(accountSessionsKey(organizationId, payload.accountId), key(id), ttl));
+      if (model === "Session" && payload.accountId) {
+        indexes.push(store.addToSet(accountSessionsKey(organizationId, payload.accountId), key(id), ttl));
+        const device = requestDevice.getStore();
+        if (device) indexes.push(store.set(sessionDeviceKey(key(id)), JSON.stringify({ ...device, seenAt: Math.floor(Date.now() / 1000) }), ttl));
+      }
       await Promise.all(indexes);
     },
     find: read,
@@ -209,7 +222,7 @@ function ephemeralAdapter({ store, organizationId }: AdapterContext, model: stri
       await store.replace(key(id), JSON.stringify({ ...payload, consumed: Math.floor(Date.now() / 1000) }));
     },
     async destroy(id) {
-      await store.del(key(id));
+      await store.del(key(id), ...(model === "Session" ? [sessionDeviceKey(key(id))] : []));
     },
     async revokeByGrantId(grantId) {
       const keys = await store.setMembers(grantKey(grantId));

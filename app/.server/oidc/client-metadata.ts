@@ -2,6 +2,7 @@ import type { Adapter, ClientAuthMethod, ClientMetadata } from "oidc-provider";
 import type { PrismaClient } from "~/generated/prisma/client";
 import type { ReadThroughCache } from "../cache/read-through";
 import { getClientRecord, isClientUsable, type ClientRecord } from "../directory/clients";
+import { ACCOUNT_CLIENT_ID, accountClientMetadata } from "./account-client";
 
 /**
  * Confidential clients are registered with this marker instead of a secret: Porta keeps only
@@ -28,11 +29,15 @@ export function toClientMetadata(client: ClientRecord): ClientMetadata {
   };
 }
 
-/** The provider's Client model reads through the cache to PostgreSQL, for this organization only. */
-export function createClientAdapter(prisma: PrismaClient, cache: ReadThroughCache, organizationId: string): Adapter {
+/**
+ * The provider's Client model reads through the cache to PostgreSQL, for this organization only;
+ * the account page's built-in client is every organization's own.
+ */
+export function createClientAdapter(prisma: PrismaClient, cache: ReadThroughCache, organizationId: string, issuer: string): Adapter {
   const unsupported = async () => undefined;
   return {
     async find(id) {
+      if (id === ACCOUNT_CLIENT_ID) return accountClientMetadata(issuer);
       const client = await getClientRecord(prisma, cache, id);
       if (!client || client.organizationId !== organizationId || !isClientUsable(client)) return undefined;
       return toClientMetadata(client);

@@ -94,7 +94,7 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
   const { organization, issuer, prisma, cache, store } = input;
   const { scopes, claims } = scopesAndClaims(input.customClaims);
   const adapterFor = createAdapterFactory({ prisma, store, organizationId: organization.id, claimsOfSignedJwt: input.claimsOfSignedJwt });
-  const clientAdapter = createClientAdapter(prisma, cache, organization.id);
+  const clientAdapter = createClientAdapter(prisma, cache, organization.id, issuer);
   const mayUseAdminApiResource = async (clientId: string) => {
     if (!input.adminApiResource) return false;
     const client = await getClientRecord(prisma, cache, clientId);

@@ -3,6 +3,7 @@
  * Each patch is small, applied per provider instance, and covered by a protocol test.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type Provider from "oidc-provider";
 
 /** Set while Express hands a userinfo request to a provider (see mount.ts). */
@@ -74,4 +75,28 @@ export async function storeJwtAccessToken(token: unknown, jwtPayload: Record<str
   payload.exp = jwtPayload.exp;
   const expiresIn = Math.max(1, Number(jwtPayload.exp) - Math.floor(Date.now() / 1000));
   await issued.adapter.upsert(issued.jti, payload, expiresIn);
+}
+
+/** The part of the provider's browser session the account page reads. */
+export interface BrowserSession {
+  /** The session id: the value of the session cookie (stored only hashed, adapter.ts). */
+  id: string;
+  accountId: string | undefined;
+  /** auth_time: when the person last proved who they are in this browser. */
+  loginTs: number | undefined;
+  amr: string[] | undefined;
+}
+
+interface SessionModel {
+  get(ctx: { req: IncomingMessage; res: ServerResponse }): Promise<{ jti: string; accountId?: string; loginTs?: number; amr?: string[] }>;
+}
+
+/**
+ * The provider's session of the browser that sent `req`, read outside the provider's own routes
+ * (the account page) with the provider's own check of the signed session cookie. oidc-provider
+ * documents `Session.get` for its own middleware only.
+ */
+export async function browserSessionOf(provider: Provider, req: IncomingMessage, res: ServerResponse): Promise<BrowserSession> {
+  const session = await (provider.Session as unknown as SessionModel).get({ req, res });
+  return { id: session.jti, accountId: session.accountId, loginTs: session.loginTs, amr: session.amr };
 }

@@ -5,6 +5,7 @@ import { answerTemporarilyUnavailable } from "./unavailable";
 import { SLUG_PATTERN_ANY_CASE } from "~/schemas/slug";
 import { findUnrepresentable, UNREPRESENTABLE_MESSAGE } from "~/schemas/text";
 import { userinfoRequest } from "./internals";
+import { keptUserAgent, requestDevice } from "./request-device";
 import type { ProviderRegistry, TenantProvider } from "./registry";
 import { withVerifiedJwt } from "./verified-jwt";
 import { publicCacheControlOf } from "./well-known";
@@ -112,10 +113,11 @@ export function protocolRoutes(registry: ProviderRegistry): RequestHandler {
       req.originalUrl = `/${tenant.organization.slug}${req.url}`;
       const cacheControl = req.method === "GET" ? publicCacheControlOf(req.path) : undefined;
       if (cacheControl) res.setHeader("Cache-Control", cacheControl);
+      const device = { ip: req.ip ?? null, userAgent: keptUserAgent(req.get("user-agent")) };
       if (req.path === "/me") {
         userinfoRequest.run(true, () => tenant.callback(req, res));
       } else {
-        withVerifiedJwt(presented, () => tenant.callback(req, res));
+        requestDevice.run(device, () => withVerifiedJwt(presented, () => tenant.callback(req, res)));
       }
     }).catch((error: unknown) => {
       if (!isDatabaseUnavailable(error) || res.headersSent) return next(error);

@@ -4,6 +4,9 @@ import type { Context } from "../context";
 /** Where the ephemeral adapter records an account's sessions, so they can be ended together. */
 export const accountSessionsKey = (organizationId: string, accountId: string) => `oidc:${organizationId}:account-sessions:${accountId}`;
 
+/** Where a session's last request came from (request-device.ts), kept beside the session's own key. */
+export const sessionDeviceKey = (sessionKey: string) => `${sessionKey}:device`;
+
 /**
  * Ends everything a user holds in one organization: grants with their access and refresh tokens
  * (PostgreSQL) go with the write, so refresh tokens stop working when it commits; browser
@@ -21,5 +24,5 @@ export async function endUserSessions(ctx: Context<"store">, organizationId: str
 export async function endBrowserSessions(store: KeyValueStore, organizationId: string, userId: string): Promise<void> {
   const key = accountSessionsKey(organizationId, userId);
   const sessions = await store.setMembers(key);
-  await store.del(...sessions, key);
+  await store.del(...sessions, ...sessions.map(sessionDeviceKey), key);
 }

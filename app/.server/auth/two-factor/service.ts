@@ -320,16 +320,25 @@ export async function confirmTotpEnrollment(
 
 export type EnrollmentOutcome = { ok: true; recoveryCodes: string[] } | { ok: false; reason: "invalid_code" } | { ok: false; reason: "rate_limited"; retryAfterSeconds: number };
 
-/** Enrollment at the sign-in step that requires it: the code counts against the per-user limit of second-factor checks. */
-export async function enrollTotpAtSignIn(services: Services, ic: InteractionContext, pending: PendingSecondFactor, input: { code: string; meta: RequestMeta }): Promise<EnrollmentOutcome> {
-  const limits = secondFactorLimits(input.meta.ip, pending.userId);
+/**
+ * Confirms a pending enrollment with its first code, within the per-user limit of second-factor
+ * checks (a wrong code counts, a right one gives its point back), and records `auth.2fa.enrolled`.
+ */
+export async function enrollTotp(services: Services, input: { userId: string; organizationId: string; code: string; meta: RequestMeta }): Promise<EnrollmentOutcome> {
+  const limits = secondFactorLimits(input.meta.ip, input.userId);
   const limit = await consumeEach(services.limits, limits);
   if (!limit.allowed) return { ok: false, reason: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
-  const recoveryCodes = await confirmTotpEnrollment(services, pending.userId, input.code, { organizationId: pending.organizationId, meta: input.meta });
+  const recoveryCodes = await confirmTotpEnrollment(services, input.userId, input.code, { organizationId: input.organizationId, meta: input.meta });
   if (!recoveryCodes) return { ok: false, reason: "invalid_code" };
   await refundEach(services.limits, limits);
-  await savePending(services.store, ic.uid, { ...pending, enrolled: true });
   return { ok: true, recoveryCodes };
+}
+
+/** Enrollment at the sign-in step that requires it. */
+export async function enrollTotpAtSignIn(services: Services, ic: InteractionContext, pending: PendingSecondFactor, input: { code: string; meta: RequestMeta }): Promise<EnrollmentOutcome> {
+  const outcome = await enrollTotp(services, { userId: pending.userId, organizationId: pending.organizationId, code: input.code, meta: input.meta });
+  if (outcome.ok) await savePending(services.store, ic.uid, { ...pending, enrolled: true });
+  return outcome;
 }
 
 /** After the recovery codes were shown: the confirmed enrollment was the second factor, and the sign-in completes. */

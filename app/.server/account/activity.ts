@@ -1,0 +1,57 @@
+import type { AuditEventType } from "~/schemas/audit-events";
+import type { Services } from "../services";
+import type { SignedIn } from "./session";
+
+/**
+ * Recent security events of a person's account, from the audit log: sign-ins, second factors,
+ * password changes and resets, sessions ended, and what administrators changed about them.
+ */
+export const SECURITY_EVENTS = [
+  "auth.login.success",
+  "auth.2fa.verified",
+  "auth.2fa.failed",
+  "auth.2fa.enrolled",
+  "auth.password_reset.completed",
+  "account.password_changed",
+  "account.password_set",
+  "account.2fa.removed",
+  "account.2fa.email_enabled",
+  "account.2fa.email_disabled",
+  "account.2fa.recovery_codes_regenerated",
+  "account.session_ended",
+  "account.sessions_ended",
+  "user.password_set",
+  "user.password_cleared",
+  "user.sessions_revoked",
+  "user.2fa.disabled",
+  "user.2fa.reset",
+  "user.2fa.recovery_codes_regenerated",
+] as const satisfies readonly AuditEventType[];
+
+export type SecurityEventName = (typeof SECURITY_EVENTS)[number];
+
+export interface SecurityEvent {
+  at: string;
+  event: SecurityEventName;
+  /** The method of a sign-in or a second factor, when the entry names one. */
+  method: string | null;
+  ip: string | null;
+  /** An administrator did it, not the person. */
+  byAdmin: boolean;
+}
+
+export const RECENT_EVENTS = 20;
+
+export async function recentSecurityEvents(services: Services, access: SignedIn): Promise<SecurityEvent[]> {
+  const rows = await services.db.prisma.auditEntry.findMany({
+    where: { targetType: "user", targetId: access.user.id, organizationId: access.organization.id, eventType: { in: [...SECURITY_EVENTS] } },
+    orderBy: { createdAt: "desc" },
+    take: RECENT_EVENTS,
+    select: { createdAt: true, eventType: true, actorType: true, ip: true, data: true },
+  });
+  return rows.map((row) => {
+    const data = (row.data ?? {}) as { method?: unknown; secondFactor?: unknown };
+    const method = typeof data.secondFactor === "string" ? data.secondFactor : typeof data.method === "string" ? data.method : null;
+    return { at: row.createdAt.toISOString(), event: row.eventType as SecurityEventName, method, ip: row.ip, byAdmin: row.actorType === "admin" };
+  });
+}

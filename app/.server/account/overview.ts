@@ -1,0 +1,43 @@
+import type { Language } from "~/i18n/config";
+import type { Services } from "../services";
+import { recentSecurityEvents } from "./activity";
+import { formatWhen } from "./page";
+import { hasPassword } from "./password";
+import { accountSignInUrl, accountSignOutUrl, mayOpenSensitive, STEP_UP_OPEN_SECONDS, type SignedIn } from "./session";
+import { listAccountSessions } from "./sessions";
+import { readTwoFactorChoices } from "./two-factor";
+
+/** Everything the account page shows, read in parallel, with dates already in the page's language. */
+export async function accountOverview(services: Services, access: SignedIn, language: Language) {
+  const [password, twoFactor, sessions, events, minLength] = await Promise.all([
+    hasPassword(services, access),
+    readTwoFactorChoices(services, access),
+    listAccountSessions(services, access),
+    recentSecurityEvents(services, access),
+    services.settings.get("auth.passwordMinLength"),
+  ]);
+  const { user } = access;
+  return {
+    profile: { email: user.email, emailVerified: user.emailVerified, givenName: user.givenName, familyName: user.familyName, locale: user.locale },
+    password: { has: password, minLength },
+    twoFactor: {
+      policy: twoFactor.policy,
+      active: twoFactor.active,
+      totpEnrolledAt: twoFactor.status.totp.enrolled ? formatWhen(language, twoFactor.status.totp.enrolledAt) : null,
+      mayAddTotp: twoFactor.mayAddTotp,
+      mayRemoveTotp: twoFactor.mayRemoveTotp,
+      emailCodes: twoFactor.emailCodes,
+      mayToggleEmail: twoFactor.mayToggleEmail,
+      mayRegenerateCodes: twoFactor.mayRegenerateCodes,
+      recovery: twoFactor.status.recoveryCodes,
+    },
+    sessions: sessions.map((s) => ({ ...s, signedInAt: formatWhen(language, s.signedInAt), lastSeenAt: formatWhen(language, s.lastSeenAt) })),
+    events: events.map((e) => ({ ...e, at: formatWhen(language, e.at)! })),
+    fresh: mayOpenSensitive(access),
+    stepUpMinutes: STEP_UP_OPEN_SECONDS / 60,
+    stepUpUrl: accountSignInUrl(services, access.organization.slug, { returnTo: "overview", reauth: true, loginHint: user.email, uiLocales: language }),
+    signOutUrl: accountSignOutUrl(services, access.organization.slug),
+  };
+}
+
+export type AccountOverview = Awaited<ReturnType<typeof accountOverview>>;

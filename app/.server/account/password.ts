@@ -1,0 +1,70 @@
+import { normalizeEmail } from "~/schemas/email";
+import { userActor, type RequestMeta } from "../auth/actors";
+import { checkNewPassword, type PasswordProblem } from "../auth/password-policy";
+import { inTransaction } from "../context";
+import { invalidateUser } from "../directory/users";
+import { consumeEach, refundEach, type LimitName } from "../rate-limit/limiters";
+import type { Services } from "../services";
+import { endAllButThisSession, readAccountSessions } from "./sessions";
+import { maySubmitSensitive, type SignedIn } from "./session";
+
+/**
+ * A person's own password on the account page: a change needs the current password (checked
+ * within the same limits as a sign-in with it, so the page is no second door for guessing); a
+ * first password, for an account that has none, needs a recent sign-in (step-up). The new one
+ * meets the same rules as everywhere (password-policy.ts). Other sessions end when asked to.
+ */
+export type PasswordOutcome =
+  | { ok: true; otherSessionsEnded: number }
+  | { ok: false; reason: "wrong_password" | "step_up" | "no_password" | "has_password" }
+  | { ok: false; reason: "rate_limited"; retryAfterSeconds: number }
+  | { ok: false; reason: "weak_password"; problem: PasswordProblem; limit?: number };
+
+export interface NewPasswordInput {
+  next: string;
+  endOtherSessions: boolean;
+  meta: RequestMeta;
+}
+
+export async function changePassword(services: Services, access: SignedIn, input: NewPasswordInput & { current: string }): Promise<PasswordOutcome> {
+  const stored = await services.db.prisma.user.findUnique({ where: { id: access.user.id }, select: { passwordHash: true } });
+  if (!stored?.passwordHash) return { ok: false, reason: "no_password" };
+  const limits: Array<[LimitName, string | null]> = [
+    ["passwordLoginIp", input.meta.ip],
+    ["passwordLogin", `${access.organization.id}:${normalizeEmail(access.user.email)}`],
+  ];
+  const limit = await consumeEach(services.limits, limits);
+  if (!limit.allowed) return { ok: false, reason: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
+  if (!(await services.passwords.verify(stored.passwordHash, input.current))) return { ok: false, reason: "wrong_password" };
+  await refundEach(services.limits, limits);
+  return savePassword(services, access, input, "account.password_changed");
+}
+
+export async function setFirstPassword(services: Services, access: SignedIn, input: NewPasswordInput): Promise<PasswordOutcome> {
+  if (!maySubmitSensitive(access)) return { ok: false, reason: "step_up" };
+  const stored = await services.db.prisma.user.findUnique({ where: { id: access.user.id }, select: { passwordHash: true } });
+  if (stored?.passwordHash) return { ok: false, reason: "has_password" };
+  return savePassword(services, access, input, "account.password_set");
+}
+
+async function savePassword(services: Services, access: SignedIn, input: NewPasswordInput, eventType: "account.password_changed" | "account.password_set"): Promise<PasswordOutcome> {
+  const minLength = await services.settings.get("auth.passwordMinLength");
+  const check = checkNewPassword(input.next, { minLength, email: access.user.email, organizationName: access.organization.name });
+  if (!check.ok) return { ok: false, reason: "weak_password", problem: check.problem!, ...(check.limit ? { limit: check.limit } : {}) };
+  const passwordHash = await services.passwords.hash(input.next);
+  const sessions = input.endOtherSessions ? await readAccountSessions(services, access) : [];
+  const userId = access.user.id;
+  const ended = await inTransaction(services, userActor(userId, input.meta), async (ctx) => {
+    await ctx.db.user.update({ where: { id: userId }, data: { passwordHash, failedLoginCount: 0, lockedUntil: null, version: { increment: 1 } } });
+    const ended = input.endOtherSessions ? await endAllButThisSession(ctx, access, sessions) : 0;
+    ctx.afterCommit(() => invalidateUser(ctx.cache, userId));
+    ctx.audit({ eventType, organizationId: access.organization.id, targetType: "user", targetId: userId, data: { otherSessionsEnded: input.endOtherSessions } });
+    return ended;
+  });
+  return { ok: true, otherSessionsEnded: ended };
+}
+
+export async function hasPassword(services: Services, access: SignedIn): Promise<boolean> {
+  const row = await services.db.prisma.user.findUnique({ where: { id: access.user.id }, select: { passwordHash: true } });
+  return Boolean(row?.passwordHash);
+}

@@ -1,0 +1,127 @@
+import { TWO_FACTOR_POLICIES, type TwoFactorPolicy } from "~/schemas/two-factor-policy";
+import { userActor, type RequestMeta } from "../auth/actors";
+import { getTwoFactorStatus, type TwoFactorStatus } from "../auth/two-factor/admin";
+import { beginTotpEnrollment, enrollTotp, newRecoveryCodes, storeRecoveryCodes, type EnrollmentOutcome } from "../auth/two-factor/service";
+import { inTransaction, readContext } from "../context";
+import { invalidateUser } from "../directory/users";
+import type { Services } from "../services";
+import { maySubmitSensitive, type SignedIn } from "./session";
+
+/**
+ * A person's own second factors on the account page, within the organization's policy. The
+ * rules are one pure function (`twoFactorChoices`) that the page shows and every action checks,
+ * so the page never offers what the server would refuse.
+ */
+export interface TwoFactorChoices {
+  policy: TwoFactorPolicy;
+  status: TwoFactorStatus;
+  /** Whether a sign-in with a password asks for a second factor. */
+  active: boolean;
+  mayAddTotp: boolean;
+  mayRemoveTotp: boolean;
+  /** Email codes: the person's choice under `optional`; always on under the policies that use them. */
+  emailCodes: "on" | "off" | "required" | "unused";
+  mayToggleEmail: boolean;
+  mayRegenerateCodes: boolean;
+}
+
+export function twoFactorChoices(policy: TwoFactorPolicy, status: TwoFactorStatus): TwoFactorChoices {
+  const totp = status.totp.enrolled;
+  const emailCodes = policy === "optional" ? (status.emailOtp.enabled ? "on" : "off") : policy === "required_totp" ? "unused" : "required";
+  const active = policy !== "optional" || totp || status.emailOtp.enabled;
+  return {
+    policy,
+    status,
+    active,
+    // Under required_email sign-ins ask for an email code whatever else is set up (the spec's rule).
+    mayAddTotp: !totp && policy !== "required_email",
+    // The policy that requires an authenticator keeps the last one.
+    mayRemoveTotp: totp && policy !== "required_totp",
+    emailCodes,
+    mayToggleEmail: policy === "optional",
+    mayRegenerateCodes: active,
+  };
+}
+
+export async function readTwoFactorChoices(services: Services, access: SignedIn): Promise<TwoFactorChoices> {
+  const stored = access.organization.twoFactorPolicy;
+  const policy = TWO_FACTOR_POLICIES.find((p) => p === stored) ?? "optional";
+  const status = await getTwoFactorStatus(readContext(services, userActor(access.user.id, { ip: null, requestId: null })), access.user.id);
+  return twoFactorChoices(policy, status);
+}
+
+/** `step_up`: the sign-in is too old for a sensitive change; the person proves who they are again first. */
+export type TwoFactorRefusal = { ok: false; reason: "not_allowed" | "step_up" };
+
+async function allowed(services: Services, access: SignedIn, rule: (choices: TwoFactorChoices) => boolean): Promise<TwoFactorChoices | TwoFactorRefusal> {
+  if (!maySubmitSensitive(access)) return { ok: false, reason: "step_up" };
+  const choices = await readTwoFactorChoices(services, access);
+  return rule(choices) ? choices : { ok: false, reason: "not_allowed" };
+}
+
+const refused = (value: TwoFactorChoices | TwoFactorRefusal): value is TwoFactorRefusal => "ok" in value;
+
+/** Starts (or resumes) setting up an authenticator app: the secret to show, or a refusal. */
+export async function startTotpSetup(services: Services, access: SignedIn): Promise<{ ok: true; secret: string } | TwoFactorRefusal> {
+  const choices = await allowed(services, access, (c) => c.mayAddTotp);
+  if (refused(choices)) return choices;
+  return { ok: true, secret: await beginTotpEnrollment(services, access.user.id) };
+}
+
+export async function finishTotpSetup(services: Services, access: SignedIn, code: string, meta: RequestMeta): Promise<EnrollmentOutcome | TwoFactorRefusal> {
+  const choices = await allowed(services, access, (c) => c.mayAddTotp);
+  if (refused(choices)) return choices;
+  return enrollTotp(services, { userId: access.user.id, organizationId: access.organization.id, code, meta });
+}
+
+/**
+ * Removes the authenticator app. When nothing else asks for a second factor afterwards (email
+ * codes off under `optional`), the recovery codes go too: they would protect nothing.
+ */
+export async function removeTotp(services: Services, access: SignedIn, meta: RequestMeta): Promise<{ ok: true } | TwoFactorRefusal> {
+  const choices = await allowed(services, access, (c) => c.mayRemoveTotp);
+  if (refused(choices)) return choices;
+  const userId = access.user.id;
+  await inTransaction(services, userActor(userId, meta), async (ctx) => {
+    await ctx.db.totpCredential.deleteMany({ where: { userId } });
+    if (!twoFactorChoices(choices.policy, { ...choices.status, totp: { enrolled: false, pending: false, enrolledAt: null } }).active) {
+      await ctx.db.recoveryCode.deleteMany({ where: { userId } });
+    }
+    ctx.audit({ eventType: "account.2fa.removed", organizationId: access.organization.id, targetType: "user", targetId: userId, data: { method: "totp" } });
+  });
+  return { ok: true };
+}
+
+/** Turns email codes on or off (only the person's choice under `optional`). */
+export async function setEmailCodes(services: Services, access: SignedIn, enabled: boolean, meta: RequestMeta): Promise<{ ok: true } | TwoFactorRefusal> {
+  const choices = await allowed(services, access, (c) => c.mayToggleEmail);
+  if (refused(choices)) return choices;
+  const userId = access.user.id;
+  await inTransaction(services, userActor(userId, meta), async (ctx) => {
+    await ctx.db.user.update({ where: { id: userId }, data: { emailOtpEnabled: enabled, version: { increment: 1 } } });
+    if (!enabled && !choices.status.totp.enrolled) await ctx.db.recoveryCode.deleteMany({ where: { userId } });
+    ctx.afterCommit(() => invalidateUser(ctx.cache, userId));
+    ctx.audit({
+      eventType: enabled ? "account.2fa.email_enabled" : "account.2fa.email_disabled",
+      organizationId: access.organization.id,
+      targetType: "user",
+      targetId: userId,
+      data: {},
+    });
+  });
+  return { ok: true };
+}
+
+/** Ten new recovery codes replacing the old ones, shown once. */
+export async function regenerateRecoveryCodes(services: Services, access: SignedIn, meta: RequestMeta): Promise<{ ok: true; codes: string[] } | TwoFactorRefusal> {
+  const choices = await allowed(services, access, (c) => c.mayRegenerateCodes);
+  if (refused(choices)) return choices;
+  const userId = access.user.id;
+  // Hashed (Argon2id, slow) before the transaction, which only swaps the rows.
+  const { codes, hashes } = await newRecoveryCodes(services.passwords);
+  await inTransaction(services, userActor(userId, meta), async (ctx) => {
+    await storeRecoveryCodes(ctx.db, userId, hashes);
+    ctx.audit({ eventType: "account.2fa.recovery_codes_regenerated", organizationId: access.organization.id, targetType: "user", targetId: userId, data: {} });
+  });
+  return { ok: true, codes };
+}
