@@ -10,7 +10,7 @@ import { openAccountPage, stepUp } from "~/.server/account/page";
 import { accountSignOutUrl, mayOpenSensitive } from "~/.server/account/session";
 import { finishTotpSetup, startTotpSetup } from "~/.server/account/two-factor";
 import { totpUri } from "~/.server/auth/two-factor/totp";
-import { interactionHeaders, NO_STORE } from "~/.server/interaction/request";
+import { interactionHeaders, isAfterAction, NO_STORE } from "~/.server/interaction/request";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: pageTitle(data?.language, (m) => m.twoFactor.setupTitle) }, { name: "robots", content: "noindex" }];
 export const headers = interactionHeaders;
@@ -25,6 +25,9 @@ export async function loader(args: LoaderFunctionArgs) {
   const page = await openAccountPage(args, "two-factor");
   if (!page.open) return page.response;
   const { services } = args.context;
+  const shell = { ...page.frame, signOutUrl: accountSignOutUrl(services, page.frame.slug) };
+  // Remix renders the action's answer (the recovery codes) with this loader run after it: no new secret then.
+  if (isAfterAction(args.context)) return data({ view: "after" as const, ...shell, secret: "", qr: "" }, { headers: NO_STORE });
   if (!mayOpenSensitive(page.access)) return stepUp(args.context, page, "two-factor");
   const started = await startTotpSetup(services, page.access);
   if (!started.ok) return redirect(`/${page.frame.slug}/account`, { headers: NO_STORE });
@@ -32,8 +35,7 @@ export async function loader(args: LoaderFunctionArgs) {
   return data(
     {
       view: "setup" as const,
-      ...page.frame,
-      signOutUrl: accountSignOutUrl(services, page.frame.slug),
+      ...shell,
       secret: started.secret.replace(/(.{4})/g, "$1 ").trim(),
       qr: await QRCode.toDataURL(uri, { margin: 1, width: 220 }),
     },
@@ -62,7 +64,7 @@ export default function AccountTwoFactor() {
   const page = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const { t } = useTranslation();
-  if (page.view !== "setup") return <AccountProblem page={page} />;
+  if (page.view !== "setup" && page.view !== "after") return <AccountProblem page={page} />;
   if (result && result.view === "csrf") return <AccountProblem page={result} />;
   if (result?.view === "codes") {
     return (

@@ -5,6 +5,7 @@ import { csrfOf, TestBrowser } from "../support/browser";
 import { createUser } from "../support/factories";
 import type { TestPorta } from "../support/porta";
 import { mainOf } from "../login/helpers";
+import { formAction } from "../two-factor/helpers";
 
 /**
  * The account page walked as a browser walks it: `/{slug}/account` sends a signed-out person to
@@ -79,3 +80,22 @@ export async function ageSignIns(porta: TestPorta, tenant: AccountTenant, userId
 }
 
 export const shown = (html: string) => mainOf(html).replace(/<[^>]+>/g, " ").replace(/\s+/g, " ");
+
+/** Signs in where the organization asks for a second factor after the password: `code` gives the code the page asks for. */
+export async function signInWithSecondFactor(tenant: AccountTenant, email: string, code: (method: string) => Promise<string>, browser = new TestBrowser()): Promise<SignedInPage> {
+  const first = await browser.get(tenant.accountUrl);
+  const authorizeUrl = first.headers.get("location")!;
+  const authorize = await browser.get(authorizeUrl);
+  const interactionUrl = new URL(authorize.headers.get("location")!, authorizeUrl).href;
+  const login = await browser.get(interactionUrl);
+  const posted = await browser.post(interactionUrl, { csrf: csrfOf(await login.text()), email, password: PASSWORD });
+  const step = await browser.follow(posted, interactionUrl);
+  const stepHtml = await step.res.text();
+  const method = /type="hidden" name="method" value="(totp|email)"/.exec(mainOf(stepHtml))?.[1];
+  if (!method) throw new Error(`expected a second-factor page at ${step.url}: ${shown(stepHtml).slice(0, 400)}`);
+  const verified = await browser.post(formAction(step.url, stepHtml, "verify"), { csrf: csrfOf(stepHtml), intent: "verify", method, code: await code(method) });
+  const landed = await browser.follow(verified, step.url);
+  if (landed.url !== tenant.accountUrl) throw new Error(`second-factor sign-in ended at ${landed.url} (${landed.res.status})`);
+  const html = await landed.res.text();
+  return { browser, html, csrf: csrfOf(html) };
+}

@@ -201,7 +201,7 @@ function ProfileSection({ page, result }: { page: AccountView; result: Extract<A
         <Field name="familyName" label={t("account.profile.familyName")} autoComplete="family-name" defaultValue={profile.familyName ?? ""} required={false} error={error("familyName")} />
         <div className="field">
           <label htmlFor="locale">{t("account.profile.locale")}</label>
-          <select id="locale" name="locale" defaultValue={profile.locale ?? ""} aria-invalid={error("locale") ? true : undefined}>
+          <select id="locale" name="locale" defaultValue={profile.locale ?? ""} aria-invalid={error("locale") ? true : undefined} aria-describedby={error("locale") ? "locale-error" : undefined}>
             <option value="">{t("account.profile.localeDefault")}</option>
             {SUPPORTED_LANGUAGES.map((lng) => (
               <option key={lng} value={lng} lang={lng}>
@@ -209,6 +209,11 @@ function ProfileSection({ page, result }: { page: AccountView; result: Extract<A
               </option>
             ))}
           </select>
+          {error("locale") ? (
+            <p id="locale-error" className="field-error" role="alert">
+              {error("locale")}
+            </p>
+          ) : null}
         </div>
         <button className="button button-inline" type="submit">
           {t("account.profile.save")}
