@@ -37,6 +37,8 @@ export interface Seed {
   mailbox?: string;
   /** A person of the `password+magic_link` organization whose password the reset journey changes (nobody else signs in as them). */
   resetUser?: { email: string; password: string; id: string };
+  /** A person of the same organization who manages their own account (account.spec.ts; nobody else signs in as them). */
+  accountUser?: { email: string; password: string; id: string };
 }
 
 /**
