@@ -10,6 +10,8 @@ export interface EmailBaseProps {
   branding: Branding;
   /** Interpolated as {{organization}} in the text. */
   organizationName: string;
+  /** The recipient's account page, for mails to people who have an account (issue 19). */
+  accountUrl?: string | undefined;
 }
 
 export const DEFAULT_PRIMARY = "#3b5bdb";
@@ -68,6 +70,7 @@ export function EmailLayout({
   heading,
   children,
   notes,
+  accountUrl,
 }: EmailBaseProps & { preview: string; heading: string; children: ReactNode; notes: string[] }) {
   const t = emailText(language);
   const logo = emailLogoUrl(branding);
@@ -95,6 +98,7 @@ export function EmailLayout({
               {note}
             </Text>
           ))}
+          {accountUrl ? <Text style={styles.muted}>{t("common.account", { url: accountUrl })}</Text> : null}
           <Text style={styles.muted}>{t("common.footer", { organization: organizationName })}</Text>
         </Container>
       </Body>

@@ -22,7 +22,7 @@ export async function loader(args: LoaderFunctionArgs) {
   const pending = await loadSecondFactorStep(services, gate.context);
   if (!pending || !pending.plan.enrollTotp) return redirect(`/interaction/${gate.uid}`, { headers: NO_STORE });
   // Also reached right after a successful confirmation (Remix reloads after an action).
-  if (pending.enrolled) return data({ view: "enrolled" as const, ...gate.frame }, { headers: NO_STORE });
+  if (pending.enrolled) return data({ view: "enrolled" as const, ...gate.frame, accountPath: `/${gate.context.organization.slug}/account` }, { headers: NO_STORE });
   const user = await getUserById(services.db.prisma, services.cache, pending.userId);
   const secret = await beginTotpEnrollment(services, pending.userId);
   const uri = totpUri(secret, gate.frame.branding.name, user?.email ?? pending.userId);
@@ -53,7 +53,7 @@ export async function action(args: ActionFunctionArgs) {
     return data({ view: "setup-failed" as const, ...gate.frame }, { status: 429, headers: { ...NO_STORE, "Retry-After": String(enrolled.retryAfterSeconds) } });
   }
   if (!enrolled.ok) return data({ view: "setup-failed" as const, ...gate.frame }, { status: 401, headers: NO_STORE });
-  return data({ view: "codes" as const, ...gate.frame, codes: enrolled.recoveryCodes }, { headers: NO_STORE });
+  return data({ view: "codes" as const, ...gate.frame, codes: enrolled.recoveryCodes, accountPath: `/${gate.context.organization.slug}/account` }, { headers: NO_STORE });
 }
 
 export default function TotpSetup() {
@@ -72,6 +72,9 @@ export default function TotpSetup() {
             <RecoveryCodes codes={codes} organizationName={page.branding.name} />
           </>
         ) : null}
+        <p className="muted">
+          {t("account.manageLater")} <a target="_blank" rel="noopener" href={result?.view === "codes" ? result.accountPath : page.view === "enrolled" ? page.accountPath : undefined}>{t("account.manageLaterLink")}</a>.
+        </p>
         <Form method="post" reloadDocument>
           <input type="hidden" name="csrf" value={page.csrf} />
           <input type="hidden" name="intent" value="continue" />

@@ -52,6 +52,8 @@ function expectResetMail(mail: PeerMail, language: Language, link: string) {
   expect(mail.text).toContain(mailText(language, (m) => m.passwordReset.body, { organization: tenant.org.name }));
   expect(mail.text).toContain(mailText(language, (m) => m.passwordReset.expiry_other, { count: 60 }));
   expect(mail.html).toContain(`href="${link.replace(/&/g, "&amp;")}"`);
+  // The footer names the person's account page (issue 19 §2).
+  expect(mail.text).toContain(mailText(language, (m) => m.common.account, { url: `${porta.baseUrl}/${tenant.org.slug}/account` }));
   expect(mail.html).toMatch(new RegExp(`<html[^>]*lang="${language}"`));
 }
 

@@ -7,6 +7,7 @@ import { inTransaction, type Context } from "../context";
 import type { InteractionContext } from "../interaction/context";
 import type { JobContext, JobPayloads } from "../jobs/queue";
 import { sendBrandedEmail } from "../mail/send";
+import { accountPageUrl } from "../oidc/account-client";
 import type { Services } from "../services";
 import { systemActor, userActor, type RequestMeta } from "./actors";
 import { finishSignIn } from "./finish-sign-in";
@@ -80,6 +81,7 @@ export async function sendMagicLinkJob(services: Services, data: JobPayloads["ma
   await sendBrandedEmail(services.mailer, {
     to: user.email,
     organization: user.organization,
+    accountUrl: accountPageUrl(services.config.baseUrl, user.organization.slug),
     language: user.locale ?? data.language,
     template: { kind: "magic-link", link, expiresMinutes: ttlMinutes },
   });

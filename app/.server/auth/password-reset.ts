@@ -8,6 +8,7 @@ import type { JobContext, JobPayloads } from "../jobs/queue";
 import { sendBrandedEmail } from "../mail/send";
 import { lookupInteractionOrganization } from "../oidc/adapter";
 import { endBrowserSessions } from "../oidc/sessions";
+import { accountPageUrl } from "../oidc/account-client";
 import type { Services } from "../services";
 import { anonymousActor, systemActor, userActor, type RequestMeta } from "./actors";
 import { passwordResetUrl } from "./email-links";
@@ -70,6 +71,7 @@ export async function sendPasswordResetJob(services: Services, data: JobPayloads
   await sendBrandedEmail(services.mailer, {
     to: user.email,
     organization: user.organization,
+    accountUrl: accountPageUrl(services.config.baseUrl, user.organization.slug),
     language: user.locale ?? data.language,
     template: {
       kind: "password-reset",

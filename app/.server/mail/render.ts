@@ -12,6 +12,8 @@ export interface EmailContext {
   branding: Branding;
   /** Interpolated as {{organization}} in subject and body; the header shows branding.name. */
   organizationName: string;
+  /** The recipient's account page, named in the footer. */
+  accountUrl?: string | undefined;
 }
 
 export interface RenderedEmail {

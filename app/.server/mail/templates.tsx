@@ -14,7 +14,7 @@ import type { EmailContext, EmailTemplate, RenderedEmail } from "./render";
  */
 
 function element(template: EmailTemplate, ctx: EmailContext): { subject: string; email: ReactElement } {
-  const base = { language: ctx.language, branding: ctx.branding, organizationName: ctx.organizationName };
+  const base = { language: ctx.language, branding: ctx.branding, organizationName: ctx.organizationName, accountUrl: ctx.accountUrl };
   switch (template.kind) {
     case "magic-link":
       return {

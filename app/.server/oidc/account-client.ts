@@ -11,7 +11,7 @@ import { organizationIssuer } from "./endpoints";
  */
 export const ACCOUNT_CLIENT_ID = "porta-account";
 
-export const accountPath = (slug: string) => `/${slug}/account`;
+export const accountPageUrl = (baseUrl: string, slug: string) => `${organizationIssuer(baseUrl, slug)}/account`;
 export const accountCallbackUri = (baseUrl: string, slug: string) => `${organizationIssuer(baseUrl, slug)}/account/callback`;
 
 /** The provider's view: a public code-flow client whose one redirect URI is the account page's callback. */

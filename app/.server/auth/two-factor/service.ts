@@ -3,6 +3,7 @@ import { inTransaction, type Context, type Db } from "../../context";
 import type { JobContext, JobPayloads } from "../../jobs/queue";
 import { sendBrandedEmail } from "../../mail/send";
 import type { InteractionContext } from "../../interaction/context";
+import { accountPageUrl } from "../../oidc/account-client";
 import type { Services } from "../../services";
 import { NO_REQUEST, userActor, type RequestMeta } from "../actors";
 import { finishSignIn, type CompleteSignIn } from "../finish-sign-in";
@@ -162,6 +163,7 @@ export async function sendEmailOtpJob(services: Services, data: JobPayloads["ema
   await sendBrandedEmail(services.mailer, {
     to: row.user.email,
     organization: row.user.organization,
+    accountUrl: accountPageUrl(services.config.baseUrl, row.user.organization.slug),
     language: row.user.locale ?? data.language,
     template: { kind: "email-otp", code: services.otp.codeFor(row.id), expiresMinutes: Math.max(1, Math.round((row.expiresAt.getTime() - row.createdAt.getTime()) / 60_000)) },
   });
