@@ -39,6 +39,13 @@ export function corsAllowed(origin: string, client: Client): boolean {
   return client.redirectUris?.some((uri) => URL.canParse(uri) && new URL(uri).origin === origin) ?? false;
 }
 
+/**
+ * A client its operator marked first party. The consent prompt still comes when the request
+ * asks for it (prompt=consent, which offline_access needs): the login page then records the
+ * consent without showing it. Web clients only, as the settings require.
+ */
+export const skipsConsent = (client: Pick<ClientRecord, "skipConsent" | "applicationType">) => client.skipConsent && client.applicationType === "web";
+
 type LoadExistingGrant = (ctx: KoaContextWithOIDC) => Promise<Grant | undefined>;
 
 /**
