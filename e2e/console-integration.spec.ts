@@ -86,10 +86,10 @@ test("an operator copies the endpoints, makes a client for an application and se
   await check(page, testInfo, "integration-new-client");
   await page.getByRole("button", { name: "Create client" }).click();
   await expect(page.getByText("The client Storefront SPA was created.")).toBeVisible();
+  await expect(page.getByRole("link", { name: "Open Storefront SPA" })).toBeVisible();
 
   // The application page lists it; its page says how to use it.
-  await page.goBack();
-  await page.goto(page.url().replace(/\/clients.*$/, "/applications"));
+  await page.goto(`${orgUrl}/applications`);
   await page.getByRole("link", { name: "Storefront" }).click();
   await expect(page.getByRole("region", { name: "Clients of this application" }).getByRole("link", { name: "Storefront SPA" })).toBeVisible();
   await checkBothWidths(page, testInfo, "integration-app-clients");
@@ -99,6 +99,7 @@ test("an operator copies the endpoints, makes a client for an application and se
   const use = page.getByRole("region", { name: "Use this client" });
   await expect(use).toContainText("A public client (single-page or native app): authorization code flow with PKCE, without a secret.");
   await expect(use).toContainText("https://shop.example.test/callback");
+  await expect(use).toContainText("Public (browser or native app, PKCE) · Web (browser or server)");
   const clientId = (await use.getByRole("definition").first().locator("code").textContent())!;
   await use.getByRole("button", { name: "Copy Client ID" }).click();
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(clientId);

@@ -101,7 +101,10 @@ export default function Clients() {
       <p className="muted">{t("apps.explain")}</p>
       {result?.kind === "created" ? (
         <>
-          <Notice kind="info">{t("clients.created", { name: result.client.name })} {t("clients.id")}: <code>{result.client.id}</code></Notice>
+          <Notice kind="info">
+            {t("clients.created", { name: result.client.name })} {t("clients.id")}: <code>{result.client.id}</code>{" "}
+            <Link to={`/console/organizations/${org.id}/clients/${encodeURIComponent(result.client.id)}`}>{t("clients.open", { name: result.client.name })}</Link>
+          </Notice>
           {result.secret ? <SecretOnce secret={result.secret} /> : null}
         </>
       ) : null}

@@ -101,7 +101,8 @@ describe("client page", () => {
   it("saves CORS origins, skip-consent and token lifetimes; empty lifetimes go back to the defaults; bad ones stay next to their field", async () => {
     const { client } = await createClient(prisma(), org.id, { confidential: false, redirectUris: ["https://spa.example.com/cb"] });
     const { html, csrf } = await pageWithCsrf(admin.browser, clientUrl(client.id));
-    expect(textOf(html)).toContain("Empty: the default, 3600 seconds. From 60 to 86400.");
+    expect(textOf(html)).toContain("Empty: the default, 3600 seconds (1 h). Allowed: 60 to 86400 seconds (1 d).");
+    expect(textOf(html)).toContain("Empty: the default, 1209600 seconds (14 d). Allowed: 60 to 1209600 seconds (14 d).");
     const form = {
       csrf,
       intent: "update",

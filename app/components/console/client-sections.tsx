@@ -56,6 +56,12 @@ export interface LifetimeDefaults {
   refreshTokenTtlSeconds: number;
 }
 
+/** Seconds in the largest unit that divides them (SI symbols, the same in English and German). */
+export function duration(seconds: number): string {
+  for (const [unit, size] of [["d", 86_400], ["h", 3600], ["min", 60]] as const) if (seconds % size === 0) return `${seconds / size} ${unit}`;
+  return `${seconds} s`;
+}
+
 const shown = (value: number | string | null | undefined) => (value === null || value === undefined ? "" : String(value));
 
 export function ClientEditForm(props: { client: Client; version: number; apps: Array<{ id: string; name: string }>; result: EditResult | undefined; offerAdminApiAccess: boolean; defaults: LifetimeDefaults }) {
@@ -155,7 +161,7 @@ export function ClientEditForm(props: { client: Client; version: number; apps: A
           label={t("clientDetail.accessTokenTtl")}
           defaultValue={shown(values?.accessTokenTtlSeconds !== undefined ? values.accessTokenTtlSeconds : client.accessTokenTtlSeconds)}
           error={errors.accessTokenTtlSeconds}
-          hint={t("clientDetail.lifetimeHint", { seconds: defaults.accessTokenTtlSeconds, min: ACCESS_TOKEN_TTL_BOUNDS.min, max: ACCESS_TOKEN_TTL_BOUNDS.max })}
+          hint={t("clientDetail.lifetimeHint", { seconds: defaults.accessTokenTtlSeconds, duration: duration(defaults.accessTokenTtlSeconds), min: ACCESS_TOKEN_TTL_BOUNDS.min, max: ACCESS_TOKEN_TTL_BOUNDS.max, maxDuration: duration(ACCESS_TOKEN_TTL_BOUNDS.max) })}
         />
         <InputField
           id="refreshTokenTtlSeconds"
@@ -164,7 +170,7 @@ export function ClientEditForm(props: { client: Client; version: number; apps: A
           label={t("clientDetail.refreshTokenTtl")}
           defaultValue={shown(values?.refreshTokenTtlSeconds !== undefined ? values.refreshTokenTtlSeconds : client.refreshTokenTtlSeconds)}
           error={errors.refreshTokenTtlSeconds}
-          hint={t("clientDetail.lifetimeHint", { seconds: defaults.refreshTokenTtlSeconds, min: REFRESH_TOKEN_TTL_BOUNDS.min, max: REFRESH_TOKEN_TTL_BOUNDS.max })}
+          hint={t("clientDetail.lifetimeHint", { seconds: defaults.refreshTokenTtlSeconds, duration: duration(defaults.refreshTokenTtlSeconds), min: REFRESH_TOKEN_TTL_BOUNDS.min, max: REFRESH_TOKEN_TTL_BOUNDS.max, maxDuration: duration(REFRESH_TOKEN_TTL_BOUNDS.max) })}
         />
       </fieldset>
       {offerAdminApiAccess ? <AdminApiAccessField checked={values?.adminApiAccess ?? client.adminApiAccess} error={errors.adminApiAccess} /> : null}
