@@ -210,6 +210,20 @@ describe("clients", () => {
     expect(plain).toMatchObject({ allowedCorsOrigins: [], skipConsent: false, accessTokenTtlSeconds: null, refreshTokenTtlSeconds: null });
   });
 
+  it("a change of the origins or the lifetime holds at the token endpoint at once", async () => {
+    const { body: client } = await machine();
+    const secret = client.secret!.value;
+    const fromSpa = async () => {
+      const res = await postForm(`${porta.baseUrl}/${org.slug}/auth/token`, { grant_type: "client_credentials" }, { authorization: basicAuth(client.id, secret), origin: "https://spa.example.com" });
+      return { status: res.status, allowed: res.headers.get("access-control-allow-origin"), expiresIn: res.body.expires_in };
+    };
+    expect(await fromSpa()).toMatchObject({ status: 400, allowed: null });
+    expect((await api.put(`/clients/${client.id}`, { allowedCorsOrigins: ["https://spa.example.com"], accessTokenTtlSeconds: 300 })).status).toBe(200);
+    expect(await fromSpa()).toEqual({ status: 200, allowed: "https://spa.example.com", expiresIn: 300 });
+    expect((await api.put(`/clients/${client.id}`, { allowedCorsOrigins: [], accessTokenTtlSeconds: null })).status).toBe(200);
+    expect(await fromSpa()).toMatchObject({ status: 400, allowed: null });
+  });
+
   it("refuses bad CORS origins, lifetimes out of bounds and skip-consent for a native client with 422, writing nothing", async () => {
     const { body: client } = await create({ clientType: "public", redirectUris: [RP] });
     const c = `/clients/${client.id}`;
