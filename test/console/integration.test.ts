@@ -55,6 +55,11 @@ describe("the organization page's addresses", () => {
     const html = await (await admin.browser.get(`${porta.baseUrl}/console/organizations/${org.id}`, { "accept-language": "de" })).text();
     expect(html).toContain("Eine App anbinden");
     expect(copyables(html).get("Discovery-URL")).toBe(`${porta.baseUrl}/${org.slug}/.well-known/openid-configuration`);
+    const { client } = await createClient(porta.services.db.prisma, org.id, { redirectUris: ["https://app.example.com/callback"] });
+    const clientPage = decode(await (await admin.browser.get(`${porta.baseUrl}/console/organizations/${org.id}/clients/${client.id}`, { "accept-language": "de" })).text());
+    for (const text of ["Erlaubte CORS-Origins", "Eigener Client: die Einwilligungsseite überspringen", "Gültigkeit der Tokens", "Leer: der Standard, 3600 Sekunden (1 h).", "Web (Browser oder Server)"]) {
+      expect(clientPage).toContain(text);
+    }
   });
 });
 
