@@ -76,4 +76,5 @@ export const CONSOLE_ADMINS = {
   overview: { email: "overview-admin@e2e.example.test", password: "an e2e admin password 4" },
   /** An address on a single-label domain, like the admin@localhost that a first `npm start` prints. */
   devices: { email: "ops@localhost", password: "an e2e admin password 5" },
+  integration: { email: "integration-admin@e2e.example.test", password: "an e2e admin password 6" },
 } as const;

@@ -106,7 +106,13 @@ export async function createServices(config: Config, logger: Logger, options: Cr
   const keys = createKeyService({
     prisma: db.prisma,
     encrypter,
-    maxSignedTokenLifetimeSeconds: async (db) => Math.max(MAX_SIGNED_TOKEN_LIFETIME, await settings.within(db).get("tokens.accessTokenTtlSeconds")),
+    // A client's own access token lifetime (decision 036) may exceed the setting: a key outlives the longest.
+    maxSignedTokenLifetimeSeconds: async (db) =>
+      Math.max(
+        MAX_SIGNED_TOKEN_LIFETIME,
+        await settings.within(db).get("tokens.accessTokenTtlSeconds"),
+        (await db.client.aggregate({ _max: { accessTokenTtlSeconds: true } }))._max.accessTokenTtlSeconds ?? 0,
+      ),
     onChange: async (organizationId) => registryRef.current?.invalidate(organizationId),
   });
   if (!(await keys.canDecryptStoredKeys())) {

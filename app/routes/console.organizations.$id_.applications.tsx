@@ -70,6 +70,7 @@ export default function Applications() {
     <>
       <p className="breadcrumb"><Link to={`/console/organizations/${org.id}`}>{org.name}</Link></p>
       <h1>{t("apps.title")}</h1>
+      <p className="muted">{t("apps.explain")}</p>
       {done ? <Notice kind="info">{done === "deleted" ? t("appDetail.deleted") : t(`apps.done.${done}`)}</Notice> : null}
       {error ? <Notice kind="error">{error}</Notice> : null}
       {page ? (

@@ -3,7 +3,7 @@ import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm, type Console } from "~/.server/console/page";
 import { appUpdateInput, moduleInput, type AppFormValues } from "~/components/console/app-fields";
-import { AppActions, AppEditForm, ModulesSection } from "~/components/console/app-sections";
+import { AppActions, AppClients, AppEditForm, ModulesSection } from "~/components/console/app-sections";
 import { CLAIM_FIELDS, claimInput, ClaimsSection, type ClaimValues } from "~/components/console/claim-section";
 import { detailErrors, text, zodFieldErrors } from "~/components/console/forms";
 import { HistorySection, historyQuery } from "~/components/console/history";
@@ -18,11 +18,12 @@ export async function loader(args: LoaderFunctionArgs) {
   const console = await requireConsole(args);
   const appId = args.params.appId!;
   const url = new URL(args.request.url);
-  const [app, claims, modules, history] = await Promise.all([
+  const [app, claims, modules, history, clients] = await Promise.all([
     console.admin("applications.get", { params: { id: appId } }),
     console.admin("customClaims.list", { params: { appId }, query: { limit: "100" } }),
     console.admin("applications.listModules", { params: { id: appId }, query: { limit: "100" } }),
     console.admin("applications.getHistory", { params: { id: appId }, query: historyQuery(args.request.url) }),
+    console.admin("clients.list", { query: { organizationId: args.params.id!, applicationId: appId, limit: "100", sort: "name" } }),
   ]);
   if (!app.ok || app.body.organizationId !== args.params.id) throw data({ message: "not_found" }, { status: 404 });
   return data(
@@ -32,6 +33,7 @@ export async function loader(args: LoaderFunctionArgs) {
       claims: claims.ok ? claims.body.data : [],
       modules: modules.ok ? modules.body.data : [],
       history: history.ok ? history.body : null,
+      clients: clients.ok ? clients.body.data : [],
       done: url.searchParams.get("done"),
     },
     { headers: NO_STORE },
@@ -116,7 +118,7 @@ export async function action(args: ActionFunctionArgs) {
 }
 
 export default function ApplicationPage() {
-  const { app, version, claims, modules, history, done } = useLoaderData<typeof loader>();
+  const { app, version, claims, modules, history, clients, done } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const { t } = useTranslation("console");
   const appResult = result?.kind === "app" ? result : undefined;
@@ -126,9 +128,11 @@ export default function ApplicationPage() {
       <h1>{app.name}</h1>
       {app.description ? <p className="muted">{app.description}</p> : null}
       <p className="muted">{t(`users.status.${app.status}`)}</p>
+      <p className="muted">{t("apps.explain")}</p>
       {done === "claim" ? <Notice kind="info">{t("claims.created")}</Notice> : done ? <Notice kind="info">{t(`appDetail.done.${done}`)}</Notice> : null}
       {result?.kind === "failed" ? <Notice kind="error">{result.message}</Notice> : null}
       <AppEditForm app={app} version={version} values={appResult?.values} errors={appResult?.errors ?? {}} conflict={appResult?.conflict} />
+      <AppClients organizationId={app.organizationId} applicationId={app.id} clients={clients} />
       <ModulesSection modules={modules} failed={result?.kind === "addModule" || result?.kind === "updateModule" ? result : undefined} />
       <ClaimsSection claims={claims} values={result?.kind === "claim" ? result.values : undefined} errors={result?.kind === "claim" ? result.errors : undefined} />
       <AppActions app={app} />

@@ -16,21 +16,32 @@ export const meta: MetaFunction = () => [{ title: "Clients · Porta console" }];
 export async function loader(args: LoaderFunctionArgs) {
   const console = await requireConsole(args);
   const orgId = args.params.id!;
-  const cursor = new URL(args.request.url).searchParams.get("cursor") ?? undefined;
-  const [org, clients] = await Promise.all([
+  const search = new URL(args.request.url).searchParams;
+  const cursor = search.get("cursor") ?? undefined;
+  const [org, clients, apps] = await Promise.all([
     console.admin("organizations.get", { params: { id: orgId } }),
     console.admin("clients.list", { query: { organizationId: orgId, cursor, limit: "20" } }),
+    console.admin("applications.list", { query: { organizationId: orgId, limit: "100", sort: "name" } }),
   ]);
   if (!org.ok) throw data({ message: org.error.code }, { status: org.status === 422 ? 404 : org.status });
-  const done = new URL(args.request.url).searchParams.get("done");
-  return data({ org: org.body, page: clients.ok ? clients.body : null, error: clients.ok ? null : clients.error.message, done }, { headers: NO_STORE });
+  const applications = apps.ok ? apps.body.data.map((a) => ({ id: a.id, name: a.name })) : [];
+  // Coming from an application's page, the new client belongs to it unless the form says otherwise.
+  const from = search.get("applicationId");
+  const fromApplication = applications.some((a) => a.id === from) ? from : null;
+  return data(
+    { org: org.body, page: clients.ok ? clients.body : null, error: clients.ok ? null : clients.error.message, done: search.get("done"), applications, fromApplication },
+    { headers: NO_STORE },
+  );
 }
 
 /** The form as the Admin API's create body; "inherit" sends no login methods (the organization's default applies). */
 function createInput(form: FormData, organizationId: string) {
   const redirectUris = (text(form, "redirectUris") ?? "").split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+  const applicationId = text(form, "applicationId") ?? "";
   return {
     organizationId,
+    // "" is the "no application" choice.
+    applicationId: applicationId === "" ? null : applicationId,
     name: text(form, "name") ?? "",
     clientType: text(form, "clientType"),
     redirectUris,
@@ -39,7 +50,7 @@ function createInput(form: FormData, organizationId: string) {
 }
 
 type ActionResult =
-  | { kind: "invalid"; values: { name: string; clientType?: string | undefined; redirectUris: string[] }; errors: Record<string, string> }
+  | { kind: "invalid"; values: { name: string; applicationId: string | null; clientType?: string | undefined; redirectUris: string[] }; errors: Record<string, string> }
   | { kind: "created"; client: { id: string; name: string }; secret: string | null }
   | { kind: "rowFailed"; message: string };
 
@@ -59,7 +70,7 @@ export async function action(args: ActionFunctionArgs) {
   if (!parsed.success) return data<ActionResult>({ kind: "invalid", values: input, errors: zodFieldErrors(parsed.error) }, { status: 422, headers: NO_STORE });
   const created = await console.admin("clients.create", { body: parsed.data });
   if (!created.ok) {
-    const errors = created.error.details ? detailErrors(created.error.details, ["name", "clientType", "redirectUris", "loginMethods"]) : { form: created.error.message };
+    const errors = created.error.details ? detailErrors(created.error.details, ["name", "applicationId", "clientType", "redirectUris", "loginMethods"]) : { form: created.error.message };
     return data<ActionResult>({ kind: "invalid", values: input, errors }, { status: created.status, headers: NO_STORE });
   }
   // The secret is in this one response only; the page that shows it is never cached.
@@ -67,7 +78,7 @@ export async function action(args: ActionFunctionArgs) {
 }
 
 export default function Clients() {
-  const { org, page, error, done } = useLoaderData<typeof loader>();
+  const { org, page, error, done, applications, fromApplication } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const { search } = useLocation();
   const { t } = useTranslation("console");
@@ -87,9 +98,13 @@ export default function Clients() {
     <>
       <p className="breadcrumb"><Link to={`/console/organizations/${org.id}`}>{org.name}</Link></p>
       <h1>{t("clients.title")}</h1>
+      <p className="muted">{t("apps.explain")}</p>
       {result?.kind === "created" ? (
         <>
-          <Notice kind="info">{t("clients.created", { name: result.client.name })} {t("clients.id")}: <code>{result.client.id}</code></Notice>
+          <Notice kind="info">
+            {t("clients.created", { name: result.client.name })} {t("clients.id")}: <code>{result.client.id}</code>{" "}
+            <Link to={`/console/organizations/${org.id}/clients/${encodeURIComponent(result.client.id)}`}>{t("clients.open", { name: result.client.name })}</Link>
+          </Notice>
           {result.secret ? <SecretOnce secret={result.secret} /> : null}
         </>
       ) : null}
@@ -105,6 +120,13 @@ export default function Clients() {
               { header: t("common.name"), cell: (c) => <Link to={`/console/organizations/${org.id}/clients/${c.id}`}>{c.name}</Link> },
               { header: t("clients.id"), cell: (c) => <code>{c.id}</code> },
               { header: t("clients.type"), cell: (c) => c.clientType },
+              {
+                header: t("clients.application"),
+                cell: (c) => {
+                  const app = applications.find((a) => a.id === c.applicationId);
+                  return app ? <Link to={`/console/organizations/${org.id}/applications/${app.id}`}>{app.name}</Link> : "";
+                },
+              },
               {
                 header: t("clients.loginMethods"),
                 cell: (c) => (c.loginMethods === null ? t("clients.inherit", { methods: methods(c.effectiveLoginMethods) }) : t("clients.override", { methods: methods(c.loginMethods) })),
@@ -136,6 +158,14 @@ export default function Clients() {
         {errors.form ? <Notice kind="error">{errors.form}</Notice> : null}
         <Csrf />
         <TextField name="name" label={t("clients.name")} defaultValue={values?.name} error={errors.name} required />
+        <SelectField
+          name="applicationId"
+          label={t("clients.application")}
+          options={[{ value: "", label: t("clientDetail.noApplication") }, ...applications.map((a) => ({ value: a.id, label: a.name }))]}
+          defaultValue={(values ? values.applicationId : fromApplication) ?? ""}
+          error={errors.applicationId}
+          hint={t("clients.applicationHint")}
+        />
         <SelectField
           name="clientType"
           label={t("clients.type")}

@@ -4,6 +4,7 @@ import { useTranslation } from "react-i18next";
 import type { AdminResult } from "~/.server/console/gateway";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm, type Console } from "~/.server/console/page";
 import { organizationEndpoints } from "~/.server/oidc/endpoints";
+import { LIFETIMES } from "~/.server/oidc/lifetimes";
 import { ClientActions, ClientEditForm, ClientSecrets, LoginMethodsPanel } from "~/components/console/client-sections";
 import { CLIENT_FIELDS, clientUpdateInput, type ClientFormValues } from "~/components/console/client-fields";
 import { detailErrors, list, text, zodFieldErrors } from "~/components/console/forms";
@@ -23,11 +24,12 @@ export async function loader(args: LoaderFunctionArgs) {
   const client = await console.admin("clients.get", { params: { id } });
   if (!client.ok || client.body.organizationId !== orgId) throw data({ message: "not_found" }, { status: 404 });
   const url = new URL(args.request.url);
-  const [org, apps, secrets, history] = await Promise.all([
+  const [org, apps, secrets, history, accessTokenTtlSeconds] = await Promise.all([
     console.admin("organizations.get", { params: { id: orgId } }),
     console.admin("applications.list", { query: { organizationId: orgId, limit: "100" } }),
     client.body.clientType === "confidential" ? console.admin("clients.listSecrets", { params: { id }, query: { limit: "100" } }) : null,
     console.admin("clients.getHistory", { params: { id }, query: historyQuery(args.request.url) }),
+    args.context.services.settings.get("tokens.accessTokenTtlSeconds"),
   ]);
   if (!org.ok) throw data({ message: org.error.code }, { status: org.status });
   return data(
@@ -41,6 +43,8 @@ export async function loader(args: LoaderFunctionArgs) {
       apps: apps.ok ? apps.body.data.map((a) => ({ id: a.id, name: a.name })) : [],
       secrets: secrets?.ok ? secrets.body.data : [],
       history: history.ok ? history.body : null,
+      // What an empty lifetime field means.
+      defaults: { accessTokenTtlSeconds, refreshTokenTtlSeconds: LIFETIMES.RefreshToken },
       done: url.searchParams.get("done"),
     },
     { headers: NO_STORE },
@@ -123,7 +127,7 @@ export async function action(args: ActionFunctionArgs) {
 }
 
 export default function ClientPage() {
-  const { client, version, org, endpoints, offerAdminApiAccess, apps, secrets, history, done } = useLoaderData<typeof loader>();
+  const { client, version, org, endpoints, offerAdminApiAccess, apps, secrets, history, defaults, done } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const { t } = useTranslation("console");
   return (
@@ -139,7 +143,7 @@ export default function ClientPage() {
       {result?.kind === "failed" ? <Notice kind="error">{result.message}</Notice> : null}
       {result?.kind === "secret" ? <SecretOnce secret={result.value} /> : null}
       <ClientIntegrationPanel client={client} endpoints={endpoints} />
-      <ClientEditForm client={client} version={version} apps={apps} offerAdminApiAccess={offerAdminApiAccess} result={result?.kind === "invalid" || result?.kind === "conflict" ? result : undefined} />
+      <ClientEditForm client={client} version={version} apps={apps} offerAdminApiAccess={offerAdminApiAccess} defaults={defaults} result={result?.kind === "invalid" || result?.kind === "conflict" ? result : undefined} />
       <LoginMethodsPanel client={client} orgDefault={org.defaultLoginMethods} errors={result?.kind === "loginInvalid" ? result.errors : {}} />
       {client.clientType === "confidential" ? <ClientSecrets secrets={secrets} errors={result?.kind === "secretInvalid" ? result.errors : {}} /> : null}
       <ClientActions client={client} />

@@ -10,6 +10,7 @@ import { completePasswordLogin, consentView, isFirstPartyClient } from "~/.serve
 import { deviceCookieOf } from "~/.server/auth/device-cookie";
 import { passGate } from "~/.server/interaction/gate";
 import { interactionHeaders, isAfterAction, NO_STORE } from "~/.server/interaction/request";
+import { skipsConsent } from "~/.server/oidc/client-policy";
 import { recordConsent } from "~/.server/oidc/interaction-results";
 import { LOGIN_METHODS, type LoginMethod } from "~/schemas/login-methods";
 
@@ -38,6 +39,7 @@ export async function loader(args: LoaderFunctionArgs) {
     // Porta's own admin client (CLI and console) is first party: nothing to ask. Each of its
     // authorizations is a sign-in of its own (see grantMissingConsent).
     if (isFirstPartyClient(ic.client.id)) return redirect(await recordConsent(ic.tenant.provider, ic.interaction, { newSignIn: true }), { headers: NO_STORE });
+    if (skipsConsent(ic.client)) return redirect(await recordConsent(ic.tenant.provider, ic.interaction), { headers: NO_STORE });
     return data({ view: "consent" as const, ...frame, ...(await consentView(context.services, ic)) }, { headers: NO_STORE });
   }
 

@@ -50,6 +50,38 @@ export const GrantTypesSchema = z
   .max(CLIENT_GRANT_TYPE_VALUES.length)
   .refine((a) => new Set(a).size === a.length, "must not repeat a grant type");
 
+/**
+ * A browser origin allowed to call the token endpoints (CORS): scheme, host and port, nothing
+ * more, as a browser sends it in the Origin header; https, or http for a loopback host.
+ */
+const OriginSchema = z
+  .string()
+  .max(2000, "must have at most 2000 characters")
+  .refine((value) => URL.canParse(value) && ["https:", "http:"].includes(new URL(value).protocol) && new URL(value).origin === value, "must be an origin such as https://app.example.com (no path, no trailing slash)")
+  .refine((value) => !URL.canParse(value) || new URL(value).protocol === "https:" || LOOPBACK_HOSTS.has(new URL(value).hostname), "must use https (http only for localhost)");
+
+export const CorsOriginsSchema = z
+  .array(OriginSchema)
+  .max(MAX_URIS, `must have at most ${MAX_URIS} entries`)
+  .refine((a) => new Set(a).size === a.length, "must not repeat an origin");
+
+/**
+ * A client's own token lifetimes (decision 036), in seconds. The access token's bounds are the
+ * organization setting's; a refresh token cannot outlive the grant it belongs to (14 days).
+ */
+export const ACCESS_TOKEN_TTL_BOUNDS = { min: 60, max: 86_400 } as const;
+export const REFRESH_TOKEN_TTL_BOUNDS = { min: 60, max: 14 * 24 * 3600 } as const;
+
+const lifetime = (bounds: { min: number; max: number }) =>
+  z
+    .number({ message: "must be a number of seconds" })
+    .int("must be a whole number of seconds")
+    .min(bounds.min, `must be at least ${bounds.min} seconds`)
+    .max(bounds.max, `must be at most ${bounds.max} seconds`);
+
+export const AccessTokenTtlSchema = lifetime(ACCESS_TOKEN_TTL_BOUNDS);
+export const RefreshTokenTtlSchema = lifetime(REFRESH_TOKEN_TTL_BOUNDS);
+
 export const ClientNameSchema = z.string().trim().min(1, "must not be empty").max(200, "must have at most 200 characters");
 
 export const ClientSchema = z.object({
@@ -69,6 +101,14 @@ export const ClientSchema = z.object({
   effectiveLoginMethods: z.array(z.enum(LOGIN_METHODS)),
   /** May obtain access tokens for the Admin API (clients of the super-admin organization only). */
   adminApiAccess: z.boolean(),
+  /** Browser origins allowed to call the token endpoints, beyond those of the redirect URIs. */
+  allowedCorsOrigins: z.array(z.string()),
+  /** First party: the provider grants what the client asks for without asking the user. */
+  skipConsent: z.boolean(),
+  /** Seconds; null when the organization's default applies. */
+  accessTokenTtlSeconds: z.number().int().nullable(),
+  /** Seconds; null when the default (14 days) applies. */
+  refreshTokenTtlSeconds: z.number().int().nullable(),
   status: z.enum(CLIENT_STATUS_VALUES),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
@@ -92,6 +132,10 @@ export const ClientCreateSchema = z
     scope: ScopeSchema.default("openid profile email offline_access"),
     loginMethods: LoginMethodsSchema.optional(),
     adminApiAccess: z.boolean().default(false),
+    allowedCorsOrigins: CorsOriginsSchema.default([]),
+    skipConsent: z.boolean().default(false),
+    accessTokenTtlSeconds: AccessTokenTtlSchema.nullable().default(null),
+    refreshTokenTtlSeconds: RefreshTokenTtlSchema.nullable().default(null),
   })
   .strict();
 
@@ -107,6 +151,12 @@ export const ClientUpdateSchema = z
     /** null clears the override (the client inherits the organization's default). */
     loginMethods: LoginMethodsSchema.nullable().optional(),
     adminApiAccess: z.boolean().optional(),
+    allowedCorsOrigins: CorsOriginsSchema.optional(),
+    skipConsent: z.boolean().optional(),
+    /** null goes back to the organization's default. */
+    accessTokenTtlSeconds: AccessTokenTtlSchema.nullable().optional(),
+    /** null goes back to the default. */
+    refreshTokenTtlSeconds: RefreshTokenTtlSchema.nullable().optional(),
   })
   .strict();
 
@@ -147,6 +197,7 @@ export interface ClientSettings {
   postLogoutRedirectUris: string[];
   grantTypes: string[];
   scope: string;
+  skipConsent: boolean;
 }
 
 function uriProblem(uri: string, applicationType: "web" | "native"): string | undefined {
@@ -181,5 +232,8 @@ export function clientSettingsProblems(client: ClientSettings): Array<{ field: s
     problems.push({ field: "grantTypes", message: "client_credentials needs a confidential client" });
   }
   if (codeFlow && !client.scope.split(" ").includes("openid")) problems.push({ field: "scope", message: "must include openid for authorization_code" });
+  // RFC 8252 §8.6: another app on the device can claim a native client's redirect URI, so the
+  // provider asks the user at every authorization of a native client (decision 036).
+  if (client.skipConsent && client.applicationType === "native") problems.push({ field: "skipConsent", message: "is not possible for a native client: the user is always asked" });
   return problems;
 }

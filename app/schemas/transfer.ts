@@ -2,7 +2,18 @@ import { z } from "zod";
 import { APPLICATION_STATUS_VALUES, DescriptionSchema, NameSchema } from "./application";
 import { ASSET_CONTENT_TYPES, ASSET_KINDS, ASSET_MAX_BYTES } from "./branding";
 import { CLAIM_TYPE_VALUES, ClaimNameSchema, ClaimScopeSchema, MAX_CLAIM_VALUE_BYTES } from "./claim";
-import { CLIENT_APPLICATION_TYPE_VALUES, CLIENT_STATUS_VALUES, ClientNameSchema, GrantTypesSchema, ScopeSchema, SECRET_STATUS_VALUES, UrisSchema } from "./client";
+import {
+  AccessTokenTtlSchema,
+  CLIENT_APPLICATION_TYPE_VALUES,
+  CLIENT_STATUS_VALUES,
+  ClientNameSchema,
+  CorsOriginsSchema,
+  GrantTypesSchema,
+  RefreshTokenTtlSchema,
+  ScopeSchema,
+  SECRET_STATUS_VALUES,
+  UrisSchema,
+} from "./client";
 import { LOGIN_METHODS } from "./login-methods";
 import { LoginMethodsSchema, SlugSchema } from "./organization";
 import { TWO_FACTOR_POLICIES } from "./two-factor-policy";
@@ -74,6 +85,11 @@ export const PackageClientSchema = z
     grantTypes: GrantTypesSchema,
     scope: ScopeSchema,
     loginMethods: z.array(z.enum(LOGIN_METHODS)).max(LOGIN_METHODS.length),
+    // Packages made before these settings existed carry none: the defaults apply.
+    allowedCorsOrigins: CorsOriginsSchema.default([]),
+    skipConsent: z.boolean().default(false),
+    accessTokenTtlSeconds: Nullable(AccessTokenTtlSchema).default(null),
+    refreshTokenTtlSeconds: Nullable(RefreshTokenTtlSchema).default(null),
     status: z.enum(CLIENT_STATUS_VALUES),
     secrets: z.array(PackageSecretSchema).max(100),
   })

@@ -30,6 +30,10 @@ interface Client {
   loginMethods: string[] | null;
   effectiveLoginMethods: string[];
   adminApiAccess: boolean;
+  allowedCorsOrigins: string[];
+  skipConsent: boolean;
+  accessTokenTtlSeconds: number | null;
+  refreshTokenTtlSeconds: number | null;
   status: string;
   secret?: { id: string; value: string; hint: string };
 }
@@ -187,6 +191,62 @@ describe("clients", () => {
     expect422(await api.put(`/clients/${client.id}`, { applicationType: "native", redirectUris: ["http://rp.example.com/cb"] }), "redirectUris.0");
     expectError(await api.delete(`/clients/${client.id}`, { "if-match": '"v2"' }), 409, "etag_mismatch");
     expect((await api.get(`/clients/${client.id}`)).headers.get("etag")).toBe('"v3"');
+  });
+
+  it("sets CORS origins, skip-consent and token lifetimes with If-Match, audited, and goes back to the defaults with null", async () => {
+    const { body: created } = await create({ clientType: "public", redirectUris: [RP], allowedCorsOrigins: ["https://spa.example.com"], skipConsent: true, accessTokenTtlSeconds: 600 });
+    expect(created).toMatchObject({ allowedCorsOrigins: ["https://spa.example.com"], skipConsent: true, accessTokenTtlSeconds: 600, refreshTokenTtlSeconds: null });
+    const change = { allowedCorsOrigins: ["https://spa.example.com", "http://localhost:5173"], skipConsent: false, accessTokenTtlSeconds: null, refreshTokenTtlSeconds: 7200 };
+    const updated = await api.put<Client>(`/clients/${created.id}`, change, { "if-match": '"v1"' });
+    expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+    expect(updated.body).toMatchObject(change);
+    expect(updated.headers.get("etag")).toBe('"v2"');
+    expectError(await api.put(`/clients/${created.id}`, { skipConsent: true }, { "if-match": '"v1"' }), 409, "etag_mismatch");
+    expect((await api.get<Client>(`/clients/${created.id}`)).body).toMatchObject(change);
+    const history = await api.get<History>(`/clients/${created.id}/history`);
+    expect(history.body.data.find((e) => e.eventType === "client.updated")?.data).toMatchObject({ change });
+    // A client made without them has the defaults.
+    const { body: plain } = await create({ clientType: "confidential", redirectUris: [RP] });
+    expect(plain).toMatchObject({ allowedCorsOrigins: [], skipConsent: false, accessTokenTtlSeconds: null, refreshTokenTtlSeconds: null });
+  });
+
+  it("a change of the origins or the lifetime holds at the token endpoint at once", async () => {
+    const { body: client } = await machine();
+    const secret = client.secret!.value;
+    const fromSpa = async () => {
+      const res = await postForm(`${porta.baseUrl}/${org.slug}/auth/token`, { grant_type: "client_credentials" }, { authorization: basicAuth(client.id, secret), origin: "https://spa.example.com" });
+      return { status: res.status, allowed: res.headers.get("access-control-allow-origin"), expiresIn: res.body.expires_in };
+    };
+    expect(await fromSpa()).toMatchObject({ status: 400, allowed: null });
+    expect((await api.put(`/clients/${client.id}`, { allowedCorsOrigins: ["https://spa.example.com"], accessTokenTtlSeconds: 300 })).status).toBe(200);
+    expect(await fromSpa()).toEqual({ status: 200, allowed: "https://spa.example.com", expiresIn: 300 });
+    expect((await api.put(`/clients/${client.id}`, { allowedCorsOrigins: [], accessTokenTtlSeconds: null })).status).toBe(200);
+    expect(await fromSpa()).toMatchObject({ status: 400, allowed: null });
+  });
+
+  it("refuses bad CORS origins, lifetimes out of bounds and skip-consent for a native client with 422, writing nothing", async () => {
+    const { body: client } = await create({ clientType: "public", redirectUris: [RP] });
+    const c = `/clients/${client.id}`;
+    const base = { organizationId: org.id, name: "x", clientType: "public", redirectUris: [RP] };
+    await expectAllRejected(porta, api, [
+      { label: "origin with a path", method: "PUT", path: c, body: { allowedCorsOrigins: ["https://spa.example.com/app"] }, field: "allowedCorsOrigins.0" },
+      { label: "origin with a trailing slash", method: "PUT", path: c, body: { allowedCorsOrigins: ["https://spa.example.com/"] }, field: "allowedCorsOrigins.0" },
+      { label: "origin wildcard", method: "PUT", path: c, body: { allowedCorsOrigins: ["*"] }, field: "allowedCorsOrigins.0" },
+      { label: "origin http non-loopback", method: "PUT", path: c, body: { allowedCorsOrigins: ["http://spa.example.com"] }, field: "allowedCorsOrigins.0" },
+      { label: "origin other scheme", method: "PUT", path: c, body: { allowedCorsOrigins: ["ftp://spa.example.com"] }, field: "allowedCorsOrigins.0" },
+      { label: "origin repeated", method: "PUT", path: c, body: { allowedCorsOrigins: ["https://a.example.com", "https://a.example.com"] }, field: "allowedCorsOrigins" },
+      { label: "origins not a list", method: "POST", path: "/clients", body: { ...base, allowedCorsOrigins: "https://a.example.com" }, field: "allowedCorsOrigins" },
+      { label: "skip-consent not a boolean", method: "PUT", path: c, body: { skipConsent: "yes" }, field: "skipConsent" },
+      { label: "skip-consent native", method: "POST", path: "/clients", body: { ...base, applicationType: "native", redirectUris: ["http://127.0.0.1:7000/cb"], skipConsent: true }, field: "skipConsent" },
+      { label: "native after skip-consent", method: "PUT", path: c, body: { applicationType: "native", redirectUris: ["http://127.0.0.1:7000/cb"], skipConsent: true }, field: "skipConsent" },
+      { label: "access lifetime too short", method: "PUT", path: c, body: { accessTokenTtlSeconds: 59 }, field: "accessTokenTtlSeconds" },
+      { label: "access lifetime too long", method: "PUT", path: c, body: { accessTokenTtlSeconds: 86_401 }, field: "accessTokenTtlSeconds" },
+      { label: "access lifetime fraction", method: "PUT", path: c, body: { accessTokenTtlSeconds: 90.5 }, field: "accessTokenTtlSeconds" },
+      { label: "access lifetime text", method: "POST", path: "/clients", body: { ...base, accessTokenTtlSeconds: "3600" }, field: "accessTokenTtlSeconds" },
+      { label: "refresh lifetime beyond the grant", method: "PUT", path: c, body: { refreshTokenTtlSeconds: 14 * 24 * 3600 + 1 }, field: "refreshTokenTtlSeconds" },
+      { label: "refresh lifetime negative", method: "PUT", path: c, body: { refreshTokenTtlSeconds: -1 }, field: "refreshTokenTtlSeconds" },
+    ]);
+    expect((await api.get(c)).headers.get("etag")).toBe('"v1"');
   });
 
   it("sets and clears the login-method override, and the login page follows", async () => {

@@ -1,7 +1,7 @@
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, importJWK, jwtVerify, SignJWT, type JWK } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminApi, obtainAdminTokens } from "../support/admin-api";
-import { createUser } from "../support/factories";
+import { createClient, createUser } from "../support/factories";
 import { startTestPorta, TEST_ADMIN, type TestPorta } from "../support/porta";
 import { createTenant, dataFingerprint, expect422, expectError, PASSWORD, signIn, unique, userinfoStatus, type Tenant } from "./helpers";
 
@@ -362,5 +362,17 @@ describe("keys of every organization", () => {
     expectError(await adminApi(porta, undefined).get(keysOf(tenant.org.id)), 401, "unauthorized");
     expectError(await adminApi(porta, undefined).post(`${keysOf(tenant.org.id)}/rotate`), 401, "unauthorized");
     expectError(await adminApi(porta, undefined).post("/keys/rotate"), 401, "unauthorized");
+  });
+});
+
+describe("a client's own access token lifetime", () => {
+  it("keeps a retiring key published until the longest-lived client's tokens have expired (decision 036)", async () => {
+    const longLived = await createTenant(porta);
+    await createClient(porta.services.db.prisma, longLived.org.id, { grantTypes: ["client_credentials"], redirectUris: [], scope: "email", accessTokenTtlSeconds: 86_400 });
+    const before = await activeKid(longLived.org.id);
+    expect((await api.post(`${keysOf(longLived.org.id)}/rotate`)).status).toBe(200);
+    const retiring = (await listKeys(longLived.org.id)).find((k) => k.kid === before)!;
+    expect(retiring.status).toBe("retiring");
+    expect(Date.parse(retiring.retireAfter!)).toBeGreaterThanOrEqual(Date.now() + 86_400_000);
   });
 });

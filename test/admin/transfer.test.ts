@@ -37,6 +37,9 @@ interface Fixture {
 }
 let fx: Fixture;
 
+/** The client's own settings (decision 036) travel with it. */
+const CLIENT_POLICY = { allowedCorsOrigins: ["https://shop.example.com"], skipConsent: true, accessTokenTtlSeconds: 900, refreshTokenTtlSeconds: 86_400 };
+
 beforeAll(async () => {
   [source, target] = await Promise.all([startTestPorta({ env: { ENCRYPTION_KEY: KEY } }), startTestPorta({ env: { ENCRYPTION_KEY: KEY } })]);
   const sourceToken = (await obtainAdminTokens(source)).accessToken;
@@ -53,7 +56,7 @@ beforeAll(async () => {
   const claim = await prisma.customClaimDefinition.create({ data: { applicationId: app.id, claimName: "tier", claimType: "string", scope: "shop" } });
   const permission = await prisma.permission.create({ data: { organizationId: org.id, name: "orders:read", description: "Read orders" } });
   const { client, secret } = await createClient(prisma, org.id, { redirectUris: [RP_CALLBACK] });
-  await prisma.client.update({ where: { id: client.id }, data: { applicationId: app.id } });
+  await prisma.client.update({ where: { id: client.id }, data: { applicationId: app.id, ...CLIENT_POLICY } });
 
   const alice = await createUser(prisma, org.id, { email: `${unique("alice")}@example.com`, password: PASSWORD, givenName: "Alice" });
   const role = await giveRole(prisma, org.id, alice.id, "clerk");
@@ -237,6 +240,7 @@ describe("imports into a fresh database", () => {
     const org = await prisma.organization.findUniqueOrThrow({ where: { slug: fx.slug } });
     expect(res.body.organizationId).toBe(org.id);
     expect(org).toMatchObject({ name: "Export Ltd", defaultLoginMethods: ["password"], defaultLocale: "de", status: "active" });
+    expect(await prisma.client.findUniqueOrThrow({ where: { id: fx.clientId } })).toMatchObject(CLIENT_POLICY);
     const carol = await prisma.user.findFirstOrThrow({ where: { organizationId: org.id, email: fx.carol.email } });
     expect(carol).toMatchObject({ status: "inactive", passwordHash: null });
     const alice = await prisma.user.findFirstOrThrow({

@@ -31,6 +31,10 @@ export interface ClientInput {
   scope?: string;
   loginMethods?: string[];
   status?: string;
+  allowedCorsOrigins?: string[];
+  skipConsent?: boolean;
+  accessTokenTtlSeconds?: number;
+  refreshTokenTtlSeconds?: number;
 }
 
 /** Creates a client; a confidential one gets one active secret, returned in plain text. */
@@ -50,6 +54,10 @@ export async function createClient(prisma: PrismaClient, organizationId: string,
       scope: input.scope ?? "openid profile email offline_access roles",
       loginMethods: input.loginMethods ?? [],
       status: input.status ?? "active",
+      allowedCorsOrigins: input.allowedCorsOrigins ?? [],
+      skipConsent: input.skipConsent ?? false,
+      accessTokenTtlSeconds: input.accessTokenTtlSeconds ?? null,
+      refreshTokenTtlSeconds: input.refreshTokenTtlSeconds ?? null,
     },
   });
   const secret = confidential ? await addClientSecret(prisma, client.id) : undefined;

@@ -99,6 +99,8 @@ export interface AuthorizeOptions {
   /** Shares cookies (the session) across requests; a fresh jar by default. */
   jar?: CookieJar;
   amr?: string[];
+  /** Gets the name of each prompt the provider asked for, in order. */
+  prompts?: string[];
 }
 
 /** An authorization request URL at /{slug}/auth/authorize (response_type=code unless given). */
@@ -146,6 +148,7 @@ export async function followAuthorization(porta: TestPorta, org: Pick<OrgRef, "s
     const found = await tenant.provider.Interaction.find(decodeURIComponent(interaction[1]!));
     if (!found) throw new Error(`interaction ${interaction[1]} not found`);
     const prompt = found.prompt.name;
+    options.prompts?.push(prompt);
     if (prompt === "login") {
       url = new URL(await recordLogin(found, { accountId: options.accountId, amr: options.amr ?? ["pwd"] }));
     } else if (prompt === "consent") {

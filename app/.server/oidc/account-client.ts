@@ -46,6 +46,11 @@ export function accountClientRecord(organization: Pick<Organization, "id" | "cre
     loginMethods: [],
     status: "active",
     adminApiAccess: false,
+    // The organization's own page: never asked for consent (grants.ts), no browser origins, default lifetimes.
+    allowedCorsOrigins: [],
+    skipConsent: true,
+    accessTokenTtlSeconds: null,
+    refreshTokenTtlSeconds: null,
     version: 1,
     createdAt: organization.createdAt,
     updatedAt: organization.createdAt,

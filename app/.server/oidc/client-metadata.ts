@@ -3,6 +3,7 @@ import type { PrismaClient } from "~/generated/prisma/client";
 import type { ReadThroughCache } from "../cache/read-through";
 import { getClientRecord, isClientUsable, type ClientRecord } from "../directory/clients";
 import { ACCOUNT_CLIENT_ID, accountClientMetadata } from "./account-client";
+import { clientPolicyMetadata } from "./client-policy";
 
 /**
  * Confidential clients are registered with this marker instead of a secret: Porta keeps only
@@ -26,6 +27,7 @@ export function toClientMetadata(client: ClientRecord): ClientMetadata {
     post_logout_redirect_uris: client.postLogoutRedirectUris,
     scope: client.scope,
     id_token_signed_response_alg: "ES256",
+    ...clientPolicyMetadata(client),
   };
 }
 

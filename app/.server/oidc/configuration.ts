@@ -11,6 +11,7 @@ import { getClientRecord } from "../directory/clients";
 import { createFindAccount } from "./account";
 import { createAdapterFactory } from "./adapter";
 import { createClientAdapter } from "./client-metadata";
+import { accessTokenTtlOf, CLIENT_POLICY_PROPERTIES, corsAllowed, refreshTokenTtlOf, withSkipConsent } from "./client-policy";
 import { createLoadExistingGrant } from "./grants";
 import { storeJwtAccessToken } from "./internals";
 import type { PrivateSigningJwk } from "./keys";
@@ -127,6 +128,8 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
       dPoPSigningAlgValues: ES256_ONLY,
     } as Configuration["enabledJWA"],
     clientAuthMethods: ["none", "client_secret_basic", "client_secret_post"],
+    // Porta's per-client settings (client-policy.ts); they come from Porta's own store, already checked.
+    extraClientMetadata: { properties: [...CLIENT_POLICY_PROPERTIES] },
     routes: PROVIDER_ROUTES,
     interactions: {
       policy: INTERACTION_POLICY,
@@ -139,16 +142,21 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
       long: { httpOnly: true, sameSite: "lax", path: `/${organization.slug}` },
       short: { httpOnly: true, sameSite: "lax" },
     },
-    ttl: { ...LIFETIMES, AccessToken: input.accessTokenTtl, ClientCredentials: input.accessTokenTtl },
+    ttl: {
+      ...LIFETIMES,
+      AccessToken: (_ctx, _token, client) => accessTokenTtlOf(client, input.accessTokenTtl),
+      ClientCredentials: (_ctx, _token, client) => accessTokenTtlOf(client, input.accessTokenTtl),
+      RefreshToken: (_ctx, _token, client) => refreshTokenTtlOf(client, LIFETIMES.RefreshToken),
+    },
     rotateRefreshToken: true,
-    loadExistingGrant: createLoadExistingGrant(prisma, organization.id),
+    loadExistingGrant: withSkipConsent(createLoadExistingGrant(prisma, organization.id)),
     async issueRefreshToken(_ctx, client, code) {
       if (!client.grantTypeAllowed("refresh_token")) return false;
       // The shared admin client (CLI and console) always refreshes, as the spec's admin flow needs.
       return code.scopes.has("offline_access") || client.clientId === ADMIN_CLIENT_ID;
     },
     clientBasedCORS(_ctx, origin, client) {
-      return client.redirectUris?.some((uri) => URL.canParse(uri) && new URL(uri).origin === origin) ?? false;
+      return corsAllowed(origin, client);
     },
     renderError: renderProviderError,
     formats: {
@@ -196,7 +204,7 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
             scope: scopes.filter((s) => allowed.has(s)).join(" "),
             audience: resourceIndicator,
             accessTokenFormat: "jwt",
-            accessTokenTTL: input.accessTokenTtl,
+            accessTokenTTL: accessTokenTtlOf(client, input.accessTokenTtl),
             jwt: { sign: { alg: "ES256" } },
           };
         },

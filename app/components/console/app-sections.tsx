@@ -1,12 +1,14 @@
-import { Form } from "@remix-run/react";
+import { Form, Link } from "@remix-run/react";
 import { useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
 import type { z } from "zod";
 import { appUpdateInput, moduleInput, type AppFormValues } from "./app-fields";
 import { ConflictView, InputField } from "./detail-parts";
+import { ListTable } from "./list-table";
 import { zodFieldErrors } from "./forms";
 import { ActionForm, ConfirmAction, Csrf, Notice } from "./ui";
 import { ApplicationUpdateSchema, ModuleCreateSchema, ModuleUpdateSchema, type Application, type ApplicationModule } from "~/schemas/application";
+import type { Client } from "~/schemas/client";
 
 /** The sections of the console's application page (the claim definitions live in claim-section). */
 export type FormErrors = Record<string, string>;
@@ -127,6 +129,35 @@ export function ModulesSection(props: { modules: ApplicationModule[]; failed?: {
         <InputField id="module-description" name="description" label={t("apps.description")} defaultValue={addFailed?.values.description ?? ""} error={errors.description} />
         <button type="submit" className="button button-inline">{t("appDetail.addModule")}</button>
       </Form>
+    </section>
+  );
+}
+
+/** The application's clients, and the way to a new one that belongs to it. */
+export function AppClients({ organizationId, applicationId, clients }: { organizationId: string; applicationId: string; clients: Client[] }) {
+  const { t } = useTranslation("console");
+  const clientsUrl = `/console/organizations/${organizationId}/clients`;
+  return (
+    <section className="panel" aria-labelledby="app-clients-title">
+      <h2 id="app-clients-title">{t("appDetail.clients")}</h2>
+      {clients.length === 0 ? (
+        <p>{t("appDetail.noClients")}</p>
+      ) : (
+        <ListTable
+          rows={clients}
+          rowKey={(c) => c.id}
+          caption={t("appDetail.clients")}
+          columns={[
+            { header: t("common.name"), cell: (c) => <Link to={`${clientsUrl}/${encodeURIComponent(c.id)}`}>{c.name}</Link> },
+            { header: t("clients.id"), cell: (c) => <code>{c.id}</code> },
+            { header: t("clients.type"), cell: (c) => t(`clients.types.${c.clientType}`) },
+            { header: t("common.status"), cell: (c) => t(`users.status.${c.status}`) },
+          ]}
+        />
+      )}
+      <p>
+        <Link to={`${clientsUrl}?applicationId=${applicationId}#new-client-title`}>{t("appDetail.newClient")}</Link>
+      </p>
     </section>
   );
 }

@@ -1,12 +1,33 @@
 import { list, text } from "./forms";
 
 /** The client edit form as the Admin API's update body, in the browser and on the server alike. */
-export const CLIENT_FIELDS = ["name", "redirectUris", "postLogoutRedirectUris", "scope", "grantTypes", "applicationId", "adminApiAccess"] as const;
+export const CLIENT_FIELDS = [
+  "name",
+  "redirectUris",
+  "postLogoutRedirectUris",
+  "allowedCorsOrigins",
+  "scope",
+  "grantTypes",
+  "applicationId",
+  "skipConsent",
+  "accessTokenTtlSeconds",
+  "refreshTokenTtlSeconds",
+  "adminApiAccess",
+] as const;
 
 /** Marks a form that shows the Admin API checkbox (only for the super-admin organization's clients). */
 export const ADMIN_API_ACCESS_SHOWN = "adminApiAccessShown";
+/** Marks a form that shows the skip-consent checkbox (web clients only). */
+export const SKIP_CONSENT_SHOWN = "skipConsentShown";
 
 const lines = (value: string | undefined) => (value ?? "").split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+
+/** A lifetime field: empty is the default (null); anything but digits goes to the schema as typed, so it names the problem. */
+function seconds(value: string | undefined): number | string | null {
+  const trimmed = (value ?? "").trim();
+  if (trimmed === "") return null;
+  return /^\d{1,9}$/.test(trimmed) ? Number(trimmed) : trimmed;
+}
 
 export function clientUpdateInput(form: FormData) {
   const applicationId = text(form, "applicationId") ?? "";
@@ -14,10 +35,15 @@ export function clientUpdateInput(form: FormData) {
     name: text(form, "name") ?? "",
     redirectUris: lines(text(form, "redirectUris")),
     postLogoutRedirectUris: lines(text(form, "postLogoutRedirectUris")),
+    // Shown for clients a browser runs; a form without the field leaves the origins as they are.
+    ...(form.has("allowedCorsOrigins") ? { allowedCorsOrigins: lines(text(form, "allowedCorsOrigins")) } : {}),
     scope: text(form, "scope") ?? "",
     grantTypes: list(form, "grantTypes"),
     // "" is the "no application" choice.
     applicationId: applicationId === "" ? null : applicationId,
+    ...(form.has(SKIP_CONSENT_SHOWN) ? { skipConsent: form.get("skipConsent") === "yes" } : {}),
+    ...(form.has("accessTokenTtlSeconds") ? { accessTokenTtlSeconds: seconds(text(form, "accessTokenTtlSeconds")) } : {}),
+    ...(form.has("refreshTokenTtlSeconds") ? { refreshTokenTtlSeconds: seconds(text(form, "refreshTokenTtlSeconds")) } : {}),
     // An unticked checkbox sends nothing: without the marker the form had none to send.
     ...(form.has(ADMIN_API_ACCESS_SHOWN) ? { adminApiAccess: form.get("adminApiAccess") === "yes" } : {}),
   };

@@ -1,12 +1,13 @@
 import { Form } from "@remix-run/react";
 import { useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
-import { ADMIN_API_ACCESS_SHOWN, clientUpdateInput, type ClientFormValues } from "./client-fields";
+import { ADMIN_API_ACCESS_SHOWN, clientUpdateInput, SKIP_CONSENT_SHOWN, type ClientFormValues } from "./client-fields";
+import { clientKindOf } from "./integration";
 import { ConflictView, InputField } from "./detail-parts";
 import { ListTable, Moment } from "./list-table";
 import { list, zodFieldErrors } from "./forms";
 import { ActionForm, CheckboxGroup, ConfirmAction, Csrf, Notice, SelectField } from "./ui";
-import { CLIENT_GRANT_TYPE_VALUES, ClientUpdateSchema, LoginMethodsBodySchema, type Client, type ClientSecret } from "~/schemas/client";
+import { ACCESS_TOKEN_TTL_BOUNDS, CLIENT_GRANT_TYPE_VALUES, ClientUpdateSchema, REFRESH_TOKEN_TTL_BOUNDS, LoginMethodsBodySchema, type Client, type ClientSecret } from "~/schemas/client";
 import { LOGIN_METHODS } from "~/schemas/login-methods";
 
 /** The sections of the console's client page. */
@@ -33,8 +34,38 @@ function AdminApiAccessField({ checked, error }: { checked: boolean; error: stri
   );
 }
 
-export function ClientEditForm(props: { client: Client; version: number; apps: Array<{ id: string; name: string }>; result: EditResult | undefined; offerAdminApiAccess: boolean }) {
-  const { client, version, apps, result, offerAdminApiAccess } = props;
+/** Skip-consent: a first-party web client gets what it asks for without the consent page (decision 036). */
+function SkipConsentField({ checked, error }: { checked: boolean; error: string | undefined }) {
+  const { t } = useTranslation("console");
+  return (
+    <fieldset className="field" aria-describedby={["skipConsent-hint", error ? "skipConsent-error" : ""].filter(Boolean).join(" ")}>
+      <legend>{t("clientDetail.consent")}</legend>
+      <input type="hidden" name={SKIP_CONSENT_SHOWN} value="1" />
+      <label className="check">
+        <input type="checkbox" name="skipConsent" value="yes" defaultChecked={checked} /> {t("clientDetail.skipConsentOption")}
+      </label>
+      <p id="skipConsent-hint" className="hint">{t("clientDetail.skipConsentHint")}</p>
+      {error ? <p id="skipConsent-error" className="field-error" role="alert">{error}</p> : null}
+    </fieldset>
+  );
+}
+
+/** What an empty lifetime field means, in seconds. */
+export interface LifetimeDefaults {
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+}
+
+/** Seconds in the largest unit that divides them (SI symbols, the same in English and German). */
+export function duration(seconds: number): string {
+  for (const [unit, size] of [["d", 86_400], ["h", 3600], ["min", 60]] as const) if (seconds % size === 0) return `${seconds / size} ${unit}`;
+  return `${seconds} s`;
+}
+
+const shown = (value: number | string | null | undefined) => (value === null || value === undefined ? "" : String(value));
+
+export function ClientEditForm(props: { client: Client; version: number; apps: Array<{ id: string; name: string }>; result: EditResult | undefined; offerAdminApiAccess: boolean; defaults: LifetimeDefaults }) {
+  const { client, version, apps, result, offerAdminApiAccess, defaults } = props;
   const { t } = useTranslation("console");
   const [clientErrors, setClientErrors] = useState<Record<string, string> | null>(null);
   const errors = clientErrors ?? (result?.kind === "invalid" ? result.errors : {});
@@ -51,6 +82,17 @@ export function ClientEditForm(props: { client: Client; version: number; apps: A
       { field: t("clientDetail.grantTypes"), now: current.grantTypes.join(", "), yours: result.values.grantTypes.join(", ") },
       { field: t("clientDetail.application"), now: appName(current.applicationId), yours: appName(result.values.applicationId) },
     ];
+    if (result.values.accessTokenTtlSeconds !== undefined) {
+      rows.push({ field: t("clientDetail.accessTokenTtl"), now: shown(current.accessTokenTtlSeconds), yours: shown(result.values.accessTokenTtlSeconds) });
+    }
+    if (result.values.refreshTokenTtlSeconds !== undefined) {
+      rows.push({ field: t("clientDetail.refreshTokenTtl"), now: shown(current.refreshTokenTtlSeconds), yours: shown(result.values.refreshTokenTtlSeconds) });
+    }
+    if (result.values.allowedCorsOrigins !== undefined) {
+      rows.push({ field: t("clientDetail.allowedCorsOrigins"), now: current.allowedCorsOrigins.join(" "), yours: result.values.allowedCorsOrigins.join(" ") });
+    }
+    const consent = (skip: boolean) => t(skip ? "clientDetail.consentSkipped" : "clientDetail.consentAsked");
+    if (result.values.skipConsent !== undefined) rows.push({ field: t("clientDetail.consent"), now: consent(current.skipConsent), yours: consent(result.values.skipConsent) });
     const access = (allowed: boolean) => t(allowed ? "clientDetail.adminApiAccessAllowed" : "clientDetail.adminApiAccessDenied");
     if (result.values.adminApiAccess !== undefined) {
       rows.push({ field: t("clientDetail.adminApiAccess"), now: access(current.adminApiAccess), yours: access(result.values.adminApiAccess) });
@@ -83,6 +125,17 @@ export function ClientEditForm(props: { client: Client; version: number; apps: A
         hint={t("clients.redirectHint")}
         multiline
       />
+      {clientKindOf(client) !== "machine" ? (
+        <InputField
+          id="allowedCorsOrigins"
+          name="allowedCorsOrigins"
+          label={t("clientDetail.allowedCorsOrigins")}
+          defaultValue={(values?.allowedCorsOrigins ?? client.allowedCorsOrigins).join("\n")}
+          error={errors.allowedCorsOrigins}
+          hint={t("clientDetail.allowedCorsOriginsHint")}
+          multiline
+        />
+      ) : null}
       <InputField id="scope" name="scope" label={t("clientDetail.scope")} defaultValue={values?.scope ?? client.scope} error={errors.scope} hint={t("clientDetail.scopeHint")} required />
       <CheckboxGroup
         name="grantTypes"
@@ -98,6 +151,28 @@ export function ClientEditForm(props: { client: Client; version: number; apps: A
         defaultValue={(values ? values.applicationId : client.applicationId) ?? ""}
         error={errors.applicationId}
       />
+      {client.applicationType === "web" ? <SkipConsentField checked={values?.skipConsent ?? client.skipConsent} error={errors.skipConsent} /> : null}
+      <fieldset className="field">
+        <legend>{t("clientDetail.lifetimes")}</legend>
+        <InputField
+          id="accessTokenTtlSeconds"
+          name="accessTokenTtlSeconds"
+          type="number"
+          label={t("clientDetail.accessTokenTtl")}
+          defaultValue={shown(values?.accessTokenTtlSeconds !== undefined ? values.accessTokenTtlSeconds : client.accessTokenTtlSeconds)}
+          error={errors.accessTokenTtlSeconds}
+          hint={t("clientDetail.lifetimeHint", { seconds: defaults.accessTokenTtlSeconds, duration: duration(defaults.accessTokenTtlSeconds), min: ACCESS_TOKEN_TTL_BOUNDS.min, max: ACCESS_TOKEN_TTL_BOUNDS.max, maxDuration: duration(ACCESS_TOKEN_TTL_BOUNDS.max) })}
+        />
+        <InputField
+          id="refreshTokenTtlSeconds"
+          name="refreshTokenTtlSeconds"
+          type="number"
+          label={t("clientDetail.refreshTokenTtl")}
+          defaultValue={shown(values?.refreshTokenTtlSeconds !== undefined ? values.refreshTokenTtlSeconds : client.refreshTokenTtlSeconds)}
+          error={errors.refreshTokenTtlSeconds}
+          hint={t("clientDetail.lifetimeHint", { seconds: defaults.refreshTokenTtlSeconds, duration: duration(defaults.refreshTokenTtlSeconds), min: REFRESH_TOKEN_TTL_BOUNDS.min, max: REFRESH_TOKEN_TTL_BOUNDS.max, maxDuration: duration(REFRESH_TOKEN_TTL_BOUNDS.max) })}
+        />
+      </fieldset>
       {offerAdminApiAccess ? <AdminApiAccessField checked={values?.adminApiAccess ?? client.adminApiAccess} error={errors.adminApiAccess} /> : null}
       <button type="submit" className="button button-inline">{t("common.save")}</button>
     </Form>

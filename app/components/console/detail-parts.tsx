@@ -6,7 +6,7 @@ import { ScrollTable } from "./list-table";
  * Parts of the console's detail pages (client, application): inputs whose id differs from
  * their name (several forms on one page) and the conflict table.
  */
-export function InputField(props: { id: string; name: string; label: string; defaultValue?: string | undefined; error?: string | undefined; hint?: string; required?: boolean; multiline?: boolean; type?: "text" | "date" }) {
+export function InputField(props: { id: string; name: string; label: string; defaultValue?: string | undefined; error?: string | undefined; hint?: string; required?: boolean; multiline?: boolean; type?: "text" | "date" | "number" }) {
   const { id, name, label, defaultValue, error, hint, required = false, multiline = false, type = "text" } = props;
   const described = [hint ? `${id}-hint` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
   const common = { id, name, defaultValue, required, "aria-invalid": error ? true : undefined, "aria-describedby": described };

@@ -78,6 +78,12 @@ export function ClientIntegrationPanel({ client, endpoints }: { client: Client; 
       <p className="muted">{t(`integration.kind.${kind}`)}</p>
       <dl className="copyables">
         <CopyableValue id="client-id" label={t("integration.clientId")} value={client.id} />
+        <div className="copyable">
+          <dt>{t("clientDetail.typeLabel")}</dt>
+          <dd>
+            {t(`clients.types.${client.clientType}`)} · {t(`integration.applicationType.${client.applicationType}`)}
+          </dd>
+        </div>
         <CopyableValue id="client-issuer" label={t("integration.endpoints.issuer")} value={urlOf(endpoints, "issuer")} />
         <CopyableValue id="client-discovery" label={t("integration.endpoints.discovery")} value={urlOf(endpoints, "discovery")} />
         {kind !== "machine" ? (

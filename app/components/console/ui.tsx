@@ -1,5 +1,5 @@
 import { Form, Link, useRouteLoaderData } from "@remix-run/react";
-import { useState, type ReactNode } from "react";
+import { useEffect, useState, type ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 
 /** The console layout's loader data every page may use (the CSRF token above all). */
@@ -102,16 +102,18 @@ export function CheckboxGroup(props: { name: string; legend: string; options: Ar
   );
 }
 
-export function SelectField(props: { name: string; label: string; options: Array<{ value: string; label: string }>; defaultValue: string; error?: string | undefined }) {
-  const { name, label, options, defaultValue, error } = props;
+export function SelectField(props: { name: string; label: string; options: Array<{ value: string; label: string }>; defaultValue: string; error?: string | undefined; hint?: string }) {
+  const { name, label, options, defaultValue, error, hint } = props;
+  const described = [hint ? `${name}-hint` : "", error ? `${name}-error` : ""].filter(Boolean).join(" ") || undefined;
   return (
     <div className="field">
       <label htmlFor={name}>{label}</label>
-      <select id={name} name={name} defaultValue={defaultValue} aria-invalid={error ? true : undefined} aria-describedby={error ? `${name}-error` : undefined}>
+      <select id={name} name={name} defaultValue={defaultValue} aria-invalid={error ? true : undefined} aria-describedby={described}>
         {options.map((o) => (
           <option key={o.value} value={o.value}>{o.label}</option>
         ))}
       </select>
+      {hint ? <p id={`${name}-hint`} className="hint">{hint}</p> : null}
       {error ? <p id={`${name}-error`} className="field-error" role="alert">{error}</p> : null}
     </div>
   );
@@ -189,10 +191,16 @@ export function BusyButton({ label, busyLabel }: { label: string; busyLabel: str
   );
 }
 
-/** Copies a value to the clipboard and says so (or that it failed) to screen readers too. */
+/**
+ * Copies a value to the clipboard and says so (or that it failed) to screen readers too. It
+ * needs script, so it appears once the page runs it; without, the value stays text to select.
+ */
 export function CopyButton({ value, label }: { value: string; label: string }) {
   const { t } = useTranslation("console");
   const [status, setStatus] = useState("");
+  const [scripted, setScripted] = useState(false);
+  useEffect(() => setScripted(true), []);
+  if (!scripted) return null;
   const copy = () =>
     navigator.clipboard.writeText(value).then(
       () => setStatus(t("common.copied")),

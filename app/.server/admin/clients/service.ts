@@ -43,6 +43,10 @@ export function toClient(row: ClientWithOrg): Client {
     loginMethods: row.loginMethods.length > 0 ? (row.loginMethods as NonNullable<Client["loginMethods"]>) : null,
     effectiveLoginMethods: effectiveLoginMethods(row, row.organization),
     adminApiAccess: isAdminApiClient(row),
+    allowedCorsOrigins: row.allowedCorsOrigins,
+    skipConsent: row.skipConsent,
+    accessTokenTtlSeconds: row.accessTokenTtlSeconds,
+    refreshTokenTtlSeconds: row.refreshTokenTtlSeconds,
     status: row.status as Client["status"],
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
@@ -177,6 +181,10 @@ export async function createClient(ctx: Context<"cache" | "config">, input: Clie
       scope: input.scope,
       loginMethods: input.loginMethods ?? [],
       adminApiAccess: input.adminApiAccess,
+      allowedCorsOrigins: input.allowedCorsOrigins,
+      skipConsent: input.skipConsent,
+      accessTokenTtlSeconds: input.accessTokenTtlSeconds,
+      refreshTokenTtlSeconds: input.refreshTokenTtlSeconds,
     },
     include: withOrg,
   });
@@ -211,6 +219,7 @@ export async function updateClient(ctx: Context<"cache" | "config">, id: string,
     postLogoutRedirectUris: input.postLogoutRedirectUris ?? current.postLogoutRedirectUris,
     grantTypes: input.grantTypes ?? current.grantTypes,
     scope: input.scope ?? current.scope,
+    skipConsent: input.skipConsent ?? current.skipConsent,
   });
   if (input.scope !== undefined) await requireSupportedScope(ctx, current.organizationId, input.scope);
   await requireAdminApiAccessRules(ctx, current.organizationId, {

@@ -128,6 +128,10 @@ async function loadContent(ctx: ExportContext, organizationId: string): Promise<
       grantTypes: c.grantTypes as PackageContent["clients"][number]["grantTypes"],
       scope: c.scope,
       loginMethods: c.loginMethods as PackageContent["clients"][number]["loginMethods"],
+      allowedCorsOrigins: c.allowedCorsOrigins,
+      skipConsent: c.skipConsent,
+      accessTokenTtlSeconds: c.accessTokenTtlSeconds,
+      refreshTokenTtlSeconds: c.refreshTokenTtlSeconds,
       status: c.status as "active" | "inactive",
       secrets: c.secrets.map((s) => ({
         secretHash: s.secretHash,

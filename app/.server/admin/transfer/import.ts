@@ -115,7 +115,7 @@ function planImport(ctx: PreviewContext, pkg: ExportPackage, slug: string, targe
   });
   const clientSteps = c.clients.map((cl) => {
     const existing = target.clients.get(cl.id);
-    const fields: Array<keyof PackageClient & string> = ["application", "name", "applicationType", "tokenEndpointAuthMethod", "redirectUris", "postLogoutRedirectUris", "grantTypes", "scope", "loginMethods", "status"];
+    const fields: Array<keyof PackageClient & string> = ["application", "name", "applicationType", "tokenEndpointAuthMethod", "redirectUris", "postLogoutRedirectUris", "grantTypes", "scope", "loginMethods", "allowedCorsOrigins", "skipConsent", "accessTokenTtlSeconds", "refreshTokenTtlSeconds", "status"];
     const write = note("client", cl.id, existing ? changedFields(cl, existing, fields) : null);
     const secrets = cl.secrets.map((s) => {
       const es = existing?.secrets.get(s.secretHash);
@@ -198,6 +198,10 @@ function planImport(ctx: PreviewContext, pkg: ExportPackage, slug: string, targe
         grantTypes: cl.grantTypes,
         scope: cl.scope,
         loginMethods: cl.loginMethods,
+        allowedCorsOrigins: cl.allowedCorsOrigins,
+        skipConsent: cl.skipConsent,
+        accessTokenTtlSeconds: cl.accessTokenTtlSeconds,
+        refreshTokenTtlSeconds: cl.refreshTokenTtlSeconds,
         status: cl.status,
       };
       if (write) {

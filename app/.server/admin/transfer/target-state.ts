@@ -31,6 +31,10 @@ interface TargetClient {
   grantTypes: string[];
   scope: string;
   loginMethods: string[];
+  allowedCorsOrigins: string[];
+  skipConsent: boolean;
+  accessTokenTtlSeconds: number | null;
+  refreshTokenTtlSeconds: number | null;
   status: string;
   secrets: Map<string, { id: string; hint: string; label: string | null; status: string; expiresAt: Date | null; revokedAt: Date | null }>;
 }
@@ -122,6 +126,10 @@ export async function loadTarget(db: Prisma.TransactionClient, slug: string, con
       grantTypes: c.grantTypes,
       scope: c.scope,
       loginMethods: c.loginMethods,
+      allowedCorsOrigins: c.allowedCorsOrigins,
+      skipConsent: c.skipConsent,
+      accessTokenTtlSeconds: c.accessTokenTtlSeconds,
+      refreshTokenTtlSeconds: c.refreshTokenTtlSeconds,
       status: c.status,
       secrets: new Map(c.secrets.map((s) => [s.secretHash, { id: s.id, hint: s.hint, label: s.label, status: s.status, expiresAt: s.expiresAt, revokedAt: s.revokedAt }])),
     });

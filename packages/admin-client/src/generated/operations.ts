@@ -532,6 +532,10 @@ export interface Operations {
         loginMethods: Array<"password" | "magic_link"> | null;
         effectiveLoginMethods: Array<"password" | "magic_link">;
         adminApiAccess: boolean;
+        allowedCorsOrigins: Array<string>;
+        skipConsent: boolean;
+        accessTokenTtlSeconds: number | null;
+        refreshTokenTtlSeconds: number | null;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -556,6 +560,10 @@ export interface Operations {
         loginMethods: Array<"password" | "magic_link"> | null;
         effectiveLoginMethods: Array<"password" | "magic_link">;
         adminApiAccess: boolean;
+        allowedCorsOrigins: Array<string>;
+        skipConsent: boolean;
+        accessTokenTtlSeconds: number | null;
+        refreshTokenTtlSeconds: number | null;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -576,6 +584,10 @@ export interface Operations {
         scope?: string;
         loginMethods?: Array<"password" | "magic_link">;
         adminApiAccess?: boolean;
+        allowedCorsOrigins?: Array<string>;
+        skipConsent?: boolean;
+        accessTokenTtlSeconds?: number | null;
+        refreshTokenTtlSeconds?: number | null;
       }, options?: CallOptions];
     response: {
         id: string;
@@ -592,6 +604,10 @@ export interface Operations {
         loginMethods: Array<"password" | "magic_link"> | null;
         effectiveLoginMethods: Array<"password" | "magic_link">;
         adminApiAccess: boolean;
+        allowedCorsOrigins: Array<string>;
+        skipConsent: boolean;
+        accessTokenTtlSeconds: number | null;
+        refreshTokenTtlSeconds: number | null;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -621,6 +637,10 @@ export interface Operations {
         loginMethods: Array<"password" | "magic_link"> | null;
         effectiveLoginMethods: Array<"password" | "magic_link">;
         adminApiAccess: boolean;
+        allowedCorsOrigins: Array<string>;
+        skipConsent: boolean;
+        accessTokenTtlSeconds: number | null;
+        refreshTokenTtlSeconds: number | null;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -669,6 +689,10 @@ export interface Operations {
         loginMethods: Array<"password" | "magic_link"> | null;
         effectiveLoginMethods: Array<"password" | "magic_link">;
         adminApiAccess: boolean;
+        allowedCorsOrigins: Array<string>;
+        skipConsent: boolean;
+        accessTokenTtlSeconds: number | null;
+        refreshTokenTtlSeconds: number | null;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -726,6 +750,10 @@ export interface Operations {
           loginMethods: Array<"password" | "magic_link"> | null;
           effectiveLoginMethods: Array<"password" | "magic_link">;
           adminApiAccess: boolean;
+          allowedCorsOrigins: Array<string>;
+          skipConsent: boolean;
+          accessTokenTtlSeconds: number | null;
+          refreshTokenTtlSeconds: number | null;
           status: "active" | "inactive";
           createdAt: string;
           updatedAt: string;
@@ -789,13 +817,17 @@ export interface Operations {
         loginMethods: Array<"password" | "magic_link"> | null;
         effectiveLoginMethods: Array<"password" | "magic_link">;
         adminApiAccess: boolean;
+        allowedCorsOrigins: Array<string>;
+        skipConsent: boolean;
+        accessTokenTtlSeconds: number | null;
+        refreshTokenTtlSeconds: number | null;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
       };
     etag: true;
   };
-  /** Update a client (redirect URIs, grant types, scope, application, login methods); If-Match guards against lost updates */
+  /** Update a client (redirect URIs, grant types, scope, application, login methods, CORS origins, skip-consent, token lifetimes); If-Match guards against lost updates */
   "clients.update": {
     args: [id: string, body: {
         applicationId?: string | null;
@@ -807,6 +839,10 @@ export interface Operations {
         scope?: string;
         loginMethods?: Array<"password" | "magic_link"> | null;
         adminApiAccess?: boolean;
+        allowedCorsOrigins?: Array<string>;
+        skipConsent?: boolean;
+        accessTokenTtlSeconds?: number | null;
+        refreshTokenTtlSeconds?: number | null;
       }, options?: CallOptions];
     response: {
         id: string;
@@ -823,6 +859,10 @@ export interface Operations {
         loginMethods: Array<"password" | "magic_link"> | null;
         effectiveLoginMethods: Array<"password" | "magic_link">;
         adminApiAccess: boolean;
+        allowedCorsOrigins: Array<string>;
+        skipConsent: boolean;
+        accessTokenTtlSeconds: number | null;
+        refreshTokenTtlSeconds: number | null;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -1101,6 +1141,10 @@ export interface Operations {
             grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
             scope: unknown;
             loginMethods: Array<"password" | "magic_link">;
+            allowedCorsOrigins: Array<string>;
+            skipConsent: boolean;
+            accessTokenTtlSeconds: number | null;
+            refreshTokenTtlSeconds: number | null;
             status: "active" | "inactive";
             secrets: Array<{
               secretHash: string;
@@ -1258,6 +1302,10 @@ export interface Operations {
               grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
               scope: string;
               loginMethods: Array<"password" | "magic_link">;
+              allowedCorsOrigins?: Array<string>;
+              skipConsent?: boolean;
+              accessTokenTtlSeconds?: number | null;
+              refreshTokenTtlSeconds?: number | null;
               status: "active" | "inactive";
               secrets: Array<{
                 secretHash: string;
@@ -1405,6 +1453,10 @@ export interface Operations {
               grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
               scope: string;
               loginMethods: Array<"password" | "magic_link">;
+              allowedCorsOrigins?: Array<string>;
+              skipConsent?: boolean;
+              accessTokenTtlSeconds?: number | null;
+              refreshTokenTtlSeconds?: number | null;
               status: "active" | "inactive";
               secrets: Array<{
                 secretHash: string;

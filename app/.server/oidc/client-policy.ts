@@ -1,0 +1,83 @@
+import type { Client, ClientMetadata, KoaContextWithOIDC } from "oidc-provider";
+import type { ClientRecord } from "../directory/clients";
+import type { Grant } from "./grants";
+
+/**
+ * What an operator sets per client beyond the protocol's own metadata (decision 036): browser
+ * origins allowed to call the token endpoints, consent skipped for a first-party client, and the
+ * client's own token lifetimes. They travel in the provider's client metadata under these
+ * names (registered as extraClientMetadata), because the provider asks its CORS and lifetime
+ * questions synchronously, with the client instance in hand and nothing to look up.
+ */
+export const CLIENT_POLICY_PROPERTIES = ["porta_cors_origins", "porta_skip_consent", "porta_access_token_ttl", "porta_refresh_token_ttl"] as const;
+
+/** Partial: a client record cached (Redis) before these columns existed has none of them. */
+type PolicyRecord = Partial<Pick<ClientRecord, "allowedCorsOrigins" | "skipConsent" | "accessTokenTtlSeconds" | "refreshTokenTtlSeconds">>;
+
+/** The policy part of a client's metadata; a setting left at its default is left out. */
+export function clientPolicyMetadata(client: PolicyRecord): Partial<ClientMetadata> {
+  return {
+    ...(client.allowedCorsOrigins?.length ? { porta_cors_origins: client.allowedCorsOrigins } : {}),
+    ...(client.skipConsent ? { porta_skip_consent: true } : {}),
+    ...(typeof client.accessTokenTtlSeconds === "number" ? { porta_access_token_ttl: client.accessTokenTtlSeconds } : {}),
+    ...(typeof client.refreshTokenTtlSeconds === "number" ? { porta_refresh_token_ttl: client.refreshTokenTtlSeconds } : {}),
+  };
+}
+
+const seconds = (value: unknown, fallback: number) => (typeof value === "number" && Number.isSafeInteger(value) && value > 0 ? value : fallback);
+
+/** The client's access token lifetime, or the organization's. */
+export const accessTokenTtlOf = (client: Client | undefined, fallback: number) => seconds(client?.["porta_access_token_ttl"], fallback);
+
+/** The client's refresh token lifetime, or the default. */
+export const refreshTokenTtlOf = (client: Client | undefined, fallback: number) => seconds(client?.["porta_refresh_token_ttl"], fallback);
+
+/** A browser at `origin` may call the token endpoints as this client: an origin of a redirect URI, or one the operator allowed. */
+export function corsAllowed(origin: string, client: Client): boolean {
+  const allowed = client["porta_cors_origins"];
+  if (Array.isArray(allowed) && allowed.includes(origin)) return true;
+  return client.redirectUris?.some((uri) => URL.canParse(uri) && new URL(uri).origin === origin) ?? false;
+}
+
+/**
+ * A client its operator marked first party. The consent prompt still comes when the request
+ * asks for it (prompt=consent, which offline_access needs): the login page then records the
+ * consent without showing it. Web clients only, as the settings require.
+ */
+export const skipsConsent = (client: Pick<ClientRecord, "skipConsent" | "applicationType">) => client.skipConsent && client.applicationType === "web";
+
+type LoadExistingGrant = (ctx: KoaContextWithOIDC) => Promise<Grant | undefined>;
+
+/**
+ * For a first-party client (skip-consent), the grant the authorization continues holds everything
+ * it asks for, so the provider's consent prompt finds nothing missing and never shows. The grant
+ * is this sign-in's own (or a new one for it), as `loadExistingGrant` gives it; only what is
+ * missing is added. Native clients cannot skip consent (the settings refuse it; RFC 8252 §8.6).
+ */
+export function withSkipConsent(load: LoadExistingGrant): LoadExistingGrant {
+  return async (ctx) => {
+    const existing = await load(ctx);
+    const { client, session, provider } = ctx.oidc;
+    const accountId = session?.accountId;
+    if (!client || client["porta_skip_consent"] !== true || !accountId) return existing;
+    const grant = existing ?? new provider.Grant({ accountId, clientId: client.clientId });
+    let changed = !existing;
+
+    const scopes = new Set(grant.getOIDCScopeEncountered().split(" "));
+    const missingScopes = [...ctx.oidc.requestParamOIDCScopes].filter((scope) => !scopes.has(scope));
+    if (missingScopes.length > 0) grant.addOIDCScope(missingScopes.join(" "));
+    const claims = new Set(grant.getOIDCClaimsEncountered());
+    const missingClaims = [...ctx.oidc.requestParamClaims].filter((claim) => !claims.has(claim));
+    if (missingClaims.length > 0) grant.addOIDCClaims(missingClaims);
+    changed ||= missingScopes.length > 0 || missingClaims.length > 0;
+
+    for (const [indicator, resourceServer] of Object.entries(ctx.oidc.resourceServers ?? {})) {
+      const granted = new Set(grant.getResourceScopeEncountered(indicator).split(" "));
+      const missing = [...ctx.oidc.requestParamScopes].filter((scope) => resourceServer.scopes.has(scope) && !granted.has(scope));
+      if (missing.length > 0) grant.addResourceScope(indicator, missing.join(" "));
+      changed ||= missing.length > 0;
+    }
+    if (changed) await grant.save();
+    return grant;
+  };
+}
