@@ -4,19 +4,17 @@ import { useTranslation } from "react-i18next";
 import { AuthCard, Field, FormMessage } from "~/components/auth-card";
 import { acceptInvitation, findOpenInvitation } from "~/.server/auth/invitations";
 import { effectiveLoginMethods } from "~/schemas/login-methods";
-import { brandingOf } from "~/.server/interaction/branding";
+import { brandingForSlug, brandingOf } from "~/.server/interaction/branding";
 import { NO_STORE } from "~/.server/interaction/request";
 import { resolveLanguage } from "~/.server/i18n";
 import { readForm } from "~/.server/http/form";
-import { getOrganizationBySlug } from "~/.server/directory/organizations";
-import { SlugSchema } from "~/schemas/organization";
 
 /** GET /{slug}/invitation?token=…: finish the invited account (name, and a password unless magic links are the only way in). */
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const token = new URL(request.url).searchParams.get("token") ?? "";
   const invitation = await findOpenInvitation(context.services, params.slug!, token);
   if (!invitation) {
-    return data({ view: "invalid" as const, language: await resolveLanguage(request, {}), branding: await brandingForSlug(context.services, params.slug!) }, { status: 400, headers: NO_STORE });
+    return data({ view: "invalid" as const, language: await resolveLanguage(request, {}), branding: (await brandingForSlug(context.services, params.slug!)).branding }, { status: 400, headers: NO_STORE });
   }
   const language = await resolveLanguage(request, { uiLocales: invitation.language });
   const passwordNeeded = effectiveLoginMethods({ loginMethods: [] }, invitation.organization).includes("password");
@@ -43,7 +41,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const invitation = await findOpenInvitation(context.services, params.slug!, token);
   const language = await resolveLanguage(request, { uiLocales: invitation?.language });
   if (!invitation || !context.services.csrf.verify(`invitation:${invitation.id}`, form.get("csrf"))) {
-    return data({ view: "invalid" as const, language, branding: await brandingForSlug(context.services, params.slug!) }, { status: 400, headers: NO_STORE });
+    return data({ view: "invalid" as const, language, branding: (await brandingForSlug(context.services, params.slug!)).branding }, { status: 400, headers: NO_STORE });
   }
   const passwordNeeded = effectiveLoginMethods({ loginMethods: [] }, invitation.organization).includes("password");
   const outcome = await acceptInvitation(context.services, {
@@ -77,13 +75,6 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
     );
   }
   return data({ view: outcome.reason, language, branding }, { status: outcome.reason === "exists" ? 409 : 400, headers: NO_STORE });
-}
-
-/** The branding of the organization the address names, for pages about a link that no longer works. */
-async function brandingForSlug(services: LoaderFunctionArgs["context"]["services"], slug: string) {
-  const parsed = SlugSchema.safeParse(slug);
-  const organization = parsed.success ? await getOrganizationBySlug(services.db.prisma, services.cache, parsed.data) : null;
-  return organization?.status === "active" ? brandingOf(organization) : null;
 }
 
 export default function AcceptInvitation() {
