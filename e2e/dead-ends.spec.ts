@@ -18,6 +18,12 @@ const messages = (language: (typeof LANGUAGES)[number]) => JSON.parse(readFileSy
 const LOCALES = { en: "en-US", de: "de-DE" } as const;
 const RP_HOME = "https://rp.example.test/";
 
+/**
+ * A scope no other journey asks for alone: the consent given here must not stand in for the
+ * consent other specs (magic-link-devices, login) expect their person to be asked for.
+ */
+const SCOPE = { scope: "openid profile" };
+
 let seed: Seed;
 test.beforeAll(async () => {
   seed = await readSeed();
@@ -42,7 +48,7 @@ for (const language of LANGUAGES) {
       const page = await context.newPage();
       const problems = watchForPageErrors(page);
       await answerRelyingParty(context);
-      const rp = await startAuthorization(org);
+      const rp = await startAuthorization(org, SCOPE);
       await page.goto(rp.url.href);
       const interactionUrl = page.url();
       await page.getByLabel(t.signIn.email, { exact: true }).fill(org.user.email);
@@ -74,7 +80,7 @@ for (const language of LANGUAGES) {
       const page = await laptop.newPage();
       await answerRelyingParty(laptop);
       await answerRelyingParty(phone);
-      const rp = await startAuthorization(org);
+      const rp = await startAuthorization(org, SCOPE);
       const before = readMailbox(seed.mailbox!).length;
       await page.goto(rp.url.href);
       await page.getByLabel(t.signIn.email, { exact: true }).fill(org.user.email);
