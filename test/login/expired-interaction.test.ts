@@ -146,4 +146,14 @@ describe("an interaction page that can no longer continue", () => {
     expect(await lookupInteractionOrganization(porta.services.store, page.uid)).toBeNull();
     expect(await lookupInteractionOrigin(porta.services.store, page.uid)).toEqual({ organizationId: tenant.org.id, clientId: tenant.client.id, open: false });
   });
+
+  it("reads an index written before it carried the client (the bare organization id) as an open sign-in", async () => {
+    await porta.services.store.set(interactionOrgKey("legacy-uid"), tenant.org.id, 60);
+    expect(await lookupInteractionOrganization(porta.services.store, "legacy-uid")).toBe(tenant.org.id);
+    expect(await lookupInteractionOrigin(porta.services.store, "legacy-uid")).toEqual({ organizationId: tenant.org.id, clientId: null, open: true });
+    // Its page is branded, with no button: no client is known.
+    const main = mainOf(await (await new TestBrowser().get(`${porta.baseUrl}/interaction/legacy-uid`)).text());
+    expect(brandShown(main)).toBe(true);
+    expect(buttonTo(main)).toBeNull();
+  });
 });
