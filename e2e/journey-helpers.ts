@@ -1,3 +1,4 @@
+import { writeFileSync } from "node:fs";
 import AxeBuilder from "@axe-core/playwright";
 import { expect, type BrowserContext, type Page, type TestInfo } from "@playwright/test";
 import * as oidc from "openid-client";
@@ -8,13 +9,27 @@ import type { SeededOrganization } from "./seed";
  * (no serious or critical findings), the relying party's authorization request, and its callback
  * answered in the browser (the relying party is not a real site).
  */
+
+/** What the relying party knows of a seeded organization (the matrix's and the two-factor ones). */
+type RelyingPartyOf = Pick<SeededOrganization, "issuer" | "clientId" | "clientSecret" | "redirectUri">;
+
+/** A screenshot, then axe: no serious or critical finding. */
 export async function checkPage(page: Page, testInfo: TestInfo, name: string) {
+  await screenshot(page, testInfo, name);
+  const results = await new AxeBuilder({ page }).analyze();
+  // Every finding (of any impact) is kept beside the screenshots for review.
+  writeFileSync(testInfo.outputPath(`axe-${name.replace(/\W+/g, "-")}.json`), JSON.stringify(results.violations, null, 2));
+  const serious = results.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(" ")) }));
+  expect(serious, `serious or critical axe violations on ${name}`).toEqual([]);
+}
+
+/** A full-page screenshot, attached to the test's report (checkPage takes one too). */
+export async function screenshot(page: Page, testInfo: TestInfo, name: string) {
   const shot = testInfo.outputPath(`${name}.png`);
   await page.screenshot({ path: shot, fullPage: true });
   await testInfo.attach(name, { path: shot, contentType: "image/png" });
-  const results = await new AxeBuilder({ page }).analyze();
-  const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => ({ id: v.id, targets: v.nodes.map((n) => n.target.join(" ")) }));
-  expect(serious, `serious or critical axe violations on ${name}`).toEqual([]);
 }
 
 /** On the context, so that every request of its pages (redirects included) is answered. */
@@ -24,9 +39,14 @@ export async function answerRelyingParty(context: BrowserContext) {
   );
 }
 
-/** Discovery, PKCE and state as openid-client does them. */
-export async function startAuthorization(org: SeededOrganization, extra: Record<string, string> = {}) {
-  const config = await oidc.discovery(new URL(org.issuer), org.clientId, undefined, oidc.ClientSecretBasic(org.clientSecret), { execute: [oidc.allowInsecureRequests] });
+/** The relying party's view of the organization, as openid-client discovers it. */
+export function discover(org: RelyingPartyOf) {
+  return oidc.discovery(new URL(org.issuer), org.clientId, undefined, oidc.ClientSecretBasic(org.clientSecret), { execute: [oidc.allowInsecureRequests] });
+}
+
+/** Discovery, PKCE and state as openid-client does them; `extra` adds or overrides parameters (scope, ui_locales). */
+export async function startAuthorization(org: RelyingPartyOf, extra: Record<string, string> = {}) {
+  const config = await discover(org);
   const verifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
   const url = oidc.buildAuthorizationUrl(config, {

@@ -1,8 +1,9 @@
-import { readFileSync, writeFileSync } from "node:fs";
-import AxeBuilder from "@axe-core/playwright";
-import { expect, test, type Page, type TestInfo } from "@playwright/test";
+import { readFileSync } from "node:fs";
+import { expect, test, type Page } from "@playwright/test";
 import * as oidc from "openid-client";
 import type english from "../public/locales/en/login.json";
+import { watchForPageErrors } from "./console-helpers";
+import { answerRelyingParty, checkPage, screenshot, startAuthorization } from "./journey-helpers";
 import { readSeed, type MatrixRow, type Seed, type SeededOrganization } from "./seed";
 
 type Messages = typeof english;
@@ -30,55 +31,6 @@ const organization = (row: MatrixRow): SeededOrganization => {
   return found;
 };
 
-/** The relying party's side: discovery, PKCE and state, as openid-client does them. */
-async function startAuthorization(org: SeededOrganization) {
-  const config = await oidc.discovery(new URL(org.issuer), org.clientId, undefined, oidc.ClientSecretBasic(org.clientSecret), {
-    execute: [oidc.allowInsecureRequests],
-  });
-  const verifier = oidc.randomPKCECodeVerifier();
-  const state = oidc.randomState();
-  const url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: org.redirectUri,
-    scope: "openid profile email",
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: "S256",
-    state,
-  });
-  return { config, verifier, state, url };
-}
-
-/** The relying party's callback is not a real site: the browser gets a small page instead. */
-async function interceptRelyingParty(page: Page) {
-  await page.route("https://rp.example.test/**", (route) =>
-    route.fulfill({ status: 200, contentType: "text/html", body: "<!doctype html><html lang=en><title>Relying party</title><h1>Back at the relying party</h1></html>" }),
-  );
-}
-
-/** Uncaught errors and CSP refusals (a missing nonce would stop hydration). */
-function watchForPageErrors(page: Page): string[] {
-  const problems: string[] = [];
-  page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
-  page.on("console", (msg) => {
-    if (msg.type() === "error" && /Content Security Policy|Refused to/i.test(msg.text())) problems.push(`console: ${msg.text()}`);
-  });
-  return problems;
-}
-
-async function screenshot(page: Page, testInfo: TestInfo, name: string) {
-  await page.screenshot({ path: testInfo.outputPath(`${name}.png`), fullPage: true });
-}
-
-async function expectNoSeriousAccessibilityViolations(page: Page, testInfo: TestInfo, name: string) {
-  const results = await new AxeBuilder({ page }).analyze();
-  // Every finding (of any impact) is kept beside the screenshots for review.
-  const report = testInfo.outputPath(`axe-${name.replace(/\W+/g, "-")}.json`);
-  writeFileSync(report, JSON.stringify(results.violations, null, 2));
-  const serious = results.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(" ")) }));
-  expect(serious, `serious or critical axe violations on the ${name} page`).toEqual([]);
-}
-
 /** The visible controls of the login page: input names, button labels, link labels. */
 async function controlsOf(page: Page) {
   const main = page.locator("main");
@@ -99,8 +51,8 @@ for (const row of ["password+magic_link", "password"] as const) {
   test(`[${row}] sign in with the password, allow consent, land on the redirect_uri with a code`, async ({ page }, testInfo) => {
     const org = organization(row);
     const problems = watchForPageErrors(page);
-    await interceptRelyingParty(page);
-    const rp = await startAuthorization(org);
+    await answerRelyingParty(page.context());
+    const rp = await startAuthorization(org, { scope: "openid profile email" });
 
     await page.goto(rp.url.href);
     await expect(page).toHaveURL(/\/interaction\/[^/?]+$/);
@@ -108,8 +60,7 @@ for (const row of ["password+magic_link", "password"] as const) {
     await expect(page.getByRole("heading", { level: 1 })).toHaveText(en.signIn.title.replace("{{organization}}", org.name));
     expect(await controlsOf(page)).toEqual(EXPECTED_CONTROLS[row]);
     await expect(page.getByLabel(en.signIn.email, { exact: true })).toBeFocused();
-    await screenshot(page, testInfo, `${row}-1-login`);
-    await expectNoSeriousAccessibilityViolations(page, testInfo, `${row} login`);
+    await checkPage(page, testInfo, `${row}-1-login`);
 
     // A wrong password first: the generic failure is announced, the email kept, the password empty.
     await page.getByLabel(en.signIn.email, { exact: true }).fill(org.user.email);
@@ -119,8 +70,7 @@ for (const row of ["password+magic_link", "password"] as const) {
     await expect(page.getByLabel(en.signIn.email, { exact: true })).toHaveValue(org.user.email);
     await expect(page.getByLabel(en.signIn.password, { exact: true })).toHaveValue("");
     await expect(page.getByLabel(en.signIn.password, { exact: true })).toBeFocused();
-    await screenshot(page, testInfo, `${row}-1b-login-failed`);
-    await expectNoSeriousAccessibilityViolations(page, testInfo, `${row} login failed`);
+    await checkPage(page, testInfo, `${row}-1b-login-failed`);
 
     await page.getByLabel(en.signIn.password, { exact: true }).fill(org.user.password);
     await page.getByRole("button", { name: en.signIn.submit }).click();
@@ -129,8 +79,7 @@ for (const row of ["password+magic_link", "password"] as const) {
     await expect(page.getByRole("heading", { level: 1 })).toHaveText(en.consent.title.replace("{{client}}", "Test client"));
     await expect(page).toHaveURL(/\/interaction\/[^/?]+$/);
     await expect(page.getByText(org.user.email)).toBeVisible();
-    await screenshot(page, testInfo, `${row}-2-consent`);
-    await expectNoSeriousAccessibilityViolations(page, testInfo, `${row} consent`);
+    await checkPage(page, testInfo, `${row}-2-consent`);
 
     await page.getByRole("button", { name: en.consent.allow }).click();
     await page.waitForURL((url) => url.href.startsWith(org.redirectUri));
@@ -151,16 +100,15 @@ for (const row of ["password+magic_link", "password"] as const) {
 test("[magic_link] the page offers only an email field and the sign-in link button; submitting answers", async ({ page }, testInfo) => {
   const org = organization("magic_link");
   const problems = watchForPageErrors(page);
-  await interceptRelyingParty(page);
-  const rp = await startAuthorization(org);
+  await answerRelyingParty(page.context());
+  const rp = await startAuthorization(org, { scope: "openid profile email" });
 
   await page.goto(rp.url.href);
   await expect(page).toHaveURL(/\/interaction\/[^/?]+$/);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText(en.signIn.title.replace("{{organization}}", org.name));
   expect(await controlsOf(page)).toEqual(EXPECTED_CONTROLS.magic_link);
   await expect(page.getByLabel(en.signIn.password, { exact: true })).toHaveCount(0);
-  await screenshot(page, testInfo, "magic_link-1-login");
-  await expectNoSeriousAccessibilityViolations(page, testInfo, "magic_link login");
+  await checkPage(page, testInfo, "magic_link-1-login");
 
   await page.getByLabel(en.signIn.email, { exact: true }).fill(org.user.email);
   await page.getByRole("button", { name: en.signIn.magicLink }).click();
@@ -176,13 +124,12 @@ test.describe("in a German browser", () => {
 
   test("[password+magic_link] the login page is German", async ({ page }, testInfo) => {
     const org = organization("password+magic_link");
-    const rp = await startAuthorization(org);
+    const rp = await startAuthorization(org, { scope: "openid profile email" });
     await page.goto(rp.url.href);
     await expect(page.locator("html")).toHaveAttribute("lang", "de");
     await expect(page.getByRole("heading", { level: 1 })).toHaveText(de.signIn.title.replace("{{organization}}", org.name));
     await expect(page.getByRole("button", { name: de.signIn.submit })).toBeVisible();
     await expect(page.getByRole("link", { name: de.signIn.forgotPassword })).toBeVisible();
-    await screenshot(page, testInfo, "password+magic_link-de-login");
-    await expectNoSeriousAccessibilityViolations(page, testInfo, "German login");
+    await checkPage(page, testInfo, "password+magic_link-de-login");
   });
 });

@@ -3,7 +3,9 @@ import { expect, test, type Page, type TestInfo } from "@playwright/test";
 import * as oidc from "openid-client";
 import { Secret, TOTP } from "otpauth";
 import type english from "../public/locales/en/login.json";
+import { watchForPageErrors } from "./console-helpers";
 import { readMailbox } from "./mail-peer";
+import { answerRelyingParty, discover, screenshot, startAuthorization } from "./journey-helpers";
 import { readSeed, type Seed, type SeededTwoFactorOrganization } from "./seed";
 
 /**
@@ -33,48 +35,9 @@ function authenticator(base32: string) {
   return { code: (at = Date.now()) => totp.generate({ timestamp: at }) };
 }
 
-async function discover(org: SeededTwoFactorOrganization) {
-  return oidc.discovery(new URL(org.issuer), org.clientId, undefined, oidc.ClientSecretBasic(org.clientSecret), { execute: [oidc.allowInsecureRequests] });
-}
-
-/** The relying party's authorization request: PKCE and state, as openid-client builds it. */
-async function startAuthorization(org: SeededTwoFactorOrganization) {
-  const config = await discover(org);
-  const verifier = oidc.randomPKCECodeVerifier();
-  const state = oidc.randomState();
-  const url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: org.redirectUri,
-    scope: "openid profile email",
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: "S256",
-    state,
-  });
-  return { config, verifier, state, url };
-}
-
-/** The relying party is not a real site: its callback and signed-out pages are answered here. */
-async function interceptRelyingParty(page: Page) {
-  await page.route("https://rp.example.test/**", (route) =>
-    route.fulfill({ status: 200, contentType: "text/html", body: "<!doctype html><html lang=en><title>Relying party</title><h1>Back at the relying party</h1></html>" }),
-  );
-}
-
-function watchForPageErrors(page: Page): string[] {
-  const problems: string[] = [];
-  page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
-  page.on("console", (msg) => {
-    if (msg.type() === "error" && /Content Security Policy|Refused to/i.test(msg.text())) problems.push(`console: ${msg.text()}`);
-  });
-  return problems;
-}
-
-async function screenshot(page: Page, testInfo: TestInfo, name: string) {
-  await page.screenshot({ path: testInfo.outputPath(`${name}.png`), fullPage: true });
-}
-
 /** Opens the relying party's authorization URL and signs in with the password on the login page. */
 async function signInWithPassword(page: Page, testInfo: TestInfo, org: SeededTwoFactorOrganization, shot: string) {
-  const rp = await startAuthorization(org);
+  const rp = await startAuthorization(org, { scope: "openid profile email" });
   await page.goto(rp.url.href);
   await expect(page).toHaveURL(/\/interaction\/[^/?]+$/);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText(en.signIn.title.replace("{{organization}}", org.name));
@@ -126,7 +89,7 @@ test("[required_totp] enroll an authenticator app, keep the recovery codes, sign
   test.setTimeout(240_000);
   const org = organization("required_totp");
   const problems = watchForPageErrors(page);
-  await interceptRelyingParty(page);
+  await answerRelyingParty(page.context());
 
   // 1. First sign-in: the password, then the organization requires an app: enrollment.
   const first = await signInWithPassword(page, testInfo, org, "totp-1");
@@ -209,7 +172,7 @@ test("[required_email] sign in with the code the SMTP peer received", async ({ p
   if (!seed.mailbox) throw new Error("the seed names no mailbox");
   const mailbox = seed.mailbox;
   const problems = watchForPageErrors(page);
-  await interceptRelyingParty(page);
+  await answerRelyingParty(page.context());
   const before = readMailbox(mailbox).length;
 
   const rp = await signInWithPassword(page, testInfo, org, "email-1");

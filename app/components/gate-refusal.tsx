@@ -1,8 +1,9 @@
 import { useTranslation } from "react-i18next";
 import { AuthCard, FormMessage, type BrandingView } from "./auth-card";
+import { BackToApplication } from "./password-changed";
 
 type Refusal =
-  | { view: "expired" }
+  | { view: "expired"; branding: BrandingView | null; home: string | null; clientName: string | null }
   | { view: "unavailable"; method: string; uid: string; branding: BrandingView }
   | { view: "csrf"; uid: string; branding: BrandingView };
 
@@ -17,13 +18,13 @@ export function isGateRefusal<T extends { view: string }>(page: T): page is Extr
 export function GateRefusalPage({ refusal }: { refusal: Refusal }) {
   const { t } = useTranslation();
   if (refusal.view === "expired") {
+    // Branded when the sign-in's organization is still known; the next step is the application's
+    // own sign-in start (Porta cannot restart an authorization the client owns).
     return (
-      <main className="page">
-        <section className="card" aria-labelledby="page-title">
-          <h1 id="page-title">{t("expired.title")}</h1>
-          <p>{t("expired.body")}</p>
-        </section>
-      </main>
+      <AuthCard branding={refusal.branding} title={t("expired.title")}>
+        <p>{t("expired.body")}</p>
+        {refusal.home ? <BackToApplication home={refusal.home} clientName={refusal.clientName} /> : null}
+      </AuthCard>
     );
   }
   const back = (

@@ -4,19 +4,17 @@ import { useTranslation } from "react-i18next";
 import { AuthCard, Field, FormMessage } from "~/components/auth-card";
 import { acceptInvitation, findOpenInvitation } from "~/.server/auth/invitations";
 import { effectiveLoginMethods } from "~/schemas/login-methods";
-import { brandingOf } from "~/.server/interaction/branding";
+import { brandingForSlug, brandingOf } from "~/.server/interaction/branding";
 import { NO_STORE } from "~/.server/interaction/request";
 import { resolveLanguage } from "~/.server/i18n";
 import { readForm } from "~/.server/http/form";
-import { getOrganizationBySlug } from "~/.server/directory/organizations";
-import { SlugSchema } from "~/schemas/organization";
 
 /** GET /{slug}/invitation?token=…: finish the invited account (name, and a password unless magic links are the only way in). */
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const token = new URL(request.url).searchParams.get("token") ?? "";
   const invitation = await findOpenInvitation(context.services, params.slug!, token);
   if (!invitation) {
-    return data({ view: "invalid" as const, language: await resolveLanguage(request, {}), branding: await brandingForSlug(context.services, params.slug!) }, { status: 400, headers: NO_STORE });
+    return data({ view: "invalid" as const, language: await resolveLanguage(request, {}), ...(await endOfInvitation(context, params.slug!)) }, { status: 400, headers: NO_STORE });
   }
   const language = await resolveLanguage(request, { uiLocales: invitation.language });
   const passwordNeeded = effectiveLoginMethods({ loginMethods: [] }, invitation.organization).includes("password");
@@ -43,7 +41,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const invitation = await findOpenInvitation(context.services, params.slug!, token);
   const language = await resolveLanguage(request, { uiLocales: invitation?.language });
   if (!invitation || !context.services.csrf.verify(`invitation:${invitation.id}`, form.get("csrf"))) {
-    return data({ view: "invalid" as const, language, branding: await brandingForSlug(context.services, params.slug!) }, { status: 400, headers: NO_STORE });
+    return data({ view: "invalid" as const, language, ...(await endOfInvitation(context, params.slug!)) }, { status: 400, headers: NO_STORE });
   }
   const passwordNeeded = effectiveLoginMethods({ loginMethods: [] }, invitation.organization).includes("password");
   const outcome = await acceptInvitation(context.services, {
@@ -54,9 +52,10 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
     password: passwordNeeded ? String(form.get("password") ?? "") : null,
   });
   const branding = brandingOf(invitation.organization);
+  const account = accountPath(invitation.organization.slug);
   // An explicit 200: otherwise Remix answers with the status of the loader it re-runs after the
   // action, and that loader no longer finds the (now accepted) invitation: 400 for a success.
-  if (outcome.ok) return data({ view: "done" as const, language, branding }, { status: 200, headers: NO_STORE });
+  if (outcome.ok) return data({ view: "done" as const, language, branding, account }, { status: 200, headers: NO_STORE });
   if (outcome.reason === "weak_password") {
     return data(
       {
@@ -76,14 +75,16 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
       { status: 422, headers: NO_STORE },
     );
   }
-  return data({ view: outcome.reason, language, branding }, { status: outcome.reason === "exists" ? 409 : 400, headers: NO_STORE });
+  return data({ view: outcome.reason, language, branding, account }, { status: outcome.reason === "exists" ? 409 : 400, headers: NO_STORE });
 }
 
-/** The branding of the organization the address names, for pages about a link that no longer works. */
-async function brandingForSlug(services: LoaderFunctionArgs["context"]["services"], slug: string) {
-  const parsed = SlugSchema.safeParse(slug);
-  const organization = parsed.success ? await getOrganizationBySlug(services.db.prisma, services.cache, parsed.data) : null;
-  return organization?.status === "active" ? brandingOf(organization) : null;
+/** The organization's account page: where an invited person goes next (no application is known here). */
+const accountPath = (slug: string) => `/${slug}/account`;
+
+/** For a link that no longer works: the branding of the organization the address names and, if it is one, its account page. */
+async function endOfInvitation(context: LoaderFunctionArgs["context"], slug: string) {
+  const { branding } = await brandingForSlug(context.services, slug);
+  return { branding, account: branding ? accountPath(slug.toLowerCase()) : null };
 }
 
 export default function AcceptInvitation() {
@@ -95,10 +96,18 @@ export default function AcceptInvitation() {
     const text = shown.view === "done" ? t("invitation.done") : shown.view === "exists" ? t("invitation.exists") : t("invitation.invalid");
     const title = t(shown.view === "done" ? "invitation.doneTitle" : "invitation.problemTitle");
     const message = <FormMessage tone={shown.view === "done" ? "info" : "error"}>{text}</FormMessage>;
-    // Branded whenever the address names a known organization: the page says whose invitation it was.
+    // Branded whenever the address names a known organization: the page says whose invitation it
+    // was, and the next step is that organization's account page (never a dead end).
     return (
       <AuthCard branding={shown.branding} title={title}>
         {message}
+        {shown.account ? (
+          <p>
+            <a className="button" href={shown.account}>
+              {t("invitation.toAccount")}
+            </a>
+          </p>
+        ) : null}
       </AuthCard>
     );
   }

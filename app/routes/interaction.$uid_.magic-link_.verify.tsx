@@ -2,16 +2,14 @@ import { data, redirect, type MetaFunction, type ActionFunctionArgs, type Loader
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { pageTitle } from "~/i18n/page-title";
-import { AuthCard, Field, FormMessage, type BrandingView } from "~/components/auth-card";
+import { AuthCard, Field, FormMessage } from "~/components/auth-card";
+import { BackToApplication } from "~/components/password-changed";
 import { useNonce } from "~/components/nonce";
 import { confirmMagicLinkElsewhere, signInWithMagicLink, type MagicLinkPairing, type MagicLinkSignIn } from "~/.server/auth/magic-link";
-import { getOrganizationBySlug } from "~/.server/directory/organizations";
 import { passGate } from "~/.server/interaction/gate";
-import { brandingOf } from "~/.server/interaction/branding";
+import { brandingForSlug } from "~/.server/interaction/branding";
 import { NO_STORE } from "~/.server/interaction/request";
 import { resolveLanguage } from "~/.server/i18n";
-import { SlugSchema } from "~/schemas/organization";
-
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: pageTitle(data?.language, (m) => m.magicLink.confirmTitle) }, { name: "robots", content: "noindex" }];
 /**
@@ -48,16 +46,19 @@ const STATUS: Record<Outcome, number> = {
 };
 
 export async function action(args: ActionFunctionArgs) {
-  const { request, context } = args;
-  const language = await resolveLanguage(request, {});
+  const { context } = args;
   // The interaction is optional here: without it the link is still consumed (and the sign-in cannot go on).
   const gate = await passGate(args, { interaction: "optional" });
   const org = String(gate.form.get("org") ?? "");
-  const slug = SlugSchema.safeParse(org);
-  const organization = slug.success ? await getOrganizationBySlug(context.services.db.prisma, context.services.cache, slug.data) : null;
-  const branding: BrandingView | null = organization?.status === "active" ? brandingOf(organization) : null;
+  // Whose link it was and the way back come from the URL alone (its organization and sign-in),
+  // never from the token: a used link and a made-up one show the same page (spec, magic link rule 4).
+  const end = await brandingForSlug(context.services, org, { interactionUid: args.params.uid! });
+  const language = await resolveLanguage(args.request, { organizationDefault: end.defaultLocale });
   const answer = (view: Outcome | "failed", status: number, extra: { token?: string } = {}) =>
-    data({ view, language, branding, uid: args.params.uid!, org, csrf: context.services.csrf.tokenFor(args.params.uid!), token: "", ...extra }, { status, headers: NO_STORE });
+    data(
+      { view, language, branding: end.branding, home: end.home, clientName: end.clientName, uid: args.params.uid!, org, csrf: context.services.csrf.tokenFor(args.params.uid!), token: "", ...extra },
+      { status, headers: NO_STORE },
+    );
   if (!gate.open) return answer("failed", 400);
   const token = String(gate.form.get("token") ?? "");
   const input = { token, organizationSlug: org, interactionUid: gate.uid, meta: gate.meta };
@@ -110,7 +111,14 @@ export default function VerifyMagicLink() {
     if (result.view === "confirmed_elsewhere") return card(t("magicLink.pairedTitle"), <FormMessage tone="info">{t("magicLink.paired")}</FormMessage>);
     const message =
       result.view === "continuation_lost" ? t("magicLink.continuationLost") : result.view === "pairing_exhausted" ? t("magicLink.pairExhausted") : t("magicLink.invalid");
-    return card(result.view === "continuation_lost" ? t("expired.title") : t("magicLink.invalidTitle"), <FormMessage tone="error">{message}</FormMessage>);
+    // What happened, then the way back to the application to start again (never a dead end).
+    return card(
+      result.view === "continuation_lost" ? t("expired.title") : t("magicLink.invalidTitle"),
+      <>
+        <FormMessage tone="error">{message}</FormMessage>
+        <BackToApplication home={result.home} clientName={result.clientName} />
+      </>,
+    );
   }
   return (
     <main className="page">

@@ -5,8 +5,7 @@ import { pageTitle } from "~/i18n/page-title";
 import { AuthCard } from "~/components/auth-card";
 import { GateRefusalPage, isGateRefusal } from "~/components/gate-refusal";
 import { MagicLinkWaiting } from "~/components/magic-link-waiting";
-import { finishConfirmedElsewhere } from "~/.server/auth/magic-link";
-import { pairingCode } from "~/.server/auth/magic-link-pairing";
+import { finishConfirmedElsewhere, pairingCodeFor } from "~/.server/auth/magic-link";
 import { passGate } from "~/.server/interaction/gate";
 import { interactionHeaders, NO_STORE } from "~/.server/interaction/request";
 
@@ -25,7 +24,7 @@ export async function loader(args: LoaderFunctionArgs) {
   const { services } = args.context;
   const redirectTo = await finishConfirmedElsewhere(services, { at: gate.context, meta: gate.meta });
   if (redirectTo) return redirect(redirectTo, { status: 303, headers: NO_STORE });
-  return data({ view: "waiting" as const, ...gate.frame, pairingCode: (await pairingCode(services.store, gate.uid)) ?? "" }, { headers: NO_STORE });
+  return data({ view: "waiting" as const, ...gate.frame, pairingCode: await pairingCodeFor(services, gate.uid) }, { headers: NO_STORE });
 }
 
 export default function MagicLinkWait() {

@@ -108,6 +108,9 @@ describe("the invitation mail", () => {
     expect(mainOf(accepted.body)).toContain(pageText("en", (m) => m.invitation.done));
     expect(mainOf(accepted.body)).toContain(pageText("en", (m) => m.invitation.doneTitle));
     expect(mainOf(accepted.body)).toContain(tenant.org.name);
+    // The next step: the organization's account page (issue 19: an accepted invitation is no dead end).
+    const toAccount = `<a class="button" href="/${tenant.org.slug}/account">${pageText("en", (m) => m.invitation.toAccount)}</a>`;
+    expect(mainOf(accepted.body)).toContain(toAccount);
 
     const user = await prisma().user.findFirstOrThrow({ where: { organizationId: tenant.org.id, email } });
     expect(user).toMatchObject({ givenName: "Grace", familyName: "Hopper", emailVerified: true, locale: "en", status: "active" });
@@ -122,6 +125,13 @@ describe("the invitation mail", () => {
     expect(againMain).toContain(pageText("en", (m) => m.invitation.invalid));
     // Still the organization's page: the address names it (issue 19, no unbranded dead end).
     expect(againMain).toContain(tenant.org.name);
+    expect(againMain).toContain(toAccount);
+    // An address that names no organization offers no account page of one.
+    const nowhere = new URL(link);
+    nowhere.pathname = "/no-such-organization/invitation";
+    const unknown = await browser.get(nowhere.href);
+    expect(unknown.status).toBe(400);
+    expect(mainOf(await unknown.text())).not.toContain("/account");
     const replay = await browser.post(link, {
       csrf: csrfOf(accepted.html),
       token: new URL(link).searchParams.get("token")!,

@@ -233,6 +233,54 @@ describe("using a link", () => {
     expect({ status: again.post.status, main: withoutNonces(mainOf(await again.post.text())) }).toEqual(generic);
   });
 
+  it("says what happened on a used link, branded for its organization, with a button back to the application (en, de)", async () => {
+    const { page, link } = await linkFor();
+    const first = await useMagicLink(page.browser, link);
+    expect([302, 303]).toContain(first.post.status);
+    for (const language of ["en", "de"] as const) {
+      // Opened again later, on the phone: the link stays used; the page is no dead end.
+      const phone = new TestBrowser({ "Accept-Language": language });
+      const { post } = await useMagicLink(phone, link);
+      expect(post.status).toBe(400);
+      const html = await post.text();
+      const main = mainOf(html);
+      expect(htmlLang(html)).toBe(language);
+      expect(main).toContain(`<p class="brand-name">${escapeHtml(tenant.org.name)}</p>`);
+      expect(main).toContain(pageText(language, (m) => m.magicLink.invalidTitle));
+      expect(main).toContain(pageText(language, (m) => m.magicLink.invalid));
+      expect(main).toContain(`<a class="button" href="https://rp.example.com/">${pageText(language, (m) => m.reset.signInTo, { client: "Test client" })}</a>`);
+    }
+    // A made-up token at the same address shows the same page: nothing tells the links apart.
+    const stranger = new TestBrowser();
+    const bogus = `${porta.baseUrl}/interaction/${page.uid}/magic-link/verify?org=${tenant.org.slug}&token=${"y".repeat(43)}`;
+    const used = await useMagicLink(stranger, link);
+    const madeUp = await useMagicLink(stranger, bogus);
+    expect({ status: madeUp.post.status, main: withoutNonces(mainOf(await madeUp.post.text())) }).toEqual({
+      status: used.post.status,
+      main: withoutNonces(mainOf(await used.post.text())),
+    });
+  });
+
+  it("offers the way back after a lost continuation too, and names no organization for a link whose address names none", async () => {
+    const { page, link } = await linkFor();
+    await porta.services.store.del(interactionOrgKey(page.uid));
+    const lost = await useMagicLink(new TestBrowser(), link);
+    expect(lost.post.status).toBe(400);
+    const lostMain = mainOf(await lost.post.text());
+    expect(lostMain).toContain(pageText("en", (m) => m.magicLink.continuationLost));
+    expect(lostMain).toContain(`<p class="brand-name">${escapeHtml(tenant.org.name)}</p>`);
+    // The index is gone, so no client is known: the text says where to go, no button guesses.
+    expect(lostMain).not.toContain(`<a class="button"`);
+    expect(lostMain).toContain(pageText("en", (m) => m.reset.backToApplication));
+
+    const nowhere = `${porta.baseUrl}/interaction/${page.uid}/magic-link/verify?org=no-such-organization&token=${"z".repeat(43)}`;
+    const { post } = await useMagicLink(new TestBrowser(), nowhere);
+    expect(post.status).toBe(400);
+    const main = mainOf(await post.text());
+    expect(main).not.toContain("brand");
+    expect(main).toContain(pageText("en", (m) => m.magicLink.invalid));
+  });
+
   it("is never consumed by opening it (GET), however often", async () => {
     const { page, link, row, user } = await linkFor();
     for (let i = 0; i < 3; i++) {

@@ -1,4 +1,4 @@
-import { randomInt, timingSafeEqual } from "node:crypto";
+import { randomBytes, randomInt, timingSafeEqual } from "node:crypto";
 import type { KeyValueStore } from "../cache/store";
 
 /**
@@ -7,14 +7,22 @@ import type { KeyValueStore } from "../cache/store";
  * types that number there. Whoever made someone else's address ask for a link (to be signed in as
  * them when they click it) never shows them the number, so a click alone signs nobody in.
  * Three wrong numbers end the pairing; the link is then burnt by the caller.
+ *
+ * Attempts are counted by the store in one step (`increment`) before the number is compared, so
+ * that numbers sent all at once are still only three comparisons: a read-then-write count would
+ * let every guess of a burst see the same count.
  */
 const MAX_ATTEMPTS = 3;
 const pairingKey = (uid: string) => `magic-link:pairing:${uid}`;
 const confirmedKey = (uid: string) => `magic-link:confirmed:${uid}`;
+/** Per pairing (its own id), so that a new pairing of the same interaction counts afresh. */
+const attemptsKey = (uid: string, pairingId: string) => `magic-link:pairing-attempts:${uid}:${pairingId}`;
+/** Outlives any pairing (a link lives at most 1440 minutes, `auth.magicLinkTtlMinutes`). */
+const ATTEMPTS_TTL_SECONDS = 24 * 60 * 60 + 60;
 
 interface Pairing {
   code: string;
-  attempts: number;
+  id: string;
 }
 
 /**
@@ -22,7 +30,7 @@ interface Pairing {
  * shows the same page and the same number; its lifetime restarts with the new link's.
  */
 export async function startPairing(store: KeyValueStore, uid: string, ttlSeconds: number): Promise<string> {
-  const pairing = readPairing(await store.get(pairingKey(uid))) ?? { code: String(randomInt(10, 100)), attempts: 0 };
+  const pairing = readPairing(await store.get(pairingKey(uid))) ?? { code: String(randomInt(10, 100)), id: randomBytes(9).toString("base64url") };
   await store.set(pairingKey(uid), JSON.stringify(pairing), ttlSeconds);
   return pairing.code;
 }
@@ -33,21 +41,26 @@ export async function pairingCode(store: KeyValueStore, uid: string): Promise<st
 
 export type PairingCheck = "match" | "wrong" | "exhausted" | "none";
 
-/** Compares a typed number; a match ends the pairing (one sign-in per number). */
+/**
+ * Compares a typed number; a match ends the pairing (one sign-in per number). The attempt is
+ * counted first: past the third, nothing is compared any more.
+ */
 export async function checkPairing(store: KeyValueStore, uid: string, typed: string): Promise<PairingCheck> {
   const pairing = readPairing(await store.get(pairingKey(uid)));
   if (!pairing) return "none";
+  const attempt = await store.increment(attemptsKey(uid, pairing.id), ATTEMPTS_TTL_SECONDS);
+  // The third attempt ended the pairing (or matched); later ones of the same burst only learn that.
+  if (attempt > MAX_ATTEMPTS) return "exhausted";
   const given = Buffer.from(typed.trim().slice(0, 8));
   const expected = Buffer.from(pairing.code);
   if (given.length === expected.length && timingSafeEqual(given, expected)) {
-    await store.del(pairingKey(uid));
-    return "match";
+    // take: of two tabs sending the right number, one signs in.
+    return readPairing(await store.take(pairingKey(uid)))?.id === pairing.id ? "match" : "none";
   }
-  if (pairing.attempts + 1 >= MAX_ATTEMPTS) {
+  if (attempt === MAX_ATTEMPTS) {
     await store.del(pairingKey(uid));
     return "exhausted";
   }
-  await store.replace(pairingKey(uid), JSON.stringify({ ...pairing, attempts: pairing.attempts + 1 }));
   return "wrong";
 }
 
@@ -69,7 +82,8 @@ function readPairing(raw: string | null): Pairing | null {
   if (!raw) return null;
   try {
     const parsed = JSON.parse(raw) as Partial<Pairing>;
-    return typeof parsed.code === "string" && typeof parsed.attempts === "number" ? { code: parsed.code, attempts: parsed.attempts } : null;
+    // A pairing stored before pairings had ids (it lives minutes) counts under one shared id.
+    return typeof parsed.code === "string" ? { code: parsed.code, id: typeof parsed.id === "string" ? parsed.id : "0" } : null;
   } catch {
     return null;
   }

@@ -196,6 +196,11 @@ export async function finishConfirmedElsewhere(services: Services, input: { at: 
   return redirectTo;
 }
 
+/** The number the asking page shows for a link opened on another device ("" when none was asked for). */
+export async function pairingCodeFor(services: Services, uid: string): Promise<string> {
+  return (await pairingCode(services.store, uid)) ?? "";
+}
+
 /** Whether another browser has confirmed this interaction's link (the asking page polls it). */
 export function confirmedElsewhere(services: Services, uid: string): Promise<boolean> {
   return isConfirmed(services.store, uid);

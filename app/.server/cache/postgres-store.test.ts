@@ -93,6 +93,19 @@ describe("ephemeral store in the database", () => {
     expect(await store.get("never")).toBeNull();
   });
 
+  it("increment() gives each of many concurrent callers its own count, keeps the counter's expiry and starts over after it", async () => {
+    const counts = await Promise.all(Array.from({ length: 20 }, () => store.increment("attempts", 60)));
+    expect(counts.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    const before = (await database.db.executeSql(`SELECT "expiresAt" FROM "EphemeralEntry" WHERE "key" = 'attempts'`)).rows as Array<{ expiresAt: unknown }>;
+    await store.increment("attempts", 3600);
+    const after = (await database.db.executeSql(`SELECT "expiresAt" FROM "EphemeralEntry" WHERE "key" = 'attempts'`)).rows as Array<{ expiresAt: unknown }>;
+    expect(String(after[0]?.expiresAt)).toBe(String(before[0]?.expiresAt));
+    await expire("attempts");
+    expect(await store.increment("attempts", 60)).toBe(1);
+    await store.set("not-a-number", "abc", 60);
+    expect(await store.increment("not-a-number", 60)).toBe(1);
+  });
+
   it("keeps sets, gives every member the set's new time to live on add, and expires them", async () => {
     expect(await store.setMembers("grants")).toEqual([]);
     await store.addToSet("grants", "g1", 60);

@@ -66,6 +66,22 @@ export function createPostgresStore(db: Database, logger: Logger): KeyValueStore
       );
       return rows[0]?.live ? rows[0].value : null;
     },
+    async increment(key, ttlSeconds) {
+      // ON CONFLICT DO UPDATE locks the row: concurrent increments of one key queue and each sees
+      // the previous one's count. The SET expressions read the row as it was.
+      const live = `("EphemeralEntry"."expiresAt" IS NULL OR "EphemeralEntry"."expiresAt" > now())`;
+      const rows = await sql<{ value: string }>(
+        `INSERT INTO "EphemeralEntry" ("key", "value", "expiresAt") VALUES ($1::text, '1', ${expiryOf("$2")})
+         ON CONFLICT ("key") DO UPDATE SET
+           "value" = CASE WHEN ${live} AND "EphemeralEntry"."value" ~ '^[0-9]{1,15}$'
+                     THEN ("EphemeralEntry"."value"::bigint + 1)::text ELSE '1' END,
+           "expiresAt" = CASE WHEN ${live} AND "EphemeralEntry"."value" ~ '^[0-9]{1,15}$'
+                         THEN "EphemeralEntry"."expiresAt" ELSE EXCLUDED."expiresAt" END
+         RETURNING "value"`,
+        [key, ttl(ttlSeconds)],
+      );
+      return Number(rows[0]!.value);
+    },
     async addToSet(key, member, ttlSeconds) {
       // The member joins and the whole set takes the new time to live, in one statement. Two
       // writers of one set would lock its rows in different orders (each its own member first)

@@ -31,6 +31,12 @@ export interface KeyValueStore {
   replace(key: string, value: string): Promise<void>;
   /** Reads and deletes in one step, so that two readers never both get the value. */
   take(key: string): Promise<string | null>;
+  /**
+   * Adds one to a counter in one step and returns the new count, so that concurrent callers each
+   * get their own number. A new (or expired, or non-numeric) counter starts at 1 with the time to
+   * live given; an existing one keeps its own.
+   */
+  increment(key: string, ttlSeconds: number): Promise<number>;
   /** Adds to a set and (re)sets the set's time to live. */
   addToSet(key: string, member: string, ttlSeconds: number): Promise<void>;
   setMembers(key: string): Promise<string[]>;

@@ -1,4 +1,11 @@
+import type { Organization } from "~/generated/prisma/client";
 import { assetPath, readStoredBranding } from "~/schemas/branding";
+import { SlugSchema } from "~/schemas/organization";
+import { applicationHome } from "../auth/application-home";
+import { getClientRecord } from "../directory/clients";
+import { getOrganizationById, getOrganizationBySlug } from "../directory/organizations";
+import { lookupInteractionOrigin } from "../oidc/adapter";
+import type { Services } from "../services";
 
 /**
  * An organization's branding for its login pages and emails, read from the organization record
@@ -38,4 +45,58 @@ export function brandingOf(organization: { id: string; name: string; branding: u
     footerText: stored.footerText ?? null,
     cssVariables,
   };
+}
+
+/**
+ * What a page about a flow that ended shows (an expired sign-in, a used link, an accepted
+ * invitation, a changed password): whose it was and the next step. `branding` is null when
+ * nothing names an active organization; `home` (see applicationHome) and `clientName` only for
+ * an active client of that organization, never an address from the request.
+ */
+export interface FlowEnd {
+  branding: Branding | null;
+  home: string | null;
+  clientName: string | null;
+  /** The organization's default language, for a page that has no `ui_locales` to go by. */
+  defaultLocale: string | null;
+}
+
+const NOTHING_KNOWN: FlowEnd = { branding: null, home: null, clientName: null, defaultLocale: null };
+
+/**
+ * The one lookup behind every page about a link or flow whose URL names its organization by slug.
+ * The client comes from the caller (a link's stored client), or from the sign-in the URL's
+ * interaction uid belonged to when that was the same organization's.
+ */
+export async function brandingForSlug(services: Services, slug: string, via: { clientId?: string | null; interactionUid?: string } = {}): Promise<FlowEnd> {
+  const parsed = SlugSchema.safeParse(slug);
+  if (!parsed.success) return NOTHING_KNOWN;
+  const organization = await getOrganizationBySlug(services.db.prisma, services.cache, parsed.data);
+  let clientId = via.clientId ?? null;
+  if (!clientId && via.interactionUid && organization) {
+    const origin = await lookupInteractionOrigin(services.store, via.interactionUid);
+    if (origin?.organizationId === organization.id) clientId = origin.clientId;
+  }
+  return flowEndOf(services, organization, clientId);
+}
+
+/**
+ * For /interaction/:uid when the interaction is gone, finished or another browser's: the URL
+ * names no organization, but the uid's index outlives the interaction (decision 035).
+ */
+export async function brandingForInteraction(services: Services, uid: string): Promise<FlowEnd> {
+  if (uid.length === 0 || uid.length > 200) return NOTHING_KNOWN;
+  const origin = await lookupInteractionOrigin(services.store, uid);
+  if (!origin) return NOTHING_KNOWN;
+  const organization = await getOrganizationById(services.db.prisma, services.cache, origin.organizationId);
+  return flowEndOf(services, organization, origin.clientId);
+}
+
+async function flowEndOf(services: Services, organization: Organization | null, clientId: string | null): Promise<FlowEnd> {
+  if (!organization || organization.status !== "active") return NOTHING_KNOWN;
+  const usableId = clientId !== null && clientId.length > 0 && clientId.length <= 200 && !clientId.includes("\0");
+  const found = usableId ? await getClientRecord(services.db.prisma, services.cache, clientId) : null;
+  const client = found && found.organizationId === organization.id ? found : null;
+  const home = applicationHome(client);
+  return { branding: brandingOf(organization), home, clientName: client?.name ?? null, defaultLocale: organization.defaultLocale };
 }

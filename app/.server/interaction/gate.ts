@@ -5,20 +5,20 @@ import { auditMethodRefusal } from "../auth/method-refusal";
 import { readForm } from "../http/form";
 import type { Services } from "../services";
 import type { InteractionContext } from "./context";
-import { isAfterAction, loadInteractionPage, NO_STORE, type PageFrame } from "./request";
-import type { Language } from "~/i18n/config";
+import { isAfterAction, loadInteractionPage, NO_STORE, type ExpiredFrame, type PageFrame } from "./request";
 
 /**
  * The front door of every interaction route (/interaction/:uid and the pages below it). In this
  * order, before the route does anything of its own:
- *   1. load the interaction (unknown, expired or another browser's: the expired page, 400);
+ *   1. load the interaction (unknown, expired, finished or another browser's: the expired page,
+ *      400, branded with the way back to the application when the uid's organization is known);
  *   2. for a route that belongs to a login method, refuse the method when it is not effective for
  *      the client (403, `security.login_method_disabled`), before any user lookup and before CSRF;
  *   3. for a POST, check the form's CSRF token (403).
  * The route gets the interaction, the page frame, the posted form and where the request came from.
  */
 export type GateRefusal =
-  | { view: "expired"; language: Language }
+  | ({ view: "expired" } & ExpiredFrame)
   | ({ view: "unavailable"; method: LoginMethod } & PageFrame)
   | ({ view: "csrf" } & PageFrame);
 
@@ -72,7 +72,7 @@ export async function passGate({ request, params, context }: RouteArgs, options:
   });
 
   const loaded = await loadInteractionPage(request, context, uid);
-  if (!loaded.ok && options.interaction !== "optional") return closed({ view: "expired", language: loaded.language }, 400);
+  if (!loaded.ok && options.interaction !== "optional") return closed({ view: "expired", ...loaded.expired }, 400);
 
   if (loaded.ok && options.method && !(await methodAllowed(services, request, context, loaded.context, options.method, options.endpoint, meta))) {
     return closed({ view: "unavailable", method: options.method, ...loaded.frame }, 403);
@@ -80,7 +80,7 @@ export async function passGate({ request, params, context }: RouteArgs, options:
 
   if (request.method === "POST" && !services.csrf.verify(uid, form.get("csrf"))) {
     // Without an interaction (the magic-link callback) there is no frame to show: the route maps it.
-    return closed(loaded.ok ? { view: "csrf", ...loaded.frame } : { view: "expired", language: loaded.language }, 403);
+    return closed(loaded.ok ? { view: "csrf", ...loaded.frame } : { view: "expired", ...loaded.expired }, 403);
   }
   return loaded.ok
     ? { open: true, uid, context: loaded.context, frame: loaded.frame, form, meta }

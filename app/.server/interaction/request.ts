@@ -1,6 +1,6 @@
 import type { AppLoadContext, HeadersFunction } from "@remix-run/node";
 import { resolveLanguage } from "../i18n";
-import { brandingOf, type Branding } from "./branding";
+import { brandingForInteraction, brandingOf, type Branding, type FlowEnd } from "./branding";
 import { InteractionExpiredError, loadInteraction, type InteractionContext } from "./context";
 import type { Language } from "~/i18n/config";
 
@@ -13,11 +13,17 @@ export interface PageFrame {
   clientName: string;
 }
 
+/** What the expired page shows: whose sign-in it was, when that is still known, and the way back. */
+export type ExpiredFrame = { language: Language } & Pick<FlowEnd, "branding" | "home" | "clientName">;
+
 export type Loaded =
   | { ok: true; context: InteractionContext; frame: PageFrame }
-  | { ok: false; language: Language };
+  | { ok: false; expired: ExpiredFrame };
 
-/** Loads the interaction and the page frame, or says the request expired (in the browser's language). */
+/**
+ * Loads the interaction and the page frame, or says the request expired or ended: branded for its
+ * organization while the uid's index remembers it (decision 035), in the browser's language.
+ */
 export async function loadInteractionPage(request: Request, context: AppLoadContext, uid: string): Promise<Loaded> {
   const { services, req, res } = context;
   try {
@@ -39,7 +45,8 @@ export async function loadInteractionPage(request: Request, context: AppLoadCont
     };
   } catch (error) {
     if (!(error instanceof InteractionExpiredError)) throw error;
-    return { ok: false, language: await resolveLanguage(request, {}) };
+    const { branding, home, clientName, defaultLocale } = await brandingForInteraction(services, uid);
+    return { ok: false, expired: { language: await resolveLanguage(request, { organizationDefault: defaultLocale }), branding, home, clientName } };
   }
 }
 

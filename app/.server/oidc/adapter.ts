@@ -35,8 +35,55 @@ function withId(payload: AdapterPayload | undefined, id: string): AdapterPayload
 /** Where an interaction's organization is recorded, so that /interaction/:uid finds its provider. */
 export const interactionOrgKey = (uid: string) => `oidc:interaction-org:${hashId(uid)}`;
 
-export function lookupInteractionOrganization(store: KeyValueStore, uid: string): Promise<string | null> {
-  return store.get(interactionOrgKey(uid));
+/**
+ * How long the index outlives its interaction (decision 035): a page opened after the sign-in
+ * expired or finished still knows whose it was, and shows that organization's way back instead
+ * of a dead end. It names an organization and a client, nothing about a person.
+ */
+export const INTERACTION_ORIGIN_RETENTION_SECONDS = 24 * 3600;
+
+/** The organization and client a sign-in belonged to; `open` while the interaction itself lives. */
+export interface InteractionOrigin {
+  organizationId: string;
+  clientId: string | null;
+  open: boolean;
+}
+
+interface StoredOrigin {
+  organizationId: string;
+  clientId: string | null;
+  /** When the interaction itself expires, in epoch milliseconds. */
+  openUntil: number;
+}
+
+export async function lookupInteractionOrigin(store: KeyValueStore, uid: string): Promise<InteractionOrigin | null> {
+  const raw = await store.get(interactionOrgKey(uid));
+  if (!raw) return null;
+  let stored: Partial<StoredOrigin>;
+  try {
+    stored = JSON.parse(raw) as Partial<StoredOrigin>;
+  } catch {
+    // Written before the index carried more than the organization id (it lived as long as the interaction).
+    return { organizationId: raw, clientId: null, open: true };
+  }
+  if (typeof stored.organizationId !== "string") return null;
+  return {
+    organizationId: stored.organizationId,
+    clientId: typeof stored.clientId === "string" ? stored.clientId : null,
+    open: typeof stored.openUntil === "number" && stored.openUntil > Date.now(),
+  };
+}
+
+/** The organization of an interaction that has not expired (it may be another browser's, or finished). */
+export async function lookupInteractionOrganization(store: KeyValueStore, uid: string): Promise<string | null> {
+  const origin = await lookupInteractionOrigin(store, uid);
+  return origin?.open ? origin.organizationId : null;
+}
+
+function recordInteractionOrigin(store: KeyValueStore, id: string, organizationId: string, payload: AdapterPayload, ttl: number): Promise<void> {
+  const clientId = payload.params?.client_id;
+  const origin: StoredOrigin = { organizationId, clientId: typeof clientId === "string" ? clientId : null, openUntil: Date.now() + ttl * 1000 };
+  return store.set(interactionOrgKey(id), JSON.stringify(origin), ttl + INTERACTION_ORIGIN_RETENTION_SECONDS);
 }
 
 export interface AdapterContext {
@@ -198,7 +245,7 @@ function ephemeralAdapter({ store, organizationId }: AdapterContext, model: stri
       // Index values are the raw id, readable only by someone holding the uid or user code.
       if (payload.uid) indexes.push(store.set(uidKey(payload.uid), id, ttl));
       if (payload.userCode) indexes.push(store.set(userCodeKey(payload.userCode), id, ttl));
-      if (model === "Interaction") indexes.push(store.set(interactionOrgKey(id), organizationId, ttl));
+      if (model === "Interaction") indexes.push(recordInteractionOrigin(store, id, organizationId, payload, ttl));
       if (model === "Session" && payload.accountId) {
         indexes.push(store.addToSet(accountSessionsKey(organizationId, payload.accountId), key(id), ttl));
         const device = requestDevice.getStore();
