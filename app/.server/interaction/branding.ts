@@ -1,4 +1,5 @@
 import type { Organization } from "~/generated/prisma/client";
+import { ACCOUNT_CLIENT_ID, accountPageUrl } from "../oidc/account-client";
 import { assetPath, readStoredBranding } from "~/schemas/branding";
 import { SlugSchema } from "~/schemas/organization";
 import { applicationHome } from "../auth/application-home";
@@ -94,6 +95,10 @@ export async function brandingForInteraction(services: Services, uid: string): P
 
 async function flowEndOf(services: Services, organization: Organization | null, clientId: string | null): Promise<FlowEnd> {
   if (!organization || organization.status !== "active") return NOTHING_KNOWN;
+  // The account page's sign-in starts again at the account page.
+  if (clientId === ACCOUNT_CLIENT_ID) {
+    return { branding: brandingOf(organization), home: accountPageUrl(services.config.baseUrl, organization.slug), clientName: null, defaultLocale: organization.defaultLocale };
+  }
   const usableId = clientId !== null && clientId.length > 0 && clientId.length <= 200 && !clientId.includes("\0");
   const found = usableId ? await getClientRecord(services.db.prisma, services.cache, clientId) : null;
   const client = found && found.organizationId === organization.id ? found : null;
