@@ -131,7 +131,7 @@ describe("a server that cannot be reached", () => {
   it("DNS: names the host that was not found", async () => {
     const run = await runPorta(["orgs", "list", "--server", "https://porta.example.invalid"], withToken);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^Error: Could not reach https:\/\/porta\.example\.invalid\/api\/admin\/organizations: the host name porta\.example\.invalid (was not found \(DNS\)|could not be looked up)/);
+    expect(run.stderr).toMatch(/^Error: Could not reach https:\/\/porta\.example\.invalid\/api\/admin\/organizations: the host name porta\.example\.invalid (was not found in DNS \(ENOTFOUND\)|could not be looked up)/);
   });
 
   it("TLS: an https:// URL on a port that speaks plain HTTP", async () => {

@@ -149,7 +149,7 @@ export function connectionErrorOf(error: unknown, url: string): PortaConnectionE
     why = "the connection was refused: nothing listens there (is Porta running, and is the port right?)";
   } else if (code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "EAI_NONAME" || code === "EAI_FAIL") {
     reason = "dns";
-    why = code === "EAI_AGAIN" ? `the host name ${host} could not be looked up (DNS did not answer)` : `the host name ${host} was not found (DNS)`;
+    why = code === "EAI_AGAIN" ? `the host name ${host} could not be looked up (DNS did not answer)` : `the host name ${host} was not found in DNS`;
   } else if ((code && TLS_CODE.test(code)) || (https && /\bTLS\b|\bSSL\b|certificate/i.test(detail))) {
     reason = "tls";
     why =
