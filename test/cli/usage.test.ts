@@ -87,7 +87,7 @@ describe("did you mean", () => {
     expect(kebab.stderr).toContain("Did you mean `porta keys rotate-all`?");
     const flag = await runPorta(["orgs", "create", "--nme", "Acme", "--slug", "acme"], withToken);
     expect(flag.code).toBe(2);
-    expect(flag.stderr.trim()).toBe("Unknown flag --nme for `porta organizations create`. Did you mean `--name`? `porta organizations create --help` lists its fields.");
+    expect(flag.stderr.trim()).toBe("Unknown flag --nme for `porta orgs create`. Did you mean `--name`? `porta orgs create --help` lists its fields.");
     const nothing = await runPorta(["xyzzy"], env);
     expect(nothing.code).toBe(2);
     expect(nothing.stderr.trim()).toBe("Unknown command `porta xyzzy`. `porta help` lists the commands.");

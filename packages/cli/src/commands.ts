@@ -154,7 +154,7 @@ export interface CallParts {
 }
 
 /** Path values, input and options of the client call, from positionals and flags. */
-export function callArguments(id: string, args: ParsedArgs, positionals: string[]): CallParts {
+export function callArguments(id: string, args: ParsedArgs, positionals: string[], typed?: string): CallParts {
   const spec = specs[id]!;
   const rest = [...positionals];
   const pathValues = spec.pathParams.map((param) => {
@@ -174,7 +174,8 @@ export function callArguments(id: string, args: ParsedArgs, positionals: string[
     const field = fieldByFlag.get(flag) ?? known.find((f) => f.name === camel(flag));
     if (!field) {
       const [ns, name] = id.split(".") as [string, string];
-      const command = `porta ${kebab(ns)} ${kebab(name)}`;
+      // In the words the person typed (`porta orgs create`), else the canonical ones.
+      const command = typed ?? `porta ${kebab(ns)} ${kebab(name)}`;
       const candidates = [...fieldByFlag.keys(), ...consumed].filter((f) => f === kebab(f));
       throw new UsageError(`Unknown flag --${flag} for \`${command}\`.${didYouMean(flag, candidates, (c) => `--${c}`)} \`${command} --help\` lists its fields.`);
     }

@@ -1,6 +1,6 @@
 import { PortaAdmin, PortaConnectionError, PortaError, cliCredentials, staticToken } from "@porta/admin-client";
 import { flagString, kebab, parseArgs, type ParsedArgs } from "./args";
-import { areaHelp, areaOf, callArguments, helpOf, namespaces, operationOf, runOperation, specs, unknownArea, usageOf } from "./commands";
+import { areaHelp, areaOf, callArguments, helpOf, namespaces, operationOf, runOperation, specs, summaryOf, unknownArea, usageOf } from "./commands";
 import { UsageError, credentialsFile, profileOf, serverOf, storedProfile } from "./config";
 import { claimsOf, login, logout } from "./login";
 import { createOutput, type Output } from "./output";
@@ -138,7 +138,7 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     }
     if (command === "operations") {
-      output.result(Object.keys(specs).map((id) => ({ operationId: id, method: specs[id]!.method, path: specs[id]!.path, usage: usageOf(id) })));
+      output.result(Object.keys(specs).map((id) => ({ operationId: id, method: specs[id]!.method, path: specs[id]!.path, usage: usageOf(id), summary: summaryOf(id) })));
       return 0;
     }
     const ns = areaOf(command);
@@ -156,7 +156,7 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     }
     // Flags and path values are checked before a server is needed.
-    const parts = callArguments(id, args, rest);
+    const parts = callArguments(id, args, rest, `porta ${command} ${verb}`);
     const server = await serverOf(args);
     output.result(await runOperation(client(args, server), id, args, parts));
     if (flagString(args, "if-match") === undefined && specs[id]!.etag && !json) {
