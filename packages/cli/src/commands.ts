@@ -129,7 +129,7 @@ export function helpOf(id: string): string {
   }
   const spec = specs[id]!;
   lines.push("");
-  if (spec.pathParams.length > 0) lines.push(`Path values may also be given in order: ${usageOf(id).split(" ").slice(0, 3 + spec.pathParams.length).join(" ")}.`);
+  if (spec.pathParams.length > 0) lines.push("Path values go in order after the operation, or as the flags above.");
   if (fieldsOf(id).some((f) => isOrganizationField(id, f))) lines.push("An organization is named by its id or its slug.");
   if (fieldsOf(id).some((f) => /^list of|^object|JSON/.test(f.type))) lines.push(`Lists and objects are JSON: --field '["a","b"]'.`);
   if (spec.input === "body") lines.push("--data JSON gives the whole body; flags override its fields.");
