@@ -142,6 +142,44 @@ describe("with stored credentials", () => {
     // Six runs of the CLI, each a node process with tsx, on a shared two-core machine.
   }, 90_000);
 
+  it("names an organization by its slug wherever an organization id is asked", async () => {
+    const slug = unique("clis");
+    const org = JSON.parse((await runPorta(["orgs", "create", "--name", "Slugged", "--slug", slug, "--json"], env)).stdout) as { data: { id: string } };
+    // A path value (organizations' own id, users' orgId), a query filter and a body field.
+    const shown = await runPorta(["orgs", "get", slug, "--json"], env);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ data: { id: org.data.id, slug } });
+    const invited = await runPorta(["users", "create", "--org", slug, "--email", `${unique("s")}@example.com`, "--json"], env);
+    expect(invited.code, invited.stderr).toBe(0);
+    expect(JSON.parse(invited.stdout)).toMatchObject({ data: { organizationId: org.data.id } });
+    const users = await runPorta(["users", "list", slug, "--json"], env);
+    expect(JSON.parse(users.stdout)).toMatchObject({ total: 1 });
+    const app = await runPorta(["apps", "create", "--org", slug, "--name", "Slug app", "--json"], env);
+    expect(app.code, app.stderr).toBe(0);
+    expect(JSON.parse(app.stdout)).toMatchObject({ data: { organizationId: org.data.id } });
+    const apps = await runPorta(["apps", "list", "--org", slug, "--json"], env);
+    expect((JSON.parse(apps.stdout) as { data: Array<{ name: string }> }).data.map((a) => a.name)).toEqual(["Slug app"]);
+    // An id still works as before.
+    const byId = await runPorta(["keys", "list", "--org", org.data.id, "--json"], env);
+    expect(byId.code, byId.stderr).toBe(0);
+
+    const unknown = await runPorta(["users", "list", "--org", "no-such-organization"], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('No organization has the slug "no-such-organization"');
+  }, 60_000);
+
+  it("with --json a server's error is JSON on stdout: status, code, message, details and one request id", async () => {
+    const missing = await runPorta(["clients", "get", "no-such-client", "--json"], env);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe("");
+    const body = JSON.parse(missing.stdout) as { error: { requestId: string } };
+    expect(body).toMatchObject({ error: { status: 404, code: "not_found" } });
+    expect(body.error.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    const invalid = await runPorta(["orgs", "create", "--name", "Bad", "--slug", "Not A Slug", "--json"], env);
+    expect(invalid.code).toBe(1);
+    expect(JSON.parse(invalid.stdout)).toMatchObject({ error: { status: 422, code: "validation_failed", details: [expect.objectContaining({ field: "slug" })] } });
+  });
+
   it("refreshes an expired access token transparently and stores the rotated tokens (0600)", async () => {
     const before = stored();
     const content = JSON.parse(readFileSync(file(), "utf8")) as CredentialsFile;

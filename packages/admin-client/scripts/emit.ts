@@ -20,6 +20,12 @@ export interface JsonSchema {
   oneOf?: JsonSchema[];
   allOf?: JsonSchema[];
   description?: string;
+  format?: string;
+  default?: unknown;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
 }
 
 interface Parameter {
@@ -133,6 +139,85 @@ class TypeEmitter {
   }
 }
 
+const JSON_VALUE_TYPES = ["string", "number", "boolean", "null", "array", "object"];
+
+/**
+ * A JSON schema in a few words for people reading `porta <area> <op> --help`: `string (uuid)`,
+ * `web | native`, `integer 1–100`, `list of string`. Only the first level: nested objects are "object".
+ */
+export function describeSchema(schema: JsonSchema | undefined, components: Record<string, JsonSchema>, depth = 0, brief = false): string {
+  if (!schema || depth > 4) return "any JSON value";
+  if (schema.$ref) return describeSchema(components[schema.$ref.replace("#/components/schemas/", "")], components, depth + 1, brief);
+  if ("const" in schema) return JSON.stringify(schema.const);
+  if (schema.enum) return schema.enum.map((v) => (typeof v === "string" ? v : JSON.stringify(v))).join(" | ");
+  const alternatives = schema.anyOf ?? schema.oneOf ?? (Array.isArray(schema.type) ? schema.type.map((type) => ({ ...schema, type })) : undefined);
+  if (alternatives) {
+    const kinds = alternatives.map((a) => (typeof a.type === "string" ? a.type : undefined));
+    if (JSON_VALUE_TYPES.every((t) => kinds.includes(t))) return "any JSON value";
+    const parts = [...new Set(alternatives.filter((a) => a.type !== "null").map((a) => describeSchema(a, components, depth + 1, brief)))];
+    const nullable = alternatives.length > parts.length && kinds.includes("null");
+    return `${parts.join(" | ")}${nullable ? " or null" : ""}`;
+  }
+  if (schema.allOf) return "object";
+  // Lengths and bounds in parentheses; a list's items say only their kind.
+  const range = (min: number | undefined, max: number | undefined, unit: string) =>
+    brief ? "" : min !== undefined && max !== undefined ? ` (${min}–${max}${unit})` : max !== undefined ? ` (up to ${max}${unit})` : min !== undefined ? ` (at least ${min}${unit})` : "";
+  switch (schema.type) {
+    case "string":
+      return schema.format ? `string (${schema.format})` : `string${range(schema.minLength, schema.maxLength, " chars")}`;
+    case "integer":
+    case "number":
+      return `${schema.type}${range(schema.minimum, schema.maximum, "")}`;
+    case "boolean":
+      return "boolean";
+    case "array": {
+      const item = describeSchema(schema.items, components, depth + 1, true);
+      return `list of ${item.includes(" | ") ? `(${item})` : item}`;
+    }
+    case "object":
+      return "object";
+    default:
+      return "any JSON value";
+  }
+}
+
+/** One field an operation takes, for help texts (the CLI's `--help`). */
+interface FieldRow {
+  name: string;
+  in: "path" | "query" | "body";
+  type: string;
+  required: boolean;
+  default?: string;
+  description?: string;
+}
+
+function fieldRows(path: string, op: OpenApiOperation, components: Record<string, JsonSchema>): FieldRow[] {
+  const parameters = op.parameters ?? [];
+  const rows: FieldRow[] = pathParamsOf(path).map((name) => {
+    const declared = parameters.find((p) => p.in === "path" && p.name === name);
+    return { name, in: "path", type: describeSchema(declared?.schema, components), required: true, ...(declared?.description ? { description: declared.description } : {}) };
+  });
+  const field = (name: string, where: FieldRow["in"], schema: JsonSchema | undefined, required: boolean, description: string | undefined): FieldRow => ({
+    name,
+    in: where,
+    type: describeSchema(schema, components),
+    required,
+    ...(schema?.default !== undefined ? { default: JSON.stringify(schema.default) } : {}),
+    ...(description ? { description } : {}),
+  });
+  for (const p of parameters.filter((p) => p.in === "query")) rows.push(field(p.name, "query", p.schema, p.required === true, p.description ?? p.schema?.description));
+  const content = op.requestBody?.content ?? {};
+  const json = content["application/json"]?.schema;
+  const body = json?.$ref ? components[json.$ref.replace("#/components/schemas/", "")] : json;
+  if (body) {
+    const required = new Set(body.required ?? []);
+    for (const [name, prop] of Object.entries(body.properties ?? {})) rows.push(field(name, "body", prop, required.has(name), prop.description));
+  } else if (Object.keys(content).length > 0) {
+    rows.push({ name: "file", in: "body", type: `file (${Object.keys(content).join(", ")})`, required: op.requestBody?.required === true });
+  }
+  return rows;
+}
+
 function pathParamsOf(path: string): string[] {
   return [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
 }
@@ -149,6 +234,7 @@ interface Row {
   argsType: string;
   responseType: string;
   summary: string;
+  fields: FieldRow[];
 }
 
 export function emitClient(document: OpenApiDocument): string {
@@ -203,6 +289,7 @@ export function emitClient(document: OpenApiDocument): string {
         argsType: `[${args.join(", ")}]`,
         responseType,
         summary: op.summary ?? "",
+        fields: fieldRows(path, op, document.components?.schemas ?? {}),
       });
     }
   }
@@ -217,8 +304,12 @@ export function emitClient(document: OpenApiDocument): string {
         `  /** ${r.summary.replaceAll("*/", "* /")} */\n  ${JSON.stringify(r.id)}: {\n    args: ${r.argsType};\n    response: ${r.responseType};\n    etag: ${r.etag};\n  };`,
     )
     .join("\n");
+  const help = rows
+    .map((r) => `  ${JSON.stringify(r.id)}: {\n    summary: ${JSON.stringify(r.summary)},\n    fields: [${r.fields.map((f) => `\n      ${JSON.stringify(f)},`).join("")}${r.fields.length ? "\n    " : ""}],\n  },`)
+    .join("\n");
   return `// Generated by \`npm run generate:client\` from the Admin API's OpenAPI document. Do not edit.
 import type { CallOptions } from "../core/options.js";
+import type { OperationHelp } from "../core/operation.js";
 
 export const operations = {
 ${table}
@@ -227,6 +318,11 @@ ${table}
 export interface Operations {
 ${types}
 }
+
+/** Each operation's summary and fields (path, query, body) with their types, for help texts. */
+export const operationHelp: Record<string, OperationHelp> = {
+${help}
+};
 
 ${emitter.definitions()}
 `;

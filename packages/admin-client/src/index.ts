@@ -7,7 +7,7 @@ export { readCredentialsFile, writeCredentialsFile, updateProfile, type Credenti
 export { requestToken, tokenEndpointOf, type TokenResponse } from "./auth/token-endpoint.js";
 export type { CallOptions } from "./core/options.js";
 export type { RawRequest, RawResponse, TransportOptions } from "./core/request.js";
-export type { Namespace, Namespaces, OperationFunction, OperationId, OperationResult, OperationSpec, WithEtag } from "./core/operation.js";
+export type { FieldSpec, Namespace, Namespaces, OperationFunction, OperationHelp, OperationId, OperationResult, OperationSpec, WithEtag } from "./core/operation.js";
 export {
   PortaError,
   PortaAuthenticationError,
@@ -18,7 +18,10 @@ export {
   PortaRateLimitError,
   PortaServerError,
   PortaTimeoutError,
+  PortaConnectionError,
+  connectionErrorOf,
   errorFromResponse,
+  type ConnectionFailure,
   type FieldDetail,
 } from "./core/errors.js";
-export { operations, type Operations } from "./generated/operations.js";
+export { operationHelp, operations, type Operations } from "./generated/operations.js";

@@ -25,5 +25,6 @@ export class UsageError extends Error {}
 export async function serverOf(args: ParsedArgs): Promise<string> {
   const server = flagString(args, "server") ?? process.env.PORTA_SERVER ?? (await storedProfile(args))?.server;
   if (!server) throw new UsageError("No server: pass --server https://porta.example.com (or run `porta login --server ...` first).");
+  if (!/^https?:\/\/[^/]/i.test(server) || !URL.canParse(server)) throw new UsageError(`The server must be an http:// or https:// URL (got "${server}").`);
   return server.replace(/\/+$/, "");
 }

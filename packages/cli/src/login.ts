@@ -3,7 +3,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createInterface } from "node:readline";
-import { PortaAuthenticationError, requestToken, updateProfile, type StoredCredentials } from "@porta/admin-client";
+import { PortaAuthenticationError, connectionErrorOf, requestToken, updateProfile, type StoredCredentials } from "@porta/admin-client";
 import type { Output } from "./output";
 
 /**
@@ -25,7 +25,9 @@ interface Discovery {
 }
 
 async function getJson<T>(url: string): Promise<T> {
-  const res = await fetch(url, { headers: { accept: "application/json" } });
+  const res = await fetch(url, { headers: { accept: "application/json" } }).catch((error: unknown) => {
+    throw connectionErrorOf(error, url);
+  });
   if (!res.ok) throw new Error(`${url} answered ${res.status}`);
   return (await res.json()) as T;
 }

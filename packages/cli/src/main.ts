@@ -1,6 +1,6 @@
-import { PortaAdmin, PortaError, cliCredentials, staticToken } from "@porta/admin-client";
-import { flagString, parseArgs, type ParsedArgs } from "./args";
-import { namespaces, resolveOperation, runOperation, specs, usageOf } from "./commands";
+import { PortaAdmin, PortaConnectionError, PortaError, cliCredentials, staticToken } from "@porta/admin-client";
+import { flagString, kebab, parseArgs, type ParsedArgs } from "./args";
+import { areaHelp, areaOf, callArguments, helpOf, namespaces, operationOf, runOperation, specs, summaryOf, unknownArea, usageOf } from "./commands";
 import { UsageError, credentialsFile, profileOf, serverOf, storedProfile } from "./config";
 import { claimsOf, login, logout } from "./login";
 import { createOutput, type Output } from "./output";
@@ -16,8 +16,11 @@ const HELP = `porta: manage Porta from the command line
       porta clients get ID           porta keys rotate --org ID   porta audit list --limit 20
       porta keys list --org ID       porta keys rotate-all (every organization)
   porta operations                                         every area and operation
+  porta <area> --help                                      an area's operations
+  porta <area> <operation> --help                          an operation's fields, their types, which are required
 
-Global flags: --json (machine-readable output), --server URL, --profile NAME, --all (every page of a list),
+An organization is named by its id or its slug wherever one is asked (--org acme).
+Global flags: --json (machine-readable output and errors), --server URL, --profile NAME, --all (every page of a list),
 --if-match ETAG (writes), --data JSON (body), --timeout MS. Credentials: $PORTA_CONFIG_DIR or ~/.config/porta.`;
 
 function client(args: ParsedArgs, server: string): PortaAdmin {
@@ -47,29 +50,69 @@ async function whoami(args: ParsedArgs, output: Output) {
   });
 }
 
-function printError(error: unknown, output: Output) {
+/** What went wrong, as the Admin API's error body plus what the CLI knows (status, request id, URL). */
+function errorBody(error: unknown): { error: Record<string, unknown> } {
+  if (error instanceof UsageError) return { error: { code: "usage", message: error.message } };
+  if (error instanceof PortaError) {
+    return {
+      error: {
+        ...(error.status ? { status: error.status } : {}),
+        code: error.code,
+        message: error.message,
+        ...(error.details ? { details: error.details } : {}),
+        ...(error.requestId ? { requestId: error.requestId } : {}),
+        ...(error instanceof PortaConnectionError ? { url: error.url, reason: error.reason, ...(error.systemCode ? { systemCode: error.systemCode } : {}) } : {}),
+      },
+    };
+  }
+  return { error: { code: "error", message: error instanceof Error ? error.message : String(error) } };
+}
+
+/**
+ * Reports a failure and returns the exit status (2 for usage errors, else 1). With --json the
+ * error is one JSON object on stdout, where a script reads the result; otherwise text on stderr.
+ */
+function printError(error: unknown, output: Output, json: boolean) {
+  const status = error instanceof UsageError ? 2 : 1;
+  if (json) {
+    output.result(errorBody(error));
+    return status;
+  }
   if (error instanceof UsageError) {
     output.info(error.message);
-    return 2;
-  }
-  if (error instanceof PortaError) {
+  } else if (error instanceof PortaConnectionError) {
+    output.info(`Error: ${error.message}`);
+  } else if (error instanceof PortaError) {
     output.info(`Error ${error.status || ""} ${error.code}: ${error.message}`.replace("  ", " "));
     for (const d of error.details ?? []) output.info(`  ${d.field}: ${d.message}`);
     if (error.requestId) output.info(`  request id: ${error.requestId}`);
-    return 1;
+  } else {
+    output.info(`Error: ${error instanceof Error ? error.message : String(error)}`);
   }
-  output.info(`Error: ${error instanceof Error ? error.message : String(error)}`);
-  return 1;
+  return status;
 }
 
 export async function main(argv: string[]): Promise<number> {
   const args = parseArgs(argv);
-  const output = createOutput(args.flags.get("json") === true);
-  const [command, verb, ...rest] = args.positionals;
+  const json = args.flags.get("json") === true;
+  const output = createOutput(json);
+  const wantsHelp = args.flags.get("help") === true;
+  let [command, verb, ...rest] = args.positionals;
   try {
-    if (!command || command === "help" || (args.flags.get("help") === true && !verb)) {
+    // `porta help orgs create` is `porta orgs create --help`.
+    const helpCommand = command === "help";
+    if (helpCommand) [command, verb, ...rest] = [verb, rest[0], ...rest.slice(1)];
+    const asksHelp = wantsHelp || helpCommand;
+    if (!command) {
       output.info(HELP);
-      return command ? 0 : 2;
+      // A bare `porta` is a usage error; asking for help is not.
+      return asksHelp ? 0 : 2;
+    }
+    if (command === "login" || command === "logout" || command === "whoami" || command === "operations") {
+      if (asksHelp) {
+        output.info(HELP);
+        return 0;
+      }
     }
     if (command === "login") {
       const credentials = await login({
@@ -95,23 +138,32 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     }
     if (command === "operations") {
-      output.result(Object.keys(specs).map((id) => ({ operationId: id, method: specs[id]!.method, path: specs[id]!.path, usage: usageOf(id) })));
+      output.result(Object.keys(specs).map((id) => ({ operationId: id, method: specs[id]!.method, path: specs[id]!.path, usage: usageOf(id), summary: summaryOf(id) })));
       return 0;
     }
-    if (!verb) throw new UsageError(`Which operation of ${command}? Try \`porta operations\`. Areas: ${namespaces().join(", ")}`);
-    const id = resolveOperation(command, verb);
-    if (!id) throw new UsageError(`Unknown command \`porta ${command} ${verb}\`. Try \`porta operations\`.`);
-    if (args.flags.get("help") === true) {
-      output.info(usageOf(id));
+    const ns = areaOf(command);
+    if (!ns) throw unknownArea(command);
+    if (!verb) {
+      if (asksHelp) {
+        output.info(areaHelp(ns));
+        return 0;
+      }
+      throw new UsageError(`Which operation of ${command}? \`porta ${command} --help\` lists them. Areas: ${namespaces().map(kebab).join(", ")}`);
+    }
+    const id = operationOf(command, verb);
+    if (asksHelp) {
+      output.info(helpOf(id));
       return 0;
     }
+    // Flags and path values are checked before a server is needed.
+    const parts = callArguments(id, args, rest, `porta ${command} ${verb}`);
     const server = await serverOf(args);
-    output.result(await runOperation(client(args, server), id, args, rest));
-    if (flagString(args, "if-match") === undefined && specs[id]!.etag && args.flags.get("json") !== true) {
+    output.result(await runOperation(client(args, server), id, args, parts));
+    if (flagString(args, "if-match") === undefined && specs[id]!.etag && !json) {
       output.info("Pass the etag with --if-match to a later write to guard against lost updates.");
     }
     return 0;
   } catch (error) {
-    return printError(error, output);
+    return printError(error, output, json);
   }
 }

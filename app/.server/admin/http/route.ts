@@ -154,12 +154,13 @@ function json(body: unknown, status: number, headers: Record<string, string> = {
   });
 }
 
-export function errorResponse(error: AppError, requestId: string) {
-  return json(
-    { error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } },
-    error.status,
-    { "X-Request-Id": requestId, ...error.headers },
-  );
+/**
+ * The one error body. The X-Request-Id header is not set here: http/request-id.ts has already
+ * set it on the response, and Remix's Express adapter appends a Response's headers to it, so a
+ * second one here made the header "id, id" (issue 20).
+ */
+export function errorResponse(error: AppError) {
+  return json({ error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } }, error.status, { ...error.headers });
 }
 
 /**
@@ -221,9 +222,9 @@ export async function runOperation(op: Operation, args: RunArgs): Promise<Respon
   } catch (error) {
     const apiError = toAppError(error);
     if (apiError?.status === 503) services.logger.warn({ operationId: op.operationId, requestId }, "database unavailable: answered 503");
-    if (apiError) return errorResponse(apiError, requestId);
+    if (apiError) return errorResponse(apiError);
     services.logger.error({ err: error, operationId: op.operationId }, "admin api error");
-    return errorResponse(new AppError(500, "internal_error", "Something went wrong. Quote the request id when you report it."), requestId);
+    return errorResponse(new AppError(500, "internal_error", "Something went wrong. Quote the request id when you report it."));
   }
 }
 

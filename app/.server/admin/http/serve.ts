@@ -20,7 +20,7 @@ export function serveAdminApi(args: LoaderFunctionArgs | ActionFunctionArgs): Pr
   if (match.kind === "found") return runOperation(match.op, { request, context, params: match.params });
   if (match.kind === "method_not_allowed") {
     const error = new AppError(405, "method_not_allowed", `${request.method.toUpperCase()} is not supported here; use ${match.allow.join(", ")}.`, undefined, { Allow: match.allow.join(", ") });
-    return Promise.resolve(errorResponse(error, context.requestId));
+    return Promise.resolve(errorResponse(error));
   }
-  return Promise.resolve(errorResponse(new AppError(404, "not_found", "There is no Admin API operation at this path."), context.requestId));
+  return Promise.resolve(errorResponse(new AppError(404, "not_found", "There is no Admin API operation at this path.")));
 }

@@ -1,4 +1,4 @@
-import { PortaAuthenticationError, errorFromResponse } from "../core/errors.js";
+import { PortaAuthenticationError, connectionErrorOf, errorFromResponse } from "../core/errors.js";
 
 /** What Porta's token endpoint answers (RFC 6749 §5.1). */
 export interface TokenResponse {
@@ -28,7 +28,13 @@ export async function requestToken(
     const { clientId, clientSecret } = options.basicAuth;
     headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`).toString("base64")}`;
   }
-  const res = await (options.fetch ?? fetch)(endpoint, { method: "POST", headers, body: new URLSearchParams(form).toString(), signal: options.signal ?? null });
+  let res: Response;
+  try {
+    res = await (options.fetch ?? fetch)(endpoint, { method: "POST", headers, body: new URLSearchParams(form).toString(), signal: options.signal ?? null });
+  } catch (error) {
+    if (options.signal?.aborted) throw error;
+    throw connectionErrorOf(error, endpoint);
+  }
   const text = await res.text();
   let body: unknown;
   try {

@@ -20,6 +20,24 @@ export interface OperationSpec {
   paging: "offset" | "cursor" | "none";
 }
 
+/** One field of an operation, from the OpenAPI document (`operationHelp`), for help texts. */
+export interface FieldSpec {
+  /** The name in the API (camelCase). */
+  name: string;
+  in: "path" | "query" | "body";
+  /** The schema in a few words: `string (uuid)`, `web | native`, `integer 1–100`, `list of string`. */
+  type: string;
+  required: boolean;
+  /** The server's default, as JSON text. */
+  default?: string;
+  description?: string;
+}
+
+export interface OperationHelp {
+  summary: string;
+  fields: readonly FieldSpec[];
+}
+
 /** An entity together with the ETag to send back as `ifMatch`. */
 export interface WithEtag<T> {
   data: T;

@@ -1,5 +1,5 @@
 import type { AuthProvider } from "../auth/provider.js";
-import { type PortaError, PortaRateLimitError, PortaTimeoutError, errorFromResponse, parseRetryAfter } from "./errors.js";
+import { type PortaError, PortaRateLimitError, PortaTimeoutError, connectionErrorOf, errorFromResponse, parseRetryAfter } from "./errors.js";
 import type { CallOptions } from "./options.js";
 
 export interface TransportOptions {
@@ -104,18 +104,21 @@ export function createTransport(options: TransportOptions) {
       ...(req.options?.ifMatch ? { "if-match": req.options.ifMatch } : {}),
       ...req.options?.headers,
     };
+    const url = `${base}${req.path}${queryString({ ...req.query, ...req.options?.query })}`;
     try {
-      return await doFetch(`${base}${req.path}${queryString({ ...req.query, ...req.options?.query })}`, {
+      return await doFetch(url, {
         method: req.method,
         headers,
         body: req.rawBody ?? (req.body === undefined ? null : JSON.stringify(req.body)),
         signal,
       });
     } catch (error) {
-      if (timeout.aborted && !req.options?.signal?.aborted) {
+      if (req.options?.signal?.aborted) throw error;
+      if (timeout.aborted) {
         throw new PortaTimeoutError({ status: 0, code: "timeout", message: `No answer from ${req.method} ${req.path} within ${timeoutMs} ms.` });
       }
-      throw error;
+      // No HTTP answer at all: say which URL failed and why (refused, DNS, TLS, …).
+      throw connectionErrorOf(error, url);
     }
   }
 
