@@ -1,9 +1,10 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { useActionData, useLoaderData } from "@remix-run/react";
 import QRCode from "qrcode";
 import { useTranslation } from "react-i18next";
 import { AccountProblem, AccountShell } from "~/components/account/account-page";
-import { Field, FormMessage } from "~/components/auth-card";
+import { FormMessage } from "~/components/auth-card";
+import { TotpSetupForm } from "~/components/totp-setup";
 import { RecoveryCodes } from "~/components/recovery-codes";
 import { pageTitle } from "~/i18n/page-title";
 import { openAccountPage, stepUp } from "~/.server/account/page";
@@ -85,19 +86,7 @@ export default function AccountTwoFactor() {
     <AccountShell page={page} title={t("twoFactor.setupTitle")}>
       <section className="card account-section">
         <p>{t("account.twoFactor.setupIntro")}</p>
-        <p className="qr">
-          <img src={page.qr} alt={t("twoFactor.qrAlt")} width={220} height={220} />
-        </p>
-        <p>
-          {t("twoFactor.manualSecret")} <code data-testid="totp-secret">{page.secret}</code>
-        </p>
-        <Form method="post" reloadDocument noValidate>
-          <input type="hidden" name="csrf" value={page.csrf} />
-          <Field name="code" label={t("twoFactor.code")} autoComplete="one-time-code" inputMode="numeric" autoFocus error={failed} />
-          <button className="button" type="submit">
-            {t("twoFactor.verify")}
-          </button>
-        </Form>
+        <TotpSetupForm qr={page.qr} secret={page.secret} csrf={page.csrf} error={failed} />
         <p className="links">
           <a href={`/${page.slug}/account`}>{t("account.twoFactor.done")}</a>
         </p>

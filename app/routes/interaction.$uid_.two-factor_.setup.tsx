@@ -3,7 +3,8 @@ import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import QRCode from "qrcode";
 import { useTranslation } from "react-i18next";
 import { RecoveryCodes } from "~/components/recovery-codes";
-import { AuthCard, Field } from "~/components/auth-card";
+import { AuthCard } from "~/components/auth-card";
+import { TotpSetupForm } from "~/components/totp-setup";
 import { GateRefusalPage, isGateRefusal } from "~/components/gate-refusal";
 import { beginTotpEnrollment, enrollTotpAtSignIn, loadSecondFactorStep, signInAfterEnrollment } from "~/.server/auth/two-factor/service";
 import { totpUri } from "~/.server/auth/two-factor/totp";
@@ -88,20 +89,7 @@ export default function TotpSetup() {
   return (
     <AuthCard branding={page.branding} title={t("twoFactor.setupTitle")}>
       <p>{t("twoFactor.setupIntro", { organization: page.branding.name })}</p>
-      <p className="qr">
-        <img src={page.qr} alt={t("twoFactor.qrAlt")} width={220} height={220} />
-      </p>
-      <p>
-        {t("twoFactor.manualSecret")} <code data-testid="totp-secret">{page.secret}</code>
-      </p>
-      <Form method="post" reloadDocument noValidate>
-        <input type="hidden" name="csrf" value={page.csrf} />
-        <input type="hidden" name="intent" value="confirm" />
-        <Field name="code" label={t("twoFactor.code")} autoComplete="one-time-code" inputMode="numeric" autoFocus error={result?.view === "setup-failed" ? t("twoFactor.setupFailed") : undefined} />
-        <button className="button" type="submit">
-          {t("twoFactor.verify")}
-        </button>
-      </Form>
+      <TotpSetupForm qr={page.qr} secret={page.secret} csrf={page.csrf} intent="confirm" error={result?.view === "setup-failed" ? t("twoFactor.setupFailed") : undefined} />
     </AuthCard>
   );
 }
