@@ -3,7 +3,7 @@ import type { Services } from "../services";
 import { recentSecurityEvents } from "./activity";
 import { formatWhen } from "./page";
 import { hasPassword } from "./password";
-import { accountSignInUrl, accountSignOutUrl, mayOpenSensitive, STEP_UP_OPEN_SECONDS, type SignedIn } from "./session";
+import { accountSignOutUrl, mayOpenSensitive, STEP_UP_OPEN_SECONDS, stepUpUrl, type SignedIn } from "./session";
 import { listAccountSessions } from "./sessions";
 import { readTwoFactorChoices } from "./two-factor";
 
@@ -35,7 +35,7 @@ export async function accountOverview(services: Services, access: SignedIn, lang
     events: events.map((e) => ({ ...e, at: formatWhen(language, e.at)! })),
     fresh: mayOpenSensitive(access),
     stepUpMinutes: STEP_UP_OPEN_SECONDS / 60,
-    stepUpUrl: accountSignInUrl(services, access.organization.slug, { returnTo: "overview", reauth: true, loginHint: user.email, uiLocales: language }),
+    stepUpUrl: stepUpUrl(services, access, language, "overview"),
     signOutUrl: accountSignOutUrl(services, access.organization.slug),
   };
 }

@@ -6,7 +6,7 @@ import { readForm } from "../http/form";
 import { resolveLanguage } from "../i18n";
 import { brandingOf, type Branding } from "../interaction/branding";
 import { NO_STORE } from "../interaction/request";
-import { accountSignInUrl, readAccountAccess, verifyAccountCsrf, type AccountReturn, type SignedIn } from "./session";
+import { accountSignInUrl, readAccountAccess, stepUpUrl, verifyAccountCsrf, type AccountReturn, type SignedIn } from "./session";
 
 /**
  * The front door of every account page, as `passGate` is for the sign-in pages: who is signed
@@ -64,8 +64,7 @@ export async function openAccountPage({ request, params, context }: PageArgs, re
 
 /** The step-up: the organization's sign-in again (prompt=login), then back to where the person was. */
 export function stepUp(context: AppLoadContext, page: OpenAccountPage, returnTo: AccountReturn): Response {
-  const url = accountSignInUrl(context.services, page.frame.slug, { returnTo, reauth: true, loginHint: page.access.user.email, uiLocales: page.frame.language });
-  return redirect(url, { status: 303, headers: NO_STORE });
+  return redirect(stepUpUrl(context.services, page.access, page.frame.language, returnTo), { status: 303, headers: NO_STORE });
 }
 
 /** Dates as the account page shows them: in the page's language, in UTC (said so), the same on server and browser. */

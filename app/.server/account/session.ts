@@ -110,6 +110,11 @@ export function accountSignInUrl(
   return `${issuer}${PROVIDER_ROUTES.authorization}?${params}`;
 }
 
+/** The step-up: the organization's sign-in again for this person (prompt=login), then back to `returnTo`. */
+export function stepUpUrl(services: Services, access: SignedIn, language: string, returnTo: AccountReturn): string {
+  return accountSignInUrl(services, access.organization.slug, { returnTo, reauth: true, loginHint: access.user.email, uiLocales: language });
+}
+
 /**
  * The end of the account page's sign-in: the session cookie is set by then, and the account page
  * reads the session, never tokens, so the code is thrown away rather than left to expire.

@@ -1,6 +1,7 @@
 import type { ClientMetadata } from "oidc-provider";
 import type { Organization } from "~/generated/prisma/client";
 import type { ClientRecord } from "../directory/clients";
+import { clientPolicyMetadata } from "./client-policy";
 import { organizationIssuer } from "./endpoints";
 
 /**
@@ -27,6 +28,8 @@ export function accountClientMetadata(issuer: string): ClientMetadata {
     post_logout_redirect_uris: [`${issuer}/account/signed-out`],
     scope: "openid",
     id_token_signed_response_alg: "ES256",
+    // The organization's own page: never asked for consent, by the same rule as any first-party client.
+    ...clientPolicyMetadata({ skipConsent: true }),
   };
 }
 
@@ -46,7 +49,7 @@ export function accountClientRecord(organization: Pick<Organization, "id" | "cre
     loginMethods: [],
     status: "active",
     adminApiAccess: false,
-    // The organization's own page: never asked for consent (grants.ts), no browser origins, default lifetimes.
+    // The organization's own page: never asked for consent, no browser origins, default lifetimes.
     allowedCorsOrigins: [],
     skipConsent: true,
     accessTokenTtlSeconds: null,

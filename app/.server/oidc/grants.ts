@@ -1,7 +1,6 @@
 import type { KoaContextWithOIDC } from "oidc-provider";
 import type Provider from "oidc-provider";
 import type { PrismaClient } from "~/generated/prisma/client";
-import { ACCOUNT_CLIENT_ID } from "./account-client";
 
 /**
  * One grant per sign-in (DESIGN.md): a grant belongs to one browser session of the provider and
@@ -79,12 +78,6 @@ export function createLoadExistingGrant(prisma: PrismaClient, organizationId: st
     if (current || !accountId || client.applicationType === "native") return current;
 
     const grant = new provider.Grant({ accountId, clientId: client.clientId });
-    // The account page is the organization's own: a person is never asked to let it see their
-    // account (its access token's audience is the issuer, the organization's own resource).
-    if (client.clientId === ACCOUNT_CLIENT_ID) {
-      grant.addOIDCScope("openid");
-      grant.addResourceScope(ctx.oidc.issuer, "openid");
-    }
     for (const consent of await rememberedConsent(prisma, organizationId, accountId, client.clientId)) addConsent(grant, consent);
     if (isEmpty(grant)) return undefined;
     await grant.save();
