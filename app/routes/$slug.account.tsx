@@ -5,6 +5,7 @@ import { pageTitle } from "~/i18n/page-title";
 import { accountOverview } from "~/.server/account/overview";
 import { openAccountPage, stepUp, type OpenAccountPage } from "~/.server/account/page";
 import { changePassword, setFirstPassword, type PasswordOutcome } from "~/.server/account/password";
+import { requestEmailChange } from "~/.server/account/email";
 import { updateProfile } from "~/.server/account/profile";
 import { endAccountSession, endOtherAccountSessions } from "~/.server/account/sessions";
 import { regenerateRecoveryCodes, removeTotp, setEmailCodes } from "~/.server/account/two-factor";
@@ -19,7 +20,7 @@ export const headers = interactionHeaders;
  * change is a plain form (no script needed), checked against this browser's CSRF token, done by
  * a service in app/.server/account, audited there; sensitive ones need a recent sign-in.
  */
-const NOTICES = ["profile", "password", "password_set", "totp_added", "totp_removed", "email_on", "email_off", "session_ended", "others_ended"] as const;
+const NOTICES = ["profile", "email_sent", "password", "password_set", "totp_added", "totp_removed", "email_on", "email_off", "session_ended", "others_ended"] as const;
 
 export async function loader(args: LoaderFunctionArgs) {
   const page = await openAccountPage(args, "overview");
@@ -63,6 +64,15 @@ export async function action(args: ActionFunctionArgs) {
     case "profile": {
       const outcome = await updateProfile(services, access, { givenName: text("givenName"), familyName: text("familyName"), locale: text("locale") }, meta);
       return outcome.ok ? done(page, "profile") : data({ view: "profile" as const, fields: outcome.fields }, { status: 422, headers: NO_STORE });
+    }
+    case "email": {
+      const outcome = await requestEmailChange(services, access, { newEmail: form.get("newEmail"), language: page.frame.language }, meta);
+      if (outcome.ok) return done(page, "email_sent");
+      if (outcome.reason === "step_up") return stepUp(args.context, page, "overview");
+      if (outcome.reason === "rate_limited") {
+        return data({ view: "email" as const, error: "rateLimited" as const, minutes: Math.ceil(outcome.retryAfterSeconds / 60) }, { status: 429, headers: { ...NO_STORE, "Retry-After": String(outcome.retryAfterSeconds) } });
+      }
+      return data({ view: "email" as const, error: outcome.problem }, { status: 422, headers: NO_STORE });
     }
     case "password": {
       const input = { next: text("newPassword"), endOtherSessions: form.get("endOtherSessions") === "on", meta };

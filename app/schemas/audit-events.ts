@@ -18,6 +18,8 @@ export const AUDIT_EVENTS = {
   "security.login_method_disabled": "A login method the client or organization does not allow was tried.",
 
   "account.profile_updated": "A person changed their own name or language on the account page.",
+  "account.email_change_requested": "A person asked to change their email address; a link went to the new one (data: newEmail).",
+  "account.email_changed": "A person confirmed a new email address through its link (data: previousEmail, newEmail).",
   "account.password_changed": "A person changed their password on the account page (data: otherSessionsEnded).",
   "account.password_set": "A person without a password set one on the account page.",
   "account.2fa.removed": "A person removed a second factor on the account page (data: method).",

@@ -1,6 +1,7 @@
 import type { Language } from "~/i18n/config";
 import type { Services } from "../services";
 import { recentSecurityEvents } from "./activity";
+import { pendingEmailChange } from "./email";
 import { formatWhen } from "./page";
 import { hasPassword } from "./password";
 import { accountSignOutUrl, mayOpenSensitive, STEP_UP_OPEN_SECONDS, stepUpUrl, type SignedIn } from "./session";
@@ -9,16 +10,17 @@ import { readTwoFactorChoices } from "./two-factor";
 
 /** Everything the account page shows, read in parallel, with dates already in the page's language. */
 export async function accountOverview(services: Services, access: SignedIn, language: Language) {
-  const [password, twoFactor, sessions, events, minLength] = await Promise.all([
+  const [password, twoFactor, sessions, events, minLength, pendingEmail] = await Promise.all([
     hasPassword(services, access),
     readTwoFactorChoices(services, access),
     listAccountSessions(services, access),
     recentSecurityEvents(services, access),
     services.settings.get("auth.passwordMinLength"),
+    pendingEmailChange(services, access.user.id),
   ]);
   const { user } = access;
   return {
-    profile: { email: user.email, emailVerified: user.emailVerified, givenName: user.givenName, familyName: user.familyName, locale: user.locale },
+    profile: { email: user.email, emailVerified: user.emailVerified, givenName: user.givenName, familyName: user.familyName, locale: user.locale, pendingEmail },
     password: { has: password, minLength },
     twoFactor: {
       policy: twoFactor.policy,

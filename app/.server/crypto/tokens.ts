@@ -7,7 +7,7 @@ import { createHash, createHmac, hkdfSync } from "node:crypto";
  * the same link), and the database stores only its SHA-256.
  */
 export interface TokenMint {
-  derive(purpose: "magic-link" | "password-reset" | "invitation" | "device-cookie", ownerId: string): string;
+  derive(purpose: "magic-link" | "password-reset" | "invitation" | "device-cookie" | "email-change", ownerId: string): string;
   hash(token: string): string;
 }
 

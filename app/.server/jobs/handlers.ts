@@ -1,3 +1,4 @@
+import { sendEmailChangeJob, sendEmailChangeNoticeJob } from "../account/email";
 import { sendInvitationJob } from "../auth/invitations";
 import { sendMagicLinkJob } from "../auth/magic-link";
 import { sendPasswordResetJob } from "../auth/password-reset";
@@ -37,4 +38,6 @@ export function registerJobHandlers(services: Services): void {
   services.jobs.handle("password-reset", (data, job) => sendPasswordResetJob(services, data, job), expiryOf(services, "password-reset"));
   services.jobs.handle("invitation", (data, job) => sendInvitationJob(services, data, job), expiryOf(services, "invitation"));
   services.jobs.handle("email-otp", (data, job) => sendEmailOtpJob(services, data, job), expiryOf(services, "email-otp"));
+  services.jobs.handle("email-change", (data, job) => sendEmailChangeJob(services, data, job), expiryOf(services, "email-change"));
+  services.jobs.handle("email-change-notice", (data) => sendEmailChangeNoticeJob(services, data), expiryOf(services, "email-change-notice"));
 }

@@ -1,3 +1,4 @@
+import { EMAIL_CHANGE_TTL_MINUTES } from "../auth/email-links";
 import type { Db } from "../context";
 import type { Settings } from "../settings/settings";
 import type { JobName, JobPayloads } from "./queue";
@@ -66,6 +67,21 @@ export async function describeMailJob<N extends JobName>(
         userId: data.userId,
         email: code?.user.email ?? null,
         deadline: code?.expiresAt ?? null,
+        target: { type: "user", id: data.userId },
+      };
+    }
+    case "email-change":
+    case "email-change-notice": {
+      const data = payload as JobPayloads["email-change"];
+      // The confirmation goes to the new address and its link lives an hour from the request; the
+      // notice to the current one carries no link and is worth sending as long as the change is.
+      const token = name === "email-change" ? await db.emailChangeToken.findUnique({ where: { jobId: job.id }, select: { expiresAt: true } }) : null;
+      const current = name === "email-change-notice" ? await db.user.findUnique({ where: { id: data.userId }, select: { email: true } }) : null;
+      return {
+        organizationId: data.organizationId,
+        userId: data.userId,
+        email: name === "email-change" ? data.newEmail : (current?.email ?? null),
+        deadline: token?.expiresAt ?? addMinutes(job.queuedAt, EMAIL_CHANGE_TTL_MINUTES),
         target: { type: "user", id: data.userId },
       };
     }

@@ -35,6 +35,10 @@ export interface JobPayloads {
   };
   invitation: { invitationId: string; language: string };
   "email-otp": { userId: string; codeId: string; language: string };
+  /** The confirmation link for a new address, mailed to that address. */
+  "email-change": { organizationId: string; userId: string; newEmail: string; language: string };
+  /** The notice to the current address that a change to `newEmail` was asked for. */
+  "email-change-notice": { organizationId: string; userId: string; newEmail: string; language: string };
 }
 
 export type JobName = keyof JobPayloads;
@@ -132,7 +136,7 @@ export interface JobQueue {
   count(name: JobName, state: "waiting" | "dead"): Promise<number>;
 }
 
-export const QUEUES: readonly JobName[] = ["magic-link", "password-reset", "invitation", "email-otp"];
+export const QUEUES: readonly JobName[] = ["magic-link", "password-reset", "invitation", "email-otp", "email-change", "email-change-notice"];
 /** Outbox rows older than this are handed over by the sweeper (younger ones are their commit's). */
 const OUTBOX_GRACE_MS = 5_000;
 const OUTBOX_SWEEP_MS = 30_000;

@@ -36,13 +36,27 @@ const templates: Array<{ template: EmailTemplate; secret: string; subject: Recor
     secret: "482913",
     subject: { en: "Your verification code for Acme", de: "Ihr Bestätigungscode für Acme" },
   },
+  {
+    template: { kind: "email-change", link: LINK, newEmail: "ada@new.example.com", expiresMinutes: 60 },
+    secret: LINK,
+    subject: { en: "Confirm your new email address for Acme", de: "Bestätigen Sie Ihre neue E-Mail-Adresse für Acme" },
+  },
+  {
+    // No secret: the notice names the new address and carries no link to act on.
+    template: { kind: "email-change-notice", newEmail: "ada@new.example.com" },
+    secret: "ada@new.example.com",
+    subject: { en: "Your Acme email address is about to change", de: "Ihre E-Mail-Adresse bei Acme soll geändert werden" },
+  },
 ];
 
+/** The line each kind must carry below its body: how long it works, or what to do when it was not you. */
 const expiry: Record<EmailTemplate["kind"], Record<Language, string>> = {
   "magic-link": { en: "This link expires in 15 minutes.", de: "Dieser Link läuft in 15 Minuten ab." },
   "password-reset": { en: "This link expires in 60 minutes.", de: "Dieser Link läuft in 60 Minuten ab." },
   invitation: { en: "This invitation expires in 7 days.", de: "Diese Einladung läuft in 7 Tagen ab." },
   "email-otp": { en: "The code expires in 10 minutes.", de: "Der Code läuft in 10 Minuten ab." },
+  "email-change": { en: "This link expires in 60 minutes.", de: "Dieser Link läuft in 60 Minuten ab." },
+  "email-change-notice": { en: "If this was not you, sign in and change your password now", de: "Falls Sie das nicht waren, melden Sie sich an" },
 };
 
 describe.each(templates)("$template.kind email", ({ template, secret, subject }) => {
@@ -60,7 +74,7 @@ describe.each(templates)("$template.kind email", ({ template, secret, subject })
       expect(part).not.toContain("{{");
       expect(part).not.toContain("}}");
       // A missing key would render as its dotted name.
-      expect(part).not.toMatch(/\b(common|magicLink|passwordReset|invitation|emailOtp)\.[a-zA-Z]+/);
+      expect(part).not.toMatch(/\b(common|magicLink|passwordReset|invitation|emailOtp|emailChange|emailChangeNotice)\.[a-zA-Z]+/);
     }
     expect(email.text).not.toMatch(/<[a-z][^>]*>/i);
   });

@@ -5,7 +5,9 @@ export type EmailTemplate =
   | { kind: "magic-link"; link: string; expiresMinutes: number }
   | { kind: "password-reset"; link: string; expiresMinutes: number }
   | { kind: "invitation"; link: string; expiresDays: number; invitedBy?: string }
-  | { kind: "email-otp"; code: string; expiresMinutes: number };
+  | { kind: "email-otp"; code: string; expiresMinutes: number }
+  | { kind: "email-change"; link: string; newEmail: string; expiresMinutes: number }
+  | { kind: "email-change-notice"; newEmail: string };
 
 export interface EmailContext {
   language: Language;

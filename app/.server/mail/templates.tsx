@@ -2,6 +2,8 @@
 /** @jsxImportSource react */
 import { render } from "@react-email/components";
 import { type ReactElement } from "react";
+import EmailChangeEmail, { emailChangeSubject } from "../../../emails/email-change";
+import EmailChangeNoticeEmail, { emailChangeNoticeSubject } from "../../../emails/email-change-notice";
 import EmailOtpEmail, { emailOtpSubject } from "../../../emails/email-otp";
 import InvitationEmail, { invitationSubject } from "../../../emails/invitation";
 import MagicLinkEmail, { magicLinkSubject } from "../../../emails/magic-link";
@@ -35,6 +37,16 @@ function element(template: EmailTemplate, ctx: EmailContext): { subject: string;
       return {
         subject: emailOtpSubject(base),
         email: <EmailOtpEmail {...base} code={template.code} expiresMinutes={template.expiresMinutes} />,
+      };
+    case "email-change":
+      return {
+        subject: emailChangeSubject(base),
+        email: <EmailChangeEmail {...base} link={template.link} newEmail={template.newEmail} expiresMinutes={template.expiresMinutes} />,
+      };
+    case "email-change-notice":
+      return {
+        subject: emailChangeNoticeSubject(base),
+        email: <EmailChangeNoticeEmail {...base} newEmail={template.newEmail} />,
       };
   }
 }

@@ -10,7 +10,7 @@ import { SUPPORTED_LANGUAGES } from "~/i18n/config";
  * form that works without script. The server decides what is allowed (the organization's policy,
  * a recent sign-in); the page only shows what it was told may be done.
  */
-export type AccountNotice = "profile" | "password" | "password_set" | "totp_added" | "totp_removed" | "email_on" | "email_off" | "session_ended" | "others_ended";
+export type AccountNotice = "profile" | "email_sent" | "password" | "password_set" | "totp_added" | "totp_removed" | "email_on" | "email_off" | "session_ended" | "others_ended";
 
 export interface AccountView {
   language: string;
@@ -19,7 +19,7 @@ export interface AccountView {
   slug: string;
   notice: AccountNotice | null;
   count: number;
-  profile: { email: string; emailVerified: boolean; givenName: string | null; familyName: string | null; locale: string | null };
+  profile: { email: string; emailVerified: boolean; givenName: string | null; familyName: string | null; locale: string | null; pendingEmail: string | null };
   password: { has: boolean; minLength: number };
   twoFactor: {
     policy: string;
@@ -45,6 +45,7 @@ export interface AccountView {
 export type AccountResult =
   | { view: "profile"; fields: Partial<Record<"givenName" | "familyName" | "locale", "too_long" | "unstorable" | "invalid">> }
   | { view: "password"; error: "wrong" | "weak" | "rateLimited"; problem?: string; limit?: number; minutes?: number }
+  | { view: "email"; error: "invalid" | "unstorable" | "same" | "rateLimited"; minutes?: number }
   | { view: "codes"; codes: string[] }
   | { view: "refused"; error: "notAllowed" | "gone" }
   | { view: "csrf" };
@@ -124,6 +125,9 @@ export function AccountPage({ page, result }: { page: AccountView; result: Accou
             <a href="#profile">{t("account.profile.title")}</a>
           </li>
           <li>
+            <a href="#email">{t("account.email.title")}</a>
+          </li>
+          <li>
             <a href="#password">{t("account.password.title")}</a>
           </li>
           <li>
@@ -146,6 +150,7 @@ export function AccountPage({ page, result }: { page: AccountView; result: Accou
         </Section>
       ) : null}
       <ProfileSection page={page} result={result?.view === "profile" ? result : null} />
+      <EmailSection page={page} result={result?.view === "email" ? result : null} />
       <PasswordSection page={page} result={result?.view === "password" ? result : null} />
       <TwoFactorSection page={page} />
       <SessionsSection page={page} />
@@ -160,6 +165,8 @@ function noticeText(t: T, notice: AccountNotice, count: number): string {
   switch (notice) {
     case "profile":
       return t("account.profile.saved");
+    case "email_sent":
+      return t("account.email.sent");
     case "password":
       return t("account.password.changed");
     case "password_set":
@@ -188,13 +195,6 @@ function ProfileSection({ page, result }: { page: AccountView; result: Extract<A
   };
   return (
     <Section id="profile" title={t("account.profile.title")}>
-      <dl className="account-facts">
-        <dt>{t("account.profile.email")}</dt>
-        <dd>
-          {profile.email} <span className="muted">({t(profile.emailVerified ? "account.profile.verified" : "account.profile.notVerified")})</span>
-        </dd>
-      </dl>
-      <p className="field-hint">{t("account.profile.emailHint")}</p>
       <Form method="post" reloadDocument noValidate>
         <Hidden csrf={page.csrf} intent="profile" />
         <Field name="givenName" label={t("account.profile.givenName")} autoComplete="given-name" defaultValue={profile.givenName ?? ""} required={false} error={error("givenName")} />
@@ -219,6 +219,40 @@ function ProfileSection({ page, result }: { page: AccountView; result: Extract<A
           {t("account.profile.save")}
         </button>
       </Form>
+    </Section>
+  );
+}
+
+/** The address: shown with its state; a new one is asked for after a recent sign-in and confirmed by a link sent to it. */
+function EmailSection({ page, result }: { page: AccountView; result: Extract<AccountResult, { view: "email" }> | null }) {
+  const { t } = useTranslation();
+  const { profile } = page;
+  const error = result ? (result.error === "rateLimited" ? t("account.rateLimited", { minutes: result.minutes ?? 1 }) : t(`account.email.${result.error}`)) : undefined;
+  return (
+    <Section id="email" title={t("account.email.title")}>
+      <dl className="account-facts">
+        <dt>{t("account.profile.email")}</dt>
+        <dd>
+          {profile.email} <span className="muted">({t(profile.emailVerified ? "account.profile.verified" : "account.profile.notVerified")})</span>
+        </dd>
+        {profile.pendingEmail ? (
+          <>
+            <dt>{t("account.email.pending")}</dt>
+            <dd>{t("account.email.pendingBody", { email: profile.pendingEmail })}</dd>
+          </>
+        ) : null}
+      </dl>
+      {page.fresh ? (
+        <Form method="post" reloadDocument noValidate>
+          <Hidden csrf={page.csrf} intent="email" />
+          <Field name="newEmail" label={t("account.email.new")} type="email" autoComplete="email" hint={t("account.email.hint")} error={error} />
+          <button className="button button-inline" type="submit">
+            {t("account.email.change")}
+          </button>
+        </Form>
+      ) : (
+        <StepUp page={page} />
+      )}
     </Section>
   );
 }

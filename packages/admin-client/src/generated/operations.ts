@@ -1621,12 +1621,12 @@ export interface Operations {
     args: [query?: {
         page?: number;
         pageSize?: number;
-        kind?: "magic-link" | "password-reset" | "invitation" | "email-otp";
+        kind?: "magic-link" | "password-reset" | "invitation" | "email-otp" | "email-change" | "email-change-notice";
       }, options?: CallOptions];
     response: {
         data: Array<{
           id: string;
-          kind: "magic-link" | "password-reset" | "invitation" | "email-otp";
+          kind: "magic-link" | "password-reset" | "invitation" | "email-otp" | "email-change" | "email-change-notice";
           organizationId: string | null;
           /** The recipient's account; null for an invitation (no account yet) or an address without one */
           userId: string | null;
@@ -1652,7 +1652,7 @@ export interface Operations {
     args: [id: string, body?: Record<string, never>, options?: CallOptions];
     response: {
         id: string;
-        kind: "magic-link" | "password-reset" | "invitation" | "email-otp";
+        kind: "magic-link" | "password-reset" | "invitation" | "email-otp" | "email-change" | "email-change-notice";
         organizationId: string | null;
         /** The recipient's account; null for an invitation (no account yet) or an address without one */
         userId: string | null;
@@ -3218,7 +3218,7 @@ export const operationHelp: Record<string, OperationHelp> = {
     fields: [
       {"name":"page","in":"query","type":"integer (1–1000000)","required":false},
       {"name":"pageSize","in":"query","type":"integer (1–100)","required":false},
-      {"name":"kind","in":"query","type":"magic-link | password-reset | invitation | email-otp","required":false},
+      {"name":"kind","in":"query","type":"magic-link | password-reset | invitation | email-otp | email-change | email-change-notice","required":false},
     ],
   },
   "mail.redrive": {

@@ -1,0 +1,155 @@
+import type { Organization } from "~/generated/prisma/client";
+import { EmailSchema } from "~/schemas/email";
+import { isRepresentableText } from "~/schemas/text";
+import { userActor, type RequestMeta } from "../auth/actors";
+import { EMAIL_CHANGE_TTL_MINUTES, emailChangeUrl } from "../auth/email-links";
+import { inTransaction } from "../context";
+import { invalidateUser } from "../directory/users";
+import type { JobContext, JobPayloads } from "../jobs/queue";
+import { sendBrandedEmail } from "../mail/send";
+import { accountPageUrl } from "../oidc/account-client";
+import { consumeEach } from "../rate-limit/limiters";
+import type { Services } from "../services";
+import { maySubmitSensitive, type SignedIn } from "./session";
+
+/**
+ * A person's own email address (issue 19 §2, decision 039): the account page asks for the new
+ * address after a recent sign-in; a single-use link goes to the new address and a notice to the
+ * current one; the address changes, verified, only when the link is used, in any browser. Until
+ * then the account keeps its address, and a new request ends the earlier link.
+ *
+ * Whether another account of the organization already has the address is never said on the page
+ * (the answer is the same either way, so the page cannot be used to look up members); no link is
+ * mailed then, and the confirmation checks again, since the address may be taken meanwhile.
+ */
+
+export type EmailChangeProblem = "invalid" | "unstorable" | "same";
+export type EmailChangeRequest =
+  | { ok: true }
+  | { ok: false; reason: "step_up" }
+  | { ok: false; reason: "rate_limited"; retryAfterSeconds: number }
+  | { ok: false; reason: "field"; problem: EmailChangeProblem };
+
+export async function requestEmailChange(services: Services, access: SignedIn, input: { newEmail: unknown; language: string }, meta: RequestMeta): Promise<EmailChangeRequest> {
+  if (typeof input.newEmail !== "string" || !isRepresentableText(input.newEmail)) return { ok: false, reason: "field", problem: "unstorable" };
+  const parsed = EmailSchema.safeParse(input.newEmail);
+  if (!parsed.success) return { ok: false, reason: "field", problem: "invalid" };
+  const newEmail = parsed.data;
+  const { user, organization } = access;
+  if (newEmail === user.email.toLowerCase()) return { ok: false, reason: "field", problem: "same" };
+  if (!maySubmitSensitive(access)) return { ok: false, reason: "step_up" };
+  // The rule of reset mails (mails to an address per hour), on counters of their own.
+  const limit = await consumeEach(services.limits, [
+    ["passwordReset", `email-change:${organization.id}:${user.id}`],
+    ["passwordResetIp", meta.ip === null ? null : `email-change:${meta.ip}`],
+  ]);
+  if (!limit.allowed) return { ok: false, reason: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
+  const taken = await services.db.prisma.user.findUnique({ where: { organizationId_email: { organizationId: organization.id, email: newEmail } }, select: { id: true } });
+  await inTransaction(services, userActor(user.id, meta), async (ctx) => {
+    const now = new Date();
+    await ctx.db.emailChangeToken.updateMany({ where: { userId: user.id, consumedAt: null }, data: { consumedAt: now } });
+    const payload = { organizationId: organization.id, userId: user.id, newEmail, language: input.language };
+    if (!taken) {
+      const jobId = await ctx.enqueue("email-change", payload);
+      if (jobId) {
+        await ctx.db.emailChangeToken.create({
+          data: {
+            jobId,
+            tokenHash: ctx.tokens.hash(services.tokens.derive("email-change", jobId)),
+            organizationId: organization.id,
+            userId: user.id,
+            newEmail,
+            expiresAt: new Date(now.getTime() + EMAIL_CHANGE_TTL_MINUTES * 60_000),
+          },
+        });
+      } else ctx.logger.warn({ organizationId: organization.id }, "email change dropped: queue full");
+    }
+    await ctx.enqueue("email-change-notice", payload);
+    ctx.audit({ eventType: "account.email_change_requested", organizationId: organization.id, targetType: "user", targetId: user.id, data: { newEmail, ...(taken ? { addressTaken: true } : {}) } });
+  });
+  return { ok: true };
+}
+
+/** The address a change is waiting on, while its link works: the page says where to look. */
+export async function pendingEmailChange(services: Services, userId: string): Promise<string | null> {
+  const row = await services.db.prisma.emailChangeToken.findFirst({
+    where: { userId, consumedAt: null, expiresAt: { gt: new Date() } },
+    orderBy: { createdAt: "desc" },
+    select: { newEmail: true },
+  });
+  return row?.newEmail ?? null;
+}
+
+/** Mails the link whose token the request stored; a link ended meanwhile (a newer request, used) is not sent. */
+export async function sendEmailChangeJob(services: Services, data: JobPayloads["email-change"], job: JobContext): Promise<void> {
+  const row = await services.db.prisma.emailChangeToken.findUnique({ where: { jobId: job.id }, include: { organization: true, user: { select: { status: true, locale: true } } } });
+  if (!row || row.consumedAt || row.expiresAt <= new Date() || row.user.status !== "active" || row.organization.status !== "active") return;
+  const language = row.user.locale ?? data.language;
+  await sendBrandedEmail(services.mailer, {
+    to: row.newEmail,
+    organization: row.organization,
+    accountUrl: accountPageUrl(services.config.baseUrl, row.organization.slug),
+    language,
+    template: {
+      kind: "email-change",
+      link: emailChangeUrl(services.config.baseUrl, { organizationSlug: row.organization.slug, token: services.tokens.derive("email-change", job.id), language }),
+      newEmail: row.newEmail,
+      expiresMinutes: Math.max(1, Math.round((row.expiresAt.getTime() - row.createdAt.getTime()) / 60_000)),
+    },
+  });
+}
+
+/** Tells the current address; sent whatever becomes of the change, to the address the account had then or has now. */
+export async function sendEmailChangeNoticeJob(services: Services, data: JobPayloads["email-change-notice"]): Promise<void> {
+  const user = await services.db.prisma.user.findUnique({ where: { id: data.userId }, select: { email: true, locale: true, status: true, organization: true } });
+  if (!user || user.status !== "active" || user.organization.status !== "active" || user.email.toLowerCase() === data.newEmail) return;
+  await sendBrandedEmail(services.mailer, {
+    to: user.email,
+    organization: user.organization,
+    accountUrl: accountPageUrl(services.config.baseUrl, user.organization.slug),
+    language: user.locale ?? data.language,
+    template: { kind: "email-change-notice", newEmail: data.newEmail },
+  });
+}
+
+/**
+ * What a confirmation link is, for the page that opens it: `unknown` for a made-up token or one
+ * of another organization; `used` and `expired` are told apart for the holder of the token only.
+ */
+export interface FoundEmailChangeLink {
+  id: string;
+  userId: string;
+  newEmail: string;
+  organization: Organization;
+}
+export type EmailChangeLink = { status: "unknown" } | ({ status: "usable" | "used" | "expired" } & FoundEmailChangeLink);
+
+export async function findEmailChangeLink(services: Services, organizationSlug: string, token: string): Promise<EmailChangeLink> {
+  if (token.length < 20 || token.length > 100) return { status: "unknown" };
+  const row = await services.db.prisma.emailChangeToken.findUnique({ where: { tokenHash: services.tokens.hash(token) }, include: { organization: true } });
+  if (!row || row.organization.slug !== organizationSlug.toLowerCase() || row.organization.status !== "active") return { status: "unknown" };
+  const status = row.consumedAt ? "used" : row.expiresAt <= new Date() ? "expired" : "usable";
+  return { status, id: row.id, userId: row.userId, newEmail: row.newEmail, organization: row.organization };
+}
+
+export type EmailChangeOutcome = { ok: true; email: string } | { ok: false; reason: "invalid_token" | "taken" };
+
+/**
+ * The change itself: the used link, the new address (verified: the link proved it receives mail)
+ * and the `account.email_changed` entry commit together. Sessions stay: the person is the same.
+ */
+export async function confirmEmailChange(services: Services, link: FoundEmailChangeLink, meta: RequestMeta): Promise<EmailChangeOutcome> {
+  const user = await services.db.prisma.user.findUnique({ where: { id: link.userId }, select: { email: true, status: true } });
+  if (!user || user.status !== "active") return { ok: false, reason: "invalid_token" };
+  return inTransaction(services, userActor(link.userId, meta), async (ctx): Promise<EmailChangeOutcome> => {
+    const now = new Date();
+    const consumed = await ctx.db.emailChangeToken.updateMany({ where: { id: link.id, consumedAt: null, expiresAt: { gt: now } }, data: { consumedAt: now } });
+    if (consumed.count !== 1) return { ok: false, reason: "invalid_token" };
+    const taken = await ctx.db.user.findFirst({ where: { organizationId: link.organization.id, email: link.newEmail, id: { not: link.userId } }, select: { id: true } });
+    if (taken) return { ok: false, reason: "taken" };
+    await ctx.db.user.update({ where: { id: link.userId }, data: { email: link.newEmail, emailVerified: true, version: { increment: 1 } } });
+    ctx.afterCommit(() => invalidateUser(ctx.cache, link.userId));
+    ctx.audit({ eventType: "account.email_changed", organizationId: link.organization.id, targetType: "user", targetId: link.userId, data: { previousEmail: user.email, newEmail: link.newEmail } });
+    return { ok: true, email: link.newEmail };
+  });
+}
