@@ -13,7 +13,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: pageTit
 export const headers = interactionHeaders;
 
 /**
- * GET/POST /{slug}/account/email?token=…: the link mailed to a new address (decision 039). It
+ * GET/POST /{slug}/account/email?token=…: the link mailed to a new address (decision 042). It
  * opens in any browser, signed in or not: the token proves the address receives mail, and the
  * change was asked for after a recent sign-in. The GET only shows what will change; the POST
  * (CSRF bound to the link) changes it, so a mail scanner that follows links changes nothing.

@@ -130,4 +130,39 @@ describe("RP-initiated logout", () => {
     expect(interaction!.session?.accountId).toBe(loner);
     expect(await userinfoStatus(tokens.access_token)).toBe(401);
   });
+
+  it("speaks the person's language and wears the organization's branding: confirmation, signed-out page and errors", async () => {
+    const prisma = porta.services.db.prisma;
+    await prisma.organization.update({ where: { id: org.id }, data: { branding: { displayName: "Contoso Login", primaryColor: "#aa3300" } } });
+    await porta.services.oidc.invalidate(org.id);
+    try {
+      const { jar, tokens } = await signedIn();
+      // ui_locales of the logout request (RP-Initiated Logout §2) wins over the browser's language.
+      const url = oidc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, ui_locales: "de-CH" });
+      const page = await jar.fetch(url, { headers: { "accept-language": "en" } });
+      const html = await page.text();
+      expect(html).toContain('<html lang="de">');
+      expect(html).toContain("Abmelden?");
+      expect(html).toContain("Möchten Sie sich auf diesem Gerät bei Contoso Login abmelden?");
+      expect(html).toContain("--porta-primary:#aa3300");
+      expect(html).toMatch(/<button[^>]*name="logout"[^>]*value="yes"[^>]*>Ja, abmelden</);
+      const { action, xsrf } = logoutForm(html);
+      const confirmed = await postForm(jar, action, { xsrf, logout: "yes" });
+      const done = await jar.fetch(new URL(confirmed.headers.get("location")!), { headers: { "accept-language": "de-DE,de;q=0.9" } });
+      const doneHtml = await done.text();
+      expect(doneHtml).toContain("Sie sind abgemeldet");
+      // Not a dead end: the organization's account page is the next step.
+      expect(doneHtml).toContain(`href="${issuerOf(porta, org)}/account"`);
+
+      const refused = await jar.fetch(oidc.buildEndSessionUrl(config, { post_logout_redirect_uri: "https://evil.example.com/bye" }), { headers: { "accept-language": "de", accept: "text/html" } });
+      expect(refused.status).toBe(400);
+      const refusedHtml = await refused.text();
+      expect(refusedHtml).toContain("Die Anmeldung konnte nicht abgeschlossen werden");
+      expect(refusedHtml).toContain("<code>invalid_request</code>");
+      expect(refusedHtml).toContain("Contoso Login");
+    } finally {
+      await prisma.organization.update({ where: { id: org.id }, data: { branding: {} } });
+      await porta.services.oidc.invalidate(org.id);
+    }
+  });
 });

@@ -12,7 +12,9 @@ import { organizationIssuer } from "./endpoints";
  */
 export const ACCOUNT_CLIENT_ID = "porta-account";
 
-export const accountPageUrl = (baseUrl: string, slug: string) => `${organizationIssuer(baseUrl, slug)}/account`;
+/** The account page lives under its organization's issuer. */
+export const accountPageOfIssuer = (issuer: string) => `${issuer}/account`;
+export const accountPageUrl = (baseUrl: string, slug: string) => accountPageOfIssuer(organizationIssuer(baseUrl, slug));
 export const accountCallbackUri = (baseUrl: string, slug: string) => `${organizationIssuer(baseUrl, slug)}/account/callback`;
 
 /** The provider's view: a public code-flow client whose one redirect URI is the account page's callback. */

@@ -16,7 +16,7 @@ import { createLoadExistingGrant } from "./grants";
 import { storeJwtAccessToken } from "./internals";
 import type { PrivateSigningJwk } from "./keys";
 import { LIFETIMES } from "./lifetimes";
-import { renderProviderError, renderLogoutConfirmation, renderLogoutSuccess } from "./pages";
+import { providerPages } from "./pages";
 import { PROVIDER_ROUTES } from "./endpoints";
 
 export const BASE_SCOPES = ["openid", "offline_access", "profile", "email", "roles"] as const;
@@ -96,6 +96,7 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
   const { scopes, claims } = scopesAndClaims(input.customClaims);
   const adapterFor = createAdapterFactory({ prisma, store, organizationId: organization.id, claimsOfSignedJwt: input.claimsOfSignedJwt });
   const clientAdapter = createClientAdapter(prisma, cache, organization.id, issuer);
+  const pages = providerPages(organization, issuer);
   const mayUseAdminApiResource = async (clientId: string) => {
     if (!input.adminApiResource) return false;
     const client = await getClientRecord(prisma, cache, clientId);
@@ -158,7 +159,7 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
     clientBasedCORS(_ctx, origin, client) {
       return corsAllowed(origin, client);
     },
-    renderError: renderProviderError,
+    renderError: pages.renderError,
     formats: {
       customizers: {
         async jwt(_ctx, token, jwt) {
@@ -182,7 +183,7 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
       pushedAuthorizationRequests: { enabled: true },
       dPoP: { enabled: true },
       requestObjects: { enabled: true },
-      rpInitiatedLogout: { enabled: true, logoutSource: renderLogoutConfirmation, postLogoutSuccessSource: renderLogoutSuccess },
+      rpInitiatedLogout: { enabled: true, logoutSource: pages.logoutSource, postLogoutSuccessSource: pages.postLogoutSuccessSource },
       userinfo: { enabled: true },
       resourceIndicators: {
         enabled: true,
