@@ -131,6 +131,36 @@ describe("read-through cache on the memory store", () => {
     expect(bus.listenerCount("porta_cache_invalidate")).toBe(0);
   });
 
+  it("forgets every entry when invalidations may have been missed (\"*\" after a lost connection), and ignores a malformed message", async () => {
+    const bus = new EventEmitter();
+    const notifications = {
+      notify: async (channel: string, message: string) => void bus.emit(channel, message),
+      listen: async (channel: string, handler: (message: string) => void) => {
+        bus.on(channel, handler);
+        return async () => void bus.off(channel, handler);
+      },
+    };
+    const logs = logCapture();
+    const cache = await createReadThroughCache(createMemoryStore(), logs.logger, { notifications });
+    let status = "active";
+    const load = async () => ({ status });
+    await cache.getOrLoad("user:u1", 60, load);
+    status = "suspended";
+    // The database connection that carries notifications came back: what it missed is unknown.
+    bus.emit("porta_cache_invalidate", "*");
+    expect(await cache.getOrLoad("user:u1", 60, load)).toEqual({ status: "suspended" });
+    // Invalidations still reach the entries of the new generation.
+    status = "deleted";
+    bus.emit("porta_cache_invalidate", JSON.stringify(["user:u1"]));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await cache.getOrLoad("user:u1", 60, load)).toEqual({ status: "deleted" });
+    expect(() => bus.emit("porta_cache_invalidate", "{not json")).not.toThrow();
+    expect(() => bus.emit("porta_cache_invalidate", JSON.stringify({ keys: 1 }))).not.toThrow();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(logs.lines.filter((line) => line.msg === "cache invalidation message ignored: not a list of keys")).toHaveLength(2);
+    await cache.close();
+  });
+
   it("passes a loader's error through to the caller", async () => {
     const cache = await createReadThroughCache(store, logCapture().logger, { namespace: "t3:" });
     await expect(

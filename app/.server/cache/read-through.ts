@@ -91,19 +91,38 @@ export async function createReadThroughCache(
   };
 
   const shared = store.kind === "redis";
+  // A cache in this process's memory is dropped as a whole when invalidations may have been
+  // missed (the notification connection was lost: "*"): its keys carry a generation, and a new
+  // generation leaves every older entry unread until its time to live ends it.
+  let generation = 0;
+  const fullKey = (key: string) => (shared ? namespace + key : `${namespace}${generation}:${key}`);
   const unlisten =
     !shared && notifications
       ? await notifications.listen(CACHE_INVALIDATION_CHANNEL, (message) => {
-          store.del(...(JSON.parse(message) as string[])).catch((error: unknown) => failed("invalidate", error));
+          if (message === "*") {
+            generation += 1;
+            return;
+          }
+          let keys: unknown;
+          try {
+            keys = JSON.parse(message);
+          } catch {
+            keys = null;
+          }
+          if (!Array.isArray(keys) || !keys.every((k): k is string => typeof k === "string")) {
+            logger.warn({ channel: CACHE_INVALIDATION_CHANNEL }, "cache invalidation message ignored: not a list of keys");
+            return;
+          }
+          store.del(...keys.map(fullKey)).catch((error: unknown) => failed("invalidate", error));
         })
       : undefined;
 
   return {
     async getOrLoad<T>(key: string, ttlSeconds: number, load: () => Promise<T | null>) {
       if (bypassed() || !(await flushPending())) return load();
-      const fullKey = namespace + key;
+      const entry = fullKey(key);
       try {
-        const hit = await store.get(fullKey);
+        const hit = await store.get(entry);
         if (hit !== null) return deserialize<T>(hit);
       } catch (error) {
         failed("get", error);
@@ -112,12 +131,12 @@ export async function createReadThroughCache(
       const value = await load();
       // Absent entities are not cached: a create right after must be visible at once.
       if (value !== null) {
-        store.set(fullKey, serialize(value), ttlSeconds).catch((error: unknown) => failed("set", error));
+        store.set(entry, serialize(value), ttlSeconds).catch((error: unknown) => failed("set", error));
       }
       return value;
     },
     async invalidate(...keys) {
-      const fullKeys = keys.map((k) => namespace + k);
+      const fullKeys = keys.map(fullKey);
       try {
         if (bypassed()) throw new Error("cache bypassed after a failure");
         await store.del(...fullKeys);
@@ -132,7 +151,8 @@ export async function createReadThroughCache(
       }
       if (shared) return;
       // Every process of a PostgreSQL deployment without Redis caches in its own memory.
-      await notifications?.notify(CACHE_INVALIDATION_CHANNEL, JSON.stringify(fullKeys)).catch((error: unknown) => failed("notify", error));
+      // The keys without namespace or generation: each process maps them onto its own entries.
+      await notifications?.notify(CACHE_INVALIDATION_CHANNEL, JSON.stringify(keys)).catch((error: unknown) => failed("notify", error));
     },
     ping: () => store.ping(),
     async close() {
