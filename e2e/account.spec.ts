@@ -4,6 +4,7 @@ import { Secret, TOTP } from "otpauth";
 import type english from "../public/locales/en/login.json";
 import { watchForPageErrors } from "./console-helpers";
 import { checkPage } from "./journey-helpers";
+import { readMailbox } from "./mail-peer";
 import { readSeed, type Seed } from "./seed";
 
 /**
@@ -104,6 +105,76 @@ test("a person turns two-factor on from the account page, then signs a phone out
     await page.getByRole("link", { name: en.account.signInAgain }).click();
     await expect(page).toHaveURL(/\/interaction\//);
     expect(problems).toEqual([]);
+  } finally {
+    await laptop.close();
+    await phone.close();
+  }
+});
+
+test("a person changes their email address on the laptop and confirms it from the phone, in German", async ({ browser }, testInfo) => {
+  const org = seed.organizations.find((o) => o.row === "password+magic_link")!;
+  const person = seed.emailChangeUser!;
+  const accountUrl = `/${org.slug}/account`;
+  const next = `moved-${Date.now()}@${org.slug}.example.test`;
+  const laptop = await browser.newContext({ locale: "de-DE" });
+  const phone = await browser.newContext({ locale: "de-DE" });
+  try {
+    const page = await laptop.newPage();
+    const problems = watchForPageErrors(page);
+    await page.goto(accountUrl);
+    await signIn(page, person.email, person.password, de);
+    await expect(page).toHaveURL(new RegExp(`${accountUrl}$`));
+
+    // A typo first: the message sits next to the field.
+    const field = page.getByLabel(de.account.email.new, { exact: true });
+    await field.fill("moved-at-example");
+    await page.getByRole("button", { name: de.account.email.change }).click();
+    await expect(page.locator("#newEmail-error")).toHaveText(de.account.email.invalid);
+    await checkPage(page, testInfo, "account-email-refused");
+
+    const before = readMailbox(seed.mailbox!).length;
+    await page.getByLabel(de.account.email.new, { exact: true }).fill(next);
+    await page.getByRole("button", { name: de.account.email.change }).click();
+    await expect(page.getByRole("status")).toHaveText(de.account.email.sent);
+    await expect(page.locator("#email")).toContainText(de.account.email.pendingBody.replace("{{email}}", next));
+    await checkPage(page, testInfo, "account-email-pending");
+
+    let link = "";
+    await expect
+      .poll(
+        () => {
+          const mail = readMailbox(seed.mailbox!).slice(before).find((m) => m.to.includes(next));
+          link = /(https?:\/\/\S+\/account\/email\?token=[^\s)\]]+)/.exec(mail?.text ?? "")?.[1] ?? "";
+          return link;
+        },
+        { timeout: 30_000 },
+      )
+      .not.toBe("");
+    // The current address heard of it too.
+    expect(readMailbox(seed.mailbox!).slice(before).some((m) => m.to.includes(person.email))).toBe(true);
+
+    // The phone never signed in: the link alone confirms, after a click (a link scanner changes nothing).
+    expect(new URL(link).searchParams.get("lang")).toBe("de");
+    const mobile = await phone.newPage();
+    const phoneProblems = watchForPageErrors(mobile);
+    await mobile.goto(link);
+    await expect(mobile.locator("html")).toHaveAttribute("lang", "de");
+    await expect(mobile.getByRole("heading", { level: 1 })).toHaveText(de.account.email.confirmTitle);
+    await checkPage(mobile, testInfo, "account-email-confirm-phone");
+    await mobile.getByRole("button", { name: de.account.email.confirm }).click();
+    await expect(mobile.getByRole("heading", { level: 1 })).toHaveText(de.account.email.doneTitle);
+    await checkPage(mobile, testInfo, "account-email-done-phone");
+    // Used once: opened again, it says so, with the way to the account page.
+    await mobile.goto(link);
+    await expect(mobile.getByRole("heading", { level: 1 })).toHaveText(de.account.email.usedTitle);
+    await expect(mobile.getByRole("link", { name: de.account.email.toAccount })).toHaveAttribute("href", accountUrl);
+    await checkPage(mobile, testInfo, "account-email-used-phone");
+
+    await page.reload();
+    await expect(page.locator("#email")).toContainText(next);
+    await expect(page.locator("#email")).toContainText(de.account.profile.verified);
+    expect(problems).toEqual([]);
+    expect(phoneProblems).toEqual([]);
   } finally {
     await laptop.close();
     await phone.close();

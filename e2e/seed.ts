@@ -39,6 +39,8 @@ export interface Seed {
   resetUser?: { email: string; password: string; id: string };
   /** A person of the same organization who manages their own account (account.spec.ts; nobody else signs in as them). */
   accountUser?: { email: string; password: string; id: string };
+  /** Changes their own email address on the account page (e2e/account.spec.ts). */
+  emailChangeUser?: { email: string; password: string; id: string };
 }
 
 /**

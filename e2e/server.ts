@@ -87,6 +87,8 @@ async function main() {
   const resetUser = { email: resetEmail, password: USER_PASSWORD, id: (await createUser(prisma, resetOrg.id, { email: resetEmail, password: USER_PASSWORD })).id };
   const accountEmail = `self-service@${resetOrg.slug}.example.test`;
   const accountUser = { email: accountEmail, password: USER_PASSWORD, id: (await createUser(prisma, resetOrg.id, { email: accountEmail, password: USER_PASSWORD })).id };
+  const emailChangeEmail = `moving@${resetOrg.slug}.example.test`;
+  const emailChangeUser = { email: emailChangeEmail, password: USER_PASSWORD, id: (await createUser(prisma, resetOrg.id, { email: emailChangeEmail, password: USER_PASSWORD })).id };
   const twoFactor = await seedTwoFactorOrganizations(prisma);
   const superAdmins = await prisma.organization.findUniqueOrThrow({ where: { slug: config.superAdminSlug } });
   const serviceAdmin = await prisma.role.findFirstOrThrow({ where: { organizationId: superAdmins.id, name: "service-admin" } });
@@ -94,7 +96,7 @@ async function main() {
     const user = await createUser(prisma, superAdmins.id, { ...person, givenName: "Console", familyName: "Admin" });
     await prisma.userRole.create({ data: { userId: user.id, roleId: serviceAdmin.id } });
   }
-  const seed: Seed = { baseUrl: BASE_URL, admin: E2E_ADMIN, organizations, twoFactor, mailbox: MAILBOX_FILE, resetUser, accountUser };
+  const seed: Seed = { baseUrl: BASE_URL, admin: E2E_ADMIN, organizations, twoFactor, mailbox: MAILBOX_FILE, resetUser, accountUser, emailChangeUser };
   // Written whole, then renamed: a reader never sees half a file.
   writeFileSync(`${SEED_FILE}.tmp`, JSON.stringify(seed, null, 2), { mode: 0o600 });
   renameSync(`${SEED_FILE}.tmp`, SEED_FILE);
