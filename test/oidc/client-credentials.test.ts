@@ -51,9 +51,9 @@ describe("client_credentials", () => {
   it("refuses a client that may not use the grant", async () => {
     const { client, secret } = await machineClient({ grantTypes: ["authorization_code"] });
     const answer = await ccAt("/auth/token", client.id, secret);
-    // oidc-provider's answer (RFC 6749 would also allow unauthorized_client).
+    // RFC 6749 §5.2: the authenticated client is not authorized to use this grant type.
     expect(answer.status).toBe(400);
-    expect(answer.body).toEqual({ error: "invalid_request", error_description: "requested grant type is not allowed for this client" });
+    expect(answer.body).toEqual({ error: "unauthorized_client", error_description: "requested grant type is not allowed for this client" });
   });
 
   it("refuses a wrong secret and an unknown client with invalid_client", async () => {

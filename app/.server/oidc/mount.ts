@@ -6,6 +6,8 @@ import { SLUG_PATTERN_ANY_CASE } from "~/schemas/slug";
 import { findUnrepresentable, UNREPRESENTABLE_MESSAGE } from "~/schemas/text";
 import { userinfoRequest } from "./internals";
 import { keptUserAgent, requestDevice } from "./request-device";
+import type { KeyValueStore } from "../cache/store";
+import { parkPostedRequest, POSTABLE_PATHS, takePostedRequest } from "./posted-requests";
 import type { ProviderRegistry, TenantProvider } from "./registry";
 import { withVerifiedJwt } from "./verified-jwt";
 import { publicCacheControlOf } from "./well-known";
@@ -81,8 +83,8 @@ async function presentJwtsByJti(body: Record<string, unknown> | undefined, tenan
   return claims;
 }
 
-/** Mount as `app.use("/:slug", protocolRoutes(registry))`. */
-export function protocolRoutes(registry: ProviderRegistry): RequestHandler {
+/** Mount as `app.use("/:slug", protocolRoutes(registry, store))`. */
+export function protocolRoutes(registry: ProviderRegistry, store: KeyValueStore): RequestHandler {
   return (req, res, next) => {
     const slug = req.params.slug;
     if (!slug || !SLUG_PATTERN_ANY_CASE.test(slug) || !PROTOCOL_PATH.test(req.path)) return next();
@@ -104,6 +106,14 @@ export function protocolRoutes(registry: ProviderRegistry): RequestHandler {
           return;
         }
         if (TOKEN_ENDPOINTS.has(req.path)) presented = await presentJwtsByJti(body, tenant);
+        if (POSTABLE_PATHS.has(req.path)) {
+          const next = await parkPostedRequest(store, tenant.organization.id, req.path, body);
+          res.status(303).setHeader("Cache-Control", "no-store").setHeader("Location", `/${tenant.organization.slug}${next}`).end();
+          return;
+        }
+      } else if (req.method === "GET" && POSTABLE_PATHS.has(req.path)) {
+        const parked = await takePostedRequest(store, tenant.organization.id, new URLSearchParams(req.url.slice(req.path.length + 1)));
+        if (parked !== null) req.url = parked ? `${req.path}?${parked}` : req.path;
       }
       // `/{slug}/token` is the admin client library's shape of the token endpoint.
       if (req.path === "/token") req.url = "/auth/token" + req.url.slice("/token".length);

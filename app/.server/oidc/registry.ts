@@ -1,5 +1,6 @@
 import { exportJWK, generateKeyPair, type JWK, type JWTPayload } from "jose";
 import Provider from "oidc-provider";
+import { answerTokenErrorsPerRfc6749 } from "./token-errors";
 import { answerUnavailableAs503 } from "./unavailable";
 import { LRUCache } from "lru-cache";
 import { createProviderPool } from "./provider-pool";
@@ -166,6 +167,7 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
       return Boolean(client && client.organizationId === organization.id && secretMatches(client, presented));
     });
     acceptOwnAudienceAtUserinfo(provider, adminResource ? [issuer, adminResource] : [issuer]);
+    answerTokenErrorsPerRfc6749(provider);
     answerUnavailableAs503(provider, (error) => logger.error({ err: error, organizationId: organization.id }, "oidc server error"), () =>
       logger.warn({ organizationId: organization.id }, "database unavailable: a protocol request answered 503"),
     );
