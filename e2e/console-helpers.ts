@@ -20,7 +20,8 @@ export async function check(page: Page, testInfo: TestInfo, name: string) {
 /** Uncaught errors and CSP refusals (a missing nonce would stop hydration and the live slug check). */
 export function watchForPageErrors(page: Page): string[] {
   const problems: string[] = [];
-  page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
+  // The page's address tells which page threw (a navigation may already have left it).
+  page.on("pageerror", (error) => problems.push(`pageerror at ${page.url()}: ${error.message}`));
   page.on("console", (msg) => {
     if (msg.type() === "error" && /Content Security Policy|Refused to/i.test(msg.text())) problems.push(`console: ${msg.text()}`);
   });
