@@ -39,11 +39,26 @@ describe("GET /health", () => {
     expect(await again.json()).toMatchObject({ status: "ok", checks: { keys: "ok" } });
   });
 
-  it("answers 503 once the database is gone", async () => {
+  it("answers liveness and readiness for orchestrators: alive, ready with its migrations applied", async () => {
+    const live = await fetch(`${porta.url}/health/live`);
+    expect(live.status).toBe(200);
+    expect(live.headers.get("cache-control")).toBe("no-store");
+    expect(await live.json()).toEqual({ status: "ok" });
+    const ready = await fetch(`${porta.url}/health/ready`);
+    expect(ready.status).toBe(200);
+    expect(ready.headers.get("cache-control")).toBe("no-store");
+    expect(await ready.json()).toEqual({ status: "ready", checks: { database: "ok", migrations: "ok", draining: false } });
+  });
+
+  it("answers 503 once the database is gone; liveness stays 200 (a restart would not bring the database back)", async () => {
     await porta.services.db.close();
     const res = await fetch(`${porta.url}/health`);
     expect(res.status).toBe(503);
     expect(await res.json()).toMatchObject({ status: "unavailable", checks: { database: "unavailable" } });
+    const ready = await fetch(`${porta.url}/health/ready`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toEqual({ status: "not_ready", checks: { database: "unavailable", migrations: "unknown", draining: false } });
+    expect((await fetch(`${porta.url}/health/live`)).status).toBe(200);
   });
 });
 

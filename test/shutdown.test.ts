@@ -91,4 +91,29 @@ describe("graceful shutdown of server.ts", () => {
     expect(server.stderr()).toBe("");
     expect(await tryConnect(port)).toBe("ECONNREFUSED");
   }, 180_000);
+
+  it("with SHUTDOWN_DELAY_SECONDS, answers not-ready at SIGTERM while still serving, then stops accepting and exits 0", async () => {
+    const port = await freePort();
+    server?.kill("SIGKILL");
+    server = spawnServer({ NODE_ENV: "production", PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: "info", SHUTDOWN_DELAY_SECONDS: "3" });
+    const ready = await waitForHealth(`http://127.0.0.1:${port}`, server, 120_000);
+    expect(ready.status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${port}/health/ready`)).status).toBe(200);
+
+    const signalledAt = Date.now();
+    server.kill("SIGTERM");
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Still accepting (a load balancer may send a little longer), but no longer ready.
+    const draining = await fetch(`http://127.0.0.1:${port}/health/ready`);
+    expect(draining.status).toBe(503);
+    expect(await draining.json()).toMatchObject({ status: "not_ready", checks: { draining: true } });
+    expect((await fetch(`http://127.0.0.1:${port}/health/live`)).status).toBe(200);
+
+    const exit = await exitWithin(server, 15_000);
+    expect(exit?.code).toBe(0);
+    // Not before the delay: the node kept serving while it said it was going.
+    expect(Date.now() - signalledAt).toBeGreaterThanOrEqual(3_000);
+    expect(await tryConnect(port)).toBe("ECONNREFUSED");
+    expect(server.stderr()).toBe("");
+  }, 180_000);
 });

@@ -9,7 +9,7 @@
  * loads the rest and starts. server.ts runs both from source (`npm run dev`, the tests).
  */
 import type { Logger } from "pino";
-import { ensureDataDir } from "./config/data-dir";
+import { embeddedDatabaseDir, ensureDataDir } from "./config/data-dir";
 import { lockDataDir, type DataDirLock } from "./config/data-dir-lock";
 import { ConfigError, parseConfig, type Config } from "./config/env";
 import { assertPortFree } from "./config/port";
@@ -107,8 +107,8 @@ export async function serve({ config, dataDirLock }: Preflight): Promise<void> {
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, "shutting down: draining requests");
-    porta.close().then(
+    logger.info({ signal, notReadySeconds: config.shutdownDelayMs / 1000 }, "shutting down: draining requests");
+    porta.close(10_000, config.shutdownDelayMs).then(
       () => process.exit(0),
       (error: unknown) => {
         logger.error({ err: error }, "shutdown failed");
@@ -118,4 +118,40 @@ export async function serve({ config, dataDirLock }: Preflight): Promise<void> {
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
+}
+
+/**
+ * `npm run migrate`: applies the migrations this build ships and exits, for platforms that
+ * migrate before a rollout (a Kubernetes Job, a release phase). `npm start` still applies them at
+ * start; nodes of a newer version answer not-ready until they are applied (health/readiness.ts).
+ */
+export async function migrate(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  process.umask(0o077);
+  let config: Config;
+  let dataDir: string;
+  try {
+    config = parseConfig(env);
+    dataDir = ensureDataDir(config.dataDir);
+  } catch (error) {
+    if (error instanceof ConfigError) fail(`configuration error: ${error.message}`);
+    throw error;
+  }
+  const lock = config.databaseUrl ? undefined : lockDataDir(dataDir);
+  const [{ DatabaseUnavailableError, assertPostgresReachable, openDatabase }, { applyMigrations, MigrationError }] = await Promise.all([import("./db/client"), import("./db/migrate")]);
+  try {
+    if (config.databaseUrl) await assertPostgresReachable(config.databaseUrl);
+    const db = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir: embeddedDatabaseDir(dataDir) });
+    try {
+      const applied = await applyMigrations(db);
+      process.stdout.write(applied.length === 0 ? "  The database is up to date.\n" : `  Applied ${applied.length} migration${applied.length === 1 ? "" : "s"}:\n${applied.map((name) => `    ${name}\n`).join("")}`);
+    } finally {
+      await db.close();
+    }
+  } catch (error) {
+    if (error instanceof DatabaseUnavailableError) fail(`database error: ${error.message}`);
+    if (error instanceof MigrationError) fail(error.message);
+    throw error;
+  } finally {
+    lock?.release();
+  }
 }

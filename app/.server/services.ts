@@ -1,16 +1,16 @@
-import path from "node:path";
 import type { Logger } from "pino";
 import { createMemoryStore } from "./cache/memory-store";
 import { createPostgresStore } from "./cache/postgres-store";
 import { createReadThroughCache, type ReadThroughCache } from "./cache/read-through";
 import { createRedisStore } from "./cache/redis-store";
 import type { KeyValueStore } from "./cache/store";
-import { ensureDataDir, loadOrCreateEncryptionKey } from "./config/data-dir";
+import { embeddedDatabaseDir, ensureDataDir, loadOrCreateEncryptionKey } from "./config/data-dir";
 import { lockDataDir, type DataDirLock } from "./config/data-dir-lock";
 import { ConfigError, type Config } from "./config/env";
 import { createEncrypter, type Encrypter } from "./crypto/encryption";
 import { openDatabase, type Database } from "./db/client";
-import { applyMigrations } from "./db/migrate";
+import { applyMigrations, readMigrations } from "./db/migrate";
+import { createReadiness, type Readiness } from "./health/readiness";
 import { createAuditLog, type AuditLog } from "./audit/audit";
 import { createCsrfGuard, type CsrfGuard } from "./auth/csrf";
 import { createPasswordHasher, type PasswordHasher } from "./auth/password-hash";
@@ -51,6 +51,8 @@ export interface Services {
   packageSeal: PackageSeal;
   jobs: JobQueue;
   settings: Settings;
+  /** What `/health/ready` answers (health/readiness.ts); draining from SIGTERM on. */
+  readiness: Readiness;
   /** Test-only fault injection (see context.ts); never set in production. */
   faults?: FaultHooks;
   close(): Promise<void>;
@@ -73,7 +75,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
   const dataDir = ensureDataDir(config.dataDir);
   const encryptionKey = config.encryptionKey ?? loadOrCreateEncryptionKey(dataDir).key;
 
-  const pgliteDir = options.pgliteDir ?? path.join(dataDir, "pglite");
+  const pgliteDir = options.pgliteDir ?? embeddedDatabaseDir(dataDir);
   // PGlite is single-process: the embedded database on disk belongs to one Porta at a time.
   const lock = options.dataDirLock ?? (!config.databaseUrl && !pgliteDir.startsWith("memory://") ? lockDataDir(dataDir) : undefined);
   let db: Database;
@@ -177,6 +179,12 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     packageSeal: createPackageSeal(encryptionKey),
     settings,
     jobs,
+    readiness: createReadiness({
+      ping: () => db.ping(1_000),
+      appliedMigrations: async () =>
+        (await db.prisma.$queryRaw<Array<{ migration_name: string }>>`SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL`).map((row) => row.migration_name),
+      shippedMigrations: async () => (await readMigrations()).map((m) => m.name),
+    }),
     ...(options.faults ? { faults: options.faults } : {}),
     async close() {
       clearInterval(sweeper);

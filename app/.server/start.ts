@@ -21,8 +21,11 @@ export interface RunningPorta {
   /** http://host:port the server actually listens on. */
   url: string;
   bootstrap: BootstrapResult;
-  /** Stops accepting, drains in-flight requests (up to the grace period), then closes stores. */
-  close(gracePeriodMs?: number): Promise<void>;
+  /**
+   * Turns not-ready, keeps serving for `notReadyMs` (so a load balancer stops sending), then
+   * stops accepting, drains in-flight requests (up to the grace period) and closes the stores.
+   */
+  close(gracePeriodMs?: number, notReadyMs?: number): Promise<void>;
 }
 
 export interface StartOptions extends CreateServicesOptions {
@@ -82,8 +85,10 @@ export async function startPorta(config: Config, logger: Logger, options: StartO
       services,
       url: `http://127.0.0.1:${port}`,
       bootstrap: bootstrapResult,
-      close(gracePeriodMs = 10_000) {
+      close(gracePeriodMs = 10_000, notReadyMs = 0) {
         closing ??= (async () => {
+          services.readiness.markDraining();
+          if (notReadyMs > 0) await new Promise((resolve) => setTimeout(resolve, notReadyMs));
           const drained = new Promise<void>((resolve) => server.close(() => resolve()));
           server.closeIdleConnections();
           const force = setTimeout(() => server.closeAllConnections(), gracePeriodMs);

@@ -63,6 +63,12 @@ describe("PostgreSQL down", () => {
       expect(page.headers.get("retry-after")).toBe("5");
       expect(await page.text()).toContain("Try again shortly");
 
+      // Orchestrators: not ready (no traffic), but alive (a restart would not bring the database back).
+      const ready = await fetch(`${porta.baseUrl}/health/ready`);
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toMatchObject({ status: "not_ready", checks: { database: "unavailable" } });
+      expect((await fetch(`${porta.baseUrl}/health/live`)).status).toBe(200);
+
       const unavailableLines = porta.logs.lines.filter((line) => String(line.msg).startsWith("database unavailable"));
       expect(unavailableLines.length).toBeGreaterThanOrEqual(5);
       expect(unavailableLines.every((line) => line.err === undefined && line.level !== 50)).toBe(true);

@@ -39,6 +39,8 @@ const PORTA_VARIABLES = [
   "SMTP_FROM",
   "LOG_LEVEL",
   "TRUST_PROXY",
+  "OIDC_PROVIDER_POOL_MB",
+  "SHUTDOWN_DELAY_SECONDS",
 ];
 
 export interface Exit {

@@ -19,6 +19,9 @@ export function ensureDataDir(dir: string): string {
   }
 }
 
+/** Where the embedded database (PGlite) keeps its files inside DATA_DIR. */
+export const embeddedDatabaseDir = (dataDir: string) => path.join(dataDir, "pglite");
+
 const KEY_FILE = "encryption.key";
 
 /**

@@ -29,6 +29,7 @@ describe("parseConfig", () => {
       smtp: { host: undefined, port: 587, user: undefined, pass: undefined, from: undefined },
       logLevel: "info",
       trustProxy: ["loopback"],
+      shutdownDelayMs: 0,
     });
   });
 
@@ -37,6 +38,11 @@ describe("parseConfig", () => {
     expect(parseConfig({ TRUST_PROXY: "0" }).trustProxy).toBe(0);
     expect(parseConfig({ TRUST_PROXY: "none" }).trustProxy).toBe(0);
     expect(parseConfig({ TRUST_PROXY: " 10.0.0.0/8, loopback ,fd00::/8,192.168.1.7 " }).trustProxy).toEqual(["10.0.0.0/8", "loopback", "fd00::/8", "192.168.1.7"]);
+  });
+
+  it("reads SHUTDOWN_DELAY_SECONDS as the not-ready time before a drain (default 0)", () => {
+    expect(parseConfig({}).shutdownDelayMs).toBe(0);
+    expect(parseConfig({ SHUTDOWN_DELAY_SECONDS: "2.5" }).shutdownDelayMs).toBe(2500);
   });
 
   it("reads OIDC_PROVIDER_POOL_MB as the provider pool's heap budget in bytes (unset: the registry's default)", () => {
@@ -127,6 +133,8 @@ describe("parseConfig", () => {
     { env: { TRUST_PROXY: "-1" }, variable: "TRUST_PROXY", expected: /expected a hop count/ },
     { env: { OIDC_PROVIDER_POOL_MB: "0" }, variable: "OIDC_PROVIDER_POOL_MB", expected: /expected a number of megabytes/ },
     { env: { OIDC_PROVIDER_POOL_MB: "lots" }, variable: "OIDC_PROVIDER_POOL_MB", expected: /expected a number of megabytes/ },
+    { env: { SHUTDOWN_DELAY_SECONDS: "-1" }, variable: "SHUTDOWN_DELAY_SECONDS", expected: /expected a number of seconds between 0 and 120/ },
+    { env: { SHUTDOWN_DELAY_SECONDS: "121" }, variable: "SHUTDOWN_DELAY_SECONDS", expected: /expected a number of seconds between 0 and 120/ },
   ];
 
   it.each(badValues)("rejects $env with a ConfigError naming $variable", ({ env, variable, expected }) => {

@@ -134,6 +134,14 @@ const EnvSchema = z.object({
   SMTP_FROM: optionalString,
   LOG_LEVEL: z.enum(LOG_LEVELS, { message: `expected one of ${LOG_LEVELS.join(", ")}` }).default("info"),
   TRUST_PROXY: optionalString.pipe(TrustProxySchema.optional()),
+  SHUTDOWN_DELAY_SECONDS: z.preprocess(
+    blankAsUnset,
+    z.coerce
+      .number({ message: "expected a number of seconds between 0 and 120" })
+      .min(0, "expected a number of seconds between 0 and 120")
+      .max(120, "expected a number of seconds between 0 and 120")
+      .default(0),
+  ),
   OIDC_PROVIDER_POOL_MB: z.preprocess(
     blankAsUnset,
     z.coerce
@@ -164,6 +172,8 @@ export interface Config {
   trustProxy: number | string[];
   /** Heap budget of the pool of built OIDC providers, in bytes; undefined: the registry's default. */
   providerPoolBytes: number | undefined;
+  /** After SIGTERM, how long the node answers not-ready while still serving, before it stops accepting. */
+  shutdownDelayMs: number;
 }
 
 /** Parses an environment (process.env by default). Throws ConfigError on the first bad variable. */
@@ -201,5 +211,6 @@ export function parseConfig(source: Record<string, string | undefined> = process
     logLevel: env.LOG_LEVEL,
     trustProxy: env.TRUST_PROXY ?? ["loopback"],
     providerPoolBytes: env.OIDC_PROVIDER_POOL_MB === undefined ? undefined : Math.round(env.OIDC_PROVIDER_POOL_MB * 1024 * 1024),
+    shutdownDelayMs: Math.round(env.SHUTDOWN_DELAY_SECONDS * 1000),
   };
 }

@@ -46,6 +46,15 @@ export function createHttpApp(services: Services, options: HttpAppOptions): expr
     ),
   );
 
+  app.get("/health/live", (_req, res) => {
+    res.setHeader("Cache-Control", "no-store");
+    res.json({ status: "ok" });
+  });
+  app.get("/health/ready", async (_req, res) => {
+    const report = await services.readiness.check();
+    res.setHeader("Cache-Control", "no-store");
+    res.status(report.status === "ready" ? 200 : 503).json(report);
+  });
   app.get("/health", async (_req, res) => {
     const report = await checkHealth(services.db, services.cache, services.mailer, services.keys);
     res.setHeader("Cache-Control", "no-store");
