@@ -51,7 +51,7 @@ function redirectedError(answer: { status: number; location?: URL | undefined },
 function renderedError(answer: { status: number; location?: URL | undefined; body: string }) {
   expect(answer.status).toBe(400);
   expect(answer.location).toBeUndefined();
-  return /Error: <code>([a-z_]+)<\/code>/.exec(answer.body)?.[1];
+  return /Error code: <code>([a-z_]+)<\/code>/.exec(answer.body)?.[1];
 }
 
 async function codeFor(clientId: string, redirectUri: string, challenge: string) {

@@ -68,7 +68,7 @@ describe("pushed authorization requests", () => {
     expect(callback.searchParams.get("code")).toBeTruthy();
     const again = await new CookieJar().fetch(url);
     const location = again.headers.get("location");
-    const error = location ? new URL(location).searchParams.get("error") : /Error: <code>([a-z_]+)<\/code>/.exec(await again.text())?.[1];
+    const error = location ? new URL(location).searchParams.get("error") : /Error code: <code>([a-z_]+)<\/code>/.exec(await again.text())?.[1];
     expect(error).toBe("invalid_request_uri");
   });
 

@@ -16,14 +16,15 @@ import { createLoadExistingGrant } from "./grants";
 import { storeJwtAccessToken } from "./internals";
 import type { PrivateSigningJwk } from "./keys";
 import { LIFETIMES } from "./lifetimes";
+import { ACR_VALUES } from "./acr";
 import { providerPages } from "./pages";
 import { PROVIDER_ROUTES } from "./endpoints";
 
 export const BASE_SCOPES = ["openid", "offline_access", "profile", "email", "roles"] as const;
 
 const STANDARD_CLAIMS: Record<string, string[]> = {
-  // How and when the user signed in (RFC 8176 amr) travel in every ID token.
-  openid: ["sub", "amr", "auth_time"],
+  // How and when the user signed in (RFC 8176 amr, the acr it gives) travel in every ID token.
+  openid: ["sub", "acr", "amr", "auth_time"],
   profile: ["name", "given_name", "family_name", "locale", "updated_at"],
   email: ["email", "email_verified"],
   roles: ["roles"],
@@ -110,6 +111,7 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
     scopes,
     claims,
     conformIdTokenClaims: false,
+    acrValues: ACR_VALUES,
     responseTypes: ["code"],
     clientDefaults: {
       grant_types: ["authorization_code"],

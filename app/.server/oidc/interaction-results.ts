@@ -1,4 +1,5 @@
 import type Provider from "oidc-provider";
+import { acrOf } from "./acr";
 import { addConsent } from "./grants";
 
 /**
@@ -22,8 +23,9 @@ export async function recordInteractionResult(interaction: Interaction, result: 
   return interaction.returnTo;
 }
 
+/** The `acr` follows from the factors (`amr`) unless the caller names one (oidc/acr.ts). */
 export function recordLogin(interaction: Interaction, login: LoginResult): Promise<string> {
-  return recordInteractionResult(interaction, { login });
+  return recordInteractionResult(interaction, { login: { ...login, acr: login.acr ?? acrOf(login.amr) } });
 }
 
 /**

@@ -50,6 +50,42 @@ export function acceptOwnAudienceAtUserinfo(provider: Provider, audiences: strin
   };
 }
 
+interface SavedToken {
+  save(this: SavedToken): Promise<string>;
+}
+
+interface IdTokenPrototype {
+  ctx?: { oidc?: { entities?: { AccessToken?: object } } };
+  extra: Record<string, unknown>;
+  set(key: string, value: unknown): void;
+  issue(this: IdTokenPrototype, options?: { use?: string }): Promise<string>;
+}
+
+/**
+ * `at_hash` in every ID token issued beside an access token (OpenID Connect Core §3.1.3.6; the
+ * provider adds it only at the authorization endpoint, and Porta issues ID tokens at the token
+ * endpoint only): the access token's value is remembered when it is saved, and the ID token of
+ * the same request carries its hash, which the provider computes for the signing algorithm.
+ */
+export function hashAccessTokenIntoIdToken(provider: Provider) {
+  const issued = new WeakMap<object, string>();
+  const accessToken = (provider.AccessToken as unknown as { prototype: SavedToken }).prototype;
+  const save = accessToken.save;
+  accessToken.save = async function (this: SavedToken) {
+    const value = await save.call(this);
+    issued.set(this, value);
+    return value;
+  };
+  const idToken = (provider.IdToken as unknown as { prototype: IdTokenPrototype }).prototype;
+  const issue = idToken.issue;
+  idToken.issue = function (this: IdTokenPrototype, options) {
+    const token = this.ctx?.oidc?.entities?.AccessToken;
+    const value = token ? issued.get(token) : undefined;
+    if (options?.use === "idtoken" && value && this.extra.at_hash === undefined) this.set("at_hash", value);
+    return issue.call(this, options);
+  };
+}
+
 interface IssuedToken {
   jti: string;
   kind: string;

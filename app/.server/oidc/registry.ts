@@ -12,7 +12,7 @@ import type { KeyValueStore } from "../cache/store";
 import type { Database } from "../db/client";
 import { getClientRecord, secretMatches } from "../directory/clients";
 import { buildProviderConfiguration, createSignedJwtReader } from "./configuration";
-import { acceptOwnAudienceAtUserinfo, useHashedClientSecrets } from "./internals";
+import { acceptOwnAudienceAtUserinfo, hashAccessTokenIntoIdToken, useHashedClientSecrets } from "./internals";
 import type { KeyService, PrivateSigningJwk } from "./keys";
 import { loadTenant, type TenantInput } from "./tenant-load";
 import type { Settings } from "../settings/settings";
@@ -168,6 +168,7 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
     });
     acceptOwnAudienceAtUserinfo(provider, adminResource ? [issuer, adminResource] : [issuer]);
     answerTokenErrorsPerRfc6749(provider);
+    hashAccessTokenIntoIdToken(provider);
     answerUnavailableAs503(provider, (error) => logger.error({ err: error, organizationId: organization.id }, "oidc server error"), () =>
       logger.warn({ organizationId: organization.id }, "database unavailable: a protocol request answered 503"),
     );
