@@ -141,6 +141,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     logger,
     settings,
     ...(config.providerPoolBytes ? { poolBytes: config.providerPoolBytes } : {}),
+    allowPrivateNetworks: config.outboundAllowPrivateNetworks,
   });
   registryRef.current = oidc;
 

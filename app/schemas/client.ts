@@ -11,9 +11,14 @@ export const CLIENT_STATUS_VALUES = ["active", "inactive"] as const;
 export const SECRET_STATUS_VALUES = ["active", "revoked"] as const;
 
 export type ClientType = (typeof CLIENT_TYPE_VALUES)[number];
+/** How a confidential client proves itself at the token endpoint; a public client uses `none`. */
+export const CONFIDENTIAL_AUTH_METHOD_VALUES = ["client_secret_basic", "client_secret_post", "private_key_jwt"] as const;
+export type ConfidentialAuthMethod = (typeof CONFIDENTIAL_AUTH_METHOD_VALUES)[number];
 
-/** The client's token endpoint authentication follows from its type. */
-export const authMethodOf = (type: ClientType) => (type === "confidential" ? "client_secret_basic" : "none");
+/** The client's token endpoint authentication follows from its type, unless a confidential client names one. */
+export const authMethodOf = (type: ClientType, chosen?: ConfidentialAuthMethod) => (type === "confidential" ? (chosen ?? "client_secret_basic") : "none");
+/** Whether the method presents one of the client's secrets (the others sign with a key, or nothing). */
+export const usesSecret = (tokenEndpointAuthMethod: string) => tokenEndpointAuthMethod === "client_secret_basic" || tokenEndpointAuthMethod === "client_secret_post";
 export const clientTypeOf = (tokenEndpointAuthMethod: string): ClientType => (tokenEndpointAuthMethod === "none" ? "public" : "confidential");
 
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
@@ -82,6 +87,42 @@ const lifetime = (bounds: { min: number; max: number }) =>
 export const AccessTokenTtlSchema = lifetime(ACCESS_TOKEN_TTL_BOUNDS);
 export const RefreshTokenTtlSchema = lifetime(REFRESH_TOKEN_TTL_BOUNDS);
 
+/**
+ * A client's public signing keys (issue 24 §2): for `private_key_jwt` and signed request objects.
+ * ES256 is the product's one algorithm, so each key is a P-256 EC public key; a private part is
+ * refused, never stored.
+ */
+const B64URL_COORDINATE = /^[A-Za-z0-9_-]{43}$/;
+export const MAX_CLIENT_KEYS = 5;
+
+const PublicJwkSchema = z
+  .object({
+    kty: z.literal("EC", { message: "must be EC (P-256 keys for ES256)" }),
+    crv: z.literal("P-256", { message: "must be P-256 (ES256)" }),
+    x: z.string().regex(B64URL_COORDINATE, "must be the 32-byte x coordinate in base64url"),
+    y: z.string().regex(B64URL_COORDINATE, "must be the 32-byte y coordinate in base64url"),
+    kid: z.string().min(1, "must not be empty").max(100, "must have at most 100 characters").optional(),
+    use: z.literal("sig", { message: "must be sig" }).optional(),
+    alg: z.literal("ES256", { message: "must be ES256" }).optional(),
+    d: z.never({ message: "must not be sent: register the public key only (this one holds its private part)" }).optional(),
+  })
+  .strict();
+
+export const JwksSchema = z
+  .object({ keys: z.array(PublicJwkSchema).min(1, "needs at least one key").max(MAX_CLIENT_KEYS, `must have at most ${MAX_CLIENT_KEYS} keys`) })
+  .strict()
+  .refine((jwks) => new Set(jwks.keys.map((k) => k.kid ?? `${k.x}.${k.y}`)).size === jwks.keys.length, "must not repeat a key or a kid");
+
+/** Where the client publishes its keys: fetched by Porta with a timeout, a size limit and no private addresses. */
+export const JwksUriSchema = z
+  .string()
+  .max(2000, "must have at most 2000 characters")
+  .refine((value) => URL.canParse(value) && ["https:", "http:"].includes(new URL(value).protocol), "must be an absolute https URL")
+  .refine((value) => !URL.canParse(value) || new URL(value).protocol === "https:" || LOOPBACK_HOSTS.has(new URL(value).hostname), "must use https (http only for localhost)")
+  .refine((value) => !value.includes("#"), "must not contain a fragment");
+
+export type Jwks = z.infer<typeof JwksSchema>;
+
 export const ClientNameSchema = z.string().trim().min(1, "must not be empty").max(200, "must have at most 200 characters");
 
 export const ClientSchema = z.object({
@@ -92,6 +133,10 @@ export const ClientSchema = z.object({
   clientType: z.enum(CLIENT_TYPE_VALUES),
   applicationType: z.enum(CLIENT_APPLICATION_TYPE_VALUES),
   tokenEndpointAuthMethod: z.string(),
+  /** The client's public keys (private_key_jwt, signed request objects); null when it has none here. */
+  jwks: JwksSchema.nullable(),
+  /** Where the client publishes its keys instead; null when not used. */
+  jwksUri: z.string().nullable(),
   redirectUris: z.array(z.string()),
   postLogoutRedirectUris: z.array(z.string()),
   grantTypes: z.array(z.enum(CLIENT_GRANT_TYPE_VALUES)),
@@ -125,6 +170,10 @@ export const ClientCreateSchema = z
     applicationId: UuidSchema.nullable().optional(),
     name: ClientNameSchema,
     clientType: z.enum(CLIENT_TYPE_VALUES),
+    /** Confidential clients only; default client_secret_basic. private_key_jwt needs jwks or jwksUri and gets no secret. */
+    tokenEndpointAuthMethod: z.enum(CONFIDENTIAL_AUTH_METHOD_VALUES).optional(),
+    jwks: JwksSchema.nullable().default(null),
+    jwksUri: JwksUriSchema.nullable().default(null),
     applicationType: z.enum(CLIENT_APPLICATION_TYPE_VALUES).default("web"),
     redirectUris: UrisSchema.default([]),
     postLogoutRedirectUris: UrisSchema.default([]),
@@ -143,6 +192,12 @@ export const ClientUpdateSchema = z
   .object({
     applicationId: UuidSchema.nullable().optional(),
     name: ClientNameSchema.optional(),
+    /** Confidential clients only. */
+    tokenEndpointAuthMethod: z.enum(CONFIDENTIAL_AUTH_METHOD_VALUES).optional(),
+    /** null removes the keys. */
+    jwks: JwksSchema.nullable().optional(),
+    /** null removes the URI. */
+    jwksUri: JwksUriSchema.nullable().optional(),
     applicationType: z.enum(CLIENT_APPLICATION_TYPE_VALUES).optional(),
     redirectUris: UrisSchema.optional(),
     postLogoutRedirectUris: UrisSchema.optional(),
@@ -192,6 +247,9 @@ export type SecretCreate = z.infer<typeof SecretCreateSchema>;
 /** The settings whose combination must make sense, whatever the request changed. */
 export interface ClientSettings {
   clientType: ClientType;
+  tokenEndpointAuthMethod?: string | undefined;
+  hasJwks?: boolean;
+  hasJwksUri?: boolean;
   applicationType: "web" | "native";
   redirectUris: string[];
   postLogoutRedirectUris: string[];
@@ -230,6 +288,13 @@ export function clientSettingsProblems(client: ClientSettings): Array<{ field: s
   if (client.grantTypes.includes("refresh_token") && !codeFlow) problems.push({ field: "grantTypes", message: "refresh_token needs authorization_code" });
   if (client.grantTypes.includes("client_credentials") && client.clientType === "public") {
     problems.push({ field: "grantTypes", message: "client_credentials needs a confidential client" });
+  }
+  if (client.clientType === "public" && client.tokenEndpointAuthMethod !== undefined && client.tokenEndpointAuthMethod !== "none") {
+    problems.push({ field: "tokenEndpointAuthMethod", message: "is for confidential clients; a public client authenticates with none" });
+  }
+  if (client.hasJwks && client.hasJwksUri) problems.push({ field: "jwksUri", message: "must not be set together with jwks: use one of them" });
+  if (client.tokenEndpointAuthMethod === "private_key_jwt" && !client.hasJwks && !client.hasJwksUri) {
+    problems.push({ field: "jwks", message: "needs jwks or jwksUri for private_key_jwt" });
   }
   if (codeFlow && !client.scope.split(" ").includes("openid")) problems.push({ field: "scope", message: "must include openid for authorization_code" });
   // RFC 8252 §8.6: another app on the device can claim a native client's redirect URI, so the

@@ -30,6 +30,7 @@ describe("parseConfig", () => {
       logLevel: "info",
       trustProxy: ["loopback"],
       shutdownDelayMs: 0,
+      outboundAllowPrivateNetworks: false,
     });
   });
 

@@ -134,6 +134,10 @@ const EnvSchema = z.object({
   SMTP_FROM: optionalString,
   LOG_LEVEL: z.enum(LOG_LEVELS, { message: `expected one of ${LOG_LEVELS.join(", ")}` }).default("info"),
   TRUST_PROXY: optionalString.pipe(TrustProxySchema.optional()),
+  OUTBOUND_ALLOW_PRIVATE_NETWORKS: z.preprocess(
+    blankAsUnset,
+    z.enum(["true", "false"], { message: "expected true or false" }).default("false"),
+  ),
   SHUTDOWN_DELAY_SECONDS: z.preprocess(
     blankAsUnset,
     z.coerce
@@ -174,6 +178,8 @@ export interface Config {
   providerPoolBytes: number | undefined;
   /** After SIGTERM, how long the node answers not-ready while still serving, before it stops accepting. */
   shutdownDelayMs: number;
+  /** Whether outbound requests (a client's jwks_uri) may reach loopback and private addresses. */
+  outboundAllowPrivateNetworks: boolean;
 }
 
 /** Parses an environment (process.env by default). Throws ConfigError on the first bad variable. */
@@ -212,5 +218,6 @@ export function parseConfig(source: Record<string, string | undefined> = process
     trustProxy: env.TRUST_PROXY ?? ["loopback"],
     providerPoolBytes: env.OIDC_PROVIDER_POOL_MB === undefined ? undefined : Math.round(env.OIDC_PROVIDER_POOL_MB * 1024 * 1024),
     shutdownDelayMs: Math.round(env.SHUTDOWN_DELAY_SECONDS * 1000),
+    outboundAllowPrivateNetworks: env.OUTBOUND_ALLOW_PRIVATE_NETWORKS === "true",
   };
 }

@@ -44,6 +44,8 @@ export function accountClientRecord(organization: Pick<Organization, "id" | "cre
     name: "Account",
     applicationType: "web",
     tokenEndpointAuthMethod: "none",
+    jwks: null,
+    jwksUri: null,
     redirectUris: [`${issuer}/account/callback`],
     postLogoutRedirectUris: [`${issuer}/account/signed-out`],
     grantTypes: ["authorization_code"],

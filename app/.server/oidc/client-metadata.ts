@@ -1,4 +1,5 @@
-import type { Adapter, ClientAuthMethod, ClientMetadata } from "oidc-provider";
+import type { Adapter, ClientAuthMethod, ClientMetadata, JWKS } from "oidc-provider";
+import { usesSecret } from "~/schemas/client";
 import type { PrismaClient } from "~/generated/prisma/client";
 import type { ReadThroughCache } from "../cache/read-through";
 import { getClientRecord, isClientUsable, type ClientRecord } from "../directory/clients";
@@ -13,14 +14,16 @@ import { clientPolicyMetadata } from "./client-policy";
 export const HASHED_SECRET_MARKER = "porta:hashed-secrets";
 
 export function toClientMetadata(client: ClientRecord): ClientMetadata {
-  const confidential = client.tokenEndpointAuthMethod !== "none";
   const codeFlow = client.grantTypes.includes("authorization_code");
   return {
     client_id: client.id,
     client_name: client.name,
     application_type: client.applicationType as "web" | "native",
     token_endpoint_auth_method: client.tokenEndpointAuthMethod as ClientAuthMethod,
-    ...(confidential ? { client_secret: HASHED_SECRET_MARKER } : {}),
+    ...(usesSecret(client.tokenEndpointAuthMethod) ? { client_secret: HASHED_SECRET_MARKER } : {}),
+    // Public keys for private_key_jwt and signed request objects (ES256 only, checked when stored).
+    ...(client.jwks ? { jwks: client.jwks as unknown as JWKS } : {}),
+    ...(client.jwksUri ? { jwks_uri: client.jwksUri } : {}),
     grant_types: client.grantTypes,
     response_types: codeFlow ? ["code"] : [],
     redirect_uris: codeFlow ? client.redirectUris : [],

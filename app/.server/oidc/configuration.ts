@@ -17,6 +17,7 @@ import { storeJwtAccessToken } from "./internals";
 import type { PrivateSigningJwk } from "./keys";
 import { LIFETIMES } from "./lifetimes";
 import { ACR_VALUES } from "./acr";
+import { JWKS_URI_MAX_BYTES, outboundFetch } from "./outbound";
 import { providerPages } from "./pages";
 import { PROVIDER_ROUTES } from "./endpoints";
 
@@ -51,6 +52,8 @@ export interface ProviderInput {
   prisma: PrismaClient;
   cache: ReadThroughCache;
   store: KeyValueStore;
+  /** Outbound requests (a client's jwks_uri) may reach private addresses (OUTBOUND_ALLOW_PRIVATE_NETWORKS). */
+  allowPrivateNetworks?: boolean;
 }
 
 const ES256_ONLY = ["ES256"];
@@ -130,7 +133,9 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
       clientAuthSigningAlgValues: ES256_ONLY,
       dPoPSigningAlgValues: ES256_ONLY,
     } as Configuration["enabledJWA"],
-    clientAuthMethods: ["none", "client_secret_basic", "client_secret_post"],
+    clientAuthMethods: ["none", "client_secret_basic", "client_secret_post", "private_key_jwt"],
+    fetch: outboundFetch(input.allowPrivateNetworks ?? false),
+    fetchResponseBodyLimits: { jwks_uri: JWKS_URI_MAX_BYTES, sector_identifier_uri: JWKS_URI_MAX_BYTES, "client_id metadata document": 5 * 1024 },
     // Porta's per-client settings (client-policy.ts); they come from Porta's own store, already checked.
     extraClientMetadata: { properties: [...CLIENT_POLICY_PROPERTIES] },
     routes: PROVIDER_ROUTES,

@@ -83,6 +83,8 @@ export interface RegistryOptions {
   settings: Settings;
   /** The heap the pool of built providers may hold (OIDC_PROVIDER_POOL_MB); default 64 MB. */
   poolBytes?: number;
+  /** OUTBOUND_ALLOW_PRIVATE_NETWORKS: the provider's outbound requests may reach private addresses. */
+  allowPrivateNetworks?: boolean;
 }
 
 const CHANNEL = "porta_oidc_invalidate";
@@ -159,6 +161,7 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
         prisma,
         cache,
         store,
+        allowPrivateNetworks: options.allowPrivateNetworks ?? false,
       }),
     );
     provider.proxy = true;

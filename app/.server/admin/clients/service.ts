@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { Client as ClientRow, ClientSecret as SecretRow, Prisma } from "~/generated/prisma/client";
+import { Prisma, type Client as ClientRow, type ClientSecret as SecretRow } from "~/generated/prisma/client";
 import {
   authMethodOf,
   clientSettingsProblems,
@@ -8,7 +8,9 @@ import {
   type ClientCreate,
   type ClientSecret,
   type ClientUpdate,
+  type Jwks,
   type SecretCreate,
+  usesSecret,
 } from "~/schemas/client";
 import { effectiveLoginMethods } from "~/schemas/login-methods";
 import { hashClientSecret, invalidateClient } from "../../directory/clients";
@@ -36,6 +38,8 @@ export function toClient(row: ClientWithOrg): Client {
     clientType: clientTypeOf(row.tokenEndpointAuthMethod),
     applicationType: row.applicationType as Client["applicationType"],
     tokenEndpointAuthMethod: row.tokenEndpointAuthMethod,
+    jwks: (row.jwks as Jwks | null) ?? null,
+    jwksUri: row.jwksUri,
     redirectUris: row.redirectUris,
     postLogoutRedirectUris: row.postLogoutRedirectUris,
     grantTypes: row.grantTypes as Client["grantTypes"],
@@ -162,11 +166,13 @@ export interface NewSecret {
 export async function createClient(ctx: Context<"cache" | "config">, input: ClientCreate): Promise<{ client: ClientWithOrg; secret?: NewSecret }> {
   await requireOrganizationRef(ctx, input.organizationId);
   if (input.applicationId) await requireApplicationRef(ctx, input.applicationId, input.organizationId);
-  requireSettings(input);
+  requireSettings({ ...input, ...(input.tokenEndpointAuthMethod ? { tokenEndpointAuthMethod: input.tokenEndpointAuthMethod } : {}), hasJwks: input.jwks !== null, hasJwksUri: input.jwksUri !== null });
   await requireSupportedScope(ctx, input.organizationId, input.scope);
   await requireAdminApiAccessRules(ctx, input.organizationId, input);
   const id = newClientId();
-  const secret = input.clientType === "confidential" ? mintSecret() : undefined;
+  const tokenEndpointAuthMethod = authMethodOf(input.clientType, input.tokenEndpointAuthMethod);
+  // A client that signs with its key has nothing to do with a secret.
+  const secret = usesSecret(tokenEndpointAuthMethod) ? mintSecret() : undefined;
   const client = await ctx.db.client.create({
     data: {
       id,
@@ -174,7 +180,9 @@ export async function createClient(ctx: Context<"cache" | "config">, input: Clie
       applicationId: input.applicationId ?? null,
       name: input.name,
       applicationType: input.applicationType,
-      tokenEndpointAuthMethod: authMethodOf(input.clientType),
+      tokenEndpointAuthMethod,
+      jwks: input.jwks ?? Prisma.DbNull,
+      jwksUri: input.jwksUri,
       redirectUris: input.redirectUris,
       postLogoutRedirectUris: input.postLogoutRedirectUris,
       grantTypes: input.grantTypes,
@@ -214,6 +222,9 @@ export async function updateClient(ctx: Context<"cache" | "config">, id: string,
   if (input.applicationId) await requireApplicationRef(ctx, input.applicationId, current.organizationId);
   requireSettings({
     clientType: clientTypeOf(current.tokenEndpointAuthMethod),
+    tokenEndpointAuthMethod: input.tokenEndpointAuthMethod ?? current.tokenEndpointAuthMethod,
+    hasJwks: input.jwks === undefined ? current.jwks !== null : input.jwks !== null,
+    hasJwksUri: input.jwksUri === undefined ? current.jwksUri !== null : input.jwksUri !== null,
     applicationType: (input.applicationType ?? current.applicationType) as "web" | "native",
     redirectUris: input.redirectUris ?? current.redirectUris,
     postLogoutRedirectUris: input.postLogoutRedirectUris ?? current.postLogoutRedirectUris,
@@ -227,8 +238,13 @@ export async function updateClient(ctx: Context<"cache" | "config">, id: string,
     grantTypes: input.grantTypes ?? current.grantTypes,
     scope: input.scope ?? current.scope,
   });
-  const { loginMethods, ...rest } = input;
-  return writeClient(ctx, current, { ...rest, ...(loginMethods !== undefined ? { loginMethods: loginMethods ?? [] } : {}) }, expectedVersion);
+  const { loginMethods, jwks, ...rest } = input;
+  return writeClient(
+    ctx,
+    current,
+    { ...rest, ...(loginMethods !== undefined ? { loginMethods: loginMethods ?? [] } : {}), ...(jwks !== undefined ? { jwks: jwks ?? Prisma.DbNull } : {}) },
+    expectedVersion,
+  );
 }
 
 export async function setClientStatus(ctx: Context<"cache">, id: string, status: "active" | "inactive", expectedVersion: number | undefined): Promise<ClientWithOrg> {

@@ -1,4 +1,4 @@
-import type { Prisma } from "~/generated/prisma/client";
+import { Prisma } from "~/generated/prisma/client";
 import { totpAad } from "../../auth/two-factor/service";
 import { invalidateClient } from "../../directory/clients";
 import { invalidateOrganization } from "../../directory/organizations";
@@ -115,7 +115,7 @@ function planImport(ctx: PreviewContext, pkg: ExportPackage, slug: string, targe
   });
   const clientSteps = c.clients.map((cl) => {
     const existing = target.clients.get(cl.id);
-    const fields: Array<keyof PackageClient & string> = ["application", "name", "applicationType", "tokenEndpointAuthMethod", "redirectUris", "postLogoutRedirectUris", "grantTypes", "scope", "loginMethods", "allowedCorsOrigins", "skipConsent", "accessTokenTtlSeconds", "refreshTokenTtlSeconds", "status"];
+    const fields: Array<keyof PackageClient & string> = ["application", "name", "applicationType", "tokenEndpointAuthMethod", "jwks", "jwksUri", "redirectUris", "postLogoutRedirectUris", "grantTypes", "scope", "loginMethods", "allowedCorsOrigins", "skipConsent", "accessTokenTtlSeconds", "refreshTokenTtlSeconds", "status"];
     const write = note("client", cl.id, existing ? changedFields(cl, existing, fields) : null);
     const secrets = cl.secrets.map((s) => {
       const es = existing?.secrets.get(s.secretHash);
@@ -193,6 +193,8 @@ function planImport(ctx: PreviewContext, pkg: ExportPackage, slug: string, targe
         name: cl.name,
         applicationType: cl.applicationType,
         tokenEndpointAuthMethod: cl.tokenEndpointAuthMethod,
+        jwks: cl.jwks ?? Prisma.DbNull,
+        jwksUri: cl.jwksUri,
         redirectUris: cl.redirectUris,
         postLogoutRedirectUris: cl.postLogoutRedirectUris,
         grantTypes: cl.grantTypes,

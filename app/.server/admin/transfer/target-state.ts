@@ -26,6 +26,8 @@ interface TargetClient {
   name: string;
   applicationType: string;
   tokenEndpointAuthMethod: string;
+  jwks: unknown;
+  jwksUri: string | null;
   redirectUris: string[];
   postLogoutRedirectUris: string[];
   grantTypes: string[];
@@ -121,6 +123,8 @@ export async function loadTarget(db: Prisma.TransactionClient, slug: string, con
       name: c.name,
       applicationType: c.applicationType,
       tokenEndpointAuthMethod: c.tokenEndpointAuthMethod,
+      jwks: c.jwks,
+      jwksUri: c.jwksUri,
       redirectUris: c.redirectUris,
       postLogoutRedirectUris: c.postLogoutRedirectUris,
       grantTypes: c.grantTypes,

@@ -526,6 +526,19 @@ export interface Operations {
         clientType: "confidential" | "public";
         applicationType: "web" | "native";
         tokenEndpointAuthMethod: string;
+        jwks: {
+          keys: Array<{
+            kty: "EC";
+            crv: "P-256";
+            x: string;
+            y: string;
+            kid?: string;
+            use?: "sig";
+            alg?: "ES256";
+            d?: unknown;
+          }>;
+        } | null;
+        jwksUri: string | null;
         redirectUris: Array<string>;
         postLogoutRedirectUris: Array<string>;
         grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
@@ -554,6 +567,19 @@ export interface Operations {
         clientType: "confidential" | "public";
         applicationType: "web" | "native";
         tokenEndpointAuthMethod: string;
+        jwks: {
+          keys: Array<{
+            kty: "EC";
+            crv: "P-256";
+            x: string;
+            y: string;
+            kid?: string;
+            use?: "sig";
+            alg?: "ES256";
+            d?: unknown;
+          }>;
+        } | null;
+        jwksUri: string | null;
         redirectUris: Array<string>;
         postLogoutRedirectUris: Array<string>;
         grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
@@ -578,6 +604,20 @@ export interface Operations {
         applicationId?: string | null;
         name: string;
         clientType: "confidential" | "public";
+        tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt";
+        jwks?: {
+          keys: Array<{
+            kty: "EC";
+            crv: "P-256";
+            x: string;
+            y: string;
+            kid?: string;
+            use?: "sig";
+            alg?: "ES256";
+            d?: unknown;
+          }>;
+        } | null;
+        jwksUri?: string | null;
         applicationType?: "web" | "native";
         redirectUris?: Array<string>;
         postLogoutRedirectUris?: Array<string>;
@@ -598,6 +638,19 @@ export interface Operations {
         clientType: "confidential" | "public";
         applicationType: "web" | "native";
         tokenEndpointAuthMethod: string;
+        jwks: {
+          keys: Array<{
+            kty: "EC";
+            crv: "P-256";
+            x: string;
+            y: string;
+            kid?: string;
+            use?: "sig";
+            alg?: "ES256";
+            d?: unknown;
+          }>;
+        } | null;
+        jwksUri: string | null;
         redirectUris: Array<string>;
         postLogoutRedirectUris: Array<string>;
         grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
@@ -631,6 +684,19 @@ export interface Operations {
         clientType: "confidential" | "public";
         applicationType: "web" | "native";
         tokenEndpointAuthMethod: string;
+        jwks: {
+          keys: Array<{
+            kty: "EC";
+            crv: "P-256";
+            x: string;
+            y: string;
+            kid?: string;
+            use?: "sig";
+            alg?: "ES256";
+            d?: unknown;
+          }>;
+        } | null;
+        jwksUri: string | null;
         redirectUris: Array<string>;
         postLogoutRedirectUris: Array<string>;
         grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
@@ -683,6 +749,19 @@ export interface Operations {
         clientType: "confidential" | "public";
         applicationType: "web" | "native";
         tokenEndpointAuthMethod: string;
+        jwks: {
+          keys: Array<{
+            kty: "EC";
+            crv: "P-256";
+            x: string;
+            y: string;
+            kid?: string;
+            use?: "sig";
+            alg?: "ES256";
+            d?: unknown;
+          }>;
+        } | null;
+        jwksUri: string | null;
         redirectUris: Array<string>;
         postLogoutRedirectUris: Array<string>;
         grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
@@ -744,6 +823,19 @@ export interface Operations {
           clientType: "confidential" | "public";
           applicationType: "web" | "native";
           tokenEndpointAuthMethod: string;
+          jwks: {
+            keys: Array<{
+              kty: "EC";
+              crv: "P-256";
+              x: string;
+              y: string;
+              kid?: string;
+              use?: "sig";
+              alg?: "ES256";
+              d?: unknown;
+            }>;
+          } | null;
+          jwksUri: string | null;
           redirectUris: Array<string>;
           postLogoutRedirectUris: Array<string>;
           grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
@@ -811,6 +903,19 @@ export interface Operations {
         clientType: "confidential" | "public";
         applicationType: "web" | "native";
         tokenEndpointAuthMethod: string;
+        jwks: {
+          keys: Array<{
+            kty: "EC";
+            crv: "P-256";
+            x: string;
+            y: string;
+            kid?: string;
+            use?: "sig";
+            alg?: "ES256";
+            d?: unknown;
+          }>;
+        } | null;
+        jwksUri: string | null;
         redirectUris: Array<string>;
         postLogoutRedirectUris: Array<string>;
         grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
@@ -833,6 +938,20 @@ export interface Operations {
     args: [id: string, body: {
         applicationId?: string | null;
         name?: string;
+        tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "private_key_jwt";
+        jwks?: {
+          keys: Array<{
+            kty: "EC";
+            crv: "P-256";
+            x: string;
+            y: string;
+            kid?: string;
+            use?: "sig";
+            alg?: "ES256";
+            d?: unknown;
+          }>;
+        } | null;
+        jwksUri?: string | null;
         applicationType?: "web" | "native";
         redirectUris?: Array<string>;
         postLogoutRedirectUris?: Array<string>;
@@ -853,6 +972,19 @@ export interface Operations {
         clientType: "confidential" | "public";
         applicationType: "web" | "native";
         tokenEndpointAuthMethod: string;
+        jwks: {
+          keys: Array<{
+            kty: "EC";
+            crv: "P-256";
+            x: string;
+            y: string;
+            kid?: string;
+            use?: "sig";
+            alg?: "ES256";
+            d?: unknown;
+          }>;
+        } | null;
+        jwksUri: string | null;
         redirectUris: Array<string>;
         postLogoutRedirectUris: Array<string>;
         grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
@@ -1136,7 +1268,20 @@ export interface Operations {
             application: string | null;
             name: string;
             applicationType: "web" | "native";
-            tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "none";
+            tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
+            jwks: {
+              keys: Array<{
+                kty: "EC";
+                crv: "P-256";
+                x: string;
+                y: string;
+                kid?: string;
+                use?: "sig";
+                alg?: "ES256";
+                d?: unknown;
+              }>;
+            } | null;
+            jwksUri: string | null;
             redirectUris: Array<string>;
             postLogoutRedirectUris: Array<string>;
             grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
@@ -1297,7 +1442,20 @@ export interface Operations {
               application: string | null;
               name: string;
               applicationType: "web" | "native";
-              tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "none";
+              tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
+              jwks?: {
+                keys: Array<{
+                  kty: "EC";
+                  crv: "P-256";
+                  x: string;
+                  y: string;
+                  kid?: string;
+                  use?: "sig";
+                  alg?: "ES256";
+                  d?: unknown;
+                }>;
+              } | null;
+              jwksUri?: string | null;
               redirectUris: Array<string>;
               postLogoutRedirectUris: Array<string>;
               grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
@@ -1448,7 +1606,20 @@ export interface Operations {
               application: string | null;
               name: string;
               applicationType: "web" | "native";
-              tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "none";
+              tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
+              jwks?: {
+                keys: Array<{
+                  kty: "EC";
+                  crv: "P-256";
+                  x: string;
+                  y: string;
+                  kid?: string;
+                  use?: "sig";
+                  alg?: "ES256";
+                  d?: unknown;
+                }>;
+              } | null;
+              jwksUri?: string | null;
               redirectUris: Array<string>;
               postLogoutRedirectUris: Array<string>;
               grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
@@ -2948,6 +3119,9 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"applicationId","in":"body","type":"string (uuid) or null","required":false},
       {"name":"name","in":"body","type":"string (1–200 chars)","required":true},
       {"name":"clientType","in":"body","type":"confidential | public","required":true},
+      {"name":"tokenEndpointAuthMethod","in":"body","type":"client_secret_basic | client_secret_post | private_key_jwt","required":false},
+      {"name":"jwks","in":"body","type":"object or null","required":false,"default":"null"},
+      {"name":"jwksUri","in":"body","type":"string (up to 2000 chars) or null","required":false,"default":"null"},
       {"name":"applicationType","in":"body","type":"web | native","required":false,"default":"\"web\""},
       {"name":"redirectUris","in":"body","type":"list of string","required":false,"default":"[]"},
       {"name":"postLogoutRedirectUris","in":"body","type":"list of string","required":false,"default":"[]"},
@@ -3042,6 +3216,9 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"id","in":"path","type":"string (1–200 chars)","required":true},
       {"name":"applicationId","in":"body","type":"string (uuid) or null","required":false},
       {"name":"name","in":"body","type":"string (1–200 chars)","required":false},
+      {"name":"tokenEndpointAuthMethod","in":"body","type":"client_secret_basic | client_secret_post | private_key_jwt","required":false},
+      {"name":"jwks","in":"body","type":"object or null","required":false},
+      {"name":"jwksUri","in":"body","type":"string (up to 2000 chars) or null","required":false},
       {"name":"applicationType","in":"body","type":"web | native","required":false},
       {"name":"redirectUris","in":"body","type":"list of string","required":false},
       {"name":"postLogoutRedirectUris","in":"body","type":"list of string","required":false},
