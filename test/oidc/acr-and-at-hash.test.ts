@@ -2,8 +2,7 @@ import { createHash } from "node:crypto";
 import * as oidc from "openid-client";
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClient, createOrganization, createUser } from "../support/factories";
-import { clientConfiguration, codeFlow, issuerOf, type OrgRef } from "../support/oidc";
+import { codeFlow, issuerOf, type OrgRef, relyingPartySetup } from "../support/oidc";
 import { startTestPorta, type TestPorta } from "../support/porta";
 
 /**
@@ -21,11 +20,7 @@ let config: oidc.Configuration;
 
 beforeAll(async () => {
   porta = await startTestPorta();
-  const prisma = porta.services.db.prisma;
-  org = await createOrganization(prisma);
-  userId = (await createUser(prisma, org.id)).id;
-  const { client, secret } = await createClient(prisma, org.id);
-  config = await clientConfiguration(porta, org, client, { secret: secret!.value });
+  ({ org, userId, config } = await relyingPartySetup(porta));
 });
 afterAll(async () => {
   await porta?.stop();

@@ -1,8 +1,7 @@
 import type * as oidc from "openid-client";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { accountSessionsKey } from "~/.server/oidc/sessions";
-import { createClient, createOrganization, createUser } from "../support/factories";
-import { clientConfiguration, codeFlow, CookieJar, type OrgRef } from "../support/oidc";
+import { codeFlow, CookieJar, type OrgRef, relyingPartySetup } from "../support/oidc";
 import { startTestPorta, type TestPorta } from "../support/porta";
 
 /**
@@ -18,11 +17,7 @@ let config: oidc.Configuration;
 
 beforeAll(async () => {
   porta = await startTestPorta();
-  const prisma = porta.services.db.prisma;
-  org = await createOrganization(prisma);
-  userId = (await createUser(prisma, org.id)).id;
-  const { client, secret } = await createClient(prisma, org.id);
-  config = await clientConfiguration(porta, org, client, { secret: secret!.value });
+  ({ org, userId, config } = await relyingPartySetup(porta));
 });
 afterAll(async () => {
   await porta?.stop();

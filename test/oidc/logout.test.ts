@@ -1,7 +1,7 @@
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createClient, createOrganization, createUser } from "../support/factories";
-import { authorizationUrl, clientConfiguration, codeFlow, CookieJar, issuerOf, pkcePair, type OrgRef } from "../support/oidc";
+import { createUser } from "../support/factories";
+import { authorizationUrl, codeFlow, CookieJar, issuerOf, pkcePair, type OrgRef, relyingPartySetup } from "../support/oidc";
 import { startTestPorta, type TestPorta } from "../support/porta";
 
 let porta: TestPorta;
@@ -15,12 +15,7 @@ const LOGGED_OUT = "https://rp.example.com/logged-out";
 
 beforeAll(async () => {
   porta = await startTestPorta();
-  const prisma = porta.services.db.prisma;
-  org = await createOrganization(prisma);
-  userId = (await createUser(prisma, org.id)).id;
-  const { client, secret } = await createClient(prisma, org.id, { postLogoutRedirectUris: [LOGGED_OUT] });
-  clientId = client.id;
-  config = await clientConfiguration(porta, org, client, { secret: secret!.value });
+  ({ org, userId, clientId, config } = await relyingPartySetup(porta, { postLogoutRedirectUris: [LOGGED_OUT] }));
 });
 afterAll(async () => {
   await porta?.stop();

@@ -1,7 +1,6 @@
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createClient, createOrganization, createUser } from "../support/factories";
-import { clientConfiguration, codeFlow, type OrgRef } from "../support/oidc";
+import { codeFlow, type OrgRef, relyingPartySetup } from "../support/oidc";
 import { startTestPorta, type TestPorta } from "../support/porta";
 
 /**
@@ -16,11 +15,7 @@ let config: oidc.Configuration;
 
 beforeAll(async () => {
   porta = await startTestPorta();
-  const prisma = porta.services.db.prisma;
-  org = await createOrganization(prisma);
-  userId = (await createUser(prisma, org.id)).id;
-  const { client, secret } = await createClient(prisma, org.id);
-  config = await clientConfiguration(porta, org, client, { secret: secret!.value });
+  ({ org, userId, config } = await relyingPartySetup(porta));
 });
 afterAll(async () => {
   await porta?.stop();

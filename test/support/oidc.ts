@@ -1,6 +1,7 @@
 import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyResult } from "jose";
 import * as oidc from "openid-client";
 import { recordConsent, recordLogin } from "~/.server/oidc/interaction-results";
+import { createClient, createOrganization, createUser, type ClientInput } from "./factories";
 import type { TestPorta } from "./porta";
 
 /**
@@ -272,4 +273,21 @@ export async function codeFlow(porta: TestPorta, org: Pick<OrgRef, "slug">, conf
   const callback = await followAuthorization(porta, org, url, options);
   const checks = { pkceCodeVerifier: verifier, expectedState: state, ...(options.params?.nonce ? { expectedNonce: options.params.nonce } : {}) };
   return oidc.authorizationCodeGrant(config, callback, checks, undefined, options.DPoP ? { DPoP: options.DPoP } : undefined);
+}
+
+/** What most protocol tests start from: an organization, a person, and a confidential client as its relying party sees it. */
+export interface RelyingPartySetup {
+  org: OrgRef;
+  userId: string;
+  clientId: string;
+  config: oidc.Configuration;
+}
+
+export async function relyingPartySetup(porta: TestPorta, client: ClientInput = {}): Promise<RelyingPartySetup> {
+  const prisma = porta.services.db.prisma;
+  const org = await createOrganization(prisma);
+  const userId = (await createUser(prisma, org.id)).id;
+  const created = await createClient(prisma, org.id, { ...client, confidential: true });
+  const config = await clientConfiguration(porta, org, created.client, { secret: created.secret!.value });
+  return { org, userId, clientId: created.client.id, config };
 }

@@ -60,54 +60,45 @@ export function providerPages(organization: Organization, issuer: string): Provi
     return resolveLanguage(request, { uiLocales: params.ui_locales, organizationDefault: isSupportedLanguage(organization.defaultLocale) ? organization.defaultLocale : null });
   }
 
-  return {
-    async renderError(ctx, out) {
-      const language = await languageOf(ctx);
-      const t = await translator(language);
-      ctx.type = "html";
-      // The description is the protocol's (English, for the application's developer): a detail, not the message.
-      const detail = out.error_description ? `<details><summary>${escape(t("providerPages.errorDetails"))}</summary><p>${escape(out.error_description)}</p></details>` : "";
-      ctx.body = page(
-        language,
-        branding,
-        t("providerPages.errorTitle"),
-        `<h1>${escape(t("providerPages.errorHeading"))}</h1>
-<p>${escape(t("providerPages.errorBody"))}</p>
-<p>${escape(t("providerPages.errorCode"))} <code>${escape(out.error)}</code></p>${detail}`,
-      );
-    },
+  /** One page in the person's language: `content` gives its title and body from the translations. */
+  async function render(ctx: KoaContextWithOIDC, content: (t: Awaited<ReturnType<typeof translator>>) => { title: string; body: string }): Promise<void> {
+    const language = await languageOf(ctx);
+    const { title, body } = content(await translator(language));
+    ctx.type = "html";
+    ctx.body = page(language, branding, title, body);
+  }
 
-    async logoutSource(ctx, form) {
-      const language = await languageOf(ctx);
-      const t = await translator(language);
-      ctx.type = "html";
-      // `form` is built by oidc-provider (action and hidden xsrf field); the buttons submit it.
-      ctx.body = page(
-        language,
-        branding,
-        t("providerPages.logoutTitle"),
-        `<h1>${escape(t("providerPages.logoutHeading"))}</h1>
+  return {
+    renderError: (ctx, out) =>
+      render(ctx, (t) => ({
+        title: t("providerPages.errorTitle"),
+        // The description is the protocol's (English, for the application's developer): a detail, not the message.
+        body: `<h1>${escape(t("providerPages.errorHeading"))}</h1>
+<p>${escape(t("providerPages.errorBody"))}</p>
+<p>${escape(t("providerPages.errorCode"))} <code>${escape(out.error)}</code></p>${
+          out.error_description ? `<details><summary>${escape(t("providerPages.errorDetails"))}</summary><p>${escape(out.error_description)}</p></details>` : ""
+        }`,
+      })),
+
+    // `form` is built by oidc-provider (action and hidden xsrf field); the buttons submit it.
+    logoutSource: (ctx, form) =>
+      render(ctx, (t) => ({
+        title: t("providerPages.logoutTitle"),
+        body: `<h1>${escape(t("providerPages.logoutHeading"))}</h1>
 <p>${escape(t("providerPages.logoutBody", { organization: branding.name }))}</p>
 ${form}
 <p class="actions">
 <button autofocus type="submit" form="op.logoutForm" name="logout" value="yes">${escape(t("providerPages.logoutYes"))}</button>
 <button class="secondary" type="submit" form="op.logoutForm">${escape(t("providerPages.logoutNo"))}</button>
 </p>`,
-      );
-    },
+      })),
 
-    async postLogoutSuccessSource(ctx) {
-      const language = await languageOf(ctx);
-      const t = await translator(language);
-      ctx.type = "html";
-      ctx.body = page(
-        language,
-        branding,
-        t("providerPages.signedOutTitle"),
-        `<h1>${escape(t("providerPages.signedOutHeading"))}</h1>
+    postLogoutSuccessSource: (ctx) =>
+      render(ctx, (t) => ({
+        title: t("providerPages.signedOutTitle"),
+        body: `<h1>${escape(t("providerPages.signedOutHeading"))}</h1>
 <p>${escape(t("providerPages.signedOutBody", { organization: branding.name }))}</p>
 <p><a class="button" href="${escape(account)}">${escape(t("providerPages.signedOutAccount"))}</a></p>`,
-      );
-    },
+      })),
   };
 }
