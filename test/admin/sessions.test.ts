@@ -34,6 +34,11 @@ interface Session {
   clientId: string | null;
   createdAt: string;
   expiresAt: string | null;
+  userEmail: string | null;
+  clientName: string | null;
+  ip: string | null;
+  userAgent: string | null;
+  lastSeenAt: string | null;
 }
 type SignedIn = Awaited<ReturnType<typeof signIn>>;
 
@@ -98,8 +103,15 @@ describe("listing", () => {
       clientId: tenant.clientId,
       createdAt: expect.any(String),
       expiresAt: expect.any(String),
+      // By name, and where the browser session holding the grant was last seen (decision 039).
+      userEmail: ada.user.email,
+      clientName: (await porta.services.db.prisma.client.findUniqueOrThrow({ where: { id: tenant.clientId } })).name,
+      ip: "127.0.0.1",
+      userAgent: "node",
+      lastSeenAt: expect.any(String),
     });
     expect(Math.abs(Date.parse(session!.createdAt) - Date.now())).toBeLessThan(60_000);
+    expect(Math.abs(Date.parse(session!.lastSeenAt!) - Date.now())).toBeLessThan(60_000);
     expect(Date.parse(session!.expiresAt!)).toBeGreaterThan(Date.now());
 
     const inOrg = await sessionsOf(`organizationId=${tenant.org.id}`);
