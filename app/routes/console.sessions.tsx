@@ -2,7 +2,8 @@ import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type 
 import { Form, useActionData, useLoaderData, useLocation } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
-import { ListTable, Moment } from "~/components/console/list-table";
+import { sessionColumns } from "~/components/console/session-columns";
+import { ListTable } from "~/components/console/list-table";
 import { ConfirmAction, CursorPager, Notice, TextField } from "~/components/console/ui";
 
 export const headers = consoleHeaders;
@@ -58,11 +59,9 @@ export default function Sessions() {
           <ListTable
             rows={page.data}
             rowKey={(s) => s.id}
+            caption={t("sessions.title")}
             columns={[
-              { header: t("sessions.userId"), cell: (s) => <code>{s.userId ?? "—"}</code> },
-              { header: t("sessions.organizationId"), cell: (s) => <code>{s.organizationId}</code> },
-              { header: t("common.created"), cell: (s) => <Moment iso={s.createdAt} /> },
-              { header: t("sessions.expires"), cell: (s) => <Moment iso={s.expiresAt} /> },
+              ...sessionColumns(t, { user: true }),
               {
                 header: t("common.actions"),
                 cell: (s) => <ConfirmAction intent="revoke" label={t("sessions.revoke")} question={t("sessions.confirmRevoke")} fields={{ sessionId: s.id }} danger />,
