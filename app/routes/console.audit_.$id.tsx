@@ -71,6 +71,7 @@ export default function AuditEntry() {
           ) : (
             <ScrollTable label={t("audit.entry.changes")}>
               <table className="list diff">
+                <caption className="visually-hidden">{t("audit.entry.changes")}</caption>
                 <thead>
                   <tr>
                     <th scope="col">{t("audit.entry.field")}</th>

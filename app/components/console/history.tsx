@@ -26,7 +26,7 @@ export interface HistoryPage {
  */
 export function auditColumns(t: TFunction<"console">): Array<Column<HistoryEntry>> {
   return [
-    { header: t("audit.time"), cell: (e) => <Link to={`/console/audit/${e.id}`} aria-label={t("audit.open", { event: e.eventType })}><Moment iso={e.createdAt} /></Link> },
+    { header: t("audit.time"), cell: (e) => <Link to={`/console/audit/${e.id}`} title={t("audit.open", { event: e.eventType })}><Moment iso={e.createdAt} /></Link> },
     { header: t("audit.event"), cell: (e) => <code>{e.eventType}</code> },
     { header: t("audit.actor"), cell: (e) => <ActorRef actorType={e.actorType} actorId={e.actorId} named={e.names?.actor ?? null} /> },
   ];
