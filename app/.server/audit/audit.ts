@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import type { Prisma, PrismaClient } from "~/generated/prisma/client";
 import type { AuditEventType } from "~/schemas/audit-events";
-import { fieldChanges, isSecretField, REDACTED } from "./diff";
+import { fieldChanges, isSecretValue, REDACTED } from "./diff";
 
 /**
  * The audit trail: every authentication event and every admin write. Entries never carry a
@@ -37,7 +37,7 @@ export interface AuditLog {
 /** A request body recorded as `change` keeps its secret fields' names only (defence in depth). */
 function withoutSecrets(change: unknown): unknown {
   if (!change || typeof change !== "object" || Array.isArray(change)) return change;
-  return Object.fromEntries(Object.entries(change).map(([k, v]) => [k, isSecretField(k) ? REDACTED : v]));
+  return Object.fromEntries(Object.entries(change).map(([k, v]) => [k, isSecretValue(k, v) ? REDACTED : v]));
 }
 
 function dataOf(entry: AuditRecord): Record<string, unknown> {

@@ -26,11 +26,20 @@ export function isSecretField(field: string): boolean {
   return !/^has[A-Z]/.test(field) && SECRET_FIELD.test(field);
 }
 
+/** A yes/no (`passwordSet: true`) or nothing says whether there is a secret, never what it is. */
+const harmless = (value: unknown) => value === null || value === undefined || typeof value === "boolean";
+
+export function isSecretValue(field: string, value: unknown): boolean {
+  return isSecretField(field) && !harmless(value);
+}
+
 export function fieldChanges(before: Record<string, unknown>, after: Record<string, unknown>): FieldChange[] {
   const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter((f) => !BOOKKEEPING.has(f));
   return fields
     .filter((field) => !same(before[field], after[field]))
     .map((field) =>
-      isSecretField(field) ? { field, before: REDACTED, after: REDACTED } : { field, before: before[field] ?? null, after: after[field] ?? null },
+      isSecretValue(field, before[field]) || isSecretValue(field, after[field])
+        ? { field, before: REDACTED, after: REDACTED }
+        : { field, before: before[field] ?? null, after: after[field] ?? null },
     );
 }
