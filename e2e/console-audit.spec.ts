@@ -116,6 +116,9 @@ test("an operator finds a change by the person's email, with and without JavaScr
 
   // Sessions: the admin's own console session, by name, with where it was used from.
   await page.goto("/console/sessions");
+  await page.getByLabel("User", { exact: true }).fill(admin.email);
+  await page.getByRole("button", { name: "Apply filters" }).click();
+  await expect(page).toHaveURL(/user=audit-admin%40e2e\.example\.test/);
   const mine = page.getByRole("table", { name: "Sessions" }).getByRole("row").filter({ hasText: admin.email }).first();
   await expect(mine).toContainText("127.0.0.1");
   await expect(mine).toContainText(/Chrome/);

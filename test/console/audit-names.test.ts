@@ -91,7 +91,11 @@ describe("attribution and sessions", () => {
     const user = await createUser(porta.services.db.prisma, tenant.org.id, { password: PASSWORD });
     await signIn(tenant, { email: user.email, password: PASSWORD });
     const client = await porta.services.db.prisma.client.findUniqueOrThrow({ where: { id: tenant.clientId } });
-    for (const path of [`/console/sessions?userId=${user.id}`, `/console/organizations/${tenant.org.id}/users/${user.id}`]) {
+    // The sessions page finds them by email, without JavaScript; a name nobody has is said next to its field.
+    const nobody = await get("/console/sessions?user=nobody%40nowhere.example");
+    expect(nobody.status).toBe(422);
+    expect(nobody.html).toMatch(/id="user-error"[^>]*>No user has the address “nobody@nowhere.example”\./);
+    for (const path of [`/console/sessions?user=${encodeURIComponent(user.email)}`, `/console/organizations/${tenant.org.id}/users/${user.id}`]) {
       const { html } = await get(path);
       if (path.startsWith("/console/sessions")) expect(html).toContain(`href="/console/organizations/${tenant.org.id}/users/${user.id}"`);
       expect(html).toContain(`>${client.name}</a>`);

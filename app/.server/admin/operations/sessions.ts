@@ -25,10 +25,15 @@ export const sessionsOperations = [
     path: "/sessions",
     operationId: "sessions.list",
     summary:
-      "Active sessions (grants of a user to a client), per organization and/or user, with the user's email, the client's name, and the IP address, browser and last activity of the browser session holding the grant (null once that ended)",
+      "Active sessions (grants of a user to a client), per organization and/or user (by id, or by name or slug and email: every exact match counts, a name that matches nothing is a 422), with the user's email, the client's name, and the IP address, browser and last activity of the browser session holding the grant (null once that ended)",
     tag: "sessions",
     permission: "admin:session:read",
-    query: ListQuerySchema.extend({ organizationId: UuidSchema.optional(), userId: UuidSchema.optional() }).strict(),
+    query: ListQuerySchema.extend({
+      organizationId: UuidSchema.optional(),
+      userId: UuidSchema.optional(),
+      organization: z.string().trim().min(1, "must not be empty").max(200).optional(),
+      user: z.string().trim().min(1, "must not be empty").max(320).optional(),
+    }).strict(),
     response: pageOf(SessionSchema),
     handler: async ({ ctx, query }) => {
       const page = await listSessions(ctx, query);

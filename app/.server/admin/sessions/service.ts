@@ -4,6 +4,7 @@ import { accountSessionsKey, endUserSessions, sessionDeviceKey } from "../../oid
 import type { Context } from "../../context";
 import { notFound, validation } from "../../errors";
 import { encodeCursor, listMode, type ListQuery, type Page } from "../http/pagination";
+import { matchSubjects } from "../audit/subjects";
 
 /**
  * An admin "session" is a grant: one user's authorization of one client, which carries the
@@ -89,12 +90,39 @@ export async function describeSessions(ctx: Context<"store">, sessions: SessionV
 
 const hashId = (id: string) => createHash("sha256").update(id, "utf8").digest("base64url");
 
-export async function listSessions(ctx: Context, query: ListQuery & { organizationId?: string | undefined; userId?: string | undefined }): Promise<Page<SessionView>> {
+export interface SessionQuery extends ListQuery {
+  organizationId?: string | undefined;
+  userId?: string | undefined;
+  /** An organization by name or slug, a user by email (decision 039): every exact match counts. */
+  organization?: string | undefined;
+  user?: string | undefined;
+}
+
+/** The ids the name filters stand for; a name that matches nothing is a 422 naming the field. */
+async function namedIds(ctx: Context, query: SessionQuery) {
+  const [orgs, users] = await Promise.all([
+    query.organization ? matchSubjects(ctx.db, "organization", query.organization) : null,
+    query.user ? matchSubjects(ctx.db, "actor", query.user, query.organizationId).then((found) => found.filter((s) => s.type === "user")) : null,
+  ]);
+  const failed = [
+    ...(orgs?.length === 0 ? [{ field: "query.organization", message: "names no organization (give its name or slug)" }] : []),
+    ...(users?.length === 0 ? [{ field: "query.user", message: "names no user (give a whole email address)" }] : []),
+  ];
+  if (failed.length > 0) throw validation(failed);
+  return { organizationIds: orgs?.map((s) => s.id), userIds: users?.map((s) => s.id) };
+}
+
+export async function listSessions(ctx: Context, query: SessionQuery): Promise<Page<SessionView>> {
   const prisma = ctx.db;
+  const named = await namedIds(ctx, query);
   const where: Prisma.OidcPayloadWhereInput = {
     model: "Grant",
-    ...(query.organizationId ? { organizationId: query.organizationId } : {}),
-    ...(query.userId ? { accountId: query.userId } : {}),
+    AND: [
+      ...(query.organizationId ? [{ organizationId: query.organizationId }] : []),
+      ...(query.userId ? [{ accountId: query.userId }] : []),
+      ...(named.organizationIds ? [{ organizationId: { in: named.organizationIds } }] : []),
+      ...(named.userIds ? [{ accountId: { in: named.userIds } }] : []),
+    ],
     OR: [{ expiresAt: null }, { expiresAt: { gt: new Date() } }],
   };
   const mode = listMode(query);
@@ -112,7 +140,7 @@ export async function listSessions(ctx: Context, query: ListQuery & { organizati
   const after: Prisma.OidcPayloadWhereInput = typeof createdAt === "string"
     ? { AND: [{ OR: [{ createdAt: { lt: new Date(createdAt) } }, { createdAt: new Date(createdAt), idHash: { lt: idHash } }] }] }
     : {};
-  const rows = await prisma.oidcPayload.findMany({ where: { ...where, ...after }, orderBy, take: mode.limit + 1 });
+  const rows = await prisma.oidcPayload.findMany({ where: { AND: [where, after] }, orderBy, take: mode.limit + 1 });
   const page = rows.slice(0, mode.limit);
   const last = page[page.length - 1];
   return {

@@ -2191,7 +2191,7 @@ export interface Operations {
       };
     etag: true;
   };
-  /** Active sessions (grants of a user to a client), per organization and/or user, with the user's email, the client's name, and the IP address, browser and last activity of the browser session holding the grant (null once that ended) */
+  /** Active sessions (grants of a user to a client), per organization and/or user (by id, or by name or slug and email: every exact match counts, a name that matches nothing is a 422), with the user's email, the client's name, and the IP address, browser and last activity of the browser session holding the grant (null once that ended) */
   "sessions.list": {
     args: [query?: {
         page?: number;
@@ -2201,6 +2201,8 @@ export interface Operations {
         order?: "asc" | "desc";
         organizationId?: string;
         userId?: string;
+        organization?: string;
+        user?: string;
       }, options?: CallOptions];
     response: {
         data: Array<{
@@ -3626,7 +3628,7 @@ export const operationHelp: Record<string, OperationHelp> = {
     ],
   },
   "sessions.list": {
-    summary: "Active sessions (grants of a user to a client), per organization and/or user, with the user's email, the client's name, and the IP address, browser and last activity of the browser session holding the grant (null once that ended)",
+    summary: "Active sessions (grants of a user to a client), per organization and/or user (by id, or by name or slug and email: every exact match counts, a name that matches nothing is a 422), with the user's email, the client's name, and the IP address, browser and last activity of the browser session holding the grant (null once that ended)",
     fields: [
       {"name":"page","in":"query","type":"integer (1–1000000)","required":false},
       {"name":"pageSize","in":"query","type":"integer (1–100)","required":false},
@@ -3635,6 +3637,8 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"order","in":"query","type":"asc | desc","required":false},
       {"name":"organizationId","in":"query","type":"string (uuid)","required":false},
       {"name":"userId","in":"query","type":"string (uuid)","required":false},
+      {"name":"organization","in":"query","type":"string (1–200 chars)","required":false},
+      {"name":"user","in":"query","type":"string (1–320 chars)","required":false},
     ],
   },
   "sessions.revoke": {
