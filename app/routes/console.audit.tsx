@@ -116,6 +116,12 @@ function Candidates({ field, subjects, search }: { field: NameFilter; subjects: 
   );
 }
 
+/** A refused sign-in for an address no account has: the address tried, as text. */
+function AttemptedEmail({ data }: { data: unknown }) {
+  const email = data && typeof data === "object" && "email" in data ? (data as { email: unknown }).email : null;
+  return <>{typeof email === "string" ? email : "—"}</>;
+}
+
 export default function Audit() {
   const { filters, page, errors, noMatch, candidates } = useLoaderData<typeof loader>();
   const { search } = useLocation();
@@ -158,7 +164,7 @@ export default function Audit() {
             columns={[
               ...auditColumns(t),
               { header: t("audit.organization"), cell: (e) => (e.organizationId ? <NamedRef type="organization" id={e.organizationId} named={e.names.organization} /> : "—") },
-              { header: t("audit.target"), cell: (e) => <NamedRef type={e.targetType} id={e.targetId} named={e.names.target} /> },
+              { header: t("audit.target"), cell: (e) => (e.targetId ? <NamedRef type={e.targetType} id={e.targetId} named={e.names.target} /> : <AttemptedEmail data={e.data} />) },
             ]}
           />
           <CursorPager search={search} cursor={page.cursor} />

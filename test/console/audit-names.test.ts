@@ -82,9 +82,16 @@ describe("attribution and sessions", () => {
     const page = await openLoginPage(login);
     const res = await submitPassword(page, user.email, "not the password 123");
     expect(res.status).toBe(401);
+    const stranger = `${unique("stranger")}@example.com`;
+    expect((await submitPassword(await openLoginPage(login), stranger, "not the password 123")).status).toBe(401);
     const { html } = await get(`/console/organizations/${login.org.id}/users/${user.id}`);
     expect(html).toContain("auth.login.failure");
     expect(html).toContain("reason: wrong_password");
+    // In the audit log: the account by name and link; an address no account has, as typed.
+    const log = await get(`/console/audit?organization=${login.org.slug}&eventType=auth.login.failure`);
+    expect(log.status).toBe(200);
+    expect(log.html).toMatch(new RegExp(`<a [^>]*href="/console/organizations/${login.org.id}/users/${user.id}"[^>]*>${user.email}</a>`));
+    expect(log.html).toContain(`<td>${stranger}</td>`);
   });
 
   it("lists sessions with the user's email, the client's name, IP address, browser, start and last activity", async () => {
