@@ -21,6 +21,7 @@ interface AuditEntry {
   ip: string | null;
   requestId: string | null;
   data: unknown;
+  names: unknown;
 }
 
 let porta: TestPorta;
@@ -86,6 +87,12 @@ describe("listing", () => {
           ip: expect.any(String),
           requestId: created.headers.get("x-request-id"),
           data: expect.objectContaining({ change: expect.objectContaining({ email }) }),
+          names: {
+            organization: { name: `Organization ${tenant.org.slug}`, organizationId: tenant.org.id, deleted: false },
+            actor: { type: "user", name: TEST_ADMIN.email, organizationId: expect.any(String), deleted: false },
+            target: { name: email, organizationId: tenant.org.id, deleted: false },
+            client: null,
+          },
         },
       ],
       total: 1,

@@ -87,6 +87,8 @@ describe("all_or_nothing", () => {
       "bulk.executed",
     ]);
     expect(audit[0]!.data).toEqual({ change: { email: "new.one@bulk.test", givenName: "New", passwordSet: true }, bulk: true });
+    // An update records what changed, field by field (decision 039).
+    expect(audit[2]!.data).toEqual({ change: { userId: existing.id, givenName: "Renamed" }, bulk: true, changes: [{ field: "givenName", before: "Old", after: "Renamed" }] });
     expect(JSON.stringify(audit)).not.toContain("a long bulk password 9");
     expect(audit[8]!.data).toEqual({ mode: "all_or_nothing", operations: 8, succeeded: 8, failed: 0 });
   });

@@ -34,6 +34,11 @@ interface Session {
   clientId: string | null;
   createdAt: string;
   expiresAt: string | null;
+  userEmail: string | null;
+  clientName: string | null;
+  ip: string | null;
+  userAgent: string | null;
+  lastSeenAt: string | null;
 }
 type SignedIn = Awaited<ReturnType<typeof signIn>>;
 
@@ -98,9 +103,22 @@ describe("listing", () => {
       clientId: tenant.clientId,
       createdAt: expect.any(String),
       expiresAt: expect.any(String),
+      // By name, and where the browser session holding the grant was last seen (decision 039).
+      userEmail: ada.user.email,
+      clientName: (await porta.services.db.prisma.client.findUniqueOrThrow({ where: { id: tenant.clientId } })).name,
+      ip: "127.0.0.1",
+      userAgent: "node",
+      lastSeenAt: expect.any(String),
     });
     expect(Math.abs(Date.parse(session!.createdAt) - Date.now())).toBeLessThan(60_000);
+    expect(Math.abs(Date.parse(session!.lastSeenAt!) - Date.now())).toBeLessThan(60_000);
     expect(Date.parse(session!.expiresAt!)).toBeGreaterThan(Date.now());
+
+    // By name (decision 039): the user by email in any case, the organization by slug or name.
+    const byEmail = await sessionsOf(`user=${encodeURIComponent(ada.user.email.toUpperCase())}`);
+    expect(byEmail.body.data.map((s) => s.userId)).toEqual([ada.user.id]);
+    expect((await sessionsOf(`organization=${tenant.org.slug}`)).body.total).toBe(2);
+    expect((await sessionsOf(`organization=${encodeURIComponent(`Organization ${tenant.org.slug}`)}&user=${encodeURIComponent(bob.user.email)}`)).body.data.map((s) => s.userId)).toEqual([bob.user.id]);
 
     const inOrg = await sessionsOf(`organizationId=${tenant.org.id}`);
     expect(inOrg.body.total).toBe(2);
@@ -192,6 +210,9 @@ describe("bad input and permissions", () => {
       { label: "list: pageSize a word", method: "GET", path: "/sessions?pageSize=ten", field: "query.pageSize" },
       { label: "list: limit too large", method: "GET", path: "/sessions?limit=1000", field: "query.limit" },
       { label: "list: unknown parameter", method: "GET", path: "/sessions?clientId=x", field: "query.clientId" },
+      { label: "list: an organization nobody is named", method: "GET", path: "/sessions?organization=no-such-organization-here", field: "query.organization" },
+      { label: "list: a user nobody is", method: "GET", path: `/sessions?user=${encodeURIComponent("nobody@nowhere.example")}`, field: "query.user" },
+      { label: "list: an empty user", method: "GET", path: "/sessions?user=%20", field: "query.user" },
       { label: "list: invalid cursor", method: "GET", path: `/sessions?cursor=${BAD_CURSOR}`, field: "cursor" },
       { label: "list: forged cursor", method: "GET", path: `/sessions?cursor=${FORGED_CURSOR}`, field: "cursor" },
       { label: "list: oversize cursor", method: "GET", path: `/sessions?cursor=${OVERSIZE}`, field: "query.cursor" },

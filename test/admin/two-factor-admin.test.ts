@@ -205,7 +205,10 @@ describe("the organization's policy", () => {
     // Without If-Match the write is unconditional.
     expect((await api.put<Policy>(`/organizations/${tenant.org.id}/two-factor-policy`, { policy: "optional" })).body.policy).toBe("optional");
     const audits = await auditOf("organization.2fa_policy.updated", tenant.org.id);
-    expect(audits.map((a) => a.data)).toEqual([{ change: { policy: "required_totp" } }, { change: { policy: "optional" } }]);
+    expect(audits.map((a) => a.data)).toEqual([
+      { change: { policy: "required_totp" }, changes: [{ field: "policy", before: "optional", after: "required_totp" }] },
+      { change: { policy: "optional" }, changes: [{ field: "policy", before: "required_totp", after: "optional" }] },
+    ]);
     expect(audits[0]).toMatchObject({ actorType: "admin", actorId: adminId, organizationId: tenant.org.id, targetType: "organization" });
 
     expectError(await policyOf(UNKNOWN_ID), 404, "not_found");

@@ -136,11 +136,19 @@ describe("with stored credentials", () => {
     const audit = await runPorta(["audit", "list", "--limit", "5", "--json"], env);
     const entries = (JSON.parse(audit.stdout) as { data: Array<{ eventType: string }> }).data;
     expect(entries.map((e) => e.eventType)).toEqual(expect.arrayContaining(["key.rotated", "key.rotated_all"]));
+    // By name (decision 039): the organization by its slug, the actor by email; each entry names them.
+    const named = await runPorta(["audit", "list", "--organization", org.data.slug, "--actor", TEST_ADMIN.email, "--json"], env);
+    expect(named.code, named.stderr).toBe(0);
+    const byName = (JSON.parse(named.stdout) as { data: Array<{ eventType: string; names: { organization: { name: string }; actor: { name: string } } }> }).data;
+    expect(byName.map((e) => [e.eventType, e.names.organization.name, e.names.actor.name])).toEqual([["key.rotated", "Keys", TEST_ADMIN.email]]);
+    const nothing = await runPorta(["audit", "list", "--actor", "nobody@nowhere.example"], env);
+    expect(nothing.code).toBe(1);
+    expect(nothing.stderr).toContain("422 validation_failed");
     const missing = await runPorta(["clients", "get", "no-such-client"], env);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("404 not_found");
-    // Six runs of the CLI, each a node process with tsx, on a shared two-core machine.
-  }, 90_000);
+    // Eight runs of the CLI, each a node process with tsx, on a shared two-core machine.
+  }, 120_000);
 
   it("names an organization by its slug wherever an organization id is asked", async () => {
     const slug = unique("clis");

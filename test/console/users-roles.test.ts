@@ -172,6 +172,9 @@ describe("a user's sessions, history and deletion", () => {
   it("revokes exactly the session chosen; the other one lives on", async () => {
     const tenant = await createTenant(porta);
     const otherClient = await tenantOf(porta, tenant.org);
+    // Sessions name their client (decision 039): two names to tell the two apart.
+    await prisma().client.update({ where: { id: tenant.clientId }, data: { name: "Web shop" } });
+    await prisma().client.update({ where: { id: otherClient.clientId }, data: { name: "Mobile app" } });
     const user = await createUser(prisma(), tenant.org.id, { email: "twice@sessions.example", password: PASSWORD });
     const first = await signIn(tenant, { email: user.email, password: PASSWORD });
     const second = await signIn(otherClient, { email: user.email, password: PASSWORD });
@@ -182,16 +185,16 @@ describe("a user's sessions, history and deletion", () => {
     const url = `${porta.baseUrl}/console/organizations/${tenant.org.id}/users/${user.id}`;
     const { csrf, html } = await pageWithCsrf(admin.browser, url);
     expect(html).toContain("<h2 id=\"sessions-title\">Sessions</h2>");
-    expect(html).toContain(`Revoke session of ${tenant.clientId}`);
-    expect(html).toContain(`Revoke session of ${otherClient.clientId}`);
+    expect(html).toContain("Revoke session of Web shop");
+    expect(html).toContain("Revoke session of Mobile app");
     expect(html).toContain("Sign out everywhere");
 
     const target = before.find((s) => s.clientId === tenant.clientId)!;
     const res = await admin.browser.post(url, { csrf, intent: "revokeSession", sessionId: target.id });
     const page = await landing(res);
     expect(page).toContain("The session was revoked.");
-    expect(page).not.toContain(`Revoke session of ${tenant.clientId}`);
-    expect(page).toContain(`Revoke session of ${otherClient.clientId}`);
+    expect(page).not.toContain("Revoke session of Web shop");
+    expect(page).toContain("Revoke session of Mobile app");
     expect((await sessions()).map((s) => s.clientId)).toEqual([otherClient.clientId]);
     expect(await userinfoStatus(tenant, first.accessToken)).toBe(401);
     expect(await userinfoStatus(otherClient, second.accessToken)).toBe(200);
@@ -226,7 +229,10 @@ describe("a user's sessions, history and deletion", () => {
     expect(history).toContain("<code>user.updated</code>");
     // Only what changed is recorded: the unchanged email address is not part of the update.
     // Each row: when, the event, who (the admin and their id), and what changed.
-    expect(history).toMatch(/<code>user\.updated<\/code><\/td><td>admin(<!-- -->)? <code>[0-9a-f-]{36}<\/code><\/td><td><span class="history-change">givenName: Hedwig, familyName: Kiesler<\/span><\/td>/);
+    // Who by name, linked to their page (the id on hover); the change as before → after (decision 039).
+    expect(history).toMatch(
+      /<code>user\.updated<\/code><\/td><td><span class="actor-kind">Admin<\/span> <a title="user [0-9a-f-]{36}" class="named"[^>]*>admin@porta\.test<\/a><\/td><td><span class="history-change">givenName: Hedy → Hedwig, familyName: — → Kiesler<\/span><\/td>/,
+    );
     expect(history).toContain("<code>user.created</code>");
     expect(history.indexOf("user.updated")).toBeLessThan(history.indexOf("user.created"));
     expect(history).not.toContain('rel="next"');
@@ -235,14 +241,14 @@ describe("a user's sessions, history and deletion", () => {
     for (let i = 0; i < 21; i++) expect((await api.put(`/users/${user.id}`, { givenName: `Name ${i}` })).status).toBe(200);
     const firstPage = await (await admin.browser.get(userUrl)).text();
     const firstHistory = firstPage.slice(firstPage.indexOf('id="history-title"'));
-    expect(firstHistory).toContain("givenName: Name 20");
+    expect(firstHistory).toContain("givenName: Name 19 → Name 20");
     expect(firstHistory).not.toContain("<code>user.created</code>");
     const olderLink = /<a [^>]*rel="next"[^>]*>/.exec(firstHistory)![0];
     const next = /href="([^"]+)"/.exec(olderLink)![1]!.replaceAll("&amp;", "&");
     const older = await (await admin.browser.get(new URL(next, userUrl).href)).text();
     const olderHistory = older.slice(older.indexOf('id="history-title"'));
     expect(olderHistory).toContain("<code>user.created</code>");
-    expect(olderHistory).not.toContain("givenName: Name 20");
+    expect(olderHistory).not.toContain("→ Name 20");
     expect(olderHistory).toContain("Newest entries");
   });
 

@@ -53,7 +53,9 @@ describe("every failure cause gives the same public response", () => {
     const page = await openLoginPage(tenant);
     const attempts: Array<{ reason: string; status: number; body: string; contentType: string | null; sql: string[] }> = [];
 
-    const attempt = async (reason: (typeof REASONS)[number], password: string) => {
+    // The entry names the account the attempt targeted (decision 039): the console shows it on
+    // that user's page; the public response below stays the same whether there is one or not.
+    const attempt = async (reason: (typeof REASONS)[number], password: string, targetId: string | null = null) => {
       const { result, entries } = await auditDuring(porta, { eventType: "auth.login.failure", organizationId: tenant.org.id }, () =>
         sqlDuring(porta, () => submitPassword(page, email, password)),
       );
@@ -63,6 +65,7 @@ describe("every failure cause gives the same public response", () => {
       // The private reason is in the audit trail, and only there.
       expect(entries).toHaveLength(1);
       expect(entries[0]).toMatchObject({ organizationId: tenant.org.id, data: { email, reason, clientId: tenant.client.id } });
+      expect({ targetType: entries[0]!.targetType, targetId: entries[0]!.targetId }).toEqual(targetId ? { targetType: "user", targetId } : { targetType: null, targetId: null });
       expect(entries[0]!.ip).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
       expect(JSON.stringify(entries[0]!.data)).not.toContain(password);
       for (const r of REASONS) expect(body).not.toContain(r);
@@ -71,17 +74,17 @@ describe("every failure cause gives the same public response", () => {
     await attempt("unknown_user", PASSWORD);
 
     const user = await createUser(prisma(), tenant.org.id, { email, password: PASSWORD });
-    await attempt("wrong_password", WRONG);
+    await attempt("wrong_password", WRONG, user.id);
 
     // The right password does not get an inactive, locked or password-less account in.
     await prisma().user.update({ where: { id: user.id }, data: { status: "inactive", failedLoginCount: 0 } });
-    await attempt("inactive", PASSWORD);
+    await attempt("inactive", PASSWORD, user.id);
 
     await prisma().user.update({ where: { id: user.id }, data: { status: "active", failedLoginCount: 0, lockedUntil: new Date(Date.now() + 10 * 60_000) } });
-    await attempt("locked", PASSWORD);
+    await attempt("locked", PASSWORD, user.id);
 
     await prisma().user.update({ where: { id: user.id }, data: { lockedUntil: null, failedLoginCount: 0, passwordHash: null } });
-    await attempt("no_password", PASSWORD);
+    await attempt("no_password", PASSWORD, user.id);
 
     const [first, ...others] = attempts;
     expect(first!.status).toBe(401);

@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { Prisma, PrismaClient } from "~/generated/prisma/client";
 import type { AuditEventType } from "~/schemas/audit-events";
+import { fieldChanges, isSecretValue, REDACTED } from "./diff";
 
 /**
  * The audit trail: every authentication event and every admin write. Entries never carry a
@@ -18,6 +19,11 @@ export interface AuditRecord {
   ip?: string | null;
   requestId?: string | null;
   data?: Record<string, unknown>;
+  /**
+   * An update's target as it was and as it is now (its public shape): the entry records only
+   * the fields that differ, as `data.changes` (decision 039). Secret fields are named, never valued.
+   */
+  changes?: { before: object; after: object };
   /** When it happened; by default when the row is written. */
   at?: Date;
 }
@@ -26,6 +32,19 @@ export interface AuditLog {
   record(entry: AuditRecord, tx?: Prisma.TransactionClient): Promise<void>;
   /** Several entries in one statement, through the write's transaction. */
   recordMany(entries: AuditRecord[], tx: Prisma.TransactionClient): Promise<void>;
+}
+
+/** A request body recorded as `change` keeps its secret fields' names only (defence in depth). */
+function withoutSecrets(change: unknown): unknown {
+  if (!change || typeof change !== "object" || Array.isArray(change)) return change;
+  return Object.fromEntries(Object.entries(change).map(([k, v]) => [k, isSecretValue(k, v) ? REDACTED : v]));
+}
+
+function dataOf(entry: AuditRecord): Record<string, unknown> {
+  const data: Record<string, unknown> = { ...entry.data };
+  if ("change" in data) data.change = withoutSecrets(data.change);
+  if (entry.changes) data.changes = fieldChanges(entry.changes.before as Record<string, unknown>, entry.changes.after as Record<string, unknown>);
+  return data;
 }
 
 const rowOf = (entry: AuditRecord) => ({
@@ -37,7 +56,7 @@ const rowOf = (entry: AuditRecord) => ({
   targetId: entry.targetId ?? null,
   ip: entry.ip ?? null,
   requestId: entry.requestId ?? null,
-  data: (entry.data ?? {}) as Prisma.InputJsonValue,
+  data: dataOf(entry) as Prisma.InputJsonValue,
   ...(entry.at ? { createdAt: entry.at } : {}),
 });
 

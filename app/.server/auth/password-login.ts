@@ -87,8 +87,16 @@ export async function attemptPasswordLogin(services: Services, input: PasswordLo
   const now = (input.now ?? (() => new Date()))();
   const email = normalizeEmail(input.email);
 
+  // The account the attempt named, once looked up: the entry is attributed to it, so the
+  // console shows failures on the user's page; the public answer stays the same either way.
+  let targeted: string | null = null;
   const failure = (ctx: Context, reason: FailureReason) =>
-    ctx.audit({ eventType: "auth.login.failure", organizationId: input.organizationId, data: { email, reason, clientId: input.clientId } });
+    ctx.audit({
+      eventType: "auth.login.failure",
+      organizationId: input.organizationId,
+      ...(targeted ? { targetType: "user", targetId: targeted } : {}),
+      data: { email, reason, clientId: input.clientId },
+    });
   const fail = async (reason: FailureReason): Promise<PasswordLoginResult> => {
     await inTransaction(services, anonymousActor(input), async (ctx) => failure(ctx, reason));
     return { outcome: "failure", reason };
@@ -98,6 +106,7 @@ export async function attemptPasswordLogin(services: Services, input: PasswordLo
   if ([...input.password].length > MAX_PASSWORD_LENGTH) return fail("malformed");
 
   const user = await findLoginAccount(services, input.organizationId, email);
+  targeted = user?.id ?? null;
   const device = user ? trustedDevice(services, input.organizationId, user.id, input.deviceCookie) : null;
   const deviceKey = device && `${user!.id}:${device}`;
 

@@ -106,6 +106,22 @@ describe("ephemeral store in the database", () => {
     expect(await store.increment("not-a-number", 60)).toBe(1);
   });
 
+  it("reads several values and several sets in one step each, leaving out what expired", async () => {
+    await store.set("many:a", "A", 60);
+    await store.set("many:b", "B", 60);
+    await store.set("many:gone", "G", 60);
+    await expire("many:gone");
+    expect(await store.getMany(["many:b", "many:none", "many:a", "many:gone"])).toEqual(["B", null, "A", null]);
+    expect(await store.getMany([])).toEqual([]);
+    await store.addToSet("many:s1", "x", 60);
+    await store.addToSet("many:s1", "y", 60);
+    await store.addToSet("many:s2", "z", 60);
+    await store.addToSet("many:s3", "old", 60);
+    await expireSet("many:s3");
+    const sets = await store.membersOfSets(["many:s1", "many:s2", "many:s3", "many:empty"]);
+    expect(Object.fromEntries([...sets].map(([k, v]) => [k, [...v].sort()]))).toEqual({ "many:s1": ["x", "y"], "many:s2": ["z"], "many:s3": [], "many:empty": [] });
+  });
+
   it("keeps sets, gives every member the set's new time to live on add, and expires them", async () => {
     expect(await store.setMembers("grants")).toEqual([]);
     await store.addToSet("grants", "g1", 60);

@@ -102,6 +102,19 @@ export function createPostgresStore(db: Database, logger: Logger): KeyValueStore
       const rows = await sql<{ member: string }>(`SELECT "member" FROM "EphemeralSetMember" WHERE "setKey" = $1::text AND ${LIVE}`, [key]);
       return rows.map((row) => row.member);
     },
+    async getMany(keys) {
+      if (keys.length === 0) return [];
+      const rows = await sql<{ key: string; value: string }>(`SELECT "key", "value" FROM "EphemeralEntry" WHERE "key" = ANY($1::text[]) AND ${LIVE}`, [keys]);
+      const byKey = new Map(rows.map((row) => [row.key, row.value]));
+      return keys.map((key) => byKey.get(key) ?? null);
+    },
+    async membersOfSets(keys) {
+      const sets = new Map<string, string[]>(keys.map((key) => [key, []]));
+      if (keys.length === 0) return sets;
+      const rows = await sql<{ setKey: string; member: string }>(`SELECT "setKey", "member" FROM "EphemeralSetMember" WHERE "setKey" = ANY($1::text[]) AND ${LIVE}`, [keys]);
+      for (const row of rows) sets.get(row.setKey)?.push(row.member);
+      return sets;
+    },
     async close() {
       clearInterval(sweeper);
     },

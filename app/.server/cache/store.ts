@@ -40,5 +40,9 @@ export interface KeyValueStore {
   /** Adds to a set and (re)sets the set's time to live. */
   addToSet(key: string, member: string, ttlSeconds: number): Promise<void>;
   setMembers(key: string): Promise<string[]>;
+  /** Several values in one step, in the order of `keys` (null where one is gone): a page's worth of reads. */
+  getMany(keys: readonly string[]): Promise<Array<string | null>>;
+  /** The members of several sets in one step. */
+  membersOfSets(keys: readonly string[]): Promise<Map<string, string[]>>;
   close(): Promise<void>;
 }

@@ -1,6 +1,7 @@
 import { Link, useLocation } from "@remix-run/react";
 import type { TFunction } from "i18next";
 import { useTranslation } from "react-i18next";
+import { ActorRef, type AuditNames } from "./audit-names";
 import { ListTable, Moment, type Column } from "./list-table";
 
 export interface HistoryEntry {
@@ -10,6 +11,7 @@ export interface HistoryEntry {
   actorType: string;
   actorId: string | null;
   data?: unknown;
+  names?: AuditNames;
 }
 
 export interface HistoryPage {
@@ -18,19 +20,50 @@ export interface HistoryPage {
   nextCursor: string | null;
 }
 
-/** The columns every audit listing starts with: when, what, and who did it. */
+/**
+ * The columns every audit listing starts with: when (opening the entry's own page), what, and
+ * who did it, by name with a link (the id on hover).
+ */
 export function auditColumns(t: TFunction<"console">): Array<Column<HistoryEntry>> {
   return [
-    { header: t("audit.time"), cell: (e) => <Moment iso={e.createdAt} /> },
+    { header: t("audit.time"), cell: (e) => <Link to={`/console/audit/${e.id}`} title={t("audit.open", { event: e.eventType })}><Moment iso={e.createdAt} /></Link> },
     { header: t("audit.event"), cell: (e) => <code>{e.eventType}</code> },
-    { header: t("audit.actor"), cell: (e) => <>{e.actorType}{e.actorId ? <> <code>{e.actorId}</code></> : null}</> },
+    { header: t("audit.actor"), cell: (e) => <ActorRef actorType={e.actorType} actorId={e.actorId} named={e.names?.actor ?? null} /> },
   ];
 }
 
-/** The fields an audit entry says were changed, as "field: value" (secrets are never recorded). */
+interface FieldChange {
+  field: string;
+  before: unknown;
+  after: unknown;
+}
+
+/** An update's field-by-field changes, as the audit writer records them (`data.changes`). */
+export function fieldChangesOf(data: unknown): FieldChange[] | null {
+  const changes = data && typeof data === "object" && "changes" in data ? (data as { changes: unknown }).changes : null;
+  if (!Array.isArray(changes)) return null;
+  return changes.filter((c): c is FieldChange => !!c && typeof c === "object" && typeof (c as FieldChange).field === "string");
+}
+
+/** A recorded value as text: strings as they are, nothing as "—", the rest as JSON. */
+export function valueText(value: unknown): string {
+  if (value === null || value === undefined || value === "") return "—";
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+/**
+ * What an audit entry says was changed: "field: before → after" for updates that record both
+ * states, else the fields sent as "field: value" (secrets are never recorded).
+ */
 export function changeOf(data: unknown): string {
+  const fields = fieldChangesOf(data);
+  if (fields) return fields.map((c) => `${c.field}: ${valueText(c.before)} → ${valueText(c.after)}`).join(", ");
   const change = data && typeof data === "object" && "change" in data ? (data as { change: unknown }).change : null;
-  if (!change || typeof change !== "object") return "";
+  if (!change || typeof change !== "object") {
+    // A refused sign-in says why (the attempt's email is the account's own, on its page).
+    const reason = data && typeof data === "object" && "reason" in data ? (data as { reason: unknown }).reason : null;
+    return typeof reason === "string" ? `reason: ${reason}` : "";
+  }
   return Object.entries(change)
     .map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`)
     .join(", ");

@@ -1,22 +1,18 @@
 import { Form } from "@remix-run/react";
+import { sessionColumns, type SessionRow } from "./session-columns";
 import { useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
 import { ConflictView } from "./detail-parts";
 import { UserUpdateSchema, type User } from "~/schemas/user";
 import { zodFieldErrors } from "./forms";
-import { ListTable, Moment } from "./list-table";
+import { ListTable } from "./list-table";
 import { ConfirmAction, Csrf, Notice, SelectField, TextField } from "./ui";
 import { updateUserInput } from "./user-forms";
 
 /** The sections the user page adds to the console: profile edit with its conflict view, and sessions. */
 export type UserEditValues = ReturnType<typeof updateUserInput>;
 
-export interface UserSession {
-  id: string;
-  clientId: string | null;
-  createdAt: string;
-  expiresAt: string | null;
-}
+export type UserSession = SessionRow;
 
 function localeOptions(t: (key: string) => string) {
   return [
@@ -82,15 +78,13 @@ export function UserSessions({ sessions, error }: { sessions: UserSession[]; err
           rowKey={(s) => s.id}
           caption={t("userDetail.sessions.title")}
           columns={[
-            { header: t("userDetail.sessions.client"), cell: (s) => <code>{s.clientId ?? "—"}</code> },
-            { header: t("common.created"), cell: (s) => <Moment iso={s.createdAt} /> },
-            { header: t("sessions.expires"), cell: (s) => <Moment iso={s.expiresAt} /> },
+            ...sessionColumns(t, { user: false }),
             {
               header: t("common.actions"),
               cell: (s) => (
                 <ConfirmAction
                   intent="revokeSession"
-                  label={t("userDetail.sessions.revoke", { client: s.clientId ?? "—" })}
+                  label={t("userDetail.sessions.revoke", { client: s.clientName ?? s.clientId ?? "—" })}
                   question={t("sessions.confirmRevoke")}
                   fields={{ sessionId: s.id }}
                   danger

@@ -1,7 +1,9 @@
 import type { Prisma } from "~/generated/prisma/client";
 import type { Context } from "../../context";
-import { validation } from "../../errors";
+import { notFound, validation } from "../../errors";
 import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, type Page } from "../http/pagination";
+import { resolveNames, type AuditNames } from "./names";
+import { matchSubjects, type SubjectRole } from "./subjects";
 
 export interface AuditQuery {
   organizationId?: string | undefined;
@@ -9,14 +11,49 @@ export interface AuditQuery {
   actorId?: string | undefined;
   targetType?: string | undefined;
   targetId?: string | undefined;
+  /** An organization by name or slug, an actor or a target by email or name (decision 039). */
+  organization?: string | undefined;
+  actor?: string | undefined;
+  target?: string | undefined;
   from?: string | undefined;
   to?: string | undefined;
   cursor?: string | undefined;
   limit?: number | undefined;
 }
 
-/** Audit entries newest first, filtered, with cursor paging over their time-ordered ids. */
-export async function listAudit(ctx: Context, query: AuditQuery): Promise<Page<Record<string, unknown>>> {
+type AuditRow = Prisma.AuditEntryGetPayload<object>;
+export type AuditView = Omit<AuditRow, "createdAt"> & { createdAt: string; names: AuditNames };
+
+const NAME_FILTERS: Record<SubjectRole, { message: string }> = {
+  organization: { message: "names no organization (give its name or slug)" },
+  actor: { message: "names no user or client (give an email or a client's name)" },
+  target: { message: "names nothing with a page (give an email or a name)" },
+};
+
+/** The conditions of the name filters: every match counts, and a name that matches nothing is a 422. */
+async function nameConditions(ctx: Context, query: AuditQuery): Promise<Prisma.AuditEntryWhereInput[]> {
+  const conditions: Prisma.AuditEntryWhereInput[] = [];
+  const failed: Array<{ field: string; message: string }> = [];
+  const roles = (Object.keys(NAME_FILTERS) as SubjectRole[]).filter((role) => query[role]);
+  const matches = await Promise.all(roles.map((role) => matchSubjects(ctx.db, role, query[role]!, role === "organization" ? undefined : query.organizationId)));
+  roles.forEach((role, i) => {
+    const found = matches[i]!;
+    if (found.length === 0) return void failed.push({ field: `query.${role}`, message: NAME_FILTERS[role].message });
+    if (role === "organization") conditions.push({ organizationId: { in: found.map((s) => s.id) } });
+    else if (role === "actor") conditions.push({ actorId: { in: found.map((s) => s.id) } });
+    else conditions.push({ OR: found.map((s) => ({ targetType: s.type, targetId: s.id })) });
+  });
+  if (failed.length > 0) throw validation(failed);
+  return conditions;
+}
+
+export async function withNames(ctx: Context, rows: AuditRow[]): Promise<AuditView[]> {
+  const names = await resolveNames(ctx.db, rows);
+  return rows.map((r, i) => ({ ...r, createdAt: r.createdAt.toISOString(), names: names[i]! }));
+}
+
+/** Audit entries newest first, filtered, with cursor paging over their time-ordered ids, each with the names of what it names. */
+export async function listAudit(ctx: Context, query: AuditQuery): Promise<Page<AuditView>> {
   const limit = query.limit ?? DEFAULT_PAGE_SIZE;
   const before = query.cursor ? decodeCursor(query.cursor)[1] : undefined;
   if (before !== undefined && !/^[0-9a-f-]{36}$/.test(before)) throw validation([{ field: "cursor", message: "is not a cursor returned by Porta" }]);
@@ -27,12 +64,20 @@ export async function listAudit(ctx: Context, query: AuditQuery): Promise<Page<R
     ...(query.targetType ? { targetType: query.targetType } : {}),
     ...(query.targetId ? { targetId: query.targetId } : {}),
     ...(query.from || query.to ? { createdAt: { ...(query.from ? { gte: new Date(query.from) } : {}), ...(query.to ? { lt: new Date(query.to) } : {}) } } : {}),
+    AND: await nameConditions(ctx, query),
   };
   const prisma = ctx.db;
   const [total, rows] = await Promise.all([
     prisma.auditEntry.count({ where }),
     prisma.auditEntry.findMany({ where: { ...where, ...(before ? { id: { lt: before } } : {}) }, orderBy: { id: "desc" }, take: limit + 1 }),
   ]);
-  const data = rows.slice(0, limit).map((r) => ({ ...r, createdAt: r.createdAt.toISOString() }));
+  const data = await withNames(ctx, rows.slice(0, limit));
   return { data, total, page: 1, pageSize: limit, cursor: rows.length > limit ? encodeCursor([null, data[data.length - 1]!.id]) : undefined };
+}
+
+/** One entry with its full data and names: the console's detail view. */
+export async function getAuditEntry(ctx: Context, id: string): Promise<AuditView> {
+  const row = await ctx.db.auditEntry.findUnique({ where: { id } });
+  if (!row) throw notFound("audit entry");
+  return (await withNames(ctx, [row]))[0]!;
 }

@@ -17,6 +17,8 @@ export interface BulkAudit {
   eventType: AuditEventType;
   userId: string;
   change: Record<string, unknown>;
+  /** An update's user before and after, for the field-by-field change (decision 039). */
+  changes?: { before: object; after: object };
 }
 
 const EVENTS: Record<BulkOperation["op"], AuditEventType> = {
@@ -41,7 +43,10 @@ function changeOf(item: BulkOperation): Record<string, unknown> {
 /** What every item may need: the user writes' collaborators and the store for ending sessions. */
 type BulkContext = Context<"settings" | "passwords" | "cache" | "store">;
 
-async function runItem(ctx: BulkContext, organizationId: string, adminId: string, item: BulkOperation) {
+/** Each updated user as it was, by id, for the audit entry's change. */
+type BeforeStates = Map<string, object>;
+
+async function runItem(ctx: BulkContext, organizationId: string, adminId: string, item: BulkOperation, before: BeforeStates) {
   if (item.op === "create") {
     const { op: _op, ...input } = item;
     return createUser(ctx, organizationId, input);
@@ -51,6 +56,7 @@ async function runItem(ctx: BulkContext, organizationId: string, adminId: string
   switch (item.op) {
     case "update": {
       const { op: _op, userId, ...input } = item;
+      before.set(userId, toUser(user));
       return updateUser(ctx, userId, input, undefined);
     }
     case "activate":
@@ -110,15 +116,17 @@ export async function executeBulk(ctx: BulkContext, request: BulkRequest, adminI
   await requireManagedOrganization(ctx, request.organizationId);
   const results: BulkItemResult[] = [];
   const audits: BulkAudit[] = [];
+  const before: BeforeStates = new Map();
   const record = (index: number, item: BulkOperation, row: Awaited<ReturnType<typeof runItem>>, userId: string) => {
     results.push({ index, op: item.op, status: "succeeded", ...(row ? { user: toUser(row) } : {}) });
-    audits.push({ eventType: EVENTS[item.op], userId, change: changeOf(item) });
+    const was = item.op === "update" && row ? before.get(userId) : undefined;
+    audits.push({ eventType: EVENTS[item.op], userId, change: changeOf(item), ...(was && row ? { changes: { before: was, after: toUser(row) } } : {}) });
   };
 
   if (request.mode === "best_effort") {
     for (const [index, item] of request.operations.entries()) {
       try {
-        const row = await underSavepoint(ctx, (itemCtx) => runItem(itemCtx, request.organizationId, adminId, item));
+        const row = await underSavepoint(ctx, (itemCtx) => runItem(itemCtx, request.organizationId, adminId, item, before));
         record(index, item, row, row?.id ?? (item as { userId: string }).userId);
       } catch (error) {
         results.push({ index, op: item.op, status: "failed", error: failureOf(error, index) });
@@ -132,7 +140,7 @@ export async function executeBulk(ctx: BulkContext, request: BulkRequest, adminI
   for (const [index, item] of request.operations.entries()) {
     let row: Awaited<ReturnType<typeof runItem>>;
     try {
-      row = await runItem(ctx, request.organizationId, adminId, item);
+      row = await runItem(ctx, request.organizationId, adminId, item, before);
     } catch (error) {
       const failure = failureOf(error, index);
       throw new AppError(

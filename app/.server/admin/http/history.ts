@@ -1,6 +1,7 @@
 import type { Db } from "../../context";
 import { isUuid } from "~/schemas/uuid";
 import { validation } from "../../errors";
+import { resolveNames, type AuditNames } from "../audit/names";
 import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, type HistoryPage, type HistoryQuery } from "./pagination";
 
 
@@ -11,6 +12,8 @@ export interface HistoryEntry {
   actorType: string;
   actorId: string | null;
   data: unknown;
+  /** Who acted and what the entry names, by name (decision 039). */
+  names: AuditNames;
 }
 
 /**
@@ -25,9 +28,11 @@ export async function auditHistory(prisma: Db, target: { targetType: string; tar
     where: { ...target, ...(query.eventType ? { eventType: query.eventType } : {}), ...(after ? { id: { lt: after } } : {}) },
     orderBy: { id: "desc" },
     take: limit + 1,
-    select: { id: true, eventType: true, createdAt: true, actorType: true, actorId: true, data: true },
+    select: { id: true, eventType: true, createdAt: true, actorType: true, actorId: true, data: true, organizationId: true },
   });
   const hasMore = rows.length > limit;
-  const data = rows.slice(0, limit);
+  const page = rows.slice(0, limit);
+  const names = await resolveNames(prisma, page.map((r) => ({ ...r, ...target })));
+  const data = page.map(({ organizationId: _organizationId, ...r }, i) => ({ ...r, names: names[i]! }));
   return { data, hasMore, nextCursor: hasMore ? encodeCursor([null, data[data.length - 1]!.id]) : null };
 }

@@ -15,6 +15,16 @@ export function historyOf<T extends z.ZodType>(item: T) {
   return z.object({ data: z.array(item), hasMore: z.boolean(), nextCursor: z.string().nullable() });
 }
 
+/** A name for an id an audit entry carries (decision 039); `name` is null when the thing is gone and was never named. */
+export const NamedSchema = z.object({ name: z.string().nullable(), organizationId: z.uuid().nullable(), deleted: z.boolean() });
+
+export const AuditNamesSchema = z.object({
+  organization: NamedSchema.nullable(),
+  actor: NamedSchema.extend({ type: z.enum(["user", "client"]) }).nullable(),
+  target: NamedSchema.nullable(),
+  client: NamedSchema.extend({ id: z.string() }).nullable(),
+});
+
 export const HistoryEntrySchema = z.object({
   id: z.uuid(),
   eventType: z.string(),
@@ -22,6 +32,7 @@ export const HistoryEntrySchema = z.object({
   actorType: z.string(),
   actorId: z.string().nullable(),
   data: z.unknown(),
+  names: AuditNamesSchema,
 });
 
 export const NoContent = z.undefined();

@@ -1,5 +1,6 @@
 import { UuidSchema } from "~/schemas/uuid";
 import type { AuditEventType } from "~/schemas/audit-events";
+import type { AuditEntry } from "../../context";
 import { z } from "zod";
 import type { Application as ApplicationRow } from "~/generated/prisma/client";
 import {
@@ -45,8 +46,8 @@ const ListQuery = ListQuerySchema.extend({
 
 type Audit = OperationContext<unknown, unknown, unknown>["audit"];
 
-function auditApplication(audit: Audit, eventType: AuditEventType, app: ApplicationRow, data: Record<string, unknown> = {}) {
-  audit({ eventType, organizationId: app.organizationId, targetType: "application", targetId: app.id, data });
+function auditApplication(audit: Audit, eventType: AuditEventType, app: ApplicationRow, data: Record<string, unknown> = {}, changes?: AuditEntry["changes"]) {
+  audit({ eventType, organizationId: app.organizationId, targetType: "application", targetId: app.id, data, ...(changes ? { changes } : {}) });
 }
 
 /** Module changes are recorded on their application, so that its history shows them. */
@@ -118,8 +119,9 @@ export const applicationsIdOperations = [
     response: ApplicationSchema,
     etag: true,
     handler: async ({ ctx, params, body, ifMatch }) => {
+      const before = toApplication(await getApplication(ctx, params.id));
       const row = await updateApplication(ctx, params.id, body, ifMatch);
-      auditApplication(ctx.audit, "application.updated", row, { change: body });
+      auditApplication(ctx.audit, "application.updated", row, { change: body }, { before, after: toApplication(row) });
       return { body: toApplication(row), version: row.version };
     },
   }),

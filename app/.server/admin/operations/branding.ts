@@ -45,8 +45,10 @@ export const brandingOperations = [
     response: BrandingSettingsSchema,
     etag: true,
     handler: async ({ ctx, params, body, ifMatch }) => {
+      const before = toBrandingSettings(ctx, await getBranding(ctx, params.orgId));
       const organization = await updateBranding(ctx, params.orgId, body, ifMatch);
-      ctx.audit({ eventType: "organization.branding.updated", organizationId: organization.id, targetType: "organization", targetId: organization.id, data: { change: body } });
+      const after = toBrandingSettings(ctx, organization);
+      ctx.audit({ eventType: "organization.branding.updated", organizationId: organization.id, targetType: "organization", targetId: organization.id, data: { change: body }, changes: { before, after } });
       return { body: toBrandingSettings(ctx, organization), version: organization.version };
     },
   }),

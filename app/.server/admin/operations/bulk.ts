@@ -20,7 +20,7 @@ export const bulkOperations = [
     handler: async ({ ctx, body, admin }) => {
       const { result, audits } = await executeBulk(ctx, body, admin.id);
       for (const entry of audits) {
-        ctx.audit({ eventType: entry.eventType, organizationId: body.organizationId, targetType: "user", targetId: entry.userId, data: { change: entry.change, bulk: true } });
+        ctx.audit({ eventType: entry.eventType, organizationId: body.organizationId, targetType: "user", targetId: entry.userId, data: { change: entry.change, bulk: true }, ...(entry.changes ? { changes: entry.changes } : {}) });
       }
       ctx.audit({
         eventType: "bulk.executed",

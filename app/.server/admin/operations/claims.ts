@@ -29,8 +29,8 @@ const ValueParams = z.object({ appId: uuid(), claimId: uuid(), userId: uuid() })
 
 type Audit = OperationContext<unknown, unknown, unknown>["audit"];
 
-function auditClaim(audit: Audit, eventType: AuditEventType, { app, claim }: ClaimOf, change: Record<string, unknown> = {}) {
-  audit({ eventType, organizationId: app.organizationId, targetType: "custom_claim", targetId: claim.id, data: { applicationId: app.id, claimName: claim.claimName, change } });
+function auditClaim(audit: Audit, eventType: AuditEventType, { app, claim }: ClaimOf, change: Record<string, unknown> = {}, changes?: Parameters<Audit>[0]["changes"]) {
+  audit({ eventType, organizationId: app.organizationId, targetType: "custom_claim", targetId: claim.id, data: { applicationId: app.id, claimName: claim.claimName, change }, ...(changes ? { changes } : {}) });
 }
 
 /** Value changes are recorded on the user (the value itself stays out of the audit log). */
@@ -104,8 +104,9 @@ export const applicationsIdClaimsIdOperations = [
     body: CustomClaimUpdateSchema,
     response: CustomClaimSchema,
     handler: async ({ ctx, params, body }) => {
+      const before = toClaim((await getClaim(ctx, params.appId, params.claimId)).claim);
       const found = await updateClaim(ctx, params.appId, params.claimId, body);
-      auditClaim(ctx.audit, "custom_claim.updated", found, body);
+      auditClaim(ctx.audit, "custom_claim.updated", found, body, { before, after: toClaim(found.claim) });
       return { body: toClaim(found.claim) };
     },
   }),

@@ -1,5 +1,6 @@
 import { UuidSchema } from "~/schemas/uuid";
 import type { AuditEventType } from "~/schemas/audit-events";
+import type { AuditEntry } from "../../context";
 import { z } from "zod";
 import {
   CLIENT_STATUS_VALUES,
@@ -55,8 +56,8 @@ const ListQuery = ListQuerySchema.extend({
 type Audit = OperationContext<unknown, unknown, unknown>["audit"];
 
 /** Every client change is recorded on the client. Secret values never reach the audit log. */
-function auditClient(audit: Audit, eventType: AuditEventType, client: ClientWithOrg, data: Record<string, unknown> = {}) {
-  audit({ eventType, organizationId: client.organizationId, targetType: "client", targetId: client.id, data });
+function auditClient(audit: Audit, eventType: AuditEventType, client: ClientWithOrg, data: Record<string, unknown> = {}, changes?: AuditEntry["changes"]) {
+  audit({ eventType, organizationId: client.organizationId, targetType: "client", targetId: client.id, data, ...(changes ? { changes } : {}) });
 }
 
 /** api.admin.clients */
@@ -123,8 +124,9 @@ export const clientsIdOperations = [
     response: ClientSchema,
     etag: true,
     handler: async ({ ctx, params, body, ifMatch }) => {
+      const before = toClient(await getClient(ctx, params.id));
       const row = await updateClient(ctx, params.id, body, ifMatch);
-      auditClient(ctx.audit, "client.updated", row, { change: body });
+      auditClient(ctx.audit, "client.updated", row, { change: body }, { before, after: toClient(row) });
       return { body: toClient(row), version: row.version };
     },
   }),

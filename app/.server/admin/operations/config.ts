@@ -64,12 +64,13 @@ export const configKeyOperations = [
       if (!isSettingKey(params.key)) throw notFound("configuration key");
       const parsed = SETTINGS[params.key].schema.safeParse(body.value);
       if (!parsed.success) throw validation(parsed.error.issues.map((i) => ({ field: "value", message: i.message })));
+      const before = (await ctx.settings.all()).find((e) => e.key === params.key)?.value;
       // Through the write's transaction: the entry and its audit record commit together.
       await ctx.settings.set(params.key, parsed.data, admin.id);
       ctx.afterCommit(() => ctx.settings.forget());
       // Token lifetimes live in the providers' configuration: rebuild them everywhere, once the value is committed.
       if (params.key.startsWith("tokens.")) ctx.afterCommit(() => ctx.oidc.invalidate("*"));
-      ctx.audit({ eventType: "config.updated", targetType: "config", targetId: params.key, data: { change: { value: parsed.data } } });
+      ctx.audit({ eventType: "config.updated", targetType: "config", targetId: params.key, data: { change: { value: parsed.data } }, changes: { before: { value: before }, after: { value: parsed.data } } });
       const entry = (await ctx.settings.all()).find((e) => e.key === params.key)!;
       return { body: toEntry(entry) };
     },

@@ -84,8 +84,10 @@ export const organizationsIdOperations = [
     response: OrganizationSchema,
     etag: true,
     handler: async ({ ctx, params, body, ifMatch }) => {
+      const before = toOrganization(await getOrganization(ctx, params.id));
       const row = await updateOrganization(ctx, params.id, body, ifMatch);
-      ctx.audit({ eventType: "organization.updated", organizationId: row.id, targetType: "organization", targetId: row.id, data: { change: body } });
+      const after = toOrganization(row);
+      ctx.audit({ eventType: "organization.updated", organizationId: row.id, targetType: "organization", targetId: row.id, data: { change: body }, changes: { before, after } });
       return { body: toOrganization(row), version: row.version };
     },
   }),

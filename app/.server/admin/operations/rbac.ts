@@ -107,8 +107,9 @@ export const roleOperations = [
     response: RoleSchema,
     etag: true,
     handler: async ({ ctx, params, body, ifMatch }) => {
+      const before = toRole(await getRole(ctx, params.id));
       const row = await updateRole(ctx, params.id, body, ifMatch);
-      ctx.audit({ eventType: "role.updated", organizationId: row.organizationId, targetType: "role", targetId: row.id, data: { change: body } });
+      ctx.audit({ eventType: "role.updated", organizationId: row.organizationId, targetType: "role", targetId: row.id, data: { change: body }, changes: { before, after: toRole(row) } });
       return { body: toRole(row), version: row.version };
     },
   }),

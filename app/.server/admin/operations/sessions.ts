@@ -1,6 +1,6 @@
 import { UuidSchema } from "~/schemas/uuid";
 import { z } from "zod";
-import { listSessions, revokeSession, revokeUserSessions } from "../sessions/service";
+import { describeSessions, listSessions, revokeSession, revokeUserSessions } from "../sessions/service";
 import { pageOf } from "../http/openapi-shapes";
 import { ListQuerySchema } from "../http/pagination";
 import { IdParams, operation } from "../http/route";
@@ -12,6 +12,11 @@ const SessionSchema = z.object({
   clientId: z.string().nullable(),
   createdAt: z.iso.datetime(),
   expiresAt: z.iso.datetime().nullable(),
+  userEmail: z.string().nullable(),
+  clientName: z.string().nullable(),
+  ip: z.string().nullable(),
+  userAgent: z.string().nullable(),
+  lastSeenAt: z.iso.datetime().nullable(),
 });
 
 export const sessionsOperations = [
@@ -19,12 +24,21 @@ export const sessionsOperations = [
     method: "GET",
     path: "/sessions",
     operationId: "sessions.list",
-    summary: "Active sessions (grants of a user to a client), per organization and/or user",
+    summary:
+      "Active sessions (grants of a user to a client), per organization and/or user (by id, or by name or slug and email: every exact match counts, a name that matches nothing is a 422), with the user's email, the client's name, and the IP address, browser and last activity of the browser session holding the grant (null once that ended)",
     tag: "sessions",
     permission: "admin:session:read",
-    query: ListQuerySchema.extend({ organizationId: UuidSchema.optional(), userId: UuidSchema.optional() }).strict(),
+    query: ListQuerySchema.extend({
+      organizationId: UuidSchema.optional(),
+      userId: UuidSchema.optional(),
+      organization: z.string().trim().min(1, "must not be empty").max(200).optional(),
+      user: z.string().trim().min(1, "must not be empty").max(320).optional(),
+    }).strict(),
     response: pageOf(SessionSchema),
-    handler: async ({ ctx, query }) => ({ body: await listSessions(ctx, query) }),
+    handler: async ({ ctx, query }) => {
+      const page = await listSessions(ctx, query);
+      return { body: { ...page, data: await describeSessions(ctx, page.data) } };
+    },
   }),
 ];
 

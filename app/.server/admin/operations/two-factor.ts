@@ -147,7 +147,7 @@ export const organizationTwoFactorPolicyOperations = [
     response: PolicySchema,
     etag: true,
     handler: async ({ ctx, params, body, ifMatch }) => {
-      const exists = await ctx.db.organization.findUnique({ where: { id: params.orgId }, select: { id: true } });
+      const exists = await ctx.db.organization.findUnique({ where: { id: params.orgId }, select: { id: true, twoFactorPolicy: true } });
       if (!exists) throw notFound("organization");
       try {
         const result = await setTwoFactorPolicy(ctx, {
@@ -155,7 +155,7 @@ export const organizationTwoFactorPolicyOperations = [
           policy: body.policy,
           ...(ifMatch !== undefined ? { expectedVersion: ifMatch } : {}),
         });
-        ctx.audit({ eventType: "organization.2fa_policy.updated", organizationId: params.orgId, targetType: "organization", targetId: params.orgId, data: { change: body } });
+        ctx.audit({ eventType: "organization.2fa_policy.updated", organizationId: params.orgId, targetType: "organization", targetId: params.orgId, data: { change: body }, changes: { before: { policy: exists.twoFactorPolicy }, after: { policy: result.policy } } });
         return { body: { organizationId: result.organizationId, policy: result.policy }, version: result.version };
       } catch (error) {
         if (error instanceof StaleVersionError) throw staleEtag();

@@ -16,7 +16,7 @@ import type { User as UserRow } from "~/generated/prisma/client";
 import { auditHistory } from "../http/history";
 import { HistoryEntrySchema, historyOf, pageOf } from "../http/openapi-shapes";
 import { HistoryQuerySchema, ListQuerySchema, MAX_PAGE_SIZE } from "../http/pagination";
-import type { Context } from "../../context";
+import type { AuditEntry, Context } from "../../context";
 import { IdParams, operation } from "../http/route";
 import {
   activateUser,
@@ -47,8 +47,8 @@ const ListQuery = ListQuerySchema.extend({
   sort: z.enum(["createdAt", "email", "familyName", "lastLoginAt"]).optional(),
 }).strict();
 
-function auditUser(ctx: Context, eventType: AuditEventType, user: UserRow, change: Record<string, unknown> = {}) {
-  ctx.audit({ eventType, organizationId: user.organizationId, targetType: "user", targetId: user.id, data: { change } });
+function auditUser(ctx: Context, eventType: AuditEventType, user: UserRow, change: Record<string, unknown> = {}, changes?: AuditEntry["changes"]) {
+  ctx.audit({ eventType, organizationId: user.organizationId, targetType: "user", targetId: user.id, data: { change }, ...(changes ? { changes } : {}) });
 }
 
 /** The state operations shared by both path shapes. */
@@ -361,8 +361,9 @@ export const userByIdOperations = [
     response: UserSchema,
     etag: true,
     handler: async ({ ctx, params, body, ifMatch }) => {
+      const before = toUser(await getUser(ctx, params.id));
       const row = await updateUser(ctx, params.id, body, ifMatch);
-      auditUser(ctx, "user.updated", row, body);
+      auditUser(ctx, "user.updated", row, body, { before, after: toUser(row) });
       return { body: toUser(row), version: row.version };
     },
   }),

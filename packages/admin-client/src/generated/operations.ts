@@ -16,7 +16,9 @@ export const operations = {
   "applications.listModules": { method: "GET", path: "/applications/{id}/modules", pathParams: ["id"], input: "query", etag: false, paging: "cursor" },
   "applications.update": { method: "PUT", path: "/applications/{id}", pathParams: ["id"], input: "body", etag: true, paging: "none" },
   "applications.updateModule": { method: "PUT", path: "/applications/{id}/modules/{moduleId}", pathParams: ["id","moduleId"], input: "body", etag: false, paging: "none" },
+  "audit.get": { method: "GET", path: "/audit/{id}", pathParams: ["id"], input: "none", etag: false, paging: "none" },
   "audit.list": { method: "GET", path: "/audit", pathParams: [], input: "query", etag: false, paging: "cursor" },
+  "audit.searchSubjects": { method: "GET", path: "/audit/subjects", pathParams: [], input: "query", etag: false, paging: "none" },
   "branding.getSettings": { method: "GET", path: "/organizations/{orgId}/branding", pathParams: ["orgId"], input: "none", etag: true, paging: "none" },
   "branding.updateSettings": { method: "PUT", path: "/organizations/{orgId}/branding", pathParams: ["orgId"], input: "body", etag: true, paging: "none" },
   "branding.uploadAsset": { method: "POST", path: "/organizations/{orgId}/branding/assets", pathParams: ["orgId"], input: "raw", contentType: "image/png", etag: true, paging: "none" },
@@ -235,6 +237,30 @@ export interface Operations {
           actorType: string;
           actorId: string | null;
           data: unknown;
+          names: {
+            organization: {
+              name: string | null;
+              organizationId: string | null;
+              deleted: boolean;
+            } | null;
+            actor: {
+              name: string | null;
+              organizationId: string | null;
+              deleted: boolean;
+              type: "user" | "client";
+            } | null;
+            target: {
+              name: string | null;
+              organizationId: string | null;
+              deleted: boolean;
+            } | null;
+            client: {
+              name: string | null;
+              organizationId: string | null;
+              deleted: boolean;
+              id: string;
+            } | null;
+          };
         }>;
         hasMore: boolean;
         nextCursor: string | null;
@@ -332,7 +358,49 @@ export interface Operations {
       };
     etag: false;
   };
-  /** Audit entries, newest first, filtered by organization, event type (prefix.*), actor, target and time range; cursor paging */
+  /** One audit entry with its full data (an update's field-by-field changes in data.changes) and the names of what it names */
+  "audit.get": {
+    args: [id: string, options?: CallOptions];
+    response: {
+        id: string;
+        createdAt: string;
+        eventType: string;
+        organizationId: string | null;
+        actorType: string;
+        actorId: string | null;
+        targetType: string | null;
+        targetId: string | null;
+        ip: string | null;
+        requestId: string | null;
+        data: unknown;
+        names: {
+          organization: {
+            name: string | null;
+            organizationId: string | null;
+            deleted: boolean;
+          } | null;
+          actor: {
+            name: string | null;
+            organizationId: string | null;
+            deleted: boolean;
+            type: "user" | "client";
+          } | null;
+          target: {
+            name: string | null;
+            organizationId: string | null;
+            deleted: boolean;
+          } | null;
+          client: {
+            name: string | null;
+            organizationId: string | null;
+            deleted: boolean;
+            id: string;
+          } | null;
+        };
+      };
+    etag: false;
+  };
+  /** Audit entries, newest first, each with the names of its organization, actor, target and client; filtered by organization (id, or name/slug), event type (prefix.*), actor and target (id, or email/name: every exact match counts, a name that matches nothing is a 422) and time range; cursor paging */
   "audit.list": {
     args: [query?: {
         organizationId?: string;
@@ -340,6 +408,9 @@ export interface Operations {
         actorId?: string;
         targetType?: string;
         targetId?: string;
+        organization?: string;
+        actor?: string;
+        target?: string;
         from?: string;
         to?: string;
         cursor?: string;
@@ -358,11 +429,54 @@ export interface Operations {
           ip: string | null;
           requestId: string | null;
           data: unknown;
+          names: {
+            organization: {
+              name: string | null;
+              organizationId: string | null;
+              deleted: boolean;
+            } | null;
+            actor: {
+              name: string | null;
+              organizationId: string | null;
+              deleted: boolean;
+              type: "user" | "client";
+            } | null;
+            target: {
+              name: string | null;
+              organizationId: string | null;
+              deleted: boolean;
+            } | null;
+            client: {
+              name: string | null;
+              organizationId: string | null;
+              deleted: boolean;
+              id: string;
+            } | null;
+          };
         }>;
         total: number;
         page: number;
         pageSize: number;
         cursor?: string;
+      };
+    etag: false;
+  };
+  /** Organizations, users, clients, applications and roles whose name, email or slug contains the text: suggestions for the audit filters (role organization, actor or target) */
+  "audit.searchSubjects": {
+    args: [query: {
+        role: "organization" | "actor" | "target";
+        q: string;
+        organizationId?: string;
+        limit?: number;
+      }, options?: CallOptions];
+    response: {
+        data: Array<{
+          type: "organization" | "user" | "client" | "application" | "role";
+          id: string;
+          name: string;
+          detail: string | null;
+          organizationId: string | null;
+        }>;
       };
     etag: false;
   };
@@ -794,6 +908,30 @@ export interface Operations {
           actorType: string;
           actorId: string | null;
           data: unknown;
+          names: {
+            organization: {
+              name: string | null;
+              organizationId: string | null;
+              deleted: boolean;
+            } | null;
+            actor: {
+              name: string | null;
+              organizationId: string | null;
+              deleted: boolean;
+              type: "user" | "client";
+            } | null;
+            target: {
+              name: string | null;
+              organizationId: string | null;
+              deleted: boolean;
+            } | null;
+            client: {
+              name: string | null;
+              organizationId: string | null;
+              deleted: boolean;
+              id: string;
+            } | null;
+          };
         }>;
         hasMore: boolean;
         nextCursor: string | null;
@@ -933,7 +1071,7 @@ export interface Operations {
       };
     etag: true;
   };
-  /** Update a client (redirect URIs, grant types, scope, application, login methods, CORS origins, skip-consent, token lifetimes); If-Match guards against lost updates */
+  /** Update a client (redirect URIs, grant types, scope, application, login methods, CORS origins, skip-consent, token lifetimes, authentication method and public keys); If-Match guards against lost updates */
   "clients.update": {
     args: [id: string, body: {
         applicationId?: string | null;
@@ -1940,6 +2078,30 @@ export interface Operations {
           actorType: string;
           actorId: string | null;
           data: unknown;
+          names: {
+            organization: {
+              name: string | null;
+              organizationId: string | null;
+              deleted: boolean;
+            } | null;
+            actor: {
+              name: string | null;
+              organizationId: string | null;
+              deleted: boolean;
+              type: "user" | "client";
+            } | null;
+            target: {
+              name: string | null;
+              organizationId: string | null;
+              deleted: boolean;
+            } | null;
+            client: {
+              name: string | null;
+              organizationId: string | null;
+              deleted: boolean;
+              id: string;
+            } | null;
+          };
         }>;
         hasMore: boolean;
         nextCursor: string | null;
@@ -2200,7 +2362,7 @@ export interface Operations {
       };
     etag: true;
   };
-  /** Active sessions (grants of a user to a client), per organization and/or user */
+  /** Active sessions (grants of a user to a client), per organization and/or user (by id, or by name or slug and email: every exact match counts, a name that matches nothing is a 422), with the user's email, the client's name, and the IP address, browser and last activity of the browser session holding the grant (null once that ended) */
   "sessions.list": {
     args: [query?: {
         page?: number;
@@ -2210,6 +2372,8 @@ export interface Operations {
         order?: "asc" | "desc";
         organizationId?: string;
         userId?: string;
+        organization?: string;
+        user?: string;
       }, options?: CallOptions];
     response: {
         data: Array<{
@@ -2219,6 +2383,11 @@ export interface Operations {
           clientId: string | null;
           createdAt: string;
           expiresAt: string | null;
+          userEmail: string | null;
+          clientName: string | null;
+          ip: string | null;
+          userAgent: string | null;
+          lastSeenAt: string | null;
         }>;
         total: number;
         page: number;
@@ -2699,6 +2868,30 @@ export interface Operations {
           actorType: string;
           actorId: string | null;
           data: unknown;
+          names: {
+            organization: {
+              name: string | null;
+              organizationId: string | null;
+              deleted: boolean;
+            } | null;
+            actor: {
+              name: string | null;
+              organizationId: string | null;
+              deleted: boolean;
+              type: "user" | "client";
+            } | null;
+            target: {
+              name: string | null;
+              organizationId: string | null;
+              deleted: boolean;
+            } | null;
+            client: {
+              name: string | null;
+              organizationId: string | null;
+              deleted: boolean;
+              id: string;
+            } | null;
+          };
         }>;
         hasMore: boolean;
         nextCursor: string | null;
@@ -2889,6 +3082,30 @@ export interface Operations {
           actorType: string;
           actorId: string | null;
           data: unknown;
+          names: {
+            organization: {
+              name: string | null;
+              organizationId: string | null;
+              deleted: boolean;
+            } | null;
+            actor: {
+              name: string | null;
+              organizationId: string | null;
+              deleted: boolean;
+              type: "user" | "client";
+            } | null;
+            target: {
+              name: string | null;
+              organizationId: string | null;
+              deleted: boolean;
+            } | null;
+            client: {
+              name: string | null;
+              organizationId: string | null;
+              deleted: boolean;
+              id: string;
+            } | null;
+          };
         }>;
         hasMore: boolean;
         nextCursor: string | null;
@@ -3051,18 +3268,36 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"status","in":"body","type":"active | inactive","required":false},
     ],
   },
+  "audit.get": {
+    summary: "One audit entry with its full data (an update's field-by-field changes in data.changes) and the names of what it names",
+    fields: [
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
   "audit.list": {
-    summary: "Audit entries, newest first, filtered by organization, event type (prefix.*), actor, target and time range; cursor paging",
+    summary: "Audit entries, newest first, each with the names of its organization, actor, target and client; filtered by organization (id, or name/slug), event type (prefix.*), actor and target (id, or email/name: every exact match counts, a name that matches nothing is a 422) and time range; cursor paging",
     fields: [
       {"name":"organizationId","in":"query","type":"string (uuid)","required":false},
       {"name":"eventType","in":"query","type":"string (up to 100 chars)","required":false},
       {"name":"actorId","in":"query","type":"string (up to 100 chars)","required":false},
       {"name":"targetType","in":"query","type":"string (up to 50 chars)","required":false},
       {"name":"targetId","in":"query","type":"string (up to 200 chars)","required":false},
+      {"name":"organization","in":"query","type":"string (1–200 chars)","required":false},
+      {"name":"actor","in":"query","type":"string (1–200 chars)","required":false},
+      {"name":"target","in":"query","type":"string (1–200 chars)","required":false},
       {"name":"from","in":"query","type":"string (date-time)","required":false},
       {"name":"to","in":"query","type":"string (date-time)","required":false},
       {"name":"cursor","in":"query","type":"string (up to 512 chars)","required":false},
       {"name":"limit","in":"query","type":"integer (1–100)","required":false},
+    ],
+  },
+  "audit.searchSubjects": {
+    summary: "Organizations, users, clients, applications and roles whose name, email or slug contains the text: suggestions for the audit filters (role organization, actor or target)",
+    fields: [
+      {"name":"role","in":"query","type":"organization | actor | target","required":true},
+      {"name":"q","in":"query","type":"string (2–200 chars)","required":true},
+      {"name":"organizationId","in":"query","type":"string (uuid)","required":false},
+      {"name":"limit","in":"query","type":"integer (1–20)","required":false},
     ],
   },
   "branding.getSettings": {
@@ -3211,7 +3446,7 @@ export const operationHelp: Record<string, OperationHelp> = {
     ],
   },
   "clients.update": {
-    summary: "Update a client (redirect URIs, grant types, scope, application, login methods, CORS origins, skip-consent, token lifetimes); If-Match guards against lost updates",
+    summary: "Update a client (redirect URIs, grant types, scope, application, login methods, CORS origins, skip-consent, token lifetimes, authentication method and public keys); If-Match guards against lost updates",
     fields: [
       {"name":"id","in":"path","type":"string (1–200 chars)","required":true},
       {"name":"applicationId","in":"body","type":"string (uuid) or null","required":false},
@@ -3570,7 +3805,7 @@ export const operationHelp: Record<string, OperationHelp> = {
     ],
   },
   "sessions.list": {
-    summary: "Active sessions (grants of a user to a client), per organization and/or user",
+    summary: "Active sessions (grants of a user to a client), per organization and/or user (by id, or by name or slug and email: every exact match counts, a name that matches nothing is a 422), with the user's email, the client's name, and the IP address, browser and last activity of the browser session holding the grant (null once that ended)",
     fields: [
       {"name":"page","in":"query","type":"integer (1–1000000)","required":false},
       {"name":"pageSize","in":"query","type":"integer (1–100)","required":false},
@@ -3579,6 +3814,8 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"order","in":"query","type":"asc | desc","required":false},
       {"name":"organizationId","in":"query","type":"string (uuid)","required":false},
       {"name":"userId","in":"query","type":"string (uuid)","required":false},
+      {"name":"organization","in":"query","type":"string (1–200 chars)","required":false},
+      {"name":"user","in":"query","type":"string (1–320 chars)","required":false},
     ],
   },
   "sessions.revoke": {
