@@ -144,7 +144,7 @@ export default function OrganizationPage() {
         )}
         <ConfirmAction intent="delete" label={t("orgs.delete")} question={t("orgs.confirmDelete", { name: org.name })} danger />
       </section>
-      {stats ? <OrganizationStatsPanel stats={stats} /> : null}
+      {stats ? <OrganizationStatsPanel stats={stats} usersHref={`/console/organizations/${org.id}/users`} /> : null}
       <HistorySection page={history} targetId={org.id} />
     </>
   );

@@ -7,6 +7,7 @@ import { ListTable } from "~/components/console/list-table";
 import { detailErrors, text, zodFieldErrors } from "~/components/console/forms";
 import { Csrf, CursorPager, Notice, SelectField, TextField } from "~/components/console/ui";
 import { CreateUserForm } from "~/components/console/user-create";
+import { LockedUntil } from "~/components/console/lockout";
 import { conflictErrors, CREATE_FIELDS, createFormErrors, createUserInput } from "~/components/console/user-forms";
 import { InviteSchema, UserCreateSchema } from "~/schemas/user";
 
@@ -18,13 +19,15 @@ export async function loader(args: LoaderFunctionArgs) {
   const orgId = args.params.id!;
   const search = new URL(args.request.url).searchParams;
   const q = search.get("q") ?? "";
+  // The organization page's "locked" figure links here with locked=true.
+  const locked = search.get("locked") === "true";
   const [org, users] = await Promise.all([
     console.admin("organizations.get", { params: { id: orgId } }),
-    console.admin("users.list", { params: { orgId }, query: { q: q.trim() || undefined, cursor: search.get("cursor") ?? undefined, limit: "20" } }),
+    console.admin("users.list", { params: { orgId }, query: { q: q.trim() || undefined, locked: locked ? "true" : undefined, cursor: search.get("cursor") ?? undefined, limit: "20" } }),
   ]);
   if (!org.ok) throw data({ message: org.error.code }, { status: org.status === 422 ? 404 : org.status });
   const done = search.get("done");
-  return data({ org: org.body, q, page: users.ok ? users.body : null, error: users.ok ? null : users.error.message, done }, { headers: NO_STORE });
+  return data({ org: org.body, q, locked, page: users.ok ? users.body : null, error: users.ok ? null : users.error.message, done, now: Date.now() }, { headers: NO_STORE });
 }
 
 function inviteInput(form: FormData) {
@@ -72,7 +75,7 @@ async function createUser(console: Console, orgId: string, form: FormData) {
 }
 
 export default function Users() {
-  const { org, q, page, error, done } = useLoaderData<typeof loader>();
+  const { org, q, locked, page, error, done, now } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const { search } = useLocation();
   const { t } = useTranslation("console");
@@ -96,10 +99,19 @@ export default function Users() {
       <Form method="get" className="search" role="search">
         <label htmlFor="q">{t("users.searchLabel")}</label>
         <input id="q" name="q" type="search" defaultValue={q} />
+        <label className="check">
+          <input type="checkbox" name="locked" value="true" defaultChecked={locked} /> {t("lockout.onlyLocked")}
+        </label>
         <button type="submit" className="button button-inline button-secondary">{t("common.search")}</button>
       </Form>
       {error ? <Notice kind="error">{error}</Notice> : null}
-      {page ? (
+      {locked ? (
+        <p>
+          {t("lockout.filtered")} <Link to={`/console/organizations/${org.id}/users`}>{t("lockout.showAll")}</Link>
+        </p>
+      ) : null}
+      {page && locked && page.data.length === 0 ? <p>{t("lockout.noneLocked")}</p> : null}
+      {page && !(locked && page.data.length === 0) ? (
         <>
           <ListTable
             rows={page.data}
@@ -107,7 +119,14 @@ export default function Users() {
             columns={[
               { header: t("users.email"), cell: (u) => <Link to={`/console/organizations/${org.id}/users/${u.id}`}>{u.email}</Link> },
               { header: t("common.name"), cell: (u) => [u.givenName, u.familyName].filter(Boolean).join(" ") },
-              { header: t("common.status"), cell: (u) => t(`users.status.${u.status}`) },
+              {
+                header: t("common.status"),
+                cell: (u) => (
+                  <>
+                    {t(`users.status.${u.status}`)} <LockedUntil lockedUntil={u.lockedUntil} now={now} />
+                  </>
+                ),
+              },
             ]}
           />
           <CursorPager search={search} cursor={page.cursor} />

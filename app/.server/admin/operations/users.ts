@@ -31,6 +31,7 @@ import {
   listUsers,
   setPassword,
   toUser,
+  unlockUser,
   updateUser,
   verifyEmail,
 } from "../users/service";
@@ -44,6 +45,8 @@ const NoQuery = z.object({}).strict();
 const ListQuery = ListQuerySchema.extend({
   q: z.string().trim().max(200, "must have at most 200 characters").optional(),
   status: z.enum(USER_STATUS_VALUES).optional(),
+  /** `true`: only the users whose sign-in lockout is running now (the organization's "locked" figure). */
+  locked: z.enum(["true"]).transform(() => true).optional(),
   sort: z.enum(["createdAt", "email", "familyName", "lastLoginAt"]).optional(),
 }).strict();
 
@@ -55,12 +58,13 @@ function auditUser(ctx: Context, eventType: AuditEventType, user: UserRow, chang
 const stateChanges = {
   activate: { summary: "Activate the user (also lifts a running lockout)", event: "user.activated" },
   deactivate: { summary: "Deactivate the user; their sessions and tokens end at once", event: "user.deactivated" },
+  unlock: { summary: "Lift the user's sign-in lockout (failed-password count, lock and per-account password limit)", event: "user.unlocked" },
   verifyEmail: { summary: "Mark the user's email address as verified", event: "user.email_verified" },
 } as const;
 
 type StateChange = keyof typeof stateChanges;
 
-function runStateChange(kind: StateChange, ctx: Context<"cache" | "store">, adminId: string, user: UserRow, ifMatch: number | undefined) {
+function runStateChange(kind: StateChange, ctx: Context<"cache" | "store" | "limits">, adminId: string, user: UserRow, ifMatch: number | undefined) {
   switch (kind) {
     case "activate":
       return activateUser(ctx, user, ifMatch);
@@ -68,6 +72,8 @@ function runStateChange(kind: StateChange, ctx: Context<"cache" | "store">, admi
       return deactivateUser(ctx, user, adminId, ifMatch);
     case "verifyEmail":
       return verifyEmail(ctx, user, ifMatch);
+    case "unlock":
+      return unlockUser(ctx, user, ifMatch);
   }
 }
 
@@ -75,6 +81,7 @@ const stateChangeBody: Record<StateChange, Record<string, unknown>> = {
   activate: { status: "active", lockedUntil: null },
   deactivate: { status: "inactive" },
   verifyEmail: { emailVerified: true },
+  unlock: { lockedUntil: null, failedLoginCount: 0 },
 };
 
 function orgStateOperation(kind: StateChange, segment: string) {
@@ -124,7 +131,7 @@ export const orgUsersOperations = [
     method: "GET",
     path: "/organizations/{orgId}/users",
     operationId: "users.list",
-    summary: "List the organization's users (offset or cursor paging, search q on email and name, status filter, sorting)",
+    summary: "List the organization's users (offset or cursor paging, search q on email and name, status filter, locked=true for running lockouts, sorting)",
     tag: "users",
     permission: "admin:user:read",
     params: OrgParams,
@@ -286,6 +293,8 @@ export const orgUserVerifyEmailOperations = [orgStateOperation("verifyEmail", "v
 export const orgUserActivateOperations = [orgStateOperation("activate", "activate")];
 /** api.admin.organizations_.$orgId_.users_.$userId_.deactivate */
 export const orgUserDeactivateOperations = [orgStateOperation("deactivate", "deactivate")];
+/** api.admin.organizations_.$orgId_.users_.$userId_.unlock */
+export const orgUserUnlockOperations = [orgStateOperation("unlock", "unlock")];
 
 /** api.admin.organizations_.$orgId_.users_.$userId_.export */
 export const orgUserExportOperations = [
@@ -372,6 +381,8 @@ export const userByIdOperations = [
 export const userByIdActivateOperations = [byIdStateOperation("activate", "activate")];
 /** api.admin.users_.$id_.deactivate */
 export const userByIdDeactivateOperations = [byIdStateOperation("deactivate", "deactivate")];
+/** api.admin.users_.$id_.unlock */
+export const userByIdUnlockOperations = [byIdStateOperation("unlock", "unlock")];
 /** api.admin.users_.$id_.verify-email */
 export const userByIdVerifyEmailOperations = [byIdStateOperation("verifyEmail", "verify-email")];
 

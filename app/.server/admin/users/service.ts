@@ -2,6 +2,7 @@ import type { Prisma, User as UserRow } from "~/generated/prisma/client";
 import type { Invite, User, UserCreate, UserExport, UserUpdate } from "~/schemas/user";
 import { InvitationConflictError, inviteUser, previewInvitation, type InvitationOutcome } from "../../auth/invitations";
 import { checkNewPassword, type PasswordCheck } from "../../auth/password-policy";
+import { passwordLimitKey } from "../../auth/password-login";
 import { invalidateUser } from "../../directory/users";
 import { endUserSessions } from "../../oidc/sessions";
 import type { Context } from "../../context";
@@ -62,6 +63,7 @@ export async function getUser(ctx: Context, id: string, organizationId?: string)
 export interface UserListQuery extends ListQuery {
   q?: string | undefined;
   status?: "active" | "inactive" | undefined;
+  locked?: boolean | undefined;
   sort?: "createdAt" | "email" | "familyName" | "lastLoginAt" | undefined;
 }
 
@@ -85,6 +87,7 @@ export async function listUsers(ctx: Context, organizationId: string, query: Use
   const where: Prisma.UserWhereInput = {
     organizationId,
     ...(query.status ? { status: query.status } : {}),
+    ...(query.locked ? { lockedUntil: { gt: new Date() } } : {}),
     ...(q
       ? {
           OR: [
@@ -211,6 +214,17 @@ export function verifyEmail(ctx: Context<"cache">, user: UserRow, expectedVersio
 /** Activation also lifts a running lockout, so it is the administrator's way to unlock an account. */
 export function activateUser(ctx: Context<"cache">, user: UserRow, expectedVersion: number | undefined): Promise<UserRow> {
   return writeUser(ctx, user, { status: "active", failedLoginCount: 0, lockedUntil: null }, expectedVersion);
+}
+
+/**
+ * Lifts a running lockout: the account's failure count and lock, and the per-account password
+ * limit of its address (strangers' attempts while it was locked would otherwise refuse the
+ * owner's next try). The limiter's counter is reset after the commit: it uses the shared client.
+ */
+export async function unlockUser(ctx: Context<"cache" | "limits">, user: UserRow, expectedVersion: number | undefined): Promise<UserRow> {
+  const row = await writeUser(ctx, user, { failedLoginCount: 0, lockedUntil: null }, expectedVersion);
+  ctx.afterCommit(() => ctx.limits.reset("passwordLogin", passwordLimitKey(user.organizationId, user.email)));
+  return row;
 }
 
 /** Deactivation ends the user's sessions and tokens at once. */

@@ -107,11 +107,13 @@ export const operations = {
   "users.invitePreview": { method: "POST", path: "/organizations/{orgId}/users/invite/preview", pathParams: ["orgId"], input: "body", etag: false, paging: "none" },
   "users.list": { method: "GET", path: "/organizations/{orgId}/users", pathParams: ["orgId"], input: "query", etag: false, paging: "cursor" },
   "users.setPassword": { method: "PUT", path: "/organizations/{orgId}/users/{userId}/password", pathParams: ["orgId","userId"], input: "body", etag: false, paging: "none" },
+  "users.unlock": { method: "POST", path: "/organizations/{orgId}/users/{userId}/unlock", pathParams: ["orgId","userId"], input: "none", etag: false, paging: "none" },
   "users.verifyEmail": { method: "POST", path: "/organizations/{orgId}/users/{userId}/verify-email", pathParams: ["orgId","userId"], input: "none", etag: false, paging: "none" },
   "usersById.activate": { method: "POST", path: "/users/{id}/activate", pathParams: ["id"], input: "none", etag: false, paging: "none" },
   "usersById.deactivate": { method: "POST", path: "/users/{id}/deactivate", pathParams: ["id"], input: "none", etag: false, paging: "none" },
   "usersById.get": { method: "GET", path: "/users/{id}", pathParams: ["id"], input: "none", etag: true, paging: "none" },
   "usersById.getHistory": { method: "GET", path: "/users/{id}/history", pathParams: ["id"], input: "none", etag: false, paging: "none" },
+  "usersById.unlock": { method: "POST", path: "/users/{id}/unlock", pathParams: ["id"], input: "none", etag: false, paging: "none" },
   "usersById.update": { method: "PUT", path: "/users/{id}", pathParams: ["id"], input: "body", etag: true, paging: "none" },
   "usersById.verifyEmail": { method: "POST", path: "/users/{id}/verify-email", pathParams: ["id"], input: "none", etag: false, paging: "none" },
 } as const;
@@ -2570,7 +2572,7 @@ export interface Operations {
       };
     etag: false;
   };
-  /** List the organization's users (offset or cursor paging, search q on email and name, status filter, sorting) */
+  /** List the organization's users (offset or cursor paging, search q on email and name, status filter, locked=true for running lockouts, sorting) */
   "users.list": {
     args: [orgId: string, query?: {
         page?: number;
@@ -2580,6 +2582,7 @@ export interface Operations {
         order?: "asc" | "desc";
         q?: string;
         status?: "active" | "inactive";
+        locked?: "true";
         sort?: "createdAt" | "email" | "familyName" | "lastLoginAt";
       }, options?: CallOptions];
     response: {
@@ -2610,6 +2613,26 @@ export interface Operations {
     args: [orgId: string, userId: string, body: {
         password: string;
       }, options?: CallOptions];
+    response: {
+        id: string;
+        organizationId: string;
+        email: string;
+        givenName: string | null;
+        familyName: string | null;
+        emailVerified: boolean;
+        status: "active" | "inactive";
+        locale: string | null;
+        hasPassword: boolean;
+        lockedUntil: string | null;
+        lastLoginAt: string | null;
+        createdAt: string;
+        updatedAt: string;
+      };
+    etag: false;
+  };
+  /** Lift the user's sign-in lockout (failed-password count, lock and per-account password limit) */
+  "users.unlock": {
+    args: [orgId: string, userId: string, options?: CallOptions];
     response: {
         id: string;
         organizationId: string;
@@ -2721,6 +2744,26 @@ export interface Operations {
         }>;
         hasMore: boolean;
         nextCursor: string | null;
+      };
+    etag: false;
+  };
+  /** Lift the user's sign-in lockout (failed-password count, lock and per-account password limit) */
+  "usersById.unlock": {
+    args: [id: string, options?: CallOptions];
+    response: {
+        id: string;
+        organizationId: string;
+        email: string;
+        givenName: string | null;
+        familyName: string | null;
+        emailVerified: boolean;
+        status: "active" | "inactive";
+        locale: string | null;
+        hasPassword: boolean;
+        lockedUntil: string | null;
+        lastLoginAt: string | null;
+        createdAt: string;
+        updatedAt: string;
       };
     etag: false;
   };
@@ -3583,7 +3626,7 @@ export const operationHelp: Record<string, OperationHelp> = {
     ],
   },
   "users.list": {
-    summary: "List the organization's users (offset or cursor paging, search q on email and name, status filter, sorting)",
+    summary: "List the organization's users (offset or cursor paging, search q on email and name, status filter, locked=true for running lockouts, sorting)",
     fields: [
       {"name":"orgId","in":"path","type":"string (uuid)","required":true},
       {"name":"page","in":"query","type":"integer (1–1000000)","required":false},
@@ -3593,6 +3636,7 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"order","in":"query","type":"asc | desc","required":false},
       {"name":"q","in":"query","type":"string (up to 200 chars)","required":false},
       {"name":"status","in":"query","type":"active | inactive","required":false},
+      {"name":"locked","in":"query","type":"true","required":false},
       {"name":"sort","in":"query","type":"createdAt | email | familyName | lastLoginAt","required":false},
     ],
   },
@@ -3602,6 +3646,13 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"orgId","in":"path","type":"string (uuid)","required":true},
       {"name":"userId","in":"path","type":"string (uuid)","required":true},
       {"name":"password","in":"body","type":"string (up to 4096 chars)","required":true},
+    ],
+  },
+  "users.unlock": {
+    summary: "Lift the user's sign-in lockout (failed-password count, lock and per-account password limit)",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"userId","in":"path","type":"string (uuid)","required":true},
     ],
   },
   "users.verifyEmail": {
@@ -3631,6 +3682,12 @@ export const operationHelp: Record<string, OperationHelp> = {
   },
   "usersById.getHistory": {
     summary: "The user's history, newest first (no parameters: the latest 100 entries)",
+    fields: [
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
+  "usersById.unlock": {
+    summary: "Lift the user's sign-in lockout (failed-password count, lock and per-account password limit)",
     fields: [
       {"name":"id","in":"path","type":"string (uuid)","required":true},
     ],
