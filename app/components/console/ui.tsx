@@ -213,3 +213,20 @@ export function CopyButton({ value, label }: { value: string; label: string }) {
     </>
   );
 }
+
+/**
+ * A row's actions behind one quiet button (a disclosure: keyboard and no-JavaScript friendly),
+ * so that a list is not a column of buttons. `name` says whose actions they are to screen readers.
+ */
+export function ActionMenu({ name, children }: { name: string; children: ReactNode }) {
+  const { t } = useTranslation("console");
+  return (
+    <details className="menu">
+      <summary className="button button-inline button-quiet">
+        {t("common.actions")}
+        <span className="visually-hidden">: {name}</span>
+      </summary>
+      <div className="menu-panel">{children}</div>
+    </details>
+  );
+}

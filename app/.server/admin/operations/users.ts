@@ -4,6 +4,7 @@ import { z } from "zod";
 import {
   InvitationOutcomeSchema,
   InvitationPreviewSchema,
+  InvitationSchema,
   InviteSchema,
   SetPasswordSchema,
   UserCreateSchema,
@@ -25,10 +26,14 @@ import {
   deactivateUser,
   deleteUser,
   exportUser,
+  getPendingInvitation,
   getUser,
   invite,
   invitePreview,
+  listInvitations,
   listUsers,
+  resendPendingInvitation,
+  revokeInvitation,
   setPassword,
   toUser,
   unlockUser,
@@ -167,7 +172,7 @@ export const orgUsersInviteOperations = [
     method: "POST",
     path: "/organizations/{orgId}/users/invite",
     operationId: "users.invite",
-    summary: "Invite someone by email; the account is created when they accept (409 when the user exists)",
+    summary: "Invite someone by email; the account is created when they accept (409 user_exists when the user exists, 409 invitation_pending when an invitation to the address is pending)",
     tag: "users",
     permission: "admin:user:write",
     query: NoQuery,
@@ -187,6 +192,72 @@ export const orgUsersInviteOperations = [
       return {
         body: { invitationId: outcome.invitationId, email: outcome.email, invitationSent: outcome.invitationSent, expiresAt: outcome.expiresAt.toISOString() },
       };
+    },
+  }),
+];
+
+const OrgInvitationParams = z.object({ orgId: uuid(), invitationId: uuid() });
+
+/** api.admin.organizations_.$orgId_.invitations */
+export const orgInvitationsOperations = [
+  operation({
+    method: "GET",
+    path: "/organizations/{orgId}/invitations",
+    operationId: "invitations.list",
+    summary: "List the organization's invitations not accepted yet, newest first (expired ones flagged; they can be resent)",
+    tag: "users",
+    permission: "admin:user:read",
+    params: OrgParams,
+    query: ListQuerySchema.strict(),
+    response: pageOf(InvitationSchema),
+    handler: async ({ ctx, params, query }) => ({ body: await listInvitations(ctx, params.orgId, query) }),
+  }),
+];
+
+/** api.admin.organizations_.$orgId_.invitations_.$invitationId */
+export const orgInvitationOperations = [
+  operation({
+    method: "DELETE",
+    path: "/organizations/{orgId}/invitations/{invitationId}",
+    operationId: "invitations.revoke",
+    summary: "Revoke an invitation not accepted yet: its link stops working at once",
+    tag: "users",
+    permission: "admin:user:write",
+    query: NoQuery,
+    params: OrgInvitationParams,
+    successStatus: 204,
+    handler: async ({ ctx, params }) => {
+      const invitation = await getPendingInvitation(ctx, params.orgId, params.invitationId);
+      await revokeInvitation(ctx, invitation);
+      ctx.audit({ eventType: "user.invitation_revoked", organizationId: params.orgId, targetType: "invitation", targetId: invitation.id, data: { change: {}, email: invitation.email } });
+      return {};
+    },
+  }),
+];
+
+/** api.admin.organizations_.$orgId_.invitations_.$invitationId_.resend */
+export const orgInvitationResendOperations = [
+  operation({
+    method: "POST",
+    path: "/organizations/{orgId}/invitations/{invitationId}/resend",
+    operationId: "invitations.resend",
+    summary: "Send an invitation's mail again, with the same link and a renewed expiry (409 when the address has become a user)",
+    tag: "users",
+    permission: "admin:user:write",
+    query: NoQuery,
+    params: OrgInvitationParams,
+    response: InvitationOutcomeSchema,
+    handler: async ({ ctx, params }) => {
+      const invitation = await getPendingInvitation(ctx, params.orgId, params.invitationId);
+      const outcome = await resendPendingInvitation(ctx, invitation);
+      ctx.audit({
+        eventType: "user.invitation_resent",
+        organizationId: params.orgId,
+        targetType: "invitation",
+        targetId: invitation.id,
+        data: { change: { expiresAt: outcome.expiresAt.toISOString(), invitationSent: outcome.invitationSent }, email: invitation.email },
+      });
+      return { body: { invitationId: outcome.invitationId, email: outcome.email, invitationSent: outcome.invitationSent, expiresAt: outcome.expiresAt.toISOString() } };
     },
   }),
 ];

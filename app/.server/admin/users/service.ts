@@ -1,6 +1,6 @@
-import type { Prisma, User as UserRow } from "~/generated/prisma/client";
-import type { Invite, User, UserCreate, UserExport, UserUpdate } from "~/schemas/user";
-import { InvitationConflictError, inviteUser, previewInvitation, type InvitationOutcome } from "../../auth/invitations";
+import type { Invitation as InvitationRow, Prisma, User as UserRow } from "~/generated/prisma/client";
+import type { Invitation, Invite, User, UserCreate, UserExport, UserUpdate } from "~/schemas/user";
+import { InvitationConflictError, InvitationPendingError, inviteUser, previewInvitation, resendInvitation, type InvitationOutcome } from "../../auth/invitations";
 import { checkNewPassword, type PasswordCheck } from "../../auth/password-policy";
 import { passwordLimitKey } from "../../auth/password-login";
 import { invalidateUser } from "../../directory/users";
@@ -274,8 +274,65 @@ export async function invite(ctx: Context<"tokens">, organizationId: string, inp
     return await inviteUser(ctx, await invitationInput(ctx, organizationId, input, invitedBy));
   } catch (error) {
     if (error instanceof InvitationConflictError) throw userExists();
+    if (error instanceof InvitationPendingError) throw invitationPending();
     throw error;
   }
+}
+
+/** 409 rather than 422: the request is well-formed, it collides with a stored invitation (like `user_exists`). */
+const invitationPending = () =>
+  conflict("invitation_pending", "An invitation to this address is pending: resend or revoke it instead.", [{ field: "email", message: "has a pending invitation" }]);
+
+export function toInvitation(row: InvitationRow, now = new Date()): Invitation {
+  return {
+    id: row.id,
+    organizationId: row.organizationId,
+    email: row.email,
+    givenName: row.givenName,
+    familyName: row.familyName,
+    roles: row.roles,
+    language: row.language,
+    invitedBy: row.invitedBy,
+    createdAt: row.createdAt.toISOString(),
+    expiresAt: row.expiresAt.toISOString(),
+    expired: row.expiresAt <= now,
+  };
+}
+
+/** The organization's invitations not accepted yet (expired ones included, flagged), newest first. */
+export async function listInvitations(ctx: Context, organizationId: string, query: ListQuery): Promise<Page<Invitation>> {
+  await requireManagedOrganization(ctx, organizationId);
+  const where: Prisma.InvitationWhereInput = { organizationId, acceptedAt: null };
+  const page = await listPage(listMode(query), {
+    count: () => ctx.db.invitation.count({ where }),
+    offset: (skip, take) => ctx.db.invitation.findMany({ where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], skip, take }),
+    after: (afterId, take) => ctx.db.invitation.findMany({ where: { ...where, ...(afterId ? { id: { lt: afterId } } : {}) }, orderBy: { id: "desc" }, take }),
+  });
+  const now = new Date();
+  return { ...page, data: page.data.map((row) => toInvitation(row, now)) };
+}
+
+/** An invitation of the organization that is not accepted yet (an accepted one is the user's now). */
+export async function getPendingInvitation(ctx: Context, organizationId: string, invitationId: string): Promise<InvitationRow> {
+  await requireManagedOrganization(ctx, organizationId);
+  const row = await ctx.db.invitation.findFirst({ where: { id: invitationId, organizationId, acceptedAt: null } });
+  if (!row) throw notFound("invitation");
+  return row;
+}
+
+export async function resendPendingInvitation(ctx: Context, invitation: InvitationRow): Promise<InvitationOutcome> {
+  try {
+    return await resendInvitation(ctx, invitation);
+  } catch (error) {
+    if (error instanceof InvitationConflictError) throw userExists();
+    throw error;
+  }
+}
+
+/** Revoking deletes the invitation: its link stops working at once (the audit entry keeps the record). */
+export async function revokeInvitation(ctx: Context, invitation: InvitationRow): Promise<void> {
+  const deleted = await ctx.db.invitation.deleteMany({ where: { id: invitation.id, acceptedAt: null } });
+  if (deleted.count !== 1) throw notFound("invitation");
 }
 
 export async function invitePreview(ctx: Context<"config">, organizationId: string, input: Invite, invitedBy: string) {

@@ -50,6 +50,9 @@ export const operations = {
   "exports.manifest": { method: "GET", path: "/organizations/{orgId}/export/manifest", pathParams: ["orgId"], input: "none", etag: false, paging: "none" },
   "imports.apply": { method: "POST", path: "/imports/apply", pathParams: [], input: "body", etag: false, paging: "none" },
   "imports.preview": { method: "POST", path: "/imports/preview", pathParams: [], input: "body", etag: false, paging: "none" },
+  "invitations.list": { method: "GET", path: "/organizations/{orgId}/invitations", pathParams: ["orgId"], input: "query", etag: false, paging: "cursor" },
+  "invitations.resend": { method: "POST", path: "/organizations/{orgId}/invitations/{invitationId}/resend", pathParams: ["orgId","invitationId"], input: "none", etag: false, paging: "none" },
+  "invitations.revoke": { method: "DELETE", path: "/organizations/{orgId}/invitations/{invitationId}", pathParams: ["orgId","invitationId"], input: "none", etag: false, paging: "none" },
   "keys.generate": { method: "POST", path: "/organizations/{orgId}/keys", pathParams: ["orgId"], input: "body", etag: false, paging: "none" },
   "keys.list": { method: "GET", path: "/keys", pathParams: [], input: "query", etag: false, paging: "cursor" },
   "keys.listByOrganization": { method: "GET", path: "/organizations/{orgId}/keys", pathParams: ["orgId"], input: "none", etag: false, paging: "none" },
@@ -1530,6 +1533,53 @@ export interface Operations {
       };
     etag: false;
   };
+  /** List the organization's invitations not accepted yet, newest first (expired ones flagged; they can be resent) */
+  "invitations.list": {
+    args: [orgId: string, query?: {
+        page?: number;
+        pageSize?: number;
+        cursor?: string;
+        limit?: number;
+        order?: "asc" | "desc";
+      }, options?: CallOptions];
+    response: {
+        data: Array<{
+          id: string;
+          organizationId: string;
+          email: string;
+          givenName: string | null;
+          familyName: string | null;
+          roles: Array<string>;
+          language: string;
+          invitedBy: string | null;
+          createdAt: string;
+          expiresAt: string;
+          expired: boolean;
+        }>;
+        total: number;
+        page: number;
+        pageSize: number;
+        cursor?: string;
+      };
+    etag: false;
+  };
+  /** Send an invitation's mail again, with the same link and a renewed expiry (409 when the address has become a user) */
+  "invitations.resend": {
+    args: [orgId: string, invitationId: string, options?: CallOptions];
+    response: {
+        invitationId: string;
+        email: string;
+        invitationSent: boolean;
+        expiresAt: string;
+      };
+    etag: false;
+  };
+  /** Revoke an invitation not accepted yet: its link stops working at once */
+  "invitations.revoke": {
+    args: [orgId: string, invitationId: string, options?: CallOptions];
+    response: void;
+    etag: false;
+  };
   /** Generate a staged key for an organization: published in its JWKS at once, signing from its next rotation */
   "keys.generate": {
     args: [orgId: string, body?: Record<string, never>, options?: CallOptions];
@@ -2536,7 +2586,7 @@ export interface Operations {
       };
     etag: false;
   };
-  /** Invite someone by email; the account is created when they accept (409 when the user exists) */
+  /** Invite someone by email; the account is created when they accept (409 user_exists when the user exists, 409 invitation_pending when an invitation to the address is pending) */
   "users.invite": {
     args: [orgId: string, body: {
         organizationId?: string;
@@ -3223,6 +3273,31 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"slug","in":"body","type":"string (2–63 chars)","required":false,"description":"Import into this organization slug instead of the package's own"},
     ],
   },
+  "invitations.list": {
+    summary: "List the organization's invitations not accepted yet, newest first (expired ones flagged; they can be resent)",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"page","in":"query","type":"integer (1–1000000)","required":false},
+      {"name":"pageSize","in":"query","type":"integer (1–100)","required":false},
+      {"name":"cursor","in":"query","type":"string (up to 512 chars)","required":false},
+      {"name":"limit","in":"query","type":"integer (1–100)","required":false},
+      {"name":"order","in":"query","type":"asc | desc","required":false},
+    ],
+  },
+  "invitations.resend": {
+    summary: "Send an invitation's mail again, with the same link and a renewed expiry (409 when the address has become a user)",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"invitationId","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
+  "invitations.revoke": {
+    summary: "Revoke an invitation not accepted yet: its link stops working at once",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"invitationId","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
   "keys.generate": {
     summary: "Generate a staged key for an organization: published in its JWKS at once, signing from its next rotation",
     fields: [
@@ -3602,7 +3677,7 @@ export const operationHelp: Record<string, OperationHelp> = {
     ],
   },
   "users.invite": {
-    summary: "Invite someone by email; the account is created when they accept (409 when the user exists)",
+    summary: "Invite someone by email; the account is created when they accept (409 user_exists when the user exists, 409 invitation_pending when an invitation to the address is pending)",
     fields: [
       {"name":"orgId","in":"path","type":"string (uuid)","required":true},
       {"name":"organizationId","in":"body","type":"string (uuid)","required":false},
