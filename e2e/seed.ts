@@ -77,4 +77,6 @@ export const CONSOLE_ADMINS = {
   /** An address on a single-label domain, like the admin@localhost that a first `npm start` prints. */
   devices: { email: "ops@localhost", password: "an e2e admin password 5" },
   integration: { email: "integration-admin@e2e.example.test", password: "an e2e admin password 6" },
+  lockouts: { email: "lockouts-admin@e2e.example.test", password: "an e2e admin password 7" },
+  layout: { email: "layout-admin@e2e.example.test", password: "an e2e admin password 8" },
 } as const;

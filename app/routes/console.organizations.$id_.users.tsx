@@ -136,6 +136,7 @@ export default function Users() {
           <ListTable
             rows={page.data}
             rowKey={(u) => u.id}
+            empty={q ? t("empty.usersSearch") : t("empty.users")}
             columns={[
               { header: t("users.email"), cell: (u) => <Link to={`/console/organizations/${org.id}/users/${u.id}`}>{u.email}</Link> },
               { header: t("common.name"), cell: (u) => [u.givenName, u.familyName].filter(Boolean).join(" ") },

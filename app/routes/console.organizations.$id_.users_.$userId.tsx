@@ -5,7 +5,7 @@ import type { OperationInput } from "~/.server/admin/http/operation-table";
 import type { AdminResult } from "~/.server/console/gateway";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm, type Console } from "~/.server/console/page";
 import { detailErrors, zodFieldErrors } from "~/components/console/forms";
-import { ActionForm, ConfirmAction, Notice, SelectField } from "~/components/console/ui";
+import { ActionForm, ConfirmAction, Notice, SectionNav, SelectField } from "~/components/console/ui";
 import { HistorySection, historyQuery } from "~/components/console/history";
 import { isLocked, LockedUntil } from "~/components/console/lockout";
 import { UserConflictView, UserEditForm, UserSessions, type UserEditValues } from "~/components/console/user-detail";
@@ -183,6 +183,19 @@ export default function UserPage() {
     <>
       <p className="breadcrumb"><Link to={`/console/organizations/${user.organizationId}/users`}>{t("users.title")}</Link></p>
       <h1>{user.email}</h1>
+      <SectionNav
+        sections={[
+          { id: "details-title", label: t("users.details") },
+          { id: "edit-user-title", label: t("userDetail.edit") },
+          { id: "password-title", label: t("users.password") },
+          { id: "roles-title", label: t("roles.roles") },
+          { id: "claims-title", label: t("claims.title") },
+          twoFactor ? { id: "tf-title", label: t("users.twoFactor") } : null,
+          { id: "sessions-title", label: t("userDetail.sessions.title") },
+          { id: "history-title", label: t("history.title") },
+          { id: "delete-title", label: t("userDetail.delete.title") },
+        ]}
+      />
       {done ? <Notice kind="info">{t(doneKey(done))}</Notice> : null}
       {result?.message ? <Notice kind="error">{result.message}</Notice> : null}
       {result?.codes ? (
@@ -224,7 +237,7 @@ export default function UserPage() {
         </dl>
         <div className="actions">
           {user.status === "active" ? (
-            <ConfirmAction intent="deactivate" label={t("users.deactivate")} question={t("users.confirmDeactivate", { email: user.email })} danger />
+            <ConfirmAction intent="deactivate" label={t("users.deactivate")} question={t("users.confirmDeactivate", { email: user.email })} />
           ) : (
             <ConfirmAction intent="activate" label={t("users.activate")} question={t("users.confirmActivate", { email: user.email })} />
           )}

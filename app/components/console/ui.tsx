@@ -230,3 +230,24 @@ export function ActionMenu({ name, children }: { name: string; children: ReactNo
     </details>
   );
 }
+
+/**
+ * "On this page": links to a long detail page's sections (anchors to their headings), so that
+ * a section is one step away without scrolling through the others; no script needed.
+ */
+export function SectionNav({ sections }: { sections: ReadonlyArray<{ id: string; label: string } | null> }) {
+  const { t } = useTranslation("console");
+  return (
+    <nav aria-label={t("common.onThisPage")} className="section-nav">
+      <ul>
+        {sections
+          .filter((s) => s !== null)
+          .map((s) => (
+            <li key={s.id}>
+              <a href={`#${s.id}`}>{s.label}</a>
+            </li>
+          ))}
+      </ul>
+    </nav>
+  );
+}
