@@ -38,3 +38,16 @@ export async function signInToConsole(page: Page, seed: Seed, person: { email: s
   await expect(page).toHaveURL(/\/console$/);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Dashboard");
 }
+
+/** The header's account menu (language and Sign out live there, so that the header fits one row). */
+export async function openAccountMenu(page: Page) {
+  const menu = page.locator("details.console-account");
+  if (!(await menu.evaluate((el) => (el as HTMLDetailsElement).open))) await menu.locator("summary").click();
+  await expect(menu.getByRole("button", { name: "Sign out" }).or(menu.getByRole("button", { name: "Abmelden" }))).toBeVisible();
+}
+
+/** Signs out of the console through the account menu. */
+export async function signOutOfConsole(page: Page) {
+  await openAccountMenu(page);
+  await page.getByRole("button", { name: "Sign out" }).click();
+}

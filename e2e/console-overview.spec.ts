@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { check, signInToConsole, watchForPageErrors } from "./console-helpers";
+import { check, openAccountMenu, signInToConsole, watchForPageErrors } from "./console-helpers";
 import { CONSOLE_ADMINS, readSeed, type Seed } from "./seed";
 
 /**
@@ -25,10 +25,12 @@ test("logins over time, the language switch, the audit day filter and an organiz
   await expect(figures.getByRole("row").last().getByRole("cell").last()).not.toHaveText("0");
   await check(page, testInfo, "dashboard-daily");
 
+  await openAccountMenu(page);
   await page.getByRole("button", { name: "Deutsch" }).click();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Übersicht");
   await expect(page.locator("html")).toHaveAttribute("lang", "de");
   await check(page, testInfo, "dashboard-german");
+  await openAccountMenu(page);
   await page.getByRole("button", { name: "English" }).click();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Dashboard");
 

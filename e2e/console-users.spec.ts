@@ -147,7 +147,10 @@ test("a service-admin renames a role, gives it a permission and takes it away, a
   await expect(page.getByText("The role was saved.")).toBeVisible();
 
   await page.getByRole("link", { name: "Roles and permissions" }).click();
-  await page.getByText("Delete reports:read", { exact: true }).click();
+  // A row's actions are in its menu.
+  const permissionRow = page.getByRole("row", { name: /reports:read/ });
+  await permissionRow.getByText("Actions").click();
+  await permissionRow.getByText("Delete reports:read", { exact: true }).click();
   await page.getByRole("button", { name: "Confirm: Delete reports:read" }).click();
   await expect(page.getByText("The permission was deleted.")).toBeVisible();
   await check(page, testInfo, "permission-deleted");

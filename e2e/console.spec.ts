@@ -1,6 +1,6 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import * as oidc from "openid-client";
-import { check, signInToConsole, watchForPageErrors } from "./console-helpers";
+import { check, signInToConsole, signOutOfConsole, watchForPageErrors } from "./console-helpers";
 import { readMailbox } from "./mail-peer";
 import { readSeed, type Seed } from "./seed";
 
@@ -154,7 +154,7 @@ test("a service-admin signs in, creates an organization, rotates the key, reads 
   await check(page, testInfo, "dashboard-phone");
   await page.setViewportSize({ width: 1280, height: 720 });
 
-  await page.getByRole("button", { name: "Sign out" }).click();
+  await signOutOfConsole(page);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Signed out");
   await check(page, testInfo, "signed-out");
   // Back to the console means the password again.
@@ -325,7 +325,7 @@ test("the walkthrough: organization, confidential client, invitation accepted fr
   for (const event of ["organization.created", "client.created", "user.invited", "organization.updated", "key.rotated"]) {
     await expect(rows.filter({ hasText: event }).first(), event).toBeVisible();
   }
-  await page.getByRole("button", { name: "Sign out" }).click();
+  await signOutOfConsole(page);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Signed out");
   await person.close();
   await fresh.close();

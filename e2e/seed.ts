@@ -80,4 +80,6 @@ export const CONSOLE_ADMINS = {
   devices: { email: "ops@localhost", password: "an e2e admin password 5" },
   integration: { email: "integration-admin@e2e.example.test", password: "an e2e admin password 6" },
   audit: { email: "audit-admin@e2e.example.test", password: "an e2e admin password 7" },
+  lockouts: { email: "lockouts-admin@e2e.example.test", password: "an e2e admin password 7" },
+  layout: { email: "layout-admin@e2e.example.test", password: "an e2e admin password 8" },
 } as const;

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { check, signInToConsole, watchForPageErrors } from "./console-helpers";
+import { check, signInToConsole, signOutOfConsole, watchForPageErrors } from "./console-helpers";
 import { CONSOLE_ADMINS, readSeed, type Seed } from "./seed";
 
 /**
@@ -25,7 +25,7 @@ test("an admin@localhost-style address signs in, and signing out on one device k
     const second = await phone.newPage();
     await signInToConsole(second, seed, person);
 
-    await first.getByRole("button", { name: "Sign out" }).click();
+    await signOutOfConsole(first);
     await expect(first.getByRole("heading", { level: 1 })).toHaveText("Signed out");
     await check(first, testInfo, "devices-laptop-signed-out");
 

@@ -28,7 +28,7 @@ export default function Dashboard() {
       <div className="grid">
         <section className="panel" aria-labelledby="orgs-title">
           <h2 id="orgs-title">{t("dashboard.organizations")}</h2>
-          <p className="figure">{stats.organizations.total}</p>
+          <p className="figure">{t("dashboard.organizationCount", { count: stats.organizations.total })}</p>
           <BarChart
             caption={t("dashboard.organizations")}
             rows={[
@@ -39,7 +39,7 @@ export default function Dashboard() {
         </section>
         <section className="panel" aria-labelledby="users-title">
           <h2 id="users-title">{t("dashboard.activeUsers")}</h2>
-          <p className="figure">{stats.users.active}</p>
+          <p className="figure">{t("dashboard.activeUserCount", { count: stats.users.active })}</p>
           <UsersChart users={stats.users} />
         </section>
         <section className="panel panel-wide" aria-labelledby="daily-title">

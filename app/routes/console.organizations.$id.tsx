@@ -10,7 +10,7 @@ import { HistorySection, historyQuery } from "~/components/console/history";
 import { EndpointsPanel } from "~/components/console/integration";
 import { OrganizationFields } from "~/components/console/organization-fields";
 import { OrganizationStatsPanel } from "~/components/console/organization-stats";
-import { ConfirmAction, Csrf, Notice, TextField } from "~/components/console/ui";
+import { ConfirmAction, Csrf, Notice, SectionNav, TextField } from "~/components/console/ui";
 import { OrganizationUpdateSchema, type Organization } from "~/schemas/organization";
 
 export const headers = consoleHeaders;
@@ -109,6 +109,15 @@ export default function OrganizationPage() {
         <Link to={`/console/organizations/${org.id}/keys`}>{t("orgs.keys")}</Link>
         <a href={`/console/organizations/${org.id}/export`} download>{t("orgs.export")}</a>
       </nav>
+      <SectionNav
+        sections={[
+          { id: "integration-title", label: t("integration.title") },
+          { id: "edit-title", label: t("orgs.edit") },
+          { id: "org-actions", label: t("common.actions") },
+          stats ? { id: "org-stats-title", label: t("orgStats.title") } : null,
+          { id: "history-title", label: t("history.title") },
+        ]}
+      />
       {notice === "saved" ? <Notice kind="info">{t("common.saved")}</Notice> : null}
       {notice === "suspend" ? <Notice kind="info">{t("orgs.suspended")}</Notice> : null}
       {notice === "activate" ? <Notice kind="info">{t("orgs.activated")}</Notice> : null}
@@ -136,7 +145,7 @@ export default function OrganizationPage() {
           <button type="submit" className="button button-inline">{t("common.save")}</button>
         </Form>
       )}
-      <section className="panel actions-panel" aria-label={t("common.actions")}>
+      <section className="panel actions-panel" aria-label={t("common.actions")} id="org-actions">
         {org.status === "active" ? (
           <ConfirmAction intent="suspend" label={t("orgs.suspend")} question={t("orgs.confirmSuspend", { name: org.name })} />
         ) : (
@@ -144,7 +153,7 @@ export default function OrganizationPage() {
         )}
         <ConfirmAction intent="delete" label={t("orgs.delete")} question={t("orgs.confirmDelete", { name: org.name })} danger />
       </section>
-      {stats ? <OrganizationStatsPanel stats={stats} /> : null}
+      {stats ? <OrganizationStatsPanel stats={stats} usersHref={`/console/organizations/${org.id}/users`} /> : null}
       <HistorySection page={history} targetId={org.id} />
     </>
   );

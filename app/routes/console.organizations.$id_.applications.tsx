@@ -5,7 +5,7 @@ import { useTranslation } from "react-i18next";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
 import { ListTable } from "~/components/console/list-table";
 import { detailErrors, text, zodFieldErrors } from "~/components/console/forms";
-import { ConfirmAction, Csrf, CursorPager, Notice, TextField } from "~/components/console/ui";
+import { ActionMenu, ConfirmAction, Csrf, CursorPager, Notice, TextField } from "~/components/console/ui";
 import { ApplicationCreateSchema } from "~/schemas/application";
 
 export const headers = consoleHeaders;
@@ -78,18 +78,22 @@ export default function Applications() {
           <ListTable
             rows={page.data}
             rowKey={(a) => a.id}
+            empty={t("empty.applications")}
             columns={[
               { header: t("common.name"), cell: (a) => <Link to={`/console/organizations/${org.id}/applications/${a.id}`}>{a.name}</Link> },
               { header: t("apps.description"), cell: (a) => a.description ?? "" },
               { header: t("common.status"), cell: (a) => t(`users.status.${a.status}`) },
               {
                 header: t("common.actions"),
-                cell: (a) =>
-                  a.status === "active" ? (
-                    <ConfirmAction intent="deactivate" label={t("users.deactivate")} question={t("apps.confirmDeactivate", { name: a.name })} fields={{ applicationId: a.id }} danger />
-                  ) : (
-                    <ConfirmAction intent="activate" label={t("users.activate")} question={t("apps.confirmActivate", { name: a.name })} fields={{ applicationId: a.id }} />
-                  ),
+                cell: (a) => (
+                  <ActionMenu name={a.name}>
+                    {a.status === "active" ? (
+                      <ConfirmAction intent="deactivate" label={t("users.deactivate")} question={t("apps.confirmDeactivate", { name: a.name })} fields={{ applicationId: a.id }} />
+                    ) : (
+                      <ConfirmAction intent="activate" label={t("users.activate")} question={t("apps.confirmActivate", { name: a.name })} fields={{ applicationId: a.id }} />
+                    )}
+                  </ActionMenu>
+                ),
               },
             ]}
           />

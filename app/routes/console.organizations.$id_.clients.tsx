@@ -6,7 +6,7 @@ import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/
 import { ListTable } from "~/components/console/list-table";
 import { detailErrors, list, text, zodFieldErrors } from "~/components/console/forms";
 import { SecretOnce } from "~/components/console/secret-once";
-import { CheckboxGroup, ConfirmAction, Csrf, CursorPager, Notice, SelectField, TextField } from "~/components/console/ui";
+import { ActionMenu, CheckboxGroup, ConfirmAction, Csrf, CursorPager, Notice, SelectField, TextField } from "~/components/console/ui";
 import { ClientCreateSchema } from "~/schemas/client";
 import { LOGIN_METHODS } from "~/schemas/login-methods";
 
@@ -116,6 +116,7 @@ export default function Clients() {
           <ListTable
             rows={page.data}
             rowKey={(c) => c.id}
+            empty={t("empty.clients")}
             columns={[
               { header: t("common.name"), cell: (c) => <Link to={`/console/organizations/${org.id}/clients/${c.id}`}>{c.name}</Link> },
               { header: t("clients.id"), cell: (c) => <code>{c.id}</code> },
@@ -135,16 +136,16 @@ export default function Clients() {
               {
                 header: t("common.actions"),
                 cell: (c) => (
-                  <>
+                  <ActionMenu name={c.name}>
                     {c.status === "active" ? (
-                      <ConfirmAction intent="deactivate" label={t("clients.revoke")} question={t("clients.confirmRevoke", { name: c.name })} fields={{ clientId: c.id }} danger />
+                      <ConfirmAction intent="deactivate" label={t("clientDetail.deactivate")} question={t("clients.confirmRevoke", { name: c.name })} fields={{ clientId: c.id }} />
                     ) : (
                       <ConfirmAction intent="activate" label={t("users.activate")} question={t("clients.confirmActivate", { name: c.name })} fields={{ clientId: c.id }} />
                     )}
                     {c.loginMethods !== null ? (
                       <ConfirmAction intent="inherit" label={t("clients.useDefault")} question={t("clients.confirmInherit", { name: c.name, methods: methods(org.defaultLoginMethods) })} fields={{ clientId: c.id }} />
                     ) : null}
-                  </>
+                  </ActionMenu>
                 ),
               },
             ]}

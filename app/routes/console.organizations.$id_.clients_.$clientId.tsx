@@ -11,7 +11,7 @@ import { detailErrors, list, text, zodFieldErrors } from "~/components/console/f
 import { HistorySection, historyQuery } from "~/components/console/history";
 import { ClientIntegrationPanel } from "~/components/console/integration";
 import { SecretOnce } from "~/components/console/secret-once";
-import { Notice } from "~/components/console/ui";
+import { Notice, SectionNav } from "~/components/console/ui";
 import { ClientUpdateSchema, LoginMethodsBodySchema, SecretCreateSchema, type Client } from "~/schemas/client";
 
 export const headers = consoleHeaders;
@@ -139,6 +139,16 @@ export default function ClientPage() {
       <p className="muted">
         {t("clients.id")}: <code>{client.id}</code> · {t(`clients.types.${client.clientType}`)} · {t(`users.status.${client.status}`)}
       </p>
+      <SectionNav
+        sections={[
+          { id: "client-integration-title", label: t("integration.clientTitle") },
+          { id: "edit-client-title", label: t("clientDetail.edit") },
+          { id: "login-methods-title", label: t("clients.loginMethods") },
+          client.clientType === "confidential" ? { id: "secrets-title", label: t("clientDetail.secrets") } : null,
+          { id: "client-actions", label: t("common.actions") },
+          { id: "history-title", label: t("history.title") },
+        ]}
+      />
       {done ? <Notice kind="info">{t(`clientDetail.done.${done}`)}</Notice> : null}
       {result?.kind === "failed" ? <Notice kind="error">{result.message}</Notice> : null}
       {result?.kind === "secret" ? <SecretOnce secret={result.value} /> : null}

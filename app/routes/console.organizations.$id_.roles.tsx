@@ -5,7 +5,7 @@ import { useTranslation } from "react-i18next";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
 import { ListTable } from "~/components/console/list-table";
 import { detailErrors, list, text, zodFieldErrors } from "~/components/console/forms";
-import { CheckboxGroup, ConfirmAction, Csrf, Notice, TextField } from "~/components/console/ui";
+import { ActionMenu, CheckboxGroup, ConfirmAction, Csrf, Notice, TextField } from "~/components/console/ui";
 import { PermissionCreateSchema, RoleCreateSchema } from "~/schemas/rbac";
 
 export const headers = consoleHeaders;
@@ -98,6 +98,7 @@ export default function Roles() {
       <ListTable
         rows={roles}
         rowKey={(r) => r.id}
+        empty={t("empty.roles")}
         caption={t("roles.roles")}
         columns={[
           { header: t("common.name"), cell: (r) => <Link to={`/console/organizations/${org.id}/roles/${r.id}`}><code>{r.name}</code></Link> },
@@ -110,19 +111,22 @@ export default function Roles() {
         <ListTable
           rows={permissions}
           rowKey={(p) => p.id}
+          empty={t("empty.permissions")}
           columns={[
             { header: t("common.name"), cell: (p) => <code>{p.name}</code> },
             { header: t("apps.description"), cell: (p) => p.description ?? "" },
             {
               header: t("common.actions"),
               cell: (p) => (
-                <ConfirmAction
-                  intent="deletePermission"
-                  label={t("roleDetail.deletePermission", { permission: p.name })}
-                  question={t("roleDetail.confirmDeletePermission", { permission: p.name })}
-                  fields={{ permissionId: p.id }}
-                  danger
-                />
+                <ActionMenu name={p.name}>
+                  <ConfirmAction
+                    intent="deletePermission"
+                    label={t("roleDetail.deletePermission", { permission: p.name })}
+                    question={t("roleDetail.confirmDeletePermission", { permission: p.name })}
+                    fields={{ permissionId: p.id }}
+                    danger
+                  />
+                </ActionMenu>
               ),
             },
           ]}

@@ -111,7 +111,6 @@ export default function RolePage() {
                   label={t("roleDetail.remove", { permission: p.name })}
                   question={t("roleDetail.confirmRemove", { permission: p.name, role: role.name })}
                   fields={{ permissionId: p.id }}
-                  danger
                 />
               </li>
             ))}

@@ -5,8 +5,9 @@ import type { OperationInput } from "~/.server/admin/http/operation-table";
 import type { AdminResult } from "~/.server/console/gateway";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm, type Console } from "~/.server/console/page";
 import { detailErrors, zodFieldErrors } from "~/components/console/forms";
-import { ActionForm, ConfirmAction, Notice, SelectField } from "~/components/console/ui";
+import { ActionForm, ConfirmAction, Notice, SectionNav, SelectField } from "~/components/console/ui";
 import { HistorySection, historyQuery } from "~/components/console/history";
+import { isLocked, LockedUntil } from "~/components/console/lockout";
 import { UserConflictView, UserEditForm, UserSessions, type UserEditValues } from "~/components/console/user-detail";
 import { changedFields, conflictErrors, formVersion, UPDATE_FIELDS, updateUserInput } from "~/components/console/user-forms";
 import { UserUpdateSchema, type User } from "~/schemas/user";
@@ -56,6 +57,7 @@ export async function loader(args: LoaderFunctionArgs) {
       claimValues: claimValues.ok ? claimValues.body.data : [],
       definitions,
       done: search.get("done"),
+      now: Date.now(),
     },
     { headers: NO_STORE },
   );
@@ -67,6 +69,7 @@ type ClaimValueInput = NonNullable<OperationInput<"customClaims.setValue">["body
 /** Each button of the page: the Admin API operation it runs. */
 const INTENTS: Record<string, (console: Console, ids: Ids, form: FormData) => Promise<AdminResult<unknown>>> = {
   activate: (c, ids) => c.admin("users.activate", { params: ids }),
+  unlock: (c, ids) => c.admin("users.unlock", { params: ids }),
   deactivate: (c, ids) => c.admin("users.deactivate", { params: ids }),
   verifyEmail: (c, ids) => c.admin("users.verifyEmail", { params: ids }),
   setPassword: (c, ids, form) => c.admin("users.setPassword", { params: ids, body: { password: String(form.get("password") ?? "") } }),
@@ -167,9 +170,10 @@ export async function action(args: ActionFunctionArgs) {
 
 /** Notices of the actions this page gained later live in the userDetail section. */
 const DETAIL_DONE = ["created", "updated", "revokeSession"];
+const doneKey = (done: string) => (done === "unlock" ? "lockout.done" : DETAIL_DONE.includes(done) ? `userDetail.done.${done}` : `users.done.${done}`);
 
 export default function UserPage() {
-  const { user, version, sessions, sessionsError, history, twoFactor, roles, orgRoles, permissions, claimValues, definitions, done } = useLoaderData<typeof loader>();
+  const { user, version, sessions, sessionsError, history, twoFactor, roles, orgRoles, permissions, claimValues, definitions, done, now } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const { t } = useTranslation("console");
   const yes = (value: boolean) => (value ? t("common.yes") : t("common.no"));
@@ -179,7 +183,20 @@ export default function UserPage() {
     <>
       <p className="breadcrumb"><Link to={`/console/organizations/${user.organizationId}/users`}>{t("users.title")}</Link></p>
       <h1>{user.email}</h1>
-      {done ? <Notice kind="info">{t(DETAIL_DONE.includes(done) ? `userDetail.done.${done}` : `users.done.${done}`)}</Notice> : null}
+      <SectionNav
+        sections={[
+          { id: "details-title", label: t("users.details") },
+          { id: "edit-user-title", label: t("userDetail.edit") },
+          { id: "password-title", label: t("users.password") },
+          { id: "roles-title", label: t("roles.roles") },
+          { id: "claims-title", label: t("claims.title") },
+          twoFactor ? { id: "tf-title", label: t("users.twoFactor") } : null,
+          { id: "sessions-title", label: t("userDetail.sessions.title") },
+          { id: "history-title", label: t("history.title") },
+          { id: "delete-title", label: t("userDetail.delete.title") },
+        ]}
+      />
+      {done ? <Notice kind="info">{t(doneKey(done))}</Notice> : null}
       {result?.message ? <Notice kind="error">{result.message}</Notice> : null}
       {result?.codes ? (
         <section className="panel secret" aria-labelledby="codes-title">
@@ -199,6 +216,20 @@ export default function UserPage() {
           <dd>{[user.givenName, user.familyName].filter(Boolean).join(" ") || "—"}</dd>
           <dt>{t("common.status")}</dt>
           <dd>{t(`users.status.${user.status}`)}</dd>
+          <dt>{t("lockout.signIn")}</dt>
+          <dd>
+            {isLocked(user.lockedUntil, now) ? (
+              <>
+                <LockedUntil lockedUntil={user.lockedUntil} now={now} />
+                <span className="hint">{t("lockout.why")}</span>
+                <ActionForm intent="unlock" className="inline-form">
+                  <button type="submit" className="button button-inline button-secondary">{t("lockout.unlock")}</button>
+                </ActionForm>
+              </>
+            ) : (
+              t("lockout.open")
+            )}
+          </dd>
           <dt>{t("users.emailVerified")}</dt>
           <dd>{yes(user.emailVerified)}</dd>
           <dt>{t("users.hasPassword")}</dt>
@@ -206,7 +237,7 @@ export default function UserPage() {
         </dl>
         <div className="actions">
           {user.status === "active" ? (
-            <ConfirmAction intent="deactivate" label={t("users.deactivate")} question={t("users.confirmDeactivate", { email: user.email })} danger />
+            <ConfirmAction intent="deactivate" label={t("users.deactivate")} question={t("users.confirmDeactivate", { email: user.email })} />
           ) : (
             <ConfirmAction intent="activate" label={t("users.activate")} question={t("users.confirmActivate", { email: user.email })} />
           )}

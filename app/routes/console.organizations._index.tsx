@@ -54,6 +54,7 @@ export default function Organizations() {
           <ListTable
             rows={page.data}
             rowKey={(org) => org.id}
+            empty={t("empty.organizations")}
             columns={[
               { header: t("common.name"), cell: (org) => <Link to={`/console/organizations/${org.id}`}>{org.name}</Link> },
               { header: t("orgs.slug"), cell: (org) => <code>{org.slug}</code> },

@@ -44,9 +44,27 @@ function LanguageSwitch({ current, csrf }: { current: string; csrf: string }) {
   );
 }
 
+/** The areas this admin may open; rendered twice (a row on wide screens, a menu on a phone), one shown at a time. */
+function ConsoleNav({ permissions }: { permissions: readonly string[] }) {
+  const { t } = useTranslation("console");
+  return (
+    <nav aria-label={t("nav.label")} className="console-nav">
+      <ul>
+        {NAV.filter((item) => item.key === "dashboard" || permissions.includes(item.permission)).map((item) => (
+          <li key={item.key}>
+            <NavLink to={item.to} end={item.end} prefetch="none">{t(`nav.${item.key}`)}</NavLink>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
 export default function ConsoleLayout() {
   const frame = useLoaderData<typeof loader>();
   const { t } = useTranslation("console");
+  // A new page closes the menus (they are disclosures; the layout itself is not remounted).
+  const { key } = useLocation();
   return (
     <div className="console" style={frame.branding.cssVariables as CSSProperties}>
       <a className="skip-link" href="#main">{t("skip")}</a>
@@ -55,23 +73,29 @@ export default function ConsoleLayout() {
           {frame.branding.logoUrl ? <img src={frame.branding.logoUrl} alt="" className="brand-logo" /> : null}
           <span>{frame.branding.name}</span>
         </p>
-        <nav aria-label={t("nav.label")} className="console-nav">
-          <ul>
-            {NAV.filter((item) => item.key === "dashboard" || frame.permissions.includes(item.permission)).map((item) => (
-              <li key={item.key}>
-                <NavLink to={item.to} end={item.end} prefetch="none">{t(`nav.${item.key}`)}</NavLink>
-              </li>
-            ))}
-          </ul>
-        </nav>
-        <div className="console-user">
-          <LanguageSwitch current={frame.language} csrf={frame.csrf} />
-          <span>{t("signedInAs", { email: frame.email })}</span>
-          <Form method="post" action="/console/sign-out" reloadDocument>
-            <input type="hidden" name="csrf" value={frame.csrf} />
-            <button type="submit" className="button button-inline button-secondary">{t("signOut")}</button>
-          </Form>
+        <div className="console-nav-wide">
+          <ConsoleNav permissions={frame.permissions} />
         </div>
+        <details className="menu console-nav-phone" key={`nav-${key}`}>
+          <summary className="button button-inline button-secondary">{t("nav.menu")}</summary>
+          <div className="menu-panel menu-panel-start">
+            <ConsoleNav permissions={frame.permissions} />
+          </div>
+        </details>
+        <details className="menu console-account" key={`account-${key}`}>
+          <summary className="button button-inline button-quiet">
+            <span className="visually-hidden">{t("nav.account")}: </span>
+            <span className="console-account-email">{frame.email}</span>
+          </summary>
+          <div className="menu-panel">
+            <p className="hint">{t("signedInAs", { email: frame.email })}</p>
+            <LanguageSwitch current={frame.language} csrf={frame.csrf} />
+            <Form method="post" action="/console/sign-out" reloadDocument>
+              <input type="hidden" name="csrf" value={frame.csrf} />
+              <button type="submit" className="button button-inline button-secondary">{t("signOut")}</button>
+            </Form>
+          </div>
+        </details>
       </header>
       <main id="main" className="console-main" tabIndex={-1}>
         <Outlet />

@@ -16,6 +16,7 @@ export type LoginDay = z.infer<typeof LoginDaySchema>;
 export const StatsOverviewSchema = z.object({
   generatedAt: z.iso.datetime(),
   organizations: z.object({
+    /** Active and suspended organizations: deleted ones are not counted (byStatus.deleted says how many there are). */
     total: z.number().int(),
     byStatus: z.object({ active: z.number().int(), suspended: z.number().int(), deleted: z.number().int() }),
   }),

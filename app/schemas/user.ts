@@ -88,6 +88,22 @@ export const InvitationOutcomeSchema = z.object({
   expiresAt: z.iso.datetime(),
 });
 
+/** An invitation not accepted yet, as the users page lists it (an expired one can be resent). */
+export const InvitationSchema = z.object({
+  id: z.uuid(),
+  organizationId: z.uuid(),
+  email: z.string(),
+  givenName: z.string().nullable(),
+  familyName: z.string().nullable(),
+  roles: z.array(z.string()),
+  language: z.string(),
+  /** The inviting administrator's email, as the mail names them. */
+  invitedBy: z.string().nullable(),
+  createdAt: z.iso.datetime(),
+  expiresAt: z.iso.datetime(),
+  expired: z.boolean(),
+});
+
 export const InvitationPreviewSchema = z.object({ to: z.string(), subject: z.string(), html: z.string(), text: z.string() });
 
 export const UserExportSchema = z.object({
@@ -126,4 +142,5 @@ export type User = z.infer<typeof UserSchema>;
 export type UserCreate = z.infer<typeof UserCreateSchema>;
 export type UserUpdate = z.infer<typeof UserUpdateSchema>;
 export type Invite = z.infer<typeof InviteSchema>;
+export type Invitation = z.infer<typeof InvitationSchema>;
 export type UserExport = z.infer<typeof UserExportSchema>;

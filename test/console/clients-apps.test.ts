@@ -306,7 +306,7 @@ describe("client page", () => {
   it("deactivates, activates and deletes a client", async () => {
     const { id, secret } = await machineClient("Doomed machine");
     const { csrf, html } = await pageWithCsrf(admin.browser, clientUrl(id));
-    expect(textOf(html)).toContain("Revoke Doomed machine? It can no longer obtain tokens.");
+    expect(textOf(html)).toContain("Deactivate Doomed machine? It can no longer obtain tokens until it is activated again.");
     expect(textOf(html)).toContain("Delete Doomed machine and its secrets? It can never authenticate again.");
 
     const off = await admin.browser.post(clientUrl(id), { csrf, intent: "deactivate" });

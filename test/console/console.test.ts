@@ -531,8 +531,8 @@ describe("clients", () => {
     expect(page).toContain("Inherits organization default (Password)");
     expect(page).toContain("Override: Magic link");
 
-    // Revoke the confidential client: it can no longer authenticate. The public one goes back to the default.
-    expect(page).toContain("Revoke Web Shop? It can no longer obtain tokens.");
+    // Deactivate the confidential client: it can no longer authenticate. The public one goes back to the default.
+    expect(page).toContain("Deactivate Web Shop? It can no longer obtain tokens until it is activated again.");
     expect((await admin.browser.post(url, { csrf, intent: "deactivate", clientId: client.id })).headers.get("location")).toContain("done=deactivate");
     expect((await introspect(secret)).status).toBe(401);
     const magic = (await porta.services.db.prisma.client.findFirst({ where: { organizationId: org.id, name: "Magic App" } }))!;

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { normalizeEmail } from "~/schemas/email";
 import type { JobContext, JobPayloads } from "../jobs/queue";
 import { sendBrandedEmail } from "../mail/send";
@@ -42,14 +41,35 @@ export class InvitationConflictError extends Error {
   }
 }
 
-/** Stores the invitation and enqueues its mail in the caller's write: the mail goes only if the invitation commits. */
+/** The address already has an invitation that is neither accepted nor expired. */
+export class InvitationPendingError extends Error {
+  constructor(readonly invitationId: string) {
+    super("an invitation to this address is pending");
+    this.name = "InvitationPendingError";
+  }
+}
+
+const invitationExpiry = () => new Date(Date.now() + INVITATION_TTL_DAYS * 86_400_000);
+
+/**
+ * Stores the invitation and enqueues its mail in the caller's write: the mail goes only if the
+ * invitation commits. One pending invitation per address: a second is refused (the first can be
+ * resent or revoked), an expired one is replaced. Two invitations racing for one address are
+ * serialized on a transaction lock of the address, so the check holds without a unique index
+ * (an expiry cannot be part of one).
+ */
 export async function inviteUser(ctx: Context<"tokens">, input: InvitationInput): Promise<InvitationOutcome> {
   const prisma = ctx.db;
   const email = normalizeEmail(input.email);
+  await prisma.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`porta_invitation:${input.organizationId}:${email}`}, 0))`;
   const existing = await prisma.user.findUnique({ where: { organizationId_email: { organizationId: input.organizationId, email } }, select: { id: true } });
   if (existing) throw new InvitationConflictError();
-  const id = randomUUID();
-  const expiresAt = new Date(Date.now() + INVITATION_TTL_DAYS * 86_400_000);
+  const now = new Date();
+  const pending = await prisma.invitation.findFirst({ where: { organizationId: input.organizationId, email, acceptedAt: null, expiresAt: { gt: now } }, select: { id: true } });
+  if (pending) throw new InvitationPendingError(pending.id);
+  await prisma.invitation.deleteMany({ where: { organizationId: input.organizationId, email, acceptedAt: null, expiresAt: { lte: now } } });
+  const id = newUuidV7();
+  const expiresAt = invitationExpiry();
   const language = isSupportedLanguage(input.language) ? input.language : FALLBACK_LANGUAGE;
   await prisma.invitation.create({
     data: {
@@ -162,4 +182,18 @@ export async function acceptInvitation(
     if ((error as { code?: string }).code === "P2002") return { ok: false, reason: "exists" };
     throw error;
   }
+}
+
+/**
+ * Sends a pending invitation's mail again, with the same link (derived from its id) and a renewed
+ * expiry, so that an expired invitation can be revived too. An address that has meanwhile become
+ * a user is refused like a new invitation.
+ */
+export async function resendInvitation(ctx: Context, invitation: { id: string; organizationId: string; email: string; language: string }): Promise<InvitationOutcome> {
+  const existing = await ctx.db.user.findUnique({ where: { organizationId_email: { organizationId: invitation.organizationId, email: invitation.email } }, select: { id: true } });
+  if (existing) throw new InvitationConflictError();
+  const expiresAt = invitationExpiry();
+  await ctx.db.invitation.update({ where: { id: invitation.id }, data: { expiresAt } });
+  const jobId = await ctx.enqueue("invitation", { invitationId: invitation.id, language: invitation.language });
+  return { invitationId: invitation.id, email: invitation.email, invitationSent: jobId !== null, expiresAt };
 }

@@ -57,6 +57,9 @@ export interface PasswordLoginInput extends RequestMeta {
   secondFactorFollows?: (userId: string, enrollment: SecondFactorEnrollment) => boolean;
 }
 
+/** The per-account password limit's key: the address as typed (normalized), within the organization. */
+export const passwordLimitKey = (organizationId: string, email: string) => `${organizationId}:${normalizeEmail(email)}`;
+
 interface LoginAccount extends SecondFactorEnrollment {
   id: string;
   email: string;
@@ -114,7 +117,7 @@ export async function attemptPasswordLogin(services: Services, input: PasswordLo
     ? { allowed: true as const }
     : await consumeEach(limits, [
         ["passwordLoginIp", input.ip],
-        ["passwordLogin", `${input.organizationId}:${email}`],
+        ["passwordLogin", passwordLimitKey(input.organizationId, email)],
       ]);
   if (!limit.allowed) {
     await inTransaction(services, anonymousActor(input), async (ctx) => failure(ctx, "rate_limited"));

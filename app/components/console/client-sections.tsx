@@ -252,9 +252,9 @@ export function ClientSecrets({ secrets, errors }: { secrets: ClientSecret[]; er
 export function ClientActions({ client }: { client: Client }) {
   const { t } = useTranslation("console");
   return (
-    <section className="panel actions-panel" aria-label={t("common.actions")}>
+    <section className="panel actions-panel" aria-label={t("common.actions")} id="client-actions">
       {client.status === "active" ? (
-        <ConfirmAction intent="deactivate" label={t("clientDetail.deactivate")} question={t("clients.confirmRevoke", { name: client.name })} danger />
+        <ConfirmAction intent="deactivate" label={t("clientDetail.deactivate")} question={t("clients.confirmRevoke", { name: client.name })} />
       ) : (
         <ConfirmAction intent="activate" label={t("users.activate")} question={t("clients.confirmActivate", { name: client.name })} />
       )}

@@ -18,7 +18,9 @@ const HEIGHT = 120;
  */
 export function DailyLoginsChart({ caption, days, language }: { caption: string; days: readonly DailyFigure[]; language: string }) {
   const { t } = useTranslation("console");
-  const max = Math.max(1, ...days.map((d) => d.total));
+  const highest = Math.max(0, ...days.map((d) => d.total));
+  // The drawing's scale: an empty series keeps a scale of one, but its axis says there were none.
+  const max = Math.max(1, highest);
   const width = days.length * 10;
   const label = (date: string) => new Date(`${date}T00:00:00Z`).toLocaleDateString(language, { month: "short", day: "numeric", timeZone: "UTC" });
   return (
@@ -36,7 +38,7 @@ export function DailyLoginsChart({ caption, days, language }: { caption: string;
       </svg>
       <p className="daily-chart-axis" aria-hidden="true">
         <span>{days.length > 0 ? label(days[0]!.date) : ""}</span>
-        <span>{t("dashboard.maxPerDay", { count: max })}</span>
+        <span>{highest === 0 ? t("dashboard.noLogins") : t("dashboard.maxPerDay", { count: highest })}</span>
         <span>{days.length > 0 ? label(days.at(-1)!.date) : ""}</span>
       </p>
       <ul className="daily-chart-legend" aria-hidden="true">

@@ -10,9 +10,11 @@ export interface Column<T> {
  * A console list: a scrollable table with column headers, one row per item, or "nothing here
  * yet" when there is none. Paging stays with the page (CursorPager), since pages page differently.
  */
-export function ListTable<T>({ rows, columns, rowKey, caption }: { rows: readonly T[]; columns: ReadonlyArray<Column<T>>; rowKey: (row: T) => string; caption?: string }) {
+export function ListTable<T>(props: { rows: readonly T[]; columns: ReadonlyArray<Column<T>>; rowKey: (row: T) => string; caption?: string; empty?: string }) {
+  const { rows, columns, rowKey, caption, empty } = props;
   const { t } = useTranslation("console");
-  if (rows.length === 0) return <p>{t("common.none")}</p>;
+  // An empty list says what to do next where the page knows it.
+  if (rows.length === 0) return <p className="empty-state">{empty ?? t("common.none")}</p>;
   return (
     <ScrollTable label={caption}>
       <table className="list">

@@ -1,3 +1,4 @@
+import { Link } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import type { OrganizationStats } from "~/schemas/stats";
 import { DailyLoginsChart } from "./daily-chart";
@@ -19,13 +20,16 @@ export function UsersChart({ users }: { users: OrganizationStats["users"] }) {
 }
 
 /** One organization's figures on its page: users, logins per day over 30 days, 2FA adoption. */
-export function OrganizationStatsPanel({ stats }: { stats: OrganizationStats }) {
+export function OrganizationStatsPanel({ stats, usersHref }: { stats: OrganizationStats; usersHref: string }) {
   const { t, i18n } = useTranslation("console");
   return (
     <section className="panel" aria-labelledby="org-stats-title">
       <h2 id="org-stats-title">{t("orgStats.title")}</h2>
       <div className="grid">
-        <UsersChart users={stats.users} />
+        <div>
+          <UsersChart users={stats.users} />
+          {stats.users.locked > 0 ? <Link to={`${usersHref}?locked=true`}>{t("lockout.link", { count: stats.users.locked })}</Link> : null}
+        </div>
         <div>
           <p>{t("orgStats.logins", { day: stats.logins.last24h.total, week: stats.logins.last7d.total, month: stats.logins.last30d.total })}</p>
           <p>{t("dashboard.adoption", { percent: Math.round(stats.twoFactor.adoptionRate * 100) })}</p>

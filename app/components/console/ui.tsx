@@ -213,3 +213,41 @@ export function CopyButton({ value, label }: { value: string; label: string }) {
     </>
   );
 }
+
+/**
+ * A row's actions behind one quiet button (a disclosure: keyboard and no-JavaScript friendly),
+ * so that a list is not a column of buttons. `name` says whose actions they are to screen readers.
+ */
+export function ActionMenu({ name, children }: { name: string; children: ReactNode }) {
+  const { t } = useTranslation("console");
+  return (
+    <details className="menu">
+      <summary className="button button-inline button-quiet">
+        {t("common.actions")}
+        <span className="visually-hidden">: {name}</span>
+      </summary>
+      <div className="menu-panel">{children}</div>
+    </details>
+  );
+}
+
+/**
+ * "On this page": links to a long detail page's sections (anchors to their headings), so that
+ * a section is one step away without scrolling through the others; no script needed.
+ */
+export function SectionNav({ sections }: { sections: ReadonlyArray<{ id: string; label: string } | null> }) {
+  const { t } = useTranslation("console");
+  return (
+    <nav aria-label={t("common.onThisPage")} className="section-nav">
+      <ul>
+        {sections
+          .filter((s) => s !== null)
+          .map((s) => (
+            <li key={s.id}>
+              <a href={`#${s.id}`}>{s.label}</a>
+            </li>
+          ))}
+      </ul>
+    </nav>
+  );
+}

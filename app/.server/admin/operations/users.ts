@@ -4,6 +4,7 @@ import { z } from "zod";
 import {
   InvitationOutcomeSchema,
   InvitationPreviewSchema,
+  InvitationSchema,
   InviteSchema,
   SetPasswordSchema,
   UserCreateSchema,
@@ -25,12 +26,17 @@ import {
   deactivateUser,
   deleteUser,
   exportUser,
+  getPendingInvitation,
   getUser,
   invite,
   invitePreview,
+  listInvitations,
   listUsers,
+  resendPendingInvitation,
+  revokeInvitation,
   setPassword,
   toUser,
+  unlockUser,
   updateUser,
   verifyEmail,
 } from "../users/service";
@@ -44,6 +50,8 @@ const NoQuery = z.object({}).strict();
 const ListQuery = ListQuerySchema.extend({
   q: z.string().trim().max(200, "must have at most 200 characters").optional(),
   status: z.enum(USER_STATUS_VALUES).optional(),
+  /** `true`: only the users whose sign-in lockout is running now (the organization's "locked" figure). */
+  locked: z.enum(["true"]).transform(() => true).optional(),
   sort: z.enum(["createdAt", "email", "familyName", "lastLoginAt"]).optional(),
 }).strict();
 
@@ -55,12 +63,13 @@ function auditUser(ctx: Context, eventType: AuditEventType, user: UserRow, chang
 const stateChanges = {
   activate: { summary: "Activate the user (also lifts a running lockout)", event: "user.activated" },
   deactivate: { summary: "Deactivate the user; their sessions and tokens end at once", event: "user.deactivated" },
+  unlock: { summary: "Lift the user's sign-in lockout (failed-password count, lock and per-account password limit)", event: "user.unlocked" },
   verifyEmail: { summary: "Mark the user's email address as verified", event: "user.email_verified" },
 } as const;
 
 type StateChange = keyof typeof stateChanges;
 
-function runStateChange(kind: StateChange, ctx: Context<"cache" | "store">, adminId: string, user: UserRow, ifMatch: number | undefined) {
+function runStateChange(kind: StateChange, ctx: Context<"cache" | "store" | "limits">, adminId: string, user: UserRow, ifMatch: number | undefined) {
   switch (kind) {
     case "activate":
       return activateUser(ctx, user, ifMatch);
@@ -68,6 +77,8 @@ function runStateChange(kind: StateChange, ctx: Context<"cache" | "store">, admi
       return deactivateUser(ctx, user, adminId, ifMatch);
     case "verifyEmail":
       return verifyEmail(ctx, user, ifMatch);
+    case "unlock":
+      return unlockUser(ctx, user, ifMatch);
   }
 }
 
@@ -75,6 +86,7 @@ const stateChangeBody: Record<StateChange, Record<string, unknown>> = {
   activate: { status: "active", lockedUntil: null },
   deactivate: { status: "inactive" },
   verifyEmail: { emailVerified: true },
+  unlock: { lockedUntil: null, failedLoginCount: 0 },
 };
 
 function orgStateOperation(kind: StateChange, segment: string) {
@@ -124,7 +136,7 @@ export const orgUsersOperations = [
     method: "GET",
     path: "/organizations/{orgId}/users",
     operationId: "users.list",
-    summary: "List the organization's users (offset or cursor paging, search q on email and name, status filter, sorting)",
+    summary: "List the organization's users (offset or cursor paging, search q on email and name, status filter, locked=true for running lockouts, sorting)",
     tag: "users",
     permission: "admin:user:read",
     params: OrgParams,
@@ -160,7 +172,7 @@ export const orgUsersInviteOperations = [
     method: "POST",
     path: "/organizations/{orgId}/users/invite",
     operationId: "users.invite",
-    summary: "Invite someone by email; the account is created when they accept (409 when the user exists)",
+    summary: "Invite someone by email; the account is created when they accept (409 user_exists when the user exists, 409 invitation_pending when an invitation to the address is pending)",
     tag: "users",
     permission: "admin:user:write",
     query: NoQuery,
@@ -180,6 +192,72 @@ export const orgUsersInviteOperations = [
       return {
         body: { invitationId: outcome.invitationId, email: outcome.email, invitationSent: outcome.invitationSent, expiresAt: outcome.expiresAt.toISOString() },
       };
+    },
+  }),
+];
+
+const OrgInvitationParams = z.object({ orgId: uuid(), invitationId: uuid() });
+
+/** api.admin.organizations_.$orgId_.invitations */
+export const orgInvitationsOperations = [
+  operation({
+    method: "GET",
+    path: "/organizations/{orgId}/invitations",
+    operationId: "invitations.list",
+    summary: "List the organization's invitations not accepted yet, newest first (expired ones flagged; they can be resent)",
+    tag: "users",
+    permission: "admin:user:read",
+    params: OrgParams,
+    query: ListQuerySchema.strict(),
+    response: pageOf(InvitationSchema),
+    handler: async ({ ctx, params, query }) => ({ body: await listInvitations(ctx, params.orgId, query) }),
+  }),
+];
+
+/** api.admin.organizations_.$orgId_.invitations_.$invitationId */
+export const orgInvitationOperations = [
+  operation({
+    method: "DELETE",
+    path: "/organizations/{orgId}/invitations/{invitationId}",
+    operationId: "invitations.revoke",
+    summary: "Revoke an invitation not accepted yet: its link stops working at once",
+    tag: "users",
+    permission: "admin:user:write",
+    query: NoQuery,
+    params: OrgInvitationParams,
+    successStatus: 204,
+    handler: async ({ ctx, params }) => {
+      const invitation = await getPendingInvitation(ctx, params.orgId, params.invitationId);
+      await revokeInvitation(ctx, invitation);
+      ctx.audit({ eventType: "user.invitation_revoked", organizationId: params.orgId, targetType: "invitation", targetId: invitation.id, data: { change: {}, email: invitation.email } });
+      return {};
+    },
+  }),
+];
+
+/** api.admin.organizations_.$orgId_.invitations_.$invitationId_.resend */
+export const orgInvitationResendOperations = [
+  operation({
+    method: "POST",
+    path: "/organizations/{orgId}/invitations/{invitationId}/resend",
+    operationId: "invitations.resend",
+    summary: "Send an invitation's mail again, with the same link and a renewed expiry (409 when the address has become a user)",
+    tag: "users",
+    permission: "admin:user:write",
+    query: NoQuery,
+    params: OrgInvitationParams,
+    response: InvitationOutcomeSchema,
+    handler: async ({ ctx, params }) => {
+      const invitation = await getPendingInvitation(ctx, params.orgId, params.invitationId);
+      const outcome = await resendPendingInvitation(ctx, invitation);
+      ctx.audit({
+        eventType: "user.invitation_resent",
+        organizationId: params.orgId,
+        targetType: "invitation",
+        targetId: invitation.id,
+        data: { change: { expiresAt: outcome.expiresAt.toISOString(), invitationSent: outcome.invitationSent }, email: invitation.email },
+      });
+      return { body: { invitationId: outcome.invitationId, email: outcome.email, invitationSent: outcome.invitationSent, expiresAt: outcome.expiresAt.toISOString() } };
     },
   }),
 ];
@@ -286,6 +364,8 @@ export const orgUserVerifyEmailOperations = [orgStateOperation("verifyEmail", "v
 export const orgUserActivateOperations = [orgStateOperation("activate", "activate")];
 /** api.admin.organizations_.$orgId_.users_.$userId_.deactivate */
 export const orgUserDeactivateOperations = [orgStateOperation("deactivate", "deactivate")];
+/** api.admin.organizations_.$orgId_.users_.$userId_.unlock */
+export const orgUserUnlockOperations = [orgStateOperation("unlock", "unlock")];
 
 /** api.admin.organizations_.$orgId_.users_.$userId_.export */
 export const orgUserExportOperations = [
@@ -373,6 +453,8 @@ export const userByIdOperations = [
 export const userByIdActivateOperations = [byIdStateOperation("activate", "activate")];
 /** api.admin.users_.$id_.deactivate */
 export const userByIdDeactivateOperations = [byIdStateOperation("deactivate", "deactivate")];
+/** api.admin.users_.$id_.unlock */
+export const userByIdUnlockOperations = [byIdStateOperation("unlock", "unlock")];
 /** api.admin.users_.$id_.verify-email */
 export const userByIdVerifyEmailOperations = [byIdStateOperation("verifyEmail", "verify-email")];
 

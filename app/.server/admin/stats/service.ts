@@ -29,7 +29,8 @@ export async function statsOverview(ctx: Context): Promise<StatsOverview> {
   for (const row of orgsByStatus) if (row.status in byStatus) byStatus[row.status as keyof typeof byStatus] = row._count._all;
   return {
     generatedAt: now.toISOString(),
-    organizations: { total: byStatus.active + byStatus.suspended + byStatus.deleted, byStatus },
+    // Deleted organizations are gone for operators: the total is the organizations that exist.
+    organizations: { total: byStatus.active + byStatus.suspended, byStatus },
     users: { total: usersTotal, active: usersActive, inactive: usersTotal - usersActive, locked: usersLocked },
     logins: { ...logins.windows, daily: logins.daily },
     twoFactor: { totpEnrolled, emailOtpEnabled, anyEnrolled, adoptionRate: usersTotal === 0 ? 0 : Math.round((anyEnrolled / usersTotal) * 10_000) / 10_000 },

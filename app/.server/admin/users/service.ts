@@ -1,7 +1,8 @@
-import type { Prisma, User as UserRow } from "~/generated/prisma/client";
-import type { Invite, User, UserCreate, UserExport, UserUpdate } from "~/schemas/user";
-import { InvitationConflictError, inviteUser, previewInvitation, type InvitationOutcome } from "../../auth/invitations";
+import type { Invitation as InvitationRow, Prisma, User as UserRow } from "~/generated/prisma/client";
+import type { Invitation, Invite, User, UserCreate, UserExport, UserUpdate } from "~/schemas/user";
+import { InvitationConflictError, InvitationPendingError, inviteUser, previewInvitation, resendInvitation, type InvitationOutcome } from "../../auth/invitations";
 import { checkNewPassword, type PasswordCheck } from "../../auth/password-policy";
+import { passwordLimitKey } from "../../auth/password-login";
 import { invalidateUser } from "../../directory/users";
 import { endUserSessions } from "../../oidc/sessions";
 import type { Context } from "../../context";
@@ -62,6 +63,7 @@ export async function getUser(ctx: Context, id: string, organizationId?: string)
 export interface UserListQuery extends ListQuery {
   q?: string | undefined;
   status?: "active" | "inactive" | undefined;
+  locked?: boolean | undefined;
   sort?: "createdAt" | "email" | "familyName" | "lastLoginAt" | undefined;
 }
 
@@ -85,6 +87,7 @@ export async function listUsers(ctx: Context, organizationId: string, query: Use
   const where: Prisma.UserWhereInput = {
     organizationId,
     ...(query.status ? { status: query.status } : {}),
+    ...(query.locked ? { lockedUntil: { gt: new Date() } } : {}),
     ...(q
       ? {
           OR: [
@@ -213,6 +216,17 @@ export function activateUser(ctx: Context<"cache">, user: UserRow, expectedVersi
   return writeUser(ctx, user, { status: "active", failedLoginCount: 0, lockedUntil: null }, expectedVersion);
 }
 
+/**
+ * Lifts a running lockout: the account's failure count and lock, and the per-account password
+ * limit of its address (strangers' attempts while it was locked would otherwise refuse the
+ * owner's next try). The limiter's counter is reset after the commit: it uses the shared client.
+ */
+export async function unlockUser(ctx: Context<"cache" | "limits">, user: UserRow, expectedVersion: number | undefined): Promise<UserRow> {
+  const row = await writeUser(ctx, user, { failedLoginCount: 0, lockedUntil: null }, expectedVersion);
+  ctx.afterCommit(() => ctx.limits.reset("passwordLogin", passwordLimitKey(user.organizationId, user.email)));
+  return row;
+}
+
 /** Deactivation ends the user's sessions and tokens at once. */
 export async function deactivateUser(ctx: Context<"cache" | "store">, user: UserRow, adminId: string, expectedVersion: number | undefined): Promise<UserRow> {
   refuseSelf(user, adminId, "deactivate");
@@ -260,8 +274,65 @@ export async function invite(ctx: Context<"tokens">, organizationId: string, inp
     return await inviteUser(ctx, await invitationInput(ctx, organizationId, input, invitedBy));
   } catch (error) {
     if (error instanceof InvitationConflictError) throw userExists();
+    if (error instanceof InvitationPendingError) throw invitationPending();
     throw error;
   }
+}
+
+/** 409 rather than 422: the request is well-formed, it collides with a stored invitation (like `user_exists`). */
+const invitationPending = () =>
+  conflict("invitation_pending", "An invitation to this address is pending: resend or revoke it instead.", [{ field: "email", message: "has a pending invitation" }]);
+
+export function toInvitation(row: InvitationRow, now = new Date()): Invitation {
+  return {
+    id: row.id,
+    organizationId: row.organizationId,
+    email: row.email,
+    givenName: row.givenName,
+    familyName: row.familyName,
+    roles: row.roles,
+    language: row.language,
+    invitedBy: row.invitedBy,
+    createdAt: row.createdAt.toISOString(),
+    expiresAt: row.expiresAt.toISOString(),
+    expired: row.expiresAt <= now,
+  };
+}
+
+/** The organization's invitations not accepted yet (expired ones included, flagged), newest first. */
+export async function listInvitations(ctx: Context, organizationId: string, query: ListQuery): Promise<Page<Invitation>> {
+  await requireManagedOrganization(ctx, organizationId);
+  const where: Prisma.InvitationWhereInput = { organizationId, acceptedAt: null };
+  const page = await listPage(listMode(query), {
+    count: () => ctx.db.invitation.count({ where }),
+    offset: (skip, take) => ctx.db.invitation.findMany({ where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], skip, take }),
+    after: (afterId, take) => ctx.db.invitation.findMany({ where: { ...where, ...(afterId ? { id: { lt: afterId } } : {}) }, orderBy: { id: "desc" }, take }),
+  });
+  const now = new Date();
+  return { ...page, data: page.data.map((row) => toInvitation(row, now)) };
+}
+
+/** An invitation of the organization that is not accepted yet (an accepted one is the user's now). */
+export async function getPendingInvitation(ctx: Context, organizationId: string, invitationId: string): Promise<InvitationRow> {
+  await requireManagedOrganization(ctx, organizationId);
+  const row = await ctx.db.invitation.findFirst({ where: { id: invitationId, organizationId, acceptedAt: null } });
+  if (!row) throw notFound("invitation");
+  return row;
+}
+
+export async function resendPendingInvitation(ctx: Context, invitation: InvitationRow): Promise<InvitationOutcome> {
+  try {
+    return await resendInvitation(ctx, invitation);
+  } catch (error) {
+    if (error instanceof InvitationConflictError) throw userExists();
+    throw error;
+  }
+}
+
+/** Revoking deletes the invitation: its link stops working at once (the audit entry keeps the record). */
+export async function revokeInvitation(ctx: Context, invitation: InvitationRow): Promise<void> {
+  const deleted = await ctx.db.invitation.deleteMany({ where: { id: invitation.id, acceptedAt: null } });
+  if (deleted.count !== 1) throw notFound("invitation");
 }
 
 export async function invitePreview(ctx: Context<"config">, organizationId: string, input: Invite, invitedBy: string) {

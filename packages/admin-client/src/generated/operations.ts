@@ -52,6 +52,9 @@ export const operations = {
   "exports.manifest": { method: "GET", path: "/organizations/{orgId}/export/manifest", pathParams: ["orgId"], input: "none", etag: false, paging: "none" },
   "imports.apply": { method: "POST", path: "/imports/apply", pathParams: [], input: "body", etag: false, paging: "none" },
   "imports.preview": { method: "POST", path: "/imports/preview", pathParams: [], input: "body", etag: false, paging: "none" },
+  "invitations.list": { method: "GET", path: "/organizations/{orgId}/invitations", pathParams: ["orgId"], input: "query", etag: false, paging: "cursor" },
+  "invitations.resend": { method: "POST", path: "/organizations/{orgId}/invitations/{invitationId}/resend", pathParams: ["orgId","invitationId"], input: "none", etag: false, paging: "none" },
+  "invitations.revoke": { method: "DELETE", path: "/organizations/{orgId}/invitations/{invitationId}", pathParams: ["orgId","invitationId"], input: "none", etag: false, paging: "none" },
   "keys.generate": { method: "POST", path: "/organizations/{orgId}/keys", pathParams: ["orgId"], input: "body", etag: false, paging: "none" },
   "keys.list": { method: "GET", path: "/keys", pathParams: [], input: "query", etag: false, paging: "cursor" },
   "keys.listByOrganization": { method: "GET", path: "/organizations/{orgId}/keys", pathParams: ["orgId"], input: "none", etag: false, paging: "none" },
@@ -109,11 +112,13 @@ export const operations = {
   "users.invitePreview": { method: "POST", path: "/organizations/{orgId}/users/invite/preview", pathParams: ["orgId"], input: "body", etag: false, paging: "none" },
   "users.list": { method: "GET", path: "/organizations/{orgId}/users", pathParams: ["orgId"], input: "query", etag: false, paging: "cursor" },
   "users.setPassword": { method: "PUT", path: "/organizations/{orgId}/users/{userId}/password", pathParams: ["orgId","userId"], input: "body", etag: false, paging: "none" },
+  "users.unlock": { method: "POST", path: "/organizations/{orgId}/users/{userId}/unlock", pathParams: ["orgId","userId"], input: "none", etag: false, paging: "none" },
   "users.verifyEmail": { method: "POST", path: "/organizations/{orgId}/users/{userId}/verify-email", pathParams: ["orgId","userId"], input: "none", etag: false, paging: "none" },
   "usersById.activate": { method: "POST", path: "/users/{id}/activate", pathParams: ["id"], input: "none", etag: false, paging: "none" },
   "usersById.deactivate": { method: "POST", path: "/users/{id}/deactivate", pathParams: ["id"], input: "none", etag: false, paging: "none" },
   "usersById.get": { method: "GET", path: "/users/{id}", pathParams: ["id"], input: "none", etag: true, paging: "none" },
   "usersById.getHistory": { method: "GET", path: "/users/{id}/history", pathParams: ["id"], input: "none", etag: false, paging: "none" },
+  "usersById.unlock": { method: "POST", path: "/users/{id}/unlock", pathParams: ["id"], input: "none", etag: false, paging: "none" },
   "usersById.update": { method: "PUT", path: "/users/{id}", pathParams: ["id"], input: "body", etag: true, paging: "none" },
   "usersById.verifyEmail": { method: "POST", path: "/users/{id}/verify-email", pathParams: ["id"], input: "none", etag: false, paging: "none" },
 } as const;
@@ -1837,6 +1842,53 @@ export interface Operations {
       };
     etag: false;
   };
+  /** List the organization's invitations not accepted yet, newest first (expired ones flagged; they can be resent) */
+  "invitations.list": {
+    args: [orgId: string, query?: {
+        page?: number;
+        pageSize?: number;
+        cursor?: string;
+        limit?: number;
+        order?: "asc" | "desc";
+      }, options?: CallOptions];
+    response: {
+        data: Array<{
+          id: string;
+          organizationId: string;
+          email: string;
+          givenName: string | null;
+          familyName: string | null;
+          roles: Array<string>;
+          language: string;
+          invitedBy: string | null;
+          createdAt: string;
+          expiresAt: string;
+          expired: boolean;
+        }>;
+        total: number;
+        page: number;
+        pageSize: number;
+        cursor?: string;
+      };
+    etag: false;
+  };
+  /** Send an invitation's mail again, with the same link and a renewed expiry (409 when the address has become a user) */
+  "invitations.resend": {
+    args: [orgId: string, invitationId: string, options?: CallOptions];
+    response: {
+        invitationId: string;
+        email: string;
+        invitationSent: boolean;
+        expiresAt: string;
+      };
+    etag: false;
+  };
+  /** Revoke an invitation not accepted yet: its link stops working at once */
+  "invitations.revoke": {
+    args: [orgId: string, invitationId: string, options?: CallOptions];
+    response: void;
+    etag: false;
+  };
   /** Generate a staged key for an organization: published in its JWKS at once, signing from its next rotation */
   "keys.generate": {
     args: [orgId: string, body?: Record<string, never>, options?: CallOptions];
@@ -2898,7 +2950,7 @@ export interface Operations {
       };
     etag: false;
   };
-  /** Invite someone by email; the account is created when they accept (409 when the user exists) */
+  /** Invite someone by email; the account is created when they accept (409 user_exists when the user exists, 409 invitation_pending when an invitation to the address is pending) */
   "users.invite": {
     args: [orgId: string, body: {
         organizationId?: string;
@@ -2934,7 +2986,7 @@ export interface Operations {
       };
     etag: false;
   };
-  /** List the organization's users (offset or cursor paging, search q on email and name, status filter, sorting) */
+  /** List the organization's users (offset or cursor paging, search q on email and name, status filter, locked=true for running lockouts, sorting) */
   "users.list": {
     args: [orgId: string, query?: {
         page?: number;
@@ -2944,6 +2996,7 @@ export interface Operations {
         order?: "asc" | "desc";
         q?: string;
         status?: "active" | "inactive";
+        locked?: "true";
         sort?: "createdAt" | "email" | "familyName" | "lastLoginAt";
       }, options?: CallOptions];
     response: {
@@ -2974,6 +3027,26 @@ export interface Operations {
     args: [orgId: string, userId: string, body: {
         password: string;
       }, options?: CallOptions];
+    response: {
+        id: string;
+        organizationId: string;
+        email: string;
+        givenName: string | null;
+        familyName: string | null;
+        emailVerified: boolean;
+        status: "active" | "inactive";
+        locale: string | null;
+        hasPassword: boolean;
+        lockedUntil: string | null;
+        lastLoginAt: string | null;
+        createdAt: string;
+        updatedAt: string;
+      };
+    etag: false;
+  };
+  /** Lift the user's sign-in lockout (failed-password count, lock and per-account password limit) */
+  "users.unlock": {
+    args: [orgId: string, userId: string, options?: CallOptions];
     response: {
         id: string;
         organizationId: string;
@@ -3109,6 +3182,26 @@ export interface Operations {
         }>;
         hasMore: boolean;
         nextCursor: string | null;
+      };
+    etag: false;
+  };
+  /** Lift the user's sign-in lockout (failed-password count, lock and per-account password limit) */
+  "usersById.unlock": {
+    args: [id: string, options?: CallOptions];
+    response: {
+        id: string;
+        organizationId: string;
+        email: string;
+        givenName: string | null;
+        familyName: string | null;
+        emailVerified: boolean;
+        status: "active" | "inactive";
+        locale: string | null;
+        hasPassword: boolean;
+        lockedUntil: string | null;
+        lastLoginAt: string | null;
+        createdAt: string;
+        updatedAt: string;
       };
     etag: false;
   };
@@ -3592,6 +3685,31 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"slug","in":"body","type":"string (2–63 chars)","required":false,"description":"Import into this organization slug instead of the package's own"},
     ],
   },
+  "invitations.list": {
+    summary: "List the organization's invitations not accepted yet, newest first (expired ones flagged; they can be resent)",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"page","in":"query","type":"integer (1–1000000)","required":false},
+      {"name":"pageSize","in":"query","type":"integer (1–100)","required":false},
+      {"name":"cursor","in":"query","type":"string (up to 512 chars)","required":false},
+      {"name":"limit","in":"query","type":"integer (1–100)","required":false},
+      {"name":"order","in":"query","type":"asc | desc","required":false},
+    ],
+  },
+  "invitations.resend": {
+    summary: "Send an invitation's mail again, with the same link and a renewed expiry (409 when the address has become a user)",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"invitationId","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
+  "invitations.revoke": {
+    summary: "Revoke an invitation not accepted yet: its link stops working at once",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"invitationId","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
   "keys.generate": {
     summary: "Generate a staged key for an organization: published in its JWKS at once, signing from its next rotation",
     fields: [
@@ -3973,7 +4091,7 @@ export const operationHelp: Record<string, OperationHelp> = {
     ],
   },
   "users.invite": {
-    summary: "Invite someone by email; the account is created when they accept (409 when the user exists)",
+    summary: "Invite someone by email; the account is created when they accept (409 user_exists when the user exists, 409 invitation_pending when an invitation to the address is pending)",
     fields: [
       {"name":"orgId","in":"path","type":"string (uuid)","required":true},
       {"name":"organizationId","in":"body","type":"string (uuid)","required":false},
@@ -3997,7 +4115,7 @@ export const operationHelp: Record<string, OperationHelp> = {
     ],
   },
   "users.list": {
-    summary: "List the organization's users (offset or cursor paging, search q on email and name, status filter, sorting)",
+    summary: "List the organization's users (offset or cursor paging, search q on email and name, status filter, locked=true for running lockouts, sorting)",
     fields: [
       {"name":"orgId","in":"path","type":"string (uuid)","required":true},
       {"name":"page","in":"query","type":"integer (1–1000000)","required":false},
@@ -4007,6 +4125,7 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"order","in":"query","type":"asc | desc","required":false},
       {"name":"q","in":"query","type":"string (up to 200 chars)","required":false},
       {"name":"status","in":"query","type":"active | inactive","required":false},
+      {"name":"locked","in":"query","type":"true","required":false},
       {"name":"sort","in":"query","type":"createdAt | email | familyName | lastLoginAt","required":false},
     ],
   },
@@ -4016,6 +4135,13 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"orgId","in":"path","type":"string (uuid)","required":true},
       {"name":"userId","in":"path","type":"string (uuid)","required":true},
       {"name":"password","in":"body","type":"string (up to 4096 chars)","required":true},
+    ],
+  },
+  "users.unlock": {
+    summary: "Lift the user's sign-in lockout (failed-password count, lock and per-account password limit)",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"userId","in":"path","type":"string (uuid)","required":true},
     ],
   },
   "users.verifyEmail": {
@@ -4045,6 +4171,12 @@ export const operationHelp: Record<string, OperationHelp> = {
   },
   "usersById.getHistory": {
     summary: "The user's history, newest first (no parameters: the latest 100 entries)",
+    fields: [
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
+  "usersById.unlock": {
+    summary: "Lift the user's sign-in lockout (failed-password count, lock and per-account password limit)",
     fields: [
       {"name":"id","in":"path","type":"string (uuid)","required":true},
     ],
