@@ -18,6 +18,8 @@ export const SECURITY_EVENTS = [
   "account.2fa.email_enabled",
   "account.2fa.email_disabled",
   "account.2fa.recovery_codes_regenerated",
+  "account.passkey.added",
+  "account.passkey.removed",
   "account.session_ended",
   "account.sessions_ended",
   "user.password_set",

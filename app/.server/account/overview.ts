@@ -2,6 +2,7 @@ import type { Language } from "~/i18n/config";
 import type { Services } from "../services";
 import { recentSecurityEvents } from "./activity";
 import { formatWhen } from "./page";
+import { readAccountPasskeys } from "./passkeys";
 import { hasPassword } from "./password";
 import { accountSignOutUrl, mayOpenSensitive, STEP_UP_OPEN_SECONDS, stepUpUrl, type SignedIn } from "./session";
 import { listAccountSessions } from "./sessions";
@@ -9,12 +10,13 @@ import { readTwoFactorChoices } from "./two-factor";
 
 /** Everything the account page shows, read in parallel, with dates already in the page's language. */
 export async function accountOverview(services: Services, access: SignedIn, language: Language) {
-  const [password, twoFactor, sessions, events, minLength] = await Promise.all([
+  const [password, twoFactor, sessions, events, minLength, passkeys] = await Promise.all([
     hasPassword(services, access),
     readTwoFactorChoices(services, access),
     listAccountSessions(services, access),
     recentSecurityEvents(services, access),
     services.settings.get("auth.passwordMinLength"),
+    readAccountPasskeys(services, access),
   ]);
   const { user } = access;
   return {
@@ -30,6 +32,10 @@ export async function accountOverview(services: Services, access: SignedIn, lang
       mayToggleEmail: twoFactor.mayToggleEmail,
       mayRegenerateCodes: twoFactor.mayRegenerateCodes,
       recovery: twoFactor.status.recoveryCodes,
+    },
+    passkeys: {
+      ...passkeys,
+      list: passkeys.list.map((p) => ({ id: p.id, name: p.name, synced: p.deviceType === "multiDevice", createdAt: formatWhen(language, p.createdAt)!, lastUsedAt: formatWhen(language, p.lastUsedAt) })),
     },
     sessions: sessions.map((s) => ({ ...s, signedInAt: formatWhen(language, s.signedInAt), lastSeenAt: formatWhen(language, s.lastSeenAt) })),
     events: events.map((e) => ({ ...e, at: formatWhen(language, e.at)! })),

@@ -530,8 +530,8 @@ export interface Operations {
         postLogoutRedirectUris: Array<string>;
         grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
         scope: string;
-        loginMethods: Array<"password" | "magic_link"> | null;
-        effectiveLoginMethods: Array<"password" | "magic_link">;
+        loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
+        effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
         adminApiAccess: boolean;
         allowedCorsOrigins: Array<string>;
         skipConsent: boolean;
@@ -558,8 +558,8 @@ export interface Operations {
         postLogoutRedirectUris: Array<string>;
         grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
         scope: string;
-        loginMethods: Array<"password" | "magic_link"> | null;
-        effectiveLoginMethods: Array<"password" | "magic_link">;
+        loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
+        effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
         adminApiAccess: boolean;
         allowedCorsOrigins: Array<string>;
         skipConsent: boolean;
@@ -583,7 +583,7 @@ export interface Operations {
         postLogoutRedirectUris?: Array<string>;
         grantTypes?: Array<"authorization_code" | "refresh_token" | "client_credentials">;
         scope?: string;
-        loginMethods?: Array<"password" | "magic_link">;
+        loginMethods?: Array<"password" | "magic_link" | "passkey">;
         adminApiAccess?: boolean;
         allowedCorsOrigins?: Array<string>;
         skipConsent?: boolean;
@@ -602,8 +602,8 @@ export interface Operations {
         postLogoutRedirectUris: Array<string>;
         grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
         scope: string;
-        loginMethods: Array<"password" | "magic_link"> | null;
-        effectiveLoginMethods: Array<"password" | "magic_link">;
+        loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
+        effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
         adminApiAccess: boolean;
         allowedCorsOrigins: Array<string>;
         skipConsent: boolean;
@@ -635,8 +635,8 @@ export interface Operations {
         postLogoutRedirectUris: Array<string>;
         grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
         scope: string;
-        loginMethods: Array<"password" | "magic_link"> | null;
-        effectiveLoginMethods: Array<"password" | "magic_link">;
+        loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
+        effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
         adminApiAccess: boolean;
         allowedCorsOrigins: Array<string>;
         skipConsent: boolean;
@@ -687,8 +687,8 @@ export interface Operations {
         postLogoutRedirectUris: Array<string>;
         grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
         scope: string;
-        loginMethods: Array<"password" | "magic_link"> | null;
-        effectiveLoginMethods: Array<"password" | "magic_link">;
+        loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
+        effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
         adminApiAccess: boolean;
         allowedCorsOrigins: Array<string>;
         skipConsent: boolean;
@@ -748,8 +748,8 @@ export interface Operations {
           postLogoutRedirectUris: Array<string>;
           grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
           scope: string;
-          loginMethods: Array<"password" | "magic_link"> | null;
-          effectiveLoginMethods: Array<"password" | "magic_link">;
+          loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
+          effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
           adminApiAccess: boolean;
           allowedCorsOrigins: Array<string>;
           skipConsent: boolean;
@@ -801,7 +801,7 @@ export interface Operations {
   /** Set the client's login-method override (a non-empty subset of password, magic_link) */
   "clients.setLoginMethods": {
     args: [id: string, body: {
-        loginMethods: Array<"password" | "magic_link">;
+        loginMethods: Array<"password" | "magic_link" | "passkey">;
       }, options?: CallOptions];
     response: {
         id: string;
@@ -815,8 +815,8 @@ export interface Operations {
         postLogoutRedirectUris: Array<string>;
         grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
         scope: string;
-        loginMethods: Array<"password" | "magic_link"> | null;
-        effectiveLoginMethods: Array<"password" | "magic_link">;
+        loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
+        effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
         adminApiAccess: boolean;
         allowedCorsOrigins: Array<string>;
         skipConsent: boolean;
@@ -838,7 +838,7 @@ export interface Operations {
         postLogoutRedirectUris?: Array<string>;
         grantTypes?: Array<"authorization_code" | "refresh_token" | "client_credentials">;
         scope?: string;
-        loginMethods?: Array<"password" | "magic_link"> | null;
+        loginMethods?: Array<"password" | "magic_link" | "passkey"> | null;
         adminApiAccess?: boolean;
         allowedCorsOrigins?: Array<string>;
         skipConsent?: boolean;
@@ -857,8 +857,8 @@ export interface Operations {
         postLogoutRedirectUris: Array<string>;
         grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
         scope: string;
-        loginMethods: Array<"password" | "magic_link"> | null;
-        effectiveLoginMethods: Array<"password" | "magic_link">;
+        loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
+        effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
         adminApiAccess: boolean;
         allowedCorsOrigins: Array<string>;
         skipConsent: boolean;
@@ -1095,8 +1095,8 @@ export interface Operations {
           organization: {
             slug: string;
             name: string;
-            defaultLoginMethods: Array<"password" | "magic_link">;
-            twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_any";
+            defaultLoginMethods: Array<"password" | "magic_link" | "passkey">;
+            twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
             defaultLocale: "en" | "de";
             branding: { [key: string]: JsonValue };
             assets: Array<{
@@ -1141,7 +1141,7 @@ export interface Operations {
             postLogoutRedirectUris: Array<string>;
             grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
             scope: unknown;
-            loginMethods: Array<"password" | "magic_link">;
+            loginMethods: Array<"password" | "magic_link" | "passkey">;
             allowedCorsOrigins: Array<string>;
             skipConsent: boolean;
             accessTokenTtlSeconds: number | null;
@@ -1256,8 +1256,8 @@ export interface Operations {
             organization: {
               slug: string;
               name: string;
-              defaultLoginMethods: Array<"password" | "magic_link">;
-              twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_any";
+              defaultLoginMethods: Array<"password" | "magic_link" | "passkey">;
+              twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
               defaultLocale: "en" | "de";
               branding: { [key: string]: JsonValue };
               assets: Array<{
@@ -1302,7 +1302,7 @@ export interface Operations {
               postLogoutRedirectUris: Array<string>;
               grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
               scope: string;
-              loginMethods: Array<"password" | "magic_link">;
+              loginMethods: Array<"password" | "magic_link" | "passkey">;
               allowedCorsOrigins?: Array<string>;
               skipConsent?: boolean;
               accessTokenTtlSeconds?: number | null;
@@ -1407,8 +1407,8 @@ export interface Operations {
             organization: {
               slug: string;
               name: string;
-              defaultLoginMethods: Array<"password" | "magic_link">;
-              twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_any";
+              defaultLoginMethods: Array<"password" | "magic_link" | "passkey">;
+              twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
               defaultLocale: "en" | "de";
               branding: { [key: string]: JsonValue };
               assets: Array<{
@@ -1453,7 +1453,7 @@ export interface Operations {
               postLogoutRedirectUris: Array<string>;
               grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
               scope: string;
-              loginMethods: Array<"password" | "magic_link">;
+              loginMethods: Array<"password" | "magic_link" | "passkey">;
               allowedCorsOrigins?: Array<string>;
               skipConsent?: boolean;
               accessTokenTtlSeconds?: number | null;
@@ -1702,8 +1702,8 @@ export interface Operations {
         name: string;
         slug: string;
         status: "active" | "suspended" | "deleted";
-        defaultLoginMethods: Array<"password" | "magic_link">;
-        twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_any";
+        defaultLoginMethods: Array<"password" | "magic_link" | "passkey">;
+        twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
         defaultLocale: string;
         createdAt: string;
         updatedAt: string;
@@ -1715,8 +1715,8 @@ export interface Operations {
     args: [body: {
         name: string;
         slug: string;
-        defaultLoginMethods?: Array<"password" | "magic_link">;
-        twoFactorPolicy?: "optional" | "required_email" | "required_totp" | "required_any";
+        defaultLoginMethods?: Array<"password" | "magic_link" | "passkey">;
+        twoFactorPolicy?: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
         defaultLocale?: "en" | "de";
       }, options?: CallOptions];
     response: {
@@ -1724,8 +1724,8 @@ export interface Operations {
         name: string;
         slug: string;
         status: "active" | "suspended" | "deleted";
-        defaultLoginMethods: Array<"password" | "magic_link">;
-        twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_any";
+        defaultLoginMethods: Array<"password" | "magic_link" | "passkey">;
+        twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
         defaultLocale: string;
         createdAt: string;
         updatedAt: string;
@@ -1746,8 +1746,8 @@ export interface Operations {
         name: string;
         slug: string;
         status: "active" | "suspended" | "deleted";
-        defaultLoginMethods: Array<"password" | "magic_link">;
-        twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_any";
+        defaultLoginMethods: Array<"password" | "magic_link" | "passkey">;
+        twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
         defaultLocale: string;
         createdAt: string;
         updatedAt: string;
@@ -1793,8 +1793,8 @@ export interface Operations {
           name: string;
           slug: string;
           status: "active" | "suspended" | "deleted";
-          defaultLoginMethods: Array<"password" | "magic_link">;
-          twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_any";
+          defaultLoginMethods: Array<"password" | "magic_link" | "passkey">;
+          twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
           defaultLocale: string;
           createdAt: string;
           updatedAt: string;
@@ -1814,8 +1814,8 @@ export interface Operations {
         name: string;
         slug: string;
         status: "active" | "suspended" | "deleted";
-        defaultLoginMethods: Array<"password" | "magic_link">;
-        twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_any";
+        defaultLoginMethods: Array<"password" | "magic_link" | "passkey">;
+        twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
         defaultLocale: string;
         createdAt: string;
         updatedAt: string;
@@ -1826,8 +1826,8 @@ export interface Operations {
   "organizations.update": {
     args: [id: string, body: {
         name?: string;
-        defaultLoginMethods?: Array<"password" | "magic_link">;
-        twoFactorPolicy?: "optional" | "required_email" | "required_totp" | "required_any";
+        defaultLoginMethods?: Array<"password" | "magic_link" | "passkey">;
+        twoFactorPolicy?: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
         defaultLocale?: "en" | "de";
       }, options?: CallOptions];
     response: {
@@ -1835,8 +1835,8 @@ export interface Operations {
         name: string;
         slug: string;
         status: "active" | "suspended" | "deleted";
-        defaultLoginMethods: Array<"password" | "magic_link">;
-        twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_any";
+        defaultLoginMethods: Array<"password" | "magic_link" | "passkey">;
+        twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
         defaultLocale: string;
         createdAt: string;
         updatedAt: string;
@@ -2190,7 +2190,7 @@ export interface Operations {
     args: [orgId: string, options?: CallOptions];
     response: {
         organizationId: string;
-        policy: "optional" | "required_email" | "required_totp" | "required_any";
+        policy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
       };
     etag: true;
   };
@@ -2263,11 +2263,11 @@ export interface Operations {
   /** Set the organization's two-factor policy (If-Match guards against lost updates) */
   "twoFactor.setPolicy": {
     args: [orgId: string, body: {
-        policy: "optional" | "required_email" | "required_totp" | "required_any";
+        policy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
       }, options?: CallOptions];
     response: {
         organizationId: string;
-        policy: "optional" | "required_email" | "required_totp" | "required_any";
+        policy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
       };
     etag: true;
   };
@@ -2953,7 +2953,7 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"postLogoutRedirectUris","in":"body","type":"list of string","required":false,"default":"[]"},
       {"name":"grantTypes","in":"body","type":"list of (authorization_code | refresh_token | client_credentials)","required":false,"default":"[\"authorization_code\",\"refresh_token\"]"},
       {"name":"scope","in":"body","type":"string (up to 1000 chars)","required":false},
-      {"name":"loginMethods","in":"body","type":"list of (password | magic_link)","required":false},
+      {"name":"loginMethods","in":"body","type":"list of (password | magic_link | passkey)","required":false},
       {"name":"adminApiAccess","in":"body","type":"boolean","required":false,"default":"false"},
       {"name":"allowedCorsOrigins","in":"body","type":"list of string","required":false,"default":"[]"},
       {"name":"skipConsent","in":"body","type":"boolean","required":false,"default":"false"},
@@ -3033,7 +3033,7 @@ export const operationHelp: Record<string, OperationHelp> = {
     summary: "Set the client's login-method override (a non-empty subset of password, magic_link)",
     fields: [
       {"name":"id","in":"path","type":"string (1–200 chars)","required":true},
-      {"name":"loginMethods","in":"body","type":"list of (password | magic_link)","required":true},
+      {"name":"loginMethods","in":"body","type":"list of (password | magic_link | passkey)","required":true},
     ],
   },
   "clients.update": {
@@ -3047,7 +3047,7 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"postLogoutRedirectUris","in":"body","type":"list of string","required":false},
       {"name":"grantTypes","in":"body","type":"list of (authorization_code | refresh_token | client_credentials)","required":false},
       {"name":"scope","in":"body","type":"string (up to 1000 chars)","required":false},
-      {"name":"loginMethods","in":"body","type":"list of (password | magic_link) or null","required":false},
+      {"name":"loginMethods","in":"body","type":"list of (password | magic_link | passkey) or null","required":false},
       {"name":"adminApiAccess","in":"body","type":"boolean","required":false},
       {"name":"allowedCorsOrigins","in":"body","type":"list of string","required":false},
       {"name":"skipConsent","in":"body","type":"boolean","required":false},
@@ -3250,8 +3250,8 @@ export const operationHelp: Record<string, OperationHelp> = {
     fields: [
       {"name":"name","in":"body","type":"string (1–200 chars)","required":true},
       {"name":"slug","in":"body","type":"string (2–63 chars)","required":true},
-      {"name":"defaultLoginMethods","in":"body","type":"list of (password | magic_link)","required":false},
-      {"name":"twoFactorPolicy","in":"body","type":"optional | required_email | required_totp | required_any","required":false},
+      {"name":"defaultLoginMethods","in":"body","type":"list of (password | magic_link | passkey)","required":false},
+      {"name":"twoFactorPolicy","in":"body","type":"optional | required_email | required_totp | required_passkey | required_any","required":false},
       {"name":"defaultLocale","in":"body","type":"en | de","required":false},
     ],
   },
@@ -3300,8 +3300,8 @@ export const operationHelp: Record<string, OperationHelp> = {
     fields: [
       {"name":"id","in":"path","type":"string (uuid)","required":true},
       {"name":"name","in":"body","type":"string (1–200 chars)","required":false},
-      {"name":"defaultLoginMethods","in":"body","type":"list of (password | magic_link)","required":false},
-      {"name":"twoFactorPolicy","in":"body","type":"optional | required_email | required_totp | required_any","required":false},
+      {"name":"defaultLoginMethods","in":"body","type":"list of (password | magic_link | passkey)","required":false},
+      {"name":"twoFactorPolicy","in":"body","type":"optional | required_email | required_totp | required_passkey | required_any","required":false},
       {"name":"defaultLocale","in":"body","type":"en | de","required":false},
     ],
   },
@@ -3464,7 +3464,7 @@ export const operationHelp: Record<string, OperationHelp> = {
     summary: "Set the organization's two-factor policy (If-Match guards against lost updates)",
     fields: [
       {"name":"orgId","in":"path","type":"string (uuid)","required":true},
-      {"name":"policy","in":"body","type":"optional | required_email | required_totp | required_any","required":true},
+      {"name":"policy","in":"body","type":"optional | required_email | required_totp | required_passkey | required_any","required":true},
     ],
   },
   "userRoles.assign": {
