@@ -3,7 +3,8 @@ import { MAX_PASSKEYS_PER_USER } from "~/.server/passkeys/service";
 import { accountSessionsKey } from "~/.server/oidc/sessions";
 import { csrfOf, TestBrowser } from "../support/browser";
 import { startTestPorta, type TestPorta } from "../support/porta";
-import { createAccountTenant, createAccountUser, postAccount, shown, signInToAccount, type AccountTenant, type SignedInPage } from "../account/helpers";
+import { invalidateOrganization } from "~/.server/directory/organizations";
+import { createAccountTenant, createAccountUser, PASSWORD, postAccount, shown, signInToAccount, type AccountTenant, type SignedInPage } from "../account/helpers";
 import { SoftAuthenticator, type CreationOptions, type RequestOptions, type SoftCredential } from "./authenticator";
 
 /**
@@ -13,6 +14,14 @@ import { SoftAuthenticator, type CreationOptions, type RequestOptions, type Soft
  * replayed answer, a challenge of another interaction, a counter that went back, another
  * organization's credential, a removed passkey, a client without the method, the limit.
  */
+/** The page's CSRF token: a form's field, or (a page with only the passkey has no form) the page data its script reads. */
+function tokenIn(html: string): string {
+  if (html.includes('name="csrf"')) return csrfOf(html);
+  const token = /\\?"csrf\\?",\\?"([^"\\]+)/.exec(html)?.[1];
+  if (!token) throw new Error("no CSRF token in the page");
+  return token;
+}
+
 describe("passkeys", () => {
   let porta: TestPorta;
   let authenticator: SoftAuthenticator;
@@ -48,9 +57,7 @@ describe("passkeys", () => {
     const interactionUrl = new URL(authorize.headers.get("location")!, authorizeUrl).href;
     const login = await browser.get(interactionUrl);
     const html = await login.text();
-    // A page with only the passkey has no form: its script holds the token (from the page's data).
-    const csrf = html.includes('name="csrf"') ? csrfOf(html) : (/\\?"csrf\\?",\\?"([^"\\]+)/.exec(html)?.[1] ?? "");
-    return { browser, interactionUrl, html, csrf, endpoint: `${interactionUrl}/passkey` };
+    return { browser, interactionUrl, html, csrf: tokenIn(html), endpoint: `${interactionUrl}/passkey` };
   }
 
   async function loginOptions(login: Awaited<ReturnType<typeof openLogin>>): Promise<RequestOptions> {
@@ -210,6 +217,72 @@ describe("passkeys", () => {
     expect(await start.json()).toEqual({ error: "limit" });
     const account = await page.browser.get(tenant.accountUrl);
     expect(shown(await account.text())).toContain(`You have ${MAX_PASSKEYS_PER_USER} passkeys, the most an account may have.`);
+  });
+
+  describe("as the second factor", () => {
+    /** A person with a passkey, in an organization whose policy then becomes `policy`. */
+    async function withPolicy(policy: string) {
+      const set = await setUp(["password", "passkey"]);
+      await prisma().organization.update({ where: { id: set.tenant.org.id }, data: { twoFactorPolicy: policy } });
+      invalidateOrganization(porta.services.cache, set.tenant.org);
+      await porta.services.oidc.invalidate(set.tenant.org.id);
+      return set;
+    }
+
+    async function passwordStep(tenant: AccountTenant, email: string) {
+      const login = await openLogin(tenant);
+      const posted = await login.browser.post(login.interactionUrl, { csrf: login.csrf, email, password: PASSWORD });
+      const step = await login.browser.follow(posted, login.interactionUrl);
+      const html = await step.res.text();
+      return { browser: login.browser, url: step.url, html, csrf: tokenIn(html), endpoint: `${step.url.replace(/\?.*$/, "")}/passkey` };
+    }
+
+    it("required_passkey: after the password the step asks for the user's passkey; it completes the sign-in (auth.2fa.verified, amr pwd+hwk+user+mfa)", async () => {
+      const { tenant, user, credential } = await withPolicy("required_passkey");
+      const step = await passwordStep(tenant, user.email);
+      expect(step.url).toMatch(/\/two-factor$/);
+      expect(shown(step.html)).toContain("Confirm your sign-in with one of your passkeys.");
+      const start = await step.browser.post(step.endpoint, { csrf: step.csrf, intent: "options" });
+      const { options } = (await start.json()) as { options: RequestOptions };
+      expect(options.allowCredentials?.map((c) => c.id)).toEqual([credential.id.toString("base64url")]);
+      const res = await step.browser.post(step.endpoint, { csrf: step.csrf, intent: "verify", credential: JSON.stringify(authenticator.get(options, credential)) });
+      expect(res.status).toBe(200);
+      const { redirectTo } = (await res.json()) as { redirectTo: string };
+      const landed = await step.browser.follow(await step.browser.get(new URL(redirectTo, step.url).href), redirectTo);
+      expect(landed.url).toBe(tenant.accountUrl);
+      expect((await audit("auth.2fa.verified", { targetId: user.id })).map((e) => e.data)).toEqual([{ userId: user.id, method: "passkey" }]);
+      expect((await audit("auth.login.success", { targetId: user.id })).at(-1)?.data).toMatchObject({ method: "password", secondFactor: "passkey" });
+      const sessions = await Promise.all((await porta.services.store.setMembers(accountSessionsKey(tenant.org.id, user.id))).map((k) => porta.services.store.get(k)));
+      expect(sessions.map((s) => (JSON.parse(s!) as { amr?: string[] }).amr)).toContainEqual(["pwd", "hwk", "user", "mfa"]);
+    });
+
+    it("refuses another user's passkey at the step, audited auth.2fa.failed", async () => {
+      const { tenant, user } = await withPolicy("required_passkey");
+      // A second person of the same organization with a passkey of their own.
+      const mallory = await createAccountUser(porta, tenant);
+      await prisma().organization.update({ where: { id: tenant.org.id }, data: { twoFactorPolicy: "optional" } });
+      invalidateOrganization(porta.services.cache, tenant.org);
+      await porta.services.oidc.invalidate(tenant.org.id);
+      const malloryKey = await register(tenant, await signInToAccount(tenant, mallory.email));
+      await prisma().organization.update({ where: { id: tenant.org.id }, data: { twoFactorPolicy: "required_passkey" } });
+      invalidateOrganization(porta.services.cache, tenant.org);
+      await porta.services.oidc.invalidate(tenant.org.id);
+
+      const step = await passwordStep(tenant, user.email);
+      const start = await step.browser.post(step.endpoint, { csrf: step.csrf, intent: "options" });
+      const { options } = (await start.json()) as { options: RequestOptions };
+      const res = await step.browser.post(step.endpoint, { csrf: step.csrf, intent: "verify", credential: JSON.stringify(authenticator.get({ ...options, allowCredentials: [] }, malloryKey)) });
+      expect(res.status).toBe(401);
+      expect((await audit("auth.2fa.failed", { targetId: user.id })).map((e) => e.data)).toEqual([{ userId: user.id, method: "passkey", reason: "wrong_user" }]);
+    });
+
+    it("required_any offers the passkey beside email codes", async () => {
+      const { tenant, user } = await withPolicy("required_any");
+      const step = await passwordStep(tenant, user.email);
+      const text = shown(step.html);
+      expect(text).toContain("Use my passkey");
+      expect(text).toContain("Email me a code");
+    });
   });
 
   it("keeps a registration challenge to the browser session that asked for it", async () => {
