@@ -39,6 +39,16 @@ export interface Seed {
   resetUser?: { email: string; password: string; id: string };
   /** A person of the same organization who manages their own account (account.spec.ts; nobody else signs in as them). */
   accountUser?: { email: string; password: string; id: string };
+  /**
+   * The passkey organization (passkeys.spec.ts): its default methods are password and passkey;
+   * `passkeyOnly` is a client whose methods are `[passkey]`, `passwordOnly` one without it.
+   */
+  passkeys?: {
+    slug: string;
+    user: { email: string; password: string; id: string };
+    passkeyOnly: Pick<SeededOrganization, "issuer" | "clientId" | "clientSecret" | "redirectUri">;
+    passwordOnly: Pick<SeededOrganization, "issuer" | "clientId" | "clientSecret" | "redirectUri">;
+  };
 }
 
 /**
