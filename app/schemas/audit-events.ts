@@ -83,6 +83,7 @@ export const AUDIT_EVENTS = {
   "user.role_removed": "A role was removed from a user.",
   "user.sessions_revoked": "All of a user's sessions were ended.",
   "user.2fa.disabled": "A user's second factor was turned off.",
+  "user.passkey.deleted": "An administrator deleted one of a user's passkeys (data: passkeyId, name).",
   "user.2fa.reset": "A user's second factor was reset by an administrator.",
   "user.2fa.recovery_codes_regenerated": "A user's recovery codes were replaced.",
 

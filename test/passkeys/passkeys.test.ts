@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_PASSKEYS_PER_USER } from "~/.server/passkeys/service";
 import { accountSessionsKey } from "~/.server/oidc/sessions";
+import { adminApi, obtainAdminTokens } from "../support/admin-api";
 import { csrfOf, TestBrowser } from "../support/browser";
 import { startTestPorta, type TestPorta } from "../support/porta";
 import { invalidateOrganization } from "~/.server/directory/organizations";
@@ -282,6 +283,32 @@ describe("passkeys", () => {
       const text = shown(step.html);
       expect(text).toContain("Use my passkey");
       expect(text).toContain("Email me a code");
+    });
+  });
+
+  describe("Admin API", () => {
+    it("lists a user's passkeys without key material, deletes one (audited user.passkey.deleted), and counts them in the two-factor status and summary", async () => {
+      const api = adminApi(porta, (await obtainAdminTokens(porta)).accessToken);
+      const { tenant, user, credential } = await setUp();
+      const listed = await api.get<{ data: Array<Record<string, unknown>> }>(`/users/${user.id}/passkeys`);
+      expect(listed.status).toBe(200);
+      expect(listed.body.data).toHaveLength(1);
+      const [only] = listed.body.data;
+      expect(only).toMatchObject({ userId: user.id, name: "Work laptop", deviceType: "singleDevice", backedUp: false, aaguid: null, transports: ["internal"], lastUsedAt: null });
+      expect(Object.keys(only!).sort()).toEqual(["aaguid", "backedUp", "createdAt", "deviceType", "id", "lastUsedAt", "name", "transports", "userId"]);
+      expect((await api.get<{ passkeys: { count: number } }>(`/users/${user.id}/two-factor`)).body.passkeys).toEqual({ count: 1 });
+      const summary = await api.get<{ data: Array<{ organizationId: string; byMethod: { passkey: number } }> }>("/two-factor/summary");
+      expect(summary.body.data.find((r) => r.organizationId === tenant.org.id)?.byMethod.passkey).toBe(1);
+
+      expect((await api.delete(`/users/${user.id}/passkeys/0190a000-0000-7000-8000-000000000000`)).status).toBe(404);
+      const deleted = await api.delete<{ id: string }>(`/users/${user.id}/passkeys/${String(only!.id)}`);
+      expect(deleted.status).toBe(200);
+      expect(deleted.body.id).toBe(only!.id);
+      expect((await audit("user.passkey.deleted", { targetId: user.id }))[0]?.data).toEqual({ passkeyId: only!.id, name: "Work laptop" });
+      expect((await api.get<{ data: unknown[] }>(`/users/${user.id}/passkeys`)).body.data).toEqual([]);
+      // The deleted passkey no longer signs in.
+      const login = await openLogin(tenant);
+      expect((await verify(login, authenticator.get(await loginOptions(login), credential))).status).toBe(401);
     });
   });
 

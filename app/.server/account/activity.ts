@@ -26,6 +26,7 @@ export const SECURITY_EVENTS = [
   "user.password_cleared",
   "user.sessions_revoked",
   "user.2fa.disabled",
+  "user.passkey.deleted",
   "user.2fa.reset",
   "user.2fa.recovery_codes_regenerated",
 ] as const satisfies readonly AuditEventType[];

@@ -69,6 +69,8 @@ export const operations = {
   "organizations.suspend": { method: "POST", path: "/organizations/{id}/suspend", pathParams: ["id"], input: "none", etag: true, paging: "none" },
   "organizations.update": { method: "PUT", path: "/organizations/{id}", pathParams: ["id"], input: "body", etag: true, paging: "none" },
   "organizations.validateSlug": { method: "GET", path: "/organizations/validate-slug", pathParams: [], input: "query", etag: false, paging: "none" },
+  "passkeys.delete": { method: "DELETE", path: "/users/{id}/passkeys/{passkeyId}", pathParams: ["id","passkeyId"], input: "none", etag: false, paging: "none" },
+  "passkeys.list": { method: "GET", path: "/users/{id}/passkeys", pathParams: ["id"], input: "none", etag: false, paging: "none" },
   "permissions.create": { method: "POST", path: "/permissions", pathParams: [], input: "body", etag: false, paging: "none" },
   "permissions.delete": { method: "DELETE", path: "/permissions/{id}", pathParams: ["id"], input: "none", etag: false, paging: "none" },
   "permissions.get": { method: "GET", path: "/permissions/{id}", pathParams: ["id"], input: "none", etag: false, paging: "none" },
@@ -1856,6 +1858,40 @@ export interface Operations {
       };
     etag: false;
   };
+  /** Delete one of a user's passkeys; it no longer signs in */
+  "passkeys.delete": {
+    args: [id: string, passkeyId: string, options?: CallOptions];
+    response: {
+        id: string;
+        userId: string;
+        name: string;
+        createdAt: string;
+        lastUsedAt: string | null;
+        deviceType: "singleDevice" | "multiDevice";
+        backedUp: boolean;
+        aaguid: string | null;
+        transports: Array<string>;
+      };
+    etag: false;
+  };
+  /** A user's passkeys (name, created, last used, authenticator type); never key material */
+  "passkeys.list": {
+    args: [id: string, options?: CallOptions];
+    response: {
+        data: Array<{
+          id: string;
+          userId: string;
+          name: string;
+          createdAt: string;
+          lastUsedAt: string | null;
+          deviceType: "singleDevice" | "multiDevice";
+          backedUp: boolean;
+          aaguid: string | null;
+          transports: Array<string>;
+        }>;
+      };
+    etag: false;
+  };
   /** Create a permission in an organization */
   "permissions.create": {
     args: [body: {
@@ -2182,6 +2218,9 @@ export interface Operations {
           remaining: number;
           total: number;
         };
+        passkeys: {
+          count: number;
+        };
       };
     etag: false;
   };
@@ -2211,6 +2250,9 @@ export interface Operations {
           remaining: number;
           total: number;
         };
+        passkeys: {
+          count: number;
+        };
       };
     etag: false;
   };
@@ -2227,6 +2269,7 @@ export interface Operations {
             totp: number;
             email: number;
             recoveryCodes: number;
+            passkey: number;
           };
         }>;
       };
@@ -2256,6 +2299,9 @@ export interface Operations {
         recoveryCodes: {
           remaining: number;
           total: number;
+        };
+        passkeys: {
+          count: number;
         };
       };
     etag: false;
@@ -3309,6 +3355,19 @@ export const operationHelp: Record<string, OperationHelp> = {
     summary: "Check whether a slug is well-formed and free",
     fields: [
       {"name":"slug","in":"query","type":"string (up to 200 chars)","required":true},
+    ],
+  },
+  "passkeys.delete": {
+    summary: "Delete one of a user's passkeys; it no longer signs in",
+    fields: [
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+      {"name":"passkeyId","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
+  "passkeys.list": {
+    summary: "A user's passkeys (name, created, last used, authenticator type); never key material",
+    fields: [
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
     ],
   },
   "permissions.create": {
