@@ -99,8 +99,12 @@ export function PasskeySignIn({ endpoint, csrf, label, secondary = false }: { en
   );
 }
 
-/** The account page's "Add a passkey": a name, then the browser's dialog; the page reloads with the new passkey listed. */
-export function PasskeyRegister({ endpoint, csrf, done }: { endpoint: string; csrf: string; done: string }) {
+/**
+ * "Add a passkey": a name, then the browser's dialog. On the account page the page reloads with
+ * the new passkey listed (`done`); at the sign-in step that requires one, the answer says where the
+ * sign-in goes on (`redirectTo`).
+ */
+export function PasskeyRegister({ endpoint, csrf, done, optionsIntent = "options" }: { endpoint: string; csrf: string; done?: string; optionsIntent?: string }) {
   const { t } = useTranslation();
   const supported = useWebAuthn();
   const nameId = useId();
@@ -112,14 +116,15 @@ export function PasskeyRegister({ endpoint, csrf, done }: { endpoint: string; cs
     setBusy(true);
     setProblem(null);
     try {
-      const start = await postForm(endpoint, { csrf, intent: "options" });
+      const start = await postForm(endpoint, { csrf, intent: optionsIntent });
       if (stepUp(start.body)) return;
       if (start.status !== 200) return setProblem(problemOf(start.status, start.body));
       const credential = await startRegistration({ optionsJSON: start.body.options as Parameters<typeof startRegistration>[0]["optionsJSON"] });
       const finished = await postForm(endpoint, { csrf, intent: "register", name, credential: JSON.stringify(credential) });
       if (stepUp(finished.body)) return;
-      if (finished.status === 200) {
-        window.location.assign(done);
+      const next = typeof finished.body.redirectTo === "string" ? finished.body.redirectTo : done;
+      if (finished.status === 200 && next) {
+        window.location.assign(next);
         return;
       }
       setProblem(problemOf(finished.status, finished.body));

@@ -3,7 +3,8 @@ import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { AuthCard, Field, FormMessage } from "~/components/auth-card";
 import { GateRefusalPage, isGateRefusal } from "~/components/gate-refusal";
-import { PasskeySignIn } from "~/components/passkey";
+import { PasskeyRegister, PasskeySignIn } from "~/components/passkey";
+import { passkeyEnrollmentDue } from "~/.server/passkeys/sign-in";
 import {
   chooseSecondFactor,
   loadSecondFactorStep,
@@ -30,7 +31,7 @@ export async function loader(args: LoaderFunctionArgs) {
   const choose = asked === "choose" && pending.plan.methods.length > 1;
   const view = recovery ? ("recovery" as const) : pending.chosen === null || choose ? ("choose" as const) : pending.chosen;
   return data(
-    { view, ...gate.frame, methods: pending.plan.methods, recoveryAvailable: pending.plan.recovery, minutes: await args.context.services.settings.get("auth.emailOtpTtlMinutes") },
+    { view, ...gate.frame, registerPasskey: view === "passkey" && (await passkeyEnrollmentDue(args.context.services, pending)), methods: pending.plan.methods, recoveryAvailable: pending.plan.recovery, minutes: await args.context.services.settings.get("auth.emailOtpTtlMinutes") },
     { headers: NO_STORE },
   );
 }
@@ -142,6 +143,15 @@ export default function TwoFactor() {
       ) : null}
     </p>
   );
+
+  if (page.view === "passkey" && page.registerPasskey) {
+    return (
+      <AuthCard branding={page.branding} title={t("twoFactor.passkeySetupTitle")}>
+        <p>{t("twoFactor.passkeySetupIntro")}</p>
+        <PasskeyRegister endpoint={`/interaction/${page.uid}/two-factor/passkey`} csrf={page.csrf} optionsIntent="register-options" />
+      </AuthCard>
+    );
+  }
 
   if (page.view === "passkey") {
     return (

@@ -277,6 +277,31 @@ describe("passkeys", () => {
       expect((await audit("auth.2fa.failed", { targetId: user.id })).map((e) => e.data)).toEqual([{ userId: user.id, method: "passkey", reason: "wrong_user" }]);
     });
 
+    it("required_passkey without a passkey: the step registers one, which is the second factor of this sign-in (auth.2fa.enrolled)", async () => {
+      const tenant = await passkeyTenant(["password", "passkey"]);
+      await prisma().organization.update({ where: { id: tenant.org.id }, data: { twoFactorPolicy: "required_passkey" } });
+      const user = await createAccountUser(porta, tenant);
+      const step = await passwordStep(tenant, user.email);
+      expect(shown(step.html)).toContain("Your organization requires a passkey after your password.");
+      // Asking to use a passkey the person does not have is not offered; registering is.
+      const start = await step.browser.post(step.endpoint, { csrf: step.csrf, intent: "register-options" });
+      expect(start.status).toBe(200);
+      const { options } = (await start.json()) as { options: CreationOptions };
+      const { response } = authenticator.create(options, { synced: true });
+      const res = await step.browser.post(step.endpoint, { csrf: step.csrf, intent: "register", name: "Phone", credential: JSON.stringify(response) });
+      expect(res.status).toBe(200);
+      const { redirectTo } = (await res.json()) as { redirectTo: string };
+      const landed = await step.browser.follow(await step.browser.get(new URL(redirectTo, step.url).href), redirectTo);
+      expect(landed.url).toBe(tenant.accountUrl);
+      expect(await prisma().passkey.findMany({ where: { userId: user.id }, select: { name: true, deviceType: true } })).toEqual([{ name: "Phone", deviceType: "multiDevice" }]);
+      expect((await audit("auth.2fa.enrolled", { targetId: user.id })).map((e) => e.data)).toEqual([{ method: "passkey" }]);
+      const sessions = await Promise.all((await porta.services.store.setMembers(accountSessionsKey(tenant.org.id, user.id))).map((k) => porta.services.store.get(k)));
+      expect(sessions.map((s) => (JSON.parse(s!) as { amr?: string[] }).amr)).toContainEqual(["pwd", "swk", "user", "mfa"]);
+      // Once registered, the step no longer offers a second registration.
+      const next = await passwordStep(tenant, user.email);
+      expect((await next.browser.post(next.endpoint, { csrf: next.csrf, intent: "register-options" })).status).toBe(403);
+    });
+
     it("required_any offers the passkey beside email codes", async () => {
       const { tenant, user } = await withPolicy("required_any");
       const step = await passwordStep(tenant, user.email);

@@ -7,7 +7,20 @@ import { inTransaction } from "../context";
 import type { InteractionContext } from "../interaction/context";
 import { consumeEach, refundEach, type LimitName } from "../rate-limit/limiters";
 import type { Services } from "../services";
-import { AuthenticationResponseSchema, checkAssertion, parseCredential, startAssertion, type AssertionClaim, type ChallengeBinding } from "./service";
+import type { PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
+import {
+  AuthenticationResponseSchema,
+  checkAssertion,
+  countPasskeys,
+  finishRegistration,
+  parseCredential,
+  passkeyKind,
+  RegistrationResponseSchema,
+  startAssertion,
+  startRegistration,
+  type AssertionClaim,
+  type ChallengeBinding,
+} from "./service";
 
 /**
  * A passkey at the sign-in pages: as the primary method (a complete proof, like a magic link:
@@ -111,4 +124,62 @@ export async function verifyPasskeySecondFactor(
   await refundEach(services.limits, limits);
   await clearPending(services.store, ic.uid);
   return { kind: "signed_in", redirectTo };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Enrollment at the step that requires a passkey
+
+/**
+ * Under `required_passkey` a person without a passkey registers one at the step, right after a
+ * right password, as TOTP is enrolled at the step under `required_totp`: the new passkey is the
+ * second factor of this sign-in (audited `account.passkey.added` and `auth.2fa.enrolled`).
+ */
+const enrollBinding = (ic: InteractionContext): ChallengeBinding => ({ purpose: "register", subject: `sign-in:${ic.uid}` });
+
+/** Whether the step asks this person to register a passkey first (the plan wants one and they have none). */
+export async function passkeyEnrollmentDue(services: Services, pending: PendingSecondFactor): Promise<boolean> {
+  return pending.plan.methods.includes("passkey") && (await countPasskeys(services.db.prisma, pending.userId)) === 0;
+}
+
+async function ownerAtStep(services: Services, ic: InteractionContext, pending: PendingSecondFactor) {
+  const user = await services.db.prisma.user.findUniqueOrThrow({ where: { id: pending.userId }, select: { id: true, email: true, givenName: true, familyName: true } });
+  return { organization: ic.organization, user };
+}
+
+export async function passkeyEnrollmentOptions(services: Services, ic: InteractionContext, pending: PendingSecondFactor): Promise<PublicKeyCredentialCreationOptionsJSON | null> {
+  if (!(await passkeyEnrollmentDue(services, pending))) return null;
+  const started = await startRegistration(services, await ownerAtStep(services, ic, pending), enrollBinding(ic));
+  return started.ok ? started.options : null;
+}
+
+export async function enrollPasskeyAtSignIn(
+  services: Services,
+  ic: InteractionContext,
+  pending: PendingSecondFactor,
+  input: { credential: unknown; name: string; meta: RequestMeta },
+): Promise<PasskeyStep | { kind: "not_offered" }> {
+  if (!(await passkeyEnrollmentDue(services, pending))) return { kind: "not_offered" };
+  const limits = secondFactorLimits(input.meta.ip, pending.userId);
+  const limit = await consumeEach(services.limits, limits);
+  if (!limit.allowed) return { kind: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
+  const response = parseCredential(RegistrationResponseSchema, input.credential);
+  if (!response) return { kind: "failed" };
+  const registered = await finishRegistration(services, await ownerAtStep(services, ic, pending), enrollBinding(ic), {
+    response: response as unknown as RegistrationResponseJSON,
+    name: input.name,
+    meta: input.meta,
+  });
+  if (!registered.ok) return { kind: "failed" };
+  const { redirectTo } = await finishSignIn(
+    services,
+    { at: ic, method: "password", secondFactor: "passkey", passkey: passkeyKind(registered.passkey.deviceType), meta: input.meta },
+    (complete) =>
+      inTransaction(services, userActor(pending.userId, input.meta), async (ctx) => {
+        ctx.audit({ eventType: "auth.2fa.enrolled", organizationId: ic.organization.id, targetType: "user", targetId: pending.userId, data: { method: "passkey" } });
+        await complete(ctx, pending.userId);
+      }),
+  );
+  await refundEach(services.limits, limits);
+  await clearPending(services.store, ic.uid);
+  return redirectTo ? { kind: "signed_in", redirectTo } : { kind: "failed" };
 }

@@ -322,7 +322,9 @@ function TwoFactorSection({ page }: { page: AccountView }) {
     ? t("account.twoFactor.totpOn", { date: tf.totpEnrolledAt })
     : tf.policy === "required_email"
       ? t("account.twoFactor.totpUnused")
-      : t("account.twoFactor.totpOff");
+      : tf.policy === "required_passkey"
+        ? t("account.twoFactor.totpUnusedPasskey")
+        : t("account.twoFactor.totpOff");
   const emailState = {
     on: t("account.twoFactor.emailOn"),
     off: t("account.twoFactor.emailOff"),

@@ -75,7 +75,7 @@ export function planFromEnrollment(enrollment: SecondFactorEnrollment, policy: s
     case "required_totp":
       return totpEnrolled ? { methods: ["totp"], enrollTotp: false, recovery } : { methods: ["totp"], enrollTotp: true, recovery: false };
     case "required_passkey":
-      // Without a passkey there is nothing to ask for: the sign-in is refused (see passkeyMissing) until one is registered.
+      // Without a passkey the step registers one first (passkeys/sign-in.ts, enrollPasskeyAtSignIn).
       return { methods: ["passkey"], enrollTotp: false, recovery: enrollment.passkey && recovery };
     case "required_any":
       // Every account has an email address, so email codes are always available.
