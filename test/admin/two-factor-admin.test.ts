@@ -248,7 +248,7 @@ describe("summary", () => {
     // Two passkeys of one user count once.
     for (const name of ["Laptop", "Phone"]) {
       await porta.services.db.prisma.passkey.create({
-        data: { organizationId: tenant.org.id, userId: both.id, credentialId: `${name}-${both.id}`, publicKey: Buffer.from([1]), deviceType: "singleDevice", name },
+        data: { organizationId: tenant.org.id, userId: both.id, credentialId: `${name}-${both.id}`, userHandle: "aGFuZGxl", publicKey: Buffer.from([1]), deviceType: "singleDevice", name },
       });
     }
     const res = await api.get<Summary>("/two-factor/summary");

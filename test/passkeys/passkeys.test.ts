@@ -208,6 +208,7 @@ describe("passkeys", () => {
         organizationId: tenant.org.id,
         userId: user.id,
         credentialId: `filler-${i}-${user.id}`,
+        userHandle: "aGFuZGxl",
         publicKey: Buffer.from([1]),
         deviceType: "singleDevice",
         name: `Key ${i}`,
@@ -335,6 +336,27 @@ describe("passkeys", () => {
       const login = await openLogin(tenant);
       expect((await verify(login, authenticator.get(await loginOptions(login), credential))).status).toBe(401);
     });
+  });
+
+  it("export carries the public credentials; imported elsewhere, the passkey signs in there", async () => {
+    const api = adminApi(porta, (await obtainAdminTokens(porta)).accessToken);
+    const { tenant, user, credential } = await setUp();
+    const exported = await api.get<{ content: { users: Array<{ email: string; passkeys?: Array<Record<string, unknown>> }> } }>(`/organizations/${tenant.org.id}/export`);
+    expect(exported.status).toBe(200);
+    const carried = exported.body.content.users.find((u) => u.email === user.email)!.passkeys!;
+    expect(carried).toHaveLength(1);
+    expect(carried[0]).toMatchObject({ credentialId: credential.id.toString("base64url"), name: "Work laptop", deviceType: "singleDevice", counter: 0 });
+    expect(Object.keys(carried[0]!).sort()).toEqual(["aaguid", "backedUp", "counter", "createdAt", "credentialId", "deviceType", "lastUsedAt", "name", "publicKey", "transports", "userHandle"]);
+
+    const slug = `copy-${tenant.org.slug}`;
+    const applied = await api.post<{ applied: boolean }>("/imports/apply", { package: exported.body, slug });
+    expect(applied.status, JSON.stringify(applied.body)).toBe(200);
+    const copy = await prisma().organization.findUniqueOrThrow({ where: { slug } });
+    const copyUser = await prisma().user.findFirstOrThrow({ where: { organizationId: copy.id, email: user.email } });
+    expect(await prisma().passkey.count({ where: { userId: copyUser.id } })).toBe(1);
+    const login = await openLogin({ org: copy, accountUrl: `${porta.baseUrl}/${copy.slug}/account` });
+    expect((await verify(login, authenticator.get(await loginOptions(login), credential))).status).toBe(200);
+    expect((await audit("auth.login.success", { targetId: copyUser.id })).at(-1)?.data).toMatchObject({ method: "passkey" });
   });
 
   it("keeps a registration challenge to the browser session that asked for it", async () => {

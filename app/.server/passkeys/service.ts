@@ -132,6 +132,9 @@ export interface PasskeyOwner {
   user: { id: string; email: string; givenName: string | null; familyName: string | null };
 }
 
+/** The user handle a credential registered here carries: the user's id (UTF-8, base64url). */
+const userHandleOf = (userId: string) => Buffer.from(userId, "utf8").toString("base64url");
+
 export type RegistrationStart = { ok: true; options: PublicKeyCredentialCreationOptionsJSON } | { ok: false; reason: "limit" };
 
 /** Options to create a discoverable credential for the user (its user handle is the user's id). */
@@ -144,7 +147,7 @@ export async function startRegistration(services: Services, owner: PasskeyOwner,
     rpName: owner.organization.name,
     rpID: rp.id,
     userName: owner.user.email,
-    userID: new TextEncoder().encode(owner.user.id),
+    userID: Buffer.from(userHandleOf(owner.user.id), "base64url"),
     userDisplayName: displayName,
     attestationType: "none",
     // The same authenticator twice would be two names for one key.
@@ -193,6 +196,7 @@ export async function finishRegistration(
         organizationId: owner.organization.id,
         userId,
         credentialId: info.credential.id,
+        userHandle: userHandleOf(userId),
         publicKey: Buffer.from(info.credential.publicKey),
         counter: BigInt(info.credential.counter),
         transports: info.credential.transports ?? [],
@@ -266,9 +270,9 @@ export async function checkAssertion(
     where: { organizationId_credentialId: { organizationId: input.organizationId, credentialId: input.response.id } },
   });
   if (!passkey) return { ok: false, reason: "unknown_credential" };
+  // The user handle the authenticator returns must be the one stored with the credential (WebAuthn §7.2).
   const userHandle = input.response.response.userHandle;
-  const handleUser = userHandle ? Buffer.from(userHandle, "base64url").toString("utf8") : null;
-  if ((input.userId && passkey.userId !== input.userId) || (handleUser !== null && handleUser !== passkey.userId)) {
+  if ((input.userId && passkey.userId !== input.userId) || (userHandle !== undefined && userHandle !== passkey.userHandle)) {
     return { ok: false, reason: "wrong_user", userId: passkey.userId };
   }
   const rp = relyingPartyOf(services.config.baseUrl);

@@ -12,6 +12,7 @@ CREATE TABLE "Passkey" (
     "organizationId" UUID NOT NULL,
     "userId" UUID NOT NULL,
     "credentialId" TEXT NOT NULL,
+    "userHandle" TEXT NOT NULL,
     "publicKey" BYTEA NOT NULL,
     "counter" BIGINT NOT NULL DEFAULT 0,
     "transports" TEXT[] NOT NULL DEFAULT ARRAY[]::TEXT[],
