@@ -1185,6 +1185,19 @@ export interface Operations {
               codeHash: string;
               usedAt: string | null;
             }>;
+            passkeys?: Array<{
+              credentialId: string;
+              userHandle: string;
+              publicKey: string;
+              counter: number;
+              transports: Array<string>;
+              deviceType: "singleDevice" | "multiDevice";
+              backedUp: boolean;
+              aaguid: string | null;
+              name: string;
+              createdAt: string;
+              lastUsedAt: string | null;
+            }>;
           }>;
         };
         signature: {
@@ -1346,6 +1359,19 @@ export interface Operations {
                 codeHash: string;
                 usedAt: string | null;
               }>;
+              passkeys?: Array<{
+                credentialId: string;
+                userHandle: string;
+                publicKey: string;
+                counter: number;
+                transports: Array<string>;
+                deviceType: "singleDevice" | "multiDevice";
+                backedUp: boolean;
+                aaguid: string | null;
+                name: string;
+                createdAt: string;
+                lastUsedAt: string | null;
+              }>;
             }>;
           };
           signature: {
@@ -1496,6 +1522,19 @@ export interface Operations {
               recoveryCodes: Array<{
                 codeHash: string;
                 usedAt: string | null;
+              }>;
+              passkeys?: Array<{
+                credentialId: string;
+                userHandle: string;
+                publicKey: string;
+                counter: number;
+                transports: Array<string>;
+                deviceType: "singleDevice" | "multiDevice";
+                backedUp: boolean;
+                aaguid: string | null;
+                name: string;
+                createdAt: string;
+                lastUsedAt: string | null;
               }>;
             }>;
           };
