@@ -115,3 +115,50 @@ test("a person registers a passkey on the account page, signs out, and signs in 
     await context.close();
   }
 });
+
+test("required_passkey: the first sign-in registers a passkey at the step, the next one asks for it after the password", async ({ browser }, testInfo) => {
+  const { slug, user } = seed.passkeys!.secondFactor;
+  const accountUrl = `/${slug}/account`;
+  const context = await browser.newContext({ locale: "en-US", viewport: DESKTOP });
+  const page = await context.newPage();
+  const problems = watchForPageErrors(page);
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("WebAuthn.enable");
+  await cdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+  });
+  const signInWithPassword = async () => {
+    await expect(page).toHaveURL(/\/interaction\//);
+    await page.getByLabel(en.signIn.email, { exact: true }).fill(user.email);
+    await page.getByLabel(en.signIn.password, { exact: true }).fill(user.password);
+    await page.getByRole("button", { name: en.signIn.submit, exact: true }).click();
+    await expect(page).toHaveURL(/\/two-factor$/);
+  };
+  try {
+    await page.goto(accountUrl);
+    await signInWithPassword();
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText(en.twoFactor.passkeySetupTitle);
+    await checkBoth(page, testInfo, "passkey-2fa-1-register-at-step");
+    await page.getByLabel(en.passkey.name).fill("Step key");
+    await page.getByRole("button", { name: en.passkey.add }).click();
+    await expect(page).toHaveURL(new RegExp(`${accountUrl}$`));
+    await expect(page.locator("#passkeys").getByText("Step key", { exact: true })).toBeVisible();
+    await expect(page.getByText(en.account.twoFactor.policy_required_passkey)).toBeVisible();
+
+    await page.getByRole("link", { name: en.account.signOut }).click();
+    const confirm = page.getByRole("button", { name: /sign out|yes/i });
+    if (await confirm.count()) await confirm.first().click();
+    await expect(page).toHaveURL(new RegExp(`${accountUrl}/signed-out$`));
+
+    await page.goto(accountUrl);
+    await signInWithPassword();
+    await expect(page.getByText(en.twoFactor.passkeyIntro)).toBeVisible();
+    await checkBoth(page, testInfo, "passkey-2fa-2-use-at-step");
+    await page.getByRole("button", { name: en.twoFactor.usePasskey }).click();
+    await expect(page).toHaveURL(new RegExp(`${accountUrl}$`));
+    await expect(page.locator("#passkeys").getByText(en.account.passkeys.lastUsed.replace(" {{date}}", ""), { exact: false })).toBeVisible();
+    expect(problems).toEqual([]);
+  } finally {
+    await context.close();
+  }
+});

@@ -48,6 +48,8 @@ export interface Seed {
     user: { email: string; password: string; id: string };
     passkeyOnly: Pick<SeededOrganization, "issuer" | "clientId" | "clientSecret" | "redirectUri">;
     passwordOnly: Pick<SeededOrganization, "issuer" | "clientId" | "clientSecret" | "redirectUri">;
+    /** An organization whose policy is `required_passkey`, and its person without a passkey yet. */
+    secondFactor: { slug: string; user: { email: string; password: string; id: string } };
   };
 }
 

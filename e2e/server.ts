@@ -105,6 +105,11 @@ async function main() {
     user: { email: passkeyEmail, password: USER_PASSWORD, id: (await createUser(prisma, passkeyOrg.id, { email: passkeyEmail, password: USER_PASSWORD, givenName: "Pia", familyName: "Schlüssel" })).id },
     passkeyOnly: await passkeyClient(["passkey"]),
     passwordOnly: await passkeyClient(["password"]),
+    secondFactor: await (async () => {
+      const org = await prisma.organization.create({ data: { slug: "e2e-passkey-2fa", name: "Second Key GmbH", defaultLoginMethods: ["password"], twoFactorPolicy: "required_passkey" } });
+      const email = `second-key@${org.slug}.example.test`;
+      return { slug: org.slug, user: { email, password: USER_PASSWORD, id: (await createUser(prisma, org.id, { email, password: USER_PASSWORD })).id } };
+    })(),
   };
   const seed: Seed = { baseUrl: BASE_URL, admin: E2E_ADMIN, organizations, twoFactor, mailbox: MAILBOX_FILE, resetUser, accountUser, passkeys };
   // Written whole, then renamed: a reader never sees half a file.

@@ -1,7 +1,8 @@
-import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { AuthCard, Field, FormMessage } from "~/components/auth-card";
+import { pageTitle } from "~/i18n/page-title";
 import { GateRefusalPage, isGateRefusal } from "~/components/gate-refusal";
 import { PasskeyRegister, PasskeySignIn } from "~/components/passkey";
 import { passkeyEnrollmentDue } from "~/.server/passkeys/sign-in";
@@ -13,6 +14,11 @@ import {
 } from "~/.server/auth/two-factor/service";
 import { passGate } from "~/.server/interaction/gate";
 import { interactionHeaders, NO_STORE } from "~/.server/interaction/request";
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: pageTitle(data && "language" in data ? data.language : undefined, (m) => (data && "registerPasskey" in data && data.registerPasskey ? m.twoFactor.passkeySetupTitle : m.twoFactor.title)) },
+  { name: "robots", content: "noindex" },
+];
 
 // Without it Remix drops the loader's and action's headers (no-store, Retry-After) from the page.
 export const headers = interactionHeaders;
