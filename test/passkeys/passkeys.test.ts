@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_PASSKEYS_PER_USER } from "~/.server/passkeys/service";
 import { accountSessionsKey } from "~/.server/oidc/sessions";
+import { consoleSignIn, pageWithCsrf } from "../console/helpers";
 import { adminApi, obtainAdminTokens } from "../support/admin-api";
 import { csrfOf, TestBrowser } from "../support/browser";
 import { startTestPorta, type TestPorta } from "../support/porta";
@@ -336,6 +337,26 @@ describe("passkeys", () => {
       const login = await openLogin(tenant);
       expect((await verify(login, authenticator.get(await loginOptions(login), credential))).status).toBe(401);
     });
+  });
+
+  it("console: the user page lists the passkeys (name, type, last use) and deletes one", async () => {
+    const { tenant, user, credential } = await setUp();
+    const admin = await consoleSignIn(porta);
+    const url = `${porta.baseUrl}/console/organizations/${tenant.org.id}/users/${user.id}`;
+    const page = await pageWithCsrf(admin.browser, url);
+    const text = shown(page.html);
+    expect(text).toContain("Passkeys");
+    expect(text).toMatch(/Work laptop\s+Device-bound\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\s+Never/);
+    const row = await prisma().passkey.findFirstOrThrow({ where: { userId: user.id } });
+    const res = await admin.browser.post(url, { csrf: page.csrf, intent: "deletePasskey", passkeyId: row.id });
+    expect(res.status).toBe(302);
+    const after = await admin.browser.get(new URL(res.headers.get("location")!, url).href);
+    const afterText = shown(await after.text());
+    expect(afterText).toContain("The passkey was deleted.");
+    expect(afterText).toContain("No passkeys.");
+    expect((await audit("user.passkey.deleted", { targetId: user.id }))[0]).toMatchObject({ actorType: "admin" });
+    const login = await openLogin(tenant);
+    expect((await verify(login, authenticator.get(await loginOptions(login), credential))).status).toBe(401);
   });
 
   it("export carries the public credentials; imported elsewhere, the passkey signs in there", async () => {
