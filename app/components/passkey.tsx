@@ -1,4 +1,4 @@
-import { browserSupportsWebAuthn, startAuthentication, startRegistration, WebAuthnAbortService } from "@simplewebauthn/browser";
+import { browserSupportsWebAuthn, browserSupportsWebAuthnAutofill, startAuthentication, startRegistration, WebAuthnAbortService } from "@simplewebauthn/browser";
 import { useEffect, useId, useState, type ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import { FormMessage } from "./auth-card";
@@ -60,11 +60,37 @@ function Support({ supported, children }: { supported: boolean | null; children:
   );
 }
 
-/** "Sign in with a passkey" (the login page) or "Use your passkey" (the second-factor step). */
-export function PasskeySignIn({ endpoint, csrf, label, secondary = false }: { endpoint: string; csrf: string; label: string; secondary?: boolean }) {
+/**
+ * "Sign in with a passkey" (the login page) or "Use your passkey" (the second-factor step). With
+ * `autofill`, where the browser supports conditional UI, the page's email field also offers the
+ * passkeys in its autofill list (`autocomplete="username webauthn"`); the button aborts that
+ * quiet ceremony and starts its own, with a challenge of its own.
+ */
+export function PasskeySignIn({ endpoint, csrf, label, secondary = false, autofill = false }: { endpoint: string; csrf: string; label: string; secondary?: boolean; autofill?: boolean }) {
   const supported = useWebAuthn();
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<Problem | null>(null);
+
+  useEffect(() => {
+    if (!autofill) return;
+    let active = true;
+    void (async () => {
+      if (!(await browserSupportsWebAuthnAutofill())) return;
+      const start = await postForm(endpoint, { csrf, intent: "options" });
+      if (!active || start.status !== 200) return;
+      try {
+        const credential = await startAuthentication({ optionsJSON: start.body.options as Parameters<typeof startAuthentication>[0]["optionsJSON"], useBrowserAutofill: true });
+        const done = await postForm(endpoint, { csrf, intent: "verify", credential: JSON.stringify(credential) });
+        if (done.status === 200 && typeof done.body.redirectTo === "string") window.location.assign(done.body.redirectTo);
+        else if (active) setProblem(problemOf(done.status, done.body));
+      } catch {
+        // Aborted by the button or by leaving the page: nothing to say.
+      }
+    })().catch(() => undefined);
+    return () => {
+      active = false;
+    };
+  }, [autofill, endpoint, csrf]);
 
   async function run() {
     setBusy(true);

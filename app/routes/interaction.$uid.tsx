@@ -175,7 +175,7 @@ export default function InteractionPage() {
             name="email"
             label={t("signIn.email")}
             type="email"
-            autoComplete="username"
+            autoComplete={methods.includes("passkey") ? "username webauthn" : "username"}
             defaultValue={email}
             autoFocus={!email}
             error={error?.fieldErrors?.email ? t("signIn.emailInvalid") : undefined}
@@ -213,7 +213,7 @@ export default function InteractionPage() {
             name="email"
             label={t("signIn.email")}
             type="email"
-            autoComplete="username"
+            autoComplete={methods.includes("passkey") ? "username webauthn" : "username"}
             defaultValue={email}
             autoFocus
             error={page.emailInvalid ? t("signIn.emailInvalid") : undefined}
@@ -230,7 +230,7 @@ export default function InteractionPage() {
               <span>{t("signIn.or")}</span>
             </p>
           ) : null}
-          <PasskeySignIn endpoint={`/interaction/${page.uid}/passkey`} csrf={page.csrf} label={t("signIn.passkey")} secondary={methods.length > 1} />
+          <PasskeySignIn endpoint={`/interaction/${page.uid}/passkey`} csrf={page.csrf} label={t("signIn.passkey")} secondary={methods.length > 1} autofill={methods.length > 1} />
         </>
       ) : null}
     </AuthCard>

@@ -88,6 +88,8 @@ describe("passkeys", () => {
 
     const login = await openLogin(tenant);
     expect(shown(login.html)).toContain("Sign in with a passkey");
+    // The email field offers passkeys in the browser's autofill (conditional UI) too.
+    expect(login.html).toMatch(/<input[^>]*name="email"[^>]*autocomplete="username webauthn"/i);
     const res = await verify(login, authenticator.get(await loginOptions(login), credential));
     expect(res.status).toBe(200);
     const { redirectTo } = (await res.json()) as { redirectTo: string };
