@@ -41,6 +41,18 @@ export interface Seed {
   accountUser?: { email: string; password: string; id: string };
   /** Changes their own email address on the account page (e2e/account.spec.ts). */
   emailChangeUser?: { email: string; password: string; id: string };
+  /**
+   * The passkey organization (passkeys.spec.ts): its default methods are password and passkey;
+   * `passkeyOnly` is a client whose methods are `[passkey]`, `passwordOnly` one without it.
+   */
+  passkeys?: {
+    slug: string;
+    user: { email: string; password: string; id: string };
+    passkeyOnly: Pick<SeededOrganization, "issuer" | "clientId" | "clientSecret" | "redirectUri">;
+    passwordOnly: Pick<SeededOrganization, "issuer" | "clientId" | "clientSecret" | "redirectUri">;
+    /** An organization whose policy is `required_passkey`, and its person without a passkey yet. */
+    secondFactor: { slug: string; user: { email: string; password: string; id: string } };
+  };
 }
 
 /**

@@ -96,7 +96,24 @@ async function main() {
     const user = await createUser(prisma, superAdmins.id, { ...person, givenName: "Console", familyName: "Admin" });
     await prisma.userRole.create({ data: { userId: user.id, roleId: serviceAdmin.id } });
   }
-  const seed: Seed = { baseUrl: BASE_URL, admin: E2E_ADMIN, organizations, twoFactor, mailbox: MAILBOX_FILE, resetUser, accountUser, emailChangeUser };
+  const passkeyOrg = await createOrganization(prisma, { slug: "e2e-passkey", name: "Passkey Works AG", defaultLoginMethods: ["password", "passkey"] });
+  const passkeyClient = async (loginMethods: string[]) => {
+    const { client, secret } = await createClient(prisma, passkeyOrg.id, { redirectUris: [RP_REDIRECT_URI], loginMethods, skipConsent: true });
+    return { issuer: `${BASE_URL}/${passkeyOrg.slug}`, clientId: client.id, clientSecret: secret!.value, redirectUri: RP_REDIRECT_URI };
+  };
+  const passkeyEmail = `passkey-person@${passkeyOrg.slug}.example.test`;
+  const passkeys: Seed["passkeys"] = {
+    slug: passkeyOrg.slug,
+    user: { email: passkeyEmail, password: USER_PASSWORD, id: (await createUser(prisma, passkeyOrg.id, { email: passkeyEmail, password: USER_PASSWORD, givenName: "Pia", familyName: "Schlüssel" })).id },
+    passkeyOnly: await passkeyClient(["passkey"]),
+    passwordOnly: await passkeyClient(["password"]),
+    secondFactor: await (async () => {
+      const org = await prisma.organization.create({ data: { slug: "e2e-passkey-2fa", name: "Second Key GmbH", defaultLoginMethods: ["password"], twoFactorPolicy: "required_passkey" } });
+      const email = `second-key@${org.slug}.example.test`;
+      return { slug: org.slug, user: { email, password: USER_PASSWORD, id: (await createUser(prisma, org.id, { email, password: USER_PASSWORD })).id } };
+    })(),
+  };
+  const seed: Seed = { baseUrl: BASE_URL, admin: E2E_ADMIN, organizations, twoFactor, mailbox: MAILBOX_FILE, resetUser, accountUser, emailChangeUser, passkeys };
   // Written whole, then renamed: a reader never sees half a file.
   writeFileSync(`${SEED_FILE}.tmp`, JSON.stringify(seed, null, 2), { mode: 0o600 });
   renameSync(`${SEED_FILE}.tmp`, SEED_FILE);

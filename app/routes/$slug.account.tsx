@@ -6,6 +6,7 @@ import { accountOverview } from "~/.server/account/overview";
 import { openAccountPage, stepUp, type OpenAccountPage } from "~/.server/account/page";
 import { changePassword, setFirstPassword, type PasswordOutcome } from "~/.server/account/password";
 import { requestEmailChange } from "~/.server/account/email";
+import { removeAccountPasskey, renameAccountPasskey } from "~/.server/account/passkeys";
 import { updateProfile } from "~/.server/account/profile";
 import { endAccountSession, endOtherAccountSessions } from "~/.server/account/sessions";
 import { regenerateRecoveryCodes, removeTotp, setEmailCodes } from "~/.server/account/two-factor";
@@ -20,7 +21,21 @@ export const headers = interactionHeaders;
  * change is a plain form (no script needed), checked against this browser's CSRF token, done by
  * a service in app/.server/account, audited there; sensitive ones need a recent sign-in.
  */
-const NOTICES = ["profile", "email_sent", "password", "password_set", "totp_added", "totp_removed", "email_on", "email_off", "session_ended", "others_ended"] as const;
+const NOTICES = [
+  "profile",
+  "email_sent",
+  "password",
+  "password_set",
+  "totp_added",
+  "totp_removed",
+  "email_on",
+  "email_off",
+  "passkey_added",
+  "passkey_renamed",
+  "passkey_removed",
+  "session_ended",
+  "others_ended",
+] as const;
 
 export async function loader(args: LoaderFunctionArgs) {
   const page = await openAccountPage(args, "overview");
@@ -35,7 +50,7 @@ export async function loader(args: LoaderFunctionArgs) {
 const done = (page: OpenAccountPage, notice: AccountNotice, count?: number) =>
   redirect(`/${page.frame.slug}/account?done=${notice}${count === undefined ? "" : `&count=${count}`}`, { status: 303, headers: NO_STORE });
 
-const refused = (status: number, error: "notAllowed" | "gone") => data({ view: "refused" as const, error }, { status, headers: NO_STORE });
+const refused = (status: number, error: "notAllowed" | "gone" | "passkeyName") => data({ view: "refused" as const, error }, { status, headers: NO_STORE });
 
 function passwordAnswer(page: OpenAccountPage, outcome: PasswordOutcome, notice: AccountNotice, context: ActionFunctionArgs["context"]) {
   if (outcome.ok) return done(page, notice);
@@ -96,6 +111,18 @@ export async function action(args: ActionFunctionArgs) {
       // Shown once, in this answer: never in a URL or a redirect.
       if (outcome.ok) return data({ view: "codes" as const, codes: outcome.codes }, { headers: NO_STORE });
       return outcome.reason === "step_up" ? stepUp(args.context, page, "overview") : refused(403, "notAllowed");
+    }
+    case "passkey-rename": {
+      const outcome = await renameAccountPasskey(services, access, text("passkey"), text("name"), meta);
+      if (outcome.ok) return done(page, "passkey_renamed");
+      if (outcome.reason === "step_up") return stepUp(args.context, page, "overview");
+      return outcome.reason === "invalid_name" ? refused(422, "passkeyName") : refused(404, "gone");
+    }
+    case "passkey-remove": {
+      const outcome = await removeAccountPasskey(services, access, text("passkey"), meta);
+      if (outcome.ok) return done(page, "passkey_removed");
+      if (outcome.reason === "step_up") return stepUp(args.context, page, "overview");
+      return outcome.reason === "not_allowed" ? refused(403, "notAllowed") : refused(404, "gone");
     }
     case "end-session": {
       const outcome = await endAccountSession(services, access, text("session"), meta);

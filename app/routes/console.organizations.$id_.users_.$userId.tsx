@@ -9,6 +9,7 @@ import { ActionForm, ConfirmAction, Notice, SectionNav, SelectField } from "~/co
 import { HistorySection, historyQuery } from "~/components/console/history";
 import { isLocked, LockedUntil } from "~/components/console/lockout";
 import { UserConflictView, UserEditForm, UserSessions, type UserEditValues } from "~/components/console/user-detail";
+import { UserPasskeys } from "~/components/console/user-passkeys";
 import { changedFields, conflictErrors, formVersion, UPDATE_FIELDS, updateUserInput } from "~/components/console/user-forms";
 import { UserUpdateSchema, type User } from "~/schemas/user";
 
@@ -22,8 +23,9 @@ export async function loader(args: LoaderFunctionArgs) {
   if (!user.ok) throw data({ message: user.error.code }, { status: user.status === 422 ? 404 : user.status });
   const byId = { params: { id: params.userId } };
   const search = new URL(args.request.url).searchParams;
-  const [twoFactor, roles, orgRoles, effective, claimValues, apps, sessions, history] = await Promise.all([
+  const [twoFactor, passkeys, roles, orgRoles, effective, claimValues, apps, sessions, history] = await Promise.all([
     console.admin("twoFactor.getStatus", byId),
+    console.admin("passkeys.list", byId),
     console.admin("userRoles.list", byId),
     console.admin("roles.list", { query: { organizationId: params.orgId, limit: "100" } }),
     console.admin("userRoles.getEffectivePermissions", byId),
@@ -51,6 +53,7 @@ export async function loader(args: LoaderFunctionArgs) {
       sessionsError: sessions.ok ? null : sessions.error.message,
       history: history.ok ? history.body : null,
       twoFactor: twoFactor.ok ? twoFactor.body : null,
+      passkeys: passkeys.ok ? passkeys.body.data : null,
       roles: roles.ok ? roles.body.data : [],
       orgRoles: orgRoles.ok ? orgRoles.body.data.map((r) => ({ id: r.id, name: r.name })) : [],
       permissions: effective.ok ? effective.body.permissions : [],
@@ -76,6 +79,7 @@ const INTENTS: Record<string, (console: Console, ids: Ids, form: FormData) => Pr
   clearPassword: (c, ids) => c.admin("users.clearPassword", { params: ids }),
   resetTwoFactor: (c, ids) => c.admin("twoFactor.reset", { params: { id: ids.userId }, body: {} }),
   disableTwoFactor: (c, ids) => c.admin("twoFactor.disable", { params: { id: ids.userId } }),
+  deletePasskey: (c, ids, form) => c.admin("passkeys.delete", { params: { id: ids.userId, passkeyId: String(form.get("passkeyId") ?? "") } }),
   assignRole: (c, ids, form) => c.admin("userRoles.assign", { params: { id: ids.userId, roleId: String(form.get("roleId") ?? "") } }),
   removeRole: (c, ids, form) => c.admin("userRoles.remove", { params: { id: ids.userId, roleId: String(form.get("roleId") ?? "") } }),
   revokeSessions: (c, ids) => c.admin("sessions.revokeForUser", { params: { id: ids.userId } }),
@@ -173,7 +177,7 @@ const DETAIL_DONE = ["created", "updated", "revokeSession"];
 const doneKey = (done: string) => (done === "unlock" ? "lockout.done" : DETAIL_DONE.includes(done) ? `userDetail.done.${done}` : `users.done.${done}`);
 
 export default function UserPage() {
-  const { user, version, sessions, sessionsError, history, twoFactor, roles, orgRoles, permissions, claimValues, definitions, done, now } = useLoaderData<typeof loader>();
+  const { user, version, sessions, sessionsError, history, twoFactor, passkeys, roles, orgRoles, permissions, claimValues, definitions, done, now } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const { t } = useTranslation("console");
   const yes = (value: boolean) => (value ? t("common.yes") : t("common.no"));
@@ -341,6 +345,8 @@ export default function UserPage() {
           </div>
         </section>
       ) : null}
+
+      {passkeys ? <UserPasskeys passkeys={passkeys} email={user.email} /> : null}
 
       <UserSessions sessions={sessions} error={sessionsError} />
       <HistorySection page={history} targetId={user.id} />

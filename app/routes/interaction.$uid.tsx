@@ -6,6 +6,7 @@ import { EmailSchema } from "~/schemas/email";
 import { SlugSchema } from "~/schemas/organization";
 import { AuthCard, Field, FormMessage } from "~/components/auth-card";
 import { GateRefusalPage, isGateRefusal } from "~/components/gate-refusal";
+import { PasskeySignIn } from "~/components/passkey";
 import { completePasswordLogin, consentView, isFirstPartyClient } from "~/.server/interaction/login-flow";
 import { deviceCookieOf } from "~/.server/auth/device-cookie";
 import { passGate } from "~/.server/interaction/gate";
@@ -22,7 +23,7 @@ const MethodParam = z.enum(LOGIN_METHODS).optional();
 
 export async function loader(args: LoaderFunctionArgs) {
   const { request, context } = args;
-  // ?method=password|magic_link shows one method only; asking for a disabled one is refused.
+  // ?method=password|magic_link|passkey shows one method only; asking for a disabled one is refused.
   // (Not while Remix re-renders the page after a POST: the action already ran its own gate.)
   const search = new URL(request.url).searchParams;
   const requested = MethodParam.safeParse(search.get("method") ?? undefined);
@@ -174,7 +175,7 @@ export default function InteractionPage() {
             name="email"
             label={t("signIn.email")}
             type="email"
-            autoComplete="username"
+            autoComplete={methods.includes("passkey") ? "username webauthn" : "username"}
             defaultValue={email}
             autoFocus={!email}
             error={error?.fieldErrors?.email ? t("signIn.emailInvalid") : undefined}
@@ -205,14 +206,14 @@ export default function InteractionPage() {
             <a href={`/interaction/${page.uid}/forgot-password`}>{t("signIn.forgotPassword")}</a>
           </p>
         </Form>
-      ) : (
+      ) : methods.includes("magic_link") ? (
         <Form method="post" action={`/interaction/${page.uid}/magic-link`} reloadDocument noValidate>
           <input type="hidden" name="csrf" value={page.csrf} />
           <Field
             name="email"
             label={t("signIn.email")}
             type="email"
-            autoComplete="username"
+            autoComplete={methods.includes("passkey") ? "username webauthn" : "username"}
             defaultValue={email}
             autoFocus
             error={page.emailInvalid ? t("signIn.emailInvalid") : undefined}
@@ -221,7 +222,17 @@ export default function InteractionPage() {
             {t("signIn.magicLink")}
           </button>
         </Form>
-      )}
+      ) : null}
+      {methods.includes("passkey") ? (
+        <>
+          {methods.length > 1 ? (
+            <p className="divider">
+              <span>{t("signIn.or")}</span>
+            </p>
+          ) : null}
+          <PasskeySignIn endpoint={`/interaction/${page.uid}/passkey`} csrf={page.csrf} label={t("signIn.passkey")} secondary={methods.length > 1} autofill={methods.length > 1} />
+        </>
+      ) : null}
     </AuthCard>
   );
 }

@@ -1,8 +1,11 @@
-import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { AuthCard, Field, FormMessage } from "~/components/auth-card";
+import { pageTitle } from "~/i18n/page-title";
 import { GateRefusalPage, isGateRefusal } from "~/components/gate-refusal";
+import { PasskeyRegister, PasskeySignIn } from "~/components/passkey";
+import { passkeyEnrollmentDue } from "~/.server/passkeys/sign-in";
 import {
   chooseSecondFactor,
   loadSecondFactorStep,
@@ -11,6 +14,11 @@ import {
 } from "~/.server/auth/two-factor/service";
 import { passGate } from "~/.server/interaction/gate";
 import { interactionHeaders, NO_STORE } from "~/.server/interaction/request";
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: pageTitle(data && "language" in data ? data.language : undefined, (m) => (data && "registerPasskey" in data && data.registerPasskey ? m.twoFactor.passkeySetupTitle : m.twoFactor.title)) },
+  { name: "robots", content: "noindex" },
+];
 
 // Without it Remix drops the loader's and action's headers (no-store, Retry-After) from the page.
 export const headers = interactionHeaders;
@@ -23,10 +31,13 @@ export async function loader(args: LoaderFunctionArgs) {
   const pending = await loadSecondFactorStep(args.context.services, gate.context);
   if (!pending) return redirect(`/interaction/${uid}`, { headers: NO_STORE });
   if (pending.plan.enrollTotp && !pending.enrolled) return redirect(`/interaction/${uid}/two-factor/setup`, { headers: NO_STORE });
-  const recovery = new URL(args.request.url).searchParams.get("method") === "recovery" && pending.plan.recovery;
-  const view = recovery ? ("recovery" as const) : pending.chosen === null ? ("choose" as const) : pending.chosen;
+  const asked = new URL(args.request.url).searchParams.get("method");
+  const recovery = asked === "recovery" && pending.plan.recovery;
+  // "Another way": back to the choice when the plan offers more than one factor.
+  const choose = asked === "choose" && pending.plan.methods.length > 1;
+  const view = recovery ? ("recovery" as const) : pending.chosen === null || choose ? ("choose" as const) : pending.chosen;
   return data(
-    { view, ...gate.frame, methods: pending.plan.methods, recoveryAvailable: pending.plan.recovery, minutes: await args.context.services.settings.get("auth.emailOtpTtlMinutes") },
+    { view, ...gate.frame, registerPasskey: view === "passkey" && (await passkeyEnrollmentDue(args.context.services, pending)), methods: pending.plan.methods, recoveryAvailable: pending.plan.recovery, minutes: await args.context.services.settings.get("auth.emailOtpTtlMinutes") },
     { headers: NO_STORE },
   );
 }
@@ -104,9 +115,16 @@ export default function TwoFactor() {
                 {t("twoFactor.useTotp")}
               </button>
             ) : null}
-            <button className="button button-secondary" type="submit" name="method" value="email">
-              {t("twoFactor.useEmail")}
-            </button>
+            {page.methods.includes("passkey") ? (
+              <button className="button" type="submit" name="method" value="passkey">
+                {t("twoFactor.usePasskey")}
+              </button>
+            ) : null}
+            {page.methods.includes("email") ? (
+              <button className="button button-secondary" type="submit" name="method" value="email">
+                {t("twoFactor.useEmail")}
+              </button>
+            ) : null}
           </div>
         </Form>
         {page.recoveryAvailable ? (
@@ -114,6 +132,39 @@ export default function TwoFactor() {
             <a href={`/interaction/${page.uid}/two-factor?method=recovery`}>{t("twoFactor.useRecovery")}</a>
           </p>
         ) : null}
+      </AuthCard>
+    );
+  }
+
+  const otherWays = (
+    <p className="links">
+      {page.methods.length > 1 ? (
+        <a href={`/interaction/${page.uid}/two-factor?method=choose`}>{t("twoFactor.otherMethod")}</a>
+      ) : null}
+      {page.recoveryAvailable ? (
+        <>
+          {page.methods.length > 1 ? " · " : null}
+          <a href={`/interaction/${page.uid}/two-factor?method=recovery`}>{t("twoFactor.useRecovery")}</a>
+        </>
+      ) : null}
+    </p>
+  );
+
+  if (page.view === "passkey" && page.registerPasskey) {
+    return (
+      <AuthCard branding={page.branding} title={t("twoFactor.passkeySetupTitle")}>
+        <p>{t("twoFactor.passkeySetupIntro")}</p>
+        <PasskeyRegister endpoint={`/interaction/${page.uid}/two-factor/passkey`} csrf={page.csrf} optionsIntent="register-options" />
+      </AuthCard>
+    );
+  }
+
+  if (page.view === "passkey") {
+    return (
+      <AuthCard branding={page.branding} title={t("twoFactor.title")}>
+        <p>{t("twoFactor.passkeyIntro")}</p>
+        <PasskeySignIn endpoint={`/interaction/${page.uid}/two-factor/passkey`} csrf={page.csrf} label={t("twoFactor.usePasskey")} />
+        {otherWays}
       </AuthCard>
     );
   }
@@ -152,13 +203,13 @@ export default function TwoFactor() {
           </p>
         </Form>
       ) : null}
-      <p className="links">
-        {isRecovery ? (
+      {isRecovery ? (
+        <p className="links">
           <a href={`/interaction/${page.uid}/two-factor`}>{t("twoFactor.usePrimary")}</a>
-        ) : page.recoveryAvailable ? (
-          <a href={`/interaction/${page.uid}/two-factor?method=recovery`}>{t("twoFactor.useRecovery")}</a>
-        ) : null}
-      </p>
+        </p>
+      ) : (
+        otherWays
+      )}
     </AuthCard>
   );
 }

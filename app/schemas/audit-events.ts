@@ -10,7 +10,7 @@ export const AUDIT_EVENTS = {
   "auth.magic_link.sent": "A magic link was requested and mailed.",
   "auth.magic_link.verified": "A magic link was used.",
   "auth.password.verified": "A password was right; a second factor follows.",
-  "auth.2fa.verified": "A second factor was accepted (data: method otp, totp or recovery).",
+  "auth.2fa.verified": "A second factor was accepted (data: method otp, totp, recovery or passkey).",
   "auth.2fa.failed": "A second factor was refused (data: method, reason).",
   "auth.2fa.enrolled": "A person set up a second factor.",
   "auth.password_reset.requested": "A password reset was asked for.",
@@ -26,6 +26,9 @@ export const AUDIT_EVENTS = {
   "account.2fa.email_enabled": "A person turned email codes on as their second factor.",
   "account.2fa.email_disabled": "A person turned email codes off.",
   "account.2fa.recovery_codes_regenerated": "A person replaced their recovery codes on the account page.",
+  "account.passkey.added": "A person registered a passkey on the account page (data: passkeyId, name, deviceType).",
+  "account.passkey.renamed": "A person renamed one of their passkeys (data: passkeyId, name).",
+  "account.passkey.removed": "A person removed one of their passkeys (data: passkeyId, name).",
   "account.session_ended": "A person ended one of their sessions on the account page.",
   "account.sessions_ended": "A person ended all their other sessions on the account page (data: count).",
 
@@ -85,6 +88,7 @@ export const AUDIT_EVENTS = {
   "user.role_removed": "A role was removed from a user.",
   "user.sessions_revoked": "All of a user's sessions were ended.",
   "user.2fa.disabled": "A user's second factor was turned off.",
+  "user.passkey.deleted": "An administrator deleted one of a user's passkeys (data: passkeyId, name).",
   "user.2fa.reset": "A user's second factor was reset by an administrator.",
   "user.2fa.recovery_codes_regenerated": "A user's recovery codes were replaced.",
 

@@ -31,6 +31,7 @@ export const SETTING_SCHEMAS = {
   "rateLimits.twoFactor.perUser": LimitRuleSchema,
   "rateLimits.twoFactor.perIp": LimitRuleSchema,
   "rateLimits.emailOtpResend.perUser": LimitRuleSchema,
+  "rateLimits.passkeyLogin.perIp": LimitRuleSchema,
   "tokens.accessTokenTtlSeconds": z.number().int().min(60).max(86_400),
 } as const;
 

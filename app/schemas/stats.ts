@@ -3,7 +3,7 @@ import { z } from "zod";
 /** The system-wide statistics overview of the Admin API. */
 const LoginWindowSchema = z.object({
   total: z.number().int(),
-  /** Successful logins per primary method (`password`, `magic_link`). */
+  /** Successful logins per primary method (`password`, `magic_link`, `passkey`). */
   byMethod: z.record(z.string(), z.number().int()),
 });
 

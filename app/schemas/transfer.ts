@@ -99,6 +99,24 @@ export const PackageClientSchema = z
     secrets: z.array(PackageSecretSchema).max(100),
   })
   .strict();
+const Base64Url = z.string().regex(/^[A-Za-z0-9_-]+$/, "must be base64url");
+/** A user's passkey: the public key and what the checks need, never a secret (decision 041). */
+export const PackagePasskeySchema = z
+  .object({
+    credentialId: Base64Url.max(1400),
+    userHandle: Base64Url.max(128),
+    publicKey: Base64Url.max(2048),
+    counter: z.number().int().min(0).max(0xffffffff),
+    transports: z.array(z.string().max(32)).max(8),
+    deviceType: z.enum(["singleDevice", "multiDevice"]),
+    backedUp: z.boolean(),
+    aaguid: Nullable(z.string().max(36)),
+    name: z.string().min(1).max(64),
+    createdAt: DateTime,
+    lastUsedAt: Nullable(DateTime),
+  })
+  .strict();
+
 export const PackageUserSchema = z
   .object({
     email: EmailSchema,
@@ -128,6 +146,11 @@ export const PackageUserSchema = z
         .strict(),
     ),
     recoveryCodes: z.array(z.object({ codeHash: Argon2Hash, usedAt: Nullable(DateTime) }).strict()).max(50),
+    /**
+     * Public credentials only (decision 041). Absent in packages of earlier versions of Porta (no
+     * default: the signature covers the package as exported), and an import then leaves them alone.
+     */
+    passkeys: z.array(PackagePasskeySchema).max(50).optional(),
   })
   .strict();
 

@@ -37,6 +37,7 @@ const KEYS = [
   "rateLimits.twoFactor.perUser",
   "rateLimits.twoFactor.perIp",
   "rateLimits.emailOtpResend.perUser",
+  "rateLimits.passkeyLogin.perIp",
   "tokens.accessTokenTtlSeconds",
 ];
 

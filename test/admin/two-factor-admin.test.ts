@@ -32,7 +32,7 @@ interface Policy {
   policy: string;
 }
 interface Summary {
-  data: Array<{ organizationId: string; slug: string; policy: string; users: number; byMethod: { totp: number; email: number; recoveryCodes: number } }>;
+  data: Array<{ organizationId: string; slug: string; policy: string; users: number; byMethod: { totp: number; email: number; recoveryCodes: number; passkey: number } }>;
 }
 
 // Argon2id (recovery codes) is slow on a shared, busy machine.
@@ -86,6 +86,7 @@ describe("a user's two-factor enrollment", () => {
       totp: { enrolled: true, pending: false, enrolledAt: expect.any(String) },
       emailOtp: { enabled: false },
       recoveryCodes: { remaining: 10, total: 10 },
+      passkeys: { count: 0 },
     });
     expect(Math.abs(Date.parse(res.body.totp.enrolledAt!) - Date.now())).toBeLessThan(60_000);
     expect(JSON.stringify(res.body)).not.toContain(enrolled.recoveryCodes![0]!);
@@ -96,6 +97,7 @@ describe("a user's two-factor enrollment", () => {
       totp: { enrolled: false, pending: false, enrolledAt: null },
       emailOtp: { enabled: true },
       recoveryCodes: { remaining: 0, total: 0 },
+      passkeys: { count: 0 },
     });
     const pending = await createUserInState(porta, optional, "none");
     await beginTotpEnrollment(porta.services, pending.id);
@@ -153,6 +155,7 @@ describe("a user's two-factor enrollment", () => {
       totp: { enrolled: false, pending: false, enrolledAt: null },
       emailOtp: { enabled: true },
       recoveryCodes: { remaining: 0, total: 0 },
+      passkeys: { count: 0 },
     });
     expect((await status(user.id)).body).toEqual(res.body);
     expect(await stepAfterPassword(requireTotp, user)).toBe("setup");
@@ -174,6 +177,7 @@ describe("a user's two-factor enrollment", () => {
       totp: { enrolled: false, pending: false, enrolledAt: null },
       emailOtp: { enabled: false },
       recoveryCodes: { remaining: 0, total: 0 },
+      passkeys: { count: 0 },
     });
     expect(["callback", "consent"]).toContain(await stepAfterPassword(optional, user));
     expect(await auditOf("user.2fa.disabled", user.id)).toEqual([
@@ -244,6 +248,12 @@ describe("summary", () => {
     await createUserInState(porta, tenant, "recovery-used");
     const both = await createUserInState(porta, tenant, "totp");
     await porta.services.db.prisma.user.update({ where: { id: both.id }, data: { emailOtpEnabled: true } });
+    // Two passkeys of one user count once.
+    for (const name of ["Laptop", "Phone"]) {
+      await porta.services.db.prisma.passkey.create({
+        data: { organizationId: tenant.org.id, userId: both.id, credentialId: `${name}-${both.id}`, userHandle: "aGFuZGxl", publicKey: Buffer.from([1]), deviceType: "singleDevice", name },
+      });
+    }
     const res = await api.get<Summary>("/two-factor/summary");
     expect(res.status).toBe(200);
     expect(res.body.data.find((row) => row.organizationId === tenant.org.id)).toEqual({
@@ -251,7 +261,7 @@ describe("summary", () => {
       slug: tenant.org.slug,
       policy: "required_any",
       users: 5,
-      byMethod: { totp: 3, email: 2, recoveryCodes: 2 },
+      byMethod: { totp: 3, email: 2, recoveryCodes: 2, passkey: 1 },
     });
     const empty = await createTenant(porta, "optional");
     expect((await api.get<Summary>("/two-factor/summary")).body.data.find((row) => row.organizationId === empty.org.id)).toEqual({
@@ -259,7 +269,7 @@ describe("summary", () => {
       slug: empty.org.slug,
       policy: "optional",
       users: 0,
-      byMethod: { totp: 0, email: 0, recoveryCodes: 0 },
+      byMethod: { totp: 0, email: 0, recoveryCodes: 0, passkey: 0 },
     });
     // Sorted by slug.
     const slugs = res.body.data.map((row) => row.slug);

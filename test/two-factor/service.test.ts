@@ -419,6 +419,7 @@ describe("administration", () => {
       totp: { enrolled: false, pending: false, enrolledAt: null },
       emailOtp: { enabled: false },
       recoveryCodes: { remaining: 0, total: 0 },
+      passkeys: { count: 0 },
     });
     await beginTotpEnrollment(porta.services, none.id);
     expect((await getTwoFactorStatus(read(), none.id)).totp).toEqual({ enrolled: false, pending: true, enrolledAt: null });
@@ -446,6 +447,7 @@ describe("administration", () => {
       totp: { enrolled: false, pending: false, enrolledAt: null },
       emailOtp: { enabled: false },
       recoveryCodes: { remaining: 0, total: 0 },
+      passkeys: { count: 0 },
     });
     expect(await verify(user.id, "email", row!.code)).toEqual({ ok: false, reason: "invalid_code" });
     expect(await verify(user.id, "recovery", user.recoveryCodes![1]!)).toEqual({ ok: false, reason: "invalid_code" });
@@ -525,14 +527,14 @@ describe("administration", () => {
       slug: own.slug,
       policy: "required_any",
       users: 5,
-      byMethod: { totp: 2, email: 2, recoveryCodes: 1 },
+      byMethod: { totp: 2, email: 2, recoveryCodes: 1, passkey: 0 },
     });
     expect(summary.find((s) => s.organizationId === empty.id)).toEqual({
       organizationId: empty.id,
       slug: empty.slug,
       policy: "optional",
       users: 0,
-      byMethod: { totp: 0, email: 0, recoveryCodes: 0 },
+      byMethod: { totp: 0, email: 0, recoveryCodes: 0, passkey: 0 },
     });
     expect(summary.find((s) => s.organizationId === deleted.id)).toBeUndefined();
     const slugs = summary.map((s) => s.slug);

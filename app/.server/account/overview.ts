@@ -3,6 +3,7 @@ import type { Services } from "../services";
 import { recentSecurityEvents } from "./activity";
 import { pendingEmailChange } from "./email";
 import { formatWhen } from "./page";
+import { readAccountPasskeys } from "./passkeys";
 import { hasPassword } from "./password";
 import { accountSignOutUrl, mayOpenSensitive, STEP_UP_OPEN_SECONDS, stepUpUrl, type SignedIn } from "./session";
 import { listAccountSessions } from "./sessions";
@@ -10,13 +11,14 @@ import { readTwoFactorChoices } from "./two-factor";
 
 /** Everything the account page shows, read in parallel, with dates already in the page's language. */
 export async function accountOverview(services: Services, access: SignedIn, language: Language) {
-  const [password, twoFactor, sessions, events, minLength, pendingEmail] = await Promise.all([
+  const [password, twoFactor, sessions, events, minLength, pendingEmail, passkeys] = await Promise.all([
     hasPassword(services, access),
     readTwoFactorChoices(services, access),
     listAccountSessions(services, access),
     recentSecurityEvents(services, access),
     services.settings.get("auth.passwordMinLength"),
     pendingEmailChange(services, access.user.id),
+    readAccountPasskeys(services, access),
   ]);
   const { user } = access;
   return {
@@ -32,6 +34,10 @@ export async function accountOverview(services: Services, access: SignedIn, lang
       mayToggleEmail: twoFactor.mayToggleEmail,
       mayRegenerateCodes: twoFactor.mayRegenerateCodes,
       recovery: twoFactor.status.recoveryCodes,
+    },
+    passkeys: {
+      ...passkeys,
+      list: passkeys.list.map((p) => ({ id: p.id, name: p.name, synced: p.deviceType === "multiDevice", createdAt: formatWhen(language, p.createdAt)!, lastUsedAt: formatWhen(language, p.lastUsedAt) })),
     },
     sessions: sessions.map((s) => ({ ...s, signedInAt: formatWhen(language, s.signedInAt), lastSeenAt: formatWhen(language, s.lastSeenAt) })),
     events: events.map((e) => ({ ...e, at: formatWhen(language, e.at)! })),

@@ -27,14 +27,15 @@ export interface TwoFactorChoices {
 
 export function twoFactorChoices(policy: TwoFactorPolicy, status: TwoFactorStatus): TwoFactorChoices {
   const totp = status.totp.enrolled;
-  const emailCodes = policy === "optional" ? (status.emailOtp.enabled ? "on" : "off") : policy === "required_totp" ? "unused" : "required";
+  // Under required_totp and required_passkey, sign-ins ask for that factor only: email codes are not used.
+  const emailCodes = policy === "optional" ? (status.emailOtp.enabled ? "on" : "off") : policy === "required_totp" || policy === "required_passkey" ? "unused" : "required";
   const active = policy !== "optional" || totp || status.emailOtp.enabled;
   return {
     policy,
     status,
     active,
     // Under required_email sign-ins ask for an email code whatever else is set up (the spec's rule).
-    mayAddTotp: !totp && policy !== "required_email",
+    mayAddTotp: !totp && policy !== "required_email" && policy !== "required_passkey",
     // The policy that requires an authenticator keeps the last one.
     mayRemoveTotp: totp && policy !== "required_totp",
     emailCodes,

@@ -8,12 +8,12 @@ import type { RequestMeta } from "./actors";
 
 /**
  * The one place a sign-in ends. Whatever proved who signs in (a password, a password and a second
- * factor, a magic link), the end is the same: the user's `lastLoginAt` and the
+ * factor, a magic link, a passkey), the end is the same: the user's `lastLoginAt` and the
  * `auth.login.success` entry that statistics count are written in the transaction of the step's
  * own writes (the consumed code or link, its audit entry), so they commit together or not at
  * all; only then is the login handed to the provider, with the `amr` the factors give.
  */
-export type SecondFactorUsed = "totp" | "email" | "recovery";
+export type SecondFactorUsed = "totp" | "email" | "recovery" | "passkey";
 
 export interface SignIn {
   /** The interaction signed in to: its organization, client and provider record. */
@@ -21,6 +21,8 @@ export interface SignIn {
   method: LoginMethod;
   /** The second factor that completed a password sign-in. */
   secondFactor?: SecondFactorUsed;
+  /** How the passkey that signed in (or was the second factor) holds its key (RFC 8176 hwk or swk; decision 041). */
+  passkey?: "hwk" | "swk";
   meta: RequestMeta;
 }
 
@@ -46,9 +48,12 @@ export interface Finished<R> {
 }
 
 /** Authentication methods references (RFC 8176) of a sign-in, as the ID token carries them. */
-export function amrOf(method: SignIn["method"], secondFactor?: SecondFactorUsed): string[] {
+export function amrOf(method: SignIn["method"], secondFactor?: SecondFactorUsed, passkey: "hwk" | "swk" = "hwk"): string[] {
   if (method === "magic_link") return ["email"];
+  // A passkey with user verification: possession of the key and a user gesture (PIN or biometric) on the device.
+  if (method === "passkey") return [passkey, "user"];
   if (!secondFactor) return ["pwd"];
+  if (secondFactor === "passkey") return ["pwd", passkey, "user", "mfa"];
   return ["pwd", secondFactor === "recovery" ? "kba" : "otp", "mfa"];
 }
 
@@ -68,6 +73,6 @@ export async function finishSignIn<R>(services: Services, signIn: SignIn, step: 
   // The step returned, so the transaction `complete` ran in has committed (a rollback throws).
   if (signedIn.userId === undefined) return { result, redirectTo: null };
   // auth_time is the provider's: the moment it resumes with this result.
-  const redirectTo = await recordLogin(signIn.at.interaction, { accountId: signedIn.userId, amr: amrOf(signIn.method, signIn.secondFactor) });
+  const redirectTo = await recordLogin(signIn.at.interaction, { accountId: signedIn.userId, amr: amrOf(signIn.method, signIn.secondFactor, signIn.passkey) });
   return { result, redirectTo };
 }

@@ -77,7 +77,8 @@ async function findLoginAccount(services: Services, organizationId: string, emai
   const rows = await services.db.prisma.$queryRaw<LoginAccount[]>`
     SELECT u."id"::text AS "id", u."email"::text AS "email", u."status", u."passwordHash", u."lockedUntil", u."failedLoginCount",
       u."emailOtpEnabled", COALESCE(t."status" = 'enrolled', false) AS "totpEnrolled",
-      EXISTS (SELECT 1 FROM "RecoveryCode" r WHERE r."userId" = u."id" AND r."usedAt" IS NULL) AS "recoveryLeft"
+      EXISTS (SELECT 1 FROM "RecoveryCode" r WHERE r."userId" = u."id" AND r."usedAt" IS NULL) AS "recoveryLeft",
+      EXISTS (SELECT 1 FROM "Passkey" p WHERE p."userId" = u."id") AS "passkey"
     FROM "User" u LEFT JOIN "TotpCredential" t ON t."userId" = u."id"
     WHERE u."organizationId" = ${organizationId}::uuid AND u."email" = ${email}::citext`;
   return rows[0] ?? null;

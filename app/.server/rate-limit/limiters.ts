@@ -31,6 +31,8 @@ const RULE_SETTINGS = {
   twoFactor: "rateLimits.twoFactor.perUser",
   twoFactorIp: "rateLimits.twoFactor.perIp",
   emailOtpResend: "rateLimits.emailOtpResend.perUser",
+  /** Failed passkey sign-ins per client address (a right one gives its point back). */
+  passkeyLoginIp: "rateLimits.passkeyLogin.perIp",
 } as const satisfies Record<string, SettingKey>;
 
 /**

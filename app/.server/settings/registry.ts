@@ -85,6 +85,11 @@ export const SETTINGS = {
     default: { points: 5, windowMinutes: 15 },
     description: "New email codes a user may ask for while signing in (each one is a mail).",
   },
+  "rateLimits.passkeyLogin.perIp": {
+    schema: SETTING_SCHEMAS["rateLimits.passkeyLogin.perIp"],
+    default: { points: 100, windowMinutes: 15 },
+    description: "Passkey sign-ins that fail, per client address (the account is only known from a valid passkey).",
+  },
   "tokens.accessTokenTtlSeconds": {
     schema: SETTING_SCHEMAS["tokens.accessTokenTtlSeconds"],
     default: 3600,

@@ -2,6 +2,7 @@ import type { CSSProperties, ReactNode } from "react";
 import { Form } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { AuthCard, Field, FormMessage, type BrandingView } from "~/components/auth-card";
+import { PasskeysSection, type AccountPasskeysView } from "~/components/account/passkeys-section";
 import { RecoveryCodes } from "~/components/recovery-codes";
 import { SUPPORTED_LANGUAGES } from "~/i18n/config";
 
@@ -10,7 +11,20 @@ import { SUPPORTED_LANGUAGES } from "~/i18n/config";
  * form that works without script. The server decides what is allowed (the organization's policy,
  * a recent sign-in); the page only shows what it was told may be done.
  */
-export type AccountNotice = "profile" | "email_sent" | "password" | "password_set" | "totp_added" | "totp_removed" | "email_on" | "email_off" | "session_ended" | "others_ended";
+export type AccountNotice =
+  | "profile"
+  | "email_sent"
+  | "password"
+  | "password_set"
+  | "totp_added"
+  | "totp_removed"
+  | "email_on"
+  | "email_off"
+  | "passkey_added"
+  | "passkey_renamed"
+  | "passkey_removed"
+  | "session_ended"
+  | "others_ended";
 
 export interface AccountView {
   language: string;
@@ -32,6 +46,7 @@ export interface AccountView {
     mayRegenerateCodes: boolean;
     recovery: { remaining: number; total: number };
   };
+  passkeys: AccountPasskeysView;
   sessions: Array<{ handle: string; current: boolean; signedInAt: string | null; lastSeenAt: string | null; ip: string | null; userAgent: string | null; clients: Array<string | null> }>;
   events: Array<{ at: string; event: string; method: string | null; ip: string | null; byAdmin: boolean }>;
   fresh: boolean;
@@ -47,7 +62,7 @@ export type AccountResult =
   | { view: "password"; error: "wrong" | "weak" | "rateLimited"; problem?: string; limit?: number; minutes?: number }
   | { view: "email"; error: "invalid" | "unstorable" | "same" | "rateLimited"; minutes?: number }
   | { view: "codes"; codes: string[] }
-  | { view: "refused"; error: "notAllowed" | "gone" }
+  | { view: "refused"; error: "notAllowed" | "gone" | "passkeyName" }
   | { view: "csrf" };
 
 export type AccountProblemView = { view: "unknown"; language: string } | { view: "csrf"; branding: BrandingView; slug: string };
@@ -134,6 +149,9 @@ export function AccountPage({ page, result }: { page: AccountView; result: Accou
             <a href="#two-factor">{t("account.twoFactor.title")}</a>
           </li>
           <li>
+            <a href="#passkeys">{t("account.passkeys.title")}</a>
+          </li>
+          <li>
             <a href="#sessions">{t("account.sessions.title")}</a>
           </li>
           <li>
@@ -142,7 +160,7 @@ export function AccountPage({ page, result }: { page: AccountView; result: Accou
         </ul>
       </nav>
       {page.notice ? <FormMessage tone="info">{noticeText(t, page.notice, page.count)}</FormMessage> : null}
-      {refusal ? <FormMessage tone="error">{t(refusal === "gone" ? "account.sessions.gone" : "account.notAllowed")}</FormMessage> : null}
+      {refusal ? <FormMessage tone="error">{t(refusal === "gone" ? "account.sessions.gone" : refusal === "passkeyName" ? "account.passkeys.nameRequired" : "account.notAllowed")}</FormMessage> : null}
       {result?.view === "codes" ? (
         <Section id="new-codes" title={t("account.twoFactor.recoveryNew")}>
           <p>{t("account.twoFactor.recoveryIntro")}</p>
@@ -153,6 +171,7 @@ export function AccountPage({ page, result }: { page: AccountView; result: Accou
       <EmailSection page={page} result={result?.view === "email" ? result : null} />
       <PasswordSection page={page} result={result?.view === "password" ? result : null} />
       <TwoFactorSection page={page} />
+      <PasskeysSection page={page} />
       <SessionsSection page={page} />
       <ActivitySection page={page} />
     </AccountShell>
@@ -179,6 +198,12 @@ function noticeText(t: T, notice: AccountNotice, count: number): string {
       return t("account.twoFactor.emailEnabled");
     case "email_off":
       return t("account.twoFactor.emailDisabled");
+    case "passkey_added":
+      return t("account.passkeys.added");
+    case "passkey_renamed":
+      return t("account.passkeys.renamed");
+    case "passkey_removed":
+      return t("account.passkeys.removed");
     case "session_ended":
       return t("account.sessions.ended");
     case "others_ended":
@@ -332,7 +357,9 @@ function TwoFactorSection({ page }: { page: AccountView }) {
     ? t("account.twoFactor.totpOn", { date: tf.totpEnrolledAt })
     : tf.policy === "required_email"
       ? t("account.twoFactor.totpUnused")
-      : t("account.twoFactor.totpOff");
+      : tf.policy === "required_passkey"
+        ? t("account.twoFactor.totpUnusedPasskey")
+        : t("account.twoFactor.totpOff");
   const emailState = {
     on: t("account.twoFactor.emailOn"),
     off: t("account.twoFactor.emailOff"),

@@ -10,6 +10,7 @@ import * as keys from "../operations/keys";
 import * as mail from "../operations/mail";
 import * as metadata from "../operations/metadata";
 import * as organizations from "../operations/organizations";
+import * as passkeys from "../operations/passkeys";
 import * as rbac from "../operations/rbac";
 import * as sessions from "../operations/sessions";
 import * as stats from "../operations/stats";
@@ -23,7 +24,7 @@ import type { Operation } from "./route";
  * operations; a new module is added here once. The router, the OpenAPI document, the console
  * gateway (typed by operation id) and the generated client all read this table.
  */
-export const MODULES = { applications, audit, branding, bulk, claims, clients, config, keys, mail, metadata, organizations, rbac, sessions, stats, transfer, twoFactor, users };
+export const MODULES = { applications, audit, branding, bulk, claims, clients, config, keys, mail, metadata, organizations, passkeys, rbac, sessions, stats, transfer, twoFactor, users };
 
 type Module = (typeof MODULES)[keyof typeof MODULES];
 // Distributes over the modules (keyof a union would keep only the keys they share).

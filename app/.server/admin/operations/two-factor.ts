@@ -22,6 +22,7 @@ const StatusSchema = z.object({
   totp: z.object({ enrolled: z.boolean(), pending: z.boolean(), enrolledAt: z.iso.datetime().nullable() }),
   emailOtp: z.object({ enabled: z.boolean() }),
   recoveryCodes: z.object({ remaining: z.number().int(), total: z.number().int() }),
+  passkeys: z.object({ count: z.number().int() }),
 });
 const PolicySchema = z.object({ organizationId: UuidSchema, policy: z.enum(TWO_FACTOR_POLICIES) });
 const OrgParams = z.object({ orgId: UuidSchema });
@@ -181,7 +182,7 @@ export const twoFactorSummaryOperations = [
           slug: z.string(),
           policy: z.string(),
           users: z.number().int(),
-          byMethod: z.object({ totp: z.number().int(), email: z.number().int(), recoveryCodes: z.number().int() }),
+          byMethod: z.object({ totp: z.number().int(), email: z.number().int(), recoveryCodes: z.number().int(), passkey: z.number().int() }),
         }),
       ),
     }),

@@ -89,6 +89,7 @@ async function loadContent(ctx: ExportContext, organizationId: string): Promise<
         claimValues: { select: { value: true, claim: { select: { claimName: true, application: { select: { name: true } } } } } },
         totp: true,
         recoveryCodes: { orderBy: { createdAt: "asc" } },
+        passkeys: { orderBy: [{ createdAt: "asc" }, { id: "asc" }] },
       },
     }),
   ]);
@@ -169,6 +170,19 @@ async function loadContent(ctx: ExportContext, organizationId: string): Promise<
           }
         : null,
       recoveryCodes: u.recoveryCodes.map((r) => ({ codeHash: r.codeHash, usedAt: iso(r.usedAt) })),
+      passkeys: u.passkeys.map((p) => ({
+        credentialId: p.credentialId,
+        userHandle: p.userHandle,
+        publicKey: Buffer.from(p.publicKey).toString("base64url"),
+        counter: Number(p.counter),
+        transports: p.transports,
+        deviceType: p.deviceType as "singleDevice" | "multiDevice",
+        backedUp: p.backedUp,
+        aaguid: p.aaguid,
+        name: p.name,
+        createdAt: p.createdAt.toISOString(),
+        lastUsedAt: iso(p.lastUsedAt),
+      })),
     })),
   };
 }

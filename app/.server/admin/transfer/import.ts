@@ -262,6 +262,31 @@ function planImport(ctx: PreviewContext, pkg: ExportPackage, slug: string, targe
         await tx.recoveryCode.deleteMany({ where: { userId } });
         await tx.recoveryCode.createMany({ data: u.recoveryCodes.map((r) => ({ userId, codeHash: r.codeHash, usedAt: usedHere.get(r.codeHash) ?? date(r.usedAt) })) });
       }
+      if (u.passkeys && (all || fields.includes("passkeys"))) {
+        // A signature counter never goes back: an older package must not let a cloned authenticator pass.
+        const counterHere = new Map((existing?.passkeys ?? []).map((p) => [p.credentialId, p.counter]));
+        await tx.passkey.deleteMany({ where: { userId } });
+        await tx.passkey.createMany({
+          data: u.passkeys.map((p) => {
+            const here = counterHere.get(p.credentialId) ?? 0n;
+            return {
+              organizationId,
+              userId,
+              credentialId: p.credentialId,
+              userHandle: p.userHandle,
+              publicKey: Buffer.from(p.publicKey, "base64url"),
+              counter: BigInt(p.counter) > here ? BigInt(p.counter) : here,
+              transports: p.transports,
+              deviceType: p.deviceType,
+              backedUp: p.backedUp,
+              aaguid: p.aaguid,
+              name: p.name,
+              createdAt: new Date(p.createdAt),
+              lastUsedAt: date(p.lastUsedAt),
+            };
+          }),
+        });
+      }
     }
     return { organizationId, clients: touchedClients, users: touchedUsers };
   }
@@ -287,6 +312,9 @@ function userChanges(ctx: Context<"encrypter">, u: PackageUser, totpSecret: stri
   const codes = (list: Array<{ codeHash: string; used: boolean }>) => list.map((r) => `${r.codeHash} ${r.used || usedHere.has(r.codeHash)}`).sort();
   const wantedCodes = codes(u.recoveryCodes.map((r) => ({ codeHash: r.codeHash, used: r.usedAt !== null })));
   if (!same(wantedCodes, codes(existing.recoveryCodes.map((r) => ({ codeHash: r.codeHash, used: r.usedAt !== null }))))) fields.push("recoveryCodes");
+  const keys = (list: Array<{ credentialId: string; publicKey: string; name: string }>) => list.map((p) => `${p.credentialId} ${p.publicKey} ${p.name}`).sort();
+  const havePasskeys = existing.passkeys.map((p) => ({ credentialId: p.credentialId, publicKey: Buffer.from(p.publicKey).toString("base64url"), name: p.name }));
+  if (u.passkeys && !same(keys(u.passkeys), keys(havePasskeys))) fields.push("passkeys");
   return fields;
 }
 

@@ -19,6 +19,7 @@ export interface TargetUser {
   claims: Array<{ application: string; claimName: string; value: unknown }>;
   totp: { secretEncrypted: string; status: string; enrolledAt: Date | null; lastUsedStep: bigint } | null;
   recoveryCodes: Array<{ codeHash: string; usedAt: Date | null }>;
+  passkeys: Array<{ credentialId: string; publicKey: Uint8Array; counter: bigint; name: string }>;
 }
 
 interface TargetClient {
@@ -101,6 +102,7 @@ export async function loadTarget(db: Prisma.TransactionClient, slug: string, con
         claimValues: { select: { value: true, claim: { select: { claimName: true, application: { select: { name: true } } } } } },
         totp: true,
         recoveryCodes: { select: { codeHash: true, usedAt: true } },
+        passkeys: { select: { credentialId: true, publicKey: true, counter: true, name: true } },
       },
     }),
     db.clientSecret.findMany({ where: { secretHash: { in: secretHashes }, client: { organizationId } }, select: { secretHash: true, clientId: true } }),
@@ -152,6 +154,7 @@ export async function loadTarget(db: Prisma.TransactionClient, slug: string, con
       claims: u.claimValues.map((v) => ({ application: v.claim.application.name, claimName: v.claim.claimName, value: v.value })),
       totp: u.totp ? { secretEncrypted: u.totp.secretEncrypted, status: u.totp.status, enrolledAt: u.totp.enrolledAt, lastUsedStep: u.totp.lastUsedStep } : null,
       recoveryCodes: u.recoveryCodes,
+      passkeys: u.passkeys,
     });
   }
   return state;

@@ -12,6 +12,8 @@ export interface TwoFactorStatus {
   totp: { enrolled: boolean; pending: boolean; enrolledAt: Date | null };
   emailOtp: { enabled: boolean };
   recoveryCodes: { remaining: number; total: number };
+  /** Registered passkeys (decision 041): a sign-in method and, under the policies that take one, a second factor. */
+  passkeys: { count: number };
 }
 
 export class StaleVersionError extends Error {
@@ -23,17 +25,19 @@ export class StaleVersionError extends Error {
 
 export async function getTwoFactorStatus(ctx: Context, userId: string): Promise<TwoFactorStatus> {
   const prisma = ctx.db;
-  const [user, totp, total, remaining] = await Promise.all([
+  const [user, totp, total, remaining, passkeys] = await Promise.all([
     prisma.user.findUniqueOrThrow({ where: { id: userId }, select: { emailOtpEnabled: true } }),
     prisma.totpCredential.findUnique({ where: { userId }, select: { status: true, enrolledAt: true } }),
     prisma.recoveryCode.count({ where: { userId } }),
     prisma.recoveryCode.count({ where: { userId, usedAt: null } }),
+    prisma.passkey.count({ where: { userId } }),
   ]);
   return {
     userId,
     totp: { enrolled: totp?.status === "enrolled", pending: totp?.status === "pending", enrolledAt: totp?.enrolledAt ?? null },
     emailOtp: { enabled: user.emailOtpEnabled },
     recoveryCodes: { remaining, total },
+    passkeys: { count: passkeys },
   };
 }
 
@@ -93,22 +97,23 @@ export async function setTwoFactorPolicy(
   return { organizationId: org.id, policy: org.twoFactorPolicy as TwoFactorPolicy, version: org.version };
 }
 
-/** Per organization: users, users with TOTP, users with email codes, users with recovery codes left. */
+/** Per organization: users, users with TOTP, users with email codes, users with recovery codes left, users with a passkey. */
 export async function getTwoFactorSummary(ctx: Context) {
   const rows = await ctx.db.$queryRaw<
-    Array<{ organizationId: string; slug: string; policy: string; users: bigint; totp: bigint; email: bigint; recovery: bigint }>
+    Array<{ organizationId: string; slug: string; policy: string; users: bigint; totp: bigint; email: bigint; recovery: bigint; passkey: bigint }>
   >`
     SELECT o."id" AS "organizationId", o."slug"::text AS "slug", o."twoFactorPolicy" AS "policy",
       (SELECT count(*) FROM "User" u WHERE u."organizationId" = o."id") AS "users",
       (SELECT count(*) FROM "TotpCredential" t JOIN "User" u ON u."id" = t."userId" WHERE u."organizationId" = o."id" AND t."status" = 'enrolled') AS "totp",
       (SELECT count(*) FROM "User" u WHERE u."organizationId" = o."id" AND u."emailOtpEnabled") AS "email",
-      (SELECT count(DISTINCT r."userId") FROM "RecoveryCode" r JOIN "User" u ON u."id" = r."userId" WHERE u."organizationId" = o."id" AND r."usedAt" IS NULL) AS "recovery"
+      (SELECT count(DISTINCT r."userId") FROM "RecoveryCode" r JOIN "User" u ON u."id" = r."userId" WHERE u."organizationId" = o."id" AND r."usedAt" IS NULL) AS "recovery",
+      (SELECT count(DISTINCT p."userId") FROM "Passkey" p WHERE p."organizationId" = o."id") AS "passkey"
     FROM "Organization" o WHERE o."status" <> 'deleted' ORDER BY o."slug"`;
   return rows.map((r) => ({
     organizationId: r.organizationId,
     slug: r.slug,
     policy: r.policy,
     users: Number(r.users),
-    byMethod: { totp: Number(r.totp), email: Number(r.email), recoveryCodes: Number(r.recovery) },
+    byMethod: { totp: Number(r.totp), email: Number(r.email), recoveryCodes: Number(r.recovery), passkey: Number(r.passkey) },
   }));
 }

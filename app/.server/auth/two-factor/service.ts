@@ -21,8 +21,9 @@ import { generateTotpSecret, matchTotpStep } from "./totp";
  * when the policy requires it. A verified factor completes the sign-in through finishSignIn, in
  * the transaction that consumes the code.
  */
-export type SecondFactorMethod = "totp" | "email";
-export type VerifyMethod = SecondFactorMethod | "recovery";
+export type SecondFactorMethod = "totp" | "email" | "passkey";
+/** The factors checked with a typed code (a passkey is checked in app/.server/passkeys/sign-in.ts). */
+export type VerifyMethod = "totp" | "email" | "recovery";
 
 export interface SecondFactorPlan {
   /** The factors the user may use; more than one means the user chooses. */
@@ -44,16 +45,19 @@ export interface SecondFactorEnrollment {
   totpEnrolled: boolean;
   /** Whether any recovery code is unused. */
   recoveryLeft: boolean;
+  /** Whether the user has registered a passkey. */
+  passkey: boolean;
 }
 
 /** The user's enrollment, read on its own (the password login reads it with the account instead). */
 export async function readSecondFactorEnrollment(db: Db, userId: string): Promise<SecondFactorEnrollment> {
-  const [user, totp, recoveryLeft] = await Promise.all([
+  const [user, totp, recoveryLeft, passkeys] = await Promise.all([
     db.user.findUniqueOrThrow({ where: { id: userId }, select: { emailOtpEnabled: true } }),
     db.totpCredential.findUnique({ where: { userId }, select: { status: true } }),
     db.recoveryCode.count({ where: { userId, usedAt: null } }),
+    db.passkey.count({ where: { userId } }),
   ]);
-  return { emailOtpEnabled: user.emailOtpEnabled, totpEnrolled: totp?.status === "enrolled", recoveryLeft: recoveryLeft > 0 };
+  return { emailOtpEnabled: user.emailOtpEnabled, totpEnrolled: totp?.status === "enrolled", recoveryLeft: recoveryLeft > 0, passkey: passkeys > 0 };
 }
 
 export async function planSecondFactor(services: Services, userId: string, policy: string): Promise<SecondFactorPlan | null> {
@@ -63,17 +67,22 @@ export async function planSecondFactor(services: Services, userId: string, polic
 /** The organization's policy applied to a user's enrollment: the factor the sign-in asks for, or null for none. */
 export function planFromEnrollment(enrollment: SecondFactorEnrollment, policy: string): SecondFactorPlan | null {
   const { totpEnrolled, recoveryLeft: recovery } = enrollment;
+  // A registered passkey is offered beside whatever else the policy accepts (required_email excepted).
+  const passkey: SecondFactorMethod[] = enrollment.passkey ? ["passkey"] : [];
   switch (policy) {
     case "required_email":
       return { methods: ["email"], enrollTotp: false, recovery };
     case "required_totp":
       return totpEnrolled ? { methods: ["totp"], enrollTotp: false, recovery } : { methods: ["totp"], enrollTotp: true, recovery: false };
+    case "required_passkey":
+      // Without a passkey the step registers one first (passkeys/sign-in.ts, enrollPasskeyAtSignIn).
+      return { methods: ["passkey"], enrollTotp: false, recovery: enrollment.passkey && recovery };
     case "required_any":
       // Every account has an email address, so email codes are always available.
-      return { methods: totpEnrolled ? ["totp", "email"] : ["email"], enrollTotp: false, recovery };
+      return { methods: [...passkey, ...(totpEnrolled ? (["totp"] as const) : []), "email"], enrollTotp: false, recovery };
     default:
-      if (totpEnrolled) return { methods: ["totp"], enrollTotp: false, recovery };
-      if (enrollment.emailOtpEnabled) return { methods: ["email"], enrollTotp: false, recovery };
+      if (totpEnrolled) return { methods: [...passkey, "totp"], enrollTotp: false, recovery };
+      if (enrollment.emailOtpEnabled) return { methods: [...passkey, "email"], enrollTotp: false, recovery };
       return null;
   }
 }
@@ -115,7 +124,7 @@ export type ResendOutcome = { ok: true } | { ok: false; retryAfterSeconds: numbe
  * email again and again must not send a mail each time (issue 19).
  */
 export async function chooseSecondFactor(services: Services, ic: InteractionContext, pending: PendingSecondFactor, method: unknown): Promise<ResendOutcome> {
-  if ((method !== "totp" && method !== "email") || !pending.plan.methods.includes(method)) return { ok: true };
+  if ((method !== "totp" && method !== "email" && method !== "passkey") || !pending.plan.methods.includes(method)) return { ok: true };
   await savePending(services.store, ic.uid, { ...pending, chosen: method });
   return method === "email" ? resendEmailOtp(services, pending) : { ok: true };
 }
@@ -214,7 +223,7 @@ export async function verifySecondFactor(services: Services, input: VerifyInput,
 }
 
 /** The second-factor limits of one attempt: per client address and per user. */
-const secondFactorLimits = (ip: string | null, userId: string): Array<[LimitName, string | null]> => [
+export const secondFactorLimits = (ip: string | null, userId: string): Array<[LimitName, string | null]> => [
   ["twoFactorIp", ip],
   ["twoFactor", userId],
 ];
@@ -265,7 +274,7 @@ export async function signInWithSecondFactor(
   input: { method: unknown; code: string; meta: RequestMeta },
 ): Promise<SecondFactorStepOutcome> {
   const { method } = input;
-  const offered: VerifyMethod[] = [...(pending.chosen ? [pending.chosen] : []), ...(pending.plan.recovery ? (["recovery"] as const) : [])];
+  const offered: Array<VerifyMethod | "passkey"> = [...(pending.chosen ? [pending.chosen] : []), ...(pending.plan.recovery ? (["recovery"] as const) : [])];
   if ((method !== "totp" && method !== "email" && method !== "recovery") || !offered.includes(method)) return { kind: "not_offered" };
   const { result, redirectTo } = await finishSignIn(services, { at: ic, method: "password", secondFactor: method, meta: input.meta }, (complete) =>
     verifySecondFactor(services, { userId: pending.userId, organizationId: pending.organizationId, method, code: input.code, ...input.meta }, complete),

@@ -74,6 +74,8 @@ export const operations = {
   "organizations.suspend": { method: "POST", path: "/organizations/{id}/suspend", pathParams: ["id"], input: "none", etag: true, paging: "none" },
   "organizations.update": { method: "PUT", path: "/organizations/{id}", pathParams: ["id"], input: "body", etag: true, paging: "none" },
   "organizations.validateSlug": { method: "GET", path: "/organizations/validate-slug", pathParams: [], input: "query", etag: false, paging: "none" },
+  "passkeys.delete": { method: "DELETE", path: "/users/{id}/passkeys/{passkeyId}", pathParams: ["id","passkeyId"], input: "none", etag: false, paging: "none" },
+  "passkeys.list": { method: "GET", path: "/users/{id}/passkeys", pathParams: ["id"], input: "none", etag: false, paging: "none" },
   "permissions.create": { method: "POST", path: "/permissions", pathParams: [], input: "body", etag: false, paging: "none" },
   "permissions.delete": { method: "DELETE", path: "/permissions/{id}", pathParams: ["id"], input: "none", etag: false, paging: "none" },
   "permissions.get": { method: "GET", path: "/permissions/{id}", pathParams: ["id"], input: "none", etag: false, paging: "none" },
@@ -662,8 +664,8 @@ export interface Operations {
         postLogoutRedirectUris: Array<string>;
         grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
         scope: string;
-        loginMethods: Array<"password" | "magic_link"> | null;
-        effectiveLoginMethods: Array<"password" | "magic_link">;
+        loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
+        effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
         adminApiAccess: boolean;
         allowedCorsOrigins: Array<string>;
         skipConsent: boolean;
@@ -703,8 +705,8 @@ export interface Operations {
         postLogoutRedirectUris: Array<string>;
         grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
         scope: string;
-        loginMethods: Array<"password" | "magic_link"> | null;
-        effectiveLoginMethods: Array<"password" | "magic_link">;
+        loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
+        effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
         adminApiAccess: boolean;
         allowedCorsOrigins: Array<string>;
         skipConsent: boolean;
@@ -742,7 +744,7 @@ export interface Operations {
         postLogoutRedirectUris?: Array<string>;
         grantTypes?: Array<"authorization_code" | "refresh_token" | "client_credentials">;
         scope?: string;
-        loginMethods?: Array<"password" | "magic_link">;
+        loginMethods?: Array<"password" | "magic_link" | "passkey">;
         adminApiAccess?: boolean;
         allowedCorsOrigins?: Array<string>;
         skipConsent?: boolean;
@@ -774,8 +776,8 @@ export interface Operations {
         postLogoutRedirectUris: Array<string>;
         grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
         scope: string;
-        loginMethods: Array<"password" | "magic_link"> | null;
-        effectiveLoginMethods: Array<"password" | "magic_link">;
+        loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
+        effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
         adminApiAccess: boolean;
         allowedCorsOrigins: Array<string>;
         skipConsent: boolean;
@@ -820,8 +822,8 @@ export interface Operations {
         postLogoutRedirectUris: Array<string>;
         grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
         scope: string;
-        loginMethods: Array<"password" | "magic_link"> | null;
-        effectiveLoginMethods: Array<"password" | "magic_link">;
+        loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
+        effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
         adminApiAccess: boolean;
         allowedCorsOrigins: Array<string>;
         skipConsent: boolean;
@@ -885,8 +887,8 @@ export interface Operations {
         postLogoutRedirectUris: Array<string>;
         grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
         scope: string;
-        loginMethods: Array<"password" | "magic_link"> | null;
-        effectiveLoginMethods: Array<"password" | "magic_link">;
+        loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
+        effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
         adminApiAccess: boolean;
         allowedCorsOrigins: Array<string>;
         skipConsent: boolean;
@@ -983,8 +985,8 @@ export interface Operations {
           postLogoutRedirectUris: Array<string>;
           grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
           scope: string;
-          loginMethods: Array<"password" | "magic_link"> | null;
-          effectiveLoginMethods: Array<"password" | "magic_link">;
+          loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
+          effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
           adminApiAccess: boolean;
           allowedCorsOrigins: Array<string>;
           skipConsent: boolean;
@@ -1036,7 +1038,7 @@ export interface Operations {
   /** Set the client's login-method override (a non-empty subset of password, magic_link) */
   "clients.setLoginMethods": {
     args: [id: string, body: {
-        loginMethods: Array<"password" | "magic_link">;
+        loginMethods: Array<"password" | "magic_link" | "passkey">;
       }, options?: CallOptions];
     response: {
         id: string;
@@ -1063,8 +1065,8 @@ export interface Operations {
         postLogoutRedirectUris: Array<string>;
         grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
         scope: string;
-        loginMethods: Array<"password" | "magic_link"> | null;
-        effectiveLoginMethods: Array<"password" | "magic_link">;
+        loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
+        effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
         adminApiAccess: boolean;
         allowedCorsOrigins: Array<string>;
         skipConsent: boolean;
@@ -1100,7 +1102,7 @@ export interface Operations {
         postLogoutRedirectUris?: Array<string>;
         grantTypes?: Array<"authorization_code" | "refresh_token" | "client_credentials">;
         scope?: string;
-        loginMethods?: Array<"password" | "magic_link"> | null;
+        loginMethods?: Array<"password" | "magic_link" | "passkey"> | null;
         adminApiAccess?: boolean;
         allowedCorsOrigins?: Array<string>;
         skipConsent?: boolean;
@@ -1132,8 +1134,8 @@ export interface Operations {
         postLogoutRedirectUris: Array<string>;
         grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
         scope: string;
-        loginMethods: Array<"password" | "magic_link"> | null;
-        effectiveLoginMethods: Array<"password" | "magic_link">;
+        loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
+        effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
         adminApiAccess: boolean;
         allowedCorsOrigins: Array<string>;
         skipConsent: boolean;
@@ -1370,8 +1372,8 @@ export interface Operations {
           organization: {
             slug: string;
             name: string;
-            defaultLoginMethods: Array<"password" | "magic_link">;
-            twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_any";
+            defaultLoginMethods: Array<"password" | "magic_link" | "passkey">;
+            twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
             defaultLocale: "en" | "de";
             branding: { [key: string]: JsonValue };
             assets: Array<{
@@ -1429,7 +1431,7 @@ export interface Operations {
             postLogoutRedirectUris: Array<string>;
             grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
             scope: unknown;
-            loginMethods: Array<"password" | "magic_link">;
+            loginMethods: Array<"password" | "magic_link" | "passkey">;
             allowedCorsOrigins: Array<string>;
             skipConsent: boolean;
             accessTokenTtlSeconds: number | null;
@@ -1470,6 +1472,19 @@ export interface Operations {
             recoveryCodes: Array<{
               codeHash: string;
               usedAt: string | null;
+            }>;
+            passkeys?: Array<{
+              credentialId: string;
+              userHandle: string;
+              publicKey: string;
+              counter: number;
+              transports: Array<string>;
+              deviceType: "singleDevice" | "multiDevice";
+              backedUp: boolean;
+              aaguid: string | null;
+              name: string;
+              createdAt: string;
+              lastUsedAt: string | null;
             }>;
           }>;
         };
@@ -1544,8 +1559,8 @@ export interface Operations {
             organization: {
               slug: string;
               name: string;
-              defaultLoginMethods: Array<"password" | "magic_link">;
-              twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_any";
+              defaultLoginMethods: Array<"password" | "magic_link" | "passkey">;
+              twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
               defaultLocale: "en" | "de";
               branding: { [key: string]: JsonValue };
               assets: Array<{
@@ -1603,7 +1618,7 @@ export interface Operations {
               postLogoutRedirectUris: Array<string>;
               grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
               scope: string;
-              loginMethods: Array<"password" | "magic_link">;
+              loginMethods: Array<"password" | "magic_link" | "passkey">;
               allowedCorsOrigins?: Array<string>;
               skipConsent?: boolean;
               accessTokenTtlSeconds?: number | null;
@@ -1644,6 +1659,19 @@ export interface Operations {
               recoveryCodes: Array<{
                 codeHash: string;
                 usedAt: string | null;
+              }>;
+              passkeys?: Array<{
+                credentialId: string;
+                userHandle: string;
+                publicKey: string;
+                counter: number;
+                transports: Array<string>;
+                deviceType: "singleDevice" | "multiDevice";
+                backedUp: boolean;
+                aaguid: string | null;
+                name: string;
+                createdAt: string;
+                lastUsedAt: string | null;
               }>;
             }>;
           };
@@ -1708,8 +1736,8 @@ export interface Operations {
             organization: {
               slug: string;
               name: string;
-              defaultLoginMethods: Array<"password" | "magic_link">;
-              twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_any";
+              defaultLoginMethods: Array<"password" | "magic_link" | "passkey">;
+              twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
               defaultLocale: "en" | "de";
               branding: { [key: string]: JsonValue };
               assets: Array<{
@@ -1767,7 +1795,7 @@ export interface Operations {
               postLogoutRedirectUris: Array<string>;
               grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
               scope: string;
-              loginMethods: Array<"password" | "magic_link">;
+              loginMethods: Array<"password" | "magic_link" | "passkey">;
               allowedCorsOrigins?: Array<string>;
               skipConsent?: boolean;
               accessTokenTtlSeconds?: number | null;
@@ -1808,6 +1836,19 @@ export interface Operations {
               recoveryCodes: Array<{
                 codeHash: string;
                 usedAt: string | null;
+              }>;
+              passkeys?: Array<{
+                credentialId: string;
+                userHandle: string;
+                publicKey: string;
+                counter: number;
+                transports: Array<string>;
+                deviceType: "singleDevice" | "multiDevice";
+                backedUp: boolean;
+                aaguid: string | null;
+                name: string;
+                createdAt: string;
+                lastUsedAt: string | null;
               }>;
             }>;
           };
@@ -2063,8 +2104,8 @@ export interface Operations {
         name: string;
         slug: string;
         status: "active" | "suspended" | "deleted";
-        defaultLoginMethods: Array<"password" | "magic_link">;
-        twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_any";
+        defaultLoginMethods: Array<"password" | "magic_link" | "passkey">;
+        twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
         defaultLocale: string;
         createdAt: string;
         updatedAt: string;
@@ -2076,8 +2117,8 @@ export interface Operations {
     args: [body: {
         name: string;
         slug: string;
-        defaultLoginMethods?: Array<"password" | "magic_link">;
-        twoFactorPolicy?: "optional" | "required_email" | "required_totp" | "required_any";
+        defaultLoginMethods?: Array<"password" | "magic_link" | "passkey">;
+        twoFactorPolicy?: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
         defaultLocale?: "en" | "de";
       }, options?: CallOptions];
     response: {
@@ -2085,8 +2126,8 @@ export interface Operations {
         name: string;
         slug: string;
         status: "active" | "suspended" | "deleted";
-        defaultLoginMethods: Array<"password" | "magic_link">;
-        twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_any";
+        defaultLoginMethods: Array<"password" | "magic_link" | "passkey">;
+        twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
         defaultLocale: string;
         createdAt: string;
         updatedAt: string;
@@ -2107,8 +2148,8 @@ export interface Operations {
         name: string;
         slug: string;
         status: "active" | "suspended" | "deleted";
-        defaultLoginMethods: Array<"password" | "magic_link">;
-        twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_any";
+        defaultLoginMethods: Array<"password" | "magic_link" | "passkey">;
+        twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
         defaultLocale: string;
         createdAt: string;
         updatedAt: string;
@@ -2178,8 +2219,8 @@ export interface Operations {
           name: string;
           slug: string;
           status: "active" | "suspended" | "deleted";
-          defaultLoginMethods: Array<"password" | "magic_link">;
-          twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_any";
+          defaultLoginMethods: Array<"password" | "magic_link" | "passkey">;
+          twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
           defaultLocale: string;
           createdAt: string;
           updatedAt: string;
@@ -2199,8 +2240,8 @@ export interface Operations {
         name: string;
         slug: string;
         status: "active" | "suspended" | "deleted";
-        defaultLoginMethods: Array<"password" | "magic_link">;
-        twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_any";
+        defaultLoginMethods: Array<"password" | "magic_link" | "passkey">;
+        twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
         defaultLocale: string;
         createdAt: string;
         updatedAt: string;
@@ -2211,8 +2252,8 @@ export interface Operations {
   "organizations.update": {
     args: [id: string, body: {
         name?: string;
-        defaultLoginMethods?: Array<"password" | "magic_link">;
-        twoFactorPolicy?: "optional" | "required_email" | "required_totp" | "required_any";
+        defaultLoginMethods?: Array<"password" | "magic_link" | "passkey">;
+        twoFactorPolicy?: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
         defaultLocale?: "en" | "de";
       }, options?: CallOptions];
     response: {
@@ -2220,8 +2261,8 @@ export interface Operations {
         name: string;
         slug: string;
         status: "active" | "suspended" | "deleted";
-        defaultLoginMethods: Array<"password" | "magic_link">;
-        twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_any";
+        defaultLoginMethods: Array<"password" | "magic_link" | "passkey">;
+        twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
         defaultLocale: string;
         createdAt: string;
         updatedAt: string;
@@ -2238,6 +2279,40 @@ export interface Operations {
         valid: boolean;
         available: boolean;
         message?: string;
+      };
+    etag: false;
+  };
+  /** Delete one of a user's passkeys; it no longer signs in */
+  "passkeys.delete": {
+    args: [id: string, passkeyId: string, options?: CallOptions];
+    response: {
+        id: string;
+        userId: string;
+        name: string;
+        createdAt: string;
+        lastUsedAt: string | null;
+        deviceType: "singleDevice" | "multiDevice";
+        backedUp: boolean;
+        aaguid: string | null;
+        transports: Array<string>;
+      };
+    etag: false;
+  };
+  /** A user's passkeys (name, created, last used, authenticator type); never key material */
+  "passkeys.list": {
+    args: [id: string, options?: CallOptions];
+    response: {
+        data: Array<{
+          id: string;
+          userId: string;
+          name: string;
+          createdAt: string;
+          lastUsedAt: string | null;
+          deviceType: "singleDevice" | "multiDevice";
+          backedUp: boolean;
+          aaguid: string | null;
+          transports: Array<string>;
+        }>;
       };
     etag: false;
   };
@@ -2574,6 +2649,9 @@ export interface Operations {
           remaining: number;
           total: number;
         };
+        passkeys: {
+          count: number;
+        };
       };
     etag: false;
   };
@@ -2582,7 +2660,7 @@ export interface Operations {
     args: [orgId: string, options?: CallOptions];
     response: {
         organizationId: string;
-        policy: "optional" | "required_email" | "required_totp" | "required_any";
+        policy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
       };
     etag: true;
   };
@@ -2603,6 +2681,9 @@ export interface Operations {
           remaining: number;
           total: number;
         };
+        passkeys: {
+          count: number;
+        };
       };
     etag: false;
   };
@@ -2619,6 +2700,7 @@ export interface Operations {
             totp: number;
             email: number;
             recoveryCodes: number;
+            passkey: number;
           };
         }>;
       };
@@ -2649,17 +2731,20 @@ export interface Operations {
           remaining: number;
           total: number;
         };
+        passkeys: {
+          count: number;
+        };
       };
     etag: false;
   };
   /** Set the organization's two-factor policy (If-Match guards against lost updates) */
   "twoFactor.setPolicy": {
     args: [orgId: string, body: {
-        policy: "optional" | "required_email" | "required_totp" | "required_any";
+        policy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
       }, options?: CallOptions];
     response: {
         organizationId: string;
-        policy: "optional" | "required_email" | "required_totp" | "required_any";
+        policy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
       };
     etag: true;
   };
@@ -3455,7 +3540,7 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"postLogoutRedirectUris","in":"body","type":"list of string","required":false,"default":"[]"},
       {"name":"grantTypes","in":"body","type":"list of (authorization_code | refresh_token | client_credentials)","required":false,"default":"[\"authorization_code\",\"refresh_token\"]"},
       {"name":"scope","in":"body","type":"string (up to 1000 chars)","required":false},
-      {"name":"loginMethods","in":"body","type":"list of (password | magic_link)","required":false},
+      {"name":"loginMethods","in":"body","type":"list of (password | magic_link | passkey)","required":false},
       {"name":"adminApiAccess","in":"body","type":"boolean","required":false,"default":"false"},
       {"name":"allowedCorsOrigins","in":"body","type":"list of string","required":false,"default":"[]"},
       {"name":"skipConsent","in":"body","type":"boolean","required":false,"default":"false"},
@@ -3535,7 +3620,7 @@ export const operationHelp: Record<string, OperationHelp> = {
     summary: "Set the client's login-method override (a non-empty subset of password, magic_link)",
     fields: [
       {"name":"id","in":"path","type":"string (1–200 chars)","required":true},
-      {"name":"loginMethods","in":"body","type":"list of (password | magic_link)","required":true},
+      {"name":"loginMethods","in":"body","type":"list of (password | magic_link | passkey)","required":true},
     ],
   },
   "clients.update": {
@@ -3552,7 +3637,7 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"postLogoutRedirectUris","in":"body","type":"list of string","required":false},
       {"name":"grantTypes","in":"body","type":"list of (authorization_code | refresh_token | client_credentials)","required":false},
       {"name":"scope","in":"body","type":"string (up to 1000 chars)","required":false},
-      {"name":"loginMethods","in":"body","type":"list of (password | magic_link) or null","required":false},
+      {"name":"loginMethods","in":"body","type":"list of (password | magic_link | passkey) or null","required":false},
       {"name":"adminApiAccess","in":"body","type":"boolean","required":false},
       {"name":"allowedCorsOrigins","in":"body","type":"list of string","required":false},
       {"name":"skipConsent","in":"body","type":"boolean","required":false},
@@ -3780,8 +3865,8 @@ export const operationHelp: Record<string, OperationHelp> = {
     fields: [
       {"name":"name","in":"body","type":"string (1–200 chars)","required":true},
       {"name":"slug","in":"body","type":"string (2–63 chars)","required":true},
-      {"name":"defaultLoginMethods","in":"body","type":"list of (password | magic_link)","required":false},
-      {"name":"twoFactorPolicy","in":"body","type":"optional | required_email | required_totp | required_any","required":false},
+      {"name":"defaultLoginMethods","in":"body","type":"list of (password | magic_link | passkey)","required":false},
+      {"name":"twoFactorPolicy","in":"body","type":"optional | required_email | required_totp | required_passkey | required_any","required":false},
       {"name":"defaultLocale","in":"body","type":"en | de","required":false},
     ],
   },
@@ -3830,8 +3915,8 @@ export const operationHelp: Record<string, OperationHelp> = {
     fields: [
       {"name":"id","in":"path","type":"string (uuid)","required":true},
       {"name":"name","in":"body","type":"string (1–200 chars)","required":false},
-      {"name":"defaultLoginMethods","in":"body","type":"list of (password | magic_link)","required":false},
-      {"name":"twoFactorPolicy","in":"body","type":"optional | required_email | required_totp | required_any","required":false},
+      {"name":"defaultLoginMethods","in":"body","type":"list of (password | magic_link | passkey)","required":false},
+      {"name":"twoFactorPolicy","in":"body","type":"optional | required_email | required_totp | required_passkey | required_any","required":false},
       {"name":"defaultLocale","in":"body","type":"en | de","required":false},
     ],
   },
@@ -3839,6 +3924,19 @@ export const operationHelp: Record<string, OperationHelp> = {
     summary: "Check whether a slug is well-formed and free",
     fields: [
       {"name":"slug","in":"query","type":"string (up to 200 chars)","required":true},
+    ],
+  },
+  "passkeys.delete": {
+    summary: "Delete one of a user's passkeys; it no longer signs in",
+    fields: [
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+      {"name":"passkeyId","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
+  "passkeys.list": {
+    summary: "A user's passkeys (name, created, last used, authenticator type); never key material",
+    fields: [
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
     ],
   },
   "permissions.create": {
@@ -3996,7 +4094,7 @@ export const operationHelp: Record<string, OperationHelp> = {
     summary: "Set the organization's two-factor policy (If-Match guards against lost updates)",
     fields: [
       {"name":"orgId","in":"path","type":"string (uuid)","required":true},
-      {"name":"policy","in":"body","type":"optional | required_email | required_totp | required_any","required":true},
+      {"name":"policy","in":"body","type":"optional | required_email | required_totp | required_passkey | required_any","required":true},
     ],
   },
   "userRoles.assign": {

@@ -1,0 +1,35 @@
+import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
+import { passGate } from "~/.server/interaction/gate";
+import { NO_STORE } from "~/.server/interaction/request";
+import { passkeyLoginOptions, signInWithPasskey } from "~/.server/passkeys/sign-in";
+
+/**
+ * POST /interaction/:uid/passkey, for the login page's passkey script (decision 041):
+ * `intent=options` answers the WebAuthn request options (a new challenge bound to this
+ * interaction), `intent=verify` with the signed `credential` signs in and answers where the
+ * browser goes next. Behind the gate of every login method: a client without `passkey` gets 403
+ * (`security.login_method_disabled`) before anything else, then the CSRF token is checked.
+ */
+export async function loader(args: LoaderFunctionArgs) {
+  const gate = await passGate(args, { method: "passkey", endpoint: "GET /interaction/:uid/passkey" });
+  if (!gate.open) return gate.response;
+  return redirect(`/interaction/${gate.uid}?method=passkey`, { headers: NO_STORE });
+}
+
+export async function action(args: ActionFunctionArgs) {
+  const gate = await passGate(args, { method: "passkey", endpoint: "POST /interaction/:uid/passkey" });
+  if (!gate.open) return Response.json({ error: gate.refusal.view }, { status: gate.refusal.view === "expired" ? 400 : 403, headers: NO_STORE });
+  const { services } = args.context;
+  if (gate.form.get("intent") === "options") {
+    return Response.json({ options: await passkeyLoginOptions(services, gate.context) }, { headers: NO_STORE });
+  }
+  const outcome = await signInWithPasskey(services, gate.context, { credential: gate.form.get("credential"), meta: gate.meta });
+  if (outcome.kind === "signed_in") return Response.json({ redirectTo: outcome.redirectTo }, { headers: NO_STORE });
+  if (outcome.kind === "rate_limited") {
+    return Response.json(
+      { error: "rate_limited", minutes: Math.ceil(outcome.retryAfterSeconds / 60) },
+      { status: 429, headers: { ...NO_STORE, "Retry-After": String(outcome.retryAfterSeconds) } },
+    );
+  }
+  return Response.json({ error: "failed" }, { status: 401, headers: NO_STORE });
+}

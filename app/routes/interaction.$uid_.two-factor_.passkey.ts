@@ -1,0 +1,44 @@
+import type { ActionFunctionArgs } from "@remix-run/node";
+import { loadSecondFactorStep } from "~/.server/auth/two-factor/service";
+import { passGate } from "~/.server/interaction/gate";
+import { NO_STORE } from "~/.server/interaction/request";
+import { enrollPasskeyAtSignIn, passkeyEnrollmentOptions, passkeySecondFactorOptions, verifyPasskeySecondFactor } from "~/.server/passkeys/sign-in";
+
+/**
+ * POST /interaction/:uid/two-factor/passkey, for the second-factor page's passkey script
+ * (decision 041): `intent=options` answers request options for the user's own passkeys (a
+ * challenge bound to this interaction), `intent=verify` checks the signed `credential` and
+ * completes the sign-in; `intent=register-options` and `intent=register` (with a `name`) let a
+ * person without a passkey register one where the policy requires it. Only within the step a
+ * right password opened, and only when its plan offers a passkey.
+ */
+export async function action(args: ActionFunctionArgs) {
+  const gate = await passGate(args);
+  if (!gate.open) return Response.json({ error: gate.refusal.view }, { status: gate.refusal.view === "expired" ? 400 : 403, headers: NO_STORE });
+  const { services } = args.context;
+  const pending = await loadSecondFactorStep(services, gate.context);
+  if (!pending) return Response.json({ error: "expired" }, { status: 400, headers: NO_STORE });
+  if (gate.form.get("intent") === "options") {
+    const options = await passkeySecondFactorOptions(services, gate.context, pending);
+    return options ? Response.json({ options }, { headers: NO_STORE }) : Response.json({ error: "unavailable" }, { status: 403, headers: NO_STORE });
+  }
+  const intent = gate.form.get("intent");
+  if (intent === "register-options") {
+    const options = await passkeyEnrollmentOptions(services, gate.context, pending);
+    return options ? Response.json({ options }, { headers: NO_STORE }) : Response.json({ error: "unavailable" }, { status: 403, headers: NO_STORE });
+  }
+  const credential = gate.form.get("credential");
+  const outcome =
+    intent === "register"
+      ? await enrollPasskeyAtSignIn(services, gate.context, pending, { credential, name: String(gate.form.get("name") ?? ""), meta: gate.meta })
+      : await verifyPasskeySecondFactor(services, gate.context, pending, { credential, meta: gate.meta });
+  if (outcome.kind === "signed_in") return Response.json({ redirectTo: outcome.redirectTo }, { headers: NO_STORE });
+  if (outcome.kind === "not_offered") return Response.json({ error: "unavailable" }, { status: 403, headers: NO_STORE });
+  if (outcome.kind === "rate_limited") {
+    return Response.json(
+      { error: "rate_limited", minutes: Math.ceil(outcome.retryAfterSeconds / 60) },
+      { status: 429, headers: { ...NO_STORE, "Retry-After": String(outcome.retryAfterSeconds) } },
+    );
+  }
+  return Response.json({ error: "failed" }, { status: 401, headers: NO_STORE });
+}
