@@ -36,8 +36,8 @@ describe("magic-link pairing attempts", () => {
     const results = await Promise.all(Array.from({ length: 10 }, () => checkPairing(store, "uid-concurrent", wrongFor(code))));
     expect(results.filter((r) => r === "wrong")).toHaveLength(2);
     expect(results.filter((r) => r === "exhausted")).toHaveLength(8);
-    // The right number comes too late: the pairing is over.
-    expect(await checkPairing(store, "uid-concurrent", code)).toBe("none");
+    // The right number comes too late: the pairing is over, and says why.
+    expect(await checkPairing(store, "uid-concurrent", code)).toBe("exhausted");
     expect(await pairingCode(store, "uid-concurrent")).toBeNull();
   });
 

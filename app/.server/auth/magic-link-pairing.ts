@@ -15,6 +15,8 @@ import type { KeyValueStore } from "../cache/store";
 const MAX_ATTEMPTS = 3;
 const pairingKey = (uid: string) => `magic-link:pairing:${uid}`;
 const confirmedKey = (uid: string) => `magic-link:confirmed:${uid}`;
+/** Set when three wrong numbers ended the pairing: numbers of the same burst that arrive after its end learn why. */
+const exhaustedKey = (uid: string) => `magic-link:pairing-exhausted:${uid}`;
 /** Per pairing (its own id), so that a new pairing of the same interaction counts afresh. */
 const attemptsKey = (uid: string, pairingId: string) => `magic-link:pairing-attempts:${uid}:${pairingId}`;
 /** Outlives any pairing (a link lives at most 1440 minutes, `auth.magicLinkTtlMinutes`). */
@@ -30,7 +32,9 @@ interface Pairing {
  * shows the same page and the same number; its lifetime restarts with the new link's.
  */
 export async function startPairing(store: KeyValueStore, uid: string, ttlSeconds: number): Promise<string> {
-  const pairing = readPairing(await store.get(pairingKey(uid))) ?? { code: String(randomInt(10, 100)), id: randomBytes(9).toString("base64url") };
+  const current = readPairing(await store.get(pairingKey(uid)));
+  if (!current) await store.del(exhaustedKey(uid));
+  const pairing = current ?? { code: String(randomInt(10, 100)), id: randomBytes(9).toString("base64url") };
   await store.set(pairingKey(uid), JSON.stringify(pairing), ttlSeconds);
   return pairing.code;
 }
@@ -47,7 +51,7 @@ export type PairingCheck = "match" | "wrong" | "exhausted" | "none";
  */
 export async function checkPairing(store: KeyValueStore, uid: string, typed: string): Promise<PairingCheck> {
   const pairing = readPairing(await store.get(pairingKey(uid)));
-  if (!pairing) return "none";
+  if (!pairing) return (await store.get(exhaustedKey(uid))) === null ? "none" : "exhausted";
   const attempt = await store.increment(attemptsKey(uid, pairing.id), ATTEMPTS_TTL_SECONDS);
   // The third attempt ended the pairing (or matched); later ones of the same burst only learn that.
   if (attempt > MAX_ATTEMPTS) return "exhausted";
@@ -58,6 +62,8 @@ export async function checkPairing(store: KeyValueStore, uid: string, typed: str
     return readPairing(await store.take(pairingKey(uid)))?.id === pairing.id ? "match" : "none";
   }
   if (attempt === MAX_ATTEMPTS) {
+    // The mark first: a number of the same burst that finds the pairing gone then finds why.
+    await store.set(exhaustedKey(uid), "1", ATTEMPTS_TTL_SECONDS);
     await store.del(pairingKey(uid));
     return "exhausted";
   }
