@@ -87,6 +87,9 @@ test("a person registers a passkey on the account page, signs out, and signs in 
     const callback = page.waitForRequest((r) => r.url().startsWith(pk.passkeyOnly.redirectUri));
     await page.getByRole("button", { name: en.signIn.passkey }).click();
     const tokens = await oidc.authorizationCodeGrant(rp.config, new URL((await callback).url()), { pkceCodeVerifier: rp.verifier, expectedState: rp.state });
+    // The browser then shows its own error page for the unanswered host: the next navigation
+    // starts after that one has landed, or it is interrupted by it.
+    await page.waitForURL((url) => url.protocol === "chrome-error:" || url.href.startsWith(pk.passkeyOnly.redirectUri));
     const claims = tokens.claims()!;
     expect(claims.sub).toBe(pk.user.id);
     expect(claims.amr).toEqual(["hwk", "user"]);
