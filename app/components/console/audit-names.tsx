@@ -1,19 +1,8 @@
 import { Link } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 
-/** A name the Admin API resolved for an id an audit entry carries (decision 039). */
-export interface Named {
-  name: string | null;
-  organizationId: string | null;
-  deleted: boolean;
-}
-
-export interface AuditNames {
-  organization: Named | null;
-  actor: (Named & { type: "user" | "client" }) | null;
-  target: Named | null;
-  client: (Named & { id: string }) | null;
-}
+export type { AuditNames, Named } from "~/schemas/audit-names";
+import type { AuditNames, Named } from "~/schemas/audit-names";
 
 /** The console page of a thing, where the console has one. */
 export function entityPath(type: string | null | undefined, id: string, organizationId: string | null): string | null {

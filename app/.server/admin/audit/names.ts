@@ -1,5 +1,8 @@
 import { isUuid } from "~/schemas/uuid";
+import type { AuditNames, Named } from "~/schemas/audit-names";
 import type { Db } from "../../context";
+
+export type { AuditNames, Named };
 
 /**
  * Names for the ids an audit entry carries (decision 039): the organization, who acted, what
@@ -7,24 +10,6 @@ import type { Db } from "../../context";
  * query per kind of thing, never one per entry. A thing that no longer exists keeps the last
  * name the entry itself recorded (a deleted user's email, a deleted client's name), or none.
  */
-export interface Named {
-  /** The email of a user, the name of anything else; null when gone and never recorded. */
-  name: string | null;
-  /** Where its console page lives (users, clients, applications and roles belong to one). */
-  organizationId: string | null;
-  /** It no longer exists (or, for an organization, was deleted). */
-  deleted: boolean;
-}
-
-export interface AuditNames {
-  organization: Named | null;
-  /** A person (user) or a client; an actor that is gone is taken for what its type says. */
-  actor: (Named & { type: "user" | "client" }) | null;
-  target: Named | null;
-  /** The client a sign-in or a token went through, when the entry names one (`data.clientId`). */
-  client: (Named & { id: string }) | null;
-}
-
 export interface AuditRef {
   organizationId: string | null;
   actorType: string;
