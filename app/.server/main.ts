@@ -32,6 +32,7 @@ export async function preflight(env: NodeJS.ProcessEnv = process.env): Promise<P
     // Checked before the server's modules load, so that these mistakes are reported at once.
     const dataDir = ensureDataDir(config.dataDir);
     await assertPortFree(config.port);
+    if (config.metrics.port) await assertPortFree(config.metrics.port, "0.0.0.0", "METRICS_PORT");
     return config.databaseUrl ? { config } : { config, dataDirLock: lockDataDir(dataDir) };
   } catch (error) {
     if (error instanceof ConfigError) fail(`configuration error: ${error.message}`);

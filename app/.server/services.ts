@@ -26,6 +26,7 @@ import { createMailer, type Mailer } from "./mail/mailer";
 import { createKeyService, type KeyService } from "./oidc/keys";
 import { MAX_SIGNED_TOKEN_LIFETIME } from "./oidc/lifetimes";
 import { createProviderRegistry, type ProviderRegistry } from "./oidc/registry";
+import { createMetrics, type Metrics } from "./metrics/metrics";
 
 /**
  * Everything a request handler may need, built once per process and handed to Remix through the
@@ -51,6 +52,8 @@ export interface Services {
   packageSeal: PackageSeal;
   jobs: JobQueue;
   settings: Settings;
+  /** Prometheus metrics (decision 050): what the collaborators above count, read at scrape time. */
+  metrics: Metrics;
   /** What `/health/ready` answers (health/readiness.ts); draining from SIGTERM on. */
   readiness: Readiness;
   /** Test-only fault injection (see context.ts); never set in production. */
@@ -74,6 +77,7 @@ export interface CreateServicesOptions {
 export async function createServices(config: Config, logger: Logger, options: CreateServicesOptions = {}): Promise<Services> {
   const dataDir = ensureDataDir(config.dataDir);
   const encryptionKey = config.encryptionKey ?? loadOrCreateEncryptionKey(dataDir).key;
+  const metrics = createMetrics();
 
   const pgliteDir = options.pgliteDir ?? embeddedDatabaseDir(dataDir);
   // PGlite is single-process: the embedded database on disk belongs to one Porta at a time.
@@ -142,6 +146,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     settings,
     ...(config.providerPoolBytes ? { poolBytes: config.providerPoolBytes } : {}),
     allowPrivateNetworks: config.outboundAllowPrivateNetworks,
+    onProviderBuilt: (provider) => metrics.observeProvider(provider),
   });
   registryRef.current = oidc;
 
@@ -157,10 +162,11 @@ export async function createServices(config: Config, logger: Logger, options: Cr
   }, 10 * 60_000);
   sweeper.unref();
 
-  const mailer = createMailer(config, logger);
+  const mailer = metrics.observeMailer(createMailer(config, logger));
 
   // Without DATABASE_URL this process alone holds the database (the DATA_DIR lock).
-  const jobs = createJobQueue(db, logger, { soleProcess: !config.databaseUrl, ...options.queue });
+  const jobs = metrics.observeJobs(createJobQueue(db, logger, { soleProcess: !config.databaseUrl, ...options.queue }));
+  metrics.watch({ db, cache, cacheKind: config.redisUrl ? "redis" : "memory", providerPool: () => oidc.poolStats(), jobs });
   const services: Services = {
     config,
     logger,
@@ -170,8 +176,8 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     encrypter,
     keys,
     oidc,
-    audit: createAuditLog(db.prisma, logger),
-    limits: createRateLimits(db.prisma, rulesFromSettings(settings)),
+    audit: metrics.observeAudit(createAuditLog(db.prisma, logger)),
+    limits: metrics.observeLimits(createRateLimits(db.prisma, rulesFromSettings(settings))),
     passwords,
     csrf: createCsrfGuard(encryptionKey),
     mailer,
@@ -180,6 +186,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     packageSeal: createPackageSeal(encryptionKey),
     settings,
     jobs,
+    metrics,
     readiness: createReadiness({
       ping: () => db.ping(1_000),
       appliedMigrations: async () =>

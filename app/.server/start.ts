@@ -10,6 +10,7 @@ import type { Config } from "./config/env";
 import { createHttpApp } from "./http/app";
 import { answerClientError } from "./http/client-error";
 import { wellKnownFirst } from "./http/well-known-first";
+import { metricsOnMainPort, startMetricsServer } from "./metrics/serve";
 import { PROJECT_ROOT } from "./root";
 import { createServices, type CreateServicesOptions, type Services } from "./services";
 
@@ -68,11 +69,23 @@ export async function startPorta(config: Config, logger: Logger, options: StartO
     }
 
     // Discovery and JWKS are answered before Express (http/well-known-first.ts).
-    const handler = wellKnownFirst({ registry: services.oidc, baseUrl: config.baseUrl, mode, logger: services.logger }, app);
+    const wellKnown = wellKnownFirst({ registry: services.oidc, baseUrl: config.baseUrl, mode, logger: services.logger }, app);
+    const scrape = metricsOnMainPort(services.metrics, config.metrics.token, services.logger);
+    const handler = services.metrics.observeHttp((req, res) => {
+      if (!scrape(req, res)) wellKnown(req, res);
+    });
     const server = await new Promise<Server>((resolve, reject) => {
       const s = createServer(handler).listen(config.port, options.host ?? "0.0.0.0", () => resolve(s));
       s.once("error", reject);
     });
+    // The metrics port listens on every interface (a scraper reaches the pod's address); the
+    // public load balancer routes only PORT.
+    const metricsServer = config.metrics.port
+      ? await startMetricsServer(services.metrics, config.metrics.port, options.host ?? "0.0.0.0", services.logger).catch(async (error: unknown) => {
+          await new Promise((resolve) => server.close(resolve));
+          throw error;
+        })
+      : undefined;
     server.on("clientError", answerClientError(services.logger));
     // Slow clients must not hold a connection for ever.
     server.headersTimeout = 20_000;
@@ -94,6 +107,7 @@ export async function startPorta(config: Config, logger: Logger, options: StartO
           const force = setTimeout(() => server.closeAllConnections(), gracePeriodMs);
           await drained;
           clearTimeout(force);
+          await new Promise<void>((resolve) => (metricsServer ? metricsServer.close(() => resolve()) : resolve()));
           await closeVite?.();
           await services.close();
         })();

@@ -6,7 +6,7 @@
  */
 export const AUDIT_EVENTS = {
   "auth.login.success": "A person signed in (data: method, client).",
-  "auth.login.failure": "A sign-in was refused (data: email attempted, reason; target: the account that email names, if any).",
+  "auth.login.failure": "A sign-in was refused (data: method, email attempted, reason; target: the account that email names, if any).",
   "auth.magic_link.sent": "A magic link was requested and mailed.",
   "auth.magic_link.verified": "A magic link was used.",
   "auth.password.verified": "A password was right; a second factor follows.",

@@ -99,7 +99,7 @@ export async function attemptPasswordLogin(services: Services, input: PasswordLo
       eventType: "auth.login.failure",
       organizationId: input.organizationId,
       ...(targeted ? { targetType: "user", targetId: targeted } : {}),
-      data: { email, reason, clientId: input.clientId },
+      data: { method: "password", email, reason, clientId: input.clientId },
     });
   const fail = async (reason: FailureReason): Promise<PasswordLoginResult> => {
     await inTransaction(services, anonymousActor(input), async (ctx) => failure(ctx, reason));

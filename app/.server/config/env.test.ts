@@ -31,6 +31,7 @@ describe("parseConfig", () => {
       trustProxy: ["loopback"],
       shutdownDelayMs: 0,
       outboundAllowPrivateNetworks: false,
+      metrics: { port: undefined, token: undefined },
     });
   });
 
@@ -39,6 +40,11 @@ describe("parseConfig", () => {
     expect(parseConfig({ TRUST_PROXY: "0" }).trustProxy).toBe(0);
     expect(parseConfig({ TRUST_PROXY: "none" }).trustProxy).toBe(0);
     expect(parseConfig({ TRUST_PROXY: " 10.0.0.0/8, loopback ,fd00::/8,192.168.1.7 " }).trustProxy).toEqual(["10.0.0.0/8", "loopback", "fd00::/8", "192.168.1.7"]);
+  });
+
+  it("reads METRICS_PORT and METRICS_TOKEN (both unset: no metrics anywhere)", () => {
+    const token = "t".repeat(32);
+    expect(parseConfig({ METRICS_PORT: "9464", METRICS_TOKEN: token }).metrics).toEqual({ port: 9464, token });
   });
 
   it("reads SHUTDOWN_DELAY_SECONDS as the not-ready time before a drain (default 0)", () => {
@@ -136,6 +142,9 @@ describe("parseConfig", () => {
     { env: { OIDC_PROVIDER_POOL_MB: "lots" }, variable: "OIDC_PROVIDER_POOL_MB", expected: /expected a number of megabytes/ },
     { env: { SHUTDOWN_DELAY_SECONDS: "-1" }, variable: "SHUTDOWN_DELAY_SECONDS", expected: /expected a number of seconds between 0 and 120/ },
     { env: { SHUTDOWN_DELAY_SECONDS: "121" }, variable: "SHUTDOWN_DELAY_SECONDS", expected: /expected a number of seconds between 0 and 120/ },
+    { env: { METRICS_PORT: "3000" }, variable: "METRICS_PORT", expected: /expected a port other than PORT/ },
+    { env: { METRICS_PORT: "70000" }, variable: "METRICS_PORT", expected: /expected a port number/ },
+    { env: { METRICS_TOKEN: "short" }, variable: "METRICS_TOKEN", expected: /expected at least 32 characters/ },
   ];
 
   it.each(badValues)("rejects $env with a ConfigError naming $variable", ({ env, variable, expected }) => {

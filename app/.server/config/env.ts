@@ -154,6 +154,16 @@ const EnvSchema = z.object({
       .max(65536, "expected a number of megabytes, such as 64")
       .optional(),
   ),
+  METRICS_PORT: z.preprocess(
+    blankAsUnset,
+    z.coerce
+      .number({ message: "expected a port number" })
+      .int("expected a port number")
+      .min(1, "expected a port number")
+      .max(65535, "expected a port number")
+      .optional(),
+  ),
+  METRICS_TOKEN: optionalString.pipe(z.string().min(32, "expected at least 32 characters, for example from `openssl rand -hex 32`").optional()),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -180,6 +190,11 @@ export interface Config {
   shutdownDelayMs: number;
   /** Whether outbound requests (a client's jwks_uri) may reach loopback and private addresses. */
   outboundAllowPrivateNetworks: boolean;
+  /**
+   * Where Prometheus scrapes `/metrics` (decision 050): a port of its own (never routed by the
+   * public load balancer), or the main port behind a bearer token; neither by default.
+   */
+  metrics: { port: number | undefined; token: string | undefined };
 }
 
 /** Parses an environment (process.env by default). Throws ConfigError on the first bad variable. */
@@ -200,6 +215,9 @@ export function parseConfig(source: Record<string, string | undefined> = process
   if (new URL(baseUrl).pathname !== "/") {
     throw new ConfigError("BASE_URL", "expected an origin without a path, such as https://id.example.com");
   }
+  if (env.METRICS_PORT !== undefined && env.METRICS_PORT === env.PORT) {
+    throw new ConfigError("METRICS_PORT", "expected a port other than PORT: the metrics port must stay off the public surface");
+  }
   if (env.SMTP_HOST && !env.SMTP_FROM) {
     throw new ConfigError("SMTP_FROM", "expected a sender address such as \"Porta <no-reply@example.com>\" when SMTP_HOST is set");
   }
@@ -219,5 +237,6 @@ export function parseConfig(source: Record<string, string | undefined> = process
     providerPoolBytes: env.OIDC_PROVIDER_POOL_MB === undefined ? undefined : Math.round(env.OIDC_PROVIDER_POOL_MB * 1024 * 1024),
     shutdownDelayMs: Math.round(env.SHUTDOWN_DELAY_SECONDS * 1000),
     outboundAllowPrivateNetworks: env.OUTBOUND_ALLOW_PRIVATE_NETWORKS === "true",
+    metrics: { port: env.METRICS_PORT, token: env.METRICS_TOKEN },
   };
 }

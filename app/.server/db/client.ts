@@ -36,8 +36,10 @@ export interface Database {
    */
   notify(channel: string, message: string): Promise<void>;
   listen(channel: string, handler: (message: string) => void): Promise<() => Promise<void>>;
-  /** Observes every SQL statement Prisma sends (tests use it to prove what a request did not do). */
-  onQuery(listener: (sql: string) => void): () => void;
+  /** Observes every SQL statement Prisma sends (tests use it to prove what a request did not do; metrics time it). */
+  onQuery(listener: (sql: string, durationMs: number) => void): () => void;
+  /** The PostgreSQL pool's connections; undefined on the embedded database (one connection). */
+  poolStats?(): { total: number; idle: number; waiting: number };
   /** Resolves when the database answers within the time, rejects otherwise. */
   ping(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
@@ -107,6 +109,7 @@ async function openPostgres(connectionString: string, max: number): Promise<Data
     kind: "postgres",
     prisma,
     onQuery,
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async notify(channel, message) {
       await pool.query("SELECT pg_notify($1::text, $2::text)", [channel, message]);
     },
@@ -290,9 +293,9 @@ async function openPglite(dataDir: string): Promise<Database> {
 type QueryLoggingClient = PrismaClient<"query">;
 
 function queryObservers(prisma: QueryLoggingClient): Database["onQuery"] {
-  const listeners = new Set<(sql: string) => void>();
+  const listeners = new Set<(sql: string, durationMs: number) => void>();
   prisma.$on("query", (event) => {
-    for (const listener of listeners) listener(event.query);
+    for (const listener of listeners) listener(event.query, event.duration);
   });
   return (listener) => {
     listeners.add(listener);

@@ -39,6 +39,8 @@ export interface ProviderPool<V> {
   /** Every entry, in no particular order. */
   entries(): Array<[string, V]>;
   readonly size: number;
+  /** How many entries were pushed out by newer ones since the pool was made. */
+  readonly evictions: number;
   /** How many entries fit in the budget. */
   readonly capacity: number;
 }
@@ -64,8 +66,12 @@ export function createProviderPool<V>(options: ProviderPoolOptions): ProviderPoo
   });
 
   /** Over capacity, the least recently used entry on probation goes (protected holds at most protectedMax < capacity). */
+  let evictions = 0;
   function trim() {
-    while (hot.size + probation.size > capacity && probation.size > 0) probation.pop();
+    while (hot.size + probation.size > capacity && probation.size > 0) {
+      probation.pop();
+      evictions += 1;
+    }
   }
 
   function fresh(slot: Slot<V> | undefined, key: string): Slot<V> | undefined {
@@ -106,6 +112,9 @@ export function createProviderPool<V>(options: ProviderPoolOptions): ProviderPoo
     },
     get size() {
       return hot.size + probation.size;
+    },
+    get evictions() {
+      return evictions;
     },
     capacity,
   };

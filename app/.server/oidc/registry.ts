@@ -54,7 +54,17 @@ export interface ProviderRegistry {
    * process or on another's notice: what is kept beside the pool (oidc/well-known.ts) goes with them.
    */
   onDrop(listener: (organizationId: string) => void): void;
+  /** The pool's state for the metrics. */
+  poolStats(): PoolStats;
   close(): Promise<void>;
+}
+
+export interface PoolStats {
+  size: number;
+  capacity: number;
+  /** Providers built since start (each a pool miss or a detached build). */
+  builds: number;
+  evictions: number;
 }
 
 export interface DescribedOrganization {
@@ -85,6 +95,8 @@ export interface RegistryOptions {
   poolBytes?: number;
   /** OUTBOUND_ALLOW_PRIVATE_NETWORKS: the provider's outbound requests may reach private addresses. */
   allowPrivateNetworks?: boolean;
+  /** Called with each provider built (the metrics count its grants and errors). */
+  onProviderBuilt?: (provider: Provider) => void;
 }
 
 const CHANNEL = "porta_oidc_invalidate";
@@ -111,6 +123,7 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
   const settled = new WeakMap<Promise<TenantProvider | undefined>, TenantProvider>();
 
   let templateKey: Promise<PrivateSigningJwk> | undefined;
+  let builds = 0;
   const dropListeners: Array<(organizationId: string) => void> = [];
 
   function dropLocal(organizationId: string) {
@@ -165,6 +178,8 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
       }),
     );
     provider.proxy = true;
+    builds += 1;
+    options.onProviderBuilt?.(provider);
     useHashedClientSecrets(provider, async (clientId, presented) => {
       const client = await getClientRecord(prisma, cache, clientId);
       return Boolean(client && client.organizationId === organization.id && secretMatches(client, presented));
@@ -200,6 +215,9 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
         );
       }
       return entry;
+    },
+    poolStats() {
+      return { size: providers.size, capacity: providers.capacity, builds, evictions: providers.evictions };
     },
     peek(rawSlug) {
       const entry = providers.get(rawSlug.toLowerCase());
