@@ -80,7 +80,8 @@ const TrustProxySchema = z
 /** An empty or blank variable means "unset" (z.coerce would turn it into 0). */
 const blankAsUnset = (value: unknown) => (typeof value === "string" && value.trim() === "" ? undefined : value);
 
-const EnvSchema = z.object({
+/** Every environment variable Porta reads (the deployment files are checked against it: test/deploy.test.ts). */
+export const EnvSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: z.preprocess(
     blankAsUnset,
