@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 /**
@@ -7,3 +9,10 @@ import { fileURLToPath } from "node:url";
  * so one relative URL serves all three.
  */
 export const PROJECT_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/** Porta's version, from its package.json (read once). */
+let version: string | undefined;
+export function readPackageVersion(): string {
+  version ??= (JSON.parse(readFileSync(path.join(PROJECT_ROOT, "package.json"), "utf8")) as { version: string }).version;
+  return version;
+}

@@ -27,6 +27,8 @@ import { createKeyService, type KeyService } from "./oidc/keys";
 import { MAX_SIGNED_TOKEN_LIFETIME } from "./oidc/lifetimes";
 import { createProviderRegistry, type ProviderRegistry } from "./oidc/registry";
 import { createMetrics, type Metrics } from "./metrics/metrics";
+import { startTracing, type Tracing } from "./tracing/tracing";
+import { readPackageVersion } from "./root";
 
 /**
  * Everything a request handler may need, built once per process and handed to Remix through the
@@ -54,6 +56,8 @@ export interface Services {
   settings: Settings;
   /** Prometheus metrics (decision 050): what the collaborators above count, read at scrape time. */
   metrics: Metrics;
+  /** OpenTelemetry traces (decision 051); spans cost nothing while no endpoint is set. */
+  tracing: Tracing;
   /** What `/health/ready` answers (health/readiness.ts); draining from SIGTERM on. */
   readiness: Readiness;
   /** Test-only fault injection (see context.ts); never set in production. */
@@ -78,6 +82,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
   const dataDir = ensureDataDir(config.dataDir);
   const encryptionKey = config.encryptionKey ?? loadOrCreateEncryptionKey(dataDir).key;
   const metrics = createMetrics();
+  const tracing = await startTracing({ ...config.tracing, serviceVersion: readPackageVersion() });
 
   const pgliteDir = options.pgliteDir ?? embeddedDatabaseDir(dataDir);
   // PGlite is single-process: the embedded database on disk belongs to one Porta at a time.
@@ -100,7 +105,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
 
   // PostgreSQL holds what must survive (decision 024); Redis, when configured, only accelerates.
   const store = createPostgresStore(db, logger);
-  const cacheStore = config.redisUrl ? await createRedisStore(config.redisUrl, logger, options.redisPrefix) : createMemoryStore();
+  const cacheStore = tracing.observeCache(config.redisUrl ? await createRedisStore(config.redisUrl, logger, options.redisPrefix) : createMemoryStore());
   // The embedded database has one process (the DATA_DIR lock): nobody else to tell of invalidations.
   const cache = await createReadThroughCache(cacheStore, logger, db.kind === "postgres" ? { notifications: db } : {});
   const encrypter = createEncrypter(encryptionKey);
@@ -162,10 +167,10 @@ export async function createServices(config: Config, logger: Logger, options: Cr
   }, 10 * 60_000);
   sweeper.unref();
 
-  const mailer = metrics.observeMailer(createMailer(config, logger));
+  const mailer = metrics.observeMailer(tracing.observeMailer(createMailer(config, logger)));
 
   // Without DATABASE_URL this process alone holds the database (the DATA_DIR lock).
-  const jobs = metrics.observeJobs(createJobQueue(db, logger, { soleProcess: !config.databaseUrl, ...options.queue }));
+  const jobs = metrics.observeJobs(tracing.observeJobs(createJobQueue(db, logger, { soleProcess: !config.databaseUrl, ...options.queue })));
   metrics.watch({ db, cache, cacheKind: config.redisUrl ? "redis" : "memory", providerPool: () => oidc.poolStats(), jobs });
   const services: Services = {
     config,
@@ -187,6 +192,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     settings,
     jobs,
     metrics,
+    tracing,
     readiness: createReadiness({
       ping: () => db.ping(1_000),
       appliedMigrations: async () =>
@@ -203,6 +209,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
       await cache.close();
       await db.close();
       lock?.release();
+      await tracing.shutdown();
     },
   };
   registerJobHandlers(services);

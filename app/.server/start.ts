@@ -71,9 +71,11 @@ export async function startPorta(config: Config, logger: Logger, options: StartO
     // Discovery and JWKS are answered before Express (http/well-known-first.ts).
     const wellKnown = wellKnownFirst({ registry: services.oidc, baseUrl: config.baseUrl, mode, logger: services.logger }, app);
     const scrape = metricsOnMainPort(services.metrics, config.metrics.token, services.logger);
-    const handler = services.metrics.observeHttp((req, res) => {
-      if (!scrape(req, res)) wellKnown(req, res);
-    });
+    const handler = services.metrics.observeHttp(
+      services.tracing.observeHttp((req, res) => {
+        if (!scrape(req, res)) wellKnown(req, res);
+      }),
+    );
     const server = await new Promise<Server>((resolve, reject) => {
       const s = createServer(handler).listen(config.port, options.host ?? "0.0.0.0", () => resolve(s));
       s.once("error", reject);

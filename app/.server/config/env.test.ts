@@ -32,6 +32,7 @@ describe("parseConfig", () => {
       shutdownDelayMs: 0,
       outboundAllowPrivateNetworks: false,
       metrics: { port: undefined, token: undefined },
+      tracing: { endpoint: undefined, serviceName: "porta" },
     });
   });
 
@@ -144,6 +145,7 @@ describe("parseConfig", () => {
     { env: { SHUTDOWN_DELAY_SECONDS: "121" }, variable: "SHUTDOWN_DELAY_SECONDS", expected: /expected a number of seconds between 0 and 120/ },
     { env: { METRICS_PORT: "3000" }, variable: "METRICS_PORT", expected: /expected a port other than PORT/ },
     { env: { METRICS_PORT: "70000" }, variable: "METRICS_PORT", expected: /expected a port number/ },
+    { env: { OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" }, variable: "OTEL_EXPORTER_OTLP_ENDPOINT", expected: /expected an OTLP\/HTTP collector URL/ },
     { env: { METRICS_TOKEN: "short" }, variable: "METRICS_TOKEN", expected: /expected at least 32 characters/ },
   ];
 

@@ -164,6 +164,10 @@ export const EnvSchema = z.object({
       .max(65535, "expected a port number")
       .optional(),
   ),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.pipe(
+    urlWithProtocols(["http:", "https:"], "an OTLP/HTTP collector URL such as http://otel-collector:4318").optional(),
+  ),
+  OTEL_SERVICE_NAME: optionalString,
   METRICS_TOKEN: optionalString.pipe(z.string().min(32, "expected at least 32 characters, for example from `openssl rand -hex 32`").optional()),
 });
 
@@ -196,6 +200,8 @@ export interface Config {
    * public load balancer), or the main port behind a bearer token; neither by default.
    */
   metrics: { port: number | undefined; token: string | undefined };
+  /** OpenTelemetry traces over OTLP/HTTP (decision 051); off without an endpoint. */
+  tracing: { endpoint: string | undefined; serviceName: string };
 }
 
 /** Parses an environment (process.env by default). Throws ConfigError on the first bad variable. */
@@ -239,5 +245,6 @@ export function parseConfig(source: Record<string, string | undefined> = process
     shutdownDelayMs: Math.round(env.SHUTDOWN_DELAY_SECONDS * 1000),
     outboundAllowPrivateNetworks: env.OUTBOUND_ALLOW_PRIVATE_NETWORKS === "true",
     metrics: { port: env.METRICS_PORT, token: env.METRICS_TOKEN },
+    tracing: { endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: env.OTEL_SERVICE_NAME ?? "porta" },
   };
 }

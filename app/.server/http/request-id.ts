@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { trace } from "@opentelemetry/api";
 import type { RequestHandler } from "express";
 import type { Logger } from "pino";
 import { requestContext } from "../logging/logger";
@@ -21,6 +22,8 @@ export function requestIdAndAccessLog(logger: Logger): RequestHandler {
     const requestId = requestIdFrom(req.get("x-request-id"));
     res.locals.requestId = requestId;
     res.setHeader("X-Request-Id", requestId);
+    // The request's trace carries the id the logs carry (decision 051).
+    trace.getActiveSpan()?.setAttribute("porta.request_id", requestId);
     const started = process.hrtime.bigint();
     res.on("finish", () => {
       if (req.path === "/health") return;
