@@ -139,6 +139,7 @@ export default function OrganizationPage() {
               defaultLoginMethods: values?.defaultLoginMethods ?? org.defaultLoginMethods,
               twoFactorPolicy: values?.twoFactorPolicy ?? org.twoFactorPolicy,
               defaultLocale: values?.defaultLocale ?? org.defaultLocale,
+              oauth21: values?.oauth21 ?? org.oauth21,
             }}
             errors={errors}
           />

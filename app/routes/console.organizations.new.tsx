@@ -94,7 +94,7 @@ export default function NewOrganization() {
         <TextField name="name" label={t("common.name")} defaultValue={values?.name} error={errors.name} required />
         <TextField name="slug" label={t("orgs.slug")} defaultValue={values?.slug} error={errors.slug} hint={t("orgs.slugHint")} required onChange={setSlug} status={slugStatus} />
         <OrganizationFields
-          values={{ defaultLoginMethods: values?.defaultLoginMethods ?? ["password"], twoFactorPolicy: values?.twoFactorPolicy ?? "optional", defaultLocale: values?.defaultLocale ?? "en" }}
+          values={{ defaultLoginMethods: values?.defaultLoginMethods ?? ["password"], twoFactorPolicy: values?.twoFactorPolicy ?? "optional", defaultLocale: values?.defaultLocale ?? "en", oauth21: values?.oauth21 ?? true }}
           errors={errors}
         />
         <button type="submit" className="button button-inline">{t("orgs.create")}</button>

@@ -37,6 +37,8 @@ export const OrganizationSchema = z.object({
   defaultLoginMethods: z.array(z.enum(LOGIN_METHODS)),
   twoFactorPolicy: z.enum(TWO_FACTOR_POLICIES),
   defaultLocale: z.string(),
+  /** OAuth 2.1 mode: every client must use PKCE S256, confidential ones too (decision 052). */
+  oauth21: z.boolean(),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
 });
@@ -48,6 +50,8 @@ export const OrganizationCreateSchema = z
     defaultLoginMethods: LoginMethodsSchema.optional(),
     twoFactorPolicy: z.enum(TWO_FACTOR_POLICIES).optional(),
     defaultLocale: LocaleSchema.optional(),
+    /** On unless turned off: new organizations follow OAuth 2.1. */
+    oauth21: z.boolean().optional(),
   })
   .strict();
 
@@ -57,6 +61,7 @@ export const OrganizationUpdateSchema = z
     defaultLoginMethods: LoginMethodsSchema.optional(),
     twoFactorPolicy: z.enum(TWO_FACTOR_POLICIES).optional(),
     defaultLocale: LocaleSchema.optional(),
+    oauth21: z.boolean().optional(),
   })
   .strict();
 

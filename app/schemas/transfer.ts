@@ -173,6 +173,8 @@ export const PackageContentSchema = z
         defaultLoginMethods: LoginMethodsSchema,
         twoFactorPolicy: z.enum(TWO_FACTOR_POLICIES),
         defaultLocale: UserLocaleSchema,
+        /** OAuth 2.1 mode (decision 052); absent in packages made before it: an organization without the mode. */
+        oauth21: z.boolean().optional(),
         branding: z.record(z.string().max(100), z.json()).refine((b) => JSON.stringify(b).length <= 20_000, "is too large"),
         assets: z.array(PackageAssetSchema).max(ASSET_KINDS.length),
       })

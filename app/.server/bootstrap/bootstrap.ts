@@ -51,7 +51,7 @@ export async function bootstrap(prisma: PrismaClient, options: BootstrapOptions)
 
       const organization = await tx.organization.upsert({
         where: { slug: options.superAdminSlug },
-        create: { slug: options.superAdminSlug, name: "Porta Administration", defaultLoginMethods: ["password"] },
+        create: { slug: options.superAdminSlug, name: "Porta Administration", defaultLoginMethods: ["password"], oauth21: true },
         update: {},
       });
       const organizationId = organization.id;

@@ -157,6 +157,8 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
       RefreshToken: (_ctx, _token, client) => refreshTokenTtlOf(client, LIFETIMES.RefreshToken),
     },
     rotateRefreshToken: true,
+    // Public clients always; in OAuth 2.1 mode every client (decision 052). S256 is the only method.
+    pkce: { required: (_ctx, client) => organization.oauth21 || client.clientAuthMethod === "none" },
     loadExistingGrant: withSkipConsent(createLoadExistingGrant(prisma, organization.id)),
     async issueRefreshToken(_ctx, client, code) {
       if (!client.grantTypeAllowed("refresh_token")) return false;

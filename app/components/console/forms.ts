@@ -34,7 +34,7 @@ export function detailErrors(details: ReadonlyArray<{ field: string; message: st
   return errors;
 }
 
-export const ORGANIZATION_FIELDS = ["name", "slug", "defaultLoginMethods", "twoFactorPolicy", "defaultLocale"] as const;
+export const ORGANIZATION_FIELDS = ["name", "slug", "defaultLoginMethods", "twoFactorPolicy", "defaultLocale", "oauth21"] as const;
 
 export function organizationFields(form: FormData) {
   return {
@@ -42,5 +42,7 @@ export function organizationFields(form: FormData) {
     defaultLoginMethods: list(form, "defaultLoginMethods"),
     twoFactorPolicy: text(form, "twoFactorPolicy"),
     defaultLocale: text(form, "defaultLocale"),
+    // A checkbox: present when ticked.
+    oauth21: form.get("oauth21") === "on",
   };
 }

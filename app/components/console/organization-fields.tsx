@@ -4,7 +4,7 @@ import { TWO_FACTOR_POLICIES } from "~/schemas/two-factor-policy";
 import { CheckboxGroup, SelectField } from "./ui";
 
 /** Login methods, 2FA policy and language: the organization settings shared by create and edit. */
-export function OrganizationFields({ values, errors }: { values: { defaultLoginMethods: readonly string[]; twoFactorPolicy: string; defaultLocale: string }; errors: Record<string, string> }) {
+export function OrganizationFields({ values, errors }: { values: { defaultLoginMethods: readonly string[]; twoFactorPolicy: string; defaultLocale: string; oauth21: boolean }; errors: Record<string, string> }) {
   const { t } = useTranslation("console");
   return (
     <>
@@ -32,6 +32,7 @@ export function OrganizationFields({ values, errors }: { values: { defaultLoginM
         defaultValue={values.defaultLocale}
         error={errors.defaultLocale}
       />
+      <CheckboxGroup name="oauth21" legend={t("orgs.protocol")} options={[{ value: "on", label: t("orgs.oauth21") }]} checked={values.oauth21 ? ["on"] : []} error={errors.oauth21} />
     </>
   );
 }

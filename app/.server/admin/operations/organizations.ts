@@ -76,7 +76,7 @@ export const organizationsIdOperations = [
     method: "PUT",
     path: "/organizations/{id}",
     operationId: "organizations.update",
-    summary: "Update an organization (name, default login methods, 2FA policy, locale); If-Match guards against lost updates",
+    summary: "Update an organization (name, default login methods, 2FA policy, locale, OAuth 2.1 mode); If-Match guards against lost updates",
     tag: "organizations",
     permission: "admin:org:update",
     params: IdParams,

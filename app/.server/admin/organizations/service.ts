@@ -15,6 +15,7 @@ export function toOrganization(row: OrganizationRow): Organization {
     defaultLoginMethods: row.defaultLoginMethods as Organization["defaultLoginMethods"],
     twoFactorPolicy: row.twoFactorPolicy as Organization["twoFactorPolicy"],
     defaultLocale: row.defaultLocale,
+    oauth21: row.oauth21,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
@@ -57,6 +58,7 @@ export async function createOrganization(ctx: Context<"keys" | "oidc">, input: O
       ...(input.defaultLoginMethods ? { defaultLoginMethods: input.defaultLoginMethods } : {}),
       ...(input.twoFactorPolicy ? { twoFactorPolicy: input.twoFactorPolicy } : {}),
       ...(input.defaultLocale ? { defaultLocale: input.defaultLocale } : {}),
+      oauth21: input.oauth21 ?? true,
     },
   });
   await ctx.keys.ensureActiveKeyIn(ctx.db, row.id);

@@ -101,6 +101,7 @@ async function loadContent(ctx: ExportContext, organizationId: string): Promise<
       defaultLoginMethods: org.defaultLoginMethods as PackageContent["organization"]["defaultLoginMethods"],
       twoFactorPolicy: org.twoFactorPolicy as PackageContent["organization"]["twoFactorPolicy"],
       defaultLocale: org.defaultLocale as PackageContent["organization"]["defaultLocale"],
+      oauth21: org.oauth21,
       branding: branding.branding,
       assets: branding.assets,
     },

@@ -83,10 +83,11 @@ function planImport(ctx: PreviewContext, pkg: ExportPackage, slug: string, targe
     defaultLoginMethods: c.organization.defaultLoginMethods,
     twoFactorPolicy: c.organization.twoFactorPolicy,
     defaultLocale: c.organization.defaultLocale,
+    oauth21: c.organization.oauth21 ?? false,
     branding: c.organization.branding,
   };
   const orgFields = target.org
-    ? changedFields(orgData, { ...target.org, branding: portableBranding(target.org.branding) }, ["name", "defaultLoginMethods", "twoFactorPolicy", "defaultLocale", "branding"])
+    ? changedFields(orgData, { ...target.org, branding: portableBranding(target.org.branding) }, ["name", "defaultLoginMethods", "twoFactorPolicy", "defaultLocale", "oauth21", "branding"])
     : null;
   const orgAction = orgFields === null ? "create" : orgFields.length > 0 ? "update" : "unchanged";
   note("organization", slug, orgFields);

@@ -43,7 +43,7 @@ interface TargetClient {
 }
 
 export interface TargetState {
-  org: { id: string; name: string; defaultLoginMethods: string[]; twoFactorPolicy: string; defaultLocale: string; branding: unknown } | null;
+  org: { id: string; name: string; defaultLoginMethods: string[]; twoFactorPolicy: string; defaultLocale: string; oauth21: boolean; branding: unknown } | null;
   deleted: boolean;
   permissions: Map<string, { id: string; description: string | null }>;
   roles: Map<string, { id: string; description: string | null; permissions: string[] }>;

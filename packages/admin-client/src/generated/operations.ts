@@ -2107,6 +2107,7 @@ export interface Operations {
         defaultLoginMethods: Array<"password" | "magic_link" | "passkey">;
         twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
         defaultLocale: string;
+        oauth21: boolean;
         createdAt: string;
         updatedAt: string;
       };
@@ -2120,6 +2121,7 @@ export interface Operations {
         defaultLoginMethods?: Array<"password" | "magic_link" | "passkey">;
         twoFactorPolicy?: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
         defaultLocale?: "en" | "de";
+        oauth21?: boolean;
       }, options?: CallOptions];
     response: {
         id: string;
@@ -2129,6 +2131,7 @@ export interface Operations {
         defaultLoginMethods: Array<"password" | "magic_link" | "passkey">;
         twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
         defaultLocale: string;
+        oauth21: boolean;
         createdAt: string;
         updatedAt: string;
       };
@@ -2151,6 +2154,7 @@ export interface Operations {
         defaultLoginMethods: Array<"password" | "magic_link" | "passkey">;
         twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
         defaultLocale: string;
+        oauth21: boolean;
         createdAt: string;
         updatedAt: string;
       };
@@ -2222,6 +2226,7 @@ export interface Operations {
           defaultLoginMethods: Array<"password" | "magic_link" | "passkey">;
           twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
           defaultLocale: string;
+          oauth21: boolean;
           createdAt: string;
           updatedAt: string;
         }>;
@@ -2243,6 +2248,7 @@ export interface Operations {
         defaultLoginMethods: Array<"password" | "magic_link" | "passkey">;
         twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
         defaultLocale: string;
+        oauth21: boolean;
         createdAt: string;
         updatedAt: string;
       };
@@ -2255,6 +2261,7 @@ export interface Operations {
         defaultLoginMethods?: Array<"password" | "magic_link" | "passkey">;
         twoFactorPolicy?: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
         defaultLocale?: "en" | "de";
+        oauth21?: boolean;
       }, options?: CallOptions];
     response: {
         id: string;
@@ -2264,6 +2271,7 @@ export interface Operations {
         defaultLoginMethods: Array<"password" | "magic_link" | "passkey">;
         twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
         defaultLocale: string;
+        oauth21: boolean;
         createdAt: string;
         updatedAt: string;
       };
@@ -3868,6 +3876,7 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"defaultLoginMethods","in":"body","type":"list of (password | magic_link | passkey)","required":false},
       {"name":"twoFactorPolicy","in":"body","type":"optional | required_email | required_totp | required_passkey | required_any","required":false},
       {"name":"defaultLocale","in":"body","type":"en | de","required":false},
+      {"name":"oauth21","in":"body","type":"boolean","required":false},
     ],
   },
   "organizations.delete": {
@@ -3918,6 +3927,7 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"defaultLoginMethods","in":"body","type":"list of (password | magic_link | passkey)","required":false},
       {"name":"twoFactorPolicy","in":"body","type":"optional | required_email | required_totp | required_passkey | required_any","required":false},
       {"name":"defaultLocale","in":"body","type":"en | de","required":false},
+      {"name":"oauth21","in":"body","type":"boolean","required":false},
     ],
   },
   "organizations.validateSlug": {
