@@ -26,6 +26,7 @@ import { createMailer, type Mailer } from "./mail/mailer";
 import { createKeyService, type KeyService } from "./oidc/keys";
 import { MAX_SIGNED_TOKEN_LIFETIME } from "./oidc/lifetimes";
 import { createProviderRegistry, type ProviderRegistry } from "./oidc/registry";
+import { createWebhookOutbox } from "./webhooks/outbox";
 
 /**
  * Everything a request handler may need, built once per process and handed to Remix through the
@@ -170,7 +171,8 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     encrypter,
     keys,
     oidc,
-    audit: createAuditLog(db.prisma, logger),
+    // Each audited write also writes the webhook deliveries it causes (decision 047).
+    audit: createAuditLog(db.prisma, logger, createWebhookOutbox(jobs, logger)),
     limits: createRateLimits(db.prisma, rulesFromSettings(settings)),
     passwords,
     csrf: createCsrfGuard(encryptionKey),

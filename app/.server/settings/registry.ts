@@ -90,6 +90,11 @@ export const SETTINGS = {
     default: { points: 100, windowMinutes: 15 },
     description: "Passkey sign-ins that fail, per client address (the account is only known from a valid passkey).",
   },
+  "webhooks.disableAfterFailures": {
+    schema: SETTING_SCHEMAS["webhooks.disableAfterFailures"],
+    default: 20,
+    description: "Failed webhook attempts in a row after which Porta turns the endpoint off (and records webhook.disabled).",
+  },
   "tokens.accessTokenTtlSeconds": {
     schema: SETTING_SCHEMAS["tokens.accessTokenTtlSeconds"],
     default: 3600,
