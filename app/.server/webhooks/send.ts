@@ -97,5 +97,5 @@ function text(chunks: Buffer[]): string | null {
   if (chunks.length === 0) return null;
   const start = Buffer.concat(chunks).toString("utf8").slice(0, RESPONSE_LOG_CHARS);
   // What PostgreSQL cannot store (NUL, a surrogate the cut split) is replaced, not refused.
-  return start.replace(/\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
+  return start.replaceAll("\u0000", "\uFFFD").replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
 }
