@@ -254,24 +254,21 @@ export function createJobQueue(db: Database, logger: Logger, settings: Partial<Q
 
   async function ensureQueues() {
     for (const name of ALL_QUEUES) {
-      await boss.createQueue(deadLetterOf(name), { name: deadLetterOf(name) });
-      await boss.createQueue(name, {
+      // A mail that used every retry waits in its dead-letter queue for a re-drive; a webhook
+      // delivery's own row is its record (and its replay), so its failed job is just removed later.
+      const deadLetter = name === "webhook" ? {} : { deadLetter: deadLetterOf(name) };
+      if (name !== "webhook") await boss.createQueue(deadLetterOf(name), { name: deadLetterOf(name) });
+      const options = {
         name,
-        deadLetter: deadLetterOf(name),
+        ...deadLetter,
         retryLimit: scheduleOf(name).length,
         retryDelay: config.restartDelaySeconds,
         retryBackoff: false,
         expireInSeconds: config.expireInSeconds,
-      });
+      };
+      await boss.createQueue(name, options);
       // Queues made by an earlier version keep their options unless told (jobs copy them when sent).
-      await boss.updateQueue(name, {
-        name,
-        deadLetter: deadLetterOf(name),
-        retryLimit: scheduleOf(name).length,
-        retryDelay: config.restartDelaySeconds,
-        retryBackoff: false,
-        expireInSeconds: config.expireInSeconds,
-      });
+      await boss.updateQueue(name, options);
     }
   }
 

@@ -90,15 +90,15 @@ export const SETTINGS = {
     default: { points: 100, windowMinutes: 15 },
     description: "Passkey sign-ins that fail, per client address (the account is only known from a valid passkey).",
   },
-  "webhooks.disableAfterFailures": {
-    schema: SETTING_SCHEMAS["webhooks.disableAfterFailures"],
-    default: 20,
-    description: "Failed webhook attempts in a row after which Porta turns the endpoint off (and records webhook.disabled).",
-  },
   "tokens.accessTokenTtlSeconds": {
     schema: SETTING_SCHEMAS["tokens.accessTokenTtlSeconds"],
     default: 3600,
     description: "Lifetime of access tokens, in seconds (applies to tokens issued after the change).",
+  },
+  "webhooks.disableAfterFailures": {
+    schema: SETTING_SCHEMAS["webhooks.disableAfterFailures"],
+    default: 20,
+    description: "Failed webhook attempts in a row after which Porta turns the endpoint off (and records webhook.disabled).",
   },
 } as const;
 
