@@ -15,14 +15,18 @@ export interface Receiver {
   url(path: string): string;
   port: number;
   received: Received[];
-  /** The statuses a path answers, in order; the last one repeats. Unscripted paths answer 200. */
-  script(path: string, statuses: number[]): void;
+  /**
+   * The statuses a path answers, in order; the last one repeats. Unscripted paths answer 200.
+   * 0 never answers; a 3xx points to /elsewhere; `bodyBytes` answers a body that long.
+   */
+  script(path: string, statuses: number[], options?: { bodyBytes?: number }): void;
   close(): Promise<void>;
 }
 
 export async function startReceiver(host = "127.0.0.1"): Promise<Receiver> {
   const received: Received[] = [];
   const scripts = new Map<string, number[]>();
+  const bodies = new Map<string, number>();
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -31,7 +35,10 @@ export async function startReceiver(host = "127.0.0.1"): Promise<Receiver> {
       received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
       const statuses = scripts.get(path) ?? [200];
       const status = statuses.length > 1 ? statuses.shift()! : statuses[0]!;
-      res.writeHead(status, { "content-type": "text/plain" }).end(status < 300 ? "thanks" : `refused with ${status}`);
+      if (status === 0) return; // the request hangs until the client gives up
+      const size = bodies.get(path);
+      const body = size ? "x".repeat(size) : status < 300 ? "thanks" : `refused with ${status}`;
+      res.writeHead(status, { "content-type": "text/plain", ...(status >= 300 && status < 400 ? { location: "/elsewhere" } : {}) }).end(body);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, host, resolve));
@@ -40,7 +47,14 @@ export async function startReceiver(host = "127.0.0.1"): Promise<Receiver> {
     port,
     url: (path) => `http://127.0.0.1:${port}${path}`,
     received,
-    script: (path, statuses) => void scripts.set(path, [...statuses]),
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    script: (path, statuses, options) => {
+      scripts.set(path, [...statuses]);
+      if (options?.bodyBytes) bodies.set(path, options.bodyBytes);
+    },
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -70,3 +70,18 @@ it("the guard itself: refused without the operator's allowance, sent with it", a
   expect(await sendWebhook(url, { ...request, allowPrivateNetworks: true })).toMatchObject({ statusCode: 200, error: null, responseBody: "thanks" });
   expect(receiver.received.map((r) => r.path)).toEqual(["/direct"]);
 });
+
+it("the guard never follows a redirect, gives up at its deadline, and reads a bounded answer", async () => {
+  const request = { headers: {}, body: "{}", allowPrivateNetworks: true, maxResponseBytes: 4096 };
+  receiver.script("/moved", [302]);
+  expect(await sendWebhook(receiver.url("/moved"), { ...request, timeoutMs: 2_000 })).toMatchObject({ statusCode: 302, error: null });
+  receiver.script("/hang", [0]);
+  const hung = await sendWebhook(receiver.url("/hang"), { ...request, timeoutMs: 300 });
+  expect(hung).toMatchObject({ statusCode: null, error: "TIMEOUT" });
+  expect(hung.durationMs).toBeLessThan(2_000);
+  receiver.script("/big", [200], { bodyBytes: 1_000_000 });
+  const big = await sendWebhook(receiver.url("/big"), { ...request, timeoutMs: 5_000 });
+  expect(big).toMatchObject({ statusCode: 200, error: null });
+  expect(big.responseBody).toHaveLength(1024);
+  expect(receiver.received.filter((r) => r.path === "/elsewhere")).toHaveLength(0);
+});
