@@ -258,6 +258,16 @@ describe("deliveries", () => {
     await api.delete(`${base()}/${endpoint.id}`);
   });
 
+  it("delivers what an audited read records (a user's data export)", async () => {
+    const endpoint = await addEndpoint("/reads", ["user.exported"]);
+    const user = await createUser(porta.services.db.prisma, tenant.org.id);
+    expect((await api.get(`/organizations/${tenant.org.id}/users/${user.id}/export`)).status).toBe(200);
+    const [delivery] = await settled(endpoint.id, 1, "delivered");
+    expect(delivery!.eventType).toBe("user.exported");
+    expect(verified(endpoint.secret, at("/reads")[0]!).data.target).toEqual({ type: "user", id: user.id });
+    await api.delete(`${base()}/${endpoint.id}`);
+  });
+
   it("rotates the secret: later deliveries verify with the new one only, and If-Match guards changes", async () => {
     const endpoint = await addEndpoint("/rotate", ["organization.updated"]);
     const read = await api.get<Endpoint>(`${base()}/${endpoint.id}`);
