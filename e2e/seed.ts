@@ -94,4 +94,5 @@ export const CONSOLE_ADMINS = {
   audit: { email: "audit-admin@e2e.example.test", password: "an e2e admin password 7" },
   lockouts: { email: "lockouts-admin@e2e.example.test", password: "an e2e admin password 7" },
   layout: { email: "layout-admin@e2e.example.test", password: "an e2e admin password 8" },
+  webhooks: { email: "webhooks-admin@e2e.example.test", password: "an e2e admin password 9" },
 } as const;

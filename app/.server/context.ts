@@ -44,6 +44,8 @@ export type FullContext = Context<CollaboratorName>;
 /** Test-only faults: a hook that throws between a write and its audit entry proves they commit together. */
 export interface FaultHooks {
   beforeAudit?: () => void;
+  /** Throws after the audit entries and their webhook deliveries were written, before the commit. */
+  afterAudit?: () => void;
 }
 
 /**
@@ -102,7 +104,10 @@ export async function inTransaction<T>(
       const value = await work(contextOf(services, tx, actor, audits, effects));
       if (audits.length > 0) {
         services.faults?.beforeAudit?.();
-        await services.audit.recordMany(audits.map((entry) => ({ ...entry, actorType: actor.type, actorId: actor.id, ip: actor.ip, requestId: actor.requestId })), tx);
+        // The webhook deliveries the entries cause are written with them (decision 047).
+        const jobIds = await services.audit.recordMany(audits.map((entry) => ({ ...entry, actorType: actor.type, actorId: actor.id, ip: actor.ip, requestId: actor.requestId })), tx);
+        if (jobIds.length > 0) effects.push(() => services.jobs.handOver(jobIds));
+        services.faults?.afterAudit?.();
       }
       return value;
     },
@@ -134,7 +139,10 @@ export async function withReadContext<T>(services: Services, actor: Actor, work:
   const ctx = readContext(services, actor);
   const value = await work({ ...ctx, audit: (entry) => void audits.push({ ...entry, at: auditTime() }) });
   if (audits.length > 0) {
-    await services.audit.recordMany(audits.map((entry) => ({ ...entry, actorType: actor.type, actorId: actor.id, ip: actor.ip, requestId: actor.requestId })), services.db.prisma);
+    // Its own transaction: the entries and the webhook deliveries they cause are written together.
+    const entries = audits.map((entry) => ({ ...entry, actorType: actor.type, actorId: actor.id, ip: actor.ip, requestId: actor.requestId }));
+    const jobIds = await services.db.prisma.$transaction((tx) => services.audit.recordMany(entries, tx));
+    if (jobIds.length > 0) await runEffects(services, [() => services.jobs.handOver(jobIds)]);
   }
   return value;
 }

@@ -29,6 +29,7 @@ import { createProviderRegistry, type ProviderRegistry } from "./oidc/registry";
 import { createMetrics, type Metrics } from "./metrics/metrics";
 import { startTracing, type Tracing } from "./tracing/tracing";
 import { readPackageVersion } from "./root";
+import { createWebhookOutbox } from "./webhooks/outbox";
 
 /**
  * Everything a request handler may need, built once per process and handed to Remix through the
@@ -181,7 +182,8 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     encrypter,
     keys,
     oidc,
-    audit: metrics.observeAudit(createAuditLog(db.prisma, logger)),
+    // Each audited write also writes the webhook deliveries it causes (decision 047).
+    audit: metrics.observeAudit(createAuditLog(db.prisma, logger, createWebhookOutbox(jobs, logger))),
     limits: metrics.observeLimits(createRateLimits(db.prisma, rulesFromSettings(settings))),
     passwords,
     csrf: createCsrfGuard(encryptionKey),

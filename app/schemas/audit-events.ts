@@ -109,6 +109,13 @@ export const AUDIT_EVENTS = {
   "mail.expired": "A mail was not delivered before the link or code it carried expired; it will not be sent (data: kind, attempts).",
   "mail.redriven": "An administrator sent a mail from the dead-letter queue again (data: kind, dead job id).",
   "mail.redriven_all": "An administrator sent every dead mail again (data: redriven, linkExpired, queueFull).",
+
+  "webhook.created": "A webhook endpoint was added (its secret is never recorded).",
+  "webhook.updated": "A webhook endpoint changed (URL, event types, description, on or off).",
+  "webhook.deleted": "A webhook endpoint was deleted, with its delivery log.",
+  "webhook.secret_rotated": "A webhook endpoint's signing secret was replaced.",
+  "webhook.disabled": "Porta turned a webhook endpoint off after failed attempts in a row (data: reason, consecutiveFailures).",
+  "webhook.delivery_replayed": "An administrator sent a webhook delivery again (data: deliveryId, eventType).",
 } as const satisfies Record<string, string>;
 
 export type AuditEventType = keyof typeof AUDIT_EVENTS;

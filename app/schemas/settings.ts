@@ -22,6 +22,7 @@ export const SETTING_SCHEMAS = {
   "auth.passwordResetTtlMinutes": z.number().int().min(5).max(1440),
   "auth.lockout.maxFailures": z.number().int().min(1).max(100),
   "auth.lockout.cooldownMinutes": z.number().int().min(1).max(1440),
+  "webhooks.disableAfterFailures": z.number().int().min(1).max(1000),
   "rateLimits.passwordLogin.perAccount": LimitRuleSchema,
   "rateLimits.passwordLogin.perIp": LimitRuleSchema,
   "rateLimits.magicLink.perAccount": LimitRuleSchema,

@@ -39,6 +39,7 @@ const KEYS = [
   "rateLimits.emailOtpResend.perUser",
   "rateLimits.passkeyLogin.perIp",
   "tokens.accessTokenTtlSeconds",
+  "webhooks.disableAfterFailures",
 ];
 
 let peer: SmtpPeer;

@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { Prisma, PrismaClient } from "~/generated/prisma/client";
 import type { AuditEventType } from "~/schemas/audit-events";
+import { newUuidV7 } from "../db/ids";
 import { fieldChanges, isSecretValue, REDACTED } from "./diff";
 
 /**
@@ -28,10 +29,23 @@ export interface AuditRecord {
   at?: Date;
 }
 
+/** An entry as written: what the audit trail keeps, and what a webhook carries. */
+export type WrittenAuditEntry = ReturnType<typeof rowOf>;
+
+/**
+ * What else an entry causes in its own transaction: the webhook outbox (webhooks/outbox.ts,
+ * decision 047). Returns the ids of the jobs to hand to the queue once the transaction commits.
+ */
+export type AuditFanOut = (entries: WrittenAuditEntry[], tx: Prisma.TransactionClient) => Promise<string[]>;
+
 export interface AuditLog {
-  record(entry: AuditRecord, tx?: Prisma.TransactionClient): Promise<void>;
-  /** Several entries in one statement, through the write's transaction. */
-  recordMany(entries: AuditRecord[], tx: Prisma.TransactionClient): Promise<void>;
+  /** One entry; without a transaction, it and what it causes are written in one of their own. */
+  record(entry: AuditRecord, tx?: Prisma.TransactionClient): Promise<string[]>;
+  /**
+   * Several entries in one statement, through the write's transaction, with the webhook
+   * deliveries they cause. Returns the job ids to hand over after the commit.
+   */
+  recordMany(entries: AuditRecord[], tx: Prisma.TransactionClient): Promise<string[]>;
 }
 
 /** A request body recorded as `change` keeps its secret fields' names only (defence in depth). */
@@ -48,6 +62,8 @@ function dataOf(entry: AuditRecord): Record<string, unknown> {
 }
 
 const rowOf = (entry: AuditRecord) => ({
+  // Chosen here (a UUIDv7, as the column's default) so a webhook can name the entry it reports.
+  id: newUuidV7(),
   eventType: entry.eventType,
   organizationId: entry.organizationId ?? null,
   actorType: entry.actorType,
@@ -57,19 +73,22 @@ const rowOf = (entry: AuditRecord) => ({
   ip: entry.ip ?? null,
   requestId: entry.requestId ?? null,
   data: dataOf(entry) as Prisma.InputJsonValue,
-  ...(entry.at ? { createdAt: entry.at } : {}),
+  createdAt: entry.at ?? new Date(),
 });
 
-export function createAuditLog(prisma: PrismaClient, logger: Logger): AuditLog {
+export function createAuditLog(prisma: PrismaClient, logger: Logger, fanOut: AuditFanOut = async () => []): AuditLog {
+  async function recordMany(entries: AuditRecord[], tx: Prisma.TransactionClient): Promise<string[]> {
+    const rows = entries.map(rowOf);
+    if (rows.length === 1) await tx.auditEntry.create({ data: rows[0]! });
+    else if (rows.length > 1) await tx.auditEntry.createMany({ data: rows });
+    return rows.length > 0 ? fanOut(rows, tx) : [];
+  }
   return {
     async record(entry, tx) {
-      const db = tx ?? prisma;
-      await db.auditEntry.create({ data: rowOf(entry) });
+      const jobIds = tx ? await recordMany([entry], tx) : await prisma.$transaction((own) => recordMany([entry], own));
       logger.debug({ eventType: entry.eventType, organizationId: entry.organizationId }, "audit");
+      return jobIds;
     },
-    async recordMany(entries, tx) {
-      if (entries.length === 1) await tx.auditEntry.create({ data: rowOf(entries[0]!) });
-      else if (entries.length > 1) await tx.auditEntry.createMany({ data: entries.map(rowOf) });
-    },
+    recordMany,
   };
 }

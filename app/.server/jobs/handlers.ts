@@ -6,6 +6,7 @@ import { sendEmailOtpJob } from "../auth/two-factor/service";
 import { systemActor } from "../auth/actors";
 import { inTransaction } from "../context";
 import type { Services } from "../services";
+import { deliverWebhookJob } from "../webhooks/deliver";
 import { describeMailJob } from "./mail-jobs";
 import type { ExpiryPolicy, JobName } from "./queue";
 
@@ -40,4 +41,5 @@ export function registerJobHandlers(services: Services): void {
   services.jobs.handle("email-otp", (data, job) => sendEmailOtpJob(services, data, job), expiryOf(services, "email-otp"));
   services.jobs.handle("email-change", (data, job) => sendEmailChangeJob(services, data, job), expiryOf(services, "email-change"));
   services.jobs.handle("email-change-notice", (data) => sendEmailChangeNoticeJob(services, data), expiryOf(services, "email-change-notice"));
+  services.jobs.handle("webhook", (data, job) => deliverWebhookJob(services, data, job));
 }

@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import type { Prisma } from "~/generated/prisma/client";
 import type { Db } from "../context";
 import type { Database } from "../db/client";
-import { decideRetry, MAIL_RETRY_SCHEDULE_SECONDS } from "./schedule";
+import { decideRetry, MAIL_RETRY_SCHEDULE_SECONDS, WEBHOOK_RETRY_SCHEDULE_SECONDS } from "./schedule";
 
 /**
  * Porta's durable background work, on pg-boss: jobs are rows in PostgreSQL (or the embedded
@@ -39,9 +39,13 @@ export interface JobPayloads {
   "email-change": { organizationId: string; userId: string; newEmail: string; language: string };
   /** The notice to the current address that a change to `newEmail` was asked for. */
   "email-change-notice": { organizationId: string; userId: string; newEmail: string; language: string };
+  /** One attempt at a webhook delivery (app/.server/webhooks/deliver.ts, decision 047). */
+  webhook: { deliveryId: string };
 }
 
 export type JobName = keyof JobPayloads;
+/** The queues that send mail (the undelivered-mail page and its re-drive know only these). */
+export type MailJobName = Exclude<JobName, "webhook">;
 
 /**
  * What the queue adds to a payload when it is first queued. A dead job re-driven by an
@@ -83,6 +87,8 @@ export interface QueueSettings {
   maxLength: number;
   /** Seconds to wait after the 1st, 2nd, ... failed attempt; after the last, the dead-letter queue. */
   retrySchedule: readonly number[];
+  /** A queue's own schedule, in place of `retrySchedule` (webhooks retry on theirs, decision 047). */
+  retrySchedules: Partial<Record<JobName, readonly number[]>>;
   /** Wait before a job whose worker stopped or crashed mid-run is tried again. */
   restartDelaySeconds: number;
   /**
@@ -109,6 +115,7 @@ export const DEFAULT_QUEUE_SETTINGS: QueueSettings = {
   concurrency: 2,
   maxLength: 10_000,
   retrySchedule: MAIL_RETRY_SCHEDULE_SECONDS,
+  retrySchedules: { webhook: WEBHOOK_RETRY_SCHEDULE_SECONDS },
   restartDelaySeconds: 2,
   expireInSeconds: 30,
   // Idle cost: each look is a statement (~1.4 ms embedded); both are safety nets (decision 029).
@@ -132,11 +139,15 @@ export interface JobQueue {
   handle<N extends JobName>(name: N, handler: JobHandler<N>, expiry?: ExpiryPolicy<N>): void;
   start(): Promise<void>;
   stop(): Promise<void>;
+  /** The seconds between a queue's attempts; its length is the number of retries. */
+  retryScheduleOf(name: JobName): readonly number[];
   /** Jobs of a queue in a given state (tests and the admin statistics). */
   count(name: JobName, state: "waiting" | "dead"): Promise<number>;
 }
 
-export const QUEUES: readonly JobName[] = ["magic-link", "password-reset", "invitation", "email-otp", "email-change", "email-change-notice"];
+export const QUEUES: readonly MailJobName[] = ["magic-link", "password-reset", "invitation", "email-otp", "email-change", "email-change-notice"];
+/** Every queue this process works: the mail queues and the webhook deliveries. */
+export const ALL_QUEUES: readonly JobName[] = [...QUEUES, "webhook"];
 /** Outbox rows older than this are handed over by the sweeper (younger ones are their commit's). */
 const OUTBOX_GRACE_MS = 5_000;
 const OUTBOX_SWEEP_MS = 30_000;
@@ -171,6 +182,7 @@ export class DeliveryFailed extends Error {
 
 export function createJobQueue(db: Database, logger: Logger, settings: Partial<QueueSettings> = {}): JobQueue {
   const config = { ...DEFAULT_QUEUE_SETTINGS, ...settings };
+  const scheduleOf = (name: JobName) => config.retrySchedules[name] ?? config.retrySchedule;
   const boss = new PgBoss({
     db: { executeSql: (text, values) => db.executeSql(text, values) },
     schema: "pgboss",
@@ -227,7 +239,7 @@ export function createJobQueue(db: Database, logger: Logger, settings: Partial<Q
   async function wakeForRetries() {
     const result = await db.executeSql(
       `SELECT name, min(start_after) AS at FROM pgboss.job WHERE name = ANY($1::text[]) AND state = 'retry' GROUP BY name`,
-      [[...QUEUES]],
+      [[...ALL_QUEUES]],
     );
     for (const row of result.rows as Array<{ name: JobName; at: Date | string }>) wakeAt(row.name, new Date(row.at));
   }
@@ -241,25 +253,22 @@ export function createJobQueue(db: Database, logger: Logger, settings: Partial<Q
   }
 
   async function ensureQueues() {
-    for (const name of QUEUES) {
-      await boss.createQueue(deadLetterOf(name), { name: deadLetterOf(name) });
-      await boss.createQueue(name, {
+    for (const name of ALL_QUEUES) {
+      // A mail that used every retry waits in its dead-letter queue for a re-drive; a webhook
+      // delivery's own row is its record (and its replay), so its failed job is just removed later.
+      const deadLetter = name === "webhook" ? {} : { deadLetter: deadLetterOf(name) };
+      if (name !== "webhook") await boss.createQueue(deadLetterOf(name), { name: deadLetterOf(name) });
+      const options = {
         name,
-        deadLetter: deadLetterOf(name),
-        retryLimit: config.retrySchedule.length,
+        ...deadLetter,
+        retryLimit: scheduleOf(name).length,
         retryDelay: config.restartDelaySeconds,
         retryBackoff: false,
         expireInSeconds: config.expireInSeconds,
-      });
+      };
+      await boss.createQueue(name, options);
       // Queues made by an earlier version keep their options unless told (jobs copy them when sent).
-      await boss.updateQueue(name, {
-        name,
-        deadLetter: deadLetterOf(name),
-        retryLimit: config.retrySchedule.length,
-        retryDelay: config.restartDelaySeconds,
-        retryBackoff: false,
-        expireInSeconds: config.expireInSeconds,
-      });
+      await boss.updateQueue(name, options);
     }
   }
 
@@ -280,7 +289,7 @@ export function createJobQueue(db: Database, logger: Logger, settings: Partial<Q
   async function recoverAbandoned() {
     const result = await db.executeSql(
       `UPDATE pgboss.job SET state = 'retry', start_after = now() WHERE name = ANY($1::text[]) AND state = 'active' RETURNING id`,
-      [[...QUEUES]],
+      [[...ALL_QUEUES]],
     );
     const count = result.rows.length;
     if (count > 0) logger.warn({ jobs: count }, "jobs left running by the previous process are tried again");
@@ -308,7 +317,7 @@ export function createJobQueue(db: Database, logger: Logger, settings: Partial<Q
       const attempts = job.retryCount + 1;
       const reason = failureReason(error);
       logger.warn({ queue: name, jobId: job.id, attempt: attempts, reason }, "job failed");
-      const decision = isPermanent(error) ? ({ action: "give_up" } as const) : decideRetry(config.retrySchedule, attempts, deadline);
+      const decision = isPermanent(error) ? ({ action: "give_up" } as const) : decideRetry(scheduleOf(name), attempts, deadline);
       if (decision.action === "expire") return expire(attempts);
       if (decision.action === "retry") {
         const delaySeconds = Math.max(1, Math.ceil((decision.at.getTime() - Date.now()) / 1000));
@@ -407,6 +416,7 @@ export function createJobQueue(db: Database, logger: Logger, settings: Partial<Q
       retryTimers.clear();
       await boss.stop({ graceful: true, wait: true, timeout: 5_000 });
     },
+    retryScheduleOf: scheduleOf,
     async count(name, state) {
       return state === "dead" ? boss.getQueueSize(deadLetterOf(name)) : boss.getQueueSize(name);
     },

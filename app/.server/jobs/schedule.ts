@@ -28,3 +28,10 @@ export function decideRetry(schedule: readonly number[], failedAttempts: number,
   if (deadline && at.getTime() >= deadline.getTime()) return { action: "expire" };
   return { action: "retry", at };
 }
+
+/**
+ * Webhook retries (decision 047), the schedule the Standard Webhooks reference implementation
+ * (Svix) documents: at once, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, about 28 hours in
+ * all; the delivery is dead after the last. The first attempt is the job itself.
+ */
+export const WEBHOOK_RETRY_SCHEDULE_SECONDS: readonly number[] = [5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 10 * 3600];

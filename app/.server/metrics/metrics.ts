@@ -223,12 +223,14 @@ export function createMetrics(): Metrics {
     observeAudit(audit) {
       return {
         async record(entry, tx) {
-          await audit.record(entry, tx);
+          const jobs = await audit.record(entry, tx);
           countAudit(entry);
+          return jobs;
         },
         async recordMany(entries, tx) {
-          await audit.recordMany(entries, tx);
+          const jobs = await audit.recordMany(entries, tx);
           for (const entry of entries) countAudit(entry);
+          return jobs;
         },
       };
     },

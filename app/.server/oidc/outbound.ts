@@ -1,3 +1,6 @@
+import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from "node:dns";
+import { BlockList, isIP } from "node:net";
+
 /**
  * What the provider fetches itself: a client's `jwks_uri` (issue 24 §2). oidc-provider already
  * refuses special-use addresses (loopback, private, link-local; checked on the connected socket,
@@ -17,4 +20,90 @@ export function outboundFetch(allowPrivateNetworks: boolean): Fetch {
     const { dispatcher: _guard, ...rest } = init as RequestInit & { dispatcher?: unknown };
     return globalThis.fetch(input, { ...rest, redirect: "error" });
   };
+}
+
+/**
+ * Addresses an outbound request of Porta's own (webhooks, decision 047) never reaches unless the
+ * operator allows private networks: loopback, private, link-local, carrier-grade NAT, multicast,
+ * reserved and unspecified ranges, in IPv4, IPv6 and IPv4-mapped IPv6.
+ */
+const SPECIAL_USE = (() => {
+  const list = new BlockList();
+  for (const [net, prefix] of [
+    ["0.0.0.0", 8],
+    ["10.0.0.0", 8],
+    ["100.64.0.0", 10],
+    ["127.0.0.0", 8],
+    ["169.254.0.0", 16],
+    ["172.16.0.0", 12],
+    ["192.0.0.0", 24],
+    ["192.0.2.0", 24],
+    ["192.168.0.0", 16],
+    ["198.18.0.0", 15],
+    ["198.51.100.0", 24],
+    ["203.0.113.0", 24],
+    ["224.0.0.0", 4],
+    ["240.0.0.0", 4],
+  ] as const)
+    list.addSubnet(net, prefix, "ipv4");
+  for (const [net, prefix] of [
+    ["::", 128],
+    ["::1", 128],
+    ["64:ff9b::", 96],
+    ["100::", 64],
+    ["2001:db8::", 32],
+    ["fc00::", 7],
+    ["fe80::", 10],
+    ["ff00::", 8],
+  ] as const)
+    list.addSubnet(net, prefix, "ipv6");
+  return list;
+})();
+
+/** Whether an IP address is one the guard refuses (anything that is not a public unicast address). */
+export function isSpecialUseAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 4) return SPECIAL_USE.check(address, "ipv4");
+  if (family !== 6) return true;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return SPECIAL_USE.check(mapped[1]!, "ipv4");
+  return SPECIAL_USE.check(address, "ipv6");
+}
+
+export class OutboundRefused extends Error {
+  readonly code = "OUTBOUND_REFUSED";
+  constructor(readonly host: string) {
+    super(`refused to connect to a private or special-use address (${host})`);
+    this.name = "OutboundRefused";
+  }
+}
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * A `lookup` for node:http(s) that resolves the name and refuses special-use addresses. The
+ * socket connects to the address checked here, so a name that resolves differently a moment
+ * later (DNS rebinding) cannot slip through. IP literals skip `lookup`: check them with
+ * `assertPublicHost` before connecting.
+ */
+export function guardedLookup(allowPrivateNetworks: boolean) {
+  return (hostname: string, options: LookupAllOptions | LookupOneOptions | number, callback: LookupCallback) => {
+    const family = typeof options === "number" ? options : (options.family ?? 0);
+    const all = typeof options === "object" && "all" in options && options.all === true;
+    dnsLookup(hostname, { all: true, family: family as 0 | 4 | 6 }, (error, addresses) => {
+      if (error) return callback(error, []);
+      const usable = allowPrivateNetworks ? addresses : addresses.filter((a) => !isSpecialUseAddress(a.address));
+      if (usable.length === 0) return callback(new OutboundRefused(hostname), []);
+      if (all) return callback(null, usable);
+      return callback(null, usable[0]!.address, usable[0]!.family);
+    });
+  };
+}
+
+/** Refuses a URL whose host is a special-use IP literal (node connects to those without `lookup`). */
+export function assertPublicHost(url: URL, allowPrivateNetworks: boolean): void {
+  if (allowPrivateNetworks) return;
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  if (isIP(host) && isSpecialUseAddress(host)) throw new OutboundRefused(host);
+  if (host === "localhost" || host.endsWith(".localhost")) throw new OutboundRefused(host);
 }

@@ -95,6 +95,11 @@ export const SETTINGS = {
     default: 3600,
     description: "Lifetime of access tokens, in seconds (applies to tokens issued after the change).",
   },
+  "webhooks.disableAfterFailures": {
+    schema: SETTING_SCHEMAS["webhooks.disableAfterFailures"],
+    default: 20,
+    description: "Failed webhook attempts in a row after which Porta turns the endpoint off (and records webhook.disabled).",
+  },
 } as const;
 
 export type { SettingKey };

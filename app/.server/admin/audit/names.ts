@@ -36,6 +36,8 @@ function recordedName(targetType: string | null | undefined, data: unknown): str
   const change = record(d.change);
   if (targetType === "user") return text(change.email) ?? text(d.email);
   if (targetType === "custom_claim") return text(d.claimName);
+  // A webhook endpoint is known by its URL (decision 047).
+  if (targetType === "webhook") return text(change.url) ?? text(d.url);
   return text(change.name) ?? text(d.name);
 }
 

@@ -17,6 +17,7 @@ import * as stats from "../operations/stats";
 import * as transfer from "../operations/transfer";
 import * as twoFactor from "../operations/two-factor";
 import * as users from "../operations/users";
+import * as webhooks from "../operations/webhooks";
 import type { Operation } from "./route";
 
 /**
@@ -24,7 +25,7 @@ import type { Operation } from "./route";
  * operations; a new module is added here once. The router, the OpenAPI document, the console
  * gateway (typed by operation id) and the generated client all read this table.
  */
-export const MODULES = { applications, audit, branding, bulk, claims, clients, config, keys, mail, metadata, organizations, passkeys, rbac, sessions, stats, transfer, twoFactor, users };
+export const MODULES = { applications, audit, branding, bulk, claims, clients, config, keys, mail, metadata, organizations, passkeys, rbac, sessions, stats, transfer, twoFactor, users, webhooks };
 
 type Module = (typeof MODULES)[keyof typeof MODULES];
 // Distributes over the modules (keyof a union would keep only the keys they share).

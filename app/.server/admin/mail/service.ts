@@ -2,7 +2,7 @@ import { Prisma } from "~/generated/prisma/client";
 import type { Context, Db } from "../../context";
 import { conflict, notFound } from "../../errors";
 import { describeMailJob } from "../../jobs/mail-jobs";
-import { deadLetterOf, QUEUES, type JobName, type JobPayloads, type QueuedPayload } from "../../jobs/queue";
+import { deadLetterOf, QUEUES, type MailJobName, type JobPayloads, type QueuedPayload } from "../../jobs/queue";
 import type { Page } from "../http/pagination";
 
 /**
@@ -14,7 +14,7 @@ import type { Page } from "../http/pagination";
  */
 export interface DeadMail {
   id: string;
-  kind: JobName;
+  kind: MailJobName;
   organizationId: string | null;
   userId: string | null;
   email: string | null;
@@ -28,7 +28,7 @@ export interface DeadMail {
 interface DeadRow {
   id: string;
   name: string;
-  data: QueuedPayload<JobName>;
+  data: QueuedPayload<MailJobName>;
   output: unknown;
   created_on: Date;
 }
@@ -48,7 +48,7 @@ function failureOf(output: unknown): { reason: string; attempts: number | null }
 async function toDeadMail(ctx: Context<"settings">, row: DeadRow, now: Date): Promise<DeadMail> {
   const kind = kindOf(row.name);
   const { delivery, ...payload } = row.data;
-  const subject = await describeMailJob(ctx.db, ctx.settings, kind, payload as JobPayloads[JobName], {
+  const subject = await describeMailJob(ctx.db, ctx.settings, kind, payload as JobPayloads[MailJobName], {
     id: delivery?.key ?? row.id,
     queuedAt: new Date(delivery?.queuedAt ?? row.created_on),
   });
@@ -65,9 +65,9 @@ async function toDeadMail(ctx: Context<"settings">, row: DeadRow, now: Date): Pr
   };
 }
 
-const deadQueues = (kind: JobName | undefined) => Prisma.join(kind ? [deadLetterOf(kind)] : DEAD_QUEUES);
+const deadQueues = (kind: MailJobName | undefined) => Prisma.join(kind ? [deadLetterOf(kind)] : DEAD_QUEUES);
 
-export async function listDeadMail(ctx: Context<"settings">, query: { page?: number | undefined; pageSize?: number | undefined; kind?: JobName | undefined }): Promise<Page<DeadMail>> {
+export async function listDeadMail(ctx: Context<"settings">, query: { page?: number | undefined; pageSize?: number | undefined; kind?: MailJobName | undefined }): Promise<Page<DeadMail>> {
   const page = query.page ?? 1;
   const pageSize = query.pageSize ?? 20;
   const [{ total } = { total: 0 }] = await ctx.db.$queryRaw<Array<{ total: number }>>`

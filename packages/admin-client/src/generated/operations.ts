@@ -123,6 +123,15 @@ export const operations = {
   "usersById.unlock": { method: "POST", path: "/users/{id}/unlock", pathParams: ["id"], input: "none", etag: false, paging: "none" },
   "usersById.update": { method: "PUT", path: "/users/{id}", pathParams: ["id"], input: "body", etag: true, paging: "none" },
   "usersById.verifyEmail": { method: "POST", path: "/users/{id}/verify-email", pathParams: ["id"], input: "none", etag: false, paging: "none" },
+  "webhooks.create": { method: "POST", path: "/organizations/{orgId}/webhooks", pathParams: ["orgId"], input: "body", etag: true, paging: "none" },
+  "webhooks.delete": { method: "DELETE", path: "/organizations/{orgId}/webhooks/{id}", pathParams: ["orgId","id"], input: "none", etag: false, paging: "none" },
+  "webhooks.get": { method: "GET", path: "/organizations/{orgId}/webhooks/{id}", pathParams: ["orgId","id"], input: "none", etag: true, paging: "none" },
+  "webhooks.getDelivery": { method: "GET", path: "/organizations/{orgId}/webhooks/{id}/deliveries/{deliveryId}", pathParams: ["orgId","id","deliveryId"], input: "none", etag: false, paging: "none" },
+  "webhooks.list": { method: "GET", path: "/organizations/{orgId}/webhooks", pathParams: ["orgId"], input: "query", etag: false, paging: "cursor" },
+  "webhooks.listDeliveries": { method: "GET", path: "/organizations/{orgId}/webhooks/{id}/deliveries", pathParams: ["orgId","id"], input: "query", etag: false, paging: "cursor" },
+  "webhooks.replayDelivery": { method: "POST", path: "/organizations/{orgId}/webhooks/{id}/deliveries/{deliveryId}/replay", pathParams: ["orgId","id","deliveryId"], input: "none", etag: false, paging: "none" },
+  "webhooks.rotateSecret": { method: "POST", path: "/organizations/{orgId}/webhooks/{id}/rotate-secret", pathParams: ["orgId","id"], input: "none", etag: true, paging: "none" },
+  "webhooks.update": { method: "PUT", path: "/organizations/{orgId}/webhooks/{id}", pathParams: ["orgId","id"], input: "body", etag: true, paging: "none" },
 } as const;
 
 export interface Operations {
@@ -3344,6 +3353,213 @@ export interface Operations {
       };
     etag: false;
   };
+  /** Add a webhook endpoint; its signing secret (whsec_...) is in this response and never shown again */
+  "webhooks.create": {
+    args: [orgId: string, body: {
+        url: string;
+        eventTypes: Array<string>;
+        description?: string;
+        enabled?: boolean;
+      }, options?: CallOptions];
+    response: {
+        id: string;
+        organizationId: string;
+        url: string;
+        description: string;
+        eventTypes: Array<string>;
+        enabled: boolean;
+        consecutiveFailures: number;
+        disabledReason: string | null;
+        createdAt: string;
+        updatedAt: string;
+        /** The signing secret (whsec_...), shown only in this response */
+        secret: string;
+      };
+    etag: true;
+  };
+  /** Delete a webhook endpoint and its delivery log; deliveries not yet made are dropped */
+  "webhooks.delete": {
+    args: [orgId: string, id: string, options?: CallOptions];
+    response: void;
+    etag: false;
+  };
+  /** Get a webhook endpoint */
+  "webhooks.get": {
+    args: [orgId: string, id: string, options?: CallOptions];
+    response: {
+        id: string;
+        organizationId: string;
+        url: string;
+        description: string;
+        eventTypes: Array<string>;
+        enabled: boolean;
+        consecutiveFailures: number;
+        disabledReason: string | null;
+        createdAt: string;
+        updatedAt: string;
+      };
+    etag: true;
+  };
+  /** A delivery with its body and every attempt (status code, duration, error, the start of the response) */
+  "webhooks.getDelivery": {
+    args: [orgId: string, id: string, deliveryId: string, options?: CallOptions];
+    response: {
+        /** Also the webhook-id header: the same on every attempt and replay */
+        id: string;
+        endpointId: string;
+        eventType: string;
+        auditEntryId: string | null;
+        status: "pending" | "retrying" | "delivered" | "dead";
+        attempts: number;
+        lastStatusCode: number | null;
+        lastError: string | null;
+        nextAttemptAt: string | null;
+        deliveredAt: string | null;
+        createdAt: string;
+        /** The JSON body as signed and sent */
+        payload: string;
+        attemptLog: Array<{
+          attempt: number;
+          startedAt: string;
+          durationMs: number;
+          statusCode: number | null;
+          error: string | null;
+          responseBody: string | null;
+        }>;
+      };
+    etag: false;
+  };
+  /** List an organization's webhook endpoints */
+  "webhooks.list": {
+    args: [orgId: string, query?: {
+        page?: number;
+        pageSize?: number;
+        cursor?: string;
+        limit?: number;
+        order?: "asc" | "desc";
+      }, options?: CallOptions];
+    response: {
+        data: Array<{
+          id: string;
+          organizationId: string;
+          url: string;
+          description: string;
+          eventTypes: Array<string>;
+          enabled: boolean;
+          consecutiveFailures: number;
+          disabledReason: string | null;
+          createdAt: string;
+          updatedAt: string;
+        }>;
+        total: number;
+        page: number;
+        pageSize: number;
+        cursor?: string;
+      };
+    etag: false;
+  };
+  /** The endpoint's deliveries, newest first, optionally of one status */
+  "webhooks.listDeliveries": {
+    args: [orgId: string, id: string, query?: {
+        page?: number;
+        pageSize?: number;
+        cursor?: string;
+        limit?: number;
+        order?: "asc" | "desc";
+        status?: "pending" | "retrying" | "delivered" | "dead";
+      }, options?: CallOptions];
+    response: {
+        data: Array<{
+          /** Also the webhook-id header: the same on every attempt and replay */
+          id: string;
+          endpointId: string;
+          eventType: string;
+          auditEntryId: string | null;
+          status: "pending" | "retrying" | "delivered" | "dead";
+          attempts: number;
+          lastStatusCode: number | null;
+          lastError: string | null;
+          nextAttemptAt: string | null;
+          deliveredAt: string | null;
+          createdAt: string;
+        }>;
+        total: number;
+        page: number;
+        pageSize: number;
+        cursor?: string;
+      };
+    etag: false;
+  };
+  /** Send a delivered or dead delivery again, with the same webhook-id and body, on a fresh retry schedule */
+  "webhooks.replayDelivery": {
+    args: [orgId: string, id: string, deliveryId: string, options?: CallOptions];
+    response: {
+        /** Also the webhook-id header: the same on every attempt and replay */
+        id: string;
+        endpointId: string;
+        eventType: string;
+        auditEntryId: string | null;
+        status: "pending" | "retrying" | "delivered" | "dead";
+        attempts: number;
+        lastStatusCode: number | null;
+        lastError: string | null;
+        nextAttemptAt: string | null;
+        deliveredAt: string | null;
+        createdAt: string;
+        /** The JSON body as signed and sent */
+        payload: string;
+        attemptLog: Array<{
+          attempt: number;
+          startedAt: string;
+          durationMs: number;
+          statusCode: number | null;
+          error: string | null;
+          responseBody: string | null;
+        }>;
+      };
+    etag: false;
+  };
+  /** Replace a webhook endpoint's signing secret; the new one is in this response and never shown again */
+  "webhooks.rotateSecret": {
+    args: [orgId: string, id: string, options?: CallOptions];
+    response: {
+        id: string;
+        organizationId: string;
+        url: string;
+        description: string;
+        eventTypes: Array<string>;
+        enabled: boolean;
+        consecutiveFailures: number;
+        disabledReason: string | null;
+        createdAt: string;
+        updatedAt: string;
+        /** The signing secret (whsec_...), shown only in this response */
+        secret: string;
+      };
+    etag: true;
+  };
+  /** Change a webhook endpoint's URL, event types, description, or turn it on or off; If-Match guards against lost updates */
+  "webhooks.update": {
+    args: [orgId: string, id: string, body: {
+        url?: string;
+        eventTypes?: Array<string>;
+        description?: string;
+        enabled?: boolean;
+      }, options?: CallOptions];
+    response: {
+        id: string;
+        organizationId: string;
+        url: string;
+        description: string;
+        eventTypes: Array<string>;
+        enabled: boolean;
+        consecutiveFailures: number;
+        disabledReason: string | null;
+        createdAt: string;
+        updatedAt: string;
+      };
+    etag: true;
+  };
 }
 
 /** Each operation's summary and fields (path, query, body) with their types, for help texts. */
@@ -4304,6 +4520,88 @@ export const operationHelp: Record<string, OperationHelp> = {
     summary: "Mark the user's email address as verified",
     fields: [
       {"name":"id","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
+  "webhooks.create": {
+    summary: "Add a webhook endpoint; its signing secret (whsec_...) is in this response and never shown again",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"url","in":"body","type":"string (up to 2000 chars)","required":true},
+      {"name":"eventTypes","in":"body","type":"list of string","required":true},
+      {"name":"description","in":"body","type":"string (up to 500 chars)","required":false},
+      {"name":"enabled","in":"body","type":"boolean","required":false},
+    ],
+  },
+  "webhooks.delete": {
+    summary: "Delete a webhook endpoint and its delivery log; deliveries not yet made are dropped",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
+  "webhooks.get": {
+    summary: "Get a webhook endpoint",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
+  "webhooks.getDelivery": {
+    summary: "A delivery with its body and every attempt (status code, duration, error, the start of the response)",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+      {"name":"deliveryId","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
+  "webhooks.list": {
+    summary: "List an organization's webhook endpoints",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"page","in":"query","type":"integer (1–1000000)","required":false},
+      {"name":"pageSize","in":"query","type":"integer (1–100)","required":false},
+      {"name":"cursor","in":"query","type":"string (up to 512 chars)","required":false},
+      {"name":"limit","in":"query","type":"integer (1–100)","required":false},
+      {"name":"order","in":"query","type":"asc | desc","required":false},
+    ],
+  },
+  "webhooks.listDeliveries": {
+    summary: "The endpoint's deliveries, newest first, optionally of one status",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+      {"name":"page","in":"query","type":"integer (1–1000000)","required":false},
+      {"name":"pageSize","in":"query","type":"integer (1–100)","required":false},
+      {"name":"cursor","in":"query","type":"string (up to 512 chars)","required":false},
+      {"name":"limit","in":"query","type":"integer (1–100)","required":false},
+      {"name":"order","in":"query","type":"asc | desc","required":false},
+      {"name":"status","in":"query","type":"pending | retrying | delivered | dead","required":false},
+    ],
+  },
+  "webhooks.replayDelivery": {
+    summary: "Send a delivered or dead delivery again, with the same webhook-id and body, on a fresh retry schedule",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+      {"name":"deliveryId","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
+  "webhooks.rotateSecret": {
+    summary: "Replace a webhook endpoint's signing secret; the new one is in this response and never shown again",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
+  "webhooks.update": {
+    summary: "Change a webhook endpoint's URL, event types, description, or turn it on or off; If-Match guards against lost updates",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+      {"name":"url","in":"body","type":"string (up to 2000 chars)","required":false},
+      {"name":"eventTypes","in":"body","type":"list of string","required":false},
+      {"name":"description","in":"body","type":"string (up to 500 chars)","required":false},
+      {"name":"enabled","in":"body","type":"boolean","required":false},
     ],
   },
 };

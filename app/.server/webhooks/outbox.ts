@@ -1,0 +1,67 @@
+import type { Logger } from "pino";
+import type { AuditFanOut, WrittenAuditEntry } from "../audit/audit";
+import { newUuidV7 } from "../db/ids";
+import type { JobQueue } from "../jobs/queue";
+import { webhookFilterMatches } from "~/schemas/webhook";
+
+/**
+ * The webhook outbox (decision 047): the audit writer calls this in the transaction that writes
+ * the entries, so each enabled endpoint of the entry's organization whose filter takes the event
+ * gets a delivery row and a queued job exactly when the write commits. A rolled-back write sends
+ * nothing; a committed one always sends (the job outbox hands over what a crash left).
+ */
+
+/** The body a receiver gets, per Standard Webhooks: `type`, `timestamp`, `data`. */
+export function payloadOf(entry: WrittenAuditEntry): string {
+  return JSON.stringify({
+    type: entry.eventType,
+    timestamp: entry.createdAt.toISOString(),
+    data: {
+      auditEntryId: entry.id,
+      organizationId: entry.organizationId,
+      actor: { type: entry.actorType, id: entry.actorId },
+      target: entry.targetType ? { type: entry.targetType, id: entry.targetId } : null,
+      requestId: entry.requestId,
+      // The entry's own data, already without secret values (audit/diff.ts).
+      details: entry.data,
+    },
+  });
+}
+
+export function createWebhookOutbox(jobs: JobQueue, logger: Logger): AuditFanOut {
+  return async (entries, tx) => {
+    const organizationIds = [...new Set(entries.map((e) => e.organizationId).filter((id): id is string => id !== null))];
+    if (organizationIds.length === 0) return [];
+    // One indexed read per audited write; organizations without endpoints stop here.
+    const endpoints = await tx.webhookEndpoint.findMany({
+      where: { organizationId: { in: organizationIds }, enabled: true },
+      select: { id: true, organizationId: true, eventTypes: true },
+    });
+    if (endpoints.length === 0) return [];
+    const deliveries = entries.flatMap((entry) =>
+      endpoints
+        .filter((endpoint) => endpoint.organizationId === entry.organizationId && webhookFilterMatches(endpoint.eventTypes, entry.eventType))
+        .map((endpoint) => ({
+          id: newUuidV7(),
+          endpointId: endpoint.id,
+          organizationId: endpoint.organizationId,
+          eventType: entry.eventType,
+          auditEntryId: entry.id,
+          payload: payloadOf(entry),
+        })),
+    );
+    if (deliveries.length === 0) return [];
+    await tx.webhookDelivery.createMany({ data: deliveries });
+    const jobIds: string[] = [];
+    for (const delivery of deliveries) {
+      const jobId = await jobs.enqueueIn(tx, "webhook", { deliveryId: delivery.id });
+      if (jobId) jobIds.push(jobId);
+      else {
+        // The queue is full: the delivery is kept as dead, for a replay once the queue drains.
+        logger.warn({ deliveryId: delivery.id }, "webhook queue full; delivery kept as dead");
+        await tx.webhookDelivery.update({ where: { id: delivery.id }, data: { status: "dead", lastError: "queue_full" } });
+      }
+    }
+    return jobIds;
+  };
+}
