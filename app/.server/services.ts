@@ -26,6 +26,7 @@ import { createMailer, type Mailer } from "./mail/mailer";
 import { createKeyService, type KeyService } from "./oidc/keys";
 import { MAX_SIGNED_TOKEN_LIFETIME } from "./oidc/lifetimes";
 import { createProviderRegistry, type ProviderRegistry } from "./oidc/registry";
+import { createLogoutNotices, type LogoutNotices } from "./oidc/backchannel-logout";
 
 /**
  * Everything a request handler may need, built once per process and handed to Remix through the
@@ -50,6 +51,8 @@ export interface Services {
   /** Signs export packages and seals the secrets inside them. */
   packageSeal: PackageSeal;
   jobs: JobQueue;
+  /** Queues logout tokens for the clients of sessions that ended (decision 048). */
+  logoutNotices: LogoutNotices;
   settings: Settings;
   /** What `/health/ready` answers (health/readiness.ts); draining from SIGTERM on. */
   readiness: Readiness;
@@ -104,6 +107,8 @@ export async function createServices(config: Config, logger: Logger, options: Cr
   // A key change reaches the providers of its organization only ("*": the shared keys, or a
   // rotation of every organization) through the registry, which itself needs the keys.
   const registryRef: { current?: ProviderRegistry } = {};
+  // A sign-out at a provider queues its logout tokens; the queue is made after the providers' registry.
+  const noticesRef: { current?: LogoutNotices } = {};
   const settings = createSettings(db.prisma);
   const keys = createKeyService({
     prisma: db.prisma,
@@ -142,6 +147,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     settings,
     ...(config.providerPoolBytes ? { poolBytes: config.providerPoolBytes } : {}),
     allowPrivateNetworks: config.outboundAllowPrivateNetworks,
+    onBackchannelLogout: async (notice) => noticesRef.current?.send([notice]),
   });
   registryRef.current = oidc;
 
@@ -161,6 +167,8 @@ export async function createServices(config: Config, logger: Logger, options: Cr
 
   // Without DATABASE_URL this process alone holds the database (the DATA_DIR lock).
   const jobs = createJobQueue(db, logger, { soleProcess: !config.databaseUrl, ...options.queue });
+  const logoutNotices = createLogoutNotices(db.prisma, jobs, logger);
+  noticesRef.current = logoutNotices;
   const services: Services = {
     config,
     logger,
@@ -180,6 +188,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     packageSeal: createPackageSeal(encryptionKey),
     settings,
     jobs,
+    logoutNotices,
     readiness: createReadiness({
       ping: () => db.ping(1_000),
       appliedMigrations: async () =>

@@ -7,6 +7,7 @@ import { systemActor } from "../auth/actors";
 import { inTransaction } from "../context";
 import type { Services } from "../services";
 import { describeMailJob } from "./mail-jobs";
+import { deliverLogoutNotice } from "../oidc/backchannel-logout";
 import type { ExpiryPolicy, JobName } from "./queue";
 
 /**
@@ -40,4 +41,5 @@ export function registerJobHandlers(services: Services): void {
   services.jobs.handle("email-otp", (data, job) => sendEmailOtpJob(services, data, job), expiryOf(services, "email-otp"));
   services.jobs.handle("email-change", (data, job) => sendEmailChangeJob(services, data, job), expiryOf(services, "email-change"));
   services.jobs.handle("email-change-notice", (data) => sendEmailChangeNoticeJob(services, data), expiryOf(services, "email-change-notice"));
+  services.jobs.handle("backchannel-logout", (data) => deliverLogoutNotice(services, data));
 }

@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import type { Prisma } from "~/generated/prisma/client";
 import type { Db } from "../context";
 import type { Database } from "../db/client";
-import { decideRetry, MAIL_RETRY_SCHEDULE_SECONDS } from "./schedule";
+import { BACKCHANNEL_RETRY_SCHEDULE_SECONDS, decideRetry, MAIL_RETRY_SCHEDULE_SECONDS } from "./schedule";
 
 /**
  * Porta's durable background work, on pg-boss: jobs are rows in PostgreSQL (or the embedded
@@ -39,6 +39,11 @@ export interface JobPayloads {
   "email-change": { organizationId: string; userId: string; newEmail: string; language: string };
   /** The notice to the current address that a change to `newEmail` was asked for. */
   "email-change-notice": { organizationId: string; userId: string; newEmail: string; language: string };
+  /**
+   * A logout token for one client (OpenID Back-Channel Logout 1.0, decision 048): made and
+   * signed at each attempt by the organization's provider, so a retry carries a fresh `iat`.
+   */
+  "backchannel-logout": { organizationId: string; clientId: string; sub: string; sid: string | null };
 }
 
 export type JobName = keyof JobPayloads;
@@ -83,6 +88,8 @@ export interface QueueSettings {
   maxLength: number;
   /** Seconds to wait after the 1st, 2nd, ... failed attempt; after the last, the dead-letter queue. */
   retrySchedule: readonly number[];
+  /** A queue's own schedule instead (logout tokens are worth little after an hour, mail after a day). */
+  retrySchedules: Partial<Record<JobName, readonly number[]>>;
   /** Wait before a job whose worker stopped or crashed mid-run is tried again. */
   restartDelaySeconds: number;
   /**
@@ -109,6 +116,7 @@ export const DEFAULT_QUEUE_SETTINGS: QueueSettings = {
   concurrency: 2,
   maxLength: 10_000,
   retrySchedule: MAIL_RETRY_SCHEDULE_SECONDS,
+  retrySchedules: { "backchannel-logout": BACKCHANNEL_RETRY_SCHEDULE_SECONDS },
   restartDelaySeconds: 2,
   expireInSeconds: 30,
   // Idle cost: each look is a statement (~1.4 ms embedded); both are safety nets (decision 029).
@@ -136,7 +144,10 @@ export interface JobQueue {
   count(name: JobName, state: "waiting" | "dead"): Promise<number>;
 }
 
-export const QUEUES: readonly JobName[] = ["magic-link", "password-reset", "invitation", "email-otp", "email-change", "email-change-notice"];
+/** The queues whose jobs send mail: the undelivered-mail page and its re-drive know only these. */
+export const MAIL_QUEUES = ["magic-link", "password-reset", "invitation", "email-otp", "email-change", "email-change-notice"] as const satisfies readonly JobName[];
+export type MailJobName = (typeof MAIL_QUEUES)[number];
+export const QUEUES: readonly JobName[] = [...MAIL_QUEUES, "backchannel-logout"];
 /** Outbox rows older than this are handed over by the sweeper (younger ones are their commit's). */
 const OUTBOX_GRACE_MS = 5_000;
 const OUTBOX_SWEEP_MS = 30_000;
@@ -170,7 +181,8 @@ export class DeliveryFailed extends Error {
 }
 
 export function createJobQueue(db: Database, logger: Logger, settings: Partial<QueueSettings> = {}): JobQueue {
-  const config = { ...DEFAULT_QUEUE_SETTINGS, ...settings };
+  const config = { ...DEFAULT_QUEUE_SETTINGS, ...settings, retrySchedules: { ...DEFAULT_QUEUE_SETTINGS.retrySchedules, ...settings.retrySchedules } };
+  const scheduleOf = (name: JobName) => config.retrySchedules[name] ?? config.retrySchedule;
   const boss = new PgBoss({
     db: { executeSql: (text, values) => db.executeSql(text, values) },
     schema: "pgboss",
@@ -246,7 +258,7 @@ export function createJobQueue(db: Database, logger: Logger, settings: Partial<Q
       await boss.createQueue(name, {
         name,
         deadLetter: deadLetterOf(name),
-        retryLimit: config.retrySchedule.length,
+        retryLimit: scheduleOf(name).length,
         retryDelay: config.restartDelaySeconds,
         retryBackoff: false,
         expireInSeconds: config.expireInSeconds,
@@ -255,7 +267,7 @@ export function createJobQueue(db: Database, logger: Logger, settings: Partial<Q
       await boss.updateQueue(name, {
         name,
         deadLetter: deadLetterOf(name),
-        retryLimit: config.retrySchedule.length,
+        retryLimit: scheduleOf(name).length,
         retryDelay: config.restartDelaySeconds,
         retryBackoff: false,
         expireInSeconds: config.expireInSeconds,
@@ -308,7 +320,7 @@ export function createJobQueue(db: Database, logger: Logger, settings: Partial<Q
       const attempts = job.retryCount + 1;
       const reason = failureReason(error);
       logger.warn({ queue: name, jobId: job.id, attempt: attempts, reason }, "job failed");
-      const decision = isPermanent(error) ? ({ action: "give_up" } as const) : decideRetry(config.retrySchedule, attempts, deadline);
+      const decision = isPermanent(error) ? ({ action: "give_up" } as const) : decideRetry(scheduleOf(name), attempts, deadline);
       if (decision.action === "expire") return expire(attempts);
       if (decision.action === "retry") {
         const delaySeconds = Math.max(1, Math.ceil((decision.at.getTime() - Date.now()) / 1000));

@@ -191,6 +191,8 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
       dPoP: { enabled: true },
       requestObjects: { enabled: true },
       rpInitiatedLogout: { enabled: true, logoutSource: pages.logoutSource, postLogoutSuccessSource: pages.postLogoutSuccessSource },
+      // Logout tokens are queued and sent from a job (registry.ts, oidc/backchannel-logout.ts; decision 048).
+      backchannelLogout: { enabled: true },
       userinfo: { enabled: true },
       resourceIndicators: {
         enabled: true,

@@ -671,6 +671,8 @@ export interface Operations {
         skipConsent: boolean;
         accessTokenTtlSeconds: number | null;
         refreshTokenTtlSeconds: number | null;
+        backchannelLogoutUri: string | null;
+        backchannelLogoutSessionRequired: boolean;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -712,6 +714,8 @@ export interface Operations {
         skipConsent: boolean;
         accessTokenTtlSeconds: number | null;
         refreshTokenTtlSeconds: number | null;
+        backchannelLogoutUri: string | null;
+        backchannelLogoutSessionRequired: boolean;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -750,6 +754,8 @@ export interface Operations {
         skipConsent?: boolean;
         accessTokenTtlSeconds?: number | null;
         refreshTokenTtlSeconds?: number | null;
+        backchannelLogoutUri?: string | null;
+        backchannelLogoutSessionRequired?: boolean;
       }, options?: CallOptions];
     response: {
         id: string;
@@ -783,6 +789,8 @@ export interface Operations {
         skipConsent: boolean;
         accessTokenTtlSeconds: number | null;
         refreshTokenTtlSeconds: number | null;
+        backchannelLogoutUri: string | null;
+        backchannelLogoutSessionRequired: boolean;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -829,6 +837,8 @@ export interface Operations {
         skipConsent: boolean;
         accessTokenTtlSeconds: number | null;
         refreshTokenTtlSeconds: number | null;
+        backchannelLogoutUri: string | null;
+        backchannelLogoutSessionRequired: boolean;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -894,6 +904,8 @@ export interface Operations {
         skipConsent: boolean;
         accessTokenTtlSeconds: number | null;
         refreshTokenTtlSeconds: number | null;
+        backchannelLogoutUri: string | null;
+        backchannelLogoutSessionRequired: boolean;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -992,6 +1004,8 @@ export interface Operations {
           skipConsent: boolean;
           accessTokenTtlSeconds: number | null;
           refreshTokenTtlSeconds: number | null;
+          backchannelLogoutUri: string | null;
+          backchannelLogoutSessionRequired: boolean;
           status: "active" | "inactive";
           createdAt: string;
           updatedAt: string;
@@ -1072,6 +1086,8 @@ export interface Operations {
         skipConsent: boolean;
         accessTokenTtlSeconds: number | null;
         refreshTokenTtlSeconds: number | null;
+        backchannelLogoutUri: string | null;
+        backchannelLogoutSessionRequired: boolean;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -1108,6 +1124,8 @@ export interface Operations {
         skipConsent?: boolean;
         accessTokenTtlSeconds?: number | null;
         refreshTokenTtlSeconds?: number | null;
+        backchannelLogoutUri?: string | null;
+        backchannelLogoutSessionRequired?: boolean;
       }, options?: CallOptions];
     response: {
         id: string;
@@ -1141,6 +1159,8 @@ export interface Operations {
         skipConsent: boolean;
         accessTokenTtlSeconds: number | null;
         refreshTokenTtlSeconds: number | null;
+        backchannelLogoutUri: string | null;
+        backchannelLogoutSessionRequired: boolean;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -1436,6 +1456,8 @@ export interface Operations {
             skipConsent: boolean;
             accessTokenTtlSeconds: number | null;
             refreshTokenTtlSeconds: number | null;
+            backchannelLogoutUri: string | null;
+            backchannelLogoutSessionRequired: boolean;
             status: "active" | "inactive";
             secrets: Array<{
               secretHash: string;
@@ -1623,6 +1645,8 @@ export interface Operations {
               skipConsent?: boolean;
               accessTokenTtlSeconds?: number | null;
               refreshTokenTtlSeconds?: number | null;
+              backchannelLogoutUri?: string | null;
+              backchannelLogoutSessionRequired?: boolean;
               status: "active" | "inactive";
               secrets: Array<{
                 secretHash: string;
@@ -1800,6 +1824,8 @@ export interface Operations {
               skipConsent?: boolean;
               accessTokenTtlSeconds?: number | null;
               refreshTokenTtlSeconds?: number | null;
+              backchannelLogoutUri?: string | null;
+              backchannelLogoutSessionRequired?: boolean;
               status: "active" | "inactive";
               secrets: Array<{
                 secretHash: string;
@@ -3546,6 +3572,8 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"skipConsent","in":"body","type":"boolean","required":false,"default":"false"},
       {"name":"accessTokenTtlSeconds","in":"body","type":"integer (60–86400) or null","required":false,"default":"null"},
       {"name":"refreshTokenTtlSeconds","in":"body","type":"integer (60–1209600) or null","required":false,"default":"null"},
+      {"name":"backchannelLogoutUri","in":"body","type":"string (up to 2000 chars) or null","required":false,"default":"null"},
+      {"name":"backchannelLogoutSessionRequired","in":"body","type":"boolean","required":false,"default":"false"},
     ],
   },
   "clients.deactivate": {
@@ -3643,6 +3671,8 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"skipConsent","in":"body","type":"boolean","required":false},
       {"name":"accessTokenTtlSeconds","in":"body","type":"integer (60–86400) or null","required":false},
       {"name":"refreshTokenTtlSeconds","in":"body","type":"integer (60–1209600) or null","required":false},
+      {"name":"backchannelLogoutUri","in":"body","type":"string (up to 2000 chars) or null","required":false},
+      {"name":"backchannelLogoutSessionRequired","in":"body","type":"boolean","required":false},
     ],
   },
   "config.get": {
