@@ -6,7 +6,9 @@ import { LoginMethodsSchema } from "./organization";
 /** Client shapes shared by the Admin API, its OpenAPI document and the console. */
 export const CLIENT_TYPE_VALUES = ["confidential", "public"] as const;
 export const CLIENT_APPLICATION_TYPE_VALUES = ["web", "native"] as const;
-export const CLIENT_GRANT_TYPE_VALUES = ["authorization_code", "refresh_token", "client_credentials"] as const;
+/** RFC 8628: a client on a device without a browser (a CLI, a TV) asks the person to enter a code elsewhere. */
+export const DEVICE_CODE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
+export const CLIENT_GRANT_TYPE_VALUES = ["authorization_code", "refresh_token", "client_credentials", DEVICE_CODE_GRANT] as const;
 export const CLIENT_STATUS_VALUES = ["active", "inactive"] as const;
 export const SECRET_STATUS_VALUES = ["active", "revoked"] as const;
 
@@ -306,7 +308,9 @@ export function clientSettingsProblems(client: ClientSettings): Array<{ field: s
     });
   }
   if (codeFlow && client.redirectUris.length === 0) problems.push({ field: "redirectUris", message: "needs at least one URI for authorization_code" });
-  if (client.grantTypes.includes("refresh_token") && !codeFlow) problems.push({ field: "grantTypes", message: "refresh_token needs authorization_code" });
+  const deviceFlow = client.grantTypes.includes(DEVICE_CODE_GRANT);
+  if (client.grantTypes.includes("refresh_token") && !codeFlow && !deviceFlow) problems.push({ field: "grantTypes", message: "refresh_token needs authorization_code or the device code grant" });
+  if (deviceFlow && !client.scope.split(" ").includes("openid")) problems.push({ field: "scope", message: "must include openid for the device code grant" });
   if (client.grantTypes.includes("client_credentials") && client.clientType === "public") {
     problems.push({ field: "grantTypes", message: "client_credentials needs a confidential client" });
   }

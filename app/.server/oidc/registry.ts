@@ -15,6 +15,7 @@ import { buildProviderConfiguration, createSignedJwtReader } from "./configurati
 import { acceptOwnAudienceAtUserinfo, hashAccessTokenIntoIdToken, useHashedClientSecrets } from "./internals";
 import type { KeyService, PrivateSigningJwk } from "./keys";
 import type { LogoutNotice } from "./backchannel-logout";
+import { statePollInterval } from "./device-flow";
 import { loadTenant, type TenantInput } from "./tenant-load";
 import type { Settings } from "../settings/settings";
 
@@ -181,6 +182,7 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
     acceptOwnAudienceAtUserinfo(provider, adminResource ? [issuer, adminResource] : [issuer]);
     answerTokenErrorsPerRfc6749(provider);
     hashAccessTokenIntoIdToken(provider);
+    statePollInterval(provider);
     // The provider would POST logout tokens inside the sign-out request, once, without retries;
     // Porta queues them instead and sends them from a job with the provider's own method.
     type LogoutTokenSender = (this: InstanceType<Provider["Client"]>, sub: string, sid: string | undefined) => Promise<void>;

@@ -662,7 +662,7 @@ export interface Operations {
         jwksUri: string | null;
         redirectUris: Array<string>;
         postLogoutRedirectUris: Array<string>;
-        grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
+        grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
         scope: string;
         loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
         effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
@@ -705,7 +705,7 @@ export interface Operations {
         jwksUri: string | null;
         redirectUris: Array<string>;
         postLogoutRedirectUris: Array<string>;
-        grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
+        grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
         scope: string;
         loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
         effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
@@ -746,7 +746,7 @@ export interface Operations {
         applicationType?: "web" | "native";
         redirectUris?: Array<string>;
         postLogoutRedirectUris?: Array<string>;
-        grantTypes?: Array<"authorization_code" | "refresh_token" | "client_credentials">;
+        grantTypes?: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
         scope?: string;
         loginMethods?: Array<"password" | "magic_link" | "passkey">;
         adminApiAccess?: boolean;
@@ -780,7 +780,7 @@ export interface Operations {
         jwksUri: string | null;
         redirectUris: Array<string>;
         postLogoutRedirectUris: Array<string>;
-        grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
+        grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
         scope: string;
         loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
         effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
@@ -828,7 +828,7 @@ export interface Operations {
         jwksUri: string | null;
         redirectUris: Array<string>;
         postLogoutRedirectUris: Array<string>;
-        grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
+        grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
         scope: string;
         loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
         effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
@@ -895,7 +895,7 @@ export interface Operations {
         jwksUri: string | null;
         redirectUris: Array<string>;
         postLogoutRedirectUris: Array<string>;
-        grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
+        grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
         scope: string;
         loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
         effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
@@ -995,7 +995,7 @@ export interface Operations {
           jwksUri: string | null;
           redirectUris: Array<string>;
           postLogoutRedirectUris: Array<string>;
-          grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
+          grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
           scope: string;
           loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
           effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
@@ -1077,7 +1077,7 @@ export interface Operations {
         jwksUri: string | null;
         redirectUris: Array<string>;
         postLogoutRedirectUris: Array<string>;
-        grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
+        grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
         scope: string;
         loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
         effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
@@ -1116,7 +1116,7 @@ export interface Operations {
         applicationType?: "web" | "native";
         redirectUris?: Array<string>;
         postLogoutRedirectUris?: Array<string>;
-        grantTypes?: Array<"authorization_code" | "refresh_token" | "client_credentials">;
+        grantTypes?: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
         scope?: string;
         loginMethods?: Array<"password" | "magic_link" | "passkey"> | null;
         adminApiAccess?: boolean;
@@ -1150,7 +1150,7 @@ export interface Operations {
         jwksUri: string | null;
         redirectUris: Array<string>;
         postLogoutRedirectUris: Array<string>;
-        grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
+        grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
         scope: string;
         loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
         effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
@@ -1449,7 +1449,7 @@ export interface Operations {
             jwksUri: string | null;
             redirectUris: Array<string>;
             postLogoutRedirectUris: Array<string>;
-            grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
+            grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
             scope: unknown;
             loginMethods: Array<"password" | "magic_link" | "passkey">;
             allowedCorsOrigins: Array<string>;
@@ -1638,7 +1638,7 @@ export interface Operations {
               jwksUri?: string | null;
               redirectUris: Array<string>;
               postLogoutRedirectUris: Array<string>;
-              grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
+              grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
               scope: string;
               loginMethods: Array<"password" | "magic_link" | "passkey">;
               allowedCorsOrigins?: Array<string>;
@@ -1817,7 +1817,7 @@ export interface Operations {
               jwksUri?: string | null;
               redirectUris: Array<string>;
               postLogoutRedirectUris: Array<string>;
-              grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
+              grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
               scope: string;
               loginMethods: Array<"password" | "magic_link" | "passkey">;
               allowedCorsOrigins?: Array<string>;
@@ -3564,7 +3564,7 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"applicationType","in":"body","type":"web | native","required":false,"default":"\"web\""},
       {"name":"redirectUris","in":"body","type":"list of string","required":false,"default":"[]"},
       {"name":"postLogoutRedirectUris","in":"body","type":"list of string","required":false,"default":"[]"},
-      {"name":"grantTypes","in":"body","type":"list of (authorization_code | refresh_token | client_credentials)","required":false,"default":"[\"authorization_code\",\"refresh_token\"]"},
+      {"name":"grantTypes","in":"body","type":"list of (authorization_code | refresh_token | client_credentials | urn:ietf:params:oauth:grant-type:device_code)","required":false,"default":"[\"authorization_code\",\"refresh_token\"]"},
       {"name":"scope","in":"body","type":"string (up to 1000 chars)","required":false},
       {"name":"loginMethods","in":"body","type":"list of (password | magic_link | passkey)","required":false},
       {"name":"adminApiAccess","in":"body","type":"boolean","required":false,"default":"false"},
@@ -3663,7 +3663,7 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"applicationType","in":"body","type":"web | native","required":false},
       {"name":"redirectUris","in":"body","type":"list of string","required":false},
       {"name":"postLogoutRedirectUris","in":"body","type":"list of string","required":false},
-      {"name":"grantTypes","in":"body","type":"list of (authorization_code | refresh_token | client_credentials)","required":false},
+      {"name":"grantTypes","in":"body","type":"list of (authorization_code | refresh_token | client_credentials | urn:ietf:params:oauth:grant-type:device_code)","required":false},
       {"name":"scope","in":"body","type":"string (up to 1000 chars)","required":false},
       {"name":"loginMethods","in":"body","type":"list of (password | magic_link | passkey) or null","required":false},
       {"name":"adminApiAccess","in":"body","type":"boolean","required":false},
