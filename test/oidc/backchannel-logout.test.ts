@@ -147,6 +147,19 @@ describe("back-channel logout", () => {
     expect(claims.sid).toBe(tokens.claims()!.sid);
   });
 
+  it("an administrator revoking one session (grant) tells its client", async () => {
+    const { clientId, config } = await clientWithBackChannel("/admin-revoke-one");
+    const userId = (await createUser(porta.services.db.prisma, org.id)).id;
+    await signIn(config, userId);
+    const api = adminApi(porta, (await obtainAdminTokens(porta)).accessToken);
+    const listed = await api.get<{ data: Array<{ id: string; clientId: string }> }>(`/sessions?userId=${userId}`);
+    const grant = listed.body.data.find((s) => s.clientId === clientId)!;
+    expect((await api.delete(`/sessions/${grant.id}`)).status).toBe(204);
+    const [delivered] = await tokensAt("/admin-revoke-one", 1);
+    const claims = await validLogoutToken(delivered!.token, clientId);
+    expect(claims.sub).toBe(userId);
+  });
+
   it("a completed password reset ends the sessions and tells their clients", async () => {
     const { clientId, config } = await clientWithBackChannel("/reset");
     const prisma = porta.services.db.prisma;
