@@ -78,7 +78,8 @@ function expectOneOfEverything(state: Awaited<ReturnType<typeof bootstrapState>>
     organizationId: organization.id,
     applicationType: "native",
     tokenEndpointAuthMethod: "none",
-    grantTypes: ["authorization_code", "refresh_token"],
+    // The device grant is `porta login --device` (decision 049).
+    grantTypes: ["authorization_code", "refresh_token", "urn:ietf:params:oauth:grant-type:device_code"],
     status: "active",
   });
   expect(state.client!.redirectUris).toEqual(expect.arrayContaining(LOOPBACK_REDIRECTS));

@@ -30,6 +30,7 @@ import { createMetrics, type Metrics } from "./metrics/metrics";
 import { startTracing, type Tracing } from "./tracing/tracing";
 import { readPackageVersion } from "./root";
 import { createWebhookOutbox } from "./webhooks/outbox";
+import { createLogoutNotices, type LogoutNotices } from "./oidc/backchannel-logout";
 
 /**
  * Everything a request handler may need, built once per process and handed to Remix through the
@@ -54,6 +55,8 @@ export interface Services {
   /** Signs export packages and seals the secrets inside them. */
   packageSeal: PackageSeal;
   jobs: JobQueue;
+  /** Queues logout tokens for the clients of sessions that ended (decision 048). */
+  logoutNotices: LogoutNotices;
   settings: Settings;
   /** Prometheus metrics (decision 050): what the collaborators above count, read at scrape time. */
   metrics: Metrics;
@@ -114,6 +117,8 @@ export async function createServices(config: Config, logger: Logger, options: Cr
   // A key change reaches the providers of its organization only ("*": the shared keys, or a
   // rotation of every organization) through the registry, which itself needs the keys.
   const registryRef: { current?: ProviderRegistry } = {};
+  // A sign-out at a provider queues its logout tokens; the queue is made after the providers' registry.
+  const noticesRef: { current?: LogoutNotices } = {};
   const settings = createSettings(db.prisma);
   const keys = createKeyService({
     prisma: db.prisma,
@@ -153,6 +158,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     ...(config.providerPoolBytes ? { poolBytes: config.providerPoolBytes } : {}),
     allowPrivateNetworks: config.outboundAllowPrivateNetworks,
     onProviderBuilt: (provider) => metrics.observeProvider(provider),
+    onBackchannelLogout: async (notice) => noticesRef.current?.send([notice]),
   });
   registryRef.current = oidc;
 
@@ -173,6 +179,8 @@ export async function createServices(config: Config, logger: Logger, options: Cr
   // Without DATABASE_URL this process alone holds the database (the DATA_DIR lock).
   const jobs = metrics.observeJobs(tracing.observeJobs(createJobQueue(db, logger, { soleProcess: !config.databaseUrl, ...options.queue })));
   metrics.watch({ db, cache, cacheKind: config.redisUrl ? "redis" : "memory", providerPool: () => oidc.poolStats(), jobs });
+  const logoutNotices = createLogoutNotices(db.prisma, jobs, logger);
+  noticesRef.current = logoutNotices;
   const services: Services = {
     config,
     logger,
@@ -195,6 +203,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     jobs,
     metrics,
     tracing,
+    logoutNotices,
     readiness: createReadiness({
       ping: () => db.ping(1_000),
       appliedMigrations: async () =>

@@ -6,7 +6,9 @@ import { LoginMethodsSchema } from "./organization";
 /** Client shapes shared by the Admin API, its OpenAPI document and the console. */
 export const CLIENT_TYPE_VALUES = ["confidential", "public"] as const;
 export const CLIENT_APPLICATION_TYPE_VALUES = ["web", "native"] as const;
-export const CLIENT_GRANT_TYPE_VALUES = ["authorization_code", "refresh_token", "client_credentials"] as const;
+/** RFC 8628: a client on a device without a browser (a CLI, a TV) asks the person to enter a code elsewhere. */
+export const DEVICE_CODE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
+export const CLIENT_GRANT_TYPE_VALUES = ["authorization_code", "refresh_token", "client_credentials", DEVICE_CODE_GRANT] as const;
 export const CLIENT_STATUS_VALUES = ["active", "inactive"] as const;
 export const SECRET_STATUS_VALUES = ["active", "revoked"] as const;
 
@@ -123,6 +125,18 @@ export const JwksUriSchema = z
 
 export type Jwks = z.infer<typeof JwksSchema>;
 
+/**
+ * Where Porta POSTs logout tokens for the client (OpenID Back-Channel Logout 1.0 §2.2): an
+ * absolute https URL (http only for localhost), no fragment. Reached through the outbound guard
+ * (no private addresses unless an operator allows them).
+ */
+export const BackchannelLogoutUriSchema = z
+  .string()
+  .max(2000, "must have at most 2000 characters")
+  .refine((value) => URL.canParse(value) && ["https:", "http:"].includes(new URL(value).protocol), "must be an absolute https URL")
+  .refine((value) => !URL.canParse(value) || new URL(value).protocol === "https:" || LOOPBACK_HOSTS.has(new URL(value).hostname), "must use https (http only for localhost)")
+  .refine((value) => !value.includes("#"), "must not contain a fragment");
+
 export const ClientNameSchema = z.string().trim().min(1, "must not be empty").max(200, "must have at most 200 characters");
 
 export const ClientSchema = z.object({
@@ -154,6 +168,10 @@ export const ClientSchema = z.object({
   accessTokenTtlSeconds: z.number().int().nullable(),
   /** Seconds; null when the default (14 days) applies. */
   refreshTokenTtlSeconds: z.number().int().nullable(),
+  /** Where Porta POSTs a logout token when one of the client's sessions ends; null: none sent. */
+  backchannelLogoutUri: z.string().nullable(),
+  /** Each logout token names the session (sid), not only the user. */
+  backchannelLogoutSessionRequired: z.boolean(),
   status: z.enum(CLIENT_STATUS_VALUES),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
@@ -185,6 +203,8 @@ export const ClientCreateSchema = z
     skipConsent: z.boolean().default(false),
     accessTokenTtlSeconds: AccessTokenTtlSchema.nullable().default(null),
     refreshTokenTtlSeconds: RefreshTokenTtlSchema.nullable().default(null),
+    backchannelLogoutUri: BackchannelLogoutUriSchema.nullable().default(null),
+    backchannelLogoutSessionRequired: z.boolean().default(false),
   })
   .strict();
 
@@ -212,6 +232,9 @@ export const ClientUpdateSchema = z
     accessTokenTtlSeconds: AccessTokenTtlSchema.nullable().optional(),
     /** null goes back to the default. */
     refreshTokenTtlSeconds: RefreshTokenTtlSchema.nullable().optional(),
+    /** null stops logout tokens to the client. */
+    backchannelLogoutUri: BackchannelLogoutUriSchema.nullable().optional(),
+    backchannelLogoutSessionRequired: z.boolean().optional(),
   })
   .strict();
 
@@ -285,7 +308,9 @@ export function clientSettingsProblems(client: ClientSettings): Array<{ field: s
     });
   }
   if (codeFlow && client.redirectUris.length === 0) problems.push({ field: "redirectUris", message: "needs at least one URI for authorization_code" });
-  if (client.grantTypes.includes("refresh_token") && !codeFlow) problems.push({ field: "grantTypes", message: "refresh_token needs authorization_code" });
+  const deviceFlow = client.grantTypes.includes(DEVICE_CODE_GRANT);
+  if (client.grantTypes.includes("refresh_token") && !codeFlow && !deviceFlow) problems.push({ field: "grantTypes", message: "refresh_token needs authorization_code or the device code grant" });
+  if (deviceFlow && !client.scope.split(" ").includes("openid")) problems.push({ field: "scope", message: "must include openid for the device code grant" });
   if (client.grantTypes.includes("client_credentials") && client.clientType === "public") {
     problems.push({ field: "grantTypes", message: "client_credentials needs a confidential client" });
   }

@@ -4,6 +4,7 @@ import { ASSET_CONTENT_TYPES, ASSET_KINDS, ASSET_MAX_BYTES } from "./branding";
 import { CLAIM_TYPE_VALUES, ClaimNameSchema, ClaimScopeSchema, MAX_CLAIM_VALUE_BYTES } from "./claim";
 import {
   AccessTokenTtlSchema,
+  BackchannelLogoutUriSchema,
   CLIENT_APPLICATION_TYPE_VALUES,
   CLIENT_STATUS_VALUES,
   ClientNameSchema,
@@ -95,6 +96,9 @@ export const PackageClientSchema = z
     skipConsent: z.boolean().default(false),
     accessTokenTtlSeconds: Nullable(AccessTokenTtlSchema).default(null),
     refreshTokenTtlSeconds: Nullable(RefreshTokenTtlSchema).default(null),
+    // Back-channel logout (decision 048); packages made before it carry none.
+    backchannelLogoutUri: Nullable(BackchannelLogoutUriSchema).default(null),
+    backchannelLogoutSessionRequired: z.boolean().default(false),
     status: z.enum(CLIENT_STATUS_VALUES),
     secrets: z.array(PackageSecretSchema).max(100),
   })

@@ -38,6 +38,7 @@ const KEYS = [
   "rateLimits.twoFactor.perIp",
   "rateLimits.emailOtpResend.perUser",
   "rateLimits.passkeyLogin.perIp",
+  "rateLimits.deviceCodeEntry.perIp",
   "tokens.accessTokenTtlSeconds",
   "webhooks.disableAfterFailures",
 ];

@@ -135,15 +135,23 @@ export async function followAuthorization(porta: TestPorta, org: Pick<OrgRef, "s
   const tenant = await porta.services.oidc.get(org.slug);
   if (!tenant) throw new Error(`organization ${org.slug} has no provider`);
   let url = start;
+  // A flow that reached its first interaction elsewhere (the device flow's confirmation) starts there.
+  let pending: URL | undefined = start.origin === new URL(porta.baseUrl).origin && INTERACTION_PATH.test(start.pathname) ? start : undefined;
   for (let hop = 0; hop < 12; hop++) {
-    const response = await jar.fetch(url);
-    const location = response.headers.get("location");
-    if (response.status < 300 || response.status >= 400 || !location) {
-      const errors = response.status >= 500 ? porta.logs.lines.filter((line) => Number(line.level) >= 50) : [];
-      throw new AuthorizationPageError(response.status, `${await response.text()}\n${errors.map((line) => JSON.stringify(line)).join("\n")}`);
+    let next: URL;
+    if (pending) {
+      next = pending;
+      pending = undefined;
+    } else {
+      const response = await jar.fetch(url);
+      const location = response.headers.get("location");
+      if (response.status < 300 || response.status >= 400 || !location) {
+        const errors = response.status >= 500 ? porta.logs.lines.filter((line) => Number(line.level) >= 50) : [];
+        throw new AuthorizationPageError(response.status, `${await response.text()}\n${errors.map((line) => JSON.stringify(line)).join("\n")}`);
+      }
+      await response.body?.cancel();
+      next = new URL(location, url);
     }
-    await response.body?.cancel();
-    const next = new URL(location, url);
     const interaction = next.origin === new URL(porta.baseUrl).origin ? INTERACTION_PATH.exec(next.pathname) : null;
     if (!interaction) return next;
     const found = await tenant.provider.Interaction.find(decodeURIComponent(interaction[1]!));

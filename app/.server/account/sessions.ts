@@ -5,6 +5,7 @@ import { getClientRecord } from "../directory/clients";
 import { ACCOUNT_CLIENT_ID } from "../oidc/account-client";
 import { grantRowsWhere } from "../oidc/adapter";
 import { accountSessionsKey, sessionDeviceKey } from "../oidc/sessions";
+import { noticesForSessions } from "../oidc/backchannel-logout";
 import type { Services } from "../services";
 import type { SignedIn } from "./session";
 
@@ -29,7 +30,7 @@ export interface AccountSessionView {
 interface StoredSession {
   accountId?: string;
   loginTs?: number;
-  authorizations?: Record<string, { grantId?: string }>;
+  authorizations?: Record<string, { grantId?: string; sid?: string }>;
 }
 
 interface StoredDevice {
@@ -93,8 +94,10 @@ const grantIdsOf = (sessions: LiveSession[]) =>
   sessions.flatMap(({ session }) => Object.values(session.authorizations ?? {}).flatMap((a) => (a.grantId ? [a.grantId] : [])));
 
 /** Inside a write: the grants of `sessions` end with it, their browser sessions after the commit. */
-async function endTheseSessions(ctx: Context<"store">, access: SignedIn, sessions: LiveSession[]): Promise<void> {
+async function endTheseSessions(ctx: Context<"store" | "logoutNotices">, access: SignedIn, sessions: LiveSession[]): Promise<void> {
   ctx.afterCommit(() => ctx.store.del(...sessions.flatMap(({ key }) => [key, sessionDeviceKey(key)])));
+  // The applications signed in to from those browsers get logout tokens (decision 048).
+  ctx.afterCommit(() => ctx.logoutNotices.send(noticesForSessions(access.organization.id, access.user.id, sessions.map((s) => s.session))));
   const grantIds = grantIdsOf(sessions);
   if (grantIds.length > 0) await ctx.db.oidcPayload.deleteMany({ where: { organizationId: access.organization.id, ...grantRowsWhere(grantIds) } });
 }
@@ -104,7 +107,7 @@ async function endTheseSessions(ctx: Context<"store">, access: SignedIn, session
  * session and its grants, including grants whose browser session already ended on its own
  * (an application's refresh token outlives the cookie).
  */
-export async function endAllButThisSession(ctx: Context<"store">, access: SignedIn, sessions: LiveSession[]): Promise<number> {
+export async function endAllButThisSession(ctx: Context<"store" | "logoutNotices">, access: SignedIn, sessions: LiveSession[]): Promise<number> {
   const current = sessions.filter((s) => s.key === access.sessionKey);
   const others = sessions.filter((s) => s.key !== access.sessionKey);
   const kept = grantIdsOf(current);
@@ -112,6 +115,7 @@ export async function endAllButThisSession(ctx: Context<"store">, access: Signed
     where: { organizationId: access.organization.id, accountId: access.user.id, ...(kept.length > 0 ? { NOT: grantRowsWhere(kept) } : {}) },
   });
   ctx.afterCommit(() => (others.length > 0 ? ctx.store.del(...others.flatMap(({ key }) => [key, sessionDeviceKey(key)])) : undefined));
+  ctx.afterCommit(() => ctx.logoutNotices.send(noticesForSessions(access.organization.id, access.user.id, others.map((s) => s.session))));
   return others.length;
 }
 

@@ -7,7 +7,7 @@ import { invalidateUser } from "../directory/users";
 import type { JobContext, JobPayloads } from "../jobs/queue";
 import { sendBrandedEmail } from "../mail/send";
 import { lookupInteractionOrganization } from "../oidc/adapter";
-import { endBrowserSessions } from "../oidc/sessions";
+import { endBrowserSessions, grantClientIds } from "../oidc/sessions";
 import { accountPageUrl } from "../oidc/account-client";
 import type { Services } from "../services";
 import { anonymousActor, systemActor, userActor, type RequestMeta } from "./actors";
@@ -140,9 +140,11 @@ export async function completePasswordReset(
     await ctx.db.user.update({ where: { id: userId }, data: { passwordHash, failedLoginCount: 0, lockedUntil: null, version: { increment: 1 } } });
     // Other reset links of this user die with this one.
     await ctx.db.passwordResetToken.updateMany({ where: { userId, consumedAt: null }, data: { consumedAt: now } });
-    // Refresh tokens stop working with the commit; browser sessions live in the store.
+    // Refresh tokens stop working with the commit; browser sessions live in the store. The
+    // clients of both are told with logout tokens (decision 048).
+    const clientIds = await grantClientIds(ctx.db, row.organizationId, userId);
     await ctx.db.oidcPayload.deleteMany({ where: { organizationId: row.organizationId, accountId: userId } });
-    ctx.afterCommit(() => endBrowserSessions(ctx.store, row.organizationId, userId));
+    ctx.afterCommit(() => endBrowserSessions(ctx.store, row.organizationId, userId, { notices: ctx.logoutNotices, grantClientIds: clientIds }));
     ctx.afterCommit(() => invalidateUser(ctx.cache, userId));
     ctx.audit({ eventType: "auth.password_reset.completed", organizationId: row.organizationId, targetType: "user", targetId: userId, data: {} });
     return true;

@@ -1,8 +1,12 @@
 import { randomBytes } from "node:crypto";
 import type { Prisma, PrismaClient } from "~/generated/prisma/client";
+import { DEVICE_CODE_GRANT } from "~/schemas/client";
 import { ADMIN_CLIENT_ID, ADMIN_CLIENT_SCOPE, ADMIN_PERMISSIONS, SERVICE_ADMIN_ROLE } from "../admin/permissions";
 import { normalizeEmail } from "~/schemas/email";
 import { hashPassword } from "../auth/password-hash";
+
+/** The shared admin client signs in with a browser (code + PKCE) or, from a machine without one, with a code (RFC 8628). */
+const ADMIN_CLIENT_GRANT_TYPES = ["authorization_code", "refresh_token", DEVICE_CODE_GRANT];
 
 const BOOTSTRAP_LOCK_KEY = 72707370;
 const DEFAULT_ADMIN_EMAIL = "admin@localhost";
@@ -85,12 +89,13 @@ export async function bootstrap(prisma: PrismaClient, options: BootstrapOptions)
           applicationType: "native",
           tokenEndpointAuthMethod: "none",
           redirectUris,
-          grantTypes: ["authorization_code", "refresh_token"],
+          grantTypes: ADMIN_CLIENT_GRANT_TYPES,
           scope: ADMIN_CLIENT_SCOPE,
           adminApiAccess: true,
         },
-        // BASE_URL may have changed since the last start; the console callback follows it.
-        update: { redirectUris, adminApiAccess: true },
+        // BASE_URL may have changed since the last start; the console callback follows it. The
+        // device grant (`porta login --device`, decision 049) reaches databases made before it.
+        update: { redirectUris, adminApiAccess: true, grantTypes: ADMIN_CLIENT_GRANT_TYPES },
       });
 
       const existingAdmin = await tx.userRole.findFirst({

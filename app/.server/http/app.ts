@@ -61,7 +61,7 @@ export function createHttpApp(services: Services, options: HttpAppOptions): expr
     res.status(report.status === "unavailable" ? 503 : 200).json(report);
   });
 
-  app.use("/:slug", protocolRoutes(services.oidc, services.store));
+  app.use("/:slug", protocolRoutes(services.oidc, services.store, services.limits));
   app.get(BRANDING_ASSET_ROUTE, serveBrandingAsset(services));
 
   if (options.viteMiddleware) {

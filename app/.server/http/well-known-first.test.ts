@@ -23,6 +23,7 @@ async function tenantOf(slug: string): Promise<TenantProvider> {
     provider,
     callback: provider.callback(),
     claimsOfSignedJwt: () => Promise.resolve(undefined),
+    deliverBackchannelLogout: () => Promise.resolve(false),
   };
 }
 

@@ -8,6 +8,7 @@ import { inTransaction } from "../context";
 import type { Services } from "../services";
 import { deliverWebhookJob } from "../webhooks/deliver";
 import { describeMailJob } from "./mail-jobs";
+import { deliverLogoutNotice } from "../oidc/backchannel-logout";
 import type { ExpiryPolicy, JobName } from "./queue";
 
 /**
@@ -42,4 +43,5 @@ export function registerJobHandlers(services: Services): void {
   services.jobs.handle("email-change", (data, job) => sendEmailChangeJob(services, data, job), expiryOf(services, "email-change"));
   services.jobs.handle("email-change-notice", (data) => sendEmailChangeNoticeJob(services, data), expiryOf(services, "email-change-notice"));
   services.jobs.handle("webhook", (data, job) => deliverWebhookJob(services, data, job));
+  services.jobs.handle("backchannel-logout", (data) => deliverLogoutNotice(services, data));
 }

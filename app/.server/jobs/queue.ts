@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import type { Prisma } from "~/generated/prisma/client";
 import type { Db } from "../context";
 import type { Database } from "../db/client";
-import { decideRetry, MAIL_RETRY_SCHEDULE_SECONDS, WEBHOOK_RETRY_SCHEDULE_SECONDS } from "./schedule";
+import { BACKCHANNEL_RETRY_SCHEDULE_SECONDS, decideRetry, MAIL_RETRY_SCHEDULE_SECONDS, WEBHOOK_RETRY_SCHEDULE_SECONDS } from "./schedule";
 
 /**
  * Porta's durable background work, on pg-boss: jobs are rows in PostgreSQL (or the embedded
@@ -41,11 +41,15 @@ export interface JobPayloads {
   "email-change-notice": { organizationId: string; userId: string; newEmail: string; language: string };
   /** One attempt at a webhook delivery (app/.server/webhooks/deliver.ts, decision 047). */
   webhook: { deliveryId: string };
+  /**
+   * A logout token for one client (OpenID Back-Channel Logout 1.0, decision 048): made and
+   * signed at each attempt by the organization's provider, so a retry carries a fresh `iat`.
+   */
+  "backchannel-logout": { organizationId: string; clientId: string; sub: string; sid: string | null };
 }
 
 export type JobName = keyof JobPayloads;
 /** The queues that send mail (the undelivered-mail page and its re-drive know only these). */
-export type MailJobName = Exclude<JobName, "webhook">;
 
 /**
  * What the queue adds to a payload when it is first queued. A dead job re-driven by an
@@ -87,7 +91,7 @@ export interface QueueSettings {
   maxLength: number;
   /** Seconds to wait after the 1st, 2nd, ... failed attempt; after the last, the dead-letter queue. */
   retrySchedule: readonly number[];
-  /** A queue's own schedule, in place of `retrySchedule` (webhooks retry on theirs, decision 047). */
+  /** A queue's own schedule instead (webhooks retry on theirs, decision 047; logout tokens are worth little after an hour, mail after a day). */
   retrySchedules: Partial<Record<JobName, readonly number[]>>;
   /** Wait before a job whose worker stopped or crashed mid-run is tried again. */
   restartDelaySeconds: number;
@@ -115,7 +119,7 @@ export const DEFAULT_QUEUE_SETTINGS: QueueSettings = {
   concurrency: 2,
   maxLength: 10_000,
   retrySchedule: MAIL_RETRY_SCHEDULE_SECONDS,
-  retrySchedules: { webhook: WEBHOOK_RETRY_SCHEDULE_SECONDS },
+  retrySchedules: { webhook: WEBHOOK_RETRY_SCHEDULE_SECONDS, "backchannel-logout": BACKCHANNEL_RETRY_SCHEDULE_SECONDS },
   restartDelaySeconds: 2,
   expireInSeconds: 30,
   // Idle cost: each look is a statement (~1.4 ms embedded); both are safety nets (decision 029).
@@ -145,9 +149,11 @@ export interface JobQueue {
   count(name: JobName, state: "waiting" | "dead"): Promise<number>;
 }
 
-export const QUEUES: readonly MailJobName[] = ["magic-link", "password-reset", "invitation", "email-otp", "email-change", "email-change-notice"];
-/** Every queue this process works: the mail queues and the webhook deliveries. */
-export const ALL_QUEUES: readonly JobName[] = [...QUEUES, "webhook"];
+/** The queues whose jobs send mail: the undelivered-mail page and its re-drive know only these. */
+export const MAIL_QUEUES = ["magic-link", "password-reset", "invitation", "email-otp", "email-change", "email-change-notice"] as const satisfies readonly JobName[];
+export type MailJobName = (typeof MAIL_QUEUES)[number];
+/** Every queue this process works: mail, logout tokens and webhook deliveries. */
+export const QUEUES: readonly JobName[] = [...MAIL_QUEUES, "backchannel-logout", "webhook"];
 /** Outbox rows older than this are handed over by the sweeper (younger ones are their commit's). */
 const OUTBOX_GRACE_MS = 5_000;
 const OUTBOX_SWEEP_MS = 30_000;
@@ -181,7 +187,7 @@ export class DeliveryFailed extends Error {
 }
 
 export function createJobQueue(db: Database, logger: Logger, settings: Partial<QueueSettings> = {}): JobQueue {
-  const config = { ...DEFAULT_QUEUE_SETTINGS, ...settings };
+  const config = { ...DEFAULT_QUEUE_SETTINGS, ...settings, retrySchedules: { ...DEFAULT_QUEUE_SETTINGS.retrySchedules, ...settings.retrySchedules } };
   const scheduleOf = (name: JobName) => config.retrySchedules[name] ?? config.retrySchedule;
   const boss = new PgBoss({
     db: { executeSql: (text, values) => db.executeSql(text, values) },
@@ -239,7 +245,7 @@ export function createJobQueue(db: Database, logger: Logger, settings: Partial<Q
   async function wakeForRetries() {
     const result = await db.executeSql(
       `SELECT name, min(start_after) AS at FROM pgboss.job WHERE name = ANY($1::text[]) AND state = 'retry' GROUP BY name`,
-      [[...ALL_QUEUES]],
+      [[...QUEUES]],
     );
     for (const row of result.rows as Array<{ name: JobName; at: Date | string }>) wakeAt(row.name, new Date(row.at));
   }
@@ -253,7 +259,7 @@ export function createJobQueue(db: Database, logger: Logger, settings: Partial<Q
   }
 
   async function ensureQueues() {
-    for (const name of ALL_QUEUES) {
+    for (const name of QUEUES) {
       // A mail that used every retry waits in its dead-letter queue for a re-drive; a webhook
       // delivery's own row is its record (and its replay), so its failed job is just removed later.
       const deadLetter = name === "webhook" ? {} : { deadLetter: deadLetterOf(name) };
@@ -289,7 +295,7 @@ export function createJobQueue(db: Database, logger: Logger, settings: Partial<Q
   async function recoverAbandoned() {
     const result = await db.executeSql(
       `UPDATE pgboss.job SET state = 'retry', start_after = now() WHERE name = ANY($1::text[]) AND state = 'active' RETURNING id`,
-      [[...ALL_QUEUES]],
+      [[...QUEUES]],
     );
     const count = result.rows.length;
     if (count > 0) logger.warn({ jobs: count }, "jobs left running by the previous process are tried again");

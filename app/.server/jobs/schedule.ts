@@ -10,6 +10,12 @@ export const MAIL_RETRY_SCHEDULE_SECONDS: readonly number[] = [
   60, 2 * 60, 5 * 60, 10 * 60, 15 * 60, 30 * 60, 60 * 60, 2 * 3600, 4 * 3600, 8 * 3600, 8 * 3600,
 ];
 
+/**
+ * A logout token that could not be delivered (decision 048): the receiver restarting or briefly
+ * down; after about an hour and a half the session it ends is long forgotten by the person.
+ */
+export const BACKCHANNEL_RETRY_SCHEDULE_SECONDS: readonly number[] = [10, 30, 2 * 60, 10 * 60, 30 * 60, 60 * 60];
+
 export type RetryDecision =
   | { action: "retry"; at: Date }
   /** The next attempt would come after the link's expiry: the job ends as expired. */

@@ -58,6 +58,8 @@ export function accountClientRecord(organization: Pick<Organization, "id" | "cre
     skipConsent: true,
     accessTokenTtlSeconds: null,
     refreshTokenTtlSeconds: null,
+    backchannelLogoutUri: null,
+    backchannelLogoutSessionRequired: false,
     version: 1,
     createdAt: organization.createdAt,
     updatedAt: organization.createdAt,

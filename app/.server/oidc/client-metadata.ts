@@ -31,6 +31,8 @@ export function toClientMetadata(client: ClientRecord): ClientMetadata {
     scope: client.scope,
     id_token_signed_response_alg: "ES256",
     ...clientPolicyMetadata(client),
+    // Back-channel logout (decision 048); a client cached before these columns existed has none.
+    ...(client.backchannelLogoutUri ? { backchannel_logout_uri: client.backchannelLogoutUri, backchannel_logout_session_required: client.backchannelLogoutSessionRequired === true } : {}),
   };
 }
 

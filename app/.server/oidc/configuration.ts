@@ -193,6 +193,17 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
       dPoP: { enabled: true },
       requestObjects: { enabled: true },
       rpInitiatedLogout: { enabled: true, logoutSource: pages.logoutSource, postLogoutSuccessSource: pages.postLogoutSuccessSource },
+      // Logout tokens are queued and sent from a job (registry.ts, oidc/backchannel-logout.ts; decision 048).
+      backchannelLogout: { enabled: true },
+      // RFC 8628 for clients that have the grant type (decision 049); Porta's own pages (pages.ts).
+      deviceFlow: {
+        enabled: true,
+        charset: "base-20",
+        mask: "****-****",
+        userCodeInputSource: pages.userCodeInputSource,
+        userCodeConfirmSource: pages.userCodeConfirmSource,
+        successSource: pages.successSource,
+      },
       userinfo: { enabled: true },
       resourceIndicators: {
         enabled: true,

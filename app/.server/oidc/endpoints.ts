@@ -12,6 +12,9 @@ export const PROVIDER_ROUTES = {
   revocation: "/token/revocation",
   end_session: "/session/end",
   pushed_authorization_request: "/auth/par",
+  // RFC 8628 (decision 049): the device asks here; the person enters the code at /device.
+  device_authorization: "/device/auth",
+  code_verification: "/device",
 } as const;
 
 export const DISCOVERY_PATH = "/.well-known/openid-configuration";

@@ -11,6 +11,8 @@ export const LIFETIMES = {
   Session: 14 * 24 * 3600,
   Interaction: 3600,
   PushedAuthorizationRequest: 60,
+  /** RFC 8628 §3.2 expires_in: ten minutes to find another device and enter the code. */
+  DeviceCode: 600,
 } as const;
 
 /** What a signing key must outlive after it stops signing. */

@@ -10,6 +10,9 @@ import type { KeyValueStore } from "../cache/store";
 import { parkPostedRequest, POSTABLE_PATHS, takePostedRequest } from "./posted-requests";
 import type { ProviderRegistry, TenantProvider } from "./registry";
 import { withVerifiedJwt } from "./verified-jwt";
+import type { RateLimits } from "../rate-limit/limiters";
+import { DEVICE_CODE_GRANT } from "~/schemas/client";
+import { limitedCodeEntries, pollsTooSoon } from "./device-flow";
 import { publicCacheControlOf } from "./well-known";
 
 /**
@@ -17,7 +20,7 @@ import { publicCacheControlOf } from "./well-known";
  * every other /{slug}/* path belongs to Remix (STACK-NOTES §3).
  */
 export const PROTOCOL_PATH =
-  /^\/(?:\.well-known\/(?:openid-configuration|jwks)|auth\/(?:authorize|token|par)(?:\/[^/]+)?|token(?:\/introspection|\/revocation)?|me|session\/end(?:\/confirm|\/success)?)$/;
+  /^\/(?:\.well-known\/(?:openid-configuration|jwks)|auth\/(?:authorize|token|par)(?:\/[^/]+)?|token(?:\/introspection|\/revocation)?|me|session\/end(?:\/confirm|\/success)?|device(?:\/[^/]+)?)$/;
 
 /** True for a path (below the origin) that oidc-provider serves: /{slug}/<protocol path>. */
 export function isProtocolPath(path: string): boolean {
@@ -83,8 +86,30 @@ async function presentJwtsByJti(body: Record<string, unknown> | undefined, tenan
   return claims;
 }
 
-/** Mount as `app.use("/:slug", protocolRoutes(registry, store))`. */
-export function protocolRoutes(registry: ProviderRegistry, store: KeyValueStore): RequestHandler {
+/**
+ * RFC 8628 (decision 049): a device that polls the token endpoint again within the interval is
+ * told `slow_down`; a browser that used up its code entries is handed to the provider without
+ * a code, and the page says to wait (pages.ts).
+ */
+async function deviceFlowRefusal(req: Request, body: Record<string, unknown> | undefined, tenant: TenantProvider, store: KeyValueStore, limits: RateLimits | undefined): Promise<boolean> {
+  if (req.path === "/auth/token" && body?.grant_type === DEVICE_CODE_GRANT && typeof body.device_code === "string" && body.device_code !== "") {
+    if (!(await pollsTooSoon(store, tenant.organization.id, body.device_code))) return false;
+    req.res!.status(400).setHeader("Cache-Control", "no-store").json({ error: "slow_down", error_description: "The device polls too often: wait 5 seconds longer between requests." });
+    return true;
+  }
+  if (req.path === "/device" && limits && body && typeof body.user_code === "string" && body.confirm === undefined && body.abort === undefined) {
+    const outcome = await limits.consume("deviceCodeEntryIp", `${tenant.organization.id}:${req.ip ?? "unknown"}`);
+    if (!outcome.allowed) {
+      body.user_code = "";
+      limitedCodeEntries.add(req);
+      req.res!.setHeader("Retry-After", String(outcome.retryAfterSeconds));
+    }
+  }
+  return false;
+}
+
+/** Mount as `app.use("/:slug", protocolRoutes(registry, store, limits))`. */
+export function protocolRoutes(registry: ProviderRegistry, store: KeyValueStore, limits?: RateLimits): RequestHandler {
   return (req, res, next) => {
     const slug = req.params.slug;
     if (!slug || !SLUG_PATTERN_ANY_CASE.test(slug) || !PROTOCOL_PATH.test(req.path)) return next();
@@ -106,6 +131,7 @@ export function protocolRoutes(registry: ProviderRegistry, store: KeyValueStore)
           return;
         }
         if (TOKEN_ENDPOINTS.has(req.path)) presented = await presentJwtsByJti(body, tenant);
+        if (await deviceFlowRefusal(req, body, tenant, store, limits)) return;
         if (POSTABLE_PATHS.has(req.path)) {
           const next = await parkPostedRequest(store, tenant.organization.id, req.path, body);
           res.status(303).setHeader("Cache-Control", "no-store").setHeader("Location", `/${tenant.organization.slug}${next}`).end();

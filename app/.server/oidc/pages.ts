@@ -1,9 +1,10 @@
-import type { ErrorOut, KoaContextWithOIDC } from "oidc-provider";
+import type { Client, ErrorOut, KoaContextWithOIDC } from "oidc-provider";
 import type { Organization } from "~/generated/prisma/client";
 import { isSupportedLanguage, type Language } from "~/i18n/config";
 import { brandingOf, type Branding } from "../interaction/branding";
 import { resolveLanguage, translator } from "../i18n";
 import { accountPageOfIssuer } from "./account-client";
+import { limitedCodeEntries } from "./device-flow";
 
 /**
  * The few pages oidc-provider renders itself: a protocol error shown to a person, the
@@ -40,6 +41,8 @@ h1{margin-top:0;font-size:1.5rem}
 .button,button{display:inline-block;font:inherit;padding:.6rem 1.2rem;border-radius:6px;border:1px solid var(--porta-primary);background:var(--porta-primary);color:#fff;cursor:pointer;text-decoration:none}
 button.secondary{background:#fff;color:#1b1e24;border-color:#6b7280}
 .actions{display:flex;flex-wrap:wrap;gap:.75rem} code{word-break:break-all} details{margin:1rem 0;color:#4b5563}
+label{display:block;font-weight:600;margin:1rem 0 .35rem} input[type=text]{font:inherit;font-size:1.25rem;letter-spacing:.1em;text-transform:uppercase;width:100%;box-sizing:border-box;padding:.5rem;border:1px solid #6b7280;border-radius:6px}
+.error{color:#b42318;font-weight:600} .user-code{font-size:1.75rem;letter-spacing:.1em;font-weight:700}
 </style></head><body><main><section>${brand}${body}</section></main></body></html>`;
 }
 
@@ -47,6 +50,36 @@ export interface ProviderPages {
   renderError(ctx: KoaContextWithOIDC, out: ErrorOut): Promise<void>;
   logoutSource(ctx: KoaContextWithOIDC, form: string): Promise<void>;
   postLogoutSuccessSource(ctx: KoaContextWithOIDC): Promise<void>;
+  /** RFC 8628 (decision 049): where the person enters the code their device shows. */
+  userCodeInputSource(ctx: KoaContextWithOIDC, form: string, out?: ErrorOut, err?: Error): Promise<void>;
+  userCodeConfirmSource(ctx: KoaContextWithOIDC, form: string, client: Client, deviceInfo: unknown, userCode: string): Promise<void>;
+  successSource(ctx: KoaContextWithOIDC): Promise<void>;
+}
+
+/** The action and xsrf value of the provider's code entry form (its own form has no label and an inline handler). */
+function formTarget(form: string): { action: string; xsrf: string } {
+  const action = /action="([^"]*)"/.exec(form)?.[1] ?? "";
+  const xsrf = /name="xsrf" value="([^"]*)"/.exec(form)?.[1] ?? "";
+  // Both come from the provider already HTML-escaped (or URL-safe): decoded here, escaped again on the page.
+  const decode = (value: string) => value.replace(/&amp;/g, "&").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">");
+  return { action: decode(action), xsrf: decode(xsrf) };
+}
+
+/** The message key for why the code entry page is shown again (oidc-provider's re-render errors). */
+function codeProblemOf(err: Error | undefined): string | undefined {
+  if (!err) return undefined;
+  switch (err.name) {
+    case "NoCodeError":
+    case "NotFoundError":
+    case "AlreadyUsedError":
+      return "providerPages.deviceWrongCode";
+    case "ExpiredError":
+      return "providerPages.deviceExpiredCode";
+    case "AbortedError":
+      return "providerPages.deviceAborted";
+    default:
+      return "providerPages.deviceFailed";
+  }
 }
 
 /** The pages of one organization's provider (built with it, so a branding change rebuilds them). */
@@ -99,6 +132,48 @@ ${form}
         body: `<h1>${escape(t("providerPages.signedOutHeading"))}</h1>
 <p>${escape(t("providerPages.signedOutBody", { organization: branding.name }))}</p>
 <p><a class="button" href="${escape(account)}">${escape(t("providerPages.signedOutAccount"))}</a></p>`,
+      })),
+
+    async userCodeInputSource(ctx, form, _out, err) {
+      const { action, xsrf } = formTarget(form);
+      const limited = limitedCodeEntries.has(ctx.req);
+      if (limited) ctx.status = 429;
+      const problem = limited ? "providerPages.deviceRateLimited" : codeProblemOf(err);
+      const entered = (err as { userCode?: unknown } | undefined)?.userCode;
+      await render(ctx, (t) => ({
+        title: t("providerPages.deviceTitle"),
+        body: `<h1>${escape(t("providerPages.deviceHeading"))}</h1>
+<p>${escape(t("providerPages.deviceBody", { organization: branding.name }))}</p>
+${problem ? `<p id="user-code-problem" class="error" role="alert">${escape(t(problem))}</p>` : ""}
+<form id="op.deviceInputForm" method="post" action="${escape(action)}">
+<input type="hidden" name="xsrf" value="${escape(xsrf)}">
+<label for="user_code">${escape(t("providerPages.deviceCodeLabel"))}</label>
+<input id="user_code" type="text" name="user_code" value="${escape(typeof entered === "string" && !limited ? entered : "")}" autocomplete="one-time-code" autocapitalize="characters" spellcheck="false" required autofocus${problem ? ' aria-invalid="true" aria-describedby="user-code-problem"' : ""}>
+<p class="actions"><button type="submit">${escape(t("providerPages.deviceContinue"))}</button></p>
+</form>`,
+      }));
+    },
+
+    // `form` is the provider's (action, xsrf, the code, confirm=yes); the buttons submit it.
+    userCodeConfirmSource: (ctx, form, client, _deviceInfo, userCode) =>
+      render(ctx, (t) => ({
+        title: t("providerPages.deviceConfirmTitle"),
+        body: `<h1>${escape(t("providerPages.deviceConfirmHeading"))}</h1>
+<p>${escape(t("providerPages.deviceConfirmBody", { client: client.clientName ?? client.clientId, organization: branding.name }))}</p>
+<p class="user-code"><code>${escape(userCode)}</code></p>
+<p>${escape(t("providerPages.deviceConfirmWarning"))}</p>
+${form}
+<p class="actions">
+<button autofocus type="submit" form="op.deviceConfirmForm">${escape(t("providerPages.deviceConfirmYes"))}</button>
+<button class="secondary" type="submit" form="op.deviceConfirmForm" name="abort" value="yes">${escape(t("providerPages.deviceConfirmNo"))}</button>
+</p>`,
+      })),
+
+    successSource: (ctx) =>
+      render(ctx, (t) => ({
+        title: t("providerPages.deviceDoneTitle"),
+        body: `<h1>${escape(t("providerPages.deviceDoneHeading"))}</h1>
+<p>${escape(t("providerPages.deviceDoneBody", { client: ctx.oidc.client?.clientName ?? ctx.oidc.client?.clientId ?? "", organization: branding.name }))}</p>`,
       })),
   };
 }

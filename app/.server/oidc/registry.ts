@@ -14,6 +14,8 @@ import { getClientRecord, secretMatches } from "../directory/clients";
 import { buildProviderConfiguration, createSignedJwtReader } from "./configuration";
 import { acceptOwnAudienceAtUserinfo, hashAccessTokenIntoIdToken, useHashedClientSecrets } from "./internals";
 import type { KeyService, PrivateSigningJwk } from "./keys";
+import type { LogoutNotice } from "./backchannel-logout";
+import { statePollInterval } from "./device-flow";
 import { loadTenant, type TenantInput } from "./tenant-load";
 import type { Settings } from "../settings/settings";
 
@@ -25,6 +27,12 @@ export interface TenantProvider {
   callback: ReturnType<Provider["callback"]>;
   /** The claims of one of this organization's access token JWTs, once its signature verifies. */
   claimsOfSignedJwt(value: string): Promise<JWTPayload | undefined>;
+  /**
+   * Makes a logout token for the client and POSTs it to its backchannel_logout_uri (decision 048);
+   * false when the client is gone or takes none any more. Throws when the receiver does not
+   * answer 200 or 204.
+   */
+  deliverBackchannelLogout(clientId: string, sub: string, sid: string | null): Promise<boolean>;
 }
 
 export interface ProviderRegistry {
@@ -97,6 +105,8 @@ export interface RegistryOptions {
   allowPrivateNetworks?: boolean;
   /** Called with each provider built (the metrics count its grants and errors). */
   onProviderBuilt?: (provider: Provider) => void;
+  /** Where a provider's sign-out (end_session) hands the logout tokens it would send: to the job queue (decision 048). */
+  onBackchannelLogout?: (notice: LogoutNotice) => Promise<void>;
 }
 
 const CHANNEL = "porta_oidc_invalidate";
@@ -187,10 +197,26 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
     acceptOwnAudienceAtUserinfo(provider, adminResource ? [issuer, adminResource] : [issuer]);
     answerTokenErrorsPerRfc6749(provider);
     hashAccessTokenIntoIdToken(provider);
+    statePollInterval(provider);
+    // The provider would POST logout tokens inside the sign-out request, once, without retries;
+    // Porta queues them instead and sends them from a job with the provider's own method.
+    type LogoutTokenSender = (this: InstanceType<Provider["Client"]>, sub: string, sid: string | undefined) => Promise<void>;
+    const prototype = provider.Client.prototype as unknown as { backchannelLogout: LogoutTokenSender };
+    const sendLogoutToken = prototype.backchannelLogout;
+    prototype.backchannelLogout = async function queueLogoutToken(sub, sid) {
+      await options.onBackchannelLogout?.({ organizationId: organization.id, clientId: this.clientId, sub, sid: sid ?? null });
+    };
+    async function deliverBackchannelLogout(clientId: string, sub: string, sid: string | null): Promise<boolean> {
+      const client = await provider.Client.find(clientId);
+      if (!client?.backchannelLogoutUri) return false;
+      // The provider adds sid when the client requires it (backchannel_logout_session_required).
+      await sendLogoutToken.call(client, sub, sid ?? undefined);
+      return true;
+    }
     answerUnavailableAs503(provider, (error) => logger.error({ err: error, organizationId: organization.id }, "oidc server error"), () =>
       logger.warn({ organizationId: organization.id }, "database unavailable: a protocol request answered 503"),
     );
-    return { organization, issuer, provider, callback: provider.callback(), claimsOfSignedJwt };
+    return { organization, issuer, provider, callback: provider.callback(), claimsOfSignedJwt, deliverBackchannelLogout };
   }
 
   return {

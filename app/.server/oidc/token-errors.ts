@@ -8,13 +8,17 @@ import type Provider from "oidc-provider";
  * other invalid_request stays one; test/oidc/post-methods.test.ts notices if an upgrade changes it.
  */
 const GRANT_TYPE_NOT_ALLOWED = "requested grant type is not allowed for this client";
+/** The same refusal at the device authorization endpoint (RFC 8628 §3.2 answers with RFC 6749 §5.2's codes). */
+const DEVICE_GRANT_NOT_ALLOWED = "urn:ietf:params:oauth:grant-type:device_code is not allowed for this client";
 
 export function answerTokenErrorsPerRfc6749(provider: Provider): void {
   provider.use(async (ctx, next) => {
     await next();
-    if (ctx.status !== 400 || ctx.oidc?.route !== "token") return;
+    const route = ctx.oidc?.route;
+    if (ctx.status !== 400 || (route !== "token" && route !== "device_authorization")) return;
     const body = ctx.body as { error?: unknown; error_description?: unknown } | undefined;
-    if (body && body.error === "invalid_request" && body.error_description === GRANT_TYPE_NOT_ALLOWED) {
+    const refusal = route === "token" ? GRANT_TYPE_NOT_ALLOWED : DEVICE_GRANT_NOT_ALLOWED;
+    if (body && body.error === "invalid_request" && body.error_description === refusal) {
       ctx.body = { ...body, error: "unauthorized_client" };
     }
   });

@@ -33,6 +33,8 @@ const RULE_SETTINGS = {
   emailOtpResend: "rateLimits.emailOtpResend.perUser",
   /** Failed passkey sign-ins per client address (a right one gives its point back). */
   passkeyLoginIp: "rateLimits.passkeyLogin.perIp",
+  /** User codes entered on the device sign-in page per client address (RFC 8628 §5.1, decision 049). */
+  deviceCodeEntryIp: "rateLimits.deviceCodeEntry.perIp",
 } as const satisfies Record<string, SettingKey>;
 
 /**

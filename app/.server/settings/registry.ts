@@ -90,6 +90,11 @@ export const SETTINGS = {
     default: { points: 100, windowMinutes: 15 },
     description: "Passkey sign-ins that fail, per client address (the account is only known from a valid passkey).",
   },
+  "rateLimits.deviceCodeEntry.perIp": {
+    schema: SETTING_SCHEMAS["rateLimits.deviceCodeEntry.perIp"],
+    default: { points: 20, windowMinutes: 15 },
+    description: "Codes a browser may enter on the device sign-in page (RFC 8628), per client address.",
+  },
   "tokens.accessTokenTtlSeconds": {
     schema: SETTING_SCHEMAS["tokens.accessTokenTtlSeconds"],
     default: 3600,

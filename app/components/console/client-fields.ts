@@ -13,12 +13,16 @@ export const CLIENT_FIELDS = [
   "accessTokenTtlSeconds",
   "refreshTokenTtlSeconds",
   "adminApiAccess",
+  "backchannelLogoutUri",
+  "backchannelLogoutSessionRequired",
 ] as const;
 
 /** Marks a form that shows the Admin API checkbox (only for the super-admin organization's clients). */
 export const ADMIN_API_ACCESS_SHOWN = "adminApiAccessShown";
 /** Marks a form that shows the skip-consent checkbox (web clients only). */
 export const SKIP_CONSENT_SHOWN = "skipConsentShown";
+/** Marks a form that shows the back-channel fields (an unticked checkbox sends nothing). */
+export const BACKCHANNEL_SHOWN = "backchannelShown";
 
 const lines = (value: string | undefined) => (value ?? "").split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
 
@@ -46,6 +50,10 @@ export function clientUpdateInput(form: FormData) {
     ...(form.has("refreshTokenTtlSeconds") ? { refreshTokenTtlSeconds: seconds(text(form, "refreshTokenTtlSeconds")) } : {}),
     // An unticked checkbox sends nothing: without the marker the form had none to send.
     ...(form.has(ADMIN_API_ACCESS_SHOWN) ? { adminApiAccess: form.get("adminApiAccess") === "yes" } : {}),
+    // Back-channel logout (decision 048): an empty URI stops the logout tokens.
+    ...(form.has(BACKCHANNEL_SHOWN)
+      ? { backchannelLogoutUri: (text(form, "backchannelLogoutUri") ?? "").trim() || null, backchannelLogoutSessionRequired: form.get("backchannelLogoutSessionRequired") === "yes" }
+      : {}),
   };
 }
 

@@ -1,7 +1,7 @@
 import { Form } from "@remix-run/react";
 import { useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
-import { ADMIN_API_ACCESS_SHOWN, clientUpdateInput, SKIP_CONSENT_SHOWN, type ClientFormValues } from "./client-fields";
+import { ADMIN_API_ACCESS_SHOWN, BACKCHANNEL_SHOWN, clientUpdateInput, SKIP_CONSENT_SHOWN, type ClientFormValues } from "./client-fields";
 import { clientKindOf } from "./integration";
 import { ConflictView, InputField } from "./detail-parts";
 import { ListTable, Moment } from "./list-table";
@@ -174,6 +174,24 @@ export function ClientEditForm(props: { client: Client; version: number; apps: A
         />
       </fieldset>
       {offerAdminApiAccess ? <AdminApiAccessField checked={values?.adminApiAccess ?? client.adminApiAccess} error={errors.adminApiAccess} /> : null}
+      {clientKindOf(client) !== "machine" ? (
+        <fieldset className="field">
+          <legend>{t("clientDetail.backchannelLogout")}</legend>
+          <input type="hidden" name={BACKCHANNEL_SHOWN} value="1" />
+          <InputField
+            id="backchannelLogoutUri"
+            name="backchannelLogoutUri"
+            label={t("clientDetail.backchannelLogoutUri")}
+            defaultValue={(values?.backchannelLogoutUri !== undefined ? values.backchannelLogoutUri : client.backchannelLogoutUri) ?? ""}
+            error={errors.backchannelLogoutUri}
+            hint={t("clientDetail.backchannelLogoutUriHint")}
+          />
+          <label className="check">
+            <input type="checkbox" name="backchannelLogoutSessionRequired" value="yes" defaultChecked={values?.backchannelLogoutSessionRequired ?? client.backchannelLogoutSessionRequired} />{" "}
+            {t("clientDetail.backchannelLogoutSessionRequired")}
+          </label>
+        </fieldset>
+      ) : null}
       <button type="submit" className="button button-inline">{t("common.save")}</button>
     </Form>
   );

@@ -8,7 +8,7 @@ export interface ParsedArgs {
   flags: Map<string, string | true>;
 }
 
-const BOOLEAN_FLAGS = new Set(["json", "headless", "all", "help", "no-browser", "version"]);
+const BOOLEAN_FLAGS = new Set(["json", "headless", "all", "help", "no-browser", "version", "device"]);
 
 export function parseArgs(argv: string[]): ParsedArgs {
   const positionals: string[] = [];

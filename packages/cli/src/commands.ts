@@ -26,7 +26,7 @@ const VERB_ALIASES: Record<string, string> = { ls: "list", show: "get", rm: "del
 const PARAM_FLAGS: Record<string, string[]> = { orgId: ["org", "org-id"], appId: ["app", "app-id"], userId: ["user", "user-id"], claimId: ["claim", "claim-id"] };
 /** Shorter flags for an organization filter or field (`porta keys list --org ID`, `porta clients create --org acme`). */
 const FIELD_FLAGS: Record<string, string[]> = { organizationId: ["org", "org-id"] };
-const GLOBAL_FLAGS = new Set(["json", "server", "profile", "all", "help", "if-match", "data", "file", "timeout", "no-browser", "headless"]);
+const GLOBAL_FLAGS = new Set(["json", "server", "profile", "all", "help", "if-match", "data", "file", "timeout", "no-browser", "headless", "device"]);
 /** Commands that are not Admin API operations. */
 export const BUILTIN_COMMANDS = ["login", "logout", "whoami", "operations", "help"];
 

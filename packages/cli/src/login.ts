@@ -22,6 +22,7 @@ interface Discovery {
   authorization_endpoint: string;
   token_endpoint: string;
   revocation_endpoint?: string;
+  device_authorization_endpoint?: string;
 }
 
 async function getJson<T>(url: string): Promise<T> {
@@ -161,6 +162,13 @@ export async function login(options: { server: string; profile: string; file: st
     client_id: metadata.clientId,
     code_verifier: verifier,
   });
+  return storeCredentials(options, metadata, discovery, token);
+}
+
+type TokenAnswer = Awaited<ReturnType<typeof requestToken>>;
+
+/** The profile a sign-in stores, whichever way it was made. */
+async function storeCredentials(options: { server: string; profile: string; file: string }, metadata: Metadata, discovery: Discovery, token: TokenAnswer): Promise<StoredCredentials> {
   const idClaims = claimsOf(token.id_token);
   const credentials: StoredCredentials = {
     server: options.server,
@@ -175,6 +183,60 @@ export async function login(options: { server: string; profile: string; file: st
   };
   await updateProfile(options.file, options.profile, credentials);
   return credentials;
+}
+
+const DEVICE_CODE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * `porta login --device` (RFC 8628, decision 049): for a machine without a browser. Porta gives a
+ * code; the person opens the address on any device, enters it and signs in there, while the CLI
+ * polls the token endpoint at the interval Porta named, 5 s slower after each `slow_down`.
+ */
+export async function loginWithDevice(options: { server: string; profile: string; file: string; output: Output }): Promise<StoredCredentials> {
+  const { metadata, discovery } = await discover(options.server);
+  if (!discovery.device_authorization_endpoint) throw new Error(`${metadata.issuer} does not offer sign-in with a device code.`);
+  const started = await postForm(discovery.device_authorization_endpoint, { client_id: metadata.clientId, scope: "openid profile email roles offline_access" });
+  if (started.status !== 200) throw new PortaAuthenticationError({ status: 401, code: String(started.body.error ?? "device_authorization_failed"), message: String(started.body.error_description ?? "Porta refused to start a device sign-in.") });
+  const deviceCode = String(started.body.device_code);
+  const userCode = String(started.body.user_code);
+  const verificationUri = String(started.body.verification_uri);
+  let interval = typeof started.body.interval === "number" && started.body.interval > 0 ? started.body.interval : 5;
+  const expiresAt = Date.now() + (typeof started.body.expires_in === "number" ? started.body.expires_in : 600) * 1000;
+  options.output.info(`To sign in to ${metadata.issuer}, open ${verificationUri} in a browser on any device and enter the code ${userCode}`);
+  options.output.info(`DEVICE_URL ${verificationUri}`);
+  options.output.info(`DEVICE_CODE ${userCode}`);
+  options.output.info("Waiting for the sign-in…");
+  while (Date.now() < expiresAt) {
+    await sleep(interval * 1000);
+    const answer = await postForm(discovery.token_endpoint, { grant_type: DEVICE_CODE_GRANT, device_code: deviceCode, client_id: metadata.clientId });
+    if (answer.status === 200) return storeCredentials(options, metadata, discovery, answer.body as unknown as TokenAnswer);
+    const error = String(answer.body.error ?? "");
+    if (error === "authorization_pending") continue;
+    if (error === "slow_down") {
+      interval += 5;
+      continue;
+    }
+    const message =
+      error === "access_denied" ? "The sign-in was cancelled in the browser." : error === "expired_token" ? "The code expired before it was entered. Run `porta login --device` again." : String(answer.body.error_description ?? "The sign-in failed.");
+    throw new PortaAuthenticationError({ status: 401, code: error || "device_login_failed", message });
+  }
+  throw new PortaAuthenticationError({ status: 401, code: "expired_token", message: "The code expired before it was entered. Run `porta login --device` again." });
+}
+
+async function postForm(url: string, form: Record<string, string>): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" }, body: new URLSearchParams(form).toString() }).catch((error: unknown) => {
+    throw connectionErrorOf(error, url);
+  });
+  const text = await res.text();
+  let body: Record<string, unknown>;
+  try {
+    body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  } catch {
+    // Not the protocol's JSON (a proxy's page): the status alone speaks.
+    body = {};
+  }
+  return { status: res.status, body };
 }
 
 /** Revokes the refresh token at the server, then forgets the profile. */

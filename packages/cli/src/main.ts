@@ -2,12 +2,13 @@ import { PortaAdmin, PortaConnectionError, PortaError, cliCredentials, staticTok
 import { flagString, kebab, parseArgs, type ParsedArgs } from "./args";
 import { areaHelp, areaOf, callArguments, helpOf, namespaces, operationOf, runOperation, specs, summaryOf, unknownArea, usageOf } from "./commands";
 import { UsageError, credentialsFile, profileOf, serverOf, storedProfile } from "./config";
-import { claimsOf, login, logout } from "./login";
+import { claimsOf, login, loginWithDevice, logout } from "./login";
 import { createOutput, type Output } from "./output";
 
 const HELP = `porta: manage Porta from the command line
 
   porta login [--server URL] [--headless] [--profile NAME]   sign in (browser, or paste the callback URL)
+  porta login --device [--server URL]                      sign in on another device with a code (no browser here)
   porta whoami                                             who the stored credentials belong to
   porta logout                                             revoke the refresh token and forget it
   porta <area> <operation> [ids…] [--field value…]         any Admin API operation, e.g.
@@ -115,14 +116,17 @@ export async function main(argv: string[]): Promise<number> {
       }
     }
     if (command === "login") {
-      const credentials = await login({
-        server: await serverOf(args),
-        profile: profileOf(args),
-        file: credentialsFile(),
-        headless: args.flags.get("headless") === true,
-        openBrowser: args.flags.get("no-browser") !== true && !process.env.PORTA_NO_BROWSER,
-        output,
-      });
+      const device = args.flags.get("device") === true;
+      const credentials = device
+        ? await loginWithDevice({ server: await serverOf(args), profile: profileOf(args), file: credentialsFile(), output })
+        : await login({
+            server: await serverOf(args),
+            profile: profileOf(args),
+            file: credentialsFile(),
+            headless: args.flags.get("headless") === true,
+            openBrowser: args.flags.get("no-browser") !== true && !process.env.PORTA_NO_BROWSER,
+            output,
+          });
       output.info(`Logged in${credentials.email ? ` as ${credentials.email}` : ""} to ${credentials.server} (profile "${profileOf(args)}").`);
       return 0;
     }

@@ -41,7 +41,7 @@ function changeOf(item: BulkOperation): Record<string, unknown> {
 }
 
 /** What every item may need: the user writes' collaborators and the store for ending sessions. */
-type BulkContext = Context<"settings" | "passwords" | "cache" | "store">;
+type BulkContext = Context<"settings" | "passwords" | "cache" | "store" | "logoutNotices">;
 
 /** Each updated user as it was, by id, for the audit entry's change. */
 type BeforeStates = Map<string, object>;

@@ -51,6 +51,8 @@ export function toClient(row: ClientWithOrg): Client {
     skipConsent: row.skipConsent,
     accessTokenTtlSeconds: row.accessTokenTtlSeconds,
     refreshTokenTtlSeconds: row.refreshTokenTtlSeconds,
+    backchannelLogoutUri: row.backchannelLogoutUri,
+    backchannelLogoutSessionRequired: row.backchannelLogoutSessionRequired,
     status: row.status as Client["status"],
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
@@ -193,6 +195,8 @@ export async function createClient(ctx: Context<"cache" | "config">, input: Clie
       skipConsent: input.skipConsent,
       accessTokenTtlSeconds: input.accessTokenTtlSeconds,
       refreshTokenTtlSeconds: input.refreshTokenTtlSeconds,
+      backchannelLogoutUri: input.backchannelLogoutUri,
+      backchannelLogoutSessionRequired: input.backchannelLogoutSessionRequired,
     },
     include: withOrg,
   });

@@ -2,7 +2,7 @@ import { Prisma } from "~/generated/prisma/client";
 import type { Context, Db } from "../../context";
 import { conflict, notFound } from "../../errors";
 import { describeMailJob } from "../../jobs/mail-jobs";
-import { deadLetterOf, QUEUES, type MailJobName, type JobPayloads, type QueuedPayload } from "../../jobs/queue";
+import { deadLetterOf, MAIL_QUEUES, type JobPayloads, type MailJobName, type QueuedPayload } from "../../jobs/queue";
 import type { Page } from "../http/pagination";
 
 /**
@@ -33,8 +33,8 @@ interface DeadRow {
   created_on: Date;
 }
 
-const DEAD_QUEUES = QUEUES.map(deadLetterOf);
-const kindOf = (name: string) => QUEUES.find((q) => deadLetterOf(q) === name)!;
+const DEAD_QUEUES = MAIL_QUEUES.map(deadLetterOf);
+const kindOf = (name: string) => MAIL_QUEUES.find((q) => deadLetterOf(q) === name)!;
 /** At most this many are re-driven by one "re-drive all" (the rest by the next). */
 export const REDRIVE_ALL_LIMIT = 500;
 
@@ -48,7 +48,7 @@ function failureOf(output: unknown): { reason: string; attempts: number | null }
 async function toDeadMail(ctx: Context<"settings">, row: DeadRow, now: Date): Promise<DeadMail> {
   const kind = kindOf(row.name);
   const { delivery, ...payload } = row.data;
-  const subject = await describeMailJob(ctx.db, ctx.settings, kind, payload as JobPayloads[MailJobName], {
+  const subject = await describeMailJob(ctx.db, ctx.settings, kind, payload as JobPayloads[typeof kind], {
     id: delivery?.key ?? row.id,
     queuedAt: new Date(delivery?.queuedAt ?? row.created_on),
   });

@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { listDeadMail, redriveDeadMail, redriveOneDeadMail, type DeadMail } from "../mail/service";
-import { QUEUES, type MailJobName } from "../../jobs/queue";
+import { MAIL_QUEUES, type MailJobName } from "../../jobs/queue";
 import { pageOf } from "../http/openapi-shapes";
 import { MAX_PAGE_SIZE } from "../http/pagination";
 import { operation } from "../http/route";
 
 /** Mail that could not be delivered (the dead-letter queue), and sending it again. */
-const MailKindSchema = z.enum(QUEUES as [MailJobName, ...MailJobName[]]);
+const MailKindSchema = z.enum(MAIL_QUEUES as unknown as [MailJobName, ...MailJobName[]]);
 const DeadMailSchema = z.object({
   id: z.uuid(),
   kind: MailKindSchema,

@@ -69,7 +69,7 @@ const stateChanges = {
 
 type StateChange = keyof typeof stateChanges;
 
-function runStateChange(kind: StateChange, ctx: Context<"cache" | "store" | "limits">, adminId: string, user: UserRow, ifMatch: number | undefined) {
+function runStateChange(kind: StateChange, ctx: Context<"cache" | "store" | "limits" | "logoutNotices">, adminId: string, user: UserRow, ifMatch: number | undefined) {
   switch (kind) {
     case "activate":
       return activateUser(ctx, user, ifMatch);

@@ -164,16 +164,22 @@ function toView(row: OidcPayload): SessionView {
   };
 }
 
-export async function revokeSession(ctx: Context, grantId: string): Promise<SessionView> {
+export async function revokeSession(ctx: Context<"logoutNotices">, grantId: string): Promise<SessionView> {
   const prisma = ctx.db;
   const row = await prisma.oidcPayload.findUnique({ where: { model_idHash: { model: "Grant", idHash: hashId(grantId) } } });
   if (!row) throw notFound("session");
   await prisma.oidcPayload.deleteMany({ where: { grantId, organizationId: row.organizationId } });
   await prisma.oidcPayload.delete({ where: { model_idHash: { model: "Grant", idHash: hashId(grantId) } } });
-  return toView(row);
+  const view = toView(row);
+  // The grant's client is told that the user's sign-in there ended (decision 048).
+  if (view.clientId && view.userId) {
+    const notice = { organizationId: view.organizationId, clientId: view.clientId, sub: view.userId, sid: null };
+    ctx.afterCommit(() => ctx.logoutNotices.send([notice]));
+  }
+  return view;
 }
 
-export async function revokeUserSessions(ctx: Context<"store">, userId: string): Promise<{ userId: string; organizationId: string }> {
+export async function revokeUserSessions(ctx: Context<"store" | "logoutNotices">, userId: string): Promise<{ userId: string; organizationId: string }> {
   const user = await ctx.db.user.findUnique({ where: { id: userId }, select: { organizationId: true } });
   if (!user) throw notFound("user");
   await endUserSessions(ctx, user.organizationId, userId);

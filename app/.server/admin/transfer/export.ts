@@ -136,6 +136,8 @@ async function loadContent(ctx: ExportContext, organizationId: string): Promise<
       skipConsent: c.skipConsent,
       accessTokenTtlSeconds: c.accessTokenTtlSeconds,
       refreshTokenTtlSeconds: c.refreshTokenTtlSeconds,
+      backchannelLogoutUri: c.backchannelLogoutUri,
+      backchannelLogoutSessionRequired: c.backchannelLogoutSessionRequired,
       status: c.status as "active" | "inactive",
       secrets: c.secrets.map((s) => ({
         secretHash: s.secretHash,

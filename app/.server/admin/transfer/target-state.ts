@@ -38,6 +38,8 @@ interface TargetClient {
   skipConsent: boolean;
   accessTokenTtlSeconds: number | null;
   refreshTokenTtlSeconds: number | null;
+  backchannelLogoutUri: string | null;
+  backchannelLogoutSessionRequired: boolean;
   status: string;
   secrets: Map<string, { id: string; hint: string; label: string | null; status: string; expiresAt: Date | null; revokedAt: Date | null }>;
 }
@@ -136,6 +138,8 @@ export async function loadTarget(db: Prisma.TransactionClient, slug: string, con
       skipConsent: c.skipConsent,
       accessTokenTtlSeconds: c.accessTokenTtlSeconds,
       refreshTokenTtlSeconds: c.refreshTokenTtlSeconds,
+      backchannelLogoutUri: c.backchannelLogoutUri,
+      backchannelLogoutSessionRequired: c.backchannelLogoutSessionRequired,
       status: c.status,
       secrets: new Map(c.secrets.map((s) => [s.secretHash, { id: s.id, hint: s.hint, label: s.label, status: s.status, expiresAt: s.expiresAt, revokedAt: s.revokedAt }])),
     });

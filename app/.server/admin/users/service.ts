@@ -132,7 +132,7 @@ export async function assertPasswordPolicy(ctx: Context<"settings">, password: s
 /** What creating and rewriting a user needs: the password policy and hasher, and the user cache. */
 type UserWriteContext = Context<"settings" | "passwords" | "cache">;
 /** Writes that end the user's sessions also reach the store. */
-type UserSessionsContext = UserWriteContext & Context<"store">;
+type UserSessionsContext = UserWriteContext & Context<"store" | "logoutNotices">;
 
 export async function createUser(ctx: UserWriteContext, organizationId: string, input: UserCreate): Promise<UserRow> {
   if (input.organizationId !== undefined && input.organizationId !== organizationId) {
@@ -201,7 +201,7 @@ export async function setPassword(ctx: UserSessionsContext, user: UserRow, passw
   return row;
 }
 
-export async function clearPassword(ctx: Context<"cache" | "store">, user: UserRow, expectedVersion: number | undefined): Promise<UserRow> {
+export async function clearPassword(ctx: Context<"cache" | "store" | "logoutNotices">, user: UserRow, expectedVersion: number | undefined): Promise<UserRow> {
   const row = await writeUser(ctx, user, { passwordHash: null }, expectedVersion);
   await endUserSessions(ctx, user.organizationId, user.id);
   return row;
@@ -228,14 +228,14 @@ export async function unlockUser(ctx: Context<"cache" | "limits">, user: UserRow
 }
 
 /** Deactivation ends the user's sessions and tokens at once. */
-export async function deactivateUser(ctx: Context<"cache" | "store">, user: UserRow, adminId: string, expectedVersion: number | undefined): Promise<UserRow> {
+export async function deactivateUser(ctx: Context<"cache" | "store" | "logoutNotices">, user: UserRow, adminId: string, expectedVersion: number | undefined): Promise<UserRow> {
   refuseSelf(user, adminId, "deactivate");
   const row = await writeUser(ctx, user, { status: "inactive" }, expectedVersion);
   await endUserSessions(ctx, user.organizationId, user.id);
   return row;
 }
 
-export async function deleteUser(ctx: Context<"cache" | "store">, user: UserRow, adminId: string, expectedVersion: number | undefined): Promise<void> {
+export async function deleteUser(ctx: Context<"cache" | "store" | "logoutNotices">, user: UserRow, adminId: string, expectedVersion: number | undefined): Promise<void> {
   refuseSelf(user, adminId, "delete");
   const deleted = await ctx.db.user.deleteMany({ where: { id: user.id, ...(expectedVersion !== undefined ? { version: expectedVersion } : {}) } });
   if (deleted.count !== 1) throw expectedVersion !== undefined ? staleEtag() : notFound("user");

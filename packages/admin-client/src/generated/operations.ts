@@ -671,7 +671,7 @@ export interface Operations {
         jwksUri: string | null;
         redirectUris: Array<string>;
         postLogoutRedirectUris: Array<string>;
-        grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
+        grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
         scope: string;
         loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
         effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
@@ -680,6 +680,8 @@ export interface Operations {
         skipConsent: boolean;
         accessTokenTtlSeconds: number | null;
         refreshTokenTtlSeconds: number | null;
+        backchannelLogoutUri: string | null;
+        backchannelLogoutSessionRequired: boolean;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -712,7 +714,7 @@ export interface Operations {
         jwksUri: string | null;
         redirectUris: Array<string>;
         postLogoutRedirectUris: Array<string>;
-        grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
+        grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
         scope: string;
         loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
         effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
@@ -721,6 +723,8 @@ export interface Operations {
         skipConsent: boolean;
         accessTokenTtlSeconds: number | null;
         refreshTokenTtlSeconds: number | null;
+        backchannelLogoutUri: string | null;
+        backchannelLogoutSessionRequired: boolean;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -751,7 +755,7 @@ export interface Operations {
         applicationType?: "web" | "native";
         redirectUris?: Array<string>;
         postLogoutRedirectUris?: Array<string>;
-        grantTypes?: Array<"authorization_code" | "refresh_token" | "client_credentials">;
+        grantTypes?: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
         scope?: string;
         loginMethods?: Array<"password" | "magic_link" | "passkey">;
         adminApiAccess?: boolean;
@@ -759,6 +763,8 @@ export interface Operations {
         skipConsent?: boolean;
         accessTokenTtlSeconds?: number | null;
         refreshTokenTtlSeconds?: number | null;
+        backchannelLogoutUri?: string | null;
+        backchannelLogoutSessionRequired?: boolean;
       }, options?: CallOptions];
     response: {
         id: string;
@@ -783,7 +789,7 @@ export interface Operations {
         jwksUri: string | null;
         redirectUris: Array<string>;
         postLogoutRedirectUris: Array<string>;
-        grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
+        grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
         scope: string;
         loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
         effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
@@ -792,6 +798,8 @@ export interface Operations {
         skipConsent: boolean;
         accessTokenTtlSeconds: number | null;
         refreshTokenTtlSeconds: number | null;
+        backchannelLogoutUri: string | null;
+        backchannelLogoutSessionRequired: boolean;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -829,7 +837,7 @@ export interface Operations {
         jwksUri: string | null;
         redirectUris: Array<string>;
         postLogoutRedirectUris: Array<string>;
-        grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
+        grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
         scope: string;
         loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
         effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
@@ -838,6 +846,8 @@ export interface Operations {
         skipConsent: boolean;
         accessTokenTtlSeconds: number | null;
         refreshTokenTtlSeconds: number | null;
+        backchannelLogoutUri: string | null;
+        backchannelLogoutSessionRequired: boolean;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -894,7 +904,7 @@ export interface Operations {
         jwksUri: string | null;
         redirectUris: Array<string>;
         postLogoutRedirectUris: Array<string>;
-        grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
+        grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
         scope: string;
         loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
         effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
@@ -903,6 +913,8 @@ export interface Operations {
         skipConsent: boolean;
         accessTokenTtlSeconds: number | null;
         refreshTokenTtlSeconds: number | null;
+        backchannelLogoutUri: string | null;
+        backchannelLogoutSessionRequired: boolean;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -992,7 +1004,7 @@ export interface Operations {
           jwksUri: string | null;
           redirectUris: Array<string>;
           postLogoutRedirectUris: Array<string>;
-          grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
+          grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
           scope: string;
           loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
           effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
@@ -1001,6 +1013,8 @@ export interface Operations {
           skipConsent: boolean;
           accessTokenTtlSeconds: number | null;
           refreshTokenTtlSeconds: number | null;
+          backchannelLogoutUri: string | null;
+          backchannelLogoutSessionRequired: boolean;
           status: "active" | "inactive";
           createdAt: string;
           updatedAt: string;
@@ -1072,7 +1086,7 @@ export interface Operations {
         jwksUri: string | null;
         redirectUris: Array<string>;
         postLogoutRedirectUris: Array<string>;
-        grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
+        grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
         scope: string;
         loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
         effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
@@ -1081,6 +1095,8 @@ export interface Operations {
         skipConsent: boolean;
         accessTokenTtlSeconds: number | null;
         refreshTokenTtlSeconds: number | null;
+        backchannelLogoutUri: string | null;
+        backchannelLogoutSessionRequired: boolean;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -1109,7 +1125,7 @@ export interface Operations {
         applicationType?: "web" | "native";
         redirectUris?: Array<string>;
         postLogoutRedirectUris?: Array<string>;
-        grantTypes?: Array<"authorization_code" | "refresh_token" | "client_credentials">;
+        grantTypes?: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
         scope?: string;
         loginMethods?: Array<"password" | "magic_link" | "passkey"> | null;
         adminApiAccess?: boolean;
@@ -1117,6 +1133,8 @@ export interface Operations {
         skipConsent?: boolean;
         accessTokenTtlSeconds?: number | null;
         refreshTokenTtlSeconds?: number | null;
+        backchannelLogoutUri?: string | null;
+        backchannelLogoutSessionRequired?: boolean;
       }, options?: CallOptions];
     response: {
         id: string;
@@ -1141,7 +1159,7 @@ export interface Operations {
         jwksUri: string | null;
         redirectUris: Array<string>;
         postLogoutRedirectUris: Array<string>;
-        grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
+        grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
         scope: string;
         loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
         effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
@@ -1150,6 +1168,8 @@ export interface Operations {
         skipConsent: boolean;
         accessTokenTtlSeconds: number | null;
         refreshTokenTtlSeconds: number | null;
+        backchannelLogoutUri: string | null;
+        backchannelLogoutSessionRequired: boolean;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -1438,13 +1458,15 @@ export interface Operations {
             jwksUri: string | null;
             redirectUris: Array<string>;
             postLogoutRedirectUris: Array<string>;
-            grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
+            grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
             scope: unknown;
             loginMethods: Array<"password" | "magic_link" | "passkey">;
             allowedCorsOrigins: Array<string>;
             skipConsent: boolean;
             accessTokenTtlSeconds: number | null;
             refreshTokenTtlSeconds: number | null;
+            backchannelLogoutUri: string | null;
+            backchannelLogoutSessionRequired: boolean;
             status: "active" | "inactive";
             secrets: Array<{
               secretHash: string;
@@ -1625,13 +1647,15 @@ export interface Operations {
               jwksUri?: string | null;
               redirectUris: Array<string>;
               postLogoutRedirectUris: Array<string>;
-              grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
+              grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
               scope: string;
               loginMethods: Array<"password" | "magic_link" | "passkey">;
               allowedCorsOrigins?: Array<string>;
               skipConsent?: boolean;
               accessTokenTtlSeconds?: number | null;
               refreshTokenTtlSeconds?: number | null;
+              backchannelLogoutUri?: string | null;
+              backchannelLogoutSessionRequired?: boolean;
               status: "active" | "inactive";
               secrets: Array<{
                 secretHash: string;
@@ -1802,13 +1826,15 @@ export interface Operations {
               jwksUri?: string | null;
               redirectUris: Array<string>;
               postLogoutRedirectUris: Array<string>;
-              grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials">;
+              grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
               scope: string;
               loginMethods: Array<"password" | "magic_link" | "passkey">;
               allowedCorsOrigins?: Array<string>;
               skipConsent?: boolean;
               accessTokenTtlSeconds?: number | null;
               refreshTokenTtlSeconds?: number | null;
+              backchannelLogoutUri?: string | null;
+              backchannelLogoutSessionRequired?: boolean;
               status: "active" | "inactive";
               secrets: Array<{
                 secretHash: string;
@@ -3762,7 +3788,7 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"applicationType","in":"body","type":"web | native","required":false,"default":"\"web\""},
       {"name":"redirectUris","in":"body","type":"list of string","required":false,"default":"[]"},
       {"name":"postLogoutRedirectUris","in":"body","type":"list of string","required":false,"default":"[]"},
-      {"name":"grantTypes","in":"body","type":"list of (authorization_code | refresh_token | client_credentials)","required":false,"default":"[\"authorization_code\",\"refresh_token\"]"},
+      {"name":"grantTypes","in":"body","type":"list of (authorization_code | refresh_token | client_credentials | urn:ietf:params:oauth:grant-type:device_code)","required":false,"default":"[\"authorization_code\",\"refresh_token\"]"},
       {"name":"scope","in":"body","type":"string (up to 1000 chars)","required":false},
       {"name":"loginMethods","in":"body","type":"list of (password | magic_link | passkey)","required":false},
       {"name":"adminApiAccess","in":"body","type":"boolean","required":false,"default":"false"},
@@ -3770,6 +3796,8 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"skipConsent","in":"body","type":"boolean","required":false,"default":"false"},
       {"name":"accessTokenTtlSeconds","in":"body","type":"integer (60–86400) or null","required":false,"default":"null"},
       {"name":"refreshTokenTtlSeconds","in":"body","type":"integer (60–1209600) or null","required":false,"default":"null"},
+      {"name":"backchannelLogoutUri","in":"body","type":"string (up to 2000 chars) or null","required":false,"default":"null"},
+      {"name":"backchannelLogoutSessionRequired","in":"body","type":"boolean","required":false,"default":"false"},
     ],
   },
   "clients.deactivate": {
@@ -3859,7 +3887,7 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"applicationType","in":"body","type":"web | native","required":false},
       {"name":"redirectUris","in":"body","type":"list of string","required":false},
       {"name":"postLogoutRedirectUris","in":"body","type":"list of string","required":false},
-      {"name":"grantTypes","in":"body","type":"list of (authorization_code | refresh_token | client_credentials)","required":false},
+      {"name":"grantTypes","in":"body","type":"list of (authorization_code | refresh_token | client_credentials | urn:ietf:params:oauth:grant-type:device_code)","required":false},
       {"name":"scope","in":"body","type":"string (up to 1000 chars)","required":false},
       {"name":"loginMethods","in":"body","type":"list of (password | magic_link | passkey) or null","required":false},
       {"name":"adminApiAccess","in":"body","type":"boolean","required":false},
@@ -3867,6 +3895,8 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"skipConsent","in":"body","type":"boolean","required":false},
       {"name":"accessTokenTtlSeconds","in":"body","type":"integer (60–86400) or null","required":false},
       {"name":"refreshTokenTtlSeconds","in":"body","type":"integer (60–1209600) or null","required":false},
+      {"name":"backchannelLogoutUri","in":"body","type":"string (up to 2000 chars) or null","required":false},
+      {"name":"backchannelLogoutSessionRequired","in":"body","type":"boolean","required":false},
     ],
   },
   "config.get": {
