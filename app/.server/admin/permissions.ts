@@ -34,6 +34,8 @@ export const ADMIN_PERMISSIONS = [
   "admin:2fa:write",
   "admin:mail:read",
   "admin:mail:write",
+  "admin:idp:read",
+  "admin:idp:write",
 ] as const;
 
 export type AdminPermission = (typeof ADMIN_PERMISSIONS)[number];
