@@ -35,7 +35,7 @@ const SPECIAL_USE = (() => {
     ["203.0.113.0", 24], ["224.0.0.0", 4], ["240.0.0.0", 4],
   ] as const) list.addSubnet(net, prefix, "ipv4");
   for (const [net, prefix] of [
-    ["::", 128], ["::1", 128], ["::ffff:0:0", 96], ["64:ff9b::", 96], ["64:ff9b:1::", 48], ["100::", 64], ["2001::", 23], ["2001:db8::", 32],
+    ["::", 128], ["::1", 128], ["64:ff9b::", 96], ["64:ff9b:1::", 48], ["100::", 64], ["2001::", 23], ["2001:db8::", 32],
     ["2002::", 16], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8],
   ] as const) list.addSubnet(net, prefix, "ipv6");
   return list;
@@ -44,7 +44,8 @@ const SPECIAL_USE = (() => {
 export function isSpecialUseAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return false;
-  // An IPv4-mapped IPv6 address is judged as the IPv4 address it carries.
+  // An IPv4-mapped IPv6 address is judged as the IPv4 address it carries (BlockList checks IPv4 against IPv6 rules too,
+  // so the mapped range itself is not listed: it would match every IPv4 address).
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   if (mapped) return SPECIAL_USE.check(mapped[1]!, "ipv4");
   return SPECIAL_USE.check(address, family === 6 ? "ipv6" : "ipv4");
