@@ -169,7 +169,7 @@ describe("federation: sign in with another identity provider", () => {
   it("links an existing account by an email the upstream asserts verified, then signs in by the link", async () => {
     const f = await federation();
     const email = `ada-${randomBytes(3).toString("hex")}@example.com`;
-    const person = await createUser(prisma(), f.upstream.id, { email, emailVerified: true });
+    await createUser(prisma(), f.upstream.id, { email, emailVerified: true });
     const local = await createUser(prisma(), f.down.org.id, { email, emailVerified: false });
     for (let round = 0; round < 2; round++) {
       const flow = await openLogin(f);
