@@ -285,6 +285,18 @@ describe("federation: sign in with another identity provider", () => {
     expect(next.url).toMatch(/\/interaction\/[^/]+\/two-factor$/);
   });
 
+  it("takes a provider trusted for the second factor as a complete sign-in (amr fed, mfa)", async () => {
+    const f = await federation({ createAccounts: true, trustUpstreamMfa: "always" });
+    await prisma().organization.update({ where: { id: f.down.org.id }, data: { twoFactorPolicy: "required_email" } });
+    const person = await createUser(prisma(), f.upstream.id);
+    const flow = await openLogin(f);
+    const end = await back(f, flow, await signInUpstream(f, flow, await startWithButton(f, flow), person.email));
+    expect(end.url.startsWith(f.down.redirectUri), end.url).toBe(true);
+    const claims = await redeem(flow, end.url);
+    expect(claims.amr).toEqual(["fed", "mfa"]);
+    expect(claims.acr).toBe("urn:porta:acr:2fa");
+  });
+
   it("keeps the client secret write-only and validates the configuration", async () => {
     const org = await createOrganization(prisma());
     const secret = `s3cret-${randomBytes(8).toString("hex")}`;
