@@ -53,6 +53,19 @@ export interface Seed {
     /** An organization whose policy is `required_passkey`, and its person without a passkey yet. */
     secondFactor: { slug: string; user: { email: string; password: string; id: string } };
   };
+  /**
+   * Enterprise SSO (federation.spec.ts, decision 046): `slug` signs its people in through an
+   * upstream Porta organization (`upstreamSlug`) that claims `domain`; `user` is a person of the
+   * upstream only (the first sign-in creates their account here).
+   */
+  federation?: {
+    slug: string;
+    upstreamSlug: string;
+    providerName: string;
+    domain: string;
+    user: { email: string; password: string; id: string };
+    rp: Pick<SeededOrganization, "issuer" | "clientId" | "clientSecret" | "redirectUri">;
+  };
 }
 
 /**

@@ -8,6 +8,7 @@
  *
  *   node --import tsx e2e/server.ts      (needs `npx remix vite:build` first)
  */
+import { randomUUID } from "node:crypto";
 import { mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -42,6 +43,8 @@ async function main() {
     SMTP_HOST: mailPeer.host,
     SMTP_PORT: String(mailPeer.port),
     SMTP_FROM: "Porta E2E <no-reply@e2e.example.test>",
+    // The federation spec's upstream identity provider is this same server on localhost.
+    OUTBOUND_ALLOW_PRIVATE_NETWORKS: "true",
   });
   const logger = createLogger(config.logLevel);
   const porta = await startPorta(config, logger, { host: "127.0.0.1" });
@@ -113,11 +116,45 @@ async function main() {
       return { slug: org.slug, user: { email, password: USER_PASSWORD, id: (await createUser(prisma, org.id, { email, password: USER_PASSWORD })).id } };
     })(),
   };
-  const seed: Seed = { baseUrl: BASE_URL, admin: E2E_ADMIN, organizations, twoFactor, mailbox: MAILBOX_FILE, resetUser, accountUser, emailChangeUser, passkeys };
+  const federation = await seedFederation(prisma);
+  const seed: Seed = { baseUrl: BASE_URL, admin: E2E_ADMIN, organizations, twoFactor, mailbox: MAILBOX_FILE, resetUser, accountUser, emailChangeUser, passkeys, federation };
   // Written whole, then renamed: a reader never sees half a file.
   writeFileSync(`${SEED_FILE}.tmp`, JSON.stringify(seed, null, 2), { mode: 0o600 });
   renameSync(`${SEED_FILE}.tmp`, SEED_FILE);
   process.stdout.write(`e2e Porta at ${BASE_URL}, seed in ${SEED_FILE}\n`);
+}
+
+/** An organization whose people sign in through another Porta organization (e2e/federation.spec.ts). */
+async function seedFederation(prisma: Parameters<typeof createOrganization>[0]): Promise<NonNullable<Seed["federation"]>> {
+  const upstream = await createOrganization(prisma, { slug: "e2e-idp", name: "Corp Identity", defaultLoginMethods: ["password"] });
+  const org = await createOrganization(prisma, { slug: "e2e-sso", name: "Single Sign-On KG", defaultLoginMethods: ["password", "federated"] });
+  // A public upstream client (PKCE, no secret), so the seed stores no encrypted value.
+  const { client: upstreamClient } = await createClient(prisma, upstream.id, { redirectUris: [`${BASE_URL}/${org.slug}/federation/callback`], skipConsent: true, confidential: false });
+  const domain = "sso-corp.example.test";
+  const providerName = "Corp Identity";
+  await prisma.identityProvider.create({
+    data: {
+      id: randomUUID(),
+      organizationId: org.id,
+      name: providerName,
+      issuer: `${BASE_URL}/${upstream.slug}`,
+      clientId: upstreamClient.id,
+      clientSecretEncrypted: null,
+      domains: [domain],
+      createAccounts: true,
+    },
+  });
+  const { client, secret } = await createClient(prisma, org.id, { redirectUris: [RP_REDIRECT_URI], skipConsent: true });
+  const email = `worker@${domain}`;
+  const user = await createUser(prisma, upstream.id, { email, password: USER_PASSWORD, givenName: "Jana", familyName: "Föderiert" });
+  return {
+    slug: org.slug,
+    upstreamSlug: upstream.slug,
+    providerName,
+    domain,
+    user: { email, password: USER_PASSWORD, id: user.id },
+    rp: { issuer: `${BASE_URL}/${org.slug}`, clientId: client.id, clientSecret: secret!.value, redirectUri: RP_REDIRECT_URI },
+  };
 }
 
 main().catch((error: unknown) => {

@@ -7,6 +7,7 @@ import { openAccountPage, stepUp, type OpenAccountPage } from "~/.server/account
 import { changePassword, setFirstPassword, type PasswordOutcome } from "~/.server/account/password";
 import { requestEmailChange } from "~/.server/account/email";
 import { removeAccountPasskey, renameAccountPasskey } from "~/.server/account/passkeys";
+import { removeAccountLink } from "~/.server/account/federated";
 import { updateProfile } from "~/.server/account/profile";
 import { endAccountSession, endOtherAccountSessions } from "~/.server/account/sessions";
 import { regenerateRecoveryCodes, removeTotp, setEmailCodes } from "~/.server/account/two-factor";
@@ -33,6 +34,7 @@ const NOTICES = [
   "passkey_added",
   "passkey_renamed",
   "passkey_removed",
+  "link_removed",
   "session_ended",
   "others_ended",
 ] as const;
@@ -123,6 +125,11 @@ export async function action(args: ActionFunctionArgs) {
       if (outcome.ok) return done(page, "passkey_removed");
       if (outcome.reason === "step_up") return stepUp(args.context, page, "overview");
       return outcome.reason === "not_allowed" ? refused(403, "notAllowed") : refused(404, "gone");
+    }
+    case "federated-remove": {
+      const outcome = await removeAccountLink(services, access, text("link"), meta);
+      if (outcome.ok) return done(page, "link_removed");
+      return outcome.reason === "step_up" ? stepUp(args.context, page, "overview") : refused(404, "gone");
     }
     case "end-session": {
       const outcome = await endAccountSession(services, access, text("session"), meta);

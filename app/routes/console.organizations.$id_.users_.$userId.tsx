@@ -10,6 +10,7 @@ import { HistorySection, historyQuery } from "~/components/console/history";
 import { isLocked, LockedUntil } from "~/components/console/lockout";
 import { UserConflictView, UserEditForm, UserSessions, type UserEditValues } from "~/components/console/user-detail";
 import { UserPasskeys } from "~/components/console/user-passkeys";
+import { UserFederatedIdentities } from "~/components/console/user-federated-identities";
 import { changedFields, conflictErrors, formVersion, UPDATE_FIELDS, updateUserInput } from "~/components/console/user-forms";
 import { UserUpdateSchema, type User } from "~/schemas/user";
 
@@ -23,7 +24,7 @@ export async function loader(args: LoaderFunctionArgs) {
   if (!user.ok) throw data({ message: user.error.code }, { status: user.status === 422 ? 404 : user.status });
   const byId = { params: { id: params.userId } };
   const search = new URL(args.request.url).searchParams;
-  const [twoFactor, passkeys, roles, orgRoles, effective, claimValues, apps, sessions, history] = await Promise.all([
+  const [twoFactor, passkeys, roles, orgRoles, effective, claimValues, apps, sessions, history, federated] = await Promise.all([
     console.admin("twoFactor.getStatus", byId),
     console.admin("passkeys.list", byId),
     console.admin("userRoles.list", byId),
@@ -33,6 +34,7 @@ export async function loader(args: LoaderFunctionArgs) {
     console.admin("applications.list", { query: { organizationId: params.orgId, limit: "20" } }),
     console.admin("sessions.list", { query: { userId: params.userId, limit: "100" } }),
     console.admin("users.getHistory", { params, query: historyQuery(args.request.url, 20) }),
+    console.admin("federatedIdentities.list", byId),
   ]);
   // The claims a value can be set for: those of the organization's applications.
   const definitions = apps.ok
@@ -54,6 +56,7 @@ export async function loader(args: LoaderFunctionArgs) {
       history: history.ok ? history.body : null,
       twoFactor: twoFactor.ok ? twoFactor.body : null,
       passkeys: passkeys.ok ? passkeys.body.data : null,
+      federated: federated.ok ? federated.body.data : null,
       roles: roles.ok ? roles.body.data : [],
       orgRoles: orgRoles.ok ? orgRoles.body.data.map((r) => ({ id: r.id, name: r.name })) : [],
       permissions: effective.ok ? effective.body.permissions : [],
@@ -80,6 +83,7 @@ const INTENTS: Record<string, (console: Console, ids: Ids, form: FormData) => Pr
   resetTwoFactor: (c, ids) => c.admin("twoFactor.reset", { params: { id: ids.userId }, body: {} }),
   disableTwoFactor: (c, ids) => c.admin("twoFactor.disable", { params: { id: ids.userId } }),
   deletePasskey: (c, ids, form) => c.admin("passkeys.delete", { params: { id: ids.userId, passkeyId: String(form.get("passkeyId") ?? "") } }),
+  deleteFederatedIdentity: (c, ids, form) => c.admin("federatedIdentities.delete", { params: { id: ids.userId, linkId: String(form.get("linkId") ?? "") } }),
   assignRole: (c, ids, form) => c.admin("userRoles.assign", { params: { id: ids.userId, roleId: String(form.get("roleId") ?? "") } }),
   removeRole: (c, ids, form) => c.admin("userRoles.remove", { params: { id: ids.userId, roleId: String(form.get("roleId") ?? "") } }),
   revokeSessions: (c, ids) => c.admin("sessions.revokeForUser", { params: { id: ids.userId } }),
@@ -177,7 +181,7 @@ const DETAIL_DONE = ["created", "updated", "revokeSession"];
 const doneKey = (done: string) => (done === "unlock" ? "lockout.done" : DETAIL_DONE.includes(done) ? `userDetail.done.${done}` : `users.done.${done}`);
 
 export default function UserPage() {
-  const { user, version, sessions, sessionsError, history, twoFactor, passkeys, roles, orgRoles, permissions, claimValues, definitions, done, now } = useLoaderData<typeof loader>();
+  const { user, version, sessions, sessionsError, history, twoFactor, passkeys, federated, roles, orgRoles, permissions, claimValues, definitions, done, now } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const { t } = useTranslation("console");
   const yes = (value: boolean) => (value ? t("common.yes") : t("common.no"));
@@ -347,6 +351,7 @@ export default function UserPage() {
       ) : null}
 
       {passkeys ? <UserPasskeys passkeys={passkeys} email={user.email} /> : null}
+      {federated ? <UserFederatedIdentities links={federated} /> : null}
 
       <UserSessions sessions={sessions} error={sessionsError} />
       <HistorySection page={history} targetId={user.id} />

@@ -7,6 +7,8 @@ import { SlugSchema } from "~/schemas/organization";
 import { AuthCard, Field, FormMessage } from "~/components/auth-card";
 import { GateRefusalPage, isGateRefusal } from "~/components/gate-refusal";
 import { PasskeySignIn } from "~/components/passkey";
+import { FederatedButtons } from "~/components/federation";
+import { loginPageProviders, startForEmail } from "~/.server/federation/sign-in";
 import { completePasswordLogin, consentView, isFirstPartyClient } from "~/.server/interaction/login-flow";
 import { deviceCookieOf } from "~/.server/auth/device-cookie";
 import { passGate } from "~/.server/interaction/gate";
@@ -44,15 +46,20 @@ export async function loader(args: LoaderFunctionArgs) {
     return data({ view: "consent" as const, ...frame, ...(await consentView(context.services, ic)) }, { headers: NO_STORE });
   }
 
-  const loginHint = typeof ic.interaction.params.login_hint === "string" ? ic.interaction.params.login_hint : "";
+  const ssoNone = search.get("sso") === "none";
+  const loginHint = ssoNone ? (search.get("login_hint") ?? "").slice(0, 320) : typeof ic.interaction.params.login_hint === "string" ? ic.interaction.params.login_hint : "";
+  const methods = only ? [only] : ic.methods;
+  const federation = methods.includes("federated") ? await loginPageProviders(context.services, ic) : { providers: [], discovery: false };
   return data(
     {
       view: "login" as const,
       ...frame,
-      methods: only ? [only] : ic.methods,
+      methods,
       loginHint,
       passwordChanged: search.get("reset") === "done",
       emailInvalid: search.get("invalid") === "email",
+      ...federation,
+      ssoNone,
     },
     { headers: NO_STORE },
   );
@@ -97,6 +104,10 @@ export async function action(args: ActionFunctionArgs) {
       { status: 422, headers: NO_STORE },
     );
   }
+
+  // Home-realm discovery (decision 046): an email whose domain an upstream provider claims signs in there; the password is not looked at.
+  const federated = await startForEmail(args.context.services, gate.context, parsed.data.email);
+  if (federated?.kind === "redirect") return redirect(federated.to, { status: 303, headers: NO_STORE });
 
   const outcome = await completePasswordLogin(args.context.services, gate.context, {
     email: parsed.data.email,
@@ -168,6 +179,7 @@ export default function InteractionPage() {
     <AuthCard branding={page.branding} title={t("signIn.title", { organization: page.branding.name })} subtitle={t("signIn.subtitle", { client: page.clientName })}>
       {message ? <FormMessage tone="error">{message}</FormMessage> : null}
       {page.passwordChanged && !message ? <FormMessage tone="info">{t("signIn.passwordChanged")}</FormMessage> : null}
+      {page.ssoNone && !message ? <FormMessage tone="error">{t("signIn.ssoNone")}</FormMessage> : null}
       {methods.includes("password") ? (
         <Form method="post" action={`/interaction/${page.uid}`} reloadDocument noValidate>
           <input type="hidden" name="csrf" value={page.csrf} />
@@ -202,6 +214,11 @@ export default function InteractionPage() {
               </button>
             </>
           ) : null}
+          {page.discovery ? (
+            <button className="button button-secondary" type="submit" formAction={`/interaction/${page.uid}/federated`} formNoValidate>
+              {t("signIn.sso")}
+            </button>
+          ) : null}
           <p className="links">
             <a href={`/interaction/${page.uid}/forgot-password`}>{t("signIn.forgotPassword")}</a>
           </p>
@@ -221,7 +238,30 @@ export default function InteractionPage() {
           <button className="button" type="submit">
             {t("signIn.magicLink")}
           </button>
+          {page.discovery ? (
+            <button className="button button-secondary" type="submit" formAction={`/interaction/${page.uid}/federated`} formNoValidate>
+              {t("signIn.sso")}
+            </button>
+          ) : null}
         </Form>
+      ) : page.discovery ? (
+        <Form method="post" action={`/interaction/${page.uid}/federated`} reloadDocument noValidate>
+          <input type="hidden" name="csrf" value={page.csrf} />
+          <Field name="email" label={t("signIn.email")} type="email" autoComplete="username" defaultValue={email} autoFocus error={page.emailInvalid ? t("signIn.emailInvalid") : undefined} />
+          <button className="button" type="submit">
+            {t("signIn.sso")}
+          </button>
+        </Form>
+      ) : null}
+      {page.providers.length > 0 ? (
+        <>
+          {methods.some((m) => m !== "federated") || page.discovery ? (
+            <p className="divider">
+              <span>{t("signIn.or")}</span>
+            </p>
+          ) : null}
+          <FederatedButtons uid={page.uid} csrf={page.csrf} providers={page.providers} label={(provider) => t("signIn.federated", { provider })} />
+        </>
       ) : null}
       {methods.includes("passkey") ? (
         <>

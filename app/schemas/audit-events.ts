@@ -5,7 +5,7 @@
  * writes and are named `<target>.<what happened>`.
  */
 export const AUDIT_EVENTS = {
-  "auth.login.success": "A person signed in (data: method, client).",
+  "auth.login.success": "A person signed in (data: method, client; a federated sign-in also providerId and provider).",
   "auth.login.failure": "A sign-in was refused (data: method, email attempted, reason; target: the account that email names, if any).",
   "auth.magic_link.sent": "A magic link was requested and mailed.",
   "auth.magic_link.verified": "A magic link was used.",
@@ -89,6 +89,12 @@ export const AUDIT_EVENTS = {
   "user.sessions_revoked": "All of a user's sessions were ended.",
   "user.2fa.disabled": "A user's second factor was turned off.",
   "user.passkey.deleted": "An administrator deleted one of a user's passkeys (data: passkeyId, name).",
+  "user.federated_identity.linked": "A user's account at an upstream identity provider was linked at sign-in (data: providerId, provider, subject).",
+  "user.federated_identity.deleted": "An administrator removed a user's link to an upstream identity provider (data: linkId, providerId, provider).",
+  "account.federated_identity.removed": "A person removed their link to an upstream identity provider on the account page (data: linkId, providerId, provider).",
+  "identity_provider.created": "An upstream identity provider was added to an organization (the client secret is never recorded).",
+  "identity_provider.updated": "An upstream identity provider changed (a new client secret is named, never valued).",
+  "identity_provider.deleted": "An upstream identity provider was deleted with its users' links to it.",
   "user.2fa.reset": "A user's second factor was reset by an administrator.",
   "user.2fa.recovery_codes_regenerated": "A user's recovery codes were replaced.",
 

@@ -4,7 +4,7 @@
  * constraints on Organization.defaultLoginMethods and Client.loginMethods must equal it
  * (test/architecture.test.ts compares them).
  */
-export const LOGIN_METHODS = ["password", "magic_link", "passkey"] as const;
+export const LOGIN_METHODS = ["password", "magic_link", "passkey", "federated"] as const;
 export type LoginMethod = (typeof LOGIN_METHODS)[number];
 
 /** The client's override when it has one, otherwise the organization's default. */

@@ -61,7 +61,7 @@ async function expectedDaily(days: number, organizationId?: string): Promise<Log
   const series: LoginDay[] = [];
   for (let back = days - 1; back >= 0; back--) {
     const date = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() - back)).toISOString().slice(0, 10);
-    const byMethod: Record<string, number> = { password: 0, magic_link: 0, passkey: 0 };
+    const byMethod: Record<string, number> = { password: 0, magic_link: 0, passkey: 0, federated: 0 };
     for (const row of rows) {
       if (row.createdAt.toISOString().slice(0, 10) !== date) continue;
       const method = (row.data as { method?: string } | null)?.method ?? "unknown";
@@ -123,8 +123,8 @@ it("counts organizations by status, users, logins by method and window, and 2FA 
   // Admin + 7 in the tenant + 1 in the suspended organization; the deleted organization's users do not count.
   expect(res.body.users).toEqual({ total: 9, active: 8, inactive: 1, locked: 1 });
   expect(res.body.logins).toEqual({
-    last24h: { total: 4, byMethod: { password: 2, magic_link: 2, passkey: 0 } },
-    last7d: { total: 6, byMethod: { password: 3, magic_link: 3, passkey: 0 } },
+    last24h: { total: 4, byMethod: { password: 2, magic_link: 2, passkey: 0, federated: 0 } },
+    last7d: { total: 6, byMethod: { password: 3, magic_link: 3, passkey: 0, federated: 0 } },
     daily: await expectedDaily(14),
   });
   // Two weeks, today last; the 8-day-old login is in the series, the 30-day-old one is not.
@@ -215,9 +215,9 @@ describe("GET /stats/organizations/{orgId}", () => {
       organization: { id: org, slug: tenant.org.slug, status: "active" },
       users: { total: 7, active: 6, inactive: 1, locked: 1 },
       logins: {
-        last24h: { total: 2, byMethod: { password: 1, magic_link: 1, passkey: 0 } },
-        last7d: { total: 4, byMethod: { password: 2, magic_link: 2, passkey: 0 } },
-        last30d: { total: 7, byMethod: { password: 3, magic_link: 4, passkey: 0 } },
+        last24h: { total: 2, byMethod: { password: 1, magic_link: 1, passkey: 0, federated: 0 } },
+        last7d: { total: 4, byMethod: { password: 2, magic_link: 2, passkey: 0, federated: 0 } },
+        last30d: { total: 7, byMethod: { password: 3, magic_link: 4, passkey: 0, federated: 0 } },
         daily: await expectedDaily(30, org),
       },
       twoFactor: { totpEnrolled: 2, emailOtpEnabled: 2, anyEnrolled: 3, adoptionRate: 0.4286 },
@@ -244,7 +244,7 @@ describe("GET /stats/organizations/{orgId}", () => {
     const empty = await createOrganization(prisma);
     const res = await api.get<OrganizationStats>(`/stats/organizations/${empty.id}`);
     expect(res.status).toBe(200);
-    const none = { total: 0, byMethod: { password: 0, magic_link: 0, passkey: 0 } };
+    const none = { total: 0, byMethod: { password: 0, magic_link: 0, passkey: 0, federated: 0 } };
     expect(res.body.logins.daily).toHaveLength(30);
     for (const day of res.body.logins.daily) expect(day).toEqual({ date: day.date, ...none });
     expect(res.body).toEqual({

@@ -35,9 +35,9 @@ const utcDay = (daysBack: number, hour = 12) => {
 };
 const dateOf = (d: Date) => d.toISOString().slice(0, 10);
 
-/** The figures row of one day in a daily chart's table: [password, magic link, passkey, total]. */
+/** The figures row of one day in a daily chart's table: [password, magic link, passkey, federated, total]. */
 function dayRow(html: string, date: string): number[] {
-  const match = new RegExp(`<time datetime="${date}">[^<]*</time></th><td>(\\d+)</td><td>(\\d+)</td><td>(\\d+)</td><td>(\\d+)</td>`, "i").exec(html);
+  const match = new RegExp(`<time datetime="${date}">[^<]*</time></th><td>(\\d+)</td><td>(\\d+)</td><td>(\\d+)</td><td>(\\d+)</td><td>(\\d+)</td>`, "i").exec(html);
   expect(match, `a row for ${date}`).not.toBeNull();
   return match!.slice(1).map(Number);
 }
@@ -55,13 +55,14 @@ describe("logins over time", () => {
     await recordLogin(tenant.org.id, "magic_link", utcDay(3, 15));
     await recordLogin(tenant.org.id, "password", utcDay(3, 20));
     await recordLogin(tenant.org.id, "passkey", utcDay(3, 11));
+    await recordLogin(tenant.org.id, "federated", utcDay(3, 12));
     // A failed login is no login, and 20 days ago is outside the dashboard's two weeks.
     await porta.services.db.prisma.auditEntry.create({ data: { eventType: "auth.login.failure", organizationId: tenant.org.id, actorType: "user", createdAt: utcDay(3), data: { method: "password" } } });
     await recordLogin(tenant.org.id, "password", utcDay(20));
 
     const html = await (await admin.browser.get(`${porta.baseUrl}/console`)).text();
     expect(html).toContain("Logins per day, last 14 days (UTC)");
-    expect(dayRow(html, day)).toEqual([before[0]! + 1, before[1]! + 2, before[2]! + 1, before[3]! + 4]);
+    expect(dayRow(html, day)).toEqual([before[0]! + 1, before[1]! + 2, before[2]! + 1, before[3]! + 1, before[4]! + 5]);
     expect(html).not.toMatch(new RegExp(`<time datetime="${dateOf(utcDay(20))}"`, "i"));
     expect(html).toMatch(new RegExp(`<time datetime="${dateOf(utcDay(0))}"`, "i"));
     // The drawing is decoration; the figures are the table.
@@ -81,8 +82,8 @@ describe("logins over time", () => {
     const url = `${porta.baseUrl}/console/organizations/${tenant.org.id}`;
     const html = await (await admin.browser.get(url)).text();
     expect(html).toContain("Logins per day, last 30 days (UTC)");
-    expect(dayRow(html, dateOf(utcDay(25)))).toEqual([1, 0, 0, 1]);
-    expect(dayRow(html, dateOf(utcDay(0)))).toEqual([0, 1, 0, 1]);
+    expect(dayRow(html, dateOf(utcDay(25)))).toEqual([1, 0, 0, 0, 1]);
+    expect(dayRow(html, dateOf(utcDay(0)))).toEqual([0, 1, 0, 0, 1]);
     expect(html).toContain("Logins: 1 in the last 24 hours, 1 in 7 days, 2 in 30 days.");
 
     // Ten newest entries first, then the rest through the history cursor.

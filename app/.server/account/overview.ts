@@ -3,6 +3,7 @@ import type { Services } from "../services";
 import { recentSecurityEvents } from "./activity";
 import { pendingEmailChange } from "./email";
 import { formatWhen } from "./page";
+import { readAccountLinks } from "./federated";
 import { readAccountPasskeys } from "./passkeys";
 import { hasPassword } from "./password";
 import { accountSignOutUrl, mayOpenSensitive, STEP_UP_OPEN_SECONDS, stepUpUrl, type SignedIn } from "./session";
@@ -11,7 +12,7 @@ import { readTwoFactorChoices } from "./two-factor";
 
 /** Everything the account page shows, read in parallel, with dates already in the page's language. */
 export async function accountOverview(services: Services, access: SignedIn, language: Language) {
-  const [password, twoFactor, sessions, events, minLength, pendingEmail, passkeys] = await Promise.all([
+  const [password, twoFactor, sessions, events, minLength, pendingEmail, passkeys, links] = await Promise.all([
     hasPassword(services, access),
     readTwoFactorChoices(services, access),
     listAccountSessions(services, access),
@@ -19,6 +20,7 @@ export async function accountOverview(services: Services, access: SignedIn, lang
     services.settings.get("auth.passwordMinLength"),
     pendingEmailChange(services, access.user.id),
     readAccountPasskeys(services, access),
+    readAccountLinks(services, access),
   ]);
   const { user } = access;
   return {
@@ -39,6 +41,7 @@ export async function accountOverview(services: Services, access: SignedIn, lang
       ...passkeys,
       list: passkeys.list.map((p) => ({ id: p.id, name: p.name, synced: p.deviceType === "multiDevice", createdAt: formatWhen(language, p.createdAt)!, lastUsedAt: formatWhen(language, p.lastUsedAt) })),
     },
+    federated: links.map((l) => ({ id: l.id, provider: l.providerName, email: l.email, lastUsedAt: formatWhen(language, l.lastUsedAt) })),
     sessions: sessions.map((s) => ({ ...s, signedInAt: formatWhen(language, s.signedInAt), lastSeenAt: formatWhen(language, s.lastSeenAt) })),
     events: events.map((e) => ({ ...e, at: formatWhen(language, e.at)! })),
     fresh: mayOpenSensitive(access),

@@ -36,6 +36,8 @@ export const ADMIN_PERMISSIONS = [
   "admin:mail:write",
   "admin:webhook:read",
   "admin:webhook:write",
+  "admin:idp:read",
+  "admin:idp:write",
 ] as const;
 
 export type AdminPermission = (typeof ADMIN_PERMISSIONS)[number];

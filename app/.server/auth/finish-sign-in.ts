@@ -23,6 +23,9 @@ export interface SignIn {
   secondFactor?: SecondFactorUsed;
   /** How the passkey that signed in (or was the second factor) holds its key (RFC 8176 hwk or swk; decision 041). */
   passkey?: "hwk" | "swk";
+  /** A federated sign-in: the upstream provider (named in the audit entry), and whether its sign-in counts as multi-factor (decision 046). */
+  provider?: { id: string; name: string };
+  upstreamMfa?: boolean;
   meta: RequestMeta;
 }
 
@@ -48,8 +51,14 @@ export interface Finished<R> {
 }
 
 /** Authentication methods references (RFC 8176) of a sign-in, as the ID token carries them. */
-export function amrOf(method: SignIn["method"], secondFactor?: SecondFactorUsed, passkey: "hwk" | "swk" = "hwk"): string[] {
+export function amrOf(method: SignIn["method"], secondFactor?: SecondFactorUsed, passkey: "hwk" | "swk" = "hwk", upstreamMfa = false): string[] {
   if (method === "magic_link") return ["email"];
+  // Federated (the value Microsoft and others use; RFC 8176 has none): "mfa" when the upstream's sign-in was multi-factor
+  // and the provider is trusted for it, or when the organization's own second factor followed.
+  if (method === "federated") {
+    if (secondFactor) return ["fed", secondFactor === "passkey" ? passkey : secondFactor === "recovery" ? "kba" : "otp", "mfa"];
+    return upstreamMfa ? ["fed", "mfa"] : ["fed"];
+  }
   // A passkey with user verification: possession of the key and a user gesture (PIN or biometric) on the device.
   if (method === "passkey") return [passkey, "user"];
   if (!secondFactor) return ["pwd"];
@@ -66,13 +75,18 @@ export async function finishSignIn<R>(services: Services, signIn: SignIn, step: 
       organizationId: signIn.at.organization.id,
       targetType: "user",
       targetId: userId,
-      data: { method: signIn.method, clientId: signIn.at.client.id, ...(signIn.secondFactor ? { secondFactor: signIn.secondFactor } : {}) },
+      data: {
+        method: signIn.method,
+        clientId: signIn.at.client.id,
+        ...(signIn.secondFactor ? { secondFactor: signIn.secondFactor } : {}),
+        ...(signIn.provider ? { providerId: signIn.provider.id, provider: signIn.provider.name } : {}),
+      },
     });
     signedIn.userId = userId;
   });
   // The step returned, so the transaction `complete` ran in has committed (a rollback throws).
   if (signedIn.userId === undefined) return { result, redirectTo: null };
   // auth_time is the provider's: the moment it resumes with this result.
-  const redirectTo = await recordLogin(signIn.at.interaction, { accountId: signedIn.userId, amr: amrOf(signIn.method, signIn.secondFactor, signIn.passkey) });
+  const redirectTo = await recordLogin(signIn.at.interaction, { accountId: signedIn.userId, amr: amrOf(signIn.method, signIn.secondFactor, signIn.passkey, signIn.upstreamMfa) });
   return { result, redirectTo };
 }

@@ -1,5 +1,7 @@
-import { describe, expect, it } from "vitest";
-import { assertPublicHost, isSpecialUseAddress } from "./outbound";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { assertPublicHost, guardedFetch, isSpecialUseAddress, OutboundRefusedError } from "./outbound";
 
 /** The outbound guard's address classes (decision 047): only public unicast addresses pass. */
 describe("isSpecialUseAddress", () => {
@@ -42,5 +44,46 @@ describe("assertPublicHost", () => {
     }
     expect(() => assertPublicHost(new URL("https://hooks.example.com/x"), false)).not.toThrow();
     expect(() => assertPublicHost(new URL("https://93.184.216.34/x"), false)).not.toThrow();
+  });
+});
+
+/** Porta's own outbound requests (decision 046): special-use addresses refused unless allowed, sizes and time bounded. */
+describe("guardedFetch", () => {
+  let server: Server;
+  let port: number;
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      if (req.url === "/big") return res.end("x".repeat(10_000));
+      if (req.url === "/slow") return void setTimeout(() => res.end("late"), 2_000);
+      if (req.url === "/redirect") return res.writeHead(302, { location: "http://169.254.169.254/" }).end();
+      res.end("ok");
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  const strict = guardedFetch({ allowPrivateNetworks: false, timeoutMs: 1_000, maxBytes: 1_000 });
+  const open = guardedFetch({ allowPrivateNetworks: true, timeoutMs: 500, maxBytes: 1_000 });
+
+  it("knows the special-use ranges", () => {
+    for (const address of ["127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "::1", "fd00::1", "fe80::1", "::ffff:127.0.0.1"]) {
+      expect(isSpecialUseAddress(address), address).toBe(true);
+    }
+    for (const address of ["8.8.8.8", "1.1.1.1", "2606:4700:4700::1111"]) expect(isSpecialUseAddress(address), address).toBe(false);
+  });
+
+  it("refuses loopback by address and by a name that resolves to it", async () => {
+    await expect(strict(`http://127.0.0.1:${port}/`)).rejects.toBeInstanceOf(OutboundRefusedError);
+    await expect(strict(`http://[::1]:${port}/`)).rejects.toBeInstanceOf(OutboundRefusedError);
+    await expect(strict(`http://localhost:${port}/`)).rejects.toBeInstanceOf(OutboundRefusedError);
+    await expect(strict(`http://localhost.:${port}/`)).rejects.toThrow();
+  });
+
+  it("reaches private networks only when an operator allows it, never follows redirects, and bounds size and time", async () => {
+    expect(await (await open(`http://127.0.0.1:${port}/`)).text()).toBe("ok");
+    expect((await open(`http://127.0.0.1:${port}/redirect`)).status).toBe(302);
+    await expect(open(`http://127.0.0.1:${port}/big`)).rejects.toBeInstanceOf(OutboundRefusedError);
+    await expect(open(`http://127.0.0.1:${port}/slow`)).rejects.toThrow();
   });
 });

@@ -38,6 +38,7 @@ const SPECIAL_USE = (() => {
     ["172.16.0.0", 12],
     ["192.0.0.0", 24],
     ["192.0.2.0", 24],
+    ["192.88.99.0", 24],
     ["192.168.0.0", 16],
     ["198.18.0.0", 15],
     ["198.51.100.0", 24],
@@ -50,8 +51,11 @@ const SPECIAL_USE = (() => {
     ["::", 128],
     ["::1", 128],
     ["64:ff9b::", 96],
+    ["64:ff9b:1::", 48],
     ["100::", 64],
+    ["2001::", 23],
     ["2001:db8::", 32],
+    ["2002::", 16],
     ["fc00::", 7],
     ["fe80::", 10],
     ["ff00::", 8],
@@ -70,13 +74,16 @@ export function isSpecialUseAddress(address: string): boolean {
   return SPECIAL_USE.check(address, "ipv6");
 }
 
-export class OutboundRefused extends Error {
+/** An outbound request refused by the guard: a special-use address, a scheme, a size. */
+export class OutboundRefusedError extends Error {
   readonly code = "OUTBOUND_REFUSED";
-  constructor(readonly host: string) {
-    super(`refused to connect to a private or special-use address (${host})`);
-    this.name = "OutboundRefused";
+  constructor(message: string) {
+    super(message);
+    this.name = "OutboundRefusedError";
   }
 }
+
+const refusedHost = (host: string) => new OutboundRefusedError(`refused to connect to a private or special-use address (${host})`);
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
@@ -93,7 +100,7 @@ export function guardedLookup(allowPrivateNetworks: boolean) {
     dnsLookup(hostname, { all: true, family: family as 0 | 4 | 6 }, (error, addresses) => {
       if (error) return callback(error, []);
       const usable = allowPrivateNetworks ? addresses : addresses.filter((a) => !isSpecialUseAddress(a.address));
-      if (usable.length === 0) return callback(new OutboundRefused(hostname), []);
+      if (usable.length === 0) return callback(refusedHost(hostname), []);
       if (all) return callback(null, usable);
       return callback(null, usable[0]!.address, usable[0]!.family);
     });
@@ -104,6 +111,76 @@ export function guardedLookup(allowPrivateNetworks: boolean) {
 export function assertPublicHost(url: URL, allowPrivateNetworks: boolean): void {
   if (allowPrivateNetworks) return;
   const host = url.hostname.replace(/^\[|\]$/g, "");
-  if (isIP(host) && isSpecialUseAddress(host)) throw new OutboundRefused(host);
-  if (host === "localhost" || host.endsWith(".localhost")) throw new OutboundRefused(host);
+  if (isIP(host) && isSpecialUseAddress(host)) throw refusedHost(host);
+  if (host === "localhost" || host.endsWith(".localhost")) throw refusedHost(host);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Porta's own outbound requests through fetch (an upstream identity provider's discovery, keys
+// and token endpoint, decision 046), guarded like the webhooks' (decision 047).
+
+export interface GuardedFetchOptions {
+  allowPrivateNetworks: boolean;
+  /** Per request, connection to last byte. */
+  timeoutMs: number;
+  maxBytes: number;
+}
+
+let guardedDispatcher: unknown;
+
+/** An undici agent of Node's own fetch (the class of its global dispatcher) that connects through the guarded lookup. */
+function dispatcherWithGuard(): unknown {
+  if (guardedDispatcher) return guardedDispatcher;
+  // Node's fetch only accepts dispatchers of its bundled undici; its class is reachable through
+  // the global dispatcher (the same way oidc-provider builds its guarded one).
+  void Response;
+  const globals = globalThis as unknown as Record<symbol, { constructor: new (options: unknown) => unknown } | undefined>;
+  const Agent = (globals[Symbol.for("undici.globalDispatcher.2")] ?? globals[Symbol.for("undici.globalDispatcher.1")])?.constructor;
+  if (!Agent) throw new Error("no undici agent to guard outbound requests with");
+  guardedDispatcher = new Agent({ connect: { lookup: guardedLookup(false) } });
+  return guardedDispatcher;
+}
+
+/**
+ * fetch for Porta's own outbound requests: special-use addresses refused (names by their
+ * resolved address, literals before connecting) unless allowed, no redirects followed, a
+ * timeout, and a body size limit.
+ */
+export function guardedFetch(options: GuardedFetchOptions): Fetch {
+  return async (input, init = {}) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    if (url.protocol !== "https:" && url.protocol !== "http:") throw new OutboundRefusedError(`${url.protocol} is not fetched`);
+    const host = url.hostname.replace(/^\[|\]$/g, "");
+    if (!options.allowPrivateNetworks && ((isIP(host) !== 0 && isSpecialUseAddress(host)) || host === "localhost" || host.endsWith(".localhost"))) {
+      throw new OutboundRefusedError(`${url.hostname} is a special-use address`);
+    }
+    const signal = init.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(options.timeoutMs)]) : AbortSignal.timeout(options.timeoutMs);
+    const guarded = options.allowPrivateNetworks ? {} : { dispatcher: dispatcherWithGuard() };
+    const response = await globalThis.fetch(input, { ...init, ...guarded, signal, redirect: "manual" } as RequestInit);
+    const declared = Number(response.headers.get("content-length") ?? "0");
+    if (declared > options.maxBytes) {
+      await response.body?.cancel();
+      throw new OutboundRefusedError("the response is too large");
+    }
+    const body = await readLimited(response, options.maxBytes);
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
+
+async function readLimited(response: Response, maxBytes: number): Promise<Blob | null> {
+  if (!response.body) return null;
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel();
+      throw new OutboundRefusedError("the response is too large");
+    }
+    chunks.push(value);
+  }
+  return new Blob(chunks.map((c) => new Uint8Array(c)));
 }

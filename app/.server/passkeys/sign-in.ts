@@ -1,7 +1,7 @@
 import type { AuthenticationResponseJSON, PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/server";
 import { anonymousActor, userActor, type RequestMeta } from "../auth/actors";
 import { finishSignIn } from "../auth/finish-sign-in";
-import { clearPending, type PendingSecondFactor } from "../auth/two-factor/pending";
+import { clearPending, primaryOf, type PendingSecondFactor } from "../auth/two-factor/pending";
 import { secondFactorLimits } from "../auth/two-factor/service";
 import { inTransaction } from "../context";
 import type { InteractionContext } from "../interaction/context";
@@ -105,7 +105,7 @@ export async function verifyPasskeySecondFactor(
       })
     : { ok: false, reason: "invalid_signature" };
   const kind = claim.ok ? claim.kind : "hwk";
-  const { result, redirectTo } = await finishSignIn(services, { at: ic, method: "password", secondFactor: "passkey", passkey: kind, meta: input.meta }, (complete) =>
+  const { result, redirectTo } = await finishSignIn(services, { at: ic, ...primaryOf(pending), secondFactor: "passkey", passkey: kind, meta: input.meta }, (complete) =>
     inTransaction(services, userActor(pending.userId, input.meta), async (ctx) => {
       const reason = !claim.ok ? claim.reason : (await claim.take(ctx.db)) ? null : "replayed";
       ctx.audit({
@@ -172,7 +172,7 @@ export async function enrollPasskeyAtSignIn(
   if (!registered.ok) return { kind: "failed" };
   const { redirectTo } = await finishSignIn(
     services,
-    { at: ic, method: "password", secondFactor: "passkey", passkey: passkeyKind(registered.passkey.deviceType), meta: input.meta },
+    { at: ic, ...primaryOf(pending), secondFactor: "passkey", passkey: passkeyKind(registered.passkey.deviceType), meta: input.meta },
     (complete) =>
       inTransaction(services, userActor(pending.userId, input.meta), async (ctx) => {
         ctx.audit({ eventType: "auth.2fa.enrolled", organizationId: ic.organization.id, targetType: "user", targetId: pending.userId, data: { method: "passkey" } });

@@ -3,6 +3,7 @@ import { Form } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { AuthCard, Field, FormMessage, type BrandingView } from "~/components/auth-card";
 import { PasskeysSection, type AccountPasskeysView } from "~/components/account/passkeys-section";
+import { FederatedSection, type AccountLinksView } from "~/components/account/federated-section";
 import { RecoveryCodes } from "~/components/recovery-codes";
 import { SUPPORTED_LANGUAGES } from "~/i18n/config";
 
@@ -23,6 +24,7 @@ export type AccountNotice =
   | "passkey_added"
   | "passkey_renamed"
   | "passkey_removed"
+  | "link_removed"
   | "session_ended"
   | "others_ended";
 
@@ -47,6 +49,7 @@ export interface AccountView {
     recovery: { remaining: number; total: number };
   };
   passkeys: AccountPasskeysView;
+  federated: AccountLinksView;
   sessions: Array<{ handle: string; current: boolean; signedInAt: string | null; lastSeenAt: string | null; ip: string | null; userAgent: string | null; clients: Array<string | null> }>;
   events: Array<{ at: string; event: string; method: string | null; ip: string | null; byAdmin: boolean }>;
   fresh: boolean;
@@ -172,6 +175,7 @@ export function AccountPage({ page, result }: { page: AccountView; result: Accou
       <PasswordSection page={page} result={result?.view === "password" ? result : null} />
       <TwoFactorSection page={page} />
       <PasskeysSection page={page} />
+      <FederatedSection page={page} />
       <SessionsSection page={page} />
       <ActivitySection page={page} />
     </AccountShell>
@@ -204,6 +208,8 @@ function noticeText(t: T, notice: AccountNotice, count: number): string {
       return t("account.passkeys.renamed");
     case "passkey_removed":
       return t("account.passkeys.removed");
+    case "link_removed":
+      return t("account.federated.removed");
     case "session_ended":
       return t("account.sessions.ended");
     case "others_ended":

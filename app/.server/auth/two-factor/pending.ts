@@ -13,6 +13,14 @@ export interface PendingSecondFactor {
   /** TOTP enrollment during this login confirmed; the next step finishes the login. */
   enrolled: boolean;
   language: string;
+  /** The first step when it was not a password: a federated sign-in whose provider is not trusted for 2FA (decision 046). */
+  primary?: { method: "federated"; providerId: string; providerName: string };
+}
+
+/** How the sign-in that the second factor completes began, as finishSignIn records it. */
+export function primaryOf(pending: Pick<PendingSecondFactor, "primary">): { method: "password" | "federated"; provider?: { id: string; name: string } } {
+  if (pending.primary?.method === "federated") return { method: "federated", provider: { id: pending.primary.providerId, name: pending.primary.providerName } };
+  return { method: "password" };
 }
 
 const TTL_SECONDS = 15 * 60;

@@ -9,7 +9,7 @@ import { NO_REQUEST, userActor, type RequestMeta } from "../actors";
 import { finishSignIn, type CompleteSignIn } from "../finish-sign-in";
 import { consumeEach, refundEach, type LimitName } from "../../rate-limit/limiters";
 import { MAX_ACTIVE_EMAIL_OTPS } from "./email-otp";
-import { clearPending, loadPending, savePending, type PendingSecondFactor } from "./pending";
+import { clearPending, loadPending, primaryOf, savePending, type PendingSecondFactor } from "./pending";
 import { generateRecoveryCodes, looksLikeRecoveryCode, normalizeRecoveryCode } from "./recovery-codes";
 import { generateTotpSecret, matchTotpStep } from "./totp";
 
@@ -94,7 +94,7 @@ export function planFromEnrollment(enrollment: SecondFactorEnrollment, policy: s
 export async function startSecondFactor(
   services: Services,
   ic: InteractionContext,
-  input: { userId: string; plan: SecondFactorPlan; language: string },
+  input: { userId: string; plan: SecondFactorPlan; language: string; primary?: PendingSecondFactor["primary"] },
 ): Promise<string> {
   const chosen = input.plan.methods.length === 1 ? input.plan.methods[0]! : null;
   await savePending(services.store, ic.uid, {
@@ -104,6 +104,7 @@ export async function startSecondFactor(
     chosen,
     enrolled: false,
     language: input.language,
+    ...(input.primary ? { primary: input.primary } : {}),
   });
   if (input.plan.enrollTotp) return `/interaction/${ic.uid}/two-factor/setup`;
   if (chosen === "email") await issueEmailOtp(services, input.userId, input.language);
@@ -276,7 +277,7 @@ export async function signInWithSecondFactor(
   const { method } = input;
   const offered: Array<VerifyMethod | "passkey"> = [...(pending.chosen ? [pending.chosen] : []), ...(pending.plan.recovery ? (["recovery"] as const) : [])];
   if ((method !== "totp" && method !== "email" && method !== "recovery") || !offered.includes(method)) return { kind: "not_offered" };
-  const { result, redirectTo } = await finishSignIn(services, { at: ic, method: "password", secondFactor: method, meta: input.meta }, (complete) =>
+  const { result, redirectTo } = await finishSignIn(services, { at: ic, ...primaryOf(pending), secondFactor: method, meta: input.meta }, (complete) =>
     verifySecondFactor(services, { userId: pending.userId, organizationId: pending.organizationId, method, code: input.code, ...input.meta }, complete),
   );
   if (redirectTo) {
@@ -355,7 +356,7 @@ export async function enrollTotpAtSignIn(services: Services, ic: InteractionCont
 /** After the recovery codes were shown: the confirmed enrollment was the second factor, and the sign-in completes. */
 export async function signInAfterEnrollment(services: Services, ic: InteractionContext, pending: PendingSecondFactor, meta: RequestMeta): Promise<string | null> {
   if (!pending.enrolled) return null;
-  const { redirectTo } = await finishSignIn(services, { at: ic, method: "password", secondFactor: "totp", meta }, (complete) =>
+  const { redirectTo } = await finishSignIn(services, { at: ic, ...primaryOf(pending), secondFactor: "totp", meta }, (complete) =>
     inTransaction(services, userActor(pending.userId, meta), (ctx) => complete(ctx, pending.userId)),
   );
   await clearPending(services.store, ic.uid);

@@ -50,6 +50,13 @@ export const operations = {
   "customClaims.update": { method: "PUT", path: "/applications/{appId}/claims/{claimId}", pathParams: ["appId","claimId"], input: "body", etag: false, paging: "none" },
   "exports.download": { method: "GET", path: "/organizations/{orgId}/export", pathParams: ["orgId"], input: "none", etag: false, paging: "none" },
   "exports.manifest": { method: "GET", path: "/organizations/{orgId}/export/manifest", pathParams: ["orgId"], input: "none", etag: false, paging: "none" },
+  "federatedIdentities.delete": { method: "DELETE", path: "/users/{id}/federated-identities/{linkId}", pathParams: ["id","linkId"], input: "none", etag: false, paging: "none" },
+  "federatedIdentities.list": { method: "GET", path: "/users/{id}/federated-identities", pathParams: ["id"], input: "none", etag: false, paging: "none" },
+  "identityProviders.create": { method: "POST", path: "/identity-providers", pathParams: [], input: "body", etag: true, paging: "none" },
+  "identityProviders.delete": { method: "DELETE", path: "/identity-providers/{id}", pathParams: ["id"], input: "none", etag: false, paging: "none" },
+  "identityProviders.get": { method: "GET", path: "/identity-providers/{id}", pathParams: ["id"], input: "none", etag: true, paging: "none" },
+  "identityProviders.list": { method: "GET", path: "/identity-providers", pathParams: [], input: "query", etag: false, paging: "cursor" },
+  "identityProviders.update": { method: "PUT", path: "/identity-providers/{id}", pathParams: ["id"], input: "body", etag: true, paging: "none" },
   "imports.apply": { method: "POST", path: "/imports/apply", pathParams: [], input: "body", etag: false, paging: "none" },
   "imports.preview": { method: "POST", path: "/imports/preview", pathParams: [], input: "body", etag: false, paging: "none" },
   "invitations.list": { method: "GET", path: "/organizations/{orgId}/invitations", pathParams: ["orgId"], input: "query", etag: false, paging: "cursor" },
@@ -673,8 +680,8 @@ export interface Operations {
         postLogoutRedirectUris: Array<string>;
         grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
         scope: string;
-        loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
-        effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
+        loginMethods: Array<"password" | "magic_link" | "passkey" | "federated"> | null;
+        effectiveLoginMethods: Array<"password" | "magic_link" | "passkey" | "federated">;
         adminApiAccess: boolean;
         allowedCorsOrigins: Array<string>;
         skipConsent: boolean;
@@ -716,8 +723,8 @@ export interface Operations {
         postLogoutRedirectUris: Array<string>;
         grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
         scope: string;
-        loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
-        effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
+        loginMethods: Array<"password" | "magic_link" | "passkey" | "federated"> | null;
+        effectiveLoginMethods: Array<"password" | "magic_link" | "passkey" | "federated">;
         adminApiAccess: boolean;
         allowedCorsOrigins: Array<string>;
         skipConsent: boolean;
@@ -757,7 +764,7 @@ export interface Operations {
         postLogoutRedirectUris?: Array<string>;
         grantTypes?: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
         scope?: string;
-        loginMethods?: Array<"password" | "magic_link" | "passkey">;
+        loginMethods?: Array<"password" | "magic_link" | "passkey" | "federated">;
         adminApiAccess?: boolean;
         allowedCorsOrigins?: Array<string>;
         skipConsent?: boolean;
@@ -791,8 +798,8 @@ export interface Operations {
         postLogoutRedirectUris: Array<string>;
         grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
         scope: string;
-        loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
-        effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
+        loginMethods: Array<"password" | "magic_link" | "passkey" | "federated"> | null;
+        effectiveLoginMethods: Array<"password" | "magic_link" | "passkey" | "federated">;
         adminApiAccess: boolean;
         allowedCorsOrigins: Array<string>;
         skipConsent: boolean;
@@ -839,8 +846,8 @@ export interface Operations {
         postLogoutRedirectUris: Array<string>;
         grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
         scope: string;
-        loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
-        effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
+        loginMethods: Array<"password" | "magic_link" | "passkey" | "federated"> | null;
+        effectiveLoginMethods: Array<"password" | "magic_link" | "passkey" | "federated">;
         adminApiAccess: boolean;
         allowedCorsOrigins: Array<string>;
         skipConsent: boolean;
@@ -906,8 +913,8 @@ export interface Operations {
         postLogoutRedirectUris: Array<string>;
         grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
         scope: string;
-        loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
-        effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
+        loginMethods: Array<"password" | "magic_link" | "passkey" | "federated"> | null;
+        effectiveLoginMethods: Array<"password" | "magic_link" | "passkey" | "federated">;
         adminApiAccess: boolean;
         allowedCorsOrigins: Array<string>;
         skipConsent: boolean;
@@ -1006,8 +1013,8 @@ export interface Operations {
           postLogoutRedirectUris: Array<string>;
           grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
           scope: string;
-          loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
-          effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
+          loginMethods: Array<"password" | "magic_link" | "passkey" | "federated"> | null;
+          effectiveLoginMethods: Array<"password" | "magic_link" | "passkey" | "federated">;
           adminApiAccess: boolean;
           allowedCorsOrigins: Array<string>;
           skipConsent: boolean;
@@ -1061,7 +1068,7 @@ export interface Operations {
   /** Set the client's login-method override (a non-empty subset of password, magic_link) */
   "clients.setLoginMethods": {
     args: [id: string, body: {
-        loginMethods: Array<"password" | "magic_link" | "passkey">;
+        loginMethods: Array<"password" | "magic_link" | "passkey" | "federated">;
       }, options?: CallOptions];
     response: {
         id: string;
@@ -1088,8 +1095,8 @@ export interface Operations {
         postLogoutRedirectUris: Array<string>;
         grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
         scope: string;
-        loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
-        effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
+        loginMethods: Array<"password" | "magic_link" | "passkey" | "federated"> | null;
+        effectiveLoginMethods: Array<"password" | "magic_link" | "passkey" | "federated">;
         adminApiAccess: boolean;
         allowedCorsOrigins: Array<string>;
         skipConsent: boolean;
@@ -1127,7 +1134,7 @@ export interface Operations {
         postLogoutRedirectUris?: Array<string>;
         grantTypes?: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
         scope?: string;
-        loginMethods?: Array<"password" | "magic_link" | "passkey"> | null;
+        loginMethods?: Array<"password" | "magic_link" | "passkey" | "federated"> | null;
         adminApiAccess?: boolean;
         allowedCorsOrigins?: Array<string>;
         skipConsent?: boolean;
@@ -1161,8 +1168,8 @@ export interface Operations {
         postLogoutRedirectUris: Array<string>;
         grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
         scope: string;
-        loginMethods: Array<"password" | "magic_link" | "passkey"> | null;
-        effectiveLoginMethods: Array<"password" | "magic_link" | "passkey">;
+        loginMethods: Array<"password" | "magic_link" | "passkey" | "federated"> | null;
+        effectiveLoginMethods: Array<"password" | "magic_link" | "passkey" | "federated">;
         adminApiAccess: boolean;
         allowedCorsOrigins: Array<string>;
         skipConsent: boolean;
@@ -1401,9 +1408,10 @@ export interface Operations {
           organization: {
             slug: string;
             name: string;
-            defaultLoginMethods: Array<"password" | "magic_link" | "passkey">;
+            defaultLoginMethods: Array<"password" | "magic_link" | "passkey" | "federated">;
             twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
             defaultLocale: "en" | "de";
+            oauth21?: boolean;
             branding: { [key: string]: JsonValue };
             assets: Array<{
               kind: "logo" | "favicon";
@@ -1460,7 +1468,7 @@ export interface Operations {
             postLogoutRedirectUris: Array<string>;
             grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
             scope: unknown;
-            loginMethods: Array<"password" | "magic_link" | "passkey">;
+            loginMethods: Array<"password" | "magic_link" | "passkey" | "federated">;
             allowedCorsOrigins: Array<string>;
             skipConsent: boolean;
             accessTokenTtlSeconds: number | null;
@@ -1561,6 +1569,226 @@ export interface Operations {
       };
     etag: false;
   };
+  /** Remove a user's link to an upstream identity provider; that upstream account no longer signs in as this user */
+  "federatedIdentities.delete": {
+    args: [id: string, linkId: string, options?: CallOptions];
+    response: {
+        id: string;
+        userId: string;
+        providerId: string;
+        providerName: string;
+        subject: string;
+        email: string | null;
+        createdAt: string;
+        lastUsedAt: string | null;
+      };
+    etag: false;
+  };
+  /** A user's links to upstream identity providers */
+  "federatedIdentities.list": {
+    args: [id: string, options?: CallOptions];
+    response: {
+        data: Array<{
+          id: string;
+          userId: string;
+          providerId: string;
+          providerName: string;
+          subject: string;
+          email: string | null;
+          createdAt: string;
+          lastUsedAt: string | null;
+        }>;
+      };
+    etag: false;
+  };
+  /** Add an upstream identity provider (OpenID Connect, or the google / microsoft presets) to an organization */
+  "identityProviders.create": {
+    args: [body: {
+        organizationId: string;
+        kind?: "oidc" | "google" | "microsoft";
+        issuer?: string;
+        tenantId?: string;
+        name: string;
+        clientId: string;
+        clientSecret?: string;
+        scopes?: Array<string>;
+        claimMapping?: {
+          email?: string;
+          emailVerified?: string;
+          givenName?: string;
+          familyName?: string;
+        };
+        domains?: Array<string>;
+        enabled?: boolean;
+        createAccounts?: boolean;
+        trustUpstreamMfa?: "when_asserted" | "always" | "never";
+      }, options?: CallOptions];
+    response: {
+        id: string;
+        organizationId: string;
+        name: string;
+        kind: "oidc" | "google" | "microsoft";
+        issuer: string;
+        clientId: string;
+        hasClientSecret: boolean;
+        scopes: Array<string>;
+        claimMapping: {
+          email?: string;
+          emailVerified?: string;
+          givenName?: string;
+          familyName?: string;
+        };
+        domains: Array<string>;
+        enabled: boolean;
+        createAccounts: boolean;
+        trustUpstreamMfa: "when_asserted" | "always" | "never";
+        callbackUrl: string;
+        createdAt: string;
+        updatedAt: string;
+      };
+    etag: true;
+  };
+  /** Delete an upstream identity provider and every user's link to it (the accounts stay) */
+  "identityProviders.delete": {
+    args: [id: string, options?: CallOptions];
+    response: {
+        id: string;
+        organizationId: string;
+        name: string;
+        kind: "oidc" | "google" | "microsoft";
+        issuer: string;
+        clientId: string;
+        hasClientSecret: boolean;
+        scopes: Array<string>;
+        claimMapping: {
+          email?: string;
+          emailVerified?: string;
+          givenName?: string;
+          familyName?: string;
+        };
+        domains: Array<string>;
+        enabled: boolean;
+        createAccounts: boolean;
+        trustUpstreamMfa: "when_asserted" | "always" | "never";
+        callbackUrl: string;
+        createdAt: string;
+        updatedAt: string;
+      };
+    etag: false;
+  };
+  /** Get an upstream identity provider */
+  "identityProviders.get": {
+    args: [id: string, options?: CallOptions];
+    response: {
+        id: string;
+        organizationId: string;
+        name: string;
+        kind: "oidc" | "google" | "microsoft";
+        issuer: string;
+        clientId: string;
+        hasClientSecret: boolean;
+        scopes: Array<string>;
+        claimMapping: {
+          email?: string;
+          emailVerified?: string;
+          givenName?: string;
+          familyName?: string;
+        };
+        domains: Array<string>;
+        enabled: boolean;
+        createAccounts: boolean;
+        trustUpstreamMfa: "when_asserted" | "always" | "never";
+        callbackUrl: string;
+        createdAt: string;
+        updatedAt: string;
+      };
+    etag: true;
+  };
+  /** List an organization's upstream identity providers (secrets are never shown) */
+  "identityProviders.list": {
+    args: [query: {
+        page?: number;
+        pageSize?: number;
+        cursor?: string;
+        limit?: number;
+        order?: "asc" | "desc";
+        organizationId: string;
+      }, options?: CallOptions];
+    response: {
+        data: Array<{
+          id: string;
+          organizationId: string;
+          name: string;
+          kind: "oidc" | "google" | "microsoft";
+          issuer: string;
+          clientId: string;
+          hasClientSecret: boolean;
+          scopes: Array<string>;
+          claimMapping: {
+            email?: string;
+            emailVerified?: string;
+            givenName?: string;
+            familyName?: string;
+          };
+          domains: Array<string>;
+          enabled: boolean;
+          createAccounts: boolean;
+          trustUpstreamMfa: "when_asserted" | "always" | "never";
+          callbackUrl: string;
+          createdAt: string;
+          updatedAt: string;
+        }>;
+        total: number;
+        page: number;
+        pageSize: number;
+        cursor?: string;
+      };
+    etag: false;
+  };
+  /** Change an upstream identity provider (clientSecret replaces the stored one, null removes it); If-Match guards against lost updates */
+  "identityProviders.update": {
+    args: [id: string, body: {
+        name?: string;
+        issuer?: string;
+        clientId?: string;
+        clientSecret?: string | null;
+        scopes?: Array<string>;
+        claimMapping?: {
+          email?: string;
+          emailVerified?: string;
+          givenName?: string;
+          familyName?: string;
+        };
+        domains?: Array<string>;
+        enabled?: boolean;
+        createAccounts?: boolean;
+        trustUpstreamMfa?: "when_asserted" | "always" | "never";
+      }, options?: CallOptions];
+    response: {
+        id: string;
+        organizationId: string;
+        name: string;
+        kind: "oidc" | "google" | "microsoft";
+        issuer: string;
+        clientId: string;
+        hasClientSecret: boolean;
+        scopes: Array<string>;
+        claimMapping: {
+          email?: string;
+          emailVerified?: string;
+          givenName?: string;
+          familyName?: string;
+        };
+        domains: Array<string>;
+        enabled: boolean;
+        createAccounts: boolean;
+        trustUpstreamMfa: "when_asserted" | "always" | "never";
+        callbackUrl: string;
+        createdAt: string;
+        updatedAt: string;
+      };
+    etag: true;
+  };
   /** Apply a package in one transaction: create what is missing, update what differs, delete nothing; applying it again changes nothing */
   "imports.apply": {
     args: [body: {
@@ -1590,9 +1818,10 @@ export interface Operations {
             organization: {
               slug: string;
               name: string;
-              defaultLoginMethods: Array<"password" | "magic_link" | "passkey">;
+              defaultLoginMethods: Array<"password" | "magic_link" | "passkey" | "federated">;
               twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
               defaultLocale: "en" | "de";
+              oauth21?: boolean;
               branding: { [key: string]: JsonValue };
               assets: Array<{
                 kind: "logo" | "favicon";
@@ -1649,7 +1878,7 @@ export interface Operations {
               postLogoutRedirectUris: Array<string>;
               grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
               scope: string;
-              loginMethods: Array<"password" | "magic_link" | "passkey">;
+              loginMethods: Array<"password" | "magic_link" | "passkey" | "federated">;
               allowedCorsOrigins?: Array<string>;
               skipConsent?: boolean;
               accessTokenTtlSeconds?: number | null;
@@ -1769,9 +1998,10 @@ export interface Operations {
             organization: {
               slug: string;
               name: string;
-              defaultLoginMethods: Array<"password" | "magic_link" | "passkey">;
+              defaultLoginMethods: Array<"password" | "magic_link" | "passkey" | "federated">;
               twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
               defaultLocale: "en" | "de";
+              oauth21?: boolean;
               branding: { [key: string]: JsonValue };
               assets: Array<{
                 kind: "logo" | "favicon";
@@ -1828,7 +2058,7 @@ export interface Operations {
               postLogoutRedirectUris: Array<string>;
               grantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
               scope: string;
-              loginMethods: Array<"password" | "magic_link" | "passkey">;
+              loginMethods: Array<"password" | "magic_link" | "passkey" | "federated">;
               allowedCorsOrigins?: Array<string>;
               skipConsent?: boolean;
               accessTokenTtlSeconds?: number | null;
@@ -2139,7 +2369,7 @@ export interface Operations {
         name: string;
         slug: string;
         status: "active" | "suspended" | "deleted";
-        defaultLoginMethods: Array<"password" | "magic_link" | "passkey">;
+        defaultLoginMethods: Array<"password" | "magic_link" | "passkey" | "federated">;
         twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
         defaultLocale: string;
         oauth21: boolean;
@@ -2153,7 +2383,7 @@ export interface Operations {
     args: [body: {
         name: string;
         slug: string;
-        defaultLoginMethods?: Array<"password" | "magic_link" | "passkey">;
+        defaultLoginMethods?: Array<"password" | "magic_link" | "passkey" | "federated">;
         twoFactorPolicy?: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
         defaultLocale?: "en" | "de";
         oauth21?: boolean;
@@ -2163,7 +2393,7 @@ export interface Operations {
         name: string;
         slug: string;
         status: "active" | "suspended" | "deleted";
-        defaultLoginMethods: Array<"password" | "magic_link" | "passkey">;
+        defaultLoginMethods: Array<"password" | "magic_link" | "passkey" | "federated">;
         twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
         defaultLocale: string;
         oauth21: boolean;
@@ -2186,7 +2416,7 @@ export interface Operations {
         name: string;
         slug: string;
         status: "active" | "suspended" | "deleted";
-        defaultLoginMethods: Array<"password" | "magic_link" | "passkey">;
+        defaultLoginMethods: Array<"password" | "magic_link" | "passkey" | "federated">;
         twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
         defaultLocale: string;
         oauth21: boolean;
@@ -2258,7 +2488,7 @@ export interface Operations {
           name: string;
           slug: string;
           status: "active" | "suspended" | "deleted";
-          defaultLoginMethods: Array<"password" | "magic_link" | "passkey">;
+          defaultLoginMethods: Array<"password" | "magic_link" | "passkey" | "federated">;
           twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
           defaultLocale: string;
           oauth21: boolean;
@@ -2280,7 +2510,7 @@ export interface Operations {
         name: string;
         slug: string;
         status: "active" | "suspended" | "deleted";
-        defaultLoginMethods: Array<"password" | "magic_link" | "passkey">;
+        defaultLoginMethods: Array<"password" | "magic_link" | "passkey" | "federated">;
         twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
         defaultLocale: string;
         oauth21: boolean;
@@ -2289,11 +2519,11 @@ export interface Operations {
       };
     etag: true;
   };
-  /** Update an organization (name, default login methods, 2FA policy, locale); If-Match guards against lost updates */
+  /** Update an organization (name, default login methods, 2FA policy, locale, OAuth 2.1 mode); If-Match guards against lost updates */
   "organizations.update": {
     args: [id: string, body: {
         name?: string;
-        defaultLoginMethods?: Array<"password" | "magic_link" | "passkey">;
+        defaultLoginMethods?: Array<"password" | "magic_link" | "passkey" | "federated">;
         twoFactorPolicy?: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
         defaultLocale?: "en" | "de";
         oauth21?: boolean;
@@ -2303,7 +2533,7 @@ export interface Operations {
         name: string;
         slug: string;
         status: "active" | "suspended" | "deleted";
-        defaultLoginMethods: Array<"password" | "magic_link" | "passkey">;
+        defaultLoginMethods: Array<"password" | "magic_link" | "passkey" | "federated">;
         twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
         defaultLocale: string;
         oauth21: boolean;
@@ -3790,7 +4020,7 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"postLogoutRedirectUris","in":"body","type":"list of string","required":false,"default":"[]"},
       {"name":"grantTypes","in":"body","type":"list of (authorization_code | refresh_token | client_credentials | urn:ietf:params:oauth:grant-type:device_code)","required":false,"default":"[\"authorization_code\",\"refresh_token\"]"},
       {"name":"scope","in":"body","type":"string (up to 1000 chars)","required":false},
-      {"name":"loginMethods","in":"body","type":"list of (password | magic_link | passkey)","required":false},
+      {"name":"loginMethods","in":"body","type":"list of (password | magic_link | passkey | federated)","required":false},
       {"name":"adminApiAccess","in":"body","type":"boolean","required":false,"default":"false"},
       {"name":"allowedCorsOrigins","in":"body","type":"list of string","required":false,"default":"[]"},
       {"name":"skipConsent","in":"body","type":"boolean","required":false,"default":"false"},
@@ -3872,7 +4102,7 @@ export const operationHelp: Record<string, OperationHelp> = {
     summary: "Set the client's login-method override (a non-empty subset of password, magic_link)",
     fields: [
       {"name":"id","in":"path","type":"string (1–200 chars)","required":true},
-      {"name":"loginMethods","in":"body","type":"list of (password | magic_link | passkey)","required":true},
+      {"name":"loginMethods","in":"body","type":"list of (password | magic_link | passkey | federated)","required":true},
     ],
   },
   "clients.update": {
@@ -3889,7 +4119,7 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"postLogoutRedirectUris","in":"body","type":"list of string","required":false},
       {"name":"grantTypes","in":"body","type":"list of (authorization_code | refresh_token | client_credentials | urn:ietf:params:oauth:grant-type:device_code)","required":false},
       {"name":"scope","in":"body","type":"string (up to 1000 chars)","required":false},
-      {"name":"loginMethods","in":"body","type":"list of (password | magic_link | passkey) or null","required":false},
+      {"name":"loginMethods","in":"body","type":"list of (password | magic_link | passkey | federated) or null","required":false},
       {"name":"adminApiAccess","in":"body","type":"boolean","required":false},
       {"name":"allowedCorsOrigins","in":"body","type":"list of string","required":false},
       {"name":"skipConsent","in":"body","type":"boolean","required":false},
@@ -4010,6 +4240,76 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"orgId","in":"path","type":"string (uuid)","required":true},
     ],
   },
+  "federatedIdentities.delete": {
+    summary: "Remove a user's link to an upstream identity provider; that upstream account no longer signs in as this user",
+    fields: [
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+      {"name":"linkId","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
+  "federatedIdentities.list": {
+    summary: "A user's links to upstream identity providers",
+    fields: [
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
+  "identityProviders.create": {
+    summary: "Add an upstream identity provider (OpenID Connect, or the google / microsoft presets) to an organization",
+    fields: [
+      {"name":"organizationId","in":"body","type":"string (uuid)","required":true},
+      {"name":"kind","in":"body","type":"oidc | google | microsoft","required":false},
+      {"name":"issuer","in":"body","type":"string (uri)","required":false},
+      {"name":"tenantId","in":"body","type":"string","required":false},
+      {"name":"name","in":"body","type":"string (1–100 chars)","required":true},
+      {"name":"clientId","in":"body","type":"string (1–500 chars)","required":true},
+      {"name":"clientSecret","in":"body","type":"string (1–2000 chars)","required":false},
+      {"name":"scopes","in":"body","type":"list of string","required":false},
+      {"name":"claimMapping","in":"body","type":"object","required":false},
+      {"name":"domains","in":"body","type":"list of string","required":false},
+      {"name":"enabled","in":"body","type":"boolean","required":false},
+      {"name":"createAccounts","in":"body","type":"boolean","required":false},
+      {"name":"trustUpstreamMfa","in":"body","type":"when_asserted | always | never","required":false},
+    ],
+  },
+  "identityProviders.delete": {
+    summary: "Delete an upstream identity provider and every user's link to it (the accounts stay)",
+    fields: [
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
+  "identityProviders.get": {
+    summary: "Get an upstream identity provider",
+    fields: [
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
+  "identityProviders.list": {
+    summary: "List an organization's upstream identity providers (secrets are never shown)",
+    fields: [
+      {"name":"page","in":"query","type":"integer (1–1000000)","required":false},
+      {"name":"pageSize","in":"query","type":"integer (1–100)","required":false},
+      {"name":"cursor","in":"query","type":"string (up to 512 chars)","required":false},
+      {"name":"limit","in":"query","type":"integer (1–100)","required":false},
+      {"name":"order","in":"query","type":"asc | desc","required":false},
+      {"name":"organizationId","in":"query","type":"string (uuid)","required":true},
+    ],
+  },
+  "identityProviders.update": {
+    summary: "Change an upstream identity provider (clientSecret replaces the stored one, null removes it); If-Match guards against lost updates",
+    fields: [
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+      {"name":"name","in":"body","type":"string (1–100 chars)","required":false},
+      {"name":"issuer","in":"body","type":"string (uri)","required":false},
+      {"name":"clientId","in":"body","type":"string (1–500 chars)","required":false},
+      {"name":"clientSecret","in":"body","type":"string (1–2000 chars) or null","required":false},
+      {"name":"scopes","in":"body","type":"list of string","required":false},
+      {"name":"claimMapping","in":"body","type":"object","required":false},
+      {"name":"domains","in":"body","type":"list of string","required":false},
+      {"name":"enabled","in":"body","type":"boolean","required":false},
+      {"name":"createAccounts","in":"body","type":"boolean","required":false},
+      {"name":"trustUpstreamMfa","in":"body","type":"when_asserted | always | never","required":false},
+    ],
+  },
   "imports.apply": {
     summary: "Apply a package in one transaction: create what is missing, update what differs, delete nothing; applying it again changes nothing",
     fields: [
@@ -4119,7 +4419,7 @@ export const operationHelp: Record<string, OperationHelp> = {
     fields: [
       {"name":"name","in":"body","type":"string (1–200 chars)","required":true},
       {"name":"slug","in":"body","type":"string (2–63 chars)","required":true},
-      {"name":"defaultLoginMethods","in":"body","type":"list of (password | magic_link | passkey)","required":false},
+      {"name":"defaultLoginMethods","in":"body","type":"list of (password | magic_link | passkey | federated)","required":false},
       {"name":"twoFactorPolicy","in":"body","type":"optional | required_email | required_totp | required_passkey | required_any","required":false},
       {"name":"defaultLocale","in":"body","type":"en | de","required":false},
       {"name":"oauth21","in":"body","type":"boolean","required":false},
@@ -4166,11 +4466,11 @@ export const operationHelp: Record<string, OperationHelp> = {
     ],
   },
   "organizations.update": {
-    summary: "Update an organization (name, default login methods, 2FA policy, locale); If-Match guards against lost updates",
+    summary: "Update an organization (name, default login methods, 2FA policy, locale, OAuth 2.1 mode); If-Match guards against lost updates",
     fields: [
       {"name":"id","in":"path","type":"string (uuid)","required":true},
       {"name":"name","in":"body","type":"string (1–200 chars)","required":false},
-      {"name":"defaultLoginMethods","in":"body","type":"list of (password | magic_link | passkey)","required":false},
+      {"name":"defaultLoginMethods","in":"body","type":"list of (password | magic_link | passkey | federated)","required":false},
       {"name":"twoFactorPolicy","in":"body","type":"optional | required_email | required_totp | required_passkey | required_any","required":false},
       {"name":"defaultLocale","in":"body","type":"en | de","required":false},
       {"name":"oauth21","in":"body","type":"boolean","required":false},

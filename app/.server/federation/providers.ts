@@ -1,0 +1,211 @@
+import type { IdentityProvider as IdentityProviderRow, Prisma } from "~/generated/prisma/client";
+import {
+  ClaimMappingSchema,
+  GOOGLE_ISSUER,
+  microsoftIssuer,
+  UPSTREAM_MFA_TRUST,
+  type ClaimMapping,
+  type IdentityProvider,
+  type IdentityProviderCreate,
+  type IdentityProviderKind,
+  type IdentityProviderUpdate,
+  type UpstreamMfaTrust,
+} from "~/schemas/identity-provider";
+import { requireManagedOrganization } from "../admin/users/service";
+import type { Context, Db } from "../context";
+import type { Encrypter } from "../crypto/encryption";
+import { conflict, notFound, staleEtag } from "../errors";
+import { listMode, listPage, type ListQuery, type Page } from "../admin/http/pagination";
+import { organizationIssuer } from "../oidc/endpoints";
+
+/**
+ * An organization's upstream identity providers (decision 046): configuration kept per
+ * organization, the client secret encrypted under ENCRYPTION_KEY with the provider's id as
+ * associated data (a ciphertext copied to another row does not decrypt), never answered back.
+ */
+export type ProviderRow = IdentityProviderRow;
+
+const secretAad = (providerId: string) => `identity-provider-secret:${providerId}`;
+
+/** The address to register at the upstream provider: {BASE_URL}/{slug}/federation/callback. */
+export const federationCallbackUrl = (baseUrl: string, slug: string) => `${organizationIssuer(baseUrl, slug)}/federation/callback`;
+
+const PRESET_SCOPES: Record<IdentityProviderKind, string[]> = {
+  oidc: ["openid", "email", "profile"],
+  google: ["openid", "email", "profile"],
+  microsoft: ["openid", "email", "profile"],
+};
+
+export function claimMappingOf(row: Pick<ProviderRow, "claimMapping">): ClaimMapping {
+  const parsed = ClaimMappingSchema.safeParse(row.claimMapping);
+  return parsed.success ? parsed.data : {};
+}
+
+export const trustOf = (row: Pick<ProviderRow, "trustUpstreamMfa">): UpstreamMfaTrust =>
+  (UPSTREAM_MFA_TRUST as readonly string[]).includes(row.trustUpstreamMfa) ? (row.trustUpstreamMfa as UpstreamMfaTrust) : "when_asserted";
+
+export function toIdentityProvider(row: ProviderRow, callbackUrl: string): IdentityProvider {
+  return {
+    id: row.id,
+    organizationId: row.organizationId,
+    name: row.name,
+    kind: row.kind as IdentityProviderKind,
+    issuer: row.issuer,
+    clientId: row.clientId,
+    hasClientSecret: row.clientSecretEncrypted !== null,
+    scopes: row.scopes,
+    claimMapping: claimMappingOf(row),
+    domains: row.domains,
+    enabled: row.enabled,
+    createAccounts: row.createAccounts,
+    trustUpstreamMfa: trustOf(row),
+    callbackUrl,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/** The stored secret in clear, for the token request; null for a public client. */
+export function clientSecretOf(encrypter: Encrypter, row: ProviderRow): string | null {
+  return row.clientSecretEncrypted === null ? null : encrypter.decrypt(row.clientSecretEncrypted, secretAad(row.id));
+}
+
+type AdminContext = Context<"config" | "encrypter">;
+
+async function callbackFor(ctx: AdminContext, organizationId: string) {
+  const org = await requireManagedOrganization(ctx, organizationId);
+  return federationCallbackUrl(ctx.config.baseUrl, org.slug);
+}
+
+export async function listIdentityProviders(ctx: AdminContext, query: ListQuery & { organizationId: string }): Promise<Page<IdentityProvider>> {
+  const callbackUrl = await callbackFor(ctx, query.organizationId);
+  const where: Prisma.IdentityProviderWhereInput = { organizationId: query.organizationId };
+  const order = query.order ?? "asc";
+  const page = await listPage(listMode(query), {
+    count: () => ctx.db.identityProvider.count({ where }),
+    offset: (skip, take) => ctx.db.identityProvider.findMany({ where, orderBy: [{ name: order }, { id: order }], skip, take }),
+    after: (afterId, take) => ctx.db.identityProvider.findMany({ where: { ...where, ...(afterId ? { id: order === "asc" ? { gt: afterId } : { lt: afterId } } : {}) }, orderBy: { id: order }, take }),
+  });
+  return { ...page, data: page.data.map((row) => toIdentityProvider(row, callbackUrl)) };
+}
+
+export async function getIdentityProvider(ctx: AdminContext, id: string): Promise<{ row: ProviderRow; body: IdentityProvider }> {
+  const row = await ctx.db.identityProvider.findUnique({ where: { id } });
+  if (!row) throw notFound("identity provider");
+  return { row, body: toIdentityProvider(row, await callbackFor(ctx, row.organizationId)) };
+}
+
+/** Domains claimed by another provider of the organization: home-realm discovery must point to one. */
+async function refuseTakenDomains(db: Db, organizationId: string, domains: string[], exceptId?: string) {
+  if (domains.length === 0) return;
+  const taken = await db.identityProvider.findFirst({
+    where: { organizationId, domains: { hasSome: domains }, ...(exceptId ? { id: { not: exceptId } } : {}) },
+    select: { name: true, domains: true },
+  });
+  if (taken) {
+    const domain = domains.find((d) => taken.domains.includes(d));
+    throw conflict("domain_taken", `The domain ${domain} is already claimed by the identity provider ${taken.name}.`, [
+      { field: "domains", message: `${domain} is already claimed by ${taken.name}` },
+    ]);
+  }
+}
+
+async function refuseTakenName(db: Db, organizationId: string, name: string, exceptId?: string) {
+  const taken = await db.identityProvider.findFirst({ where: { organizationId, name, ...(exceptId ? { id: { not: exceptId } } : {}) }, select: { id: true } });
+  if (taken) throw conflict("name_taken", `An identity provider named ${name} exists in this organization.`, [{ field: "name", message: "is already used by another identity provider" }]);
+}
+
+const unique = (values: string[]) => [...new Set(values)];
+
+export async function createIdentityProvider(ctx: AdminContext, input: IdentityProviderCreate): Promise<{ row: ProviderRow; body: IdentityProvider }> {
+  const callbackUrl = await callbackFor(ctx, input.organizationId);
+  const kind = input.kind ?? "oidc";
+  const issuer = kind === "google" ? GOOGLE_ISSUER : kind === "microsoft" ? microsoftIssuer(input.tenantId!) : input.issuer!.replace(/\/$/, "");
+  const domains = unique(input.domains ?? []);
+  await refuseTakenName(ctx.db, input.organizationId, input.name);
+  await refuseTakenDomains(ctx.db, input.organizationId, domains);
+  // The id is chosen here so the secret's associated data can name it in the one INSERT.
+  const id = crypto.randomUUID();
+  const row = await ctx.db.identityProvider.create({
+    data: {
+      id,
+      organizationId: input.organizationId,
+      name: input.name,
+      kind,
+      issuer,
+      clientId: input.clientId,
+      clientSecretEncrypted: input.clientSecret ? ctx.encrypter.encrypt(input.clientSecret, secretAad(id)) : null,
+      scopes: unique(input.scopes ?? PRESET_SCOPES[kind]),
+      claimMapping: input.claimMapping ?? {},
+      domains,
+      enabled: input.enabled ?? true,
+      createAccounts: input.createAccounts ?? false,
+      trustUpstreamMfa: input.trustUpstreamMfa ?? "when_asserted",
+    },
+  });
+  return { row, body: toIdentityProvider(row, callbackUrl) };
+}
+
+export async function updateIdentityProvider(
+  ctx: AdminContext,
+  id: string,
+  input: IdentityProviderUpdate,
+  expectedVersion: number | undefined,
+): Promise<{ before: IdentityProvider; row: ProviderRow; body: IdentityProvider }> {
+  const { row: current, body: before } = await getIdentityProvider(ctx, id);
+  if (input.issuer !== undefined && current.kind !== "oidc") {
+    throw conflict("preset_issuer", `The issuer of a ${current.kind} provider is fixed.`, [{ field: "issuer", message: `is fixed for ${current.kind}` }]);
+  }
+  if (input.name !== undefined) await refuseTakenName(ctx.db, current.organizationId, input.name, id);
+  const domains = input.domains === undefined ? undefined : unique(input.domains);
+  if (domains) await refuseTakenDomains(ctx.db, current.organizationId, domains, id);
+  const updated = await ctx.db.identityProvider.updateMany({
+    where: { id, ...(expectedVersion !== undefined ? { version: expectedVersion } : {}) },
+    data: {
+      ...(input.name !== undefined ? { name: input.name } : {}),
+      ...(input.issuer !== undefined ? { issuer: input.issuer.replace(/\/$/, "") } : {}),
+      ...(input.clientId !== undefined ? { clientId: input.clientId } : {}),
+      ...(input.clientSecret !== undefined ? { clientSecretEncrypted: input.clientSecret === null ? null : ctx.encrypter.encrypt(input.clientSecret, secretAad(id)) } : {}),
+      ...(input.scopes !== undefined ? { scopes: unique(input.scopes) } : {}),
+      ...(input.claimMapping !== undefined ? { claimMapping: input.claimMapping } : {}),
+      ...(domains !== undefined ? { domains } : {}),
+      ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
+      ...(input.createAccounts !== undefined ? { createAccounts: input.createAccounts } : {}),
+      ...(input.trustUpstreamMfa !== undefined ? { trustUpstreamMfa: input.trustUpstreamMfa } : {}),
+      version: { increment: 1 },
+    },
+  });
+  if (updated.count !== 1) throw staleEtag();
+  const { row, body } = await getIdentityProvider(ctx, id);
+  return { before, row, body };
+}
+
+/** Deletes the provider and every user's link to it (the accounts stay). */
+export async function deleteIdentityProvider(ctx: AdminContext, id: string, expectedVersion: number | undefined): Promise<{ row: ProviderRow; body: IdentityProvider }> {
+  const found = await getIdentityProvider(ctx, id);
+  const deleted = await ctx.db.identityProvider.deleteMany({ where: { id, ...(expectedVersion !== undefined ? { version: expectedVersion } : {}) } });
+  if (deleted.count !== 1) throw staleEtag();
+  return found;
+}
+
+// ---------------------------------------------------------------------------------------------
+// For the sign-in pages
+
+export interface LoginButton {
+  id: string;
+  name: string;
+}
+
+/** The enabled providers of an organization, as the login page lists them. */
+export async function enabledProviders(db: Db, organizationId: string): Promise<Array<LoginButton & { domains: string[] }>> {
+  return db.identityProvider.findMany({ where: { organizationId, enabled: true }, select: { id: true, name: true, domains: true }, orderBy: [{ name: "asc" }, { id: "asc" }] });
+}
+
+/** Home-realm discovery: the enabled provider that claims the email's domain, if one does. */
+export async function providerForEmail(db: Db, organizationId: string, email: string): Promise<LoginButton | null> {
+  const at = email.lastIndexOf("@");
+  if (at < 0) return null;
+  const domain = email.slice(at + 1).trim().toLowerCase();
+  if (!domain) return null;
+  return db.identityProvider.findFirst({ where: { organizationId, enabled: true, domains: { has: domain } }, select: { id: true, name: true } });
+}

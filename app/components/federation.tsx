@@ -1,0 +1,49 @@
+import { useTranslation } from "react-i18next";
+import { AuthCard, FormMessage } from "~/components/auth-card";
+import type { BrandingView } from "~/components/auth-card";
+
+/** Why a sign-in through another identity provider ended without signing in (decision 046). */
+export type FederationFailure = "expired" | "refused" | "unreachable" | "invalid" | "no_account" | "unverified_email" | "inactive" | "unknown";
+
+/** The page a failed upstream sign-in shows: what happened, in the page's language, and the way back to the sign-in. */
+export function FederationFailurePage({
+  branding,
+  reason,
+  provider,
+  backTo,
+}: {
+  branding: BrandingView | null;
+  reason: FederationFailure;
+  provider: string | null;
+  backTo: string | null;
+}) {
+  const { t } = useTranslation();
+  const name = provider ?? t("federation.theProvider");
+  return (
+    <AuthCard branding={branding} title={t("federation.title", { provider: name })}>
+      <FormMessage tone="error">{t(`federation.reason.${reason}`, { provider: name })}</FormMessage>
+      {backTo ? (
+        <p className="links">
+          <a href={backTo}>{t("federation.back")}</a>
+        </p>
+      ) : null}
+    </AuthCard>
+  );
+}
+
+/** One button per enabled upstream provider; each is a form of its own, so no script is needed. */
+export function FederatedButtons({ uid, csrf, providers, label }: { uid: string; csrf: string; providers: Array<{ id: string; name: string }>; label: (provider: string) => string }) {
+  return (
+    <div className="federated-providers">
+      {providers.map((provider) => (
+        <form key={provider.id} method="post" action={`/interaction/${uid}/federated`}>
+          <input type="hidden" name="csrf" value={csrf} />
+          <input type="hidden" name="provider" value={provider.id} />
+          <button className="button button-secondary" type="submit">
+            {label(provider.name)}
+          </button>
+        </form>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,68 @@
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
+import { ListTable } from "~/components/console/list-table";
+import { detailErrors, zodFieldErrors } from "~/components/console/forms";
+import { IDENTITY_PROVIDER_FIELDS, IdentityProviderFields, identityProviderInput } from "~/components/console/identity-provider-fields";
+import { Csrf, Notice } from "~/components/console/ui";
+import { IdentityProviderCreateSchema } from "~/schemas/identity-provider";
+
+export const headers = consoleHeaders;
+export const meta: MetaFunction = () => [{ title: "Identity providers · Porta console" }];
+
+/** An organization's upstream identity providers (decision 046): the list and a new one. */
+export async function loader(args: LoaderFunctionArgs) {
+  const console = await requireConsole(args);
+  const orgId = args.params.id!;
+  const [org, providers] = await Promise.all([
+    console.admin("organizations.get", { params: { id: orgId } }),
+    console.admin("identityProviders.list", { query: { organizationId: orgId, limit: "100" } }),
+  ]);
+  if (!org.ok) throw data({ message: org.error.code }, { status: org.status === 422 ? 404 : org.status });
+  return data({ org: org.body, providers: providers.ok ? providers.body.data : [], done: new URL(args.request.url).searchParams.get("done") }, { headers: NO_STORE });
+}
+
+export async function action(args: ActionFunctionArgs) {
+  const { console, form } = await requireConsoleForm(args);
+  const orgId = args.params.id!;
+  const parsed = IdentityProviderCreateSchema.safeParse(identityProviderInput(form, { organizationId: orgId }));
+  if (!parsed.success) return data({ errors: zodFieldErrors(parsed.error) }, { status: 422, headers: NO_STORE });
+  const created = await console.admin("identityProviders.create", { body: parsed.data });
+  if (!created.ok) return data({ errors: created.error.details ? detailErrors(created.error.details, IDENTITY_PROVIDER_FIELDS) : { form: created.error.message } }, { status: created.status, headers: NO_STORE });
+  return redirect(`/console/organizations/${orgId}/identity-providers/${created.body.id}?done=created`);
+}
+
+export default function IdentityProviders() {
+  const { org, providers, done } = useLoaderData<typeof loader>();
+  const result = useActionData<typeof action>();
+  const { t } = useTranslation("console");
+  const errors: Record<string, string> = result?.errors ?? {};
+  return (
+    <>
+      <p className="breadcrumb"><Link to={`/console/organizations/${org.id}`}>{org.name}</Link></p>
+      <h1>{t("idp.title")}</h1>
+      <p className="muted">{t("idp.intro")}</p>
+      {done === "deleted" ? <Notice kind="info">{t("idp.deleted")}</Notice> : null}
+      <ListTable
+        rows={providers}
+        rowKey={(p) => p.id}
+        empty={t("idp.empty")}
+        caption={t("idp.title")}
+        columns={[
+          { header: t("idp.name"), cell: (p) => <Link to={`/console/organizations/${org.id}/identity-providers/${p.id}`}>{p.name}</Link> },
+          { header: t("idp.kindLabel"), cell: (p) => t(`idp.kind.${p.kind}`) },
+          { header: t("idp.domains"), cell: (p) => p.domains.join(", ") },
+          { header: t("idp.status"), cell: (p) => (p.enabled ? t("idp.enabled") : t("idp.disabled")) },
+        ]}
+      />
+      <Form method="post" reloadDocument noValidate className="panel form" aria-labelledby="new-idp-title">
+        <h2 id="new-idp-title">{t("idp.new")}</h2>
+        {errors.form ? <Notice kind="error">{errors.form}</Notice> : null}
+        <Csrf />
+        <IdentityProviderFields provider={null} errors={errors} />
+        <button type="submit" className="button button-inline">{t("idp.create")}</button>
+      </Form>
+    </>
+  );
+}

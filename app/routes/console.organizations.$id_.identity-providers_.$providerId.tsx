@@ -1,0 +1,69 @@
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { useTranslation } from "react-i18next";
+import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
+import { detailErrors, text, zodFieldErrors } from "~/components/console/forms";
+import { IDENTITY_PROVIDER_FIELDS, IdentityProviderFields, identityProviderInput } from "~/components/console/identity-provider-fields";
+import { ConfirmAction, CopyButton, Csrf, Notice } from "~/components/console/ui";
+import { IdentityProviderUpdateSchema } from "~/schemas/identity-provider";
+
+export const headers = consoleHeaders;
+export const meta: MetaFunction = () => [{ title: "Identity provider · Porta console" }];
+
+/** One upstream identity provider: its callback address to register upstream, its settings, and deleting it. */
+export async function loader(args: LoaderFunctionArgs) {
+  const console = await requireConsole(args);
+  const provider = await console.admin("identityProviders.get", { params: { id: args.params.providerId! } });
+  if (!provider.ok || provider.body.organizationId !== args.params.id) throw data({ message: "not found" }, { status: 404 });
+  return data({ provider: provider.body, version: provider.version ?? null, done: new URL(args.request.url).searchParams.get("done") }, { headers: NO_STORE });
+}
+
+export async function action(args: ActionFunctionArgs) {
+  const { console, form } = await requireConsoleForm(args);
+  const orgId = args.params.id!;
+  const id = args.params.providerId!;
+  const current = await console.admin("identityProviders.get", { params: { id } });
+  if (!current.ok || current.body.organizationId !== orgId) throw data({ message: "not found" }, { status: 404 });
+  if (form.get("intent") === "delete") {
+    const deleted = await console.admin("identityProviders.delete", { params: { id } });
+    if (!deleted.ok) return data({ errors: { form: deleted.error.message } as Record<string, string> }, { status: deleted.status, headers: NO_STORE });
+    return redirect(`/console/organizations/${orgId}/identity-providers?done=deleted`);
+  }
+  const parsed = IdentityProviderUpdateSchema.safeParse(identityProviderInput(form, null));
+  if (!parsed.success) return data({ errors: zodFieldErrors(parsed.error) }, { status: 422, headers: NO_STORE });
+  const ifMatch = /^\d{1,10}$/.test(text(form, "version") ?? "") ? Number(text(form, "version")) : undefined;
+  const updated = await console.admin("identityProviders.update", { params: { id }, body: parsed.data, ...(ifMatch ? { ifMatch } : {}) });
+  if (!updated.ok) return data({ errors: updated.error.details ? detailErrors(updated.error.details, IDENTITY_PROVIDER_FIELDS) : { form: updated.error.message } }, { status: updated.status, headers: NO_STORE });
+  return redirect(`/console/organizations/${orgId}/identity-providers/${id}?done=saved`);
+}
+
+export default function IdentityProviderPage() {
+  const { provider, version, done } = useLoaderData<typeof loader>();
+  const result = useActionData<typeof action>();
+  const { t } = useTranslation("console");
+  const errors: Record<string, string> = result?.errors ?? {};
+  return (
+    <>
+      <p className="breadcrumb"><Link to={`/console/organizations/${provider.organizationId}/identity-providers`}>{t("idp.title")}</Link></p>
+      <h1>{provider.name}</h1>
+      {done ? <Notice kind="info">{t(done === "created" ? "idp.created" : "idp.saved")}</Notice> : null}
+      <section className="panel" aria-labelledby="callback-title">
+        <h2 id="callback-title">{t("idp.callback")}</h2>
+        <p>{t("idp.callbackHint")}</p>
+        <p><code>{provider.callbackUrl}</code> <CopyButton value={provider.callbackUrl} label={t("idp.copyCallback")} /></p>
+      </section>
+      <Form method="post" reloadDocument noValidate className="panel form" aria-labelledby="edit-idp-title">
+        <h2 id="edit-idp-title">{t("idp.edit")}</h2>
+        {errors.form ? <Notice kind="error">{errors.form}</Notice> : null}
+        <Csrf />
+        {version !== null ? <input type="hidden" name="version" value={version} /> : null}
+        <IdentityProviderFields provider={provider} errors={errors} />
+        <button type="submit" className="button button-inline">{t("idp.save")}</button>
+      </Form>
+      <section className="panel" aria-labelledby="delete-idp-title">
+        <h2 id="delete-idp-title">{t("idp.delete")}</h2>
+        <ConfirmAction intent="delete" label={t("idp.delete")} question={t("idp.confirmDelete", { name: provider.name })} danger />
+      </section>
+    </>
+  );
+}

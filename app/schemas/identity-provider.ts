@@ -1,0 +1,143 @@
+import { z } from "zod";
+import { UuidSchema } from "~/schemas/uuid";
+
+/**
+ * Upstream identity providers of an organization (issue 22, decision 046): the Admin API's
+ * shapes, the OpenAPI document, the console and the CLI read these. The client secret is
+ * write-only: a body may carry it, an answer only says whether one is set.
+ */
+export const IDENTITY_PROVIDER_KINDS = ["oidc", "google", "microsoft"] as const;
+export type IdentityProviderKind = (typeof IDENTITY_PROVIDER_KINDS)[number];
+
+/** Whether an upstream sign-in stands in for the organization's second factor. */
+export const UPSTREAM_MFA_TRUST = ["when_asserted", "always", "never"] as const;
+export type UpstreamMfaTrust = (typeof UPSTREAM_MFA_TRUST)[number];
+
+/** Fixed issuers of the presets; Microsoft Entra ID's names the directory (tenant). */
+export const GOOGLE_ISSUER = "https://accounts.google.com";
+export const microsoftIssuer = (tenantId: string) => `https://login.microsoftonline.com/${tenantId}/v2.0`;
+
+const NameSchema = z.string().trim().min(1, "must not be empty").max(100, "must have at most 100 characters");
+const IssuerSchema = z
+  .url({ message: "must be an absolute http(s) URL", protocol: /^https?$/ })
+  .max(500, "must have at most 500 characters")
+  .refine((u) => !u.includes("?") && !u.includes("#"), "must not have a query or fragment");
+const ClientIdSchema = z.string().trim().min(1, "must not be empty").max(500, "must have at most 500 characters");
+const SecretSchema = z.string().min(1, "must not be empty").max(2000, "must have at most 2000 characters");
+const ScopeSchema = z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]{1,100}$/, "must be one scope token");
+const ScopesSchema = z
+  .array(ScopeSchema)
+  .min(1, "must not be empty")
+  .max(20, "must have at most 20 scopes")
+  .refine((s) => s.includes("openid"), "must include openid");
+/** An email domain: lower-case labels, at least one dot. */
+export const EmailDomainSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .max(253, "must have at most 253 characters")
+  .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, "must be a domain name such as example.com");
+const DomainsSchema = z.array(EmailDomainSchema).max(50, "must have at most 50 domains");
+const ClaimNameSchema = z.string().trim().min(1, "must not be empty").max(100, "must have at most 100 characters");
+const TenantSchema = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9.-]{1,100}$/, "must be the directory (tenant) ID or domain")
+  .refine((t) => !["common", "organizations", "consumers"].includes(t.toLowerCase()), "must name one directory, not common, organizations or consumers");
+
+/** Upstream claim names (defaults: email, email_verified, given_name, family_name). */
+export const ClaimMappingSchema = z
+  .object({
+    email: ClaimNameSchema.optional(),
+    emailVerified: ClaimNameSchema.optional(),
+    givenName: ClaimNameSchema.optional(),
+    familyName: ClaimNameSchema.optional(),
+  })
+  .strict();
+export type ClaimMapping = z.infer<typeof ClaimMappingSchema>;
+
+export const IdentityProviderSchema = z.object({
+  id: z.uuid(),
+  organizationId: z.uuid(),
+  name: z.string(),
+  kind: z.enum(IDENTITY_PROVIDER_KINDS),
+  issuer: z.string(),
+  clientId: z.string(),
+  /** A client secret is stored (encrypted); it is never shown again. */
+  hasClientSecret: z.boolean(),
+  scopes: z.array(z.string()),
+  claimMapping: ClaimMappingSchema,
+  domains: z.array(z.string()),
+  enabled: z.boolean(),
+  createAccounts: z.boolean(),
+  trustUpstreamMfa: z.enum(UPSTREAM_MFA_TRUST),
+  /** Register this as the redirect URI at the upstream provider. */
+  callbackUrl: z.string(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+});
+export type IdentityProvider = z.infer<typeof IdentityProviderSchema>;
+
+const commonFields = {
+  name: NameSchema,
+  clientId: ClientIdSchema,
+  clientSecret: SecretSchema.optional(),
+  scopes: ScopesSchema.optional(),
+  claimMapping: ClaimMappingSchema.optional(),
+  domains: DomainsSchema.optional(),
+  enabled: z.boolean().optional(),
+  createAccounts: z.boolean().optional(),
+  trustUpstreamMfa: z.enum(UPSTREAM_MFA_TRUST).optional(),
+};
+
+/**
+ * `kind` oidc needs the issuer (its discovery document is at issuer/.well-known/openid-configuration);
+ * google has a fixed one; microsoft is built from `tenantId`.
+ */
+export const IdentityProviderCreateSchema = z
+  .object({
+    organizationId: UuidSchema,
+    kind: z.enum(IDENTITY_PROVIDER_KINDS).optional(),
+    issuer: IssuerSchema.optional(),
+    tenantId: TenantSchema.optional(),
+    ...commonFields,
+  })
+  .strict()
+  .superRefine((body, ctx) => {
+    const kind = body.kind ?? "oidc";
+    if (kind === "oidc" && !body.issuer) ctx.addIssue({ code: "custom", path: ["issuer"], message: "is required for an OpenID Connect provider" });
+    if (kind !== "oidc" && body.issuer) ctx.addIssue({ code: "custom", path: ["issuer"], message: `is fixed for ${kind}` });
+    if (kind === "microsoft" && !body.tenantId) ctx.addIssue({ code: "custom", path: ["tenantId"], message: "is required for Microsoft Entra ID" });
+    if (kind !== "microsoft" && body.tenantId) ctx.addIssue({ code: "custom", path: ["tenantId"], message: "is only for Microsoft Entra ID" });
+  });
+export type IdentityProviderCreate = z.infer<typeof IdentityProviderCreateSchema>;
+
+/** Every field optional; `clientSecret: null` removes the stored secret (a public client with PKCE). */
+export const IdentityProviderUpdateSchema = z
+  .object({
+    name: NameSchema.optional(),
+    issuer: IssuerSchema.optional(),
+    clientId: ClientIdSchema.optional(),
+    clientSecret: SecretSchema.nullable().optional(),
+    scopes: ScopesSchema.optional(),
+    claimMapping: ClaimMappingSchema.optional(),
+    domains: DomainsSchema.optional(),
+    enabled: z.boolean().optional(),
+    createAccounts: z.boolean().optional(),
+    trustUpstreamMfa: z.enum(UPSTREAM_MFA_TRUST).optional(),
+  })
+  .strict();
+export type IdentityProviderUpdate = z.infer<typeof IdentityProviderUpdateSchema>;
+
+/** A user's link to an upstream account. */
+export const FederatedIdentitySchema = z.object({
+  id: z.uuid(),
+  userId: z.uuid(),
+  providerId: z.uuid(),
+  providerName: z.string(),
+  subject: z.string(),
+  email: z.string().nullable(),
+  createdAt: z.iso.datetime(),
+  lastUsedAt: z.iso.datetime().nullable(),
+});
+export type FederatedIdentity = z.infer<typeof FederatedIdentitySchema>;
