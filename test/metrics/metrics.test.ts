@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTenant, passwordSignIn, PASSWORD, type Tenant } from "../email/helpers";
 import { createClient, createUser } from "../support/factories";
 import { basicAuth, postForm } from "../support/oidc";
+import { scrapeMetrics } from "../support/metrics";
 import { freePort, startTestPorta, type TestPorta } from "../support/porta";
 
 /**
@@ -27,11 +28,7 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
   return 0;
 }
 
-const scrape = async () => {
-  const res = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
-  expect(res.status).toBe(200);
-  return res.text();
-};
+const scrape = () => scrapeMetrics(metricsPort);
 
 beforeAll(async () => {
   metricsPort = await freePort();

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashClientSecret } from "~/.server/directory/clients";
 import { basicAuth, postForm } from "../support/oidc";
+import { scrapeMetrics } from "../support/metrics";
 import { freePort, startTestPorta, type TestPorta } from "../support/porta";
 
 /**
@@ -15,11 +16,7 @@ let metricsPort: number;
 /** Every series in a scrape (name and labels), without the process's own metrics. */
 const series = (text: string) => text.split("\n").filter((line) => line.startsWith("porta_") && !/^porta_(process|nodejs)_/.test(line)).map((line) => line.slice(0, line.lastIndexOf(" ")));
 
-const scrape = async () => {
-  const res = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
-  expect(res.status).toBe(200);
-  return res.text();
-};
+const scrape = () => scrapeMetrics(metricsPort);
 
 beforeAll(async () => {
   metricsPort = await freePort();

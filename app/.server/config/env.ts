@@ -80,6 +80,13 @@ const TrustProxySchema = z
 /** An empty or blank variable means "unset" (z.coerce would turn it into 0). */
 const blankAsUnset = (value: unknown) => (typeof value === "string" && value.trim() === "" ? undefined : value);
 
+/** A TCP port another party listens on, or a second port of Porta's (1–65535). */
+const portNumber = z.coerce
+  .number({ message: "expected a port number" })
+  .int("expected a port number")
+  .min(1, "expected a port number")
+  .max(65535, "expected a port number");
+
 /** Every environment variable Porta reads (the deployment files are checked against it: test/deploy.test.ts). */
 export const EnvSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
@@ -121,15 +128,7 @@ export const EnvSchema = z.object({
       .optional(),
   ),
   SMTP_HOST: optionalString,
-  SMTP_PORT: z.preprocess(
-    blankAsUnset,
-    z.coerce
-      .number({ message: "expected a port number" })
-      .int("expected a port number")
-      .min(1, "expected a port number")
-      .max(65535, "expected a port number")
-      .default(587),
-  ),
+  SMTP_PORT: z.preprocess(blankAsUnset, portNumber.default(587)),
   SMTP_USER: optionalString,
   SMTP_PASS: optionalString,
   SMTP_FROM: optionalString,
@@ -155,15 +154,7 @@ export const EnvSchema = z.object({
       .max(65536, "expected a number of megabytes, such as 64")
       .optional(),
   ),
-  METRICS_PORT: z.preprocess(
-    blankAsUnset,
-    z.coerce
-      .number({ message: "expected a port number" })
-      .int("expected a port number")
-      .min(1, "expected a port number")
-      .max(65535, "expected a port number")
-      .optional(),
-  ),
+  METRICS_PORT: z.preprocess(blankAsUnset, portNumber.optional()),
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.pipe(
     urlWithProtocols(["http:", "https:"], "an OTLP/HTTP collector URL such as http://otel-collector:4318").optional(),
   ),

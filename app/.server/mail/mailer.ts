@@ -24,6 +24,18 @@ export interface Mailer {
   close(): void;
 }
 
+/** The same mailer with its `send` wrapped (metrics, traces), everything else passed through. */
+export function wrapSend(mailer: Mailer, send: Mailer["send"]): Mailer {
+  return {
+    get kind() {
+      return mailer.kind;
+    },
+    health: () => mailer.health(),
+    close: () => mailer.close(),
+    send,
+  };
+}
+
 /** A recipient that is not one plain address; retrying cannot help. */
 export class InvalidRecipientError extends Error {
   readonly code = "EENVELOPE";

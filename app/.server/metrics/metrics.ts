@@ -8,7 +8,7 @@ import type { ReadThroughCache } from "../cache/read-through";
 import type { Database } from "../db/client";
 import type { JobQueue } from "../jobs/queue";
 import { QUEUES } from "../jobs/queue";
-import type { Mailer } from "../mail/mailer";
+import { wrapSend, type Mailer } from "../mail/mailer";
 import type { PoolStats } from "../oidc/registry";
 import type { RateLimits } from "../rate-limit/limiters";
 import { routeLabel } from "./route-label";
@@ -245,23 +245,16 @@ export function createMetrics(): Metrics {
       };
     },
     observeMailer(mailer) {
-      return {
-        get kind() {
-          return mailer.kind;
-        },
-        health: () => mailer.health(),
-        close: () => mailer.close(),
-        async send(message) {
-          try {
-            const sent = await mailer.send(message);
-            mail.inc({ outcome: "sent" });
-            return sent;
-          } catch (error) {
-            mail.inc({ outcome: "failed" });
-            throw error;
-          }
-        },
-      };
+      return wrapSend(mailer, async (message) => {
+        try {
+          const sent = await mailer.send(message);
+          mail.inc({ outcome: "sent" });
+          return sent;
+        } catch (error) {
+          mail.inc({ outcome: "failed" });
+          throw error;
+        }
+      });
     },
     observeJobs(jobs) {
       return {

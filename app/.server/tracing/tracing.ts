@@ -2,7 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from "node:http
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from "@opentelemetry/api";
 import type { CacheStore } from "../cache/store";
 import type { JobQueue } from "../jobs/queue";
-import type { Mailer } from "../mail/mailer";
+import { wrapSend, type Mailer } from "../mail/mailer";
 import { routeLabel } from "../metrics/route-label";
 
 /**
@@ -117,14 +117,7 @@ export async function startTracing(options: TracingOptions): Promise<Tracing> {
       };
     },
     observeMailer(mailer) {
-      return {
-        get kind() {
-          return mailer.kind;
-        },
-        health: () => mailer.health(),
-        close: () => mailer.close(),
-        send: (message) => inSpan("mail send", { "porta.mail.transport": mailer.kind }, () => mailer.send(message), SpanKind.CLIENT),
-      };
+      return wrapSend(mailer, (message) => inSpan("mail send", { "porta.mail.transport": mailer.kind }, () => mailer.send(message), SpanKind.CLIENT));
     },
     flush: () => flush(),
     shutdown: () => shutdown(),
