@@ -1,3 +1,4 @@
+import { exportJWK, generateKeyPair } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminApi, obtainAdminTokens } from "../support/admin-api";
 import { createApplication, createClient, createOrganization } from "../support/factories";
@@ -151,6 +152,34 @@ describe("client page", () => {
     const machineHtml = (await pageWithCsrf(admin.browser, clientUrl(id))).html;
     expect(machineHtml).not.toContain('name="allowedCorsOrigins"');
     expect(machineHtml).toContain('name="skipConsent"');
+  });
+
+  it("saves the client's keys (a JWK Set or its address), shows them, and puts a key set that is not one next to its field", async () => {
+    const { id } = await machineClient("Keyed machine");
+    const { publicKey } = await generateKeyPair("ES256");
+    const jwk = { ...(await exportJWK(publicKey)), kid: "k1", use: "sig", alg: "ES256" };
+    const { html, csrf } = await pageWithCsrf(admin.browser, clientUrl(id));
+    const base = { csrf, intent: "update", version: versionOf(html), name: "Keyed machine", redirectUris: "", postLogoutRedirectUris: "", scope: "email", grantTypes: "client_credentials", applicationId: "", keysShown: "1" };
+    const saved = await admin.browser.post(clientUrl(id), { ...base, jwks: JSON.stringify({ keys: [jwk] }), jwksUri: "" });
+    expect(saved.status, await saved.clone().text()).toBe(302);
+    expect((await stored(id))?.jwks).toMatchObject({ keys: [{ kid: "k1", kty: "EC", crv: "P-256" }] });
+    const page = await pageWithCsrf(admin.browser, clientUrl(id));
+    expect(page.html.replaceAll("&quot;", '"')).toMatch(/<textarea[^>]*name="jwks"[^>]*>[^<]*"kid": "k1"/);
+
+    const before = await stored(id);
+    const bad = await admin.browser.post(clientUrl(id), { ...base, csrf: page.csrf, version: versionOf(page.html), jwks: "{not json", jwksUri: "" });
+    expect(bad.status).toBe(422);
+    const badHtml = await bad.text();
+    expect(badHtml).toMatch(/id="jwks-error"[^>]*role="alert"/);
+    expect(badHtml).toMatch(/<textarea[^>]*name="jwks"[^>]*>\{not json<\/textarea>/);
+    const both = await admin.browser.post(clientUrl(id), { ...base, csrf: page.csrf, version: versionOf(page.html), jwks: JSON.stringify({ keys: [jwk] }), jwksUri: "https://rp.example.com/jwks.json" });
+    expect(both.status).toBe(422);
+    expect(await both.text()).toMatch(/id="jwksUri-error"[^>]*>must not be set together with jwks/);
+    expect(await stored(id)).toEqual(before);
+
+    const cleared = await admin.browser.post(clientUrl(id), { ...base, csrf: page.csrf, version: versionOf(page.html), jwks: "", jwksUri: "" });
+    expect(cleared.status).toBe(302);
+    expect((await stored(id))?.jwks).toBeNull();
   });
 
   it("shows the conflict view to a stale version and changes nothing", async () => {

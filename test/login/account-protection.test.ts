@@ -55,7 +55,7 @@ describe("rate limit per email and organization", () => {
     const html = await limited.text();
     expect(mainOf(html)).toContain(message("en", (m) => m.signIn.rateLimited, { minutes }));
     expect(mainOf(html)).not.toContain(message("en", (m) => m.signIn.failed));
-    expect(entries.map((e) => e.data)).toEqual([{ email, reason: "rate_limited", clientId: tenant.client.id }]);
+    expect(entries.map((e) => e.data)).toEqual([{ method: "password", email, reason: "rate_limited", clientId: tenant.client.id }]);
 
     // The counter ignores letter case, and the message follows the browser's language.
     const german = await submitPassword(page, email.toUpperCase(), PASSWORD, { headers: { "accept-language": "de" } });

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { AuditFanOut, WrittenAuditEntry } from "../audit/audit";
+import type { ReadThroughCache } from "../cache/read-through";
 import { newUuidV7 } from "../db/ids";
 import type { JobQueue } from "../jobs/queue";
 import { webhookFilterMatches } from "~/schemas/webhook";
@@ -28,15 +29,27 @@ export function payloadOf(entry: WrittenAuditEntry): string {
   });
 }
 
-export function createWebhookOutbox(jobs: JobQueue, logger: Logger): AuditFanOut {
+const endpointsKey = (organizationId: string) => `webhook-endpoints:${organizationId}`;
+const ENDPOINTS_TTL_SECONDS = 300;
+
+/** After a committed change to an organization's endpoints, in every process: the outbox reads them again. */
+export function forgetWebhookEndpoints(cache: ReadThroughCache, organizationId: string): Promise<void> {
+  return cache.invalidate(endpointsKey(organizationId));
+}
+
+export function createWebhookOutbox(jobs: JobQueue, logger: Logger, cache: ReadThroughCache): AuditFanOut {
   return async (entries, tx) => {
     const organizationIds = [...new Set(entries.map((e) => e.organizationId).filter((id): id is string => id !== null))];
     if (organizationIds.length === 0) return [];
-    // One indexed read per audited write; organizations without endpoints stop here.
-    const endpoints = await tx.webhookEndpoint.findMany({
-      where: { organizationId: { in: organizationIds }, enabled: true },
-      select: { id: true, organizationId: true, eventTypes: true },
-    });
+    // Each organization's enabled endpoints through the cache (invalidated on every change to
+    // them): an audited write of an organization without webhooks costs no statement.
+    const endpoints: Array<{ id: string; organizationId: string; eventTypes: string[] }> = [];
+    for (const organizationId of organizationIds) {
+      const own = await cache.getOrLoad(endpointsKey(organizationId), ENDPOINTS_TTL_SECONDS, () =>
+        tx.webhookEndpoint.findMany({ where: { organizationId, enabled: true }, select: { id: true, organizationId: true, eventTypes: true } }),
+      );
+      endpoints.push(...(own ?? []));
+    }
     if (endpoints.length === 0) return [];
     const deliveries = entries.flatMap((entry) =>
       endpoints

@@ -15,6 +15,8 @@ export const CLIENT_FIELDS = [
   "adminApiAccess",
   "backchannelLogoutUri",
   "backchannelLogoutSessionRequired",
+  "jwks",
+  "jwksUri",
 ] as const;
 
 /** Marks a form that shows the Admin API checkbox (only for the super-admin organization's clients). */
@@ -23,6 +25,19 @@ export const ADMIN_API_ACCESS_SHOWN = "adminApiAccessShown";
 export const SKIP_CONSENT_SHOWN = "skipConsentShown";
 /** Marks a form that shows the back-channel fields (an unticked checkbox sends nothing). */
 export const BACKCHANNEL_SHOWN = "backchannelShown";
+/** Marks a form that shows the client's keys (decision 045). */
+export const KEYS_SHOWN = "keysShown";
+
+/** The key set as typed: empty is none; what does not parse goes to the schema as text, so it names the problem. */
+function keySet(value: string | undefined): unknown {
+  const trimmed = (value ?? "").trim();
+  if (trimmed === "") return null;
+  try {
+    return JSON.parse(trimmed) as unknown;
+  } catch {
+    return trimmed;
+  }
+}
 
 const lines = (value: string | undefined) => (value ?? "").split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
 
@@ -54,6 +69,8 @@ export function clientUpdateInput(form: FormData) {
     ...(form.has(BACKCHANNEL_SHOWN)
       ? { backchannelLogoutUri: (text(form, "backchannelLogoutUri") ?? "").trim() || null, backchannelLogoutSessionRequired: form.get("backchannelLogoutSessionRequired") === "yes" }
       : {}),
+    // Client keys (decision 045): a JWK Set typed in, or the address it is published at.
+    ...(form.has(KEYS_SHOWN) ? { jwks: keySet(text(form, "jwks")), jwksUri: (text(form, "jwksUri") ?? "").trim() || null } : {}),
   };
 }
 

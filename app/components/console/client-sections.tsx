@@ -1,7 +1,7 @@
 import { Form } from "@remix-run/react";
 import { useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
-import { ADMIN_API_ACCESS_SHOWN, BACKCHANNEL_SHOWN, clientUpdateInput, SKIP_CONSENT_SHOWN, type ClientFormValues } from "./client-fields";
+import { ADMIN_API_ACCESS_SHOWN, BACKCHANNEL_SHOWN, clientUpdateInput, KEYS_SHOWN, SKIP_CONSENT_SHOWN, type ClientFormValues } from "./client-fields";
 import { clientKindOf } from "./integration";
 import { ConflictView, InputField } from "./detail-parts";
 import { ListTable, Moment } from "./list-table";
@@ -192,6 +192,27 @@ export function ClientEditForm(props: { client: Client; version: number; apps: A
           </label>
         </fieldset>
       ) : null}
+      <fieldset className="field">
+        <legend>{t("clientDetail.keys")}</legend>
+        <input type="hidden" name={KEYS_SHOWN} value="1" />
+        <InputField
+          id="jwksUri"
+          name="jwksUri"
+          label={t("clientDetail.jwksUri")}
+          defaultValue={(values?.jwksUri !== undefined ? values.jwksUri : client.jwksUri) ?? ""}
+          error={errors.jwksUri}
+          hint={t("clientDetail.jwksUriHint")}
+        />
+        <InputField
+          id="jwks"
+          name="jwks"
+          label={t("clientDetail.jwks")}
+          multiline
+          defaultValue={keysText(values?.jwks !== undefined ? values.jwks : client.jwks)}
+          error={errors.jwks}
+          hint={t("clientDetail.jwksHint")}
+        />
+      </fieldset>
       <button type="submit" className="button button-inline">{t("common.save")}</button>
     </Form>
   );
@@ -279,4 +300,10 @@ export function ClientActions({ client }: { client: Client }) {
       <ConfirmAction intent="delete" label={t("clientDetail.delete")} question={t("clientDetail.confirmDelete", { name: client.name })} danger />
     </section>
   );
+}
+
+/** A key set as the form shows it: indented JSON, or the text typed when it did not parse. */
+function keysText(value: unknown): string {
+  if (value === null || value === undefined) return "";
+  return typeof value === "string" ? value : JSON.stringify(value, null, 2);
 }

@@ -1,3 +1,4 @@
+import { forgetWebhookEndpoints } from "../../webhooks/outbox";
 import { isIP } from "node:net";
 import type { Prisma, WebhookAttempt as AttemptRow, WebhookDelivery as DeliveryRow, WebhookEndpoint as EndpointRow } from "~/generated/prisma/client";
 import type {
@@ -101,7 +102,7 @@ export async function getWebhookEndpoint(ctx: Context, organizationId: string, i
 }
 
 export async function createWebhookEndpoint(
-  ctx: Context<"config" | "encrypter">,
+  ctx: Context<"config" | "encrypter" | "cache">,
   organizationId: string,
   input: WebhookEndpointCreate,
 ): Promise<{ endpoint: EndpointRow; secret: string }> {
@@ -120,17 +121,19 @@ export async function createWebhookEndpoint(
       secretEncrypted: sealWebhookSecret(ctx.encrypter, id, secret),
     },
   });
+  ctx.afterCommit(() => forgetWebhookEndpoints(ctx.cache, organizationId));
   return { endpoint, secret };
 }
 
-async function writeEndpoint(ctx: Context, current: EndpointRow, data: Prisma.WebhookEndpointUpdateManyMutationInput, expectedVersion: number | undefined) {
+async function writeEndpoint(ctx: Context<"cache">, current: EndpointRow, data: Prisma.WebhookEndpointUpdateManyMutationInput, expectedVersion: number | undefined) {
   const updated = await ctx.db.webhookEndpoint.updateMany({ where: { id: current.id, version: expectedVersion ?? current.version }, data: { ...data, version: { increment: 1 } } });
   if (updated.count !== 1) throw staleEtag();
+  ctx.afterCommit(() => forgetWebhookEndpoints(ctx.cache, current.organizationId));
   return getWebhookEndpoint(ctx, current.organizationId, current.id);
 }
 
 export async function updateWebhookEndpoint(
-  ctx: Context<"config">,
+  ctx: Context<"config" | "cache">,
   organizationId: string,
   id: string,
   input: WebhookEndpointUpdate,
@@ -155,7 +158,7 @@ export async function updateWebhookEndpoint(
 }
 
 export async function rotateWebhookSecret(
-  ctx: Context<"encrypter">,
+  ctx: Context<"encrypter" | "cache">,
   organizationId: string,
   id: string,
   expectedVersion: number | undefined,
@@ -166,10 +169,11 @@ export async function rotateWebhookSecret(
   return { endpoint, secret };
 }
 
-export async function deleteWebhookEndpoint(ctx: Context, organizationId: string, id: string, expectedVersion: number | undefined): Promise<EndpointRow> {
+export async function deleteWebhookEndpoint(ctx: Context<"cache">, organizationId: string, id: string, expectedVersion: number | undefined): Promise<EndpointRow> {
   const current = await getWebhookEndpoint(ctx, organizationId, id);
   const deleted = await ctx.db.webhookEndpoint.deleteMany({ where: { id, version: expectedVersion ?? current.version } });
   if (deleted.count !== 1) throw staleEtag();
+  ctx.afterCommit(() => forgetWebhookEndpoints(ctx.cache, organizationId));
   return current;
 }
 
