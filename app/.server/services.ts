@@ -191,7 +191,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     keys,
     oidc,
     // Each audited write also writes the webhook deliveries it causes (decision 047).
-    audit: metrics.observeAudit(createAuditLog(db.prisma, logger, createWebhookOutbox(jobs, logger, cache))),
+    audit: metrics.observeAudit(createAuditLog(db.prisma, logger, createWebhookOutbox(jobs, logger))),
     limits: metrics.observeLimits(createRateLimits(db.prisma, rulesFromSettings(settings))),
     passwords,
     csrf: createCsrfGuard(encryptionKey),

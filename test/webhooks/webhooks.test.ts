@@ -172,6 +172,15 @@ describe("deliveries", () => {
     await api.delete(`${base()}/${endpoint.id}`);
   });
 
+  it("receives the event of its own creation, written in the same transaction, right after other writes of the organization", async () => {
+    // An audited write just before: nothing may still believe the organization has no such endpoint.
+    expect((await api.post(`/organizations/${tenant.org.id}/users`, { email: uniqueEmail("before"), givenName: "Ada", familyName: "Byron" })).status).toBe(201);
+    const endpoint = await addEndpoint("/self", ["webhook.*"]);
+    await eventually(async () => at("/self"), (list) => list.length >= 1, 15_000);
+    expect(verified(endpoint.secret, at("/self")[0]!)).toMatchObject({ type: "webhook.created", data: { target: { type: "webhook", id: endpoint.id } } });
+    await api.delete(`${base()}/${endpoint.id}`);
+  });
+
   it("retries after 500 on the schedule, then delivers; events outside the filter are not sent", async () => {
     const endpoint = await addEndpoint("/flaky", ["organization.updated"]);
     receiver.script("/flaky", [500, 500, 200]);

@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { Prisma, PrismaClient } from "~/generated/prisma/client";
+import { Prisma, type PrismaClient } from "~/generated/prisma/client";
 import type { AuditEventType } from "~/schemas/audit-events";
 import { newUuidV7 } from "../db/ids";
 import { fieldChanges, isSecretValue, REDACTED } from "./diff";
@@ -36,7 +36,13 @@ export type WrittenAuditEntry = ReturnType<typeof rowOf>;
  * What else an entry causes in its own transaction: the webhook outbox (webhooks/outbox.ts,
  * decision 047). Returns the ids of the jobs to hand to the queue once the transaction commits.
  */
-export type AuditFanOut = (entries: WrittenAuditEntry[], tx: Prisma.TransactionClient) => Promise<string[]>;
+export type AuditFanOut = (written: Array<{ entry: WrittenAuditEntry; endpoints: WebhookTarget[] }>, tx: Prisma.TransactionClient) => Promise<string[]>;
+
+/** An enabled webhook endpoint of the entry's organization, as the entry's INSERT returns it. */
+export interface WebhookTarget {
+  id: string;
+  eventTypes: string[];
+}
 
 export interface AuditLog {
   /** One entry; without a transaction, it and what it causes are written in one of their own. */
@@ -78,10 +84,28 @@ const rowOf = (entry: AuditRecord) => ({
 
 export function createAuditLog(prisma: PrismaClient, logger: Logger, fanOut: AuditFanOut = async () => []): AuditLog {
   async function recordMany(entries: AuditRecord[], tx: Prisma.TransactionClient): Promise<string[]> {
+    if (entries.length === 0) return [];
     const rows = entries.map(rowOf);
-    if (rows.length === 1) await tx.auditEntry.create({ data: rows[0]! });
-    else if (rows.length > 1) await tx.auditEntry.createMany({ data: rows });
-    return rows.length > 0 ? fanOut(rows, tx) : [];
+    // One statement writes the entries and reads, in the same transaction, the enabled webhook
+    // endpoints of each entry's organization (decision 047): an endpoint made earlier in this
+    // transaction is seen, and a write in an organization without webhooks costs nothing more.
+    const values = Prisma.join(
+      rows.map(
+        (r) =>
+          Prisma.sql`(${r.id}::uuid, ${r.eventType}, ${r.organizationId}::uuid, ${r.actorType}, ${r.actorId}, ${r.targetType}, ${r.targetId}, ${r.ip}, ${r.requestId}, ${JSON.stringify(r.data)}::jsonb, ${r.createdAt}::timestamptz)`,
+      ),
+    );
+    const returned = await tx.$queryRaw<Array<{ id: string; endpoints: WebhookTarget[] }>>`
+      INSERT INTO "AuditEntry" ("id", "eventType", "organizationId", "actorType", "actorId", "targetType", "targetId", "ip", "requestId", "data", "createdAt")
+      VALUES ${values}
+      RETURNING "id"::text AS "id", COALESCE((
+        SELECT json_agg(json_build_object('id', e."id", 'eventTypes', e."eventTypes"))
+        FROM "WebhookEndpoint" e
+        WHERE e."organizationId" = "AuditEntry"."organizationId" AND e."enabled"
+      ), '[]'::json) AS "endpoints"`;
+    const endpointsOf = new Map(returned.map((r) => [r.id, r.endpoints]));
+    const withTargets = rows.filter((r) => (endpointsOf.get(r.id) ?? []).length > 0).map((entry) => ({ entry, endpoints: endpointsOf.get(entry.id)! }));
+    return withTargets.length > 0 ? fanOut(withTargets, tx) : [];
   }
   return {
     async record(entry, tx) {

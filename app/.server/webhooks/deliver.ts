@@ -1,4 +1,3 @@
-import { forgetWebhookEndpoints } from "./outbox";
 import { Webhook } from "standardwebhooks";
 import { systemActor } from "../auth/actors";
 import { inTransaction } from "../context";
@@ -100,7 +99,6 @@ async function countFailure(services: Services, endpointId: string, organization
     const endpoint = await ctx.db.webhookEndpoint.update({ where: { id: endpointId }, data: { consecutiveFailures: { increment: 1 } } });
     if (!endpoint.enabled || endpoint.consecutiveFailures < limit) return false;
     await ctx.db.webhookEndpoint.update({ where: { id: endpointId }, data: { enabled: false, disabledReason: "consecutive_failures", version: { increment: 1 } } });
-    ctx.afterCommit(() => forgetWebhookEndpoints(services.cache, organizationId));
     ctx.audit({
       eventType: "webhook.disabled",
       organizationId,

@@ -1,14 +1,13 @@
 import type { Logger } from "pino";
 import type { AuditFanOut, WrittenAuditEntry } from "../audit/audit";
-import type { ReadThroughCache } from "../cache/read-through";
 import { newUuidV7 } from "../db/ids";
 import type { JobQueue } from "../jobs/queue";
 import { webhookFilterMatches } from "~/schemas/webhook";
 
 /**
  * The webhook outbox (decision 047): the audit writer calls this in the transaction that writes
- * the entries, so each enabled endpoint of the entry's organization whose filter takes the event
- * gets a delivery row and a queued job exactly when the write commits. A rolled-back write sends
+ * the entries, with the endpoints their INSERT returned, so each enabled endpoint of the entry's
+ * organization whose filter takes the event gets a delivery row and a queued job exactly when the write commits. A rolled-back write sends
  * nothing; a committed one always sends (the job outbox hands over what a crash left).
  */
 
@@ -29,35 +28,16 @@ export function payloadOf(entry: WrittenAuditEntry): string {
   });
 }
 
-const endpointsKey = (organizationId: string) => `webhook-endpoints:${organizationId}`;
-const ENDPOINTS_TTL_SECONDS = 300;
-
-/** After a committed change to an organization's endpoints, in every process: the outbox reads them again. */
-export function forgetWebhookEndpoints(cache: ReadThroughCache, organizationId: string): Promise<void> {
-  return cache.invalidate(endpointsKey(organizationId));
-}
-
-export function createWebhookOutbox(jobs: JobQueue, logger: Logger, cache: ReadThroughCache): AuditFanOut {
-  return async (entries, tx) => {
-    const organizationIds = [...new Set(entries.map((e) => e.organizationId).filter((id): id is string => id !== null))];
-    if (organizationIds.length === 0) return [];
-    // Each organization's enabled endpoints through the cache (invalidated on every change to
-    // them): an audited write of an organization without webhooks costs no statement.
-    const endpoints: Array<{ id: string; organizationId: string; eventTypes: string[] }> = [];
-    for (const organizationId of organizationIds) {
-      const own = await cache.getOrLoad(endpointsKey(organizationId), ENDPOINTS_TTL_SECONDS, () =>
-        tx.webhookEndpoint.findMany({ where: { organizationId, enabled: true }, select: { id: true, organizationId: true, eventTypes: true } }),
-      );
-      endpoints.push(...(own ?? []));
-    }
-    if (endpoints.length === 0) return [];
-    const deliveries = entries.flatMap((entry) =>
+export function createWebhookOutbox(jobs: JobQueue, logger: Logger): AuditFanOut {
+  return async (written, tx) => {
+    // The audit writer's INSERT returned each entry's enabled endpoints (audit/audit.ts).
+    const deliveries = written.flatMap(({ entry, endpoints }) =>
       endpoints
-        .filter((endpoint) => endpoint.organizationId === entry.organizationId && webhookFilterMatches(endpoint.eventTypes, entry.eventType))
+        .filter((endpoint) => entry.organizationId !== null && webhookFilterMatches(endpoint.eventTypes, entry.eventType))
         .map((endpoint) => ({
           id: newUuidV7(),
           endpointId: endpoint.id,
-          organizationId: endpoint.organizationId,
+          organizationId: entry.organizationId!,
           eventType: entry.eventType,
           auditEntryId: entry.id,
           payload: payloadOf(entry),

@@ -1,4 +1,3 @@
-import { forgetWebhookEndpoints } from "../../webhooks/outbox";
 import { isIP } from "node:net";
 import type { Prisma, WebhookAttempt as AttemptRow, WebhookDelivery as DeliveryRow, WebhookEndpoint as EndpointRow } from "~/generated/prisma/client";
 import type {
@@ -102,7 +101,7 @@ export async function getWebhookEndpoint(ctx: Context, organizationId: string, i
 }
 
 export async function createWebhookEndpoint(
-  ctx: Context<"config" | "encrypter" | "cache">,
+  ctx: Context<"config" | "encrypter">,
   organizationId: string,
   input: WebhookEndpointCreate,
 ): Promise<{ endpoint: EndpointRow; secret: string }> {
@@ -121,19 +120,17 @@ export async function createWebhookEndpoint(
       secretEncrypted: sealWebhookSecret(ctx.encrypter, id, secret),
     },
   });
-  ctx.afterCommit(() => forgetWebhookEndpoints(ctx.cache, organizationId));
   return { endpoint, secret };
 }
 
-async function writeEndpoint(ctx: Context<"cache">, current: EndpointRow, data: Prisma.WebhookEndpointUpdateManyMutationInput, expectedVersion: number | undefined) {
+async function writeEndpoint(ctx: Context, current: EndpointRow, data: Prisma.WebhookEndpointUpdateManyMutationInput, expectedVersion: number | undefined) {
   const updated = await ctx.db.webhookEndpoint.updateMany({ where: { id: current.id, version: expectedVersion ?? current.version }, data: { ...data, version: { increment: 1 } } });
   if (updated.count !== 1) throw staleEtag();
-  ctx.afterCommit(() => forgetWebhookEndpoints(ctx.cache, current.organizationId));
   return getWebhookEndpoint(ctx, current.organizationId, current.id);
 }
 
 export async function updateWebhookEndpoint(
-  ctx: Context<"config" | "cache">,
+  ctx: Context<"config">,
   organizationId: string,
   id: string,
   input: WebhookEndpointUpdate,
@@ -158,7 +155,7 @@ export async function updateWebhookEndpoint(
 }
 
 export async function rotateWebhookSecret(
-  ctx: Context<"encrypter" | "cache">,
+  ctx: Context<"encrypter">,
   organizationId: string,
   id: string,
   expectedVersion: number | undefined,
@@ -169,11 +166,10 @@ export async function rotateWebhookSecret(
   return { endpoint, secret };
 }
 
-export async function deleteWebhookEndpoint(ctx: Context<"cache">, organizationId: string, id: string, expectedVersion: number | undefined): Promise<EndpointRow> {
+export async function deleteWebhookEndpoint(ctx: Context, organizationId: string, id: string, expectedVersion: number | undefined): Promise<EndpointRow> {
   const current = await getWebhookEndpoint(ctx, organizationId, id);
   const deleted = await ctx.db.webhookEndpoint.deleteMany({ where: { id, version: expectedVersion ?? current.version } });
   if (deleted.count !== 1) throw staleEtag();
-  ctx.afterCommit(() => forgetWebhookEndpoints(ctx.cache, organizationId));
   return current;
 }
 
