@@ -7,8 +7,8 @@ import { routeLabel } from "../metrics/route-label";
 
 /**
  * OpenTelemetry traces (decision 051), off unless OTEL_EXPORTER_OTLP_ENDPOINT is set. Porta makes
- * its spans through @opentelemetry/api, which does nothing until a tracer provider is
- * registered: without the endpoint the SDK is never loaded and a span costs a function call.
+ * its spans through @opentelemetry/api; without the endpoint the SDK is never loaded and nothing
+ * is wrapped.
  */
 export interface Tracing {
   readonly enabled: boolean;
@@ -45,37 +45,37 @@ export async function inSpan<T>(name: string, attributes: Attributes, fn: (span:
   });
 }
 
+/** Without an endpoint nothing is wrapped: requests, cache reads and jobs pay nothing for traces. */
+const OFF: Tracing = {
+  enabled: false,
+  observeHttp: (handler) => handler,
+  observeCache: (store) => store,
+  observeJobs: (jobs) => jobs,
+  observeMailer: (mailer) => mailer,
+  flush: async () => {},
+  shutdown: async () => {},
+};
+
 export async function startTracing(options: TracingOptions): Promise<Tracing> {
-  let flush = async () => {};
-  let shutdown = async () => {};
-  if (options.endpoint) {
-    // Loaded only when traces are wanted: the SDK and exporter cost memory at idle otherwise.
-    const [{ NodeTracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }, { resourceFromAttributes }, { PrismaInstrumentation }] = await Promise.all([
-      import("@opentelemetry/sdk-trace-node"),
-      import("@opentelemetry/exporter-trace-otlp-http"),
-      import("@opentelemetry/resources"),
-      import("@prisma/instrumentation"),
-    ]);
-    const provider = new NodeTracerProvider({
-      resource: resourceFromAttributes({ "service.name": options.serviceName, "service.version": options.serviceVersion }),
-      spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url: `${options.endpoint.replace(/\/+$/, "")}/v1/traces` }), { scheduledDelayMillis: 1_000 })],
-    });
-    provider.register();
-    // Prisma's spans (each operation and the SQL it sends) through its global tracing hook.
-    const prismaSpans = new PrismaInstrumentation();
-    prismaSpans.enable();
-    flush = () => provider.forceFlush();
-    shutdown = async () => {
-      prismaSpans.disable();
-      await provider.shutdown();
-      trace.disable();
-      context.disable();
-      propagation.disable();
-    };
-  }
+  if (!options.endpoint) return OFF;
+  // Loaded only when traces are wanted: the SDK and exporter cost memory at idle otherwise.
+  const [{ NodeTracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }, { resourceFromAttributes }, { PrismaInstrumentation }] = await Promise.all([
+    import("@opentelemetry/sdk-trace-node"),
+    import("@opentelemetry/exporter-trace-otlp-http"),
+    import("@opentelemetry/resources"),
+    import("@prisma/instrumentation"),
+  ]);
+  const provider = new NodeTracerProvider({
+    resource: resourceFromAttributes({ "service.name": options.serviceName, "service.version": options.serviceVersion }),
+    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url: `${options.endpoint.replace(/\/+$/, "")}/v1/traces` }), { scheduledDelayMillis: 1_000 })],
+  });
+  provider.register();
+  // Prisma's spans (each operation and the SQL it sends) through its global tracing hook.
+  const prismaSpans = new PrismaInstrumentation();
+  prismaSpans.enable();
 
   return {
-    enabled: Boolean(options.endpoint),
+    enabled: true,
     observeHttp(handler) {
       return (req: IncomingMessage, res: ServerResponse) => {
         const route = routeLabel(req.url);
@@ -119,7 +119,13 @@ export async function startTracing(options: TracingOptions): Promise<Tracing> {
     observeMailer(mailer) {
       return wrapSend(mailer, (message) => inSpan("mail send", { "porta.mail.transport": mailer.kind }, () => mailer.send(message), SpanKind.CLIENT));
     },
-    flush: () => flush(),
-    shutdown: () => shutdown(),
+    flush: () => provider.forceFlush(),
+    async shutdown() {
+      prismaSpans.disable();
+      await provider.shutdown();
+      trace.disable();
+      context.disable();
+      propagation.disable();
+    },
   };
 }
