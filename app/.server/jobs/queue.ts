@@ -154,6 +154,11 @@ export const MAIL_QUEUES = ["magic-link", "password-reset", "invitation", "email
 export type MailJobName = (typeof MAIL_QUEUES)[number];
 /** Every queue this process works: mail, logout tokens and webhook deliveries. */
 export const QUEUES: readonly JobName[] = [...MAIL_QUEUES, "backchannel-logout", "webhook"];
+/**
+ * Whether a queue keeps jobs that used every retry in a dead-letter queue. A webhook delivery's
+ * own row is its record (and its replay), so its failed job is just removed later (decision 047).
+ */
+export const hasDeadLetterQueue = (name: JobName) => name !== "webhook";
 /** Outbox rows older than this are handed over by the sweeper (younger ones are their commit's). */
 const OUTBOX_GRACE_MS = 5_000;
 const OUTBOX_SWEEP_MS = 30_000;
@@ -260,10 +265,9 @@ export function createJobQueue(db: Database, logger: Logger, settings: Partial<Q
 
   async function ensureQueues() {
     for (const name of QUEUES) {
-      // A mail that used every retry waits in its dead-letter queue for a re-drive; a webhook
-      // delivery's own row is its record (and its replay), so its failed job is just removed later.
-      const deadLetter = name === "webhook" ? {} : { deadLetter: deadLetterOf(name) };
-      if (name !== "webhook") await boss.createQueue(deadLetterOf(name), { name: deadLetterOf(name) });
+      // A mail that used every retry waits in its dead-letter queue for a re-drive.
+      const deadLetter = hasDeadLetterQueue(name) ? { deadLetter: deadLetterOf(name) } : {};
+      if (hasDeadLetterQueue(name)) await boss.createQueue(deadLetterOf(name), { name: deadLetterOf(name) });
       const options = {
         name,
         ...deadLetter,
