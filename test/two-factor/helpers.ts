@@ -161,8 +161,8 @@ export class RetryingBrowser extends TestBrowser {
   }
 }
 
-export async function openLoginPage(tenant: Tenant, browser: TestBrowser = new RetryingBrowser()): Promise<LoginPage> {
-  const start = await startAuthorization({ issuer: tenant.issuer, clientId: tenant.client.id, clientSecret: tenant.secret, redirectUri: RP_CALLBACK, browser });
+export async function openLoginPage(tenant: Tenant, browser: TestBrowser = new RetryingBrowser(), extra?: Record<string, string>): Promise<LoginPage> {
+  const start = await startAuthorization({ issuer: tenant.issuer, clientId: tenant.client.id, clientSecret: tenant.secret, redirectUri: RP_CALLBACK, browser, ...(extra ? { extra } : {}) });
   const res = await start.browser.get(start.interactionUrl);
   if (res.status !== 200) throw new Error(`login page answered ${res.status}`);
   return { ...start, html: await res.text() };

@@ -3,10 +3,10 @@ import * as oidc from "openid-client";
 import type { RequestMeta } from "../auth/actors";
 import { anonymousActor } from "../auth/actors";
 import { finishSignIn } from "../auth/finish-sign-in";
-import { planFromEnrollment, readSecondFactorEnrollment, startSecondFactor, type SecondFactorPlan } from "../auth/two-factor/service";
+import { planForSignIn, readSecondFactorEnrollment, startSecondFactor, type SecondFactorPlan } from "../auth/two-factor/service";
 import { inTransaction } from "../context";
 import type { InteractionContext } from "../interaction/context";
-import { ACR } from "../oidc/acr";
+import { ACR, stepUpRequested } from "../oidc/acr";
 import { guardedFetch } from "../oidc/outbound";
 import type { Services } from "../services";
 import { getOrganizationBySlug } from "../directory/organizations";
@@ -275,7 +275,7 @@ async function signInAs(
       if (resolution.created) ctx.audit({ eventType: "user.created", ...actorData, data: { source: "federation", providerId: row.id, provider: row.name } });
       if (resolution.linked) ctx.audit({ eventType: "user.federated_identity.linked", ...actorData, data: { providerId: row.id, provider: row.name, subject: person.subject } });
       if (!upstreamMfa) {
-        const plan = planFromEnrollment(await readSecondFactorEnrollment(ctx.db, resolution.userId), ic.organization.twoFactorPolicy);
+        const plan = planForSignIn(await readSecondFactorEnrollment(ctx.db, resolution.userId), ic.organization.twoFactorPolicy, stepUpRequested(ic.interaction.params));
         if (plan) {
           resolution.plan = plan;
           return;

@@ -3,8 +3,9 @@ import type { RequestMeta } from "../auth/actors";
 import { finishSignIn } from "../auth/finish-sign-in";
 import { issueDeviceCookie } from "../auth/device-cookie";
 import { attemptPasswordLogin } from "../auth/password-login";
-import { planFromEnrollment, startSecondFactor, type SecondFactorPlan } from "../auth/two-factor/service";
+import { planForSignIn, startSecondFactor, type SecondFactorPlan } from "../auth/two-factor/service";
 import { getUserById } from "../directory/users";
+import { stepUpRequested } from "../oidc/acr";
 import type { Services } from "../services";
 import type { InteractionContext } from "./context";
 
@@ -25,6 +26,7 @@ export async function completePasswordLogin(
     maxFailures: await services.settings.get("auth.lockout.maxFailures"),
     cooldownSeconds: (await services.settings.get("auth.lockout.cooldownMinutes")) * 60,
   };
+  const stepUp = stepUpRequested(ic.interaction.params);
   // Planned as soon as the password is right, so the attempt knows whether it completes the sign-in.
   const planned: { plan: SecondFactorPlan | null } = { plan: null };
   const { result, redirectTo } = await finishSignIn(services, { at: ic, method: "password", meta: input.meta }, (complete) =>
@@ -38,7 +40,7 @@ export async function completePasswordLogin(
         ...input.meta,
         lockout,
         ...(input.deviceCookie ? { deviceCookie: input.deviceCookie } : {}),
-        secondFactorFollows: (_userId, enrollment) => (planned.plan = planFromEnrollment(enrollment, ic.organization.twoFactorPolicy)) !== null,
+        secondFactorFollows: (_userId, enrollment) => (planned.plan = planForSignIn(enrollment, ic.organization.twoFactorPolicy, stepUp)) !== null,
       },
       complete,
     ),

@@ -16,3 +16,17 @@ export const ACR_VALUES = [ACR.oneFactor, ACR.twoFactors];
 export function acrOf(amr: readonly string[] | undefined): string {
   return amr?.includes("mfa") ? ACR.twoFactors : ACR.oneFactor;
 }
+
+/**
+ * Step-up: the relying party would accept nothing less than two factors (`acr_values`, Core
+ * §3.1.2.1, names no Porta level but 2fa; values Porta does not issue are ignored). Then a
+ * sign-in that would end after one factor asks for a second one, and a session of one factor
+ * signs in again. (The `claims` parameter, and with it an essential `acr` claim, is not
+ * supported: discovery says `claims_parameter_supported: false`.) `params` are the authorization
+ * request's.
+ */
+export function stepUpRequested(params: Record<string, unknown> | undefined): boolean {
+  const values = typeof params?.acr_values === "string" ? params.acr_values.split(" ") : [];
+  const known = values.filter((value) => (ACR_VALUES as readonly string[]).includes(value));
+  return known.length > 0 && known.every((value) => value === ACR.twoFactors);
+}

@@ -16,7 +16,7 @@ import { createLoadExistingGrant } from "./grants";
 import { storeJwtAccessToken } from "./internals";
 import type { PrivateSigningJwk } from "./keys";
 import { LIFETIMES } from "./lifetimes";
-import { ACR_VALUES } from "./acr";
+import { ACR, ACR_VALUES, stepUpRequested } from "./acr";
 import { JWKS_URI_MAX_BYTES, outboundFetch } from "./outbound";
 import { providerPages } from "./pages";
 import { PROVIDER_ROUTES } from "./endpoints";
@@ -87,6 +87,18 @@ function interactionPolicyOf() {
       "the signed-in account is no longer available",
       "login_required",
       (ctx) => Boolean(ctx.oidc.session?.accountId) && !ctx.oidc.account,
+    ),
+  );
+  // A session of one factor does not answer a request that accepts only two (step-up,
+  // oidc/acr.ts): the person signs in again and the sign-in asks for the second factor. Not
+  // after the sign-in just made: it reached what it could, and the ID token's acr says so.
+  policy.get("login")!.checks.add(
+    new interactionPolicy.Check(
+      "acr_step_up",
+      "the request asks for a sign-in with two factors",
+      "login_required",
+      (ctx) =>
+        Boolean(ctx.oidc.session?.accountId) && !ctx.oidc.result?.login && stepUpRequested(ctx.oidc.params) && ctx.oidc.session?.acr !== ACR.twoFactors,
     ),
   );
   return policy;

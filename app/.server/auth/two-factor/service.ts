@@ -87,6 +87,15 @@ export function planFromEnrollment(enrollment: SecondFactorEnrollment, policy: s
   }
 }
 
+/**
+ * The plan of one sign-in: the organization's policy, or any factor the user can use when the
+ * relying party accepts only two (step-up, `stepUpRequested` in oidc/acr.ts): every account
+ * has an email address, so an emailed code is always possible.
+ */
+export function planForSignIn(enrollment: SecondFactorEnrollment, policy: string, stepUp: boolean): SecondFactorPlan | null {
+  return planFromEnrollment(enrollment, policy) ?? (stepUp ? planFromEnrollment(enrollment, "required_any") : null);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The step between the password and the factor
 
