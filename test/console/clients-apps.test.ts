@@ -62,6 +62,10 @@ describe("client page", () => {
     expect(text).toContain(`…${secret.slice(-4)}`);
     expect(text).toContain("Generate new secret");
     expect(text).toMatch(/History Nothing here yet\./);
+    // Grant types by name, the device grant's URN never shown as its label.
+    expect(text).toContain("Client credentials (client_credentials)");
+    expect(text).toContain("Device authorization, for devices without a browser (device_code, RFC 8628)");
+    expect(text).not.toContain("urn:ietf:params:oauth:grant-type:device_code");
     expect(html).not.toContain(secret);
     expect((await admin.browser.get(`${porta.baseUrl}/console/organizations/${org.id}/clients/no-such-client`)).status).toBe(404);
     const other = await createOrganization(prisma());

@@ -9,6 +9,19 @@ import { list, zodFieldErrors } from "./forms";
 import { ActionForm, CheckboxGroup, ConfirmAction, Csrf, Notice, SelectField } from "./ui";
 import { ACCESS_TOKEN_TTL_BOUNDS, CLIENT_GRANT_TYPE_VALUES, ClientUpdateSchema, REFRESH_TOKEN_TTL_BOUNDS, LoginMethodsBodySchema, type Client, type ClientSecret } from "~/schemas/client";
 import { LOGIN_METHODS } from "~/schemas/login-methods";
+import type { TFunction } from "i18next";
+
+/** Each grant type by a name people know (the device grant's protocol value is a URN), the value beside it. */
+const GRANT_TYPE_LABELS: Record<(typeof CLIENT_GRANT_TYPE_VALUES)[number], string> = {
+  authorization_code: "clientDetail.grantType.authorizationCode",
+  refresh_token: "clientDetail.grantType.refreshToken",
+  client_credentials: "clientDetail.grantType.clientCredentials",
+  "urn:ietf:params:oauth:grant-type:device_code": "clientDetail.grantType.deviceCode",
+};
+
+function grantTypeNames(t: TFunction, grantTypes: readonly string[]): string {
+  return grantTypes.map((g) => (g in GRANT_TYPE_LABELS ? t(GRANT_TYPE_LABELS[g as keyof typeof GRANT_TYPE_LABELS]) : g)).join(", ");
+}
 
 /** The sections of the console's client page. */
 type EditResult = { kind: "invalid"; values: ClientFormValues; errors: Record<string, string> } | { kind: "conflict"; values: ClientFormValues; current: Client };
@@ -79,7 +92,7 @@ export function ClientEditForm(props: { client: Client; version: number; apps: A
       { field: t("clients.redirectUris"), now: current.redirectUris.join(" "), yours: result.values.redirectUris.join(" ") },
       { field: t("clientDetail.postLogoutRedirectUris"), now: current.postLogoutRedirectUris.join(" "), yours: result.values.postLogoutRedirectUris.join(" ") },
       { field: t("clientDetail.scope"), now: current.scope, yours: result.values.scope },
-      { field: t("clientDetail.grantTypes"), now: current.grantTypes.join(", "), yours: result.values.grantTypes.join(", ") },
+      { field: t("clientDetail.grantTypes"), now: grantTypeNames(t, current.grantTypes), yours: grantTypeNames(t, result.values.grantTypes) },
       { field: t("clientDetail.application"), now: appName(current.applicationId), yours: appName(result.values.applicationId) },
     ];
     if (result.values.accessTokenTtlSeconds !== undefined) {
@@ -140,7 +153,7 @@ export function ClientEditForm(props: { client: Client; version: number; apps: A
       <CheckboxGroup
         name="grantTypes"
         legend={t("clientDetail.grantTypes")}
-        options={CLIENT_GRANT_TYPE_VALUES.map((g) => ({ value: g, label: g }))}
+        options={CLIENT_GRANT_TYPE_VALUES.map((g) => ({ value: g, label: t(GRANT_TYPE_LABELS[g]) }))}
         checked={values?.grantTypes ?? client.grantTypes}
         error={errors.grantTypes}
       />
