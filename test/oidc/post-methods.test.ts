@@ -1,7 +1,7 @@
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "../support/factories";
-import { codeFlow, CookieJar, followAuthorization, issuerOf, pkcePair, postForm, type OrgRef, relyingPartySetup } from "../support/oidc";
+import { basicAuth, codeFlow, CookieJar, followAuthorization, issuerOf, pkcePair, postForm, type OrgRef, relyingPartySetup } from "../support/oidc";
 import { startTestPorta, type TestPorta } from "../support/porta";
 
 /**
@@ -137,5 +137,29 @@ describe("token endpoint error codes (RFC 6749 §5.2)", () => {
     const res = await postForm(`${issuerOf(porta, org)}/auth/token`, { grant_type: "client_credentials", client_id: client.id, scope: "openid" });
     expect(res.status).toBe(400);
     expect(res.body.error, JSON.stringify(res.body)).toBe("unauthorized_client");
+  });
+
+  it("answers each of the section's codes where the section says", async () => {
+    const prisma = porta.services.db.prisma;
+    const full = await createClient(prisma, org.id, { grantTypes: ["authorization_code", "refresh_token", "client_credentials"], scope: "openid email", redirectUris: [CB] });
+    const codeOnly = await createClient(prisma, org.id, { grantTypes: ["authorization_code"], scope: "openid email", redirectUris: [CB] });
+    const token = `${issuerOf(porta, org)}/auth/token`;
+    const as = (client: typeof full, secret = client.secret!.value) => ({ authorization: basicAuth(client.client.id, secret) });
+    const cases: Array<[string, Record<string, string>, Record<string, string>, number, string]> = [
+      ["no grant_type", {}, as(full), 400, "invalid_request"],
+      ["a grant type Porta does not offer", { grant_type: "password", username: "a", password: "b" }, as(full), 400, "unsupported_grant_type"],
+      ["a wrong secret", { grant_type: "client_credentials" }, as(full, "not the secret"), 401, "invalid_client"],
+      ["an unknown code", { grant_type: "authorization_code", code: "no-such-code", redirect_uri: CB, code_verifier: "v".repeat(43) }, as(full), 400, "invalid_grant"],
+      ["an unknown refresh token", { grant_type: "refresh_token", refresh_token: "no-such-token" }, as(full), 400, "invalid_grant"],
+      ["a grant type the client is not registered for", { grant_type: "client_credentials" }, as(codeOnly), 400, "unauthorized_client"],
+      ["a scope the client does not have", { grant_type: "client_credentials", scope: "email profile" }, as(full), 400, "invalid_scope"],
+      ["a scope the organization does not have", { grant_type: "client_credentials", scope: "email payments:write" }, as(full), 400, "invalid_scope"],
+    ];
+    for (const [what, form, headers, status, error] of cases) {
+      const res = await postForm(token, form, headers);
+      expect({ what, status: res.status, error: res.body.error }, JSON.stringify(res.body)).toEqual({ what, status, error });
+      // §5.2: the client authenticated with the Authorization header, so a 401 names the scheme.
+      if (status === 401) expect(res.headers.get("www-authenticate"), what).toMatch(/^Basic /);
+    }
   });
 });

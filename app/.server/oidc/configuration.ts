@@ -17,6 +17,7 @@ import { storeJwtAccessToken } from "./internals";
 import type { PrivateSigningJwk } from "./keys";
 import { LIFETIMES } from "./lifetimes";
 import { ACR, ACR_VALUES, stepUpRequested } from "./acr";
+import { refuseUnknownClientCredentialsScopes } from "./token-errors";
 import { JWKS_URI_MAX_BYTES, outboundFetch } from "./outbound";
 import { providerPages } from "./pages";
 import { PROVIDER_ROUTES } from "./endpoints";
@@ -110,6 +111,7 @@ const INTERACTION_POLICY = interactionPolicyOf();
 export function buildProviderConfiguration(input: ProviderInput): Configuration {
   const { organization, issuer, prisma, cache, store } = input;
   const { scopes, claims } = scopesAndClaims(input.customClaims);
+  const knownScopes = new Set(scopes);
   const adapterFor = createAdapterFactory({ prisma, store, organizationId: organization.id, claimsOfSignedJwt: input.claimsOfSignedJwt });
   const clientAdapter = createClientAdapter(prisma, cache, organization.id, issuer);
   const pages = providerPages(organization, issuer);
@@ -229,7 +231,8 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
         async useGrantedResource() {
           return true;
         },
-        async getResourceServerInfo(_ctx, resourceIndicator, client) {
+        async getResourceServerInfo(ctx, resourceIndicator, client) {
+          refuseUnknownClientCredentialsScopes(ctx, knownScopes);
           const known = resourceIndicator === issuer || (resourceIndicator === input.adminApiResource && (await mayUseAdminApiResource(client.clientId)));
           if (!known) throw new errors.InvalidTarget();
           const allowed = new Set((client.scope ?? scopes.join(" ")).split(" "));

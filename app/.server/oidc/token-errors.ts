@@ -1,3 +1,4 @@
+import { errors, type KoaContextWithOIDC } from "oidc-provider";
 import type Provider from "oidc-provider";
 
 /**
@@ -22,4 +23,18 @@ export function answerTokenErrorsPerRfc6749(provider: Provider): void {
       ctx.body = { ...body, error: "unauthorized_client" };
     }
   });
+}
+
+/**
+ * RFC 6749 §5.2 `invalid_scope` ("unknown") for a client_credentials request naming a scope the
+ * organization does not have. oidc-provider refuses only the scopes it knows and the client may
+ * not use; an unknown one it drops, answering with a token of no scope and no `scope` parameter,
+ * which §3.3 forbids when the issued scope differs from the requested one. (At the authorization
+ * endpoint unknown scopes stay ignored, as OpenID Connect Core §3.1.2.1 says.)
+ */
+export function refuseUnknownClientCredentialsScopes(ctx: KoaContextWithOIDC, known: ReadonlySet<string>): void {
+  if (ctx.oidc.route !== "token" || ctx.oidc.params?.grant_type !== "client_credentials") return;
+  const requested = typeof ctx.oidc.params.scope === "string" ? ctx.oidc.params.scope.split(" ").filter(Boolean) : [];
+  const unknown = requested.find((scope) => !known.has(scope));
+  if (unknown !== undefined) throw new errors.InvalidScope("requested scope is not known", unknown);
 }
