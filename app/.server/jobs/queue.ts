@@ -108,6 +108,8 @@ export interface QueueSettings {
    * (`JOBS_CHANNEL`), so this is a safety net, not the pace of delivery.
    */
   pollingIntervalSeconds: number;
+  /** How often outbox jobs that missed their hand-over after the commit (an error there, a crash) are handed over. */
+  outboxSweepSeconds: number;
   /**
    * Only this process uses the database (the embedded PGlite under the DATA_DIR lock): a job
    * still marked running at start was the previous process's, and is tried again at once.
@@ -125,8 +127,17 @@ export const DEFAULT_QUEUE_SETTINGS: QueueSettings = {
   // Idle cost: each look is a statement (~1.4 ms embedded); both are safety nets (decision 029).
   maintenanceIntervalSeconds: 30,
   pollingIntervalSeconds: 30,
+  outboxSweepSeconds: 30,
   soleProcess: false,
 };
+
+/**
+ * The safety nets of the embedded database, rarer: there the process is the database's only
+ * user, so no other process can abandon a job (its own previous run's are taken at start), and
+ * the wake-up NOTIFY is a call within the process that cannot be lost on a network. Each look
+ * is a PGlite statement with its garbage, most of the idle process's CPU (issue 18).
+ */
+export const SOLE_PROCESS_SAFETY_NETS = { maintenanceIntervalSeconds: 300, pollingIntervalSeconds: 300, outboxSweepSeconds: 300 } as const satisfies Partial<QueueSettings>;
 
 export interface JobQueue {
   /** Adds a job; returns its id, or null when the queue is full. */
@@ -161,7 +172,6 @@ export const QUEUES: readonly JobName[] = [...MAIL_QUEUES, "backchannel-logout",
 export const hasDeadLetterQueue = (name: JobName) => name !== "webhook";
 /** Outbox rows older than this are handed over by the sweeper (younger ones are their commit's). */
 const OUTBOX_GRACE_MS = 5_000;
-const OUTBOX_SWEEP_MS = 30_000;
 export const deadLetterOf = (name: JobName) => `${name}.dead`;
 /** The PostgreSQL channel that tells every process's workers which queue has new work. */
 export const JOBS_CHANNEL = "porta_jobs";
@@ -192,7 +202,7 @@ export class DeliveryFailed extends Error {
 }
 
 export function createJobQueue(db: Database, logger: Logger, settings: Partial<QueueSettings> = {}): JobQueue {
-  const config = { ...DEFAULT_QUEUE_SETTINGS, ...settings, retrySchedules: { ...DEFAULT_QUEUE_SETTINGS.retrySchedules, ...settings.retrySchedules } };
+  const config = { ...DEFAULT_QUEUE_SETTINGS, ...(settings.soleProcess ? SOLE_PROCESS_SAFETY_NETS : {}), ...settings, retrySchedules: { ...DEFAULT_QUEUE_SETTINGS.retrySchedules, ...settings.retrySchedules } };
   const scheduleOf = (name: JobName) => config.retrySchedules[name] ?? config.retrySchedule;
   const boss = new PgBoss({
     db: { executeSql: (text, values) => db.executeSql(text, values) },
@@ -340,10 +350,11 @@ export function createJobQueue(db: Database, logger: Logger, settings: Partial<Q
 
   let sweeper: NodeJS.Timeout | undefined;
 
-  async function handOver(ids?: string[]) {
+  /** `ids`: these rows (after their commit); none: every row older than `graceMs` (the sweep). */
+  async function handOver(ids?: string[], graceMs = OUTBOX_GRACE_MS) {
     await started;
     const rows = await db.prisma.jobOutbox.findMany({
-      where: ids ? { id: { in: ids } } : { createdAt: { lt: new Date(Date.now() - OUTBOX_GRACE_MS) } },
+      where: ids ? { id: { in: ids } } : { createdAt: { lt: new Date(Date.now() - graceMs) } },
       orderBy: { createdAt: "asc" },
       take: 100,
     });
@@ -410,10 +421,13 @@ export function createJobQueue(db: Database, logger: Logger, settings: Partial<Q
             ids.push(worker.id);
           }
         }
-        sweeper = setInterval(() => {
-          handOver().catch((error: unknown) => logger.warn({ err: { message: (error as Error).message } }, "could not hand over outbox jobs"));
-        }, OUTBOX_SWEEP_MS);
+        const sweep = (graceMs?: number) =>
+          handOver(undefined, graceMs).catch((error: unknown) => logger.warn({ err: { message: (error as Error).message } }, "could not hand over outbox jobs"));
+        sweeper = setInterval(sweep, config.outboxSweepSeconds * 1000);
         sweeper.unref();
+        // Every row there at start is the previous run's, which it committed but did not hand
+        // over (it crashed): it waits for no interval.
+        if (config.soleProcess) setImmediate(() => sweep(0));
       })();
       return started;
     },
