@@ -106,6 +106,7 @@ export const AUDIT_EVENTS = {
   "permission.deleted": "A permission was deleted.",
 
   "session.revoked": "A session was ended by an administrator.",
+  "token.exchanged": "A client exchanged a person's access token for one to another audience (RFC 8693; data: clientId, subjectClientId, act, audience, scope, expiresIn).",
   "key.generated": "A signing key was generated.",
   "key.rotated": "An organization's signing key was rotated.",
   "key.rotated_all": "Every organization's signing key was rotated.",

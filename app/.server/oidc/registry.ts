@@ -16,6 +16,8 @@ import { acceptOwnAudienceAtUserinfo, hashAccessTokenIntoIdToken, useHashedClien
 import type { KeyService, PrivateSigningJwk } from "./keys";
 import type { LogoutNotice } from "./backchannel-logout";
 import { statePollInterval } from "./device-flow";
+import { createFindAccount } from "./account";
+import { registerTokenExchange, type TokenExchangeRecord } from "./token-exchange";
 import { loadTenant, type TenantInput } from "./tenant-load";
 import type { Settings } from "../settings/settings";
 
@@ -107,6 +109,8 @@ export interface RegistryOptions {
   onProviderBuilt?: (provider: Provider) => void;
   /** Where a provider's sign-out (end_session) hands the logout tokens it would send: to the job queue (decision 048). */
   onBackchannelLogout?: (notice: LogoutNotice) => Promise<void>;
+  /** Records a token exchange (the audit); the token is answered only once this resolves (decision 053). */
+  onTokenExchanged?: (organizationId: string, record: TokenExchangeRecord) => Promise<void>;
 }
 
 const CHANNEL = "porta_oidc_invalidate";
@@ -198,6 +202,10 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
     answerTokenErrorsPerRfc6749(provider);
     hashAccessTokenIntoIdToken(provider);
     statePollInterval(provider);
+    registerTokenExchange(provider, {
+      findAccount: createFindAccount({ prisma, cache, organizationId: organization.id, customClaims }),
+      onExchanged: async (record) => options.onTokenExchanged?.(organization.id, record),
+    });
     // The provider would POST logout tokens inside the sign-out request, once, without retries;
     // Porta queues them instead and sends them from a job with the provider's own method.
     type LogoutTokenSender = (this: InstanceType<Provider["Client"]>, sub: string, sid: string | undefined) => Promise<void>;
