@@ -127,6 +127,37 @@ export function tokenExchangeAuditEntry(organizationId: string, record: TokenExc
   return { eventType: "token.exchanged", organizationId, actorType: "client", actorId: clientId, targetType: "user", targetId: accountId, ip, data: { clientId, ...data } };
 }
 
+export interface DelegatedToken {
+  client: Client;
+  accountId: string;
+  audience: string;
+  scope: string;
+  /** Seconds. */
+  expiresIn: number;
+  act: Actor | undefined;
+}
+
+/**
+ * A person's access token for `client`, as an ES256 JWT like every access token of the
+ * organization, stored like them (introspection, revocation). The one way both the token
+ * exchange grant and an administrator's impersonation make a token that someone else acts with.
+ */
+export async function mintDelegatedToken(provider: Provider, input: DelegatedToken): Promise<{ token: AccessTokenInstance; value: string }> {
+  const { client, accountId, audience, scope, expiresIn, act } = input;
+  // No grant (the typings ask for one): the person's grants are other clients' (the provider
+  // checks that a token's grant is its client's), so the token is bounded by its short lifetime.
+  const fields = { client, accountId, gty: TOKEN_EXCHANGE_GRANT, scope: scope || undefined, expiresIn, ...(act ? { extra: { act } } : {}) };
+  const token = new provider.AccessToken(fields as unknown as ConstructorParameters<Provider["AccessToken"]>[0]);
+  token.resourceServer = {
+    audience,
+    scope,
+    accessTokenFormat: "jwt",
+    accessTokenTTL: expiresIn,
+    jwt: { sign: { alg: "ES256" } },
+  } as unknown as NonNullable<AccessTokenInstance["resourceServer"]>;
+  return { token, value: await token.save() };
+}
+
 export function registerTokenExchange(provider: Provider, options: TokenExchangeOptions): void {
   async function exchange(ctx: ExchangeContext): Promise<void> {
     const { client, params } = ctx.oidc;
@@ -159,25 +190,8 @@ export function registerTokenExchange(provider: Provider, options: TokenExchange
     const act: Actor | undefined = actor ? { sub: actor, ...(priorAct ? { act: priorAct } : {}) } : priorAct;
     const expiresIn = Math.max(1, Math.min(EXCHANGED_TOKEN_MAX_SECONDS, (subject.exp ?? 0) - Math.floor(Date.now() / 1000)));
 
-    const token = new provider.AccessToken({
-      client,
-      accountId: subject.accountId,
-      // No grant: the subject's grant is another client's (the provider checks a token's grant is
-      // its client's), so the issued token is bounded by time instead: never past the subject token.
-      gty: TOKEN_EXCHANGE_GRANT,
-      scope: scope || undefined,
-      expiresIn,
-      ...(act ? { extra: { act } } : {}),
-    });
-    token.resourceServer = {
-      audience,
-      scope,
-      accessTokenFormat: "jwt",
-      accessTokenTTL: expiresIn,
-      jwt: { sign: { alg: "ES256" } },
-    } as unknown as NonNullable<AccessTokenInstance["resourceServer"]>;
+    const { token, value } = await mintDelegatedToken(provider, { client, accountId: subject.accountId, audience, scope, expiresIn, act });
     ctx.oidc.entity("AccessToken", token);
-    const value = await token.save();
 
     await options.onExchanged({
       clientId: client.clientId,
