@@ -84,9 +84,12 @@ describe("users.impersonate", () => {
     expect(await porta.services.db.prisma.auditEntry.count({ where: { eventType: "user.impersonated" } })).toBe(before);
   });
 
-  it("refuses an inactive user with 409", async () => {
+  it("refuses an inactive user and an administrator (the super-admin organization) with 409", async () => {
     const inactive = (await createUser(porta.services.db.prisma, org.id, { status: "inactive" })).id;
     expect((await impersonate(inactive, { clientId, reason: "support", minutes: 5 })).status).toBe(409);
+    const asAdmin = await impersonate(adminId, { clientId: "porta-admin", reason: "support", minutes: 5 });
+    expect(asAdmin.status).toBe(409);
+    expect(asAdmin.body).toMatchObject({ error: { code: "not_impersonable" } });
   });
 
   it("needs the permission admin:user:impersonate", async () => {

@@ -15,9 +15,12 @@ type Impersonation = z.output<typeof ImpersonationSchema>;
  * outside a transaction, because the provider stores the token with the process's own client,
  * and the entry is written before the token is answered.
  */
-export async function impersonateUser(ctx: Context<"oidc">, user: UserRow, admin: { id: string; email: string }, input: ImpersonateInput): Promise<Impersonation> {
+export async function impersonateUser(ctx: Context<"oidc" | "config">, user: UserRow, admin: { id: string; email: string }, input: ImpersonateInput): Promise<Impersonation> {
   if (user.status !== "active") throw conflict("user_inactive", "Only an active user can be impersonated.");
   const organization = await ctx.db.organization.findUniqueOrThrow({ where: { id: user.organizationId }, select: { slug: true } });
+  // The super-admin organization's people are the administrators: acting as one would borrow
+  // their standing with whatever trusts that organization's tokens.
+  if (organization.slug === ctx.config.superAdminSlug) throw conflict("not_impersonable", "People of the super-admin organization cannot be impersonated.");
   const tenant = await ctx.oidc.get(organization.slug);
   if (!tenant) throw conflict("organization_inactive", "The user's organization is not active.");
   const expiresIn = input.minutes * 60;
