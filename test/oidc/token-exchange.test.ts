@@ -117,6 +117,15 @@ describe("token exchange", () => {
     expect(await oidcError(exchange(gateway.config, { subject_token, audience: API, resource: OTHER_API }))).toMatchObject({ error: "invalid_target", status: 400 });
   });
 
+  it("never issues a token for the Admin API, even to a client that lists it", async () => {
+    const adminApi = `${porta.baseUrl}/api/admin`;
+    const superAdmin = { id: porta.bootstrap.organizationId, slug: porta.services.config.superAdminSlug };
+    const service = await confidential(superAdmin, { grantTypes: ["client_credentials"], tokenExchangeAudiences: [adminApi] });
+    const { accessToken } = await obtainAdminTokens(porta);
+    const answer = await oidcError(exchange(service.config, { subject_token: accessToken, audience: adminApi }));
+    expect(answer).toMatchObject({ error: "invalid_target", status: 400 });
+  });
+
   it("asks for the audience when the policy allows more than one", async () => {
     const answer = await oidcError(oidc.genericGrantRequest(gateway.config, TOKEN_EXCHANGE_GRANT, { subject_token_type: ACCESS_TOKEN, subject_token: await signIn() }));
     expect(answer).toMatchObject({ error: "invalid_request", status: 400 });

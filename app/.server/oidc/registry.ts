@@ -210,6 +210,7 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
     statePollInterval(provider);
     registerTokenExchange(provider, {
       findAccount: createFindAccount({ prisma, cache, organizationId: organization.id, customClaims }),
+      reservedAudiences: adminResource ? [adminResource] : [],
       onExchanged: async (record) => options.onTokenExchanged?.(organization.id, record),
     });
     // The provider would POST logout tokens inside the sign-out request, once, without retries;

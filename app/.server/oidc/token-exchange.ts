@@ -43,6 +43,11 @@ export interface Actor {
 export interface TokenExchangeOptions {
   /** The provider's own account lookup (account.ts): an active person of this organization, or undefined. */
   findAccount: FindAccount;
+  /**
+   * Audiences never issued by exchange, whatever a client's list says: the Admin API (the
+   * super-admin organization's resource), whose tokens only an administrator's own sign-in gives.
+   */
+  reservedAudiences: string[];
   /** Called after the token is stored and before it is answered; a failure answers an error, never the token. */
   onExchanged(record: TokenExchangeRecord): Promise<void>;
 }
@@ -176,6 +181,7 @@ export function registerTokenExchange(provider: Provider, options: TokenExchange
     if (actorValue !== undefined && actorType !== ACCESS_TOKEN_TYPE) throw new errors.InvalidRequest(`actor_token_type must be ${ACCESS_TOKEN_TYPE}`);
     if (actorValue === undefined && actorType !== undefined) throw new errors.InvalidRequest("actor_token_type is given without actor_token");
     const audience = targetOf(params, allowed);
+    if (options.reservedAudiences.includes(audience)) throw new errors.InvalidTarget("tokens for this audience are not issued by token exchange");
 
     const subject = await personToken(provider, subjectValue);
     if (!subject) throw new errors.InvalidGrant("subject_token is invalid, expired or revoked");
