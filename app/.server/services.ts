@@ -31,6 +31,7 @@ import { startTracing, type Tracing } from "./tracing/tracing";
 import { readPackageVersion } from "./root";
 import { createWebhookOutbox } from "./webhooks/outbox";
 import { createLogoutNotices, type LogoutNotices } from "./oidc/backchannel-logout";
+import { tokenExchangeAuditEntry } from "./oidc/token-exchange";
 
 /**
  * Everything a request handler may need, built once per process and handed to Remix through the
@@ -119,6 +120,8 @@ export async function createServices(config: Config, logger: Logger, options: Cr
   const registryRef: { current?: ProviderRegistry } = {};
   // A sign-out at a provider queues its logout tokens; the queue is made after the providers' registry.
   const noticesRef: { current?: LogoutNotices } = {};
+  // A token exchange is audited by the audit log, which is made after the providers' registry.
+  const auditRef: { current?: AuditLog } = {};
   const settings = createSettings(db.prisma);
   const keys = createKeyService({
     prisma: db.prisma,
@@ -159,6 +162,9 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     allowPrivateNetworks: config.outboundAllowPrivateNetworks,
     onProviderBuilt: (provider) => metrics.observeProvider(provider),
     onBackchannelLogout: async (notice) => noticesRef.current?.send([notice]),
+    onTokenExchanged: async (organizationId, record) => {
+      await auditRef.current?.record(tokenExchangeAuditEntry(organizationId, record));
+    },
   });
   registryRef.current = oidc;
 
@@ -181,6 +187,9 @@ export async function createServices(config: Config, logger: Logger, options: Cr
   metrics.watch({ db, cache, cacheKind: config.redisUrl ? "redis" : "memory", providerPool: () => oidc.poolStats(), jobs });
   const logoutNotices = createLogoutNotices(db.prisma, jobs, logger);
   noticesRef.current = logoutNotices;
+  // Each audited write also writes the webhook deliveries it causes (decision 047).
+  const audit = metrics.observeAudit(createAuditLog(db.prisma, logger, createWebhookOutbox(jobs, logger)));
+  auditRef.current = audit;
   const services: Services = {
     config,
     logger,
@@ -190,8 +199,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     encrypter,
     keys,
     oidc,
-    // Each audited write also writes the webhook deliveries it causes (decision 047).
-    audit: metrics.observeAudit(createAuditLog(db.prisma, logger, createWebhookOutbox(jobs, logger))),
+    audit,
     limits: metrics.observeLimits(createRateLimits(db.prisma, rulesFromSettings(settings))),
     passwords,
     csrf: createCsrfGuard(encryptionKey),

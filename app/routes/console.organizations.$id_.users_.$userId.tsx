@@ -11,6 +11,7 @@ import { isLocked, LockedUntil } from "~/components/console/lockout";
 import { UserConflictView, UserEditForm, UserSessions, type UserEditValues } from "~/components/console/user-detail";
 import { UserPasskeys } from "~/components/console/user-passkeys";
 import { UserFederatedIdentities } from "~/components/console/user-federated-identities";
+import { IMPERSONATION_FIELDS, UserImpersonation, type IssuedImpersonation } from "~/components/console/user-impersonation";
 import { changedFields, conflictErrors, formVersion, UPDATE_FIELDS, updateUserInput } from "~/components/console/user-forms";
 import { UserUpdateSchema, type User } from "~/schemas/user";
 
@@ -24,7 +25,7 @@ export async function loader(args: LoaderFunctionArgs) {
   if (!user.ok) throw data({ message: user.error.code }, { status: user.status === 422 ? 404 : user.status });
   const byId = { params: { id: params.userId } };
   const search = new URL(args.request.url).searchParams;
-  const [twoFactor, passkeys, roles, orgRoles, effective, claimValues, apps, sessions, history, federated] = await Promise.all([
+  const [twoFactor, passkeys, roles, orgRoles, effective, claimValues, apps, sessions, history, federated, clients] = await Promise.all([
     console.admin("twoFactor.getStatus", byId),
     console.admin("passkeys.list", byId),
     console.admin("userRoles.list", byId),
@@ -35,6 +36,7 @@ export async function loader(args: LoaderFunctionArgs) {
     console.admin("sessions.list", { query: { userId: params.userId, limit: "100" } }),
     console.admin("users.getHistory", { params, query: historyQuery(args.request.url, 20) }),
     console.admin("federatedIdentities.list", byId),
+    console.admin("clients.list", { query: { organizationId: params.orgId, status: "active", limit: "100" } }),
   ]);
   // The claims a value can be set for: those of the organization's applications.
   const definitions = apps.ok
@@ -62,6 +64,7 @@ export async function loader(args: LoaderFunctionArgs) {
       permissions: effective.ok ? effective.body.permissions : [],
       claimValues: claimValues.ok ? claimValues.body.data : [],
       definitions,
+      clients: clients.ok ? clients.body.data.map((c) => ({ id: c.id, name: c.name })) : [],
       done: search.get("done"),
       now: Date.now(),
     },
@@ -123,8 +126,20 @@ interface ActionResult {
   message: string | null;
   codes: string[] | null;
   edit: Edit | null;
+  impersonation: { issued: IssuedImpersonation | null; errors: Record<string, string> } | null;
 }
-const answer = (result: Partial<ActionResult>, status = 200) => data<ActionResult>({ message: null, codes: null, edit: null, ...result }, { status, headers: NO_STORE });
+const answer = (result: Partial<ActionResult>, status = 200) => data<ActionResult>({ message: null, codes: null, edit: null, impersonation: null, ...result }, { status, headers: NO_STORE });
+
+/** Acting as the user: the token is shown in this one answer (never in a URL or a redirect). */
+async function impersonate(console: Console, ids: Ids, form: FormData) {
+  const result = await console.admin("users.impersonate", {
+    params: { id: ids.userId },
+    body: { clientId: String(form.get("clientId") ?? ""), reason: String(form.get("reason") ?? ""), minutes: Number(form.get("minutes") ?? 15) },
+  });
+  if (result.ok) return answer({ impersonation: { issued: result.body, errors: {} } });
+  const errors = result.status === 422 ? detailErrors(result.error.details, IMPERSONATION_FIELDS) : { form: result.error.message };
+  return answer({ impersonation: { issued: null, errors } }, result.status);
+}
 
 /** Saves the profile with the version the page was loaded with; a 409 shows the conflict view instead of overwriting. */
 async function updateProfile(console: Console, ids: Ids, form: FormData) {
@@ -160,6 +175,7 @@ export async function action(args: ActionFunctionArgs) {
     if (!deleted.ok) return answer({ message: deleted.error.message }, deleted.status);
     return redirect(`/console/organizations/${ids.orgId}/users?done=deleted`);
   }
+  if (intent === "impersonate") return impersonate(console, ids, form);
   if (intent === "regenerateCodes") {
     // The new codes appear in this one answer only.
     const result = await console.admin("twoFactor.regenerateRecoveryCodes", { params: { id: ids.userId }, body: {} });
@@ -181,7 +197,7 @@ const DETAIL_DONE = ["created", "updated", "revokeSession"];
 const doneKey = (done: string) => (done === "unlock" ? "lockout.done" : DETAIL_DONE.includes(done) ? `userDetail.done.${done}` : `users.done.${done}`);
 
 export default function UserPage() {
-  const { user, version, sessions, sessionsError, history, twoFactor, passkeys, federated, roles, orgRoles, permissions, claimValues, definitions, done, now } = useLoaderData<typeof loader>();
+  const { user, version, sessions, sessionsError, history, twoFactor, passkeys, federated, roles, orgRoles, permissions, claimValues, definitions, clients, done, now } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const { t } = useTranslation("console");
   const yes = (value: boolean) => (value ? t("common.yes") : t("common.no"));
@@ -200,6 +216,7 @@ export default function UserPage() {
           { id: "claims-title", label: t("claims.title") },
           twoFactor ? { id: "tf-title", label: t("users.twoFactor") } : null,
           { id: "sessions-title", label: t("userDetail.sessions.title") },
+          user.status === "active" ? { id: "impersonate-title", label: t("impersonation.title") } : null,
           { id: "history-title", label: t("history.title") },
           { id: "delete-title", label: t("userDetail.delete.title") },
         ]}
@@ -354,6 +371,7 @@ export default function UserPage() {
       {federated ? <UserFederatedIdentities links={federated} /> : null}
 
       <UserSessions sessions={sessions} error={sessionsError} />
+      {user.status === "active" ? <UserImpersonation clients={clients} errors={result?.impersonation?.errors ?? {}} issued={result?.impersonation?.issued ?? null} /> : null}
       <HistorySection page={history} targetId={user.id} />
 
       <section className="panel" aria-labelledby="delete-title">

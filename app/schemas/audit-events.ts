@@ -87,6 +87,7 @@ export const AUDIT_EVENTS = {
   "user.role_assigned": "A role was assigned to a user.",
   "user.role_removed": "A role was removed from a user.",
   "user.sessions_revoked": "All of a user's sessions were ended.",
+  "user.impersonated": "An administrator obtained a time-limited access token to act as the user (data: clientId, reason, minutes, expiresAt, adminEmail); the user sees it on their account page.",
   "user.2fa.disabled": "A user's second factor was turned off.",
   "user.passkey.deleted": "An administrator deleted one of a user's passkeys (data: passkeyId, name).",
   "user.federated_identity.linked": "A user's account at an upstream identity provider was linked at sign-in (data: providerId, provider, subject).",
@@ -106,6 +107,7 @@ export const AUDIT_EVENTS = {
   "permission.deleted": "A permission was deleted.",
 
   "session.revoked": "A session was ended by an administrator.",
+  "token.exchanged": "A client exchanged a person's access token for one to another audience (RFC 8693; data: clientId, subjectClientId, act, audience, scope, expiresIn).",
   "key.generated": "A signing key was generated.",
   "key.rotated": "An organization's signing key was rotated.",
   "key.rotated_all": "Every organization's signing key was rotated.",

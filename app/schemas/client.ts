@@ -8,6 +8,11 @@ export const CLIENT_TYPE_VALUES = ["confidential", "public"] as const;
 export const CLIENT_APPLICATION_TYPE_VALUES = ["web", "native"] as const;
 /** RFC 8628: a client on a device without a browser (a CLI, a TV) asks the person to enter a code elsewhere. */
 export const DEVICE_CODE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
+/**
+ * RFC 8693 token exchange. Not one of a client's grant types to choose: a confidential client
+ * that has token exchange audiences (`tokenExchangeAudiences`) has it (decision 053).
+ */
+export const TOKEN_EXCHANGE_GRANT = "urn:ietf:params:oauth:grant-type:token-exchange";
 export const CLIENT_GRANT_TYPE_VALUES = ["authorization_code", "refresh_token", "client_credentials", DEVICE_CODE_GRANT] as const;
 export const CLIENT_STATUS_VALUES = ["active", "inactive"] as const;
 export const SECRET_STATUS_VALUES = ["active", "revoked"] as const;
@@ -137,6 +142,22 @@ export const BackchannelLogoutUriSchema = z
   .refine((value) => !URL.canParse(value) || new URL(value).protocol === "https:" || LOOPBACK_HOSTS.has(new URL(value).hostname), "must use https (http only for localhost)")
   .refine((value) => !value.includes("#"), "must not contain a fragment");
 
+/**
+ * The audiences a client may exchange a person's access token for (RFC 8693 `audience` or
+ * `resource`): absolute URIs naming the services that accept the exchanged token.
+ */
+export const MAX_TOKEN_EXCHANGE_AUDIENCES = 20;
+export const TokenExchangeAudiencesSchema = z
+  .array(
+    z
+      .string()
+      .max(2000, "must have at most 2000 characters")
+      .refine((value) => URL.canParse(value) && /^[a-z][a-z0-9+.-]*:/i.test(value) && !/\s/.test(value), "must be an absolute URI such as https://api.example.com")
+      .refine((value) => !value.includes("#"), "must not contain a fragment"),
+  )
+  .max(MAX_TOKEN_EXCHANGE_AUDIENCES, `must have at most ${MAX_TOKEN_EXCHANGE_AUDIENCES} entries`)
+  .refine((a) => new Set(a).size === a.length, "must not repeat an audience");
+
 export const ClientNameSchema = z.string().trim().min(1, "must not be empty").max(200, "must have at most 200 characters");
 
 export const ClientSchema = z.object({
@@ -172,6 +193,8 @@ export const ClientSchema = z.object({
   backchannelLogoutUri: z.string().nullable(),
   /** Each logout token names the session (sid), not only the user. */
   backchannelLogoutSessionRequired: z.boolean(),
+  /** Audiences the client may exchange a person's access token for (RFC 8693); empty: none. */
+  tokenExchangeAudiences: z.array(z.string()),
   status: z.enum(CLIENT_STATUS_VALUES),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
@@ -205,6 +228,8 @@ export const ClientCreateSchema = z
     refreshTokenTtlSeconds: RefreshTokenTtlSchema.nullable().default(null),
     backchannelLogoutUri: BackchannelLogoutUriSchema.nullable().default(null),
     backchannelLogoutSessionRequired: z.boolean().default(false),
+    /** Confidential clients only. */
+    tokenExchangeAudiences: TokenExchangeAudiencesSchema.default([]),
   })
   .strict();
 
@@ -235,6 +260,8 @@ export const ClientUpdateSchema = z
     /** null stops logout tokens to the client. */
     backchannelLogoutUri: BackchannelLogoutUriSchema.nullable().optional(),
     backchannelLogoutSessionRequired: z.boolean().optional(),
+    /** Confidential clients only; [] turns token exchange off. */
+    tokenExchangeAudiences: TokenExchangeAudiencesSchema.optional(),
   })
   .strict();
 
@@ -279,6 +306,7 @@ export interface ClientSettings {
   grantTypes: string[];
   scope: string;
   skipConsent: boolean;
+  tokenExchangeAudiences?: string[];
 }
 
 function uriProblem(uri: string, applicationType: "web" | "native"): string | undefined {
@@ -316,6 +344,9 @@ export function clientSettingsProblems(client: ClientSettings): Array<{ field: s
   }
   if (client.clientType === "public" && client.tokenEndpointAuthMethod !== undefined && client.tokenEndpointAuthMethod !== "none") {
     problems.push({ field: "tokenEndpointAuthMethod", message: "is for confidential clients; a public client authenticates with none" });
+  }
+  if ((client.tokenExchangeAudiences?.length ?? 0) > 0 && client.clientType === "public") {
+    problems.push({ field: "tokenExchangeAudiences", message: "token exchange needs a confidential client" });
   }
   if (client.hasJwks && client.hasJwksUri) problems.push({ field: "jwksUri", message: "must not be set together with jwks: use one of them" });
   if (client.tokenEndpointAuthMethod === "private_key_jwt" && !client.hasJwks && !client.hasJwksUri) {

@@ -5,6 +5,7 @@ import { CLAIM_TYPE_VALUES, ClaimNameSchema, ClaimScopeSchema, MAX_CLAIM_VALUE_B
 import {
   AccessTokenTtlSchema,
   BackchannelLogoutUriSchema,
+  TokenExchangeAudiencesSchema,
   CLIENT_APPLICATION_TYPE_VALUES,
   CLIENT_STATUS_VALUES,
   ClientNameSchema,
@@ -99,6 +100,8 @@ export const PackageClientSchema = z
     // Back-channel logout (decision 048); packages made before it carry none.
     backchannelLogoutUri: Nullable(BackchannelLogoutUriSchema).default(null),
     backchannelLogoutSessionRequired: z.boolean().default(false),
+    // Token exchange (decision 053); packages made before it carry none.
+    tokenExchangeAudiences: TokenExchangeAudiencesSchema.default([]),
     status: z.enum(CLIENT_STATUS_VALUES),
     secrets: z.array(PackageSecretSchema).max(100),
   })

@@ -66,6 +66,32 @@ export const UserUpdateSchema = z
 
 export const SetPasswordSchema = z.object({ password: NewPasswordSchema }).strict();
 
+/** An administrator's impersonation (decision 053): at most an hour, always with a reason the person will see. */
+export const MAX_IMPERSONATION_MINUTES = 60;
+export const ImpersonateSchema = z
+  .object({
+    /** The client (of the user's organization) the token is for. */
+    clientId: z.string().trim().min(1, "must not be empty").max(200, "must have at most 200 characters"),
+    reason: z.string().trim().min(3, "must say why, in at least 3 characters").max(500, "must have at most 500 characters"),
+    minutes: z
+      .number({ message: "must be a number of minutes" })
+      .int("must be a whole number of minutes")
+      .min(1, "must be at least 1 minute")
+      .max(MAX_IMPERSONATION_MINUTES, `must be at most ${MAX_IMPERSONATION_MINUTES} minutes`)
+      .default(15),
+  })
+  .strict();
+
+/** The token an impersonation issued: shown in this one response, never stored in the clear. */
+export const ImpersonationSchema = z.object({
+  accessToken: z.string(),
+  tokenType: z.literal("Bearer"),
+  expiresIn: z.number().int(),
+  expiresAt: z.iso.datetime(),
+  clientId: z.string(),
+  scope: z.string(),
+});
+
 const RoleNameRef = z.string().trim().min(1).max(100, "must have at most 100 characters");
 
 export const InviteSchema = z

@@ -147,6 +147,22 @@ describe("client page", () => {
     expect(await stored(client.id)).toMatchObject({ skipConsent: false, accessTokenTtlSeconds: null, refreshTokenTtlSeconds: null });
   });
 
+  it("saves a confidential client's token exchange audiences (decision 053), offers none to a public client, and puts a bad one next to its field", async () => {
+    const { id } = await machineClient("Exchanging machine");
+    const { html, csrf } = await pageWithCsrf(admin.browser, clientUrl(id));
+    expect(textOf(html)).toContain("Token exchange audiences");
+    const form = { csrf, intent: "update", version: versionOf(html), name: "Exchanging machine", redirectUris: "", postLogoutRedirectUris: "", scope: "email", grantTypes: "client_credentials", applicationId: "" };
+    const bad = await admin.browser.post(clientUrl(id), { ...form, tokenExchangeAudiences: "not a uri" });
+    expect(bad.status).toBe(422);
+    expect(await bad.text()).toMatch(/id="tokenExchangeAudiences-error"[^>]*>must be an absolute URI such as https:\/\/api.example.com/);
+    const saved = await admin.browser.post(clientUrl(id), { ...form, tokenExchangeAudiences: "https://api.example.com\r\nhttps://billing.example.com" });
+    expect(saved.status, await saved.clone().text()).toBe(302);
+    expect(await stored(id)).toMatchObject({ tokenExchangeAudiences: ["https://api.example.com", "https://billing.example.com"] });
+
+    const spa = await createClient(prisma(), org.id, { confidential: false, redirectUris: ["https://spa.example.com/cb"] });
+    expect((await pageWithCsrf(admin.browser, clientUrl(spa.client.id))).html).not.toContain('name="tokenExchangeAudiences"');
+  });
+
   it("offers skip-consent to web clients only, and CORS origins to clients a browser runs", async () => {
     const native = await createClient(prisma(), org.id, { confidential: false, applicationType: "native", redirectUris: ["http://127.0.0.1:7000/cb"] });
     const nativeHtml = (await pageWithCsrf(admin.browser, clientUrl(native.client.id))).html;

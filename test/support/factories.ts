@@ -35,6 +35,7 @@ export interface ClientInput {
   skipConsent?: boolean;
   accessTokenTtlSeconds?: number;
   refreshTokenTtlSeconds?: number;
+  tokenExchangeAudiences?: string[];
 }
 
 /** Creates a client; a confidential one gets one active secret, returned in plain text. */
@@ -58,6 +59,7 @@ export async function createClient(prisma: PrismaClient, organizationId: string,
       skipConsent: input.skipConsent ?? false,
       accessTokenTtlSeconds: input.accessTokenTtlSeconds ?? null,
       refreshTokenTtlSeconds: input.refreshTokenTtlSeconds ?? null,
+      tokenExchangeAudiences: input.tokenExchangeAudiences ?? [],
     },
   });
   const secret = confidential ? await addClientSecret(prisma, client.id) : undefined;

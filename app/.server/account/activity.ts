@@ -29,6 +29,7 @@ export const SECURITY_EVENTS = [
   "user.passkey.deleted",
   "user.2fa.reset",
   "user.2fa.recovery_codes_regenerated",
+  "user.impersonated",
 ] as const satisfies readonly AuditEventType[];
 
 export type SecurityEventName = (typeof SECURITY_EVENTS)[number];
@@ -41,6 +42,8 @@ export interface SecurityEvent {
   ip: string | null;
   /** An administrator did it, not the person. */
   byAdmin: boolean;
+  /** An impersonation (decision 053): the administrator who acted as the person, and why. */
+  impersonation: { by: string; reason: string } | null;
 }
 
 export const RECENT_EVENTS = 20;
@@ -53,8 +56,11 @@ export async function recentSecurityEvents(services: Services, access: SignedIn)
     select: { createdAt: true, eventType: true, actorType: true, ip: true, data: true },
   });
   return rows.map((row) => {
-    const data = (row.data ?? {}) as { method?: unknown; secondFactor?: unknown };
+    const data = (row.data ?? {}) as { method?: unknown; secondFactor?: unknown; adminEmail?: unknown; reason?: unknown };
     const method = typeof data.secondFactor === "string" ? data.secondFactor : typeof data.method === "string" ? data.method : null;
-    return { at: row.createdAt.toISOString(), event: row.eventType as SecurityEventName, method, ip: row.ip, byAdmin: row.actorType === "admin" };
+    const impersonation =
+      row.eventType === "user.impersonated" ? { by: typeof data.adminEmail === "string" ? data.adminEmail : "", reason: typeof data.reason === "string" ? data.reason : "" } : null;
+    // The administrator's address is not the person's own network: it is not shown as "from".
+    return { at: row.createdAt.toISOString(), event: row.eventType as SecurityEventName, method, ip: impersonation ? null : row.ip, byAdmin: row.actorType === "admin", impersonation };
   });
 }

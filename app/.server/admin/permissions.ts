@@ -13,6 +13,7 @@ export const ADMIN_PERMISSIONS = [
   "admin:client:write",
   "admin:user:read",
   "admin:user:write",
+  "admin:user:impersonate",
   "admin:rbac:read",
   "admin:rbac:write",
   "admin:claim:read",

@@ -24,6 +24,7 @@ async function tenantOf(slug: string): Promise<TenantProvider> {
     callback: provider.callback(),
     claimsOfSignedJwt: () => Promise.resolve(undefined),
     deliverBackchannelLogout: () => Promise.resolve(false),
+    issueImpersonationToken: () => Promise.resolve(undefined),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Adapter, ClientAuthMethod, ClientMetadata, JWKS } from "oidc-provider";
-import { usesSecret } from "~/schemas/client";
+import { TOKEN_EXCHANGE_GRANT, usesSecret } from "~/schemas/client";
 import type { PrismaClient } from "~/generated/prisma/client";
 import type { ReadThroughCache } from "../cache/read-through";
 import { getClientRecord, isClientUsable, type ClientRecord } from "../directory/clients";
@@ -13,6 +13,9 @@ import { clientPolicyMetadata } from "./client-policy";
  */
 export const HASHED_SECRET_MARKER = "porta:hashed-secrets";
 
+/** Partial: a client record cached before the column existed has none. */
+const exchangesTokens = (client: ClientRecord) => (client.tokenExchangeAudiences?.length ?? 0) > 0 && client.tokenEndpointAuthMethod !== "none";
+
 export function toClientMetadata(client: ClientRecord): ClientMetadata {
   const codeFlow = client.grantTypes.includes("authorization_code");
   return {
@@ -24,7 +27,9 @@ export function toClientMetadata(client: ClientRecord): ClientMetadata {
     // Public keys for private_key_jwt and signed request objects (ES256 only, checked when stored).
     ...(client.jwks ? { jwks: client.jwks as unknown as JWKS } : {}),
     ...(client.jwksUri ? { jwks_uri: client.jwksUri } : {}),
-    grant_types: client.grantTypes,
+    // A confidential client with token exchange audiences has the grant (decision 053); the
+    // provider answers any other client's exchange with unauthorized_client (token-errors.ts).
+    grant_types: exchangesTokens(client) ? [...client.grantTypes, TOKEN_EXCHANGE_GRANT] : client.grantTypes,
     response_types: codeFlow ? ["code"] : [],
     redirect_uris: codeFlow ? client.redirectUris : [],
     post_logout_redirect_uris: client.postLogoutRedirectUris,

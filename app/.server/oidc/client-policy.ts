@@ -1,6 +1,7 @@
 import type { Client, ClientMetadata, KoaContextWithOIDC } from "oidc-provider";
 import type { ClientRecord } from "../directory/clients";
 import type { Grant } from "./grants";
+import { TOKEN_EXCHANGE_AUDIENCES_PROPERTY } from "./token-exchange";
 
 /**
  * What an operator sets per client beyond the protocol's own metadata (decision 036): browser
@@ -9,10 +10,10 @@ import type { Grant } from "./grants";
  * names (registered as extraClientMetadata), because the provider asks its CORS and lifetime
  * questions synchronously, with the client instance in hand and nothing to look up.
  */
-export const CLIENT_POLICY_PROPERTIES = ["porta_cors_origins", "porta_skip_consent", "porta_access_token_ttl", "porta_refresh_token_ttl"] as const;
+export const CLIENT_POLICY_PROPERTIES = ["porta_cors_origins", "porta_skip_consent", "porta_access_token_ttl", "porta_refresh_token_ttl", TOKEN_EXCHANGE_AUDIENCES_PROPERTY] as const;
 
 /** Partial: a client record cached (Redis) before these columns existed has none of them. */
-type PolicyRecord = Partial<Pick<ClientRecord, "allowedCorsOrigins" | "skipConsent" | "accessTokenTtlSeconds" | "refreshTokenTtlSeconds">>;
+type PolicyRecord = Partial<Pick<ClientRecord, "allowedCorsOrigins" | "skipConsent" | "accessTokenTtlSeconds" | "refreshTokenTtlSeconds" | "tokenExchangeAudiences">>;
 
 /** The policy part of a client's metadata; a setting left at its default is left out. */
 export function clientPolicyMetadata(client: PolicyRecord): Partial<ClientMetadata> {
@@ -21,6 +22,8 @@ export function clientPolicyMetadata(client: PolicyRecord): Partial<ClientMetada
     ...(client.skipConsent ? { porta_skip_consent: true } : {}),
     ...(typeof client.accessTokenTtlSeconds === "number" ? { porta_access_token_ttl: client.accessTokenTtlSeconds } : {}),
     ...(typeof client.refreshTokenTtlSeconds === "number" ? { porta_refresh_token_ttl: client.refreshTokenTtlSeconds } : {}),
+    // Token exchange (decision 053): the audiences it may exchange for; the grant type follows (client-metadata.ts).
+    ...(client.tokenExchangeAudiences?.length ? { [TOKEN_EXCHANGE_AUDIENCES_PROPERTY]: client.tokenExchangeAudiences } : {}),
   };
 }
 

@@ -21,6 +21,7 @@ import { refuseUnknownClientCredentialsScopes } from "./token-errors";
 import { JWKS_URI_MAX_BYTES, outboundFetch } from "./outbound";
 import { providerPages } from "./pages";
 import { PROVIDER_ROUTES } from "./endpoints";
+import { exchangedTokenClaims } from "./token-exchange";
 
 export const BASE_SCOPES = ["openid", "offline_access", "profile", "email", "roles"] as const;
 
@@ -178,6 +179,10 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
       if (!client.grantTypeAllowed("refresh_token")) return false;
       // The shared admin client (CLI and console) always refreshes, as the spec's admin flow needs.
       return code.scopes.has("offline_access") || client.clientId === ADMIN_CLIENT_ID;
+    },
+    // An exchanged token's act (decision 053).
+    extraTokenClaims(_ctx, token) {
+      return exchangedTokenClaims(token);
     },
     clientBasedCORS(_ctx, origin, client) {
       return corsAllowed(origin, client);

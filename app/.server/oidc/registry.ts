@@ -16,6 +16,8 @@ import { acceptOwnAudienceAtUserinfo, hashAccessTokenIntoIdToken, useHashedClien
 import type { KeyService, PrivateSigningJwk } from "./keys";
 import type { LogoutNotice } from "./backchannel-logout";
 import { statePollInterval } from "./device-flow";
+import { createFindAccount } from "./account";
+import { mintDelegatedToken, registerTokenExchange, type TokenExchangeRecord } from "./token-exchange";
 import { loadTenant, type TenantInput } from "./tenant-load";
 import type { Settings } from "../settings/settings";
 
@@ -33,6 +35,12 @@ export interface TenantProvider {
    * answer 200 or 204.
    */
   deliverBackchannelLogout(clientId: string, sub: string, sid: string | null): Promise<boolean>;
+  /**
+   * An access token for the person at one of this organization's clients that says an
+   * administrator acts (`act`), for the organization's own resource (decision 053); undefined
+   * when the client is unknown or not usable here.
+   */
+  issueImpersonationToken(input: { clientId: string; accountId: string; actorId: string; expiresIn: number }): Promise<{ value: string; scope: string } | undefined>;
 }
 
 export interface ProviderRegistry {
@@ -107,6 +115,8 @@ export interface RegistryOptions {
   onProviderBuilt?: (provider: Provider) => void;
   /** Where a provider's sign-out (end_session) hands the logout tokens it would send: to the job queue (decision 048). */
   onBackchannelLogout?: (notice: LogoutNotice) => Promise<void>;
+  /** Records a token exchange (the audit); the token is answered only once this resolves (decision 053). */
+  onTokenExchanged?: (organizationId: string, record: TokenExchangeRecord) => Promise<void>;
 }
 
 const CHANNEL = "porta_oidc_invalidate";
@@ -198,6 +208,11 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
     answerTokenErrorsPerRfc6749(provider);
     hashAccessTokenIntoIdToken(provider);
     statePollInterval(provider);
+    registerTokenExchange(provider, {
+      findAccount: createFindAccount({ prisma, cache, organizationId: organization.id, customClaims }),
+      reservedAudiences: adminResource ? [adminResource] : [],
+      onExchanged: async (record) => options.onTokenExchanged?.(organization.id, record),
+    });
     // The provider would POST logout tokens inside the sign-out request, once, without retries;
     // Porta queues them instead and sends them from a job with the provider's own method.
     type LogoutTokenSender = (this: InstanceType<Provider["Client"]>, sub: string, sid: string | undefined) => Promise<void>;
@@ -216,7 +231,15 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
     answerUnavailableAs503(provider, (error) => logger.error({ err: error, organizationId: organization.id }, "oidc server error"), () =>
       logger.warn({ organizationId: organization.id }, "database unavailable: a protocol request answered 503"),
     );
-    return { organization, issuer, provider, callback: provider.callback(), claimsOfSignedJwt, deliverBackchannelLogout };
+    async function issueImpersonationToken(input: { clientId: string; accountId: string; actorId: string; expiresIn: number }) {
+      const client = await provider.Client.find(input.clientId);
+      if (!client) return undefined;
+      // What the client may ask for, without offline_access: this token is never refreshed.
+      const scope = (client.scope ?? "").split(" ").filter((s) => s && s !== "offline_access").join(" ");
+      const { value } = await mintDelegatedToken(provider, { client, accountId: input.accountId, audience: issuer, scope, expiresIn: input.expiresIn, act: { sub: input.actorId } });
+      return { value, scope };
+    }
+    return { organization, issuer, provider, callback: provider.callback(), claimsOfSignedJwt, deliverBackchannelLogout, issueImpersonationToken };
   }
 
   return {

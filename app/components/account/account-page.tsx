@@ -51,7 +51,7 @@ export interface AccountView {
   passkeys: AccountPasskeysView;
   federated: AccountLinksView;
   sessions: Array<{ handle: string; current: boolean; signedInAt: string | null; lastSeenAt: string | null; ip: string | null; userAgent: string | null; clients: Array<string | null> }>;
-  events: Array<{ at: string; event: string; method: string | null; ip: string | null; byAdmin: boolean }>;
+  events: Array<{ at: string; event: string; method: string | null; ip: string | null; byAdmin: boolean; impersonation: { by: string; reason: string } | null }>;
   fresh: boolean;
   stepUpMinutes: number;
   /** The organization's sign-in again (step-up), then back here. */
@@ -481,8 +481,14 @@ function ActivitySection({ page }: { page: AccountView }) {
                 {" "}
                 · {e.at}
                 {e.ip ? ` · ${t("account.activity.from", { ip: e.ip })}` : null}
-                {e.byAdmin ? ` · ${t("account.activity.byAdmin")}` : null}
+                {e.impersonation ? ` · ${t("account.activity.impersonatedBy", { admin: e.impersonation.by })}` : e.byAdmin ? ` · ${t("account.activity.byAdmin")}` : null}
               </span>
+              {e.impersonation ? (
+                <>
+                  <br />
+                  <span className="muted">{t("account.activity.impersonationReason", { reason: e.impersonation.reason })}</span>
+                </>
+              ) : null}
             </li>
           ))}
         </ul>

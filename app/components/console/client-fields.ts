@@ -6,6 +6,7 @@ export const CLIENT_FIELDS = [
   "redirectUris",
   "postLogoutRedirectUris",
   "allowedCorsOrigins",
+  "tokenExchangeAudiences",
   "scope",
   "grantTypes",
   "applicationId",
@@ -56,6 +57,8 @@ export function clientUpdateInput(form: FormData) {
     postLogoutRedirectUris: lines(text(form, "postLogoutRedirectUris")),
     // Shown for clients a browser runs; a form without the field leaves the origins as they are.
     ...(form.has("allowedCorsOrigins") ? { allowedCorsOrigins: lines(text(form, "allowedCorsOrigins")) } : {}),
+    // Confidential clients only (decision 053); a form without the field leaves the audiences as they are.
+    ...(form.has("tokenExchangeAudiences") ? { tokenExchangeAudiences: lines(text(form, "tokenExchangeAudiences")) } : {}),
     scope: text(form, "scope") ?? "",
     grantTypes: list(form, "grantTypes"),
     // "" is the "no application" choice.

@@ -104,6 +104,9 @@ export function ClientEditForm(props: { client: Client; version: number; apps: A
     if (result.values.allowedCorsOrigins !== undefined) {
       rows.push({ field: t("clientDetail.allowedCorsOrigins"), now: current.allowedCorsOrigins.join(" "), yours: result.values.allowedCorsOrigins.join(" ") });
     }
+    if (result.values.tokenExchangeAudiences !== undefined) {
+      rows.push({ field: t("clientDetail.tokenExchangeAudiences"), now: current.tokenExchangeAudiences.join(" "), yours: result.values.tokenExchangeAudiences.join(" ") });
+    }
     const consent = (skip: boolean) => t(skip ? "clientDetail.consentSkipped" : "clientDetail.consentAsked");
     if (result.values.skipConsent !== undefined) rows.push({ field: t("clientDetail.consent"), now: consent(current.skipConsent), yours: consent(result.values.skipConsent) });
     const access = (allowed: boolean) => t(allowed ? "clientDetail.adminApiAccessAllowed" : "clientDetail.adminApiAccessDenied");
@@ -146,6 +149,17 @@ export function ClientEditForm(props: { client: Client; version: number; apps: A
           defaultValue={(values?.allowedCorsOrigins ?? client.allowedCorsOrigins).join("\n")}
           error={errors.allowedCorsOrigins}
           hint={t("clientDetail.allowedCorsOriginsHint")}
+          multiline
+        />
+      ) : null}
+      {client.clientType === "confidential" ? (
+        <InputField
+          id="tokenExchangeAudiences"
+          name="tokenExchangeAudiences"
+          label={t("clientDetail.tokenExchangeAudiences")}
+          defaultValue={(values?.tokenExchangeAudiences ?? client.tokenExchangeAudiences).join("\n")}
+          error={errors.tokenExchangeAudiences}
+          hint={t("clientDetail.tokenExchangeAudiencesHint")}
           multiline
         />
       ) : null}

@@ -53,6 +53,7 @@ export function toClient(row: ClientWithOrg): Client {
     refreshTokenTtlSeconds: row.refreshTokenTtlSeconds,
     backchannelLogoutUri: row.backchannelLogoutUri,
     backchannelLogoutSessionRequired: row.backchannelLogoutSessionRequired,
+    tokenExchangeAudiences: row.tokenExchangeAudiences,
     status: row.status as Client["status"],
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
@@ -197,6 +198,7 @@ export async function createClient(ctx: Context<"cache" | "config">, input: Clie
       refreshTokenTtlSeconds: input.refreshTokenTtlSeconds,
       backchannelLogoutUri: input.backchannelLogoutUri,
       backchannelLogoutSessionRequired: input.backchannelLogoutSessionRequired,
+      tokenExchangeAudiences: input.tokenExchangeAudiences,
     },
     include: withOrg,
   });
@@ -235,6 +237,7 @@ export async function updateClient(ctx: Context<"cache" | "config">, id: string,
     grantTypes: input.grantTypes ?? current.grantTypes,
     scope: input.scope ?? current.scope,
     skipConsent: input.skipConsent ?? current.skipConsent,
+    tokenExchangeAudiences: input.tokenExchangeAudiences ?? current.tokenExchangeAudiences,
   });
   if (input.scope !== undefined) await requireSupportedScope(ctx, current.organizationId, input.scope);
   await requireAdminApiAccessRules(ctx, current.organizationId, {

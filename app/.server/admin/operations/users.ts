@@ -2,7 +2,10 @@ import { UuidSchema } from "~/schemas/uuid";
 import type { AuditEventType } from "~/schemas/audit-events";
 import { z } from "zod";
 import {
+  ImpersonateSchema,
+  ImpersonationSchema,
   InvitationOutcomeSchema,
+  MAX_IMPERSONATION_MINUTES,
   InvitationPreviewSchema,
   InvitationSchema,
   InviteSchema,
@@ -40,6 +43,7 @@ import {
   updateUser,
   verifyEmail,
 } from "../users/service";
+import { impersonateUser } from "../users/impersonation";
 
 /** User operations of the Admin API: organization-scoped (/organizations/{orgId}/users…) and by id (/users/{id}…). */
 const uuid = () => UuidSchema;
@@ -457,6 +461,29 @@ export const userByIdDeactivateOperations = [byIdStateOperation("deactivate", "d
 export const userByIdUnlockOperations = [byIdStateOperation("unlock", "unlock")];
 /** api.admin.users_.$id_.verify-email */
 export const userByIdVerifyEmailOperations = [byIdStateOperation("verifyEmail", "verify-email")];
+
+/** api.admin.users_.$id_.impersonate */
+export const userByIdImpersonateOperations = [
+  operation({
+    method: "POST",
+    path: "/users/{id}/impersonate",
+    operationId: "users.impersonate",
+    summary: `Act as the user: a time-limited access token (at most ${MAX_IMPERSONATION_MINUTES} minutes) for one of their organization's clients, naming the administrator (act); audited with the reason, which the user sees on their account page`,
+    tag: "users",
+    permission: "admin:user:impersonate",
+    params: IdParams,
+    query: NoQuery,
+    body: ImpersonateSchema,
+    response: ImpersonationSchema,
+    // Outside the request's transaction: the organization's provider stores the token with the
+    // process's own database client. The audit entry is written before the token is answered.
+    readOnly: true,
+    handler: async ({ ctx, params, body, admin }) => {
+      const user = await getUser(ctx, params.id);
+      return { body: await impersonateUser(ctx, user, admin, body) };
+    },
+  }),
+];
 
 /** api.admin.users_.$id_.history */
 export const userByIdHistoryOperations = [

@@ -138,6 +138,7 @@ async function loadContent(ctx: ExportContext, organizationId: string): Promise<
       refreshTokenTtlSeconds: c.refreshTokenTtlSeconds,
       backchannelLogoutUri: c.backchannelLogoutUri,
       backchannelLogoutSessionRequired: c.backchannelLogoutSessionRequired,
+      tokenExchangeAudiences: c.tokenExchangeAudiences,
       status: c.status as "active" | "inactive",
       secrets: c.secrets.map((s) => ({
         secretHash: s.secretHash,

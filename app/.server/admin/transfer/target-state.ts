@@ -40,6 +40,7 @@ interface TargetClient {
   refreshTokenTtlSeconds: number | null;
   backchannelLogoutUri: string | null;
   backchannelLogoutSessionRequired: boolean;
+  tokenExchangeAudiences: string[];
   status: string;
   secrets: Map<string, { id: string; hint: string; label: string | null; status: string; expiresAt: Date | null; revokedAt: Date | null }>;
 }
@@ -140,6 +141,7 @@ export async function loadTarget(db: Prisma.TransactionClient, slug: string, con
       refreshTokenTtlSeconds: c.refreshTokenTtlSeconds,
       backchannelLogoutUri: c.backchannelLogoutUri,
       backchannelLogoutSessionRequired: c.backchannelLogoutSessionRequired,
+      tokenExchangeAudiences: c.tokenExchangeAudiences,
       status: c.status,
       secrets: new Map(c.secrets.map((s) => [s.secretHash, { id: s.id, hint: s.hint, label: s.label, status: s.status, expiresAt: s.expiresAt, revokedAt: s.revokedAt }])),
     });

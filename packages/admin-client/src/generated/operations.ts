@@ -117,6 +117,7 @@ export const operations = {
   "users.exportData": { method: "GET", path: "/organizations/{orgId}/users/{userId}/export", pathParams: ["orgId","userId"], input: "none", etag: false, paging: "none" },
   "users.get": { method: "GET", path: "/organizations/{orgId}/users/{userId}", pathParams: ["orgId","userId"], input: "none", etag: true, paging: "none" },
   "users.getHistory": { method: "GET", path: "/organizations/{orgId}/users/{userId}/history", pathParams: ["orgId","userId"], input: "query", etag: false, paging: "none" },
+  "users.impersonate": { method: "POST", path: "/users/{id}/impersonate", pathParams: ["id"], input: "body", etag: false, paging: "none" },
   "users.invite": { method: "POST", path: "/organizations/{orgId}/users/invite", pathParams: ["orgId"], input: "body", etag: false, paging: "none" },
   "users.invitePreview": { method: "POST", path: "/organizations/{orgId}/users/invite/preview", pathParams: ["orgId"], input: "body", etag: false, paging: "none" },
   "users.list": { method: "GET", path: "/organizations/{orgId}/users", pathParams: ["orgId"], input: "query", etag: false, paging: "cursor" },
@@ -689,6 +690,7 @@ export interface Operations {
         refreshTokenTtlSeconds: number | null;
         backchannelLogoutUri: string | null;
         backchannelLogoutSessionRequired: boolean;
+        tokenExchangeAudiences: Array<string>;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -732,6 +734,7 @@ export interface Operations {
         refreshTokenTtlSeconds: number | null;
         backchannelLogoutUri: string | null;
         backchannelLogoutSessionRequired: boolean;
+        tokenExchangeAudiences: Array<string>;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -772,6 +775,7 @@ export interface Operations {
         refreshTokenTtlSeconds?: number | null;
         backchannelLogoutUri?: string | null;
         backchannelLogoutSessionRequired?: boolean;
+        tokenExchangeAudiences?: Array<string>;
       }, options?: CallOptions];
     response: {
         id: string;
@@ -807,6 +811,7 @@ export interface Operations {
         refreshTokenTtlSeconds: number | null;
         backchannelLogoutUri: string | null;
         backchannelLogoutSessionRequired: boolean;
+        tokenExchangeAudiences: Array<string>;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -855,6 +860,7 @@ export interface Operations {
         refreshTokenTtlSeconds: number | null;
         backchannelLogoutUri: string | null;
         backchannelLogoutSessionRequired: boolean;
+        tokenExchangeAudiences: Array<string>;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -922,6 +928,7 @@ export interface Operations {
         refreshTokenTtlSeconds: number | null;
         backchannelLogoutUri: string | null;
         backchannelLogoutSessionRequired: boolean;
+        tokenExchangeAudiences: Array<string>;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -1022,6 +1029,7 @@ export interface Operations {
           refreshTokenTtlSeconds: number | null;
           backchannelLogoutUri: string | null;
           backchannelLogoutSessionRequired: boolean;
+          tokenExchangeAudiences: Array<string>;
           status: "active" | "inactive";
           createdAt: string;
           updatedAt: string;
@@ -1104,6 +1112,7 @@ export interface Operations {
         refreshTokenTtlSeconds: number | null;
         backchannelLogoutUri: string | null;
         backchannelLogoutSessionRequired: boolean;
+        tokenExchangeAudiences: Array<string>;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -1142,6 +1151,7 @@ export interface Operations {
         refreshTokenTtlSeconds?: number | null;
         backchannelLogoutUri?: string | null;
         backchannelLogoutSessionRequired?: boolean;
+        tokenExchangeAudiences?: Array<string>;
       }, options?: CallOptions];
     response: {
         id: string;
@@ -1177,6 +1187,7 @@ export interface Operations {
         refreshTokenTtlSeconds: number | null;
         backchannelLogoutUri: string | null;
         backchannelLogoutSessionRequired: boolean;
+        tokenExchangeAudiences: Array<string>;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -1475,6 +1486,7 @@ export interface Operations {
             refreshTokenTtlSeconds: number | null;
             backchannelLogoutUri: string | null;
             backchannelLogoutSessionRequired: boolean;
+            tokenExchangeAudiences: Array<string>;
             status: "active" | "inactive";
             secrets: Array<{
               secretHash: string;
@@ -1885,6 +1897,7 @@ export interface Operations {
               refreshTokenTtlSeconds?: number | null;
               backchannelLogoutUri?: string | null;
               backchannelLogoutSessionRequired?: boolean;
+              tokenExchangeAudiences?: Array<string>;
               status: "active" | "inactive";
               secrets: Array<{
                 secretHash: string;
@@ -2065,6 +2078,7 @@ export interface Operations {
               refreshTokenTtlSeconds?: number | null;
               backchannelLogoutUri?: string | null;
               backchannelLogoutSessionRequired?: boolean;
+              tokenExchangeAudiences?: Array<string>;
               status: "active" | "inactive";
               secrets: Array<{
                 secretHash: string;
@@ -3308,6 +3322,23 @@ export interface Operations {
       };
     etag: false;
   };
+  /** Act as the user: a time-limited access token (at most 60 minutes) for one of their organization's clients, naming the administrator (act); audited with the reason, which the user sees on their account page */
+  "users.impersonate": {
+    args: [id: string, body: {
+        clientId: string;
+        reason: string;
+        minutes?: number;
+      }, options?: CallOptions];
+    response: {
+        accessToken: string;
+        tokenType: "Bearer";
+        expiresIn: number;
+        expiresAt: string;
+        clientId: string;
+        scope: string;
+      };
+    etag: false;
+  };
   /** Invite someone by email; the account is created when they accept (409 user_exists when the user exists, 409 invitation_pending when an invitation to the address is pending) */
   "users.invite": {
     args: [orgId: string, body: {
@@ -4028,6 +4059,7 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"refreshTokenTtlSeconds","in":"body","type":"integer (60–1209600) or null","required":false,"default":"null"},
       {"name":"backchannelLogoutUri","in":"body","type":"string (up to 2000 chars) or null","required":false,"default":"null"},
       {"name":"backchannelLogoutSessionRequired","in":"body","type":"boolean","required":false,"default":"false"},
+      {"name":"tokenExchangeAudiences","in":"body","type":"list of string","required":false,"default":"[]"},
     ],
   },
   "clients.deactivate": {
@@ -4127,6 +4159,7 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"refreshTokenTtlSeconds","in":"body","type":"integer (60–1209600) or null","required":false},
       {"name":"backchannelLogoutUri","in":"body","type":"string (up to 2000 chars) or null","required":false},
       {"name":"backchannelLogoutSessionRequired","in":"body","type":"boolean","required":false},
+      {"name":"tokenExchangeAudiences","in":"body","type":"list of string","required":false},
     ],
   },
   "config.get": {
@@ -4742,6 +4775,15 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"limit","in":"query","type":"integer (1–100)","required":false},
       {"name":"after","in":"query","type":"string (up to 512 chars)","required":false},
       {"name":"eventType","in":"query","type":"string (up to 100 chars)","required":false},
+    ],
+  },
+  "users.impersonate": {
+    summary: "Act as the user: a time-limited access token (at most 60 minutes) for one of their organization's clients, naming the administrator (act); audited with the reason, which the user sees on their account page",
+    fields: [
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+      {"name":"clientId","in":"body","type":"string (1–200 chars)","required":true},
+      {"name":"reason","in":"body","type":"string (3–500 chars)","required":true},
+      {"name":"minutes","in":"body","type":"integer (1–60)","required":false,"default":"15"},
     ],
   },
   "users.invite": {
