@@ -173,6 +173,8 @@ export const ClientSchema = z.object({
   /** Each logout token names the session (sid), not only the user. */
   backchannelLogoutSessionRequired: z.boolean(),
   status: z.enum(CLIENT_STATUS_VALUES),
+  /** The client registered itself at the organization's registration endpoint (RFC 7591, decision 054). */
+  dynamicallyRegistered: z.boolean(),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
 });

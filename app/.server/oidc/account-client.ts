@@ -60,6 +60,7 @@ export function accountClientRecord(organization: Pick<Organization, "id" | "cre
     refreshTokenTtlSeconds: null,
     backchannelLogoutUri: null,
     backchannelLogoutSessionRequired: false,
+    registrationAccessTokenHash: null,
     version: 1,
     createdAt: organization.createdAt,
     updatedAt: organization.createdAt,

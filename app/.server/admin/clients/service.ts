@@ -54,6 +54,7 @@ export function toClient(row: ClientWithOrg): Client {
     backchannelLogoutUri: row.backchannelLogoutUri,
     backchannelLogoutSessionRequired: row.backchannelLogoutSessionRequired,
     status: row.status as Client["status"],
+    dynamicallyRegistered: row.registrationAccessTokenHash !== null,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };

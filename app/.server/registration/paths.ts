@@ -1,0 +1,11 @@
+/**
+ * `/{slug}/register` (RFC 7591) and `/{slug}/register/{client_id}` (RFC 7592), decision 054.
+ * A module of its own so that the edge guard can know these paths without loading the service.
+ */
+const REGISTRATION_PATH = /^\/[^/]+\/register(?:\/[^/]+)?\/?$/;
+
+/** True for a path (below the origin) of a registration endpoint: the edge guard treats it as protocol. */
+export const isRegistrationPath = (path: string): boolean => REGISTRATION_PATH.test(path);
+
+/** The organization's registration endpoint, as discovery names it. */
+export const registrationEndpointOf = (issuer: string): string => `${issuer}/register`;
