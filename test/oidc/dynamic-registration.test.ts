@@ -62,7 +62,11 @@ describe("dynamic client registration", () => {
   it("is off by default: the endpoint is 404 and discovery does not name it", async () => {
     const org = await createOrganization(porta.services.db.prisma);
     expect((await register(org, AGENT)).status).toBe(404);
+    // Made without the provider (a pool miss), from the template of organizations without registration.
+    await porta.services.keys.providerJwks(org.id);
+    await porta.services.oidc.invalidate(org.id);
     expect((await discovery(org)).registration_endpoint).toBeUndefined();
+    expect(porta.services.oidc.peek(org.slug)).toBeUndefined();
     const policy = await api.get<{ enabled: boolean; requireInitialAccessToken: boolean; allowedGrantTypes: string[] }>(`/organizations/${org.id}/registration-policy`);
     expect(policy.body).toMatchObject({ enabled: false, requireInitialAccessToken: true, allowedGrantTypes: ["authorization_code", "refresh_token"] });
   });
@@ -72,7 +76,13 @@ describe("dynamic client registration", () => {
     const org = await createOrganization(prisma);
     const userId = (await createUser(prisma, org.id)).id;
     await enable(org);
-    expect((await discovery(org)).registration_endpoint).toBe(`${issuerOf(porta, org)}/register`);
+    // Discovery names the endpoint both when made without the provider (a pool miss) and by the provider itself.
+    await porta.services.keys.providerJwks(org.id);
+    await porta.services.oidc.invalidate(org.id);
+    const fast = await discovery(org);
+    expect(porta.services.oidc.peek(org.slug)).toBeUndefined();
+    expect(fast.registration_endpoint).toBe(`${issuerOf(porta, org)}/register`);
+    expect(fast).toEqual(await (await fetch(`${issuerOf(porta, org)}/.well-known/openid-configuration?via=provider`)).json());
     const { id: tokenId, token } = await issueToken(org);
 
     const res = await register(org, AGENT, token);
