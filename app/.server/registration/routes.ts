@@ -20,9 +20,10 @@ function bearerOf(req: Request): string | undefined {
   return match?.[1];
 }
 
-function answerError(res: Response, error: RegistrationError) {
+function answerError(req: Request, res: Response, error: RegistrationError) {
   res.status(error.status).setHeader("Cache-Control", "no-store");
-  if (error.status === 401) res.setHeader("WWW-Authenticate", `Bearer error="invalid_token", error_description="${error.description}"`);
+  // RFC 6750 §3.1: a request without a token gets the bare challenge; a bad token is named.
+  if (error.status === 401) res.setHeader("WWW-Authenticate", bearerOf(req) ? `Bearer error="invalid_token", error_description="${error.description}"` : "Bearer");
   res.json({ error: error.error, error_description: error.description });
 }
 
@@ -59,7 +60,7 @@ export function registrationRoutes(services: Services, limits: RateLimits): Rout
       if (error instanceof BodyTooLarge) {
         res.status(413).setHeader("Connection", "close").json({ error: "invalid_client_metadata", error_description: "The request body is too large." });
       } else if (error instanceof RegistrationError) {
-        answerError(res, error);
+        answerError(req, res, error);
       } else if (isDatabaseUnavailable(error) && !res.headersSent) {
         answerTemporarilyUnavailable(res);
       } else {
