@@ -222,6 +222,26 @@ describe("dynamic client registration", () => {
     expect(audited.map((e) => e.eventType).sort()).toEqual(["registration_token.created", "registration_token.created", "registration_token.created", "registration_token.revoked"]);
   });
 
+  it("answers a browser's CORS preflight and calls from any origin (no cookies are involved)", async () => {
+    const org = await createOrganization(porta.services.db.prisma);
+    await enable(org, { requireInitialAccessToken: false });
+    const preflight = await fetch(`${issuerOf(porta, org)}/register`, {
+      method: "OPTIONS",
+      headers: { origin: "https://inspector.example", "access-control-request-method": "POST", "access-control-request-headers": "content-type, authorization" },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBe("*");
+    expect(preflight.headers.get("access-control-allow-headers")).toContain("Authorization");
+    const res = await fetch(`${issuerOf(porta, org)}/register`, {
+      method: "POST",
+      headers: { origin: "https://inspector.example", "content-type": "application/json" },
+      body: JSON.stringify(AGENT),
+    });
+    expect(res.status).toBe(201);
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    expect(res.headers.get("access-control-allow-credentials")).toBeNull();
+  });
+
   it("registers without a token when the policy is open", async () => {
     const org = await createOrganization(porta.services.db.prisma);
     await enable(org, { requireInitialAccessToken: false });

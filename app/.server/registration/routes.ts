@@ -41,6 +41,16 @@ function readBody(req: Request, res: Response): Promise<unknown> {
 /** Mount as `app.use("/:slug/register", registrationRoutes(services, limits))`. */
 export function registrationRoutes(services: Services, limits: RateLimits): Router {
   const router = express.Router({ mergeParams: true });
+  // MCP clients that run in a browser register from their own origin. Nothing here rides on a
+  // cookie (the tokens are bearer tokens), so any origin may call, without credentials.
+  router.use((req, res, next) => {
+    res.setHeader("Access-Control-Allow-Origin", "*");
+    if (req.method !== "OPTIONS") return next();
+    res.setHeader("Access-Control-Allow-Methods", req.path === "/" ? "POST" : "GET, PUT, DELETE");
+    res.setHeader("Access-Control-Allow-Headers", "Authorization, Content-Type");
+    res.setHeader("Access-Control-Max-Age", "600");
+    res.status(204).end();
+  });
   const meta = (req: Request) => ({ ip: req.ip ?? null, requestId: (req.res?.locals.requestId as string | undefined) ?? null });
 
   const handle = (work: (req: Request, res: Response, slug: string) => Promise<void>) => (req: Request, res: Response, next: (error?: unknown) => void) => {
