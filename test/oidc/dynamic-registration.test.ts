@@ -205,9 +205,14 @@ describe("dynamic client registration", () => {
     await prisma.registrationToken.update({ where: { id: expired.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
     await refused(expired.token);
 
-    const revoked = await issueToken(org);
+    const revoked = await issueToken(org, { label: "For the agents" });
     expect((await api.delete<{ status: string }>(`/organizations/${org.id}/registration-tokens/${revoked.id}`)).body.status).toBe("revoked");
     await refused(revoked.token);
+    // The audit log names a token by its label, else by the characters an operator sees.
+    const named = await api.get<{ data: Array<{ names: { target: { name: string | null } | null } }> }>(`/audit?targetType=registration_token&targetId=${revoked.id}`);
+    expect(named.body.data.map((e) => e.names.target?.name)).toEqual(["For the agents", "For the agents"]);
+    const unnamed = await api.get<{ data: Array<{ names: { target: { name: string | null } | null } }> }>(`/audit?targetType=registration_token&targetId=${expired.id}`);
+    expect(unnamed.body.data.map((e) => e.names.target?.name)).toEqual([`…${expired.token.slice(-4)}`]);
 
     const once = await issueToken(org, { maxUses: 1 });
     expect((await register(org, AGENT, once.token)).status).toBe(201);

@@ -115,7 +115,7 @@ export const registrationTokensOperations = [
     response: RegistrationTokenSchema,
     handler: async ({ ctx, params }) => {
       const row = await revokeRegistrationToken(ctx, params.id, params.tokenId);
-      ctx.audit({ eventType: "registration_token.revoked", organizationId: params.id, targetType: "registration_token", targetId: row.id, data: { hint: row.hint } });
+      ctx.audit({ eventType: "registration_token.revoked", organizationId: params.id, targetType: "registration_token", targetId: row.id, data: { hint: row.hint, label: row.label } });
       return { body: toRegistrationToken(row) };
     },
   }),
