@@ -1,3 +1,4 @@
+import { exportJWK, generateKeyPair } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminApi, obtainAdminTokens } from "../support/admin-api";
 import { createOrganization, createUser } from "../support/factories";
@@ -121,6 +122,16 @@ describe("dynamic client registration", () => {
     const config = await clientConfiguration(porta, org, { id: res.body.client_id as string }, { secret: res.body.client_secret as string });
     const tokens = await codeFlow(porta, org, config, { accountId: userId, scope: "openid", redirectUri: "https://agent.example.com/cb" });
     expect(tokens.id_token).toBeTruthy();
+
+    // A client that signs with its own key registers the public half and gets no secret.
+    const { publicKey } = await generateKeyPair("ES256", { extractable: true });
+    const jwk = { ...(await exportJWK(publicKey)), kid: "agent-1" };
+    const signer = await register(org, { redirect_uris: ["https://agent.example.com/cb"], token_endpoint_auth_method: "private_key_jwt", jwks: { keys: [jwk] } }, token);
+    expect(signer.status).toBe(201);
+    expect(signer.body).toMatchObject({ token_endpoint_auth_method: "private_key_jwt", jwks: { keys: [expect.objectContaining({ kid: "agent-1" })] } });
+    expect(signer.body.client_secret).toBeUndefined();
+    const keyless = await register(org, { redirect_uris: ["https://agent.example.com/cb"], token_endpoint_auth_method: "private_key_jwt" }, token);
+    expect(keyless).toMatchObject({ status: 400, body: { error: "invalid_client_metadata" } });
   });
 
   it("reads, updates and deletes the client with its registration access token (RFC 7592), audited", async () => {

@@ -10,6 +10,7 @@ import { deleteRegisteredClient, readRegisteredClient, registerClient, Registrat
  * `/{slug}/register` (RFC 7591) and `/{slug}/register/{client_id}` (RFC 7592), decision 054.
  * The routes only read the request and write the answer; the registration service decides.
  */
+
 /** A body beyond the limit: 413, the one answer that is not an RFC 7591 error. */
 class BodyTooLarge extends Error {}
 
