@@ -228,6 +228,10 @@ describe("dynamic client registration", () => {
     const once = await issueToken(org, { maxUses: 1 });
     expect((await register(org, AGENT, once.token)).status).toBe(201);
     await refused(once.token);
+    // Racing for the last use: exactly one registration has it.
+    const twice = await issueToken(org, { maxUses: 2 });
+    const raced = await Promise.all([0, 1, 2, 3].map(() => register(org, AGENT, twice.token)));
+    expect(raced.map((r) => r.status).sort()).toEqual([201, 201, 401, 401]);
 
     // Another organization's token is no token here.
     const elsewhere = await createOrganization(prisma);
@@ -235,7 +239,7 @@ describe("dynamic client registration", () => {
     await refused((await issueToken(elsewhere)).token);
 
     const audited = await prisma.auditEntry.findMany({ where: { eventType: { in: ["registration_token.created", "registration_token.revoked"] }, organizationId: org.id } });
-    expect(audited.map((e) => e.eventType).sort()).toEqual(["registration_token.created", "registration_token.created", "registration_token.created", "registration_token.revoked"]);
+    expect(audited.map((e) => e.eventType).sort()).toEqual(["registration_token.created", "registration_token.created", "registration_token.created", "registration_token.created", "registration_token.revoked"]);
   });
 
   it("answers a browser's CORS preflight and calls from any origin (no cookies are involved)", async () => {
