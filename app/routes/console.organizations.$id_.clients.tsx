@@ -120,7 +120,15 @@ export default function Clients() {
             columns={[
               { header: t("common.name"), cell: (c) => <Link to={`/console/organizations/${org.id}/clients/${c.id}`}>{c.name}</Link> },
               { header: t("clients.id"), cell: (c) => <code>{c.id}</code> },
-              { header: t("clients.type"), cell: (c) => c.clientType },
+              {
+                header: t("clients.type"),
+                cell: (c) => (
+                  <>
+                    {c.clientType}
+                    {c.dynamicallyRegistered ? <span className="muted"> ({t("clients.dynamicallyRegistered")})</span> : null}
+                  </>
+                ),
+              },
               {
                 header: t("clients.application"),
                 cell: (c) => {

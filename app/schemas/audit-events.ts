@@ -62,6 +62,13 @@ export const AUDIT_EVENTS = {
   "client.secret_revoked": "A client secret was revoked.",
   "client.login_methods_updated": "A client's login methods were set.",
   "client.login_methods_cleared": "A client's login methods now follow its organization.",
+  "client.registered": "A client registered itself at the organization's registration endpoint (RFC 7591).",
+  "client.registration_updated": "A self-registered client changed its own metadata (RFC 7592).",
+  "client.registration_deleted": "A self-registered client deleted itself (RFC 7592).",
+  "client.registration_refused": "A registration request was refused (policy, metadata or initial access token).",
+  "organization.registration_policy_updated": "An organization's dynamic client registration policy changed.",
+  "registration_token.created": "An initial access token for client registration was issued (its value is never recorded).",
+  "registration_token.revoked": "An initial access token for client registration was revoked.",
 
   "custom_claim.created": "A custom claim was defined.",
   "custom_claim.updated": "A custom claim definition changed.",

@@ -196,6 +196,8 @@ export const ClientSchema = z.object({
   /** Audiences the client may exchange a person's access token for (RFC 8693); empty: none. */
   tokenExchangeAudiences: z.array(z.string()),
   status: z.enum(CLIENT_STATUS_VALUES),
+  /** The client registered itself at the organization's registration endpoint (RFC 7591, decision 054). */
+  dynamicallyRegistered: z.boolean(),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
 });

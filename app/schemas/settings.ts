@@ -34,6 +34,7 @@ export const SETTING_SCHEMAS = {
   "rateLimits.emailOtpResend.perUser": LimitRuleSchema,
   "rateLimits.passkeyLogin.perIp": LimitRuleSchema,
   "rateLimits.deviceCodeEntry.perIp": LimitRuleSchema,
+  "rateLimits.clientRegistration.perIp": LimitRuleSchema,
   "tokens.accessTokenTtlSeconds": z.number().int().min(60).max(86_400),
 } as const;
 

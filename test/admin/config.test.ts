@@ -39,6 +39,7 @@ const KEYS = [
   "rateLimits.emailOtpResend.perUser",
   "rateLimits.passkeyLogin.perIp",
   "rateLimits.deviceCodeEntry.perIp",
+  "rateLimits.clientRegistration.perIp",
   "tokens.accessTokenTtlSeconds",
   "webhooks.disableAfterFailures",
 ];

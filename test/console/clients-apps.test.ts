@@ -49,6 +49,17 @@ async function tokenStatus(clientId: string, secret: string) {
 const stored = (id: string) => prisma().client.findUnique({ where: { id } });
 
 describe("client page", () => {
+  it("marks in the list a client that registered itself (RFC 7591, decision 054)", async () => {
+    const own = await createOrganization(prisma());
+    const registered = await createClient(prisma(), own.id, { redirectUris: ["https://agent.example.com/cb"] });
+    const plain = await createClient(prisma(), own.id, { redirectUris: ["https://app.example.com/cb"] });
+    await prisma().client.update({ where: { id: registered.client.id }, data: { name: "Self-made agent", registrationAccessTokenHash: "0".repeat(64) } });
+    await prisma().client.update({ where: { id: plain.client.id }, data: { name: "Operator-made app" } });
+    const text = textOf(await (await admin.browser.get(`${porta.baseUrl}/console/organizations/${own.id}/clients`)).text());
+    expect(text).toMatch(/Self-made agent \S+ confidential \( registered dynamically \)/);
+    expect(text).toMatch(/Operator-made app \S+ confidential Inherits/);
+  });
+
   it("is linked from the list and shows the client, its secrets and an empty history", async () => {
     const { id, secret } = await machineClient("Linked machine");
     const list = await (await admin.browser.get(`${porta.baseUrl}/console/organizations/${org.id}/clients`)).text();

@@ -9,6 +9,7 @@ import helmet from "helmet";
 import { BRANDING_ASSET_ROUTE, serveBrandingAsset } from "../branding/serve";
 import { checkHealth } from "../health/health";
 import { protocolRoutes } from "../oidc/mount";
+import { registrationRoutes } from "../registration/routes";
 import type { Services } from "../services";
 import { edgeGuard } from "./edge-guard";
 import { publicOrigin } from "./public-origin";
@@ -61,6 +62,7 @@ export function createHttpApp(services: Services, options: HttpAppOptions): expr
     res.status(report.status === "unavailable" ? 503 : 200).json(report);
   });
 
+  app.use("/:slug/register", registrationRoutes(services, services.limits));
   app.use("/:slug", protocolRoutes(services.oidc, services.store, services.limits));
   app.get(BRANDING_ASSET_ROUTE, serveBrandingAsset(services));
 

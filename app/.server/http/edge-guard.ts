@@ -2,6 +2,7 @@ import type { Request, RequestHandler, Response } from "express";
 import type { Logger } from "pino";
 import { isRepresentableText, UNREPRESENTABLE_MESSAGE } from "~/schemas/text";
 import { isProtocolPath } from "../oidc/mount";
+import { isRegistrationPath } from "../registration/paths";
 
 /**
  * Input no handler can use is refused before routing, with the error body of the area it was
@@ -12,7 +13,7 @@ import { isProtocolPath } from "../oidc/mount";
  */
 type Area = "admin" | "protocol" | "page";
 
-const areaOf = (path: string): Area => (path === "/api/admin" || path.startsWith("/api/admin/") ? "admin" : isProtocolPath(path) ? "protocol" : "page");
+const areaOf = (path: string): Area => (path === "/api/admin" || path.startsWith("/api/admin/") ? "admin" : isProtocolPath(path) || isRegistrationPath(path) ? "protocol" : "page");
 
 interface Refusal {
   status: 400 | 403 | 415 | 422;

@@ -61,6 +61,7 @@ export function accountClientRecord(organization: Pick<Organization, "id" | "cre
     backchannelLogoutUri: null,
     backchannelLogoutSessionRequired: false,
     tokenExchangeAudiences: [],
+    registrationAccessTokenHash: null,
     version: 1,
     createdAt: organization.createdAt,
     updatedAt: organization.createdAt,

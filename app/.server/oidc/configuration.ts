@@ -22,6 +22,8 @@ import { JWKS_URI_MAX_BYTES, outboundFetch } from "./outbound";
 import { providerPages } from "./pages";
 import { PROVIDER_ROUTES } from "./endpoints";
 import { exchangedTokenClaims } from "./token-exchange";
+import { registrationPolicyOf } from "~/schemas/registration";
+import { registrationEndpointOf } from "../registration/paths";
 
 export const BASE_SCOPES = ["openid", "offline_access", "profile", "email", "roles"] as const;
 
@@ -154,6 +156,8 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
     // Porta's per-client settings (client-policy.ts); they come from Porta's own store, already checked.
     extraClientMetadata: { properties: [...CLIENT_POLICY_PROPERTIES] },
     routes: PROVIDER_ROUTES,
+    // Porta's own registration endpoint (registration/, decision 054), named only while it is open.
+    discovery: registrationPolicyOf(organization.registrationPolicy).enabled ? { registration_endpoint: registrationEndpointOf(issuer) } : {},
     interactions: {
       policy: INTERACTION_POLICY,
       url: (_ctx: KoaContextWithOIDC, interaction) => `/interaction/${interaction.uid}`,

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { LRUCache } from "lru-cache";
 import { inject } from "./inject";
 import { scopesAndClaims } from "./configuration";
+import { registrationPolicyOf } from "~/schemas/registration";
 import type { Organization } from "~/generated/prisma/client";
 import type { DescribedOrganization, ProviderRegistry, TenantProvider } from "./registry";
 
@@ -165,7 +166,9 @@ export function createDocumentsWithoutProvider(
   const templateIssuer = `${baseUrl}/${TEMPLATE_SLUG}`;
 
   function templateOf(described: DescribedOrganization) {
-    const key = JSON.stringify(scopesAndClaims(described.customClaims));
+    // Whether discovery names the registration endpoint (decision 054) is part of the template too.
+    const registration = registrationPolicyOf(described.organization.registrationPolicy).enabled;
+    const key = JSON.stringify([scopesAndClaims(described.customClaims), registration]);
     let template = templates.get(key);
     if (!template) {
       template = registry

@@ -35,6 +35,8 @@ const RULE_SETTINGS = {
   passkeyLoginIp: "rateLimits.passkeyLogin.perIp",
   /** User codes entered on the device sign-in page per client address (RFC 8628 §5.1, decision 049). */
   deviceCodeEntryIp: "rateLimits.deviceCodeEntry.perIp",
+  /** Requests to an organization's registration endpoints per client address (decision 054). */
+  clientRegistrationIp: "rateLimits.clientRegistration.perIp",
 } as const satisfies Record<string, SettingKey>;
 
 /**

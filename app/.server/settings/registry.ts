@@ -95,6 +95,11 @@ export const SETTINGS = {
     default: { points: 20, windowMinutes: 15 },
     description: "Codes a browser may enter on the device sign-in page (RFC 8628), per client address.",
   },
+  "rateLimits.clientRegistration.perIp": {
+    schema: SETTING_SCHEMAS["rateLimits.clientRegistration.perIp"],
+    default: { points: 20, windowMinutes: 60 },
+    description: "Dynamic client registration requests (RFC 7591/7592) per client address and organization.",
+  },
   "tokens.accessTokenTtlSeconds": {
     schema: SETTING_SCHEMAS["tokens.accessTokenTtlSeconds"],
     default: 3600,

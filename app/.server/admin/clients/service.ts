@@ -55,6 +55,7 @@ export function toClient(row: ClientWithOrg): Client {
     backchannelLogoutSessionRequired: row.backchannelLogoutSessionRequired,
     tokenExchangeAudiences: row.tokenExchangeAudiences,
     status: row.status as Client["status"],
+    dynamicallyRegistered: row.registrationAccessTokenHash !== null,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };

@@ -13,6 +13,7 @@ import * as metadata from "../operations/metadata";
 import * as organizations from "../operations/organizations";
 import * as passkeys from "../operations/passkeys";
 import * as rbac from "../operations/rbac";
+import * as registration from "../operations/registration";
 import * as sessions from "../operations/sessions";
 import * as stats from "../operations/stats";
 import * as transfer from "../operations/transfer";
@@ -26,7 +27,7 @@ import type { Operation } from "./route";
  * operations; a new module is added here once. The router, the OpenAPI document, the console
  * gateway (typed by operation id) and the generated client all read this table.
  */
-export const MODULES = { applications, audit, branding, bulk, claims, clients, config, identityProviders, keys, mail, metadata, organizations, passkeys, rbac, sessions, stats, transfer, twoFactor, users, webhooks };
+export const MODULES = { applications, audit, branding, bulk, claims, clients, config, identityProviders, keys, mail, metadata, organizations, passkeys, rbac, registration, sessions, stats, transfer, twoFactor, users, webhooks };
 
 type Module = (typeof MODULES)[keyof typeof MODULES];
 // Distributes over the modules (keyof a union would keep only the keys they share).

@@ -32,6 +32,7 @@ export const CLIENT_COLUMNS_NOT_CARRIED = {
   createdAt: "belongs to the database the row lives in",
   updatedAt: "belongs to the database the row lives in",
   adminApiAccess: "only clients of the super-admin organization may call the Admin API, and imports never write that organization",
+  registrationAccessTokenHash: "a self-registered client manages itself at the source (RFC 7592); at the target an administrator manages it",
 } as const;
 
 /** The columns of User a package leaves out, and why (held to the schema like the client's). */
@@ -49,6 +50,7 @@ export const USER_COLUMNS_NOT_CARRIED = {
 export const ORGANIZATION_COLUMNS_NOT_CARRIED = {
   id: "an organization is matched by its slug, since ids differ between databases",
   status: "an import creates or updates an active organization; suspension is the target's decision",
+  registrationPolicy: "opening dynamic client registration is the target's decision, as are the initial access tokens it needs",
   version: "belongs to the database the row lives in",
   createdAt: "belongs to the database the row lives in",
   updatedAt: "belongs to the database the row lives in",

@@ -87,6 +87,11 @@ export const operations = {
   "permissions.delete": { method: "DELETE", path: "/permissions/{id}", pathParams: ["id"], input: "none", etag: false, paging: "none" },
   "permissions.get": { method: "GET", path: "/permissions/{id}", pathParams: ["id"], input: "none", etag: false, paging: "none" },
   "permissions.list": { method: "GET", path: "/permissions", pathParams: [], input: "query", etag: false, paging: "cursor" },
+  "registration.createToken": { method: "POST", path: "/organizations/{id}/registration-tokens", pathParams: ["id"], input: "body", etag: false, paging: "none" },
+  "registration.getPolicy": { method: "GET", path: "/organizations/{id}/registration-policy", pathParams: ["id"], input: "none", etag: true, paging: "none" },
+  "registration.listTokens": { method: "GET", path: "/organizations/{id}/registration-tokens", pathParams: ["id"], input: "query", etag: false, paging: "cursor" },
+  "registration.revokeToken": { method: "DELETE", path: "/organizations/{id}/registration-tokens/{tokenId}", pathParams: ["id","tokenId"], input: "none", etag: false, paging: "none" },
+  "registration.setPolicy": { method: "PUT", path: "/organizations/{id}/registration-policy", pathParams: ["id"], input: "body", etag: true, paging: "none" },
   "roles.assignPermission": { method: "PUT", path: "/roles/{id}/permissions/{permissionId}", pathParams: ["id","permissionId"], input: "none", etag: true, paging: "none" },
   "roles.create": { method: "POST", path: "/roles", pathParams: [], input: "body", etag: true, paging: "none" },
   "roles.get": { method: "GET", path: "/roles/{id}", pathParams: ["id"], input: "none", etag: true, paging: "none" },
@@ -692,6 +697,7 @@ export interface Operations {
         backchannelLogoutSessionRequired: boolean;
         tokenExchangeAudiences: Array<string>;
         status: "active" | "inactive";
+        dynamicallyRegistered: boolean;
         createdAt: string;
         updatedAt: string;
       };
@@ -736,6 +742,7 @@ export interface Operations {
         backchannelLogoutSessionRequired: boolean;
         tokenExchangeAudiences: Array<string>;
         status: "active" | "inactive";
+        dynamicallyRegistered: boolean;
         createdAt: string;
         updatedAt: string;
       };
@@ -813,6 +820,7 @@ export interface Operations {
         backchannelLogoutSessionRequired: boolean;
         tokenExchangeAudiences: Array<string>;
         status: "active" | "inactive";
+        dynamicallyRegistered: boolean;
         createdAt: string;
         updatedAt: string;
         secret?: {
@@ -862,6 +870,7 @@ export interface Operations {
         backchannelLogoutSessionRequired: boolean;
         tokenExchangeAudiences: Array<string>;
         status: "active" | "inactive";
+        dynamicallyRegistered: boolean;
         createdAt: string;
         updatedAt: string;
       };
@@ -930,6 +939,7 @@ export interface Operations {
         backchannelLogoutSessionRequired: boolean;
         tokenExchangeAudiences: Array<string>;
         status: "active" | "inactive";
+        dynamicallyRegistered: boolean;
         createdAt: string;
         updatedAt: string;
       };
@@ -1031,6 +1041,7 @@ export interface Operations {
           backchannelLogoutSessionRequired: boolean;
           tokenExchangeAudiences: Array<string>;
           status: "active" | "inactive";
+          dynamicallyRegistered: boolean;
           createdAt: string;
           updatedAt: string;
         }>;
@@ -1114,6 +1125,7 @@ export interface Operations {
         backchannelLogoutSessionRequired: boolean;
         tokenExchangeAudiences: Array<string>;
         status: "active" | "inactive";
+        dynamicallyRegistered: boolean;
         createdAt: string;
         updatedAt: string;
       };
@@ -1189,6 +1201,7 @@ export interface Operations {
         backchannelLogoutSessionRequired: boolean;
         tokenExchangeAudiences: Array<string>;
         status: "active" | "inactive";
+        dynamicallyRegistered: boolean;
         createdAt: string;
         updatedAt: string;
       };
@@ -2662,6 +2675,101 @@ export interface Operations {
         cursor?: string;
       };
     etag: false;
+  };
+  /** Issue an initial access token (RFC 7591 §3); its value is in this response and never shown again */
+  "registration.createToken": {
+    args: [id: string, body: {
+        label?: string;
+        expiresInSeconds?: number;
+        maxUses?: number | null;
+      }, options?: CallOptions];
+    response: {
+        id: string;
+        organizationId: string;
+        hint: string;
+        label: string | null;
+        expiresAt: string;
+        maxUses: number | null;
+        uses: number;
+        status: "active" | "expired" | "used_up" | "revoked";
+        createdAt: string;
+        revokedAt: string | null;
+        token: string;
+      };
+    etag: false;
+  };
+  /** An organization's dynamic client registration policy (RFC 7591); off unless turned on */
+  "registration.getPolicy": {
+    args: [id: string, options?: CallOptions];
+    response: {
+        enabled: boolean;
+        requireInitialAccessToken: boolean;
+        allowedGrantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
+        allowedTokenEndpointAuthMethods: Array<"none" | "client_secret_basic" | "client_secret_post" | "private_key_jwt">;
+      };
+    etag: true;
+  };
+  /** An organization's initial access tokens for client registration (values are never shown again) */
+  "registration.listTokens": {
+    args: [id: string, query?: {
+        page?: number;
+        pageSize?: number;
+        cursor?: string;
+        limit?: number;
+        order?: "asc" | "desc";
+      }, options?: CallOptions];
+    response: {
+        data: Array<{
+          id: string;
+          organizationId: string;
+          hint: string;
+          label: string | null;
+          expiresAt: string;
+          maxUses: number | null;
+          uses: number;
+          status: "active" | "expired" | "used_up" | "revoked";
+          createdAt: string;
+          revokedAt: string | null;
+        }>;
+        total: number;
+        page: number;
+        pageSize: number;
+        cursor?: string;
+      };
+    etag: false;
+  };
+  /** Revoke an initial access token at once (clients it registered stay) */
+  "registration.revokeToken": {
+    args: [id: string, tokenId: string, options?: CallOptions];
+    response: {
+        id: string;
+        organizationId: string;
+        hint: string;
+        label: string | null;
+        expiresAt: string;
+        maxUses: number | null;
+        uses: number;
+        status: "active" | "expired" | "used_up" | "revoked";
+        createdAt: string;
+        revokedAt: string | null;
+      };
+    etag: false;
+  };
+  /** Replace an organization's registration policy (fields left out take their defaults); If-Match is the organization's ETag */
+  "registration.setPolicy": {
+    args: [id: string, body: {
+        enabled?: boolean;
+        requireInitialAccessToken?: boolean;
+        allowedGrantTypes?: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
+        allowedTokenEndpointAuthMethods?: Array<"none" | "client_secret_basic" | "client_secret_post" | "private_key_jwt">;
+      }, options?: CallOptions];
+    response: {
+        enabled: boolean;
+        requireInitialAccessToken: boolean;
+        allowedGrantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
+        allowedTokenEndpointAuthMethods: Array<"none" | "client_secret_basic" | "client_secret_post" | "private_key_jwt">;
+      };
+    etag: true;
   };
   /** Grant the role a permission of its organization (idempotent) */
   "roles.assignPermission": {
@@ -4558,6 +4666,49 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"order","in":"query","type":"asc | desc","required":false},
       {"name":"organizationId","in":"query","type":"string (uuid)","required":true},
       {"name":"q","in":"query","type":"string (up to 200 chars)","required":false},
+    ],
+  },
+  "registration.createToken": {
+    summary: "Issue an initial access token (RFC 7591 §3); its value is in this response and never shown again",
+    fields: [
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+      {"name":"label","in":"body","type":"string (1–100 chars)","required":false},
+      {"name":"expiresInSeconds","in":"body","type":"integer (60–7776000)","required":false,"default":"86400"},
+      {"name":"maxUses","in":"body","type":"integer (1–100000) or null","required":false,"default":"null"},
+    ],
+  },
+  "registration.getPolicy": {
+    summary: "An organization's dynamic client registration policy (RFC 7591); off unless turned on",
+    fields: [
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
+  "registration.listTokens": {
+    summary: "An organization's initial access tokens for client registration (values are never shown again)",
+    fields: [
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+      {"name":"page","in":"query","type":"integer (1–1000000)","required":false},
+      {"name":"pageSize","in":"query","type":"integer (1–100)","required":false},
+      {"name":"cursor","in":"query","type":"string (up to 512 chars)","required":false},
+      {"name":"limit","in":"query","type":"integer (1–100)","required":false},
+      {"name":"order","in":"query","type":"asc | desc","required":false},
+    ],
+  },
+  "registration.revokeToken": {
+    summary: "Revoke an initial access token at once (clients it registered stay)",
+    fields: [
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+      {"name":"tokenId","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
+  "registration.setPolicy": {
+    summary: "Replace an organization's registration policy (fields left out take their defaults); If-Match is the organization's ETag",
+    fields: [
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+      {"name":"enabled","in":"body","type":"boolean","required":false,"default":"false"},
+      {"name":"requireInitialAccessToken","in":"body","type":"boolean","required":false,"default":"true"},
+      {"name":"allowedGrantTypes","in":"body","type":"list of (authorization_code | refresh_token | client_credentials | urn:ietf:params:oauth:grant-type:device_code)","required":false,"default":"[\"authorization_code\",\"refresh_token\"]"},
+      {"name":"allowedTokenEndpointAuthMethods","in":"body","type":"list of (none | client_secret_basic | client_secret_post | private_key_jwt)","required":false,"default":"[\"none\",\"client_secret_basic\",\"private_key_jwt\"]"},
     ],
   },
   "roles.assignPermission": {

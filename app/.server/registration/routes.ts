@@ -1,0 +1,111 @@
+import express, { type Request, type Response, type Router } from "express";
+import { isDatabaseUnavailable } from "../db/errors";
+import { answerTemporarilyUnavailable } from "../oidc/unavailable";
+import type { RateLimits } from "../rate-limit/limiters";
+import type { Services } from "../services";
+import { SLUG_PATTERN_ANY_CASE } from "~/schemas/slug";
+import { deleteRegisteredClient, readRegisteredClient, registerClient, RegistrationError, updateRegisteredClient } from "./service";
+
+/**
+ * `/{slug}/register` (RFC 7591) and `/{slug}/register/{client_id}` (RFC 7592), decision 054.
+ * The routes only read the request and write the answer; the registration service decides.
+ */
+
+/** A body beyond the limit: 413, the one answer that is not an RFC 7591 error. */
+class BodyTooLarge extends Error {}
+
+const parseJson = express.json({ limit: "64kb", type: () => true, strict: true });
+
+function bearerOf(req: Request): string | undefined {
+  const match = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(req.get("authorization") ?? "");
+  return match?.[1];
+}
+
+function answerError(req: Request, res: Response, error: RegistrationError) {
+  res.status(error.status).setHeader("Cache-Control", "no-store");
+  // RFC 6750 §3.1: a request without a token gets the bare challenge; a bad token is named.
+  if (error.status === 401) res.setHeader("WWW-Authenticate", bearerOf(req) ? `Bearer error="invalid_token", error_description="${error.description}"` : "Bearer");
+  res.json({ error: error.error, error_description: error.description });
+}
+
+/** Reads the JSON body within 64 kB: a larger one is 413, one that is not JSON is invalid_client_metadata. */
+function readBody(req: Request, res: Response): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    parseJson(req, res, (error?: unknown) => {
+      if (!error) return resolve(req.body);
+      const type = (error as { type?: string }).type;
+      reject(type === "entity.too.large" ? new BodyTooLarge() : new RegistrationError(400, "invalid_client_metadata", "The request body must be a JSON object of client metadata."));
+    });
+  });
+}
+
+/** Mount as `app.use("/:slug/register", registrationRoutes(services, limits))`. */
+export function registrationRoutes(services: Services, limits: RateLimits): Router {
+  const router = express.Router({ mergeParams: true });
+  // MCP clients that run in a browser register from their own origin. Nothing here rides on a
+  // cookie (the tokens are bearer tokens), so any origin may call, without credentials.
+  router.use((req, res, next) => {
+    res.setHeader("Access-Control-Allow-Origin", "*");
+    if (req.method !== "OPTIONS") return next();
+    res.setHeader("Access-Control-Allow-Methods", req.path === "/" ? "POST" : "GET, PUT, DELETE");
+    res.setHeader("Access-Control-Allow-Headers", "Authorization, Content-Type");
+    res.setHeader("Access-Control-Max-Age", "600");
+    res.status(204).end();
+  });
+  const meta = (req: Request) => ({ ip: req.ip ?? null, requestId: (req.res?.locals.requestId as string | undefined) ?? null });
+
+  const handle = (work: (req: Request, res: Response, slug: string) => Promise<void>) => (req: Request, res: Response, next: (error?: unknown) => void) => {
+    const slug = (req.params as { slug?: string }).slug ?? "";
+    if (!SLUG_PATTERN_ANY_CASE.test(slug)) return next();
+    (async () => {
+      const outcome = await limits.consume("clientRegistrationIp", `${slug.toLowerCase()}:${req.ip ?? "unknown"}`);
+      if (!outcome.allowed) {
+        res.status(429).setHeader("Retry-After", String(outcome.retryAfterSeconds)).setHeader("Cache-Control", "no-store");
+        res.json({ error: "slow_down", error_description: "Too many registration requests from this address; try again later." });
+        return;
+      }
+      res.setHeader("Cache-Control", "no-store");
+      res.setHeader("Pragma", "no-cache");
+      await work(req, res, slug);
+    })().catch((error: unknown) => {
+      if (error instanceof BodyTooLarge) {
+        res.status(413).setHeader("Connection", "close").json({ error: "invalid_client_metadata", error_description: "The request body is too large." });
+      } else if (error instanceof RegistrationError) {
+        answerError(req, res, error);
+      } else if (isDatabaseUnavailable(error) && !res.headersSent) {
+        answerTemporarilyUnavailable(res);
+      } else {
+        next(error);
+      }
+    });
+  };
+
+  router.post(
+    "/",
+    handle(async (req, res, slug) => {
+      const body = await readBody(req, res);
+      res.status(201).json(await registerClient(services, slug, bearerOf(req), body, meta(req)));
+    }),
+  );
+  router.get(
+    "/:clientId",
+    handle(async (req, res, slug) => {
+      res.json(await readRegisteredClient(services, slug, req.params.clientId!, bearerOf(req)));
+    }),
+  );
+  router.put(
+    "/:clientId",
+    handle(async (req, res, slug) => {
+      const body = await readBody(req, res);
+      res.json(await updateRegisteredClient(services, slug, req.params.clientId!, bearerOf(req), body, meta(req)));
+    }),
+  );
+  router.delete(
+    "/:clientId",
+    handle(async (req, res, slug) => {
+      await deleteRegisteredClient(services, slug, req.params.clientId!, bearerOf(req), meta(req));
+      res.status(204).end();
+    }),
+  );
+  return router;
+}
