@@ -8,6 +8,7 @@ import { inTransaction } from "../context";
 import type { InteractionContext } from "../interaction/context";
 import { ACR } from "../oidc/acr";
 import { guardedFetch } from "../oidc/outbound";
+import { consumeEach, refundEach, type LimitName, type LimitOutcome } from "../rate-limit/limiters";
 import type { Services } from "../services";
 import { getOrganizationBySlug } from "../directory/organizations";
 import { claimMappingOf, clientSecretOf, enabledProviders, federationCallbackUrl, providerForEmail, trustOf, type ProviderRow } from "./providers";
@@ -59,7 +60,25 @@ export async function upstreamConfiguration(services: Services, row: ProviderRow
   return config;
 }
 
-export type StartOutcome = { kind: "redirect"; to: string } | { kind: "unknown" } | { kind: "unreachable"; providerName: string };
+export type RateLimited = { kind: "rate_limited"; retryAfterSeconds: number };
+
+export type StartOutcome = { kind: "redirect"; to: string } | { kind: "unknown" } | { kind: "unreachable"; providerName: string } | RateLimited;
+
+/** Failed federated sign-ins are counted per client address and per interaction; a successful one gives its points back. */
+const failureLimits = (ic: InteractionContext, ip: string | null): Array<[LimitName, string | null]> => [
+  ["federatedLogin", ic.uid],
+  ["federatedLoginIp", ip],
+];
+
+/** Whether the failures so far still allow a try, without counting one (starting is not a failure). */
+async function checkFailures(services: Services, checks: Array<[LimitName, string | null]>): Promise<LimitOutcome> {
+  for (const [name, key] of checks) {
+    if (key === null) continue;
+    const outcome = await services.limits.check(name, key);
+    if (!outcome.allowed) return outcome;
+  }
+  return { allowed: true };
+}
 
 /** The provider row of this interaction's organization, when enabled. */
 async function enabledProvider(services: Services, organizationId: string, providerId: string): Promise<ProviderRow | null> {
@@ -67,7 +86,9 @@ async function enabledProvider(services: Services, organizationId: string, provi
 }
 
 /** Sends the browser to the upstream provider, with state, nonce and PKCE kept for this interaction. */
-export async function startFederatedSignIn(services: Services, ic: InteractionContext, input: { providerId: string; loginHint?: string }): Promise<StartOutcome> {
+export async function startFederatedSignIn(services: Services, ic: InteractionContext, input: { providerId: string; loginHint?: string; ip: string | null }): Promise<StartOutcome> {
+  const limit = await checkFailures(services, failureLimits(ic, input.ip));
+  if (!limit.allowed) return { kind: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
   const row = await enabledProvider(services, ic.organization.id, input.providerId);
   if (!row) return { kind: "unknown" };
   let config: oidc.Configuration;
@@ -123,7 +144,7 @@ export type FederatedFailure =
   /** The account is deactivated. */
   | "inactive";
 
-export type CompleteOutcome = { kind: "redirect"; to: string } | { kind: "failed"; reason: FederatedFailure; providerName: string | null };
+export type CompleteOutcome = { kind: "redirect"; to: string } | { kind: "failed"; reason: FederatedFailure; providerName: string | null } | RateLimited;
 
 /** Claims the mapping names, from the ID token and, when it lacks them, the userinfo endpoint. */
 interface UpstreamPerson {
@@ -160,12 +181,31 @@ function errorSummary(error: unknown): string {
   return "unknown error";
 }
 
-/** The upstream's answer at /interaction/:uid/federated/return: checked, then the account, then the sign-in or the second factor. */
+/**
+ * The upstream's answer at /interaction/:uid/federated/return. The point is taken before anything
+ * is looked at (so parallel forged answers cannot overrun the limit) and given back when the
+ * answer leads on (signed in, or on to the second factor): the limits count failures only.
+ */
 export async function completeFederatedSignIn(
   services: Services,
   ic: InteractionContext,
   input: { search: URLSearchParams; meta: RequestMeta; language: string },
 ): Promise<CompleteOutcome> {
+  const limits = failureLimits(ic, input.meta.ip);
+  const limit = await consumeEach(services.limits, limits);
+  if (!limit.allowed) {
+    await inTransaction(services, anonymousActor(input.meta), async (ctx) => {
+      ctx.audit({ eventType: "auth.login.failure", organizationId: ic.organization.id, data: { method: "federated", reason: "rate_limited", clientId: ic.client.id } });
+    });
+    return { kind: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
+  }
+  const outcome = await checkAnswer(services, ic, input);
+  if (outcome.kind === "redirect") await refundEach(services.limits, limits);
+  return outcome;
+}
+
+/** The answer checked, then the account, then the sign-in or the second factor. */
+async function checkAnswer(services: Services, ic: InteractionContext, input: { search: URLSearchParams; meta: RequestMeta; language: string }): Promise<CompleteOutcome> {
   const state = input.search.get("state") ?? "";
   const taken = state ? await services.store.take(stateKey(state)) : null;
   const pending = taken ? (JSON.parse(taken) as PendingUpstream) : null;
@@ -332,27 +372,40 @@ async function resolveAccount(db: Parameters<typeof readSecondFactorEnrollment>[
  * GET {BASE_URL}/{slug}/federation/callback: the address registered at the upstream. It has no
  * interaction cookie (that cookie's path is the interaction's), so it only finds the interaction
  * the state belongs to and sends the browser on to that interaction's page with the same query;
- * there the state is taken and everything is checked. Null when the state is unknown here.
+ * there the state is taken and everything is checked. An unknown state counts as a failure of
+ * the client address (checked first, counted after: a state is not guessable, so a few parallel
+ * requests past the limit gain nothing).
  */
-export async function continueFromCallback(services: Services, slug: string, search: URLSearchParams): Promise<string | null> {
+export async function continueFromCallback(
+  services: Services,
+  slug: string,
+  search: URLSearchParams,
+  ip: string | null,
+): Promise<{ kind: "next"; to: string } | { kind: "unknown" } | RateLimited> {
+  const limits: Array<[LimitName, string | null]> = [["federatedLoginIp", ip]];
+  const limit = await checkFailures(services, limits);
+  if (!limit.allowed) return { kind: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
   const organization = await getOrganizationBySlug(services.db.prisma, services.cache, slug);
-  if (!organization || organization.status !== "active") return null;
+  if (!organization || organization.status !== "active") return { kind: "unknown" };
   const uid = await interactionOfState(services, organization.id, search.get("state") ?? "");
-  if (!uid) return null;
+  if (!uid) {
+    await consumeEach(services.limits, limits);
+    return { kind: "unknown" };
+  }
   const next = new URLSearchParams();
   for (const name of ["code", "state", "iss", "error", "error_description", "session_state"]) {
     const value = search.get(name);
     if (value !== null) next.set(name, value.slice(0, 4096));
   }
-  return `/interaction/${encodeURIComponent(uid)}/federated/return?${next}`;
+  return { kind: "next", to: `/interaction/${encodeURIComponent(uid)}/federated/return?${next}` };
 }
 
 /** Home-realm discovery: the sign-in at the provider that claims the email's domain, or null when none does. */
-export async function startForEmail(services: Services, ic: InteractionContext, email: string): Promise<StartOutcome | null> {
+export async function startForEmail(services: Services, ic: InteractionContext, email: string, ip: string | null): Promise<StartOutcome | null> {
   if (!ic.methods.includes("federated")) return null;
   const provider = await providerForEmail(services.db.prisma, ic.organization.id, email);
   if (!provider) return null;
-  return startFederatedSignIn(services, ic, { providerId: provider.id, loginHint: email });
+  return startFederatedSignIn(services, ic, { providerId: provider.id, loginHint: email, ip });
 }
 
 /** The login page's buttons (enabled providers) and whether typing an email can find one (home-realm discovery). */
