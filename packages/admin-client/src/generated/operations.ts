@@ -494,7 +494,7 @@ export interface Operations {
       }, options?: CallOptions];
     response: {
         data: Array<{
-          type: "organization" | "user" | "client" | "application" | "role";
+          type: "organization" | "user" | "client" | "application" | "role" | "identity_provider";
           id: string;
           name: string;
           detail: string | null;
