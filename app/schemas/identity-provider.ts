@@ -129,6 +129,27 @@ export const IdentityProviderUpdateSchema = z
   .strict();
 export type IdentityProviderUpdate = z.infer<typeof IdentityProviderUpdateSchema>;
 
+/**
+ * A provider's configuration as export packages carry it (decision 055): everything but its id
+ * and its client secret, which never leaves the deployment; `hadClientSecret` says that one must
+ * be set after an import.
+ */
+export const PortableIdentityProviderSchema = z
+  .object({
+    name: NameSchema,
+    kind: z.enum(IDENTITY_PROVIDER_KINDS),
+    issuer: IssuerSchema,
+    clientId: ClientIdSchema,
+    hadClientSecret: z.boolean(),
+    scopes: ScopesSchema,
+    claimMapping: ClaimMappingSchema,
+    domains: DomainsSchema,
+    enabled: z.boolean(),
+    createAccounts: z.boolean(),
+    trustUpstreamMfa: z.enum(UPSTREAM_MFA_TRUST),
+  })
+  .strict();
+
 /** A user's link to an upstream account. */
 export const FederatedIdentitySchema = z.object({
   id: z.uuid(),

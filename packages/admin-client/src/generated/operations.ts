@@ -1403,6 +1403,7 @@ export interface Operations {
           usersWithTotp: number;
           recoveryCodes: number;
           claimValues: number;
+          identityProviders?: number;
         };
         content: {
           organization: {
@@ -1526,6 +1527,24 @@ export interface Operations {
               lastUsedAt: string | null;
             }>;
           }>;
+          identityProviders?: Array<{
+            name: string;
+            kind: "oidc" | "google" | "microsoft";
+            issuer: string;
+            clientId: string;
+            hadClientSecret: boolean;
+            scopes: Array<string>;
+            claimMapping: {
+              email?: string;
+              emailVerified?: string;
+              givenName?: string;
+              familyName?: string;
+            };
+            domains: Array<string>;
+            enabled: boolean;
+            createAccounts: boolean;
+            trustUpstreamMfa: "when_asserted" | "always" | "never";
+          }>;
         };
         signature: {
           alg: "HS256";
@@ -1563,6 +1582,7 @@ export interface Operations {
           usersWithTotp: number;
           recoveryCodes: number;
           claimValues: number;
+          identityProviders?: number;
         };
         /** Fingerprint of the signing key: packages verify only where ENCRYPTION_KEY is the same */
         keyId: string;
@@ -1813,6 +1833,7 @@ export interface Operations {
             usersWithTotp: number;
             recoveryCodes: number;
             claimValues: number;
+            identityProviders?: number;
           };
           content: {
             organization: {
@@ -1936,6 +1957,24 @@ export interface Operations {
                 lastUsedAt: string | null;
               }>;
             }>;
+            identityProviders?: Array<{
+              name: string;
+              kind: "oidc" | "google" | "microsoft";
+              issuer: string;
+              clientId: string;
+              hadClientSecret: boolean;
+              scopes: Array<string>;
+              claimMapping: {
+                email?: string;
+                emailVerified?: string;
+                givenName?: string;
+                familyName?: string;
+              };
+              domains: Array<string>;
+              enabled: boolean;
+              createAccounts: boolean;
+              trustUpstreamMfa: "when_asserted" | "always" | "never";
+            }>;
           };
           signature: {
             alg: "HS256";
@@ -1959,7 +1998,7 @@ export interface Operations {
         };
         /** Every create and update; unchanged items are only counted */
         changes: Array<{
-          type: "organization" | "application" | "module" | "claim" | "permission" | "role" | "client" | "clientSecret" | "user";
+          type: "organization" | "application" | "module" | "claim" | "permission" | "role" | "client" | "clientSecret" | "user" | "identityProvider";
           key: string;
           action: "create" | "update";
           fields?: Array<string>;
@@ -1993,6 +2032,7 @@ export interface Operations {
             usersWithTotp: number;
             recoveryCodes: number;
             claimValues: number;
+            identityProviders?: number;
           };
           content: {
             organization: {
@@ -2116,6 +2156,24 @@ export interface Operations {
                 lastUsedAt: string | null;
               }>;
             }>;
+            identityProviders?: Array<{
+              name: string;
+              kind: "oidc" | "google" | "microsoft";
+              issuer: string;
+              clientId: string;
+              hadClientSecret: boolean;
+              scopes: Array<string>;
+              claimMapping: {
+                email?: string;
+                emailVerified?: string;
+                givenName?: string;
+                familyName?: string;
+              };
+              domains: Array<string>;
+              enabled: boolean;
+              createAccounts: boolean;
+              trustUpstreamMfa: "when_asserted" | "always" | "never";
+            }>;
           };
           signature: {
             alg: "HS256";
@@ -2139,7 +2197,7 @@ export interface Operations {
         };
         /** Every create and update; unchanged items are only counted */
         changes: Array<{
-          type: "organization" | "application" | "module" | "claim" | "permission" | "role" | "client" | "clientSecret" | "user";
+          type: "organization" | "application" | "module" | "claim" | "permission" | "role" | "client" | "clientSecret" | "user" | "identityProvider";
           key: string;
           action: "create" | "update";
           fields?: Array<string>;
