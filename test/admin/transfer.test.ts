@@ -387,6 +387,7 @@ describe("identity providers (decision 055)", () => {
         enabled: true,
         createAccounts: true,
         trustUpstreamMfa: "always",
+        endpoints: null,
       },
       expect.objectContaining({ name: "Google", kind: "google", issuer: "https://accounts.google.com", hadClientSecret: false }),
     ]);

@@ -1,20 +1,25 @@
 import type { IdentityProvider as IdentityProviderRow, Prisma } from "~/generated/prisma/client";
 import {
   ClaimMappingSchema,
+  GITHUB_ENDPOINTS,
+  GITHUB_ISSUER,
   GOOGLE_ISSUER,
   microsoftIssuer,
+  OAuthEndpointsSchema,
+  scopesLackOpenid,
   UPSTREAM_MFA_TRUST,
   type ClaimMapping,
   type IdentityProvider,
   type IdentityProviderCreate,
   type IdentityProviderKind,
   type IdentityProviderUpdate,
+  type OAuthEndpoints,
   type UpstreamMfaTrust,
 } from "~/schemas/identity-provider";
 import { requireManagedOrganization } from "../admin/users/service";
 import type { Context, Db } from "../context";
 import type { Encrypter } from "../crypto/encryption";
-import { conflict, notFound, staleEtag } from "../errors";
+import { conflict, notFound, staleEtag, validation } from "../errors";
 import { listMode, listPage, type ListQuery, type Page } from "../admin/http/pagination";
 import { organizationIssuer } from "../oidc/endpoints";
 
@@ -34,7 +39,15 @@ const PRESET_SCOPES: Record<IdentityProviderKind, string[]> = {
   oidc: ["openid", "email", "profile"],
   google: ["openid", "email", "profile"],
   microsoft: ["openid", "email", "profile"],
+  // The profile and the addresses with their verification (GET /user/emails).
+  github: ["read:user", "user:email"],
 };
+
+/** A GitHub provider's endpoints as stored (the preset's when none are). */
+export function endpointsOf(row: Pick<ProviderRow, "endpoints">): OAuthEndpoints {
+  const parsed = OAuthEndpointsSchema.safeParse(row.endpoints);
+  return parsed.success ? parsed.data : GITHUB_ENDPOINTS;
+}
 
 export function claimMappingOf(row: Pick<ProviderRow, "claimMapping">): ClaimMapping {
   const parsed = ClaimMappingSchema.safeParse(row.claimMapping);
@@ -59,6 +72,7 @@ export function toIdentityProvider(row: ProviderRow, callbackUrl: string): Ident
     enabled: row.enabled,
     createAccounts: row.createAccounts,
     trustUpstreamMfa: trustOf(row),
+    endpoints: row.kind === "github" ? endpointsOf(row) : null,
     callbackUrl,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
@@ -120,7 +134,8 @@ const unique = (values: string[]) => [...new Set(values)];
 export async function createIdentityProvider(ctx: AdminContext, input: IdentityProviderCreate): Promise<{ row: ProviderRow; body: IdentityProvider }> {
   const callbackUrl = await callbackFor(ctx, input.organizationId);
   const kind = input.kind ?? "oidc";
-  const issuer = kind === "google" ? GOOGLE_ISSUER : kind === "microsoft" ? microsoftIssuer(input.tenantId!) : input.issuer!.replace(/\/$/, "");
+  const issuer =
+    kind === "google" ? GOOGLE_ISSUER : kind === "microsoft" ? microsoftIssuer(input.tenantId!) : kind === "github" ? GITHUB_ISSUER : input.issuer!.replace(/\/$/, "");
   const domains = unique(input.domains ?? []);
   await refuseTakenName(ctx.db, input.organizationId, input.name);
   await refuseTakenDomains(ctx.db, input.organizationId, domains);
@@ -141,6 +156,7 @@ export async function createIdentityProvider(ctx: AdminContext, input: IdentityP
       enabled: input.enabled ?? true,
       createAccounts: input.createAccounts ?? false,
       trustUpstreamMfa: input.trustUpstreamMfa ?? "when_asserted",
+      ...(kind === "github" ? { endpoints: input.endpoints ?? GITHUB_ENDPOINTS } : {}),
     },
   });
   return { row, body: toIdentityProvider(row, callbackUrl) };
@@ -156,6 +172,8 @@ export async function updateIdentityProvider(
   if (input.issuer !== undefined && current.kind !== "oidc") {
     throw conflict("preset_issuer", `The issuer of a ${current.kind} provider is fixed.`, [{ field: "issuer", message: `is fixed for ${current.kind}` }]);
   }
+  if (scopesLackOpenid(current.kind as IdentityProviderKind, input.scopes)) throw validation([{ field: "scopes", message: "must include openid" }]);
+  if (input.endpoints !== undefined && current.kind !== "github") throw validation([{ field: "endpoints", message: "are only for github (OpenID providers are discovered)" }]);
   if (input.name !== undefined) await refuseTakenName(ctx.db, current.organizationId, input.name, id);
   const domains = input.domains === undefined ? undefined : unique(input.domains);
   if (domains) await refuseTakenDomains(ctx.db, current.organizationId, domains, id);
@@ -172,6 +190,7 @@ export async function updateIdentityProvider(
       ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
       ...(input.createAccounts !== undefined ? { createAccounts: input.createAccounts } : {}),
       ...(input.trustUpstreamMfa !== undefined ? { trustUpstreamMfa: input.trustUpstreamMfa } : {}),
+      ...(input.endpoints !== undefined ? { endpoints: input.endpoints } : {}),
       version: { increment: 1 },
     },
   });

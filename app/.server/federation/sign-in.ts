@@ -11,7 +11,8 @@ import { guardedFetch } from "../oidc/outbound";
 import { consumeEach, refundEach, type LimitName, type LimitOutcome } from "../rate-limit/limiters";
 import type { Services } from "../services";
 import { getOrganizationBySlug } from "../directory/organizations";
-import { claimMappingOf, clientSecretOf, enabledProviders, federationCallbackUrl, providerForEmail, trustOf, type ProviderRow } from "./providers";
+import { githubAuthorizationUrl, githubPerson } from "./github";
+import { claimMappingOf, clientSecretOf, enabledProviders, endpointsOf, federationCallbackUrl, providerForEmail, trustOf, type ProviderRow } from "./providers";
 
 /**
  * Signing in through an upstream OpenID provider (decision 046). openid-client (on
@@ -40,12 +41,15 @@ interface PendingUpstream {
 /** The upstream's configuration (discovery document) per provider version, kept a few minutes. */
 const discovered = new Map<string, { at: number; config: oidc.Configuration }>();
 
+const upstreamFetch = (services: Services) =>
+  guardedFetch({ allowPrivateNetworks: services.config.outboundAllowPrivateNetworks, timeoutMs: OUTBOUND_TIMEOUT_MS, maxBytes: OUTBOUND_MAX_BYTES });
+
 export async function upstreamConfiguration(services: Services, row: ProviderRow): Promise<oidc.Configuration> {
   const cacheKey = `${row.id}:${row.version}`;
   const hit = discovered.get(cacheKey);
   if (hit && Date.now() - hit.at < DISCOVERY_TTL_MS) return hit.config;
   const allowPrivate = services.config.outboundAllowPrivateNetworks;
-  const guarded = guardedFetch({ allowPrivateNetworks: allowPrivate, timeoutMs: OUTBOUND_TIMEOUT_MS, maxBytes: OUTBOUND_MAX_BYTES });
+  const guarded = upstreamFetch(services);
   const fetchGuarded: oidc.CustomFetch = (url, options) => guarded(url, options as RequestInit);
   const secret = clientSecretOf(services.encrypter, row);
   const config = await oidc.discovery(new URL(row.issuer), row.clientId, undefined, secret ? oidc.ClientSecretBasic(secret) : oidc.None(), {
@@ -91,6 +95,21 @@ export async function startFederatedSignIn(services: Services, ic: InteractionCo
   if (!limit.allowed) return { kind: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
   const row = await enabledProvider(services, ic.organization.id, input.providerId);
   if (!row) return { kind: "unknown" };
+  if (row.kind === "github") {
+    // OAuth 2.0 without discovery: state and PKCE as for every provider, no nonce (there is no ID token).
+    const state = oidc.randomState();
+    const verifier = oidc.randomPKCECodeVerifier();
+    const pending: PendingUpstream = { uid: ic.uid, organizationId: ic.organization.id, providerId: row.id, nonce: "", verifier };
+    await services.store.set(stateKey(state), JSON.stringify(pending), STATE_TTL_SECONDS);
+    const to = githubAuthorizationUrl(endpointsOf(row), {
+      clientId: row.clientId,
+      redirectUri: federationCallbackUrl(services.config.baseUrl, ic.organization.slug),
+      scopes: row.scopes,
+      state,
+      codeChallenge: await oidc.calculatePKCECodeChallenge(verifier),
+    });
+    return { kind: "redirect", to };
+  }
   let config: oidc.Configuration;
   try {
     config = await upstreamConfiguration(services, row);
@@ -232,6 +251,33 @@ async function checkAnswer(services: Services, ic: InteractionContext, input: { 
     return { kind: "failed", reason, providerName: row.name };
   };
   if (input.search.has("error")) return fail("refused", `upstream_${(input.search.get("error") ?? "").slice(0, 64)}`);
+  if (row.kind === "github") {
+    const code = input.search.get("code");
+    if (!code) return fail("invalid", "invalid_upstream_response");
+    try {
+      const github = await githubPerson(upstreamFetch(services), endpointsOf(row), {
+        clientId: row.clientId,
+        clientSecret: clientSecretOf(services.encrypter, row),
+        code,
+        redirectUri: federationCallbackUrl(services.config.baseUrl, ic.organization.slug),
+        verifier: pending.verifier,
+        allowInsecure: services.config.outboundAllowPrivateNetworks,
+      });
+      const [givenName, ...rest] = (github.name ?? "").split(/\s+/).filter(Boolean);
+      const person: UpstreamPerson = {
+        subject: github.subject,
+        email: github.email,
+        emailVerified: github.emailVerified,
+        givenName: givenName ?? null,
+        familyName: rest.length > 0 ? rest.join(" ") : null,
+        // GitHub says nothing about how the person signed in there.
+        mfa: false,
+      };
+      return signInAs(services, ic, row, person, input);
+    } catch (error) {
+      return upstreamError(services, row, error, fail);
+    }
+  }
 
   let config: oidc.Configuration;
   try {
@@ -261,14 +307,19 @@ async function checkAnswer(services: Services, ic: InteractionContext, input: { 
     }
     person = personOf(row, claims);
   } catch (error) {
-    if (isUnreachable(error)) {
-      services.logger.warn({ err: errorSummary(error), providerId: row.id }, "upstream identity provider unreachable");
-      return fail("unreachable", "upstream_unreachable");
-    }
-    services.logger.info({ err: errorSummary(error), providerId: row.id }, "upstream sign-in answer refused");
-    return fail("invalid", "invalid_upstream_response");
+    return upstreamError(services, row, error, fail);
   }
   return signInAs(services, ic, row, person, input);
+}
+
+/** An upstream request that failed: unreachable (502) or an answer that cannot be used (400). */
+function upstreamError(services: Services, row: ProviderRow, error: unknown, fail: (reason: FederatedFailure, detail: string) => Promise<CompleteOutcome>) {
+  if (isUnreachable(error)) {
+    services.logger.warn({ err: errorSummary(error), providerId: row.id }, "upstream identity provider unreachable");
+    return fail("unreachable", "upstream_unreachable");
+  }
+  services.logger.info({ err: errorSummary(error), providerId: row.id }, "upstream sign-in answer refused");
+  return fail("invalid", "invalid_upstream_response");
 }
 
 function isUnreachable(error: unknown): boolean {

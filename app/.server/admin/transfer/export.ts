@@ -10,7 +10,7 @@ import {
   type PackageCounts,
   type PackageIdentityProvider,
 } from "~/schemas/transfer";
-import { claimMappingOf, trustOf } from "../../federation/providers";
+import { claimMappingOf, endpointsOf, trustOf } from "../../federation/providers";
 import { exportBranding } from "./branding-assets";
 import { sealedTotpAad } from "./package-seal";
 
@@ -213,6 +213,7 @@ async function loadContent(ctx: ExportContext, organizationId: string): Promise<
       enabled: p.enabled,
       createAccounts: p.createAccounts,
       trustUpstreamMfa: trustOf(p),
+      endpoints: p.kind === "github" ? endpointsOf(p) : null,
     })),
   };
 }

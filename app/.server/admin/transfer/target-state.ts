@@ -55,6 +55,7 @@ export interface TargetIdentityProvider {
   domains: string[];
   createAccounts: boolean;
   trustUpstreamMfa: string;
+  endpoints: unknown;
 }
 
 export interface TargetState {
@@ -125,7 +126,7 @@ export async function loadTarget(db: Prisma.TransactionClient, slug: string, con
     db.clientSecret.findMany({ where: { secretHash: { in: secretHashes }, client: { organizationId } }, select: { secretHash: true, clientId: true } }),
     db.identityProvider.findMany({
       where: { organizationId },
-      select: { id: true, name: true, kind: true, issuer: true, clientId: true, scopes: true, claimMapping: true, domains: true, createAccounts: true, trustUpstreamMfa: true },
+      select: { id: true, name: true, kind: true, issuer: true, clientId: true, scopes: true, claimMapping: true, domains: true, createAccounts: true, trustUpstreamMfa: true, endpoints: true },
     }),
   ]);
   for (const { name, ...provider } of providers) state.identityProviders.set(name, provider);

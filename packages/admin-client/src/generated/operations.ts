@@ -1529,7 +1529,7 @@ export interface Operations {
           }>;
           identityProviders?: Array<{
             name: string;
-            kind: "oidc" | "google" | "microsoft";
+            kind: "oidc" | "google" | "microsoft" | "github";
             issuer: string;
             clientId: string;
             hadClientSecret: boolean;
@@ -1544,6 +1544,12 @@ export interface Operations {
             enabled: boolean;
             createAccounts: boolean;
             trustUpstreamMfa: "when_asserted" | "always" | "never";
+            endpoints?: {
+              authorization: string;
+              token: string;
+              user: string;
+              emails: string;
+            } | null;
           }>;
         };
         signature: {
@@ -1625,9 +1631,16 @@ export interface Operations {
   "identityProviders.create": {
     args: [body: {
         organizationId: string;
-        kind?: "oidc" | "google" | "microsoft";
+        kind?: "oidc" | "google" | "microsoft" | "github";
         issuer?: string;
         tenantId?: string;
+        /** OAuth 2.0 endpoints of a github provider: authorization, token, user (GET /user) and emails (GET /user/emails) */
+        endpoints?: {
+          authorization: string;
+          token: string;
+          user: string;
+          emails: string;
+        };
         name: string;
         clientId: string;
         clientSecret?: string;
@@ -1647,7 +1660,7 @@ export interface Operations {
         id: string;
         organizationId: string;
         name: string;
-        kind: "oidc" | "google" | "microsoft";
+        kind: "oidc" | "google" | "microsoft" | "github";
         issuer: string;
         clientId: string;
         hasClientSecret: boolean;
@@ -1662,6 +1675,12 @@ export interface Operations {
         enabled: boolean;
         createAccounts: boolean;
         trustUpstreamMfa: "when_asserted" | "always" | "never";
+        endpoints: {
+          authorization: string;
+          token: string;
+          user: string;
+          emails: string;
+        } | null;
         callbackUrl: string;
         createdAt: string;
         updatedAt: string;
@@ -1675,7 +1694,7 @@ export interface Operations {
         id: string;
         organizationId: string;
         name: string;
-        kind: "oidc" | "google" | "microsoft";
+        kind: "oidc" | "google" | "microsoft" | "github";
         issuer: string;
         clientId: string;
         hasClientSecret: boolean;
@@ -1690,6 +1709,12 @@ export interface Operations {
         enabled: boolean;
         createAccounts: boolean;
         trustUpstreamMfa: "when_asserted" | "always" | "never";
+        endpoints: {
+          authorization: string;
+          token: string;
+          user: string;
+          emails: string;
+        } | null;
         callbackUrl: string;
         createdAt: string;
         updatedAt: string;
@@ -1703,7 +1728,7 @@ export interface Operations {
         id: string;
         organizationId: string;
         name: string;
-        kind: "oidc" | "google" | "microsoft";
+        kind: "oidc" | "google" | "microsoft" | "github";
         issuer: string;
         clientId: string;
         hasClientSecret: boolean;
@@ -1718,6 +1743,12 @@ export interface Operations {
         enabled: boolean;
         createAccounts: boolean;
         trustUpstreamMfa: "when_asserted" | "always" | "never";
+        endpoints: {
+          authorization: string;
+          token: string;
+          user: string;
+          emails: string;
+        } | null;
         callbackUrl: string;
         createdAt: string;
         updatedAt: string;
@@ -1739,7 +1770,7 @@ export interface Operations {
           id: string;
           organizationId: string;
           name: string;
-          kind: "oidc" | "google" | "microsoft";
+          kind: "oidc" | "google" | "microsoft" | "github";
           issuer: string;
           clientId: string;
           hasClientSecret: boolean;
@@ -1754,6 +1785,12 @@ export interface Operations {
           enabled: boolean;
           createAccounts: boolean;
           trustUpstreamMfa: "when_asserted" | "always" | "never";
+          endpoints: {
+            authorization: string;
+            token: string;
+            user: string;
+            emails: string;
+          } | null;
           callbackUrl: string;
           createdAt: string;
           updatedAt: string;
@@ -1772,6 +1809,13 @@ export interface Operations {
         issuer?: string;
         clientId?: string;
         clientSecret?: string | null;
+        /** OAuth 2.0 endpoints of a github provider: authorization, token, user (GET /user) and emails (GET /user/emails) */
+        endpoints?: {
+          authorization: string;
+          token: string;
+          user: string;
+          emails: string;
+        };
         scopes?: Array<string>;
         claimMapping?: {
           email?: string;
@@ -1788,7 +1832,7 @@ export interface Operations {
         id: string;
         organizationId: string;
         name: string;
-        kind: "oidc" | "google" | "microsoft";
+        kind: "oidc" | "google" | "microsoft" | "github";
         issuer: string;
         clientId: string;
         hasClientSecret: boolean;
@@ -1803,6 +1847,12 @@ export interface Operations {
         enabled: boolean;
         createAccounts: boolean;
         trustUpstreamMfa: "when_asserted" | "always" | "never";
+        endpoints: {
+          authorization: string;
+          token: string;
+          user: string;
+          emails: string;
+        } | null;
         callbackUrl: string;
         createdAt: string;
         updatedAt: string;
@@ -1959,7 +2009,7 @@ export interface Operations {
             }>;
             identityProviders?: Array<{
               name: string;
-              kind: "oidc" | "google" | "microsoft";
+              kind: "oidc" | "google" | "microsoft" | "github";
               issuer: string;
               clientId: string;
               hadClientSecret: boolean;
@@ -1974,6 +2024,12 @@ export interface Operations {
               enabled: boolean;
               createAccounts: boolean;
               trustUpstreamMfa: "when_asserted" | "always" | "never";
+              endpoints?: {
+                authorization: string;
+                token: string;
+                user: string;
+                emails: string;
+              } | null;
             }>;
           };
           signature: {
@@ -2158,7 +2214,7 @@ export interface Operations {
             }>;
             identityProviders?: Array<{
               name: string;
-              kind: "oidc" | "google" | "microsoft";
+              kind: "oidc" | "google" | "microsoft" | "github";
               issuer: string;
               clientId: string;
               hadClientSecret: boolean;
@@ -2173,6 +2229,12 @@ export interface Operations {
               enabled: boolean;
               createAccounts: boolean;
               trustUpstreamMfa: "when_asserted" | "always" | "never";
+              endpoints?: {
+                authorization: string;
+                token: string;
+                user: string;
+                emails: string;
+              } | null;
             }>;
           };
           signature: {
@@ -4315,9 +4377,10 @@ export const operationHelp: Record<string, OperationHelp> = {
     summary: "Add an upstream identity provider (OpenID Connect, or the google / microsoft presets) to an organization",
     fields: [
       {"name":"organizationId","in":"body","type":"string (uuid)","required":true},
-      {"name":"kind","in":"body","type":"oidc | google | microsoft","required":false},
+      {"name":"kind","in":"body","type":"oidc | google | microsoft | github","required":false},
       {"name":"issuer","in":"body","type":"string (uri)","required":false},
       {"name":"tenantId","in":"body","type":"string","required":false},
+      {"name":"endpoints","in":"body","type":"object","required":false,"description":"OAuth 2.0 endpoints of a github provider: authorization, token, user (GET /user) and emails (GET /user/emails)"},
       {"name":"name","in":"body","type":"string (1–100 chars)","required":true},
       {"name":"clientId","in":"body","type":"string (1–500 chars)","required":true},
       {"name":"clientSecret","in":"body","type":"string (1–2000 chars)","required":false},
@@ -4360,6 +4423,7 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"issuer","in":"body","type":"string (uri)","required":false},
       {"name":"clientId","in":"body","type":"string (1–500 chars)","required":false},
       {"name":"clientSecret","in":"body","type":"string (1–2000 chars) or null","required":false},
+      {"name":"endpoints","in":"body","type":"object","required":false,"description":"OAuth 2.0 endpoints of a github provider: authorization, token, user (GET /user) and emails (GET /user/emails)"},
       {"name":"scopes","in":"body","type":"list of string","required":false},
       {"name":"claimMapping","in":"body","type":"object","required":false},
       {"name":"domains","in":"body","type":"list of string","required":false},
