@@ -6,7 +6,7 @@ import { UuidSchema } from "~/schemas/uuid";
  * shapes, the OpenAPI document, the console and the CLI read these. The client secret is
  * write-only: a body may carry it, an answer only says whether one is set.
  */
-export const IDENTITY_PROVIDER_KINDS = ["oidc", "google", "microsoft", "github"] as const;
+export const IDENTITY_PROVIDER_KINDS = ["oidc", "google", "microsoft", "github", "apple"] as const;
 export type IdentityProviderKind = (typeof IDENTITY_PROVIDER_KINDS)[number];
 
 /** Whether an upstream sign-in stands in for the organization's second factor. */
@@ -18,6 +18,9 @@ export const GOOGLE_ISSUER = "https://accounts.google.com";
 export const microsoftIssuer = (tenantId: string) => `https://login.microsoftonline.com/${tenantId}/v2.0`;
 /** GitHub speaks OAuth 2.0 without OpenID Connect (decision 055): this names it, nothing is discovered there. */
 export const GITHUB_ISSUER = "https://github.com";
+export const APPLE_ISSUER = "https://appleid.apple.com";
+/** Apple's team id and key id: ten upper-case letters or digits each. */
+const AppleIdSchema = z.string().trim().regex(/^[A-Z0-9]{10}$/, "must be ten upper-case letters or digits");
 
 const NameSchema = z.string().trim().min(1, "must not be empty").max(100, "must have at most 100 characters");
 const IssuerSchema = z
@@ -86,6 +89,9 @@ export const IdentityProviderSchema = z.object({
   createAccounts: z.boolean(),
   trustUpstreamMfa: z.enum(UPSTREAM_MFA_TRUST),
   endpoints: OAuthEndpointsSchema.nullable(),
+  /** Apple: the team and key id of the private key (set as `clientSecret`, the .p8 file's text). */
+  teamId: z.string().nullable(),
+  keyId: z.string().nullable(),
   /** Register this as the redirect URI at the upstream provider. */
   callbackUrl: z.string(),
   createdAt: z.iso.datetime(),
@@ -116,6 +122,8 @@ export const IdentityProviderCreateSchema = z
     issuer: IssuerSchema.optional(),
     tenantId: TenantSchema.optional(),
     endpoints: OAuthEndpointsSchema.optional(),
+    teamId: AppleIdSchema.optional(),
+    keyId: AppleIdSchema.optional(),
     ...commonFields,
   })
   .strict()
@@ -123,6 +131,11 @@ export const IdentityProviderCreateSchema = z
     const kind = body.kind ?? "oidc";
     if (scopesLackOpenid(kind, body.scopes)) ctx.addIssue({ code: "custom", path: ["scopes"], message: "must include openid" });
     if (kind !== "github" && body.endpoints) ctx.addIssue({ code: "custom", path: ["endpoints"], message: "are only for github (OpenID providers are discovered)" });
+    for (const field of ["teamId", "keyId", "clientSecret"] as const) {
+      if (kind === "apple" && !body[field]) ctx.addIssue({ code: "custom", path: [field], message: "is required for Apple" });
+    }
+    if (kind !== "apple" && body.teamId) ctx.addIssue({ code: "custom", path: ["teamId"], message: "is only for Apple" });
+    if (kind !== "apple" && body.keyId) ctx.addIssue({ code: "custom", path: ["keyId"], message: "is only for Apple" });
     if (kind === "oidc" && !body.issuer) ctx.addIssue({ code: "custom", path: ["issuer"], message: "is required for an OpenID Connect provider" });
     if (kind !== "oidc" && body.issuer) ctx.addIssue({ code: "custom", path: ["issuer"], message: `is fixed for ${kind}` });
     if (kind === "microsoft" && !body.tenantId) ctx.addIssue({ code: "custom", path: ["tenantId"], message: "is required for Microsoft Entra ID" });
@@ -138,6 +151,8 @@ export const IdentityProviderUpdateSchema = z
     clientId: ClientIdSchema.optional(),
     clientSecret: SecretSchema.nullable().optional(),
     endpoints: OAuthEndpointsSchema.optional(),
+    teamId: AppleIdSchema.optional(),
+    keyId: AppleIdSchema.optional(),
     scopes: ScopesSchema.optional(),
     claimMapping: ClaimMappingSchema.optional(),
     domains: DomainsSchema.optional(),
@@ -168,6 +183,9 @@ export const PortableIdentityProviderSchema = z
     trustUpstreamMfa: z.enum(UPSTREAM_MFA_TRUST),
     /** Absent in packages made before GitHub (decision 055): none. */
     endpoints: OAuthEndpointsSchema.nullable().optional(),
+    /** Apple (decision 055); absent in earlier packages: none. */
+    teamId: z.string().max(10).nullable().optional(),
+    keyId: z.string().max(10).nullable().optional(),
   })
   .strict();
 

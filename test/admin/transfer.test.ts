@@ -388,6 +388,8 @@ describe("identity providers (decision 055)", () => {
         createAccounts: true,
         trustUpstreamMfa: "always",
         endpoints: null,
+        teamId: null,
+        keyId: null,
       },
       expect.objectContaining({ name: "Google", kind: "google", issuer: "https://accounts.google.com", hadClientSecret: false }),
     ]);

@@ -11,6 +11,7 @@ import { guardedFetch } from "../oidc/outbound";
 import { consumeEach, refundEach, type LimitName, type LimitOutcome } from "../rate-limit/limiters";
 import type { Services } from "../services";
 import { getOrganizationBySlug } from "../directory/organizations";
+import { appleClientSecret, appleFirstSignInName } from "./apple";
 import { githubAuthorizationUrl, githubPerson } from "./github";
 import { claimMappingOf, clientSecretOf, enabledProviders, endpointsOf, federationCallbackUrl, providerForEmail, trustOf, type ProviderRow } from "./providers";
 
@@ -52,7 +53,14 @@ export async function upstreamConfiguration(services: Services, row: ProviderRow
   const guarded = upstreamFetch(services);
   const fetchGuarded: oidc.CustomFetch = (url, options) => guarded(url, options as RequestInit);
   const secret = clientSecretOf(services.encrypter, row);
-  const config = await oidc.discovery(new URL(row.issuer), row.clientId, undefined, secret ? oidc.ClientSecretBasic(secret) : oidc.None(), {
+  // Apple's client secret is a JWT signed with its key, sent in the body (the only method Apple takes).
+  const auth =
+    row.kind === "apple" && secret
+      ? oidc.ClientSecretPost(await appleClientSecret({ pem: secret, teamId: row.teamId ?? "", keyId: row.keyId ?? "", clientId: row.clientId }))
+      : secret
+        ? oidc.ClientSecretBasic(secret)
+        : oidc.None();
+  const config = await oidc.discovery(new URL(row.issuer), row.clientId, undefined, auth, {
     [oidc.customFetch]: fetchGuarded,
     timeout: OUTBOUND_TIMEOUT_MS / 1000,
     // Plain http only where an operator lets requests reach private networks (tests, closed networks).
@@ -130,6 +138,8 @@ export async function startFederatedSignIn(services: Services, ic: InteractionCo
     code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
     code_challenge_method: "S256",
     ...(input.loginHint ? { login_hint: input.loginHint } : {}),
+    // Apple answers a request for the name or email only by a form posted to the callback.
+    ...(row.kind === "apple" ? { response_mode: "form_post" } : {}),
   });
   return { kind: "redirect", to: url.href };
 }
@@ -306,6 +316,10 @@ async function checkAnswer(services: Services, ic: InteractionContext, input: { 
       claims = { ...userinfo, ...idClaims };
     }
     person = personOf(row, claims);
+    if (row.kind === "apple" && !person.givenName && !person.familyName) {
+      // Apple's ID token has no name; the posted `user` has it, on the first sign-in only.
+      person = { ...person, ...appleFirstSignInName(input.search.get("user")) };
+    }
   } catch (error) {
     return upstreamError(services, row, error, fail);
   }
@@ -444,7 +458,7 @@ export async function continueFromCallback(
     return { kind: "unknown" };
   }
   const next = new URLSearchParams();
-  for (const name of ["code", "state", "iss", "error", "error_description", "session_state"]) {
+  for (const name of ["code", "state", "iss", "error", "error_description", "session_state", "user"]) {
     const value = search.get(name);
     if (value !== null) next.set(name, value.slice(0, 4096));
   }

@@ -214,6 +214,8 @@ async function loadContent(ctx: ExportContext, organizationId: string): Promise<
       createAccounts: p.createAccounts,
       trustUpstreamMfa: trustOf(p),
       endpoints: p.kind === "github" ? endpointsOf(p) : null,
+      teamId: p.teamId,
+      keyId: p.keyId,
     })),
   };
 }

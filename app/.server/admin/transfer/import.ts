@@ -133,9 +133,9 @@ function planImport(ctx: PreviewContext, pkg: ExportPackage, slug: string, targe
     return { u, existing, totpSecret, write: note("user", u.email, fields), fields: fields ?? [] };
   });
 
-  const providerFields: Array<keyof PackageIdentityProvider & string> = ["kind", "issuer", "clientId", "scopes", "claimMapping", "domains", "createAccounts", "trustUpstreamMfa", "endpoints"];
+  const providerFields: Array<keyof PackageIdentityProvider & string> = ["kind", "issuer", "clientId", "scopes", "claimMapping", "domains", "createAccounts", "trustUpstreamMfa", "endpoints", "teamId", "keyId"];
   const providerSteps = (c.identityProviders ?? []).map((given) => {
-    const p = { ...given, endpoints: given.endpoints ?? null };
+    const p = { ...given, endpoints: given.endpoints ?? null, teamId: given.teamId ?? null, keyId: given.keyId ?? null };
     const existing = target.identityProviders.get(p.name);
     return { p, existing, write: note("identityProvider", p.name, existing ? changedFields(p, existing, providerFields) : null) };
   });
@@ -311,6 +311,8 @@ function planImport(ctx: PreviewContext, pkg: ExportPackage, slug: string, targe
         createAccounts: p.createAccounts,
         trustUpstreamMfa: p.trustUpstreamMfa,
         endpoints: p.endpoints ?? Prisma.DbNull,
+        teamId: p.teamId,
+        keyId: p.keyId,
       };
       // The secret and the switch stay the target's: a package carries no secret, and the
       // callback address to register upstream is this deployment's own (decision 055).

@@ -56,6 +56,8 @@ export interface TargetIdentityProvider {
   createAccounts: boolean;
   trustUpstreamMfa: string;
   endpoints: unknown;
+  teamId: string | null;
+  keyId: string | null;
 }
 
 export interface TargetState {
@@ -126,7 +128,7 @@ export async function loadTarget(db: Prisma.TransactionClient, slug: string, con
     db.clientSecret.findMany({ where: { secretHash: { in: secretHashes }, client: { organizationId } }, select: { secretHash: true, clientId: true } }),
     db.identityProvider.findMany({
       where: { organizationId },
-      select: { id: true, name: true, kind: true, issuer: true, clientId: true, scopes: true, claimMapping: true, domains: true, createAccounts: true, trustUpstreamMfa: true, endpoints: true },
+      select: { id: true, name: true, kind: true, issuer: true, clientId: true, scopes: true, claimMapping: true, domains: true, createAccounts: true, trustUpstreamMfa: true, endpoints: true, teamId: true, keyId: true },
     }),
   ]);
   for (const { name, ...provider } of providers) state.identityProviders.set(name, provider);

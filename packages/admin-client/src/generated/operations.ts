@@ -1529,7 +1529,7 @@ export interface Operations {
           }>;
           identityProviders?: Array<{
             name: string;
-            kind: "oidc" | "google" | "microsoft" | "github";
+            kind: "oidc" | "google" | "microsoft" | "github" | "apple";
             issuer: string;
             clientId: string;
             hadClientSecret: boolean;
@@ -1550,6 +1550,8 @@ export interface Operations {
               user: string;
               emails: string;
             } | null;
+            teamId?: string | null;
+            keyId?: string | null;
           }>;
         };
         signature: {
@@ -1631,7 +1633,7 @@ export interface Operations {
   "identityProviders.create": {
     args: [body: {
         organizationId: string;
-        kind?: "oidc" | "google" | "microsoft" | "github";
+        kind?: "oidc" | "google" | "microsoft" | "github" | "apple";
         issuer?: string;
         tenantId?: string;
         /** OAuth 2.0 endpoints of a github provider: authorization, token, user (GET /user) and emails (GET /user/emails) */
@@ -1641,6 +1643,8 @@ export interface Operations {
           user: string;
           emails: string;
         };
+        teamId?: string;
+        keyId?: string;
         name: string;
         clientId: string;
         clientSecret?: string;
@@ -1660,7 +1664,7 @@ export interface Operations {
         id: string;
         organizationId: string;
         name: string;
-        kind: "oidc" | "google" | "microsoft" | "github";
+        kind: "oidc" | "google" | "microsoft" | "github" | "apple";
         issuer: string;
         clientId: string;
         hasClientSecret: boolean;
@@ -1681,6 +1685,8 @@ export interface Operations {
           user: string;
           emails: string;
         } | null;
+        teamId: string | null;
+        keyId: string | null;
         callbackUrl: string;
         createdAt: string;
         updatedAt: string;
@@ -1694,7 +1700,7 @@ export interface Operations {
         id: string;
         organizationId: string;
         name: string;
-        kind: "oidc" | "google" | "microsoft" | "github";
+        kind: "oidc" | "google" | "microsoft" | "github" | "apple";
         issuer: string;
         clientId: string;
         hasClientSecret: boolean;
@@ -1715,6 +1721,8 @@ export interface Operations {
           user: string;
           emails: string;
         } | null;
+        teamId: string | null;
+        keyId: string | null;
         callbackUrl: string;
         createdAt: string;
         updatedAt: string;
@@ -1728,7 +1736,7 @@ export interface Operations {
         id: string;
         organizationId: string;
         name: string;
-        kind: "oidc" | "google" | "microsoft" | "github";
+        kind: "oidc" | "google" | "microsoft" | "github" | "apple";
         issuer: string;
         clientId: string;
         hasClientSecret: boolean;
@@ -1749,6 +1757,8 @@ export interface Operations {
           user: string;
           emails: string;
         } | null;
+        teamId: string | null;
+        keyId: string | null;
         callbackUrl: string;
         createdAt: string;
         updatedAt: string;
@@ -1770,7 +1780,7 @@ export interface Operations {
           id: string;
           organizationId: string;
           name: string;
-          kind: "oidc" | "google" | "microsoft" | "github";
+          kind: "oidc" | "google" | "microsoft" | "github" | "apple";
           issuer: string;
           clientId: string;
           hasClientSecret: boolean;
@@ -1791,6 +1801,8 @@ export interface Operations {
             user: string;
             emails: string;
           } | null;
+          teamId: string | null;
+          keyId: string | null;
           callbackUrl: string;
           createdAt: string;
           updatedAt: string;
@@ -1816,6 +1828,8 @@ export interface Operations {
           user: string;
           emails: string;
         };
+        teamId?: string;
+        keyId?: string;
         scopes?: Array<string>;
         claimMapping?: {
           email?: string;
@@ -1832,7 +1846,7 @@ export interface Operations {
         id: string;
         organizationId: string;
         name: string;
-        kind: "oidc" | "google" | "microsoft" | "github";
+        kind: "oidc" | "google" | "microsoft" | "github" | "apple";
         issuer: string;
         clientId: string;
         hasClientSecret: boolean;
@@ -1853,6 +1867,8 @@ export interface Operations {
           user: string;
           emails: string;
         } | null;
+        teamId: string | null;
+        keyId: string | null;
         callbackUrl: string;
         createdAt: string;
         updatedAt: string;
@@ -2009,7 +2025,7 @@ export interface Operations {
             }>;
             identityProviders?: Array<{
               name: string;
-              kind: "oidc" | "google" | "microsoft" | "github";
+              kind: "oidc" | "google" | "microsoft" | "github" | "apple";
               issuer: string;
               clientId: string;
               hadClientSecret: boolean;
@@ -2030,6 +2046,8 @@ export interface Operations {
                 user: string;
                 emails: string;
               } | null;
+              teamId?: string | null;
+              keyId?: string | null;
             }>;
           };
           signature: {
@@ -2214,7 +2232,7 @@ export interface Operations {
             }>;
             identityProviders?: Array<{
               name: string;
-              kind: "oidc" | "google" | "microsoft" | "github";
+              kind: "oidc" | "google" | "microsoft" | "github" | "apple";
               issuer: string;
               clientId: string;
               hadClientSecret: boolean;
@@ -2235,6 +2253,8 @@ export interface Operations {
                 user: string;
                 emails: string;
               } | null;
+              teamId?: string | null;
+              keyId?: string | null;
             }>;
           };
           signature: {
@@ -4377,10 +4397,12 @@ export const operationHelp: Record<string, OperationHelp> = {
     summary: "Add an upstream identity provider (OpenID Connect, or the google / microsoft presets) to an organization",
     fields: [
       {"name":"organizationId","in":"body","type":"string (uuid)","required":true},
-      {"name":"kind","in":"body","type":"oidc | google | microsoft | github","required":false},
+      {"name":"kind","in":"body","type":"oidc | google | microsoft | github | apple","required":false},
       {"name":"issuer","in":"body","type":"string (uri)","required":false},
       {"name":"tenantId","in":"body","type":"string","required":false},
       {"name":"endpoints","in":"body","type":"object","required":false,"description":"OAuth 2.0 endpoints of a github provider: authorization, token, user (GET /user) and emails (GET /user/emails)"},
+      {"name":"teamId","in":"body","type":"string","required":false},
+      {"name":"keyId","in":"body","type":"string","required":false},
       {"name":"name","in":"body","type":"string (1–100 chars)","required":true},
       {"name":"clientId","in":"body","type":"string (1–500 chars)","required":true},
       {"name":"clientSecret","in":"body","type":"string (1–2000 chars)","required":false},
@@ -4424,6 +4446,8 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"clientId","in":"body","type":"string (1–500 chars)","required":false},
       {"name":"clientSecret","in":"body","type":"string (1–2000 chars) or null","required":false},
       {"name":"endpoints","in":"body","type":"object","required":false,"description":"OAuth 2.0 endpoints of a github provider: authorization, token, user (GET /user) and emails (GET /user/emails)"},
+      {"name":"teamId","in":"body","type":"string","required":false},
+      {"name":"keyId","in":"body","type":"string","required":false},
       {"name":"scopes","in":"body","type":"list of string","required":false},
       {"name":"claimMapping","in":"body","type":"object","required":false},
       {"name":"domains","in":"body","type":"list of string","required":false},
