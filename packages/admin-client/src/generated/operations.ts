@@ -1629,7 +1629,7 @@ export interface Operations {
       };
     etag: false;
   };
-  /** Add an upstream identity provider (OpenID Connect, or the google / microsoft presets) to an organization */
+  /** Add an upstream identity provider (OpenID Connect, or the google / microsoft / github / apple presets) to an organization */
   "identityProviders.create": {
     args: [body: {
         organizationId: string;
@@ -4394,7 +4394,7 @@ export const operationHelp: Record<string, OperationHelp> = {
     ],
   },
   "identityProviders.create": {
-    summary: "Add an upstream identity provider (OpenID Connect, or the google / microsoft presets) to an organization",
+    summary: "Add an upstream identity provider (OpenID Connect, or the google / microsoft / github / apple presets) to an organization",
     fields: [
       {"name":"organizationId","in":"body","type":"string (uuid)","required":true},
       {"name":"kind","in":"body","type":"oidc | google | microsoft | github | apple","required":false},
