@@ -1,10 +1,11 @@
-import { data, redirect, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
+import { useActionData } from "@remix-run/react";
 import { useLoaderData } from "@remix-run/react";
 import { FederationFailurePage } from "~/components/federation";
 import { continueFromCallback } from "~/.server/federation/sign-in";
 import { resolveLanguage } from "~/.server/i18n";
 import { brandingForSlug } from "~/.server/interaction/branding";
-import { interactionHeaders, NO_STORE } from "~/.server/interaction/request";
+import { interactionHeaders, NO_STORE, requestMeta } from "~/.server/interaction/request";
 import { pageTitle } from "~/i18n/page-title";
 
 export const headers = interactionHeaders;
@@ -13,18 +14,40 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: pageTit
 /**
  * GET {BASE_URL}/{slug}/federation/callback: the redirect URI registered at upstream providers
  * (decision 046). It sends the browser on to the interaction the state belongs to; an unknown,
- * used or expired state gets a page that says so, branded for the organization.
+ * used or expired state gets a page that says so, branded for the organization (429 once the
+ * client address has failed too often).
  */
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
-  const search = new URL(request.url).searchParams;
-  const next = await continueFromCallback(context.services, params.slug ?? "", search);
-  if (next) return redirect(next, { status: 303, headers: NO_STORE });
-  const end = await brandingForSlug(context.services, params.slug ?? "");
+  return answer(request, params.slug ?? "", context, new URL(request.url).searchParams);
+}
+
+/**
+ * POST: the same answer as a form (`response_mode=form_post`, which Apple needs when the name or
+ * email is asked for). It comes cross-site from the upstream, so it is one of the few POSTs the
+ * edge guard lets in from another origin; the state it carries is its check, as for the GET.
+ */
+export async function action({ request, params, context }: ActionFunctionArgs) {
+  const form = await request.formData();
+  const search = new URLSearchParams();
+  for (const [name, value] of form) if (typeof value === "string") search.set(name, value);
+  return answer(request, params.slug ?? "", context, search);
+}
+
+async function answer(request: Request, slug: string, context: LoaderFunctionArgs["context"], search: URLSearchParams) {
+  const next = await continueFromCallback(context.services, slug, search, requestMeta(context, `${request.method} /{slug}/federation/callback`).ip);
+  if (next.kind === "next") return redirect(next.to, { status: 303, headers: NO_STORE });
+  const end = await brandingForSlug(context.services, slug);
   const language = await resolveLanguage(request, { organizationDefault: end.defaultLocale });
-  return data({ language, branding: end.branding, home: end.home }, { status: 400, headers: NO_STORE });
+  if (next.kind === "rate_limited") {
+    const minutes = Math.ceil(next.retryAfterSeconds / 60);
+    return data({ language, branding: end.branding, home: end.home, minutes }, { status: 429, headers: { ...NO_STORE, "Retry-After": String(next.retryAfterSeconds) } });
+  }
+  return data({ language, branding: end.branding, home: end.home, minutes: undefined }, { status: 400, headers: NO_STORE });
 }
 
 export default function FederationCallback() {
-  const page = useLoaderData<typeof loader>();
-  return <FederationFailurePage branding={page.branding} reason="expired" provider={null} backTo={page.home} />;
+  const loaded = useLoaderData<typeof loader>();
+  const posted = useActionData<typeof action>();
+  const page = posted ?? loaded;
+  return <FederationFailurePage branding={page.branding} reason={page.minutes ? "rate_limited" : "expired"} minutes={page.minutes} provider={null} backTo={page.home} />;
 }

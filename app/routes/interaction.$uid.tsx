@@ -106,8 +106,15 @@ export async function action(args: ActionFunctionArgs) {
   }
 
   // Home-realm discovery (decision 046): an email whose domain an upstream provider claims signs in there; the password is not looked at.
-  const federated = await startForEmail(args.context.services, gate.context, parsed.data.email);
+  const federated = await startForEmail(args.context.services, gate.context, parsed.data.email, gate.meta.ip);
   if (federated?.kind === "redirect") return redirect(federated.to, { status: 303, headers: NO_STORE });
+  if (federated?.kind === "rate_limited") {
+    // The address belongs to a provider whose sign-ins failed too often here: the password is not tried instead.
+    return data<ActionResult>(
+      { error: "rate_limited", email, retryAfterMinutes: Math.ceil(federated.retryAfterSeconds / 60) },
+      { status: 429, headers: { ...NO_STORE, "Retry-After": String(federated.retryAfterSeconds) } },
+    );
+  }
 
   const outcome = await completePasswordLogin(args.context.services, gate.context, {
     email: parsed.data.email,

@@ -34,22 +34,28 @@ export async function action(args: ActionFunctionArgs) {
   const providerId = ProviderId.safeParse(gate.form.get("provider"));
   let outcome;
   if (providerId.success) {
-    outcome = await startFederatedSignIn(services, gate.context, { providerId: providerId.data });
+    outcome = await startFederatedSignIn(services, gate.context, { providerId: providerId.data, ip: gate.meta.ip });
   } else {
     const email = EmailSchema.safeParse(gate.form.get("email"));
     if (!email.success) return redirect(`/interaction/${gate.uid}?invalid=email`, { headers: NO_STORE });
-    outcome = await startForEmail(services, gate.context, email.data);
+    outcome = await startForEmail(services, gate.context, email.data, gate.meta.ip);
     if (!outcome) return redirect(`/interaction/${gate.uid}?sso=none&login_hint=${encodeURIComponent(email.data)}`, { headers: NO_STORE });
   }
   if (outcome.kind === "redirect") return redirect(outcome.to, { status: 303, headers: NO_STORE });
+  if (outcome.kind === "rate_limited") {
+    return data(
+      { view: "federation" as const, ...gate.frame, reason: "rate_limited" as const, provider: null, minutes: Math.ceil(outcome.retryAfterSeconds / 60) },
+      { status: 429, headers: { ...NO_STORE, "Retry-After": String(outcome.retryAfterSeconds) } },
+    );
+  }
   const provider = outcome.kind === "unreachable" ? outcome.providerName : null;
   const reason = outcome.kind === "unreachable" ? ("unreachable" as const) : ("unknown" as const);
-  return data({ view: "federation" as const, ...gate.frame, reason, provider }, { status: outcome.kind === "unreachable" ? 502 : 404, headers: NO_STORE });
+  return data({ view: "federation" as const, ...gate.frame, reason, provider, minutes: undefined }, { status: outcome.kind === "unreachable" ? 502 : 404, headers: NO_STORE });
 }
 
 export default function FederatedStart() {
   const result = useActionData<typeof action>();
   if (!result || !("view" in result)) return null;
   if (result.view !== "federation") return <GateRefusalPage refusal={result} />;
-  return <FederationFailurePage branding={result.branding} reason={result.reason} provider={result.provider} backTo={`/interaction/${result.uid}`} />;
+  return <FederationFailurePage branding={result.branding} reason={result.reason} provider={result.provider} minutes={result.minutes} backTo={`/interaction/${result.uid}`} />;
 }

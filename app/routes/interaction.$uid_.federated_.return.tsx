@@ -28,13 +28,19 @@ export async function loader(args: LoaderFunctionArgs) {
     language: gate.frame.language,
   });
   if (outcome.kind === "redirect") return redirect(outcome.to, { status: 303, headers: NO_STORE });
+  if (outcome.kind === "rate_limited") {
+    return data(
+      { view: "federation" as const, ...gate.frame, reason: "rate_limited" as const, provider: null, minutes: Math.ceil(outcome.retryAfterSeconds / 60) },
+      { status: 429, headers: { ...NO_STORE, "Retry-After": String(outcome.retryAfterSeconds) } },
+    );
+  }
   const status = outcome.reason === "unreachable" ? 502 : outcome.reason === "expired" || outcome.reason === "invalid" ? 400 : 403;
-  return data({ view: "federation" as const, ...gate.frame, reason: outcome.reason, provider: outcome.providerName }, { status, headers: NO_STORE });
+  return data({ view: "federation" as const, ...gate.frame, reason: outcome.reason, provider: outcome.providerName, minutes: undefined }, { status, headers: NO_STORE });
 }
 
 export default function FederatedReturn() {
   const page = useLoaderData<typeof loader>();
   if (isGateRefusal(page)) return <GateRefusalPage refusal={page} />;
   if (page.view !== "federation") return null;
-  return <FederationFailurePage branding={page.branding} reason={page.reason} provider={page.provider} backTo={`/interaction/${page.uid}`} />;
+  return <FederationFailurePage branding={page.branding} reason={page.reason} provider={page.provider} minutes={page.minutes} backTo={`/interaction/${page.uid}`} />;
 }

@@ -6,7 +6,7 @@ import { UuidSchema } from "~/schemas/uuid";
  * shapes, the OpenAPI document, the console and the CLI read these. The client secret is
  * write-only: a body may carry it, an answer only says whether one is set.
  */
-export const IDENTITY_PROVIDER_KINDS = ["oidc", "google", "microsoft"] as const;
+export const IDENTITY_PROVIDER_KINDS = ["oidc", "google", "microsoft", "github", "apple"] as const;
 export type IdentityProviderKind = (typeof IDENTITY_PROVIDER_KINDS)[number];
 
 /** Whether an upstream sign-in stands in for the organization's second factor. */
@@ -16,6 +16,11 @@ export type UpstreamMfaTrust = (typeof UPSTREAM_MFA_TRUST)[number];
 /** Fixed issuers of the presets; Microsoft Entra ID's names the directory (tenant). */
 export const GOOGLE_ISSUER = "https://accounts.google.com";
 export const microsoftIssuer = (tenantId: string) => `https://login.microsoftonline.com/${tenantId}/v2.0`;
+/** GitHub speaks OAuth 2.0 without OpenID Connect (decision 055): this names it, nothing is discovered there. */
+export const GITHUB_ISSUER = "https://github.com";
+export const APPLE_ISSUER = "https://appleid.apple.com";
+/** Apple's team id and key id: ten upper-case letters or digits each. */
+const AppleIdSchema = z.string().trim().regex(/^[A-Z0-9]{10}$/, "must be ten upper-case letters or digits");
 
 const NameSchema = z.string().trim().min(1, "must not be empty").max(100, "must have at most 100 characters");
 const IssuerSchema = z
@@ -25,11 +30,23 @@ const IssuerSchema = z
 const ClientIdSchema = z.string().trim().min(1, "must not be empty").max(500, "must have at most 500 characters");
 const SecretSchema = z.string().min(1, "must not be empty").max(2000, "must have at most 2000 characters");
 const ScopeSchema = z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]{1,100}$/, "must be one scope token");
-const ScopesSchema = z
-  .array(ScopeSchema)
-  .min(1, "must not be empty")
-  .max(20, "must have at most 20 scopes")
-  .refine((s) => s.includes("openid"), "must include openid");
+/** OpenID Connect providers need `openid` among them; GitHub's are OAuth scopes (checked with the kind). */
+const ScopesSchema = z.array(ScopeSchema).min(1, "must not be empty").max(20, "must have at most 20 scopes");
+export const scopesLackOpenid = (kind: IdentityProviderKind, scopes: string[] | undefined) => kind !== "github" && scopes !== undefined && !scopes.includes("openid");
+
+const EndpointSchema = z.url({ message: "must be an absolute http(s) URL", protocol: /^https?$/ }).max(500, "must have at most 500 characters");
+/** A GitHub provider's endpoints (github.com's by default; GitHub Enterprise Server has its own). */
+export const OAuthEndpointsSchema = z
+  .object({ authorization: EndpointSchema, token: EndpointSchema, user: EndpointSchema, emails: EndpointSchema })
+  .strict()
+  .meta({ description: "OAuth 2.0 endpoints of a github provider: authorization, token, user (GET /user) and emails (GET /user/emails)" });
+export type OAuthEndpoints = z.infer<typeof OAuthEndpointsSchema>;
+export const GITHUB_ENDPOINTS: OAuthEndpoints = {
+  authorization: "https://github.com/login/oauth/authorize",
+  token: "https://github.com/login/oauth/access_token",
+  user: "https://api.github.com/user",
+  emails: "https://api.github.com/user/emails",
+};
 /** An email domain: lower-case labels, at least one dot. */
 export const EmailDomainSchema = z
   .string()
@@ -71,6 +88,10 @@ export const IdentityProviderSchema = z.object({
   enabled: z.boolean(),
   createAccounts: z.boolean(),
   trustUpstreamMfa: z.enum(UPSTREAM_MFA_TRUST),
+  endpoints: OAuthEndpointsSchema.nullable(),
+  /** Apple: the team and key id of the private key (set as `clientSecret`, the .p8 file's text). */
+  teamId: z.string().nullable(),
+  keyId: z.string().nullable(),
   /** Register this as the redirect URI at the upstream provider. */
   callbackUrl: z.string(),
   createdAt: z.iso.datetime(),
@@ -100,11 +121,21 @@ export const IdentityProviderCreateSchema = z
     kind: z.enum(IDENTITY_PROVIDER_KINDS).optional(),
     issuer: IssuerSchema.optional(),
     tenantId: TenantSchema.optional(),
+    endpoints: OAuthEndpointsSchema.optional(),
+    teamId: AppleIdSchema.optional(),
+    keyId: AppleIdSchema.optional(),
     ...commonFields,
   })
   .strict()
   .superRefine((body, ctx) => {
     const kind = body.kind ?? "oidc";
+    if (scopesLackOpenid(kind, body.scopes)) ctx.addIssue({ code: "custom", path: ["scopes"], message: "must include openid" });
+    if (kind !== "github" && body.endpoints) ctx.addIssue({ code: "custom", path: ["endpoints"], message: "are only for github (OpenID providers are discovered)" });
+    for (const field of ["teamId", "keyId", "clientSecret"] as const) {
+      if (kind === "apple" && !body[field]) ctx.addIssue({ code: "custom", path: [field], message: "is required for Apple" });
+    }
+    if (kind !== "apple" && body.teamId) ctx.addIssue({ code: "custom", path: ["teamId"], message: "is only for Apple" });
+    if (kind !== "apple" && body.keyId) ctx.addIssue({ code: "custom", path: ["keyId"], message: "is only for Apple" });
     if (kind === "oidc" && !body.issuer) ctx.addIssue({ code: "custom", path: ["issuer"], message: "is required for an OpenID Connect provider" });
     if (kind !== "oidc" && body.issuer) ctx.addIssue({ code: "custom", path: ["issuer"], message: `is fixed for ${kind}` });
     if (kind === "microsoft" && !body.tenantId) ctx.addIssue({ code: "custom", path: ["tenantId"], message: "is required for Microsoft Entra ID" });
@@ -119,6 +150,9 @@ export const IdentityProviderUpdateSchema = z
     issuer: IssuerSchema.optional(),
     clientId: ClientIdSchema.optional(),
     clientSecret: SecretSchema.nullable().optional(),
+    endpoints: OAuthEndpointsSchema.optional(),
+    teamId: AppleIdSchema.optional(),
+    keyId: AppleIdSchema.optional(),
     scopes: ScopesSchema.optional(),
     claimMapping: ClaimMappingSchema.optional(),
     domains: DomainsSchema.optional(),
@@ -128,6 +162,32 @@ export const IdentityProviderUpdateSchema = z
   })
   .strict();
 export type IdentityProviderUpdate = z.infer<typeof IdentityProviderUpdateSchema>;
+
+/**
+ * A provider's configuration as export packages carry it (decision 055): everything but its id
+ * and its client secret, which never leaves the deployment; `hadClientSecret` says that one must
+ * be set after an import.
+ */
+export const PortableIdentityProviderSchema = z
+  .object({
+    name: NameSchema,
+    kind: z.enum(IDENTITY_PROVIDER_KINDS),
+    issuer: IssuerSchema,
+    clientId: ClientIdSchema,
+    hadClientSecret: z.boolean(),
+    scopes: ScopesSchema,
+    claimMapping: ClaimMappingSchema,
+    domains: DomainsSchema,
+    enabled: z.boolean(),
+    createAccounts: z.boolean(),
+    trustUpstreamMfa: z.enum(UPSTREAM_MFA_TRUST),
+    /** Absent in packages made before GitHub (decision 055): none. */
+    endpoints: OAuthEndpointsSchema.nullable().optional(),
+    /** Apple (decision 055); absent in earlier packages: none. */
+    teamId: z.string().max(10).nullable().optional(),
+    keyId: z.string().max(10).nullable().optional(),
+  })
+  .strict();
 
 /** A user's link to an upstream account. */
 export const FederatedIdentitySchema = z.object({

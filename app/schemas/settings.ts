@@ -33,6 +33,8 @@ export const SETTING_SCHEMAS = {
   "rateLimits.twoFactor.perIp": LimitRuleSchema,
   "rateLimits.emailOtpResend.perUser": LimitRuleSchema,
   "rateLimits.passkeyLogin.perIp": LimitRuleSchema,
+  "rateLimits.federatedLogin.perIp": LimitRuleSchema,
+  "rateLimits.federatedLogin.perInteraction": LimitRuleSchema,
   "rateLimits.deviceCodeEntry.perIp": LimitRuleSchema,
   "rateLimits.clientRegistration.perIp": LimitRuleSchema,
   "tokens.accessTokenTtlSeconds": z.number().int().min(60).max(86_400),

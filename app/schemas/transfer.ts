@@ -23,6 +23,7 @@ import { LoginMethodsSchema, SlugSchema } from "./organization";
 import { TWO_FACTOR_POLICIES } from "./two-factor-policy";
 import { RbacDescriptionSchema, RbacNameSchema } from "./rbac";
 import { EmailSchema } from "./email";
+import { PortableIdentityProviderSchema } from "./identity-provider";
 import { USER_STATUS_VALUES, UserLocaleSchema } from "./user";
 
 /**
@@ -161,6 +162,9 @@ export const PackageUserSchema = z
   })
   .strict();
 
+/** An upstream identity provider (decision 046) without its client secret (decision 055). */
+export const PackageIdentityProviderSchema = PortableIdentityProviderSchema;
+
 /** An uploaded logo or favicon the branding refers to (by sha256), its bytes in base64. */
 export const PackageAssetSchema = z
   .object({
@@ -191,6 +195,8 @@ export const PackageContentSchema = z
     roles: z.array(PackageRoleSchema).max(10_000).superRefine(unique((r) => r.name, "role")),
     clients: z.array(PackageClientSchema).max(10_000).superRefine(unique((c) => c.id, "client id")),
     users: z.array(PackageUserSchema).max(1_000_000).superRefine(unique((u) => u.email, "email")),
+    /** Absent in packages made before decision 055 (no default: the signature covers the package as exported); an import then leaves providers alone. */
+    identityProviders: z.array(PackageIdentityProviderSchema).max(100).superRefine(unique((p) => p.name, "identity provider")).optional(),
   })
   .strict();
 
@@ -207,6 +213,7 @@ export const PackageCountsSchema = z.object({
   usersWithTotp: z.number().int(),
   recoveryCodes: z.number().int(),
   claimValues: z.number().int(),
+  identityProviders: z.number().int().optional(),
 });
 
 export const PackageSourceSchema = z.object({ issuer: z.string().max(2000), organizationId: z.uuid() }).strict();
@@ -242,7 +249,7 @@ export const ImportRequestSchema = z
 
 export const IMPORT_ACTIONS = ["create", "update", "unchanged"] as const;
 export const ImportChangeSchema = z.object({
-  type: z.enum(["organization", "application", "module", "claim", "permission", "role", "client", "clientSecret", "user"]),
+  type: z.enum(["organization", "application", "module", "claim", "permission", "role", "client", "clientSecret", "user", "identityProvider"]),
   key: z.string(),
   action: z.enum(["create", "update"]),
   fields: z.array(z.string()).optional(),
@@ -259,5 +266,6 @@ export type PackageContent = z.infer<typeof PackageContentSchema>;
 export type PackageCounts = z.infer<typeof PackageCountsSchema>;
 export type PackageUser = z.infer<typeof PackageUserSchema>;
 export type PackageClient = z.infer<typeof PackageClientSchema>;
+export type PackageIdentityProvider = z.infer<typeof PackageIdentityProviderSchema>;
 export type ImportChange = z.infer<typeof ImportChangeSchema>;
 export type ImportPlan = z.infer<typeof ImportPlanSchema>;

@@ -106,6 +106,25 @@ describe("names", () => {
     expect(large.sql.length).toBe(small.sql.length);
   });
 
+  it("names an identity provider, finds it by name in the target filter and suggestions, and keeps its name once deleted", async () => {
+    const org = await createTenant(porta);
+    const name = `Corporate SSO ${org.org.slug}`;
+    const created = await api.post<{ id: string }>("/identity-providers", { organizationId: org.org.id, name, issuer: "https://sso.example.com", clientId: "porta" });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const entry = await only(`targetId=${created.body.id}&eventType=identity_provider.created`);
+    expect(entry.names.target).toEqual({ name, organizationId: org.org.id, deleted: false });
+
+    const byName = await audit(`target=${encodeURIComponent(name.toUpperCase())}`);
+    expect(byName.status, JSON.stringify(byName.body)).toBe(200);
+    expect(byName.body.data.map((e) => [e.eventType, e.targetId])).toEqual([["identity_provider.created", created.body.id]]);
+    const suggested = await api.get<{ data: Subject[] }>(`/audit/subjects?role=target&q=${encodeURIComponent(`sso ${org.org.slug}`)}`);
+    expect(suggested.body.data).toContainEqual({ type: "identity_provider", id: created.body.id, name, detail: org.org.slug, organizationId: org.org.id });
+
+    expect((await api.delete(`/identity-providers/${created.body.id}`)).status).toBe(200);
+    const gone = await only(`targetId=${created.body.id}&eventType=identity_provider.deleted`);
+    expect(gone.names.target).toEqual({ name, organizationId: org.org.id, deleted: true });
+  });
+
   it("histories name who acted", async () => {
     const history = await api.get<{ data: Entry[] }>(`/organizations/${tenant.org.id}/history`);
     expect(history.status).toBe(200);

@@ -38,6 +38,8 @@ const KEYS = [
   "rateLimits.twoFactor.perIp",
   "rateLimits.emailOtpResend.perUser",
   "rateLimits.passkeyLogin.perIp",
+  "rateLimits.federatedLogin.perIp",
+  "rateLimits.federatedLogin.perInteraction",
   "rateLimits.deviceCodeEntry.perIp",
   "rateLimits.clientRegistration.perIp",
   "tokens.accessTokenTtlSeconds",

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Prisma } from "~/generated/prisma/client";
-import { CLIENT_COLUMNS_NOT_CARRIED, ORGANIZATION_COLUMNS_NOT_CARRIED, USER_COLUMNS_NOT_CARRIED } from "~/.server/admin/transfer/export";
+import { CLIENT_COLUMNS_NOT_CARRIED, IDENTITY_PROVIDER_COLUMNS_NOT_CARRIED, ORGANIZATION_COLUMNS_NOT_CARRIED, USER_COLUMNS_NOT_CARRIED } from "~/.server/admin/transfer/export";
 import { createPackageSeal } from "~/.server/admin/transfer/package-seal";
 import type { ExportPackage, ImportPlan } from "~/schemas/transfer";
 import { adminApi, obtainAdminTokens, type ApiResponse } from "../support/admin-api";
@@ -126,7 +126,7 @@ describe("exports", () => {
     expect(pkg.signature.alg).toBe("HS256");
     expect(pkg.counts).toEqual({
       applications: 1, modules: 1, claims: 1, permissions: 1, roles: 1, clients: 1, clientSecrets: 1,
-      users: 3, usersWithPassword: 2, usersWithTotp: 1, recoveryCodes: 10, claimValues: 1,
+      users: 3, usersWithPassword: 2, usersWithTotp: 1, recoveryCodes: 10, claimValues: 1, identityProviders: 0,
     });
     expect(pkg.content.organization).toEqual({
       slug: fx.slug,
@@ -342,6 +342,119 @@ describe("imports into a fresh database", () => {
     expect(restored.version).toBe(alice.version + 1);
     expect(restored.roles.map((r) => r.role.name)).toEqual(["clerk"]);
     expect((await prisma.organization.findUniqueOrThrow({ where: { id: org.id } })).name).toBe("Export Ltd");
+  });
+});
+
+describe("identity providers (decision 055)", () => {
+  const SECRET = `upstream-secret-${randomBytes(12).toString("hex")}`;
+  let orgId: string;
+  let slug: string;
+  let exported: ExportPackage;
+  beforeAll(async () => {
+    slug = unique("federated");
+    orgId = (await source.services.db.prisma.organization.create({ data: { slug, name: "Federated Ltd" } })).id;
+    const created = await sourceApi.post("/identity-providers", {
+      organizationId: orgId,
+      name: "Corporate SSO",
+      issuer: "https://sso.example.com/realm",
+      clientId: "porta-prod",
+      clientSecret: SECRET,
+      scopes: ["openid", "email"],
+      claimMapping: { emailVerified: "xms_edov" },
+      domains: ["corp.example.com"],
+      createAccounts: true,
+      trustUpstreamMfa: "always",
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    await sourceApi.post("/identity-providers", { organizationId: orgId, kind: "google", name: "Google", clientId: "public-pkce" });
+    const res = await sourceApi.get<ExportPackage>(`/organizations/${orgId}/export`);
+    expect(res.status).toBe(200);
+    exported = res.body;
+  });
+
+  it("exports every provider's configuration and never its secret", async () => {
+    expect(exported.counts.identityProviders).toBe(2);
+    expect(exported.content.identityProviders).toEqual([
+      {
+        name: "Corporate SSO",
+        kind: "oidc",
+        issuer: "https://sso.example.com/realm",
+        clientId: "porta-prod",
+        hadClientSecret: true,
+        scopes: ["openid", "email"],
+        claimMapping: { emailVerified: "xms_edov" },
+        domains: ["corp.example.com"],
+        enabled: true,
+        createAccounts: true,
+        trustUpstreamMfa: "always",
+        endpoints: null,
+        teamId: null,
+        keyId: null,
+      },
+      expect.objectContaining({ name: "Google", kind: "google", issuer: "https://accounts.google.com", hadClientSecret: false }),
+    ]);
+    const row = await source.services.db.prisma.identityProvider.findFirstOrThrow({ where: { organizationId: orgId, name: "Corporate SSO" } });
+    const text = JSON.stringify(exported);
+    expect(text).not.toContain(SECRET);
+    expect(text).not.toContain(row.clientSecretEncrypted!);
+    const manifest = await sourceApi.get<{ counts: Record<string, number> }>(`/organizations/${orgId}/export/manifest`);
+    expect(manifest.body.counts.identityProviders).toBe(2);
+  });
+
+  it("carries every column of an identity provider, or leaves it out for a stated reason", () => {
+    const carried = Object.keys(exported.content.identityProviders![0]!);
+    for (const column of Object.values(Prisma.IdentityProviderScalarFieldEnum)) {
+      const reason = (IDENTITY_PROVIDER_COLUMNS_NOT_CARRIED as Record<string, string>)[column];
+      expect(reason === undefined ? carried.includes(column) : !carried.includes(column), `IdentityProvider.${column}: carry it in the package or list it in IDENTITY_PROVIDER_COLUMNS_NOT_CARRIED`).toBe(true);
+    }
+  });
+
+  it("imports them disabled and without a secret; a second apply changes nothing; the target's secret and switch survive an update", async () => {
+    const prisma = target.services.db.prisma;
+    const applied = await targetApi.post<ImportPlan & { organizationId: string }>("/imports/apply", { package: exported });
+    expect(applied.status, JSON.stringify(applied.body)).toBe(200);
+    expect(applied.body.changes).toContainEqual({ type: "identityProvider", key: "Corporate SSO", action: "create" });
+    const listed = await targetApi.get<{ data: Array<Record<string, unknown>> }>(`/identity-providers?organizationId=${applied.body.organizationId}`);
+    const sso = listed.body.data.find((p) => p.name === "Corporate SSO")!;
+    expect(sso).toMatchObject({
+      kind: "oidc",
+      issuer: "https://sso.example.com/realm",
+      clientId: "porta-prod",
+      hasClientSecret: false,
+      enabled: false,
+      scopes: ["openid", "email"],
+      claimMapping: { emailVerified: "xms_edov" },
+      domains: ["corp.example.com"],
+      createAccounts: true,
+      trustUpstreamMfa: "always",
+      callbackUrl: `${target.baseUrl}/${slug}/federation/callback`,
+    });
+    expect(listed.body.data.find((p) => p.name === "Google")).toMatchObject({ enabled: false, hasClientSecret: false });
+
+    // The target's administrator sets the secret and turns the provider on; the same package again changes nothing.
+    const etag = (await targetApi.get(`/identity-providers/${String(sso.id)}`)).headers.get("etag")!;
+    expect((await targetApi.put(`/identity-providers/${String(sso.id)}`, { clientSecret: "set-here", enabled: true }, { "if-match": etag })).status).toBe(200);
+    const again = await targetApi.post<ImportPlan>("/imports/apply", { package: exported });
+    expect(again.body.changes).toEqual([]);
+
+    // Drift in the configuration is put back; the secret and the switch stay.
+    await prisma.identityProvider.update({ where: { id: String(sso.id) }, data: { scopes: ["openid"], version: { increment: 1 } } });
+    const preview = await targetApi.post<ImportPlan>("/imports/preview", { package: exported });
+    expect(preview.body.changes).toEqual([{ type: "identityProvider", key: "Corporate SSO", action: "update", fields: ["scopes"] }]);
+    expect((await targetApi.post("/imports/apply", { package: exported })).status).toBe(200);
+    const after = await targetApi.get<Record<string, unknown>>(`/identity-providers/${String(sso.id)}`);
+    expect(after.body).toMatchObject({ scopes: ["openid", "email"], hasClientSecret: true, enabled: true });
+  });
+
+  it("refuses a provider whose domain another provider of the target claims, writing nothing", async () => {
+    const prisma = target.services.db.prisma;
+    const org = await prisma.organization.findUniqueOrThrow({ where: { slug } });
+    const sso = await prisma.identityProvider.findFirstOrThrow({ where: { organizationId: org.id, name: "Corporate SSO" } });
+    await prisma.identityProvider.update({ where: { id: sso.id }, data: { name: "Renamed SSO" } });
+    const res = await targetApi.post("/imports/apply", { package: exported });
+    expectError(res, 409, "import_conflict");
+    expect((res.body as { error: { details: Array<{ field: string }> } }).error.details.map((d) => d.field)).toEqual(["package.content.identityProviders.0.domains"]);
+    expect(await prisma.identityProvider.count({ where: { organizationId: org.id } })).toBe(2);
   });
 });
 

@@ -50,7 +50,9 @@ describe("federation: sign in with another identity provider", () => {
     await porta.stop();
   });
 
-  async function federation(options: { createAccounts?: boolean; domains?: boolean; trustUpstreamMfa?: string; clientMethods?: string[]; issuer?: string } = {}): Promise<Federation> {
+  async function federation(
+    options: { createAccounts?: boolean; domains?: boolean; trustUpstreamMfa?: string; clientMethods?: string[]; issuer?: string; claimMapping?: Record<string, string> } = {},
+  ): Promise<Federation> {
     const upstream = await createOrganization(prisma(), { defaultLoginMethods: ["password"] });
     const down = await createTenant(porta, { defaultLoginMethods: ["password", "magic_link", "federated"], clientLoginMethods: options.clientMethods ?? [], client: { skipConsent: true } });
     const { client, secret } = await createClient(prisma(), upstream.id, { redirectUris: [`${porta.baseUrl}/${down.org.slug}/federation/callback`], skipConsent: true });
@@ -65,6 +67,7 @@ describe("federation: sign in with another identity provider", () => {
       ...(options.domains ? { domains: [domain] } : {}),
       createAccounts: options.createAccounts ?? false,
       ...(options.trustUpstreamMfa ? { trustUpstreamMfa: options.trustUpstreamMfa } : {}),
+      ...(options.claimMapping ? { claimMapping: options.claimMapping } : {}),
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     expect(created.body.callbackUrl).toBe(`${porta.baseUrl}/${down.org.slug}/federation/callback`);
@@ -201,6 +204,84 @@ describe("federation: sign in with another identity provider", () => {
     expect(await audit(f.down.org.id, "auth.login.success")).toHaveLength(0);
     const [failure] = await audit(f.down.org.id, "auth.login.failure");
     expect(failure?.data).toMatchObject({ method: "federated", reason: "unverified_email" });
+  });
+
+  it("never trusts an absent email_verified (Microsoft Entra ID's email claim): no link, no new account", async () => {
+    // The upstream verified the address, but the claim the mapping names (Entra's optional xms_edov) is not in its answer.
+    const f = await federation({ createAccounts: true, claimMapping: { emailVerified: "xms_edov" } });
+    const email = `entra-${randomBytes(3).toString("hex")}@example.com`;
+    await createUser(prisma(), f.upstream.id, { email, emailVerified: true });
+    const local = await createUser(prisma(), f.down.org.id, { email });
+    const flow = await openLogin(f);
+    const end = await back(f, flow, await signInUpstream(f, flow, await startWithButton(f, flow), email));
+    expect(end.res.status).toBe(403);
+    expect(mainOf(await end.res.text())).toContain(text("en", (m) => m.federation.reason.unverified_email, f.providerName));
+    expect(await prisma().federatedIdentity.count({ where: { userId: local.id } })).toBe(0);
+
+    const newcomer = await createUser(prisma(), f.upstream.id, { email: `entra-new-${randomBytes(3).toString("hex")}@example.com`, emailVerified: true });
+    const other = await openLogin(f);
+    const refused = await back(f, other, await signInUpstream(f, other, await startWithButton(f, other), newcomer.email));
+    expect(refused.res.status).toBe(403);
+    expect(await prisma().user.count({ where: { organizationId: f.down.org.id, email: newcomer.email } })).toBe(0);
+  });
+
+  it("counts failed federated sign-ins per interaction and per client address, and refuses with the sign-in's own rate-limit words", async () => {
+    const setRule = async (key: string, value: { points: number; windowMinutes: number }) => expect((await api.put(`/config/${key}`, { value })).status).toBe(200);
+    await setRule("rateLimits.federatedLogin.perInteraction", { points: 2, windowMinutes: 15 });
+    await setRule("rateLimits.federatedLogin.perIp", { points: 3, windowMinutes: 15 });
+    try {
+      const f = await federation({ createAccounts: true });
+      const person = await createUser(prisma(), f.upstream.id);
+      const from = { "x-forwarded-for": `203.0.113.${20 + Math.floor(Math.random() * 200)}`, "accept-language": "de" };
+      // A forged answer straight at the interaction's return page (the callback would not know its state).
+      const forge = (flow: Flow, callback: URL) => {
+        const forged = new URL(`${flow.loginUrl}/federated/return${callback.search}`);
+        forged.searchParams.set("state", randomBytes(16).toString("base64url"));
+        return forged;
+      };
+      const startFrom = (flow: Flow) => post(flow.jar, `${flow.loginUrl}/federated`, { csrf: csrfOf(flow.html), provider: f.providerId }, from);
+      const rateLimited = (minutes: number) => escapeHtml(resources.de.login.signIn.rateLimited.replace("{{minutes}}", String(minutes)));
+
+      // One interaction: two forged answers use its two points; then even the right answer is refused.
+      const flow = await openLogin(f, from);
+      const callback = await signInUpstream(f, flow, await startFrom(flow), person.email);
+      for (let i = 0; i < 2; i++) expect((await flow.jar.fetch(forge(flow, callback), { headers: from })).status).toBe(400);
+      const refused = await back(f, flow, callback, from);
+      expect(refused.res.status).toBe(429);
+      expect(Number(refused.res.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(mainOf(await refused.res.text())).toContain(rateLimited(15));
+      // Nor may it start again.
+      const restart = await startFrom(flow);
+      expect(restart.status).toBe(429);
+      expect(mainOf(await restart.text())).toContain(rateLimited(15));
+
+      // Another interaction from the same address: an unknown state at the callback is the address's third failure, its last point.
+      const second = await openLogin(f, from);
+      const secondCallback = await signInUpstream(f, second, await startFrom(second), person.email);
+      const unknown = new URL(secondCallback);
+      unknown.searchParams.set("state", randomBytes(16).toString("base64url"));
+      expect((await second.jar.fetch(unknown, { headers: from })).status).toBe(400);
+      const stopped = await second.jar.fetch(secondCallback, { headers: from });
+      expect(stopped.status).toBe(429);
+      expect(mainOf(await stopped.text())).toContain(rateLimited(15));
+
+      // Another address signs in; its success gives its point back.
+      const elsewhere = { "x-forwarded-for": "198.51.100.61" };
+      const third = await openLogin(f, elsewhere);
+      const thirdCallback = await signInUpstream(f, third, await post(third.jar, `${third.loginUrl}/federated`, { csrf: csrfOf(third.html), provider: f.providerId }, elsewhere), person.email);
+      const end = await back(f, third, thirdCallback, elsewhere);
+      expect(end.url.startsWith(f.down.redirectUri), end.url).toBe(true);
+      const counters = await prisma().rateLimiterFlexible.findMany({ where: { key: { contains: "198.51.100.61" } } });
+      expect(counters.length).toBeGreaterThan(0);
+      expect(counters.map((c) => c.points)).toEqual(counters.map(() => 0));
+
+      expect(await prisma().user.count({ where: { organizationId: f.down.org.id } })).toBe(1);
+      const failures = await audit(f.down.org.id, "auth.login.failure");
+      expect(failures.map((e) => (e.data as { reason: string }).reason)).toEqual(["invalid_state", "invalid_state", "rate_limited"]);
+    } finally {
+      await setRule("rateLimits.federatedLogin.perInteraction", { points: 5, windowMinutes: 15 });
+      await setRule("rateLimits.federatedLogin.perIp", { points: 30, windowMinutes: 15 });
+    }
   });
 
   it("sends an email of a claimed domain straight to its provider (home-realm discovery), without looking at a password", async () => {

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resources } from "~/i18n/config";
 import { createAccountTenant, createAccountUser, postAccount, shown, signInToAccount } from "../account/helpers";
@@ -54,6 +54,35 @@ describe("federation: the console and the account page", () => {
     const deleted = await visit.browser.post(detailUrl, { csrf: detail.csrf, intent: "delete" });
     expect(deleted.status).toBe(302);
     expect(await prisma().identityProvider.count({ where: { organizationId: tenant.org.id } })).toBe(0);
+  });
+
+  it("adds GitHub with its own scopes and Apple with team id, key id and the .p8 key in the console (decision 055)", async () => {
+    const tenant = await createAccountTenant(porta);
+    const visit = await consoleSignIn(porta);
+    const listUrl = `${porta.baseUrl}/console/organizations/${tenant.org.id}/identity-providers`;
+    const list = await pageWithCsrf(visit.browser, listUrl);
+    expect(shown(list.html)).toContain(resources.en.console.idp.kind.github);
+    expect(shown(list.html)).toContain(resources.en.console.idp.teamId);
+
+    // An empty scopes field means the kind's own.
+    const github = await visit.browser.post(listUrl, { csrf: list.csrf, name: "GitHub", kind: "github", issuer: "", clientId: "gh", clientSecret: "s", scopes: "", flags: "enabled" });
+    expect(github.status).toBe(302);
+    expect(await prisma().identityProvider.findFirstOrThrow({ where: { organizationId: tenant.org.id, kind: "github" } })).toMatchObject({ issuer: "https://github.com", scopes: ["read:user", "user:email"] });
+
+    // Apple without its team id is refused next to the field; with it, stored.
+    const key = generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey.export({ format: "pem", type: "pkcs8" }).toString();
+    const apple = { csrf: list.csrf, name: "Apple", kind: "apple", issuer: "", clientId: "com.example.web", keyId: "KEY1234567", clientSecret: key, scopes: "", flags: "enabled" };
+    const refused = await visit.browser.post(listUrl, apple);
+    expect(refused.status).toBe(422);
+    expect(shown(await refused.text())).toContain("is required for Apple");
+    const created = await visit.browser.post(listUrl, { ...apple, teamId: "ABCDE12345" });
+    expect(created.status).toBe(302);
+    expect(await prisma().identityProvider.findFirstOrThrow({ where: { organizationId: tenant.org.id, kind: "apple" } })).toMatchObject({
+      issuer: "https://appleid.apple.com",
+      teamId: "ABCDE12345",
+      keyId: "KEY1234567",
+      scopes: ["openid", "email", "name"],
+    });
   });
 
   it("shows a person's link on the account page and removes it; the console removes an administrator's way", async () => {

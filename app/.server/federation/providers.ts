@@ -1,22 +1,29 @@
 import type { IdentityProvider as IdentityProviderRow, Prisma } from "~/generated/prisma/client";
 import {
+  APPLE_ISSUER,
   ClaimMappingSchema,
+  GITHUB_ENDPOINTS,
+  GITHUB_ISSUER,
   GOOGLE_ISSUER,
   microsoftIssuer,
+  OAuthEndpointsSchema,
+  scopesLackOpenid,
   UPSTREAM_MFA_TRUST,
   type ClaimMapping,
   type IdentityProvider,
   type IdentityProviderCreate,
   type IdentityProviderKind,
   type IdentityProviderUpdate,
+  type OAuthEndpoints,
   type UpstreamMfaTrust,
 } from "~/schemas/identity-provider";
 import { requireManagedOrganization } from "../admin/users/service";
 import type { Context, Db } from "../context";
 import type { Encrypter } from "../crypto/encryption";
-import { conflict, notFound, staleEtag } from "../errors";
+import { conflict, notFound, staleEtag, validation } from "../errors";
 import { listMode, listPage, type ListQuery, type Page } from "../admin/http/pagination";
 import { organizationIssuer } from "../oidc/endpoints";
+import { applePrivateKey } from "./apple";
 
 /**
  * An organization's upstream identity providers (decision 046): configuration kept per
@@ -34,7 +41,17 @@ const PRESET_SCOPES: Record<IdentityProviderKind, string[]> = {
   oidc: ["openid", "email", "profile"],
   google: ["openid", "email", "profile"],
   microsoft: ["openid", "email", "profile"],
+  // The profile and the addresses with their verification (GET /user/emails).
+  github: ["read:user", "user:email"],
+  // Apple knows only these two; it sends the name once, on the first sign-in.
+  apple: ["openid", "email", "name"],
 };
+
+/** A GitHub provider's endpoints as stored (the preset's when none are). */
+export function endpointsOf(row: Pick<ProviderRow, "endpoints">): OAuthEndpoints {
+  const parsed = OAuthEndpointsSchema.safeParse(row.endpoints);
+  return parsed.success ? parsed.data : GITHUB_ENDPOINTS;
+}
 
 export function claimMappingOf(row: Pick<ProviderRow, "claimMapping">): ClaimMapping {
   const parsed = ClaimMappingSchema.safeParse(row.claimMapping);
@@ -59,6 +76,9 @@ export function toIdentityProvider(row: ProviderRow, callbackUrl: string): Ident
     enabled: row.enabled,
     createAccounts: row.createAccounts,
     trustUpstreamMfa: trustOf(row),
+    endpoints: row.kind === "github" ? endpointsOf(row) : null,
+    teamId: row.teamId,
+    keyId: row.keyId,
     callbackUrl,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
@@ -117,10 +137,27 @@ async function refuseTakenName(db: Db, organizationId: string, name: string, exc
 
 const unique = (values: string[]) => [...new Set(values)];
 
+/** Apple's "secret" is the .p8 private key its client-secret JWTs are signed with. */
+function refuseBadAppleKey(kind: string, secret: string | null | undefined) {
+  if (kind === "apple" && secret && !applePrivateKey(secret)) {
+    throw validation([{ field: "clientSecret", message: "must be the text of Apple's .p8 private key (PKCS#8, P-256)" }]);
+  }
+}
+
 export async function createIdentityProvider(ctx: AdminContext, input: IdentityProviderCreate): Promise<{ row: ProviderRow; body: IdentityProvider }> {
   const callbackUrl = await callbackFor(ctx, input.organizationId);
   const kind = input.kind ?? "oidc";
-  const issuer = kind === "google" ? GOOGLE_ISSUER : kind === "microsoft" ? microsoftIssuer(input.tenantId!) : input.issuer!.replace(/\/$/, "");
+  const issuer =
+    kind === "google"
+      ? GOOGLE_ISSUER
+      : kind === "microsoft"
+        ? microsoftIssuer(input.tenantId!)
+        : kind === "github"
+          ? GITHUB_ISSUER
+          : kind === "apple"
+            ? APPLE_ISSUER
+            : input.issuer!.replace(/\/$/, "");
+  refuseBadAppleKey(kind, input.clientSecret);
   const domains = unique(input.domains ?? []);
   await refuseTakenName(ctx.db, input.organizationId, input.name);
   await refuseTakenDomains(ctx.db, input.organizationId, domains);
@@ -141,6 +178,8 @@ export async function createIdentityProvider(ctx: AdminContext, input: IdentityP
       enabled: input.enabled ?? true,
       createAccounts: input.createAccounts ?? false,
       trustUpstreamMfa: input.trustUpstreamMfa ?? "when_asserted",
+      ...(kind === "github" ? { endpoints: input.endpoints ?? GITHUB_ENDPOINTS } : {}),
+      ...(kind === "apple" ? { teamId: input.teamId!, keyId: input.keyId! } : {}),
     },
   });
   return { row, body: toIdentityProvider(row, callbackUrl) };
@@ -156,6 +195,13 @@ export async function updateIdentityProvider(
   if (input.issuer !== undefined && current.kind !== "oidc") {
     throw conflict("preset_issuer", `The issuer of a ${current.kind} provider is fixed.`, [{ field: "issuer", message: `is fixed for ${current.kind}` }]);
   }
+  if (scopesLackOpenid(current.kind as IdentityProviderKind, input.scopes)) throw validation([{ field: "scopes", message: "must include openid" }]);
+  if (input.endpoints !== undefined && current.kind !== "github") throw validation([{ field: "endpoints", message: "are only for github (OpenID providers are discovered)" }]);
+  if ((input.teamId !== undefined || input.keyId !== undefined) && current.kind !== "apple") {
+    throw validation([{ field: input.teamId !== undefined ? "teamId" : "keyId", message: "is only for Apple" }]);
+  }
+  if (current.kind === "apple" && input.clientSecret === null) throw validation([{ field: "clientSecret", message: "is required for Apple" }]);
+  refuseBadAppleKey(current.kind, input.clientSecret);
   if (input.name !== undefined) await refuseTakenName(ctx.db, current.organizationId, input.name, id);
   const domains = input.domains === undefined ? undefined : unique(input.domains);
   if (domains) await refuseTakenDomains(ctx.db, current.organizationId, domains, id);
@@ -172,6 +218,9 @@ export async function updateIdentityProvider(
       ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
       ...(input.createAccounts !== undefined ? { createAccounts: input.createAccounts } : {}),
       ...(input.trustUpstreamMfa !== undefined ? { trustUpstreamMfa: input.trustUpstreamMfa } : {}),
+      ...(input.endpoints !== undefined ? { endpoints: input.endpoints } : {}),
+      ...(input.teamId !== undefined ? { teamId: input.teamId } : {}),
+      ...(input.keyId !== undefined ? { keyId: input.keyId } : {}),
       version: { increment: 1 },
     },
   });

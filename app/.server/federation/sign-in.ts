@@ -8,9 +8,12 @@ import { inTransaction } from "../context";
 import type { InteractionContext } from "../interaction/context";
 import { ACR, stepUpRequested } from "../oidc/acr";
 import { guardedFetch } from "../oidc/outbound";
+import { consumeEach, refundEach, type LimitName, type LimitOutcome } from "../rate-limit/limiters";
 import type { Services } from "../services";
 import { getOrganizationBySlug } from "../directory/organizations";
-import { claimMappingOf, clientSecretOf, enabledProviders, federationCallbackUrl, providerForEmail, trustOf, type ProviderRow } from "./providers";
+import { appleClientSecret, appleFirstSignInName } from "./apple";
+import { githubAuthorizationUrl, githubPerson } from "./github";
+import { claimMappingOf, clientSecretOf, enabledProviders, endpointsOf, federationCallbackUrl, providerForEmail, trustOf, type ProviderRow } from "./providers";
 
 /**
  * Signing in through an upstream OpenID provider (decision 046). openid-client (on
@@ -39,15 +42,25 @@ interface PendingUpstream {
 /** The upstream's configuration (discovery document) per provider version, kept a few minutes. */
 const discovered = new Map<string, { at: number; config: oidc.Configuration }>();
 
+const upstreamFetch = (services: Services) =>
+  guardedFetch({ allowPrivateNetworks: services.config.outboundAllowPrivateNetworks, timeoutMs: OUTBOUND_TIMEOUT_MS, maxBytes: OUTBOUND_MAX_BYTES });
+
 export async function upstreamConfiguration(services: Services, row: ProviderRow): Promise<oidc.Configuration> {
   const cacheKey = `${row.id}:${row.version}`;
   const hit = discovered.get(cacheKey);
   if (hit && Date.now() - hit.at < DISCOVERY_TTL_MS) return hit.config;
   const allowPrivate = services.config.outboundAllowPrivateNetworks;
-  const guarded = guardedFetch({ allowPrivateNetworks: allowPrivate, timeoutMs: OUTBOUND_TIMEOUT_MS, maxBytes: OUTBOUND_MAX_BYTES });
+  const guarded = upstreamFetch(services);
   const fetchGuarded: oidc.CustomFetch = (url, options) => guarded(url, options as RequestInit);
   const secret = clientSecretOf(services.encrypter, row);
-  const config = await oidc.discovery(new URL(row.issuer), row.clientId, undefined, secret ? oidc.ClientSecretBasic(secret) : oidc.None(), {
+  // Apple's client secret is a JWT signed with its key, sent in the body (the only method Apple takes).
+  const auth =
+    row.kind === "apple" && secret
+      ? oidc.ClientSecretPost(await appleClientSecret({ pem: secret, teamId: row.teamId ?? "", keyId: row.keyId ?? "", clientId: row.clientId }))
+      : secret
+        ? oidc.ClientSecretBasic(secret)
+        : oidc.None();
+  const config = await oidc.discovery(new URL(row.issuer), row.clientId, undefined, auth, {
     [oidc.customFetch]: fetchGuarded,
     timeout: OUTBOUND_TIMEOUT_MS / 1000,
     // Plain http only where an operator lets requests reach private networks (tests, closed networks).
@@ -59,7 +72,25 @@ export async function upstreamConfiguration(services: Services, row: ProviderRow
   return config;
 }
 
-export type StartOutcome = { kind: "redirect"; to: string } | { kind: "unknown" } | { kind: "unreachable"; providerName: string };
+export type RateLimited = { kind: "rate_limited"; retryAfterSeconds: number };
+
+export type StartOutcome = { kind: "redirect"; to: string } | { kind: "unknown" } | { kind: "unreachable"; providerName: string } | RateLimited;
+
+/** Failed federated sign-ins are counted per client address and per interaction; a successful one gives its points back. */
+const failureLimits = (ic: InteractionContext, ip: string | null): Array<[LimitName, string | null]> => [
+  ["federatedLogin", ic.uid],
+  ["federatedLoginIp", ip],
+];
+
+/** Whether the failures so far still allow a try, without counting one (starting is not a failure). */
+async function checkFailures(services: Services, checks: Array<[LimitName, string | null]>): Promise<LimitOutcome> {
+  for (const [name, key] of checks) {
+    if (key === null) continue;
+    const outcome = await services.limits.check(name, key);
+    if (!outcome.allowed) return outcome;
+  }
+  return { allowed: true };
+}
 
 /** The provider row of this interaction's organization, when enabled. */
 async function enabledProvider(services: Services, organizationId: string, providerId: string): Promise<ProviderRow | null> {
@@ -67,9 +98,26 @@ async function enabledProvider(services: Services, organizationId: string, provi
 }
 
 /** Sends the browser to the upstream provider, with state, nonce and PKCE kept for this interaction. */
-export async function startFederatedSignIn(services: Services, ic: InteractionContext, input: { providerId: string; loginHint?: string }): Promise<StartOutcome> {
+export async function startFederatedSignIn(services: Services, ic: InteractionContext, input: { providerId: string; loginHint?: string; ip: string | null }): Promise<StartOutcome> {
+  const limit = await checkFailures(services, failureLimits(ic, input.ip));
+  if (!limit.allowed) return { kind: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
   const row = await enabledProvider(services, ic.organization.id, input.providerId);
   if (!row) return { kind: "unknown" };
+  if (row.kind === "github") {
+    // OAuth 2.0 without discovery: state and PKCE as for every provider, no nonce (there is no ID token).
+    const state = oidc.randomState();
+    const verifier = oidc.randomPKCECodeVerifier();
+    const pending: PendingUpstream = { uid: ic.uid, organizationId: ic.organization.id, providerId: row.id, nonce: "", verifier };
+    await services.store.set(stateKey(state), JSON.stringify(pending), STATE_TTL_SECONDS);
+    const to = githubAuthorizationUrl(endpointsOf(row), {
+      clientId: row.clientId,
+      redirectUri: federationCallbackUrl(services.config.baseUrl, ic.organization.slug),
+      scopes: row.scopes,
+      state,
+      codeChallenge: await oidc.calculatePKCECodeChallenge(verifier),
+    });
+    return { kind: "redirect", to };
+  }
   let config: oidc.Configuration;
   try {
     config = await upstreamConfiguration(services, row);
@@ -90,6 +138,8 @@ export async function startFederatedSignIn(services: Services, ic: InteractionCo
     code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
     code_challenge_method: "S256",
     ...(input.loginHint ? { login_hint: input.loginHint } : {}),
+    // Apple answers a request for the name or email only by a form posted to the callback.
+    ...(row.kind === "apple" ? { response_mode: "form_post" } : {}),
   });
   return { kind: "redirect", to: url.href };
 }
@@ -123,7 +173,7 @@ export type FederatedFailure =
   /** The account is deactivated. */
   | "inactive";
 
-export type CompleteOutcome = { kind: "redirect"; to: string } | { kind: "failed"; reason: FederatedFailure; providerName: string | null };
+export type CompleteOutcome = { kind: "redirect"; to: string } | { kind: "failed"; reason: FederatedFailure; providerName: string | null } | RateLimited;
 
 /** Claims the mapping names, from the ID token and, when it lacks them, the userinfo endpoint. */
 interface UpstreamPerson {
@@ -160,12 +210,31 @@ function errorSummary(error: unknown): string {
   return "unknown error";
 }
 
-/** The upstream's answer at /interaction/:uid/federated/return: checked, then the account, then the sign-in or the second factor. */
+/**
+ * The upstream's answer at /interaction/:uid/federated/return. The point is taken before anything
+ * is looked at (so parallel forged answers cannot overrun the limit) and given back when the
+ * answer leads on (signed in, or on to the second factor): the limits count failures only.
+ */
 export async function completeFederatedSignIn(
   services: Services,
   ic: InteractionContext,
   input: { search: URLSearchParams; meta: RequestMeta; language: string },
 ): Promise<CompleteOutcome> {
+  const limits = failureLimits(ic, input.meta.ip);
+  const limit = await consumeEach(services.limits, limits);
+  if (!limit.allowed) {
+    await inTransaction(services, anonymousActor(input.meta), async (ctx) => {
+      ctx.audit({ eventType: "auth.login.failure", organizationId: ic.organization.id, data: { method: "federated", reason: "rate_limited", clientId: ic.client.id } });
+    });
+    return { kind: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
+  }
+  const outcome = await checkAnswer(services, ic, input);
+  if (outcome.kind === "redirect") await refundEach(services.limits, limits);
+  return outcome;
+}
+
+/** The answer checked, then the account, then the sign-in or the second factor. */
+async function checkAnswer(services: Services, ic: InteractionContext, input: { search: URLSearchParams; meta: RequestMeta; language: string }): Promise<CompleteOutcome> {
   const state = input.search.get("state") ?? "";
   const taken = state ? await services.store.take(stateKey(state)) : null;
   const pending = taken ? (JSON.parse(taken) as PendingUpstream) : null;
@@ -192,6 +261,33 @@ export async function completeFederatedSignIn(
     return { kind: "failed", reason, providerName: row.name };
   };
   if (input.search.has("error")) return fail("refused", `upstream_${(input.search.get("error") ?? "").slice(0, 64)}`);
+  if (row.kind === "github") {
+    const code = input.search.get("code");
+    if (!code) return fail("invalid", "invalid_upstream_response");
+    try {
+      const github = await githubPerson(upstreamFetch(services), endpointsOf(row), {
+        clientId: row.clientId,
+        clientSecret: clientSecretOf(services.encrypter, row),
+        code,
+        redirectUri: federationCallbackUrl(services.config.baseUrl, ic.organization.slug),
+        verifier: pending.verifier,
+        allowInsecure: services.config.outboundAllowPrivateNetworks,
+      });
+      const [givenName, ...rest] = (github.name ?? "").split(/\s+/).filter(Boolean);
+      const person: UpstreamPerson = {
+        subject: github.subject,
+        email: github.email,
+        emailVerified: github.emailVerified,
+        givenName: givenName ?? null,
+        familyName: rest.length > 0 ? rest.join(" ") : null,
+        // GitHub says nothing about how the person signed in there.
+        mfa: false,
+      };
+      return signInAs(services, ic, row, person, input);
+    } catch (error) {
+      return upstreamError(services, row, error, fail);
+    }
+  }
 
   let config: oidc.Configuration;
   try {
@@ -220,15 +316,24 @@ export async function completeFederatedSignIn(
       claims = { ...userinfo, ...idClaims };
     }
     person = personOf(row, claims);
-  } catch (error) {
-    if (isUnreachable(error)) {
-      services.logger.warn({ err: errorSummary(error), providerId: row.id }, "upstream identity provider unreachable");
-      return fail("unreachable", "upstream_unreachable");
+    if (row.kind === "apple" && !person.givenName && !person.familyName) {
+      // Apple's ID token has no name; the posted `user` has it, on the first sign-in only.
+      person = { ...person, ...appleFirstSignInName(input.search.get("user")) };
     }
-    services.logger.info({ err: errorSummary(error), providerId: row.id }, "upstream sign-in answer refused");
-    return fail("invalid", "invalid_upstream_response");
+  } catch (error) {
+    return upstreamError(services, row, error, fail);
   }
   return signInAs(services, ic, row, person, input);
+}
+
+/** An upstream request that failed: unreachable (502) or an answer that cannot be used (400). */
+function upstreamError(services: Services, row: ProviderRow, error: unknown, fail: (reason: FederatedFailure, detail: string) => Promise<CompleteOutcome>) {
+  if (isUnreachable(error)) {
+    services.logger.warn({ err: errorSummary(error), providerId: row.id }, "upstream identity provider unreachable");
+    return fail("unreachable", "upstream_unreachable");
+  }
+  services.logger.info({ err: errorSummary(error), providerId: row.id }, "upstream sign-in answer refused");
+  return fail("invalid", "invalid_upstream_response");
 }
 
 function isUnreachable(error: unknown): boolean {
@@ -332,27 +437,40 @@ async function resolveAccount(db: Parameters<typeof readSecondFactorEnrollment>[
  * GET {BASE_URL}/{slug}/federation/callback: the address registered at the upstream. It has no
  * interaction cookie (that cookie's path is the interaction's), so it only finds the interaction
  * the state belongs to and sends the browser on to that interaction's page with the same query;
- * there the state is taken and everything is checked. Null when the state is unknown here.
+ * there the state is taken and everything is checked. An unknown state counts as a failure of
+ * the client address (checked first, counted after: a state is not guessable, so a few parallel
+ * requests past the limit gain nothing).
  */
-export async function continueFromCallback(services: Services, slug: string, search: URLSearchParams): Promise<string | null> {
+export async function continueFromCallback(
+  services: Services,
+  slug: string,
+  search: URLSearchParams,
+  ip: string | null,
+): Promise<{ kind: "next"; to: string } | { kind: "unknown" } | RateLimited> {
+  const limits: Array<[LimitName, string | null]> = [["federatedLoginIp", ip]];
+  const limit = await checkFailures(services, limits);
+  if (!limit.allowed) return { kind: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
   const organization = await getOrganizationBySlug(services.db.prisma, services.cache, slug);
-  if (!organization || organization.status !== "active") return null;
+  if (!organization || organization.status !== "active") return { kind: "unknown" };
   const uid = await interactionOfState(services, organization.id, search.get("state") ?? "");
-  if (!uid) return null;
+  if (!uid) {
+    await consumeEach(services.limits, limits);
+    return { kind: "unknown" };
+  }
   const next = new URLSearchParams();
-  for (const name of ["code", "state", "iss", "error", "error_description", "session_state"]) {
+  for (const name of ["code", "state", "iss", "error", "error_description", "session_state", "user"]) {
     const value = search.get(name);
     if (value !== null) next.set(name, value.slice(0, 4096));
   }
-  return `/interaction/${encodeURIComponent(uid)}/federated/return?${next}`;
+  return { kind: "next", to: `/interaction/${encodeURIComponent(uid)}/federated/return?${next}` };
 }
 
 /** Home-realm discovery: the sign-in at the provider that claims the email's domain, or null when none does. */
-export async function startForEmail(services: Services, ic: InteractionContext, email: string): Promise<StartOutcome | null> {
+export async function startForEmail(services: Services, ic: InteractionContext, email: string, ip: string | null): Promise<StartOutcome | null> {
   if (!ic.methods.includes("federated")) return null;
   const provider = await providerForEmail(services.db.prisma, ic.organization.id, email);
   if (!provider) return null;
-  return startFederatedSignIn(services, ic, { providerId: provider.id, loginHint: email });
+  return startFederatedSignIn(services, ic, { providerId: provider.id, loginHint: email, ip });
 }
 
 /** The login page's buttons (enabled providers) and whether typing an email can find one (home-realm discovery). */

@@ -101,6 +101,13 @@ function checkOrigin(req: Request, allowed: Set<string>): Refusal | undefined {
   return undefined;
 }
 
+/**
+ * The redirect URI upstream identity providers may answer with a cross-site form post (Apple's
+ * `response_mode=form_post`, decision 055): like the protocol's endpoints it takes posts from
+ * anywhere; the state it carries is the check.
+ */
+const isFederationCallback = (path: string) => /^\/[^/]+\/federation\/callback$/.test(path);
+
 /** Mount after http/public-origin.ts, which records the host the request came in on. */
 export function edgeGuard(baseUrl: string, logger: Logger): RequestHandler {
   const baseHost = new URL(baseUrl).host;
@@ -108,7 +115,8 @@ export function edgeGuard(baseUrl: string, logger: Logger): RequestHandler {
     const area = areaOf(req.path);
     let refusal = checkUrl(req);
     if (!refusal && area !== "protocol" && UNSAFE.has(req.method)) {
-      refusal = checkOrigin(req, new Set([baseHost, String(res.locals.requestHost ?? baseHost)]));
+      if (req.method === "POST" && isFederationCallback(req.path)) delete req.headers.origin;
+      else refusal = checkOrigin(req, new Set([baseHost, String(res.locals.requestHost ?? baseHost)]));
       if (!refusal && area === "page" && hasBody(req) && !req.is(FORM_TYPES)) {
         refusal = { status: 415, reason: "not_a_form", message: "Send a form (application/x-www-form-urlencoded or multipart/form-data)." };
       }

@@ -33,6 +33,10 @@ const RULE_SETTINGS = {
   emailOtpResend: "rateLimits.emailOtpResend.perUser",
   /** Failed passkey sign-ins per client address (a right one gives its point back). */
   passkeyLoginIp: "rateLimits.passkeyLogin.perIp",
+  /** Failed sign-ins through an upstream identity provider per client address (a successful one gives its point back). */
+  federatedLoginIp: "rateLimits.federatedLogin.perIp",
+  /** The same per interaction: one sign-in may not try forged or replayed answers without end. */
+  federatedLogin: "rateLimits.federatedLogin.perInteraction",
   /** User codes entered on the device sign-in page per client address (RFC 8628 §5.1, decision 049). */
   deviceCodeEntryIp: "rateLimits.deviceCodeEntry.perIp",
   /** Requests to an organization's registration endpoints per client address (decision 054). */

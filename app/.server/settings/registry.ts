@@ -90,6 +90,16 @@ export const SETTINGS = {
     default: { points: 100, windowMinutes: 15 },
     description: "Passkey sign-ins that fail, per client address (the account is only known from a valid passkey).",
   },
+  "rateLimits.federatedLogin.perIp": {
+    schema: SETTING_SCHEMAS["rateLimits.federatedLogin.perIp"],
+    default: { points: 30, windowMinutes: 15 },
+    description: "Sign-ins through another identity provider that fail (forged or replayed state, refused or unverifiable answers), per client address.",
+  },
+  "rateLimits.federatedLogin.perInteraction": {
+    schema: SETTING_SCHEMAS["rateLimits.federatedLogin.perInteraction"],
+    default: { points: 5, windowMinutes: 15 },
+    description: "Sign-ins through another identity provider that fail within one sign-in (interaction).",
+  },
   "rateLimits.deviceCodeEntry.perIp": {
     schema: SETTING_SCHEMAS["rateLimits.deviceCodeEntry.perIp"],
     default: { points: 20, windowMinutes: 15 },

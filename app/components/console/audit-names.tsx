@@ -19,6 +19,8 @@ export function entityPath(type: string | null | undefined, id: string, organiza
       return org && `${org}/applications/${ref}`;
     case "role":
       return org && `${org}/roles/${ref}`;
+    case "identity_provider":
+      return org && `${org}/identity-providers/${ref}`;
     default:
       return null;
   }

@@ -5,7 +5,7 @@ import { list, text } from "./forms";
 import { CheckboxGroup, SelectField, TextField } from "./ui";
 
 /** The fields of an upstream identity provider (decision 046); the client secret is write-only: the field is always empty. */
-export const IDENTITY_PROVIDER_FIELDS = ["name", "kind", "issuer", "tenantId", "clientId", "clientSecret", "scopes", "domains", "enabled", "createAccounts", "trustUpstreamMfa", "claimMapping"] as const;
+export const IDENTITY_PROVIDER_FIELDS = ["name", "kind", "issuer", "tenantId", "teamId", "keyId", "clientId", "clientSecret", "scopes", "domains", "enabled", "createAccounts", "trustUpstreamMfa", "claimMapping"] as const;
 
 const words = (value: string | undefined) => (value ?? "").split(/[\s,]+/).map((s) => s.trim()).filter(Boolean);
 
@@ -17,6 +17,9 @@ export function identityProviderInput(form: FormData, create: { organizationId: 
   const kind = text(form, "kind") ?? "oidc";
   const issuer = text(form, "issuer")?.trim();
   const tenantId = text(form, "tenantId")?.trim();
+  const teamId = text(form, "teamId")?.trim();
+  const keyId = text(form, "keyId")?.trim();
+  const apple = { ...(teamId ? { teamId } : {}), ...(keyId ? { keyId } : {}) };
   const common = {
     name: text(form, "name") ?? "",
     clientId: text(form, "clientId") ?? "",
@@ -28,9 +31,9 @@ export function identityProviderInput(form: FormData, create: { organizationId: 
     trustUpstreamMfa: text(form, "trustUpstreamMfa") ?? "when_asserted",
   };
   if (!create) {
-    return { ...common, ...(issuer ? { issuer } : {}), ...(flags.includes("removeSecret") && !secret ? { clientSecret: null } : {}) };
+    return { ...common, ...(issuer ? { issuer } : {}), ...apple, ...(flags.includes("removeSecret") && !secret ? { clientSecret: null } : {}) };
   }
-  return { organizationId: create.organizationId, kind, ...(kind === "oidc" && issuer ? { issuer } : {}), ...(kind === "microsoft" && tenantId ? { tenantId } : {}), ...common };
+  return { organizationId: create.organizationId, kind, ...(kind === "oidc" && issuer ? { issuer } : {}), ...(kind === "microsoft" && tenantId ? { tenantId } : {}), ...(kind === "apple" ? apple : {}), ...common };
 }
 
 export function IdentityProviderFields({ provider, errors }: { provider: IdentityProvider | null; errors: Record<string, string> }) {
@@ -50,6 +53,12 @@ export function IdentityProviderFields({ provider, errors }: { provider: Identit
         <p className="muted">{t("idp.issuer")}: <code>{provider.issuer}</code></p>
       )}
       {provider ? null : <TextField name="tenantId" label={t("idp.tenantId")} hint={t("idp.tenantHint")} error={errors.tenantId} />}
+      {!provider || provider.kind === "apple" ? (
+        <>
+          <TextField name="teamId" label={t("idp.teamId")} hint={t("idp.appleHint")} defaultValue={provider?.teamId ?? ""} error={errors.teamId} />
+          <TextField name="keyId" label={t("idp.keyId")} hint={t("idp.appleHint")} defaultValue={provider?.keyId ?? ""} error={errors.keyId} />
+        </>
+      ) : null}
       <TextField name="clientId" label={t("idp.clientId")} defaultValue={provider?.clientId ?? ""} error={errors.clientId} required />
       <div className="field">
         <label htmlFor="clientSecret">{t("idp.clientSecret")}</label>
@@ -57,7 +66,7 @@ export function IdentityProviderFields({ provider, errors }: { provider: Identit
         <p id="clientSecret-hint" className="hint">{provider?.hasClientSecret ? t("idp.secretKept") : t("idp.secretHint")}</p>
         {errors.clientSecret ? <p className="field-error" role="alert">{errors.clientSecret}</p> : null}
       </div>
-      <TextField name="scopes" label={t("idp.scopes")} defaultValue={provider?.scopes.join(" ") ?? "openid email profile"} error={errors.scopes} />
+      <TextField name="scopes" label={t("idp.scopes")} hint={t("idp.scopesHint")} defaultValue={provider?.scopes.join(" ") ?? ""} error={errors.scopes} />
       <TextField name="domains" label={t("idp.domains")} hint={t("idp.domainsHint")} defaultValue={provider?.domains.join(" ") ?? ""} error={errors.domains} />
       <SelectField
         name="trustUpstreamMfa"

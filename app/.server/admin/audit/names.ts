@@ -25,7 +25,7 @@ interface Found {
   deleted: boolean;
 }
 
-type Kind = "organization" | "user" | "client" | "application" | "role" | "permission";
+type Kind = "organization" | "user" | "client" | "application" | "role" | "permission" | "identity_provider";
 
 const record = (value: unknown): Record<string, unknown> => (value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
 const text = (value: unknown) => (typeof value === "string" && value.length > 0 ? value : null);
@@ -47,7 +47,7 @@ function recordedName(targetType: string | null | undefined, data: unknown): str
 const actorKinds = (actorType: string, actorId: string): Kind[] =>
   actorType === "user" ? ["user"] : actorType === "client" ? ["client"] : actorType === "admin" ? (isUuid(actorId) ? ["user", "client"] : ["client"]) : [];
 
-const TARGET_KINDS = new Set<string>(["organization", "user", "client", "application", "role", "permission"]);
+const TARGET_KINDS = new Set<string>(["organization", "user", "client", "application", "role", "permission", "identity_provider"]);
 
 export async function resolveNames(db: Db, entries: readonly AuditRef[]): Promise<AuditNames[]> {
   const wanted: Record<Kind, Set<string>> = {
@@ -57,6 +57,7 @@ export async function resolveNames(db: Db, entries: readonly AuditRef[]): Promis
     application: new Set(),
     role: new Set(),
     permission: new Set(),
+    identity_provider: new Set(),
   };
   for (const e of entries) {
     if (e.organizationId) wanted.organization.add(e.organizationId);
@@ -67,13 +68,16 @@ export async function resolveNames(db: Db, entries: readonly AuditRef[]): Promis
   }
   const uuids = (kind: Kind) => [...wanted[kind]].filter(isUuid);
   const none = Promise.resolve([]);
-  const [orgs, users, clients, apps, roles, permissions] = await Promise.all([
+  const [orgs, users, clients, apps, roles, permissions, providers] = await Promise.all([
     uuids("organization").length ? db.organization.findMany({ where: { id: { in: uuids("organization") } }, select: { id: true, name: true, status: true } }) : none,
     uuids("user").length ? db.user.findMany({ where: { id: { in: uuids("user") } }, select: { id: true, email: true, organizationId: true } }) : none,
     wanted.client.size ? db.client.findMany({ where: { id: { in: [...wanted.client] } }, select: { id: true, name: true, organizationId: true } }) : none,
     uuids("application").length ? db.application.findMany({ where: { id: { in: uuids("application") } }, select: { id: true, name: true, organizationId: true } }) : none,
     uuids("role").length ? db.role.findMany({ where: { id: { in: uuids("role") } }, select: { id: true, name: true, organizationId: true } }) : none,
     uuids("permission").length ? db.permission.findMany({ where: { id: { in: uuids("permission") } }, select: { id: true, name: true, organizationId: true } }) : none,
+    uuids("identity_provider").length
+      ? db.identityProvider.findMany({ where: { id: { in: uuids("identity_provider") } }, select: { id: true, name: true, organizationId: true } })
+      : none,
   ]);
   const found: Record<Kind, Map<string, Found>> = {
     organization: new Map(orgs.map((o) => [o.id, { name: o.name, organizationId: o.id, deleted: o.status === "deleted" }])),
@@ -82,6 +86,7 @@ export async function resolveNames(db: Db, entries: readonly AuditRef[]): Promis
     application: new Map(apps.map((a) => [a.id, { name: a.name, organizationId: a.organizationId, deleted: false }])),
     role: new Map(roles.map((r) => [r.id, { name: r.name, organizationId: r.organizationId, deleted: false }])),
     permission: new Map(permissions.map((p) => [p.id, { name: p.name, organizationId: p.organizationId, deleted: false }])),
+    identity_provider: new Map(providers.map((p) => [p.id, { name: p.name, organizationId: p.organizationId, deleted: false }])),
   };
 
   return entries.map((e) => {

@@ -9,7 +9,8 @@ import type { Db } from "../../context";
  * suggestions while typing.
  */
 export type SubjectRole = "organization" | "actor" | "target";
-export type SubjectType = "organization" | "user" | "client" | "application" | "role";
+export const SUBJECT_TYPES = ["organization", "user", "client", "application", "role", "identity_provider"] as const;
+export type SubjectType = (typeof SUBJECT_TYPES)[number];
 
 export interface Subject {
   type: SubjectType;
@@ -25,7 +26,7 @@ export interface Subject {
 const TYPES: Record<SubjectRole, SubjectType[]> = {
   organization: ["organization"],
   actor: ["user", "client"],
-  target: ["user", "client", "organization", "application", "role"],
+  target: ["user", "client", "organization", "application", "role", "identity_provider"],
 };
 
 type Match = "exact" | "part";
@@ -83,6 +84,15 @@ async function find(db: Db, type: SubjectType, q: string, match: Match, organiza
         take,
       });
       return rows.map((r) => ({ type, id: r.id, name: r.name, detail: r.organization.slug, organizationId: r.organizationId }));
+    }
+    case "identity_provider": {
+      const rows = await db.identityProvider.findMany({
+        where: { ...inOrg, OR: [str("name"), ...byId] },
+        select: { id: true, name: true, organizationId: true, organization: { select: { slug: true } } },
+        orderBy: { name: "asc" },
+        take,
+      });
+      return rows.map((p) => ({ type, id: p.id, name: p.name, detail: p.organization.slug, organizationId: p.organizationId }));
     }
   }
 }

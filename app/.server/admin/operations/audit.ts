@@ -1,7 +1,7 @@
 import { UuidSchema } from "~/schemas/uuid";
 import { z } from "zod";
 import { getAuditEntry, listAudit } from "../audit/service";
-import { searchSubjects } from "../audit/subjects";
+import { searchSubjects, SUBJECT_TYPES } from "../audit/subjects";
 import { AuditNamesSchema, pageOf } from "../http/openapi-shapes";
 import { MAX_PAGE_SIZE } from "../http/pagination";
 import { operation } from "../http/route";
@@ -42,7 +42,7 @@ const AuditQuery = z
   .strict();
 
 const SubjectSchema = z.object({
-  type: z.enum(["organization", "user", "client", "application", "role"]),
+  type: z.enum(SUBJECT_TYPES),
   id: z.string(),
   name: z.string(),
   detail: z.string().nullable(),

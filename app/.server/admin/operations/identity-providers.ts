@@ -50,7 +50,7 @@ export const identityProvidersOperations = [
     method: "POST",
     path: "/identity-providers",
     operationId: "identityProviders.create",
-    summary: "Add an upstream identity provider (OpenID Connect, or the google / microsoft presets) to an organization",
+    summary: "Add an upstream identity provider (OpenID Connect, or the google / microsoft / github / apple presets) to an organization",
     tag: "identity providers",
     permission: "admin:idp:write",
     query: NoQuery,

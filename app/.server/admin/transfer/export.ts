@@ -8,14 +8,17 @@ import {
   type ExportPackage,
   type PackageContent,
   type PackageCounts,
+  type PackageIdentityProvider,
 } from "~/schemas/transfer";
+import { claimMappingOf, endpointsOf, trustOf } from "../../federation/providers";
 import { exportBranding } from "./branding-assets";
 import { sealedTotpAad } from "./package-seal";
 
 /**
  * Builds the export package of one organization: its settings, applications with modules and
  * claim definitions, permissions, roles, clients with their secrets' hashes, and users with
- * password hashes, roles, claim values, TOTP (sealed) and recovery-code hashes. References
+ * password hashes, roles, claim values, TOTP (sealed) and recovery-code hashes, and upstream
+ * identity providers without their client secrets (decision 055). References
  * between entities are by name (application, role, claim), never by database id, so that a
  * package applies to any database.
  */
@@ -56,6 +59,16 @@ export const ORGANIZATION_COLUMNS_NOT_CARRIED = {
   updatedAt: "belongs to the database the row lives in",
 } as const;
 
+/** The columns of IdentityProvider a package leaves out, and why (decision 055). */
+export const IDENTITY_PROVIDER_COLUMNS_NOT_CARRIED = {
+  id: "providers are matched by name, since ids differ between databases",
+  organizationId: "the package is the organization's",
+  clientSecretEncrypted: "a secret never leaves the deployment: `hadClientSecret` says one must be set after the import",
+  version: "belongs to the database the row lives in",
+  createdAt: "belongs to the database the row lives in",
+  updatedAt: "belongs to the database the row lives in",
+} as const;
+
 /** What an export reads: the database and the keys that seal and sign the package. */
 type ExportContext = Context<"packageSeal" | "encrypter" | "config">;
 
@@ -69,7 +82,7 @@ async function requireOrganization(ctx: Context, organizationId: string) {
 async function loadContent(ctx: ExportContext, organizationId: string): Promise<PackageContent> {
   const prisma = ctx.db;
   const seal = ctx.packageSeal;
-  const [org, applications, permissions, roles, clients, users] = await Promise.all([
+  const [org, applications, permissions, roles, clients, users, providers] = await Promise.all([
     prisma.organization.findUniqueOrThrow({ where: { id: organizationId } }),
     prisma.application.findMany({
       where: { organizationId },
@@ -94,6 +107,7 @@ async function loadContent(ctx: ExportContext, organizationId: string): Promise<
         passkeys: { orderBy: [{ createdAt: "asc" }, { id: "asc" }] },
       },
     }),
+    prisma.identityProvider.findMany({ where: { organizationId }, orderBy: { name: "asc" } }),
   ]);
   const branding = await exportBranding(prisma, organizationId, org.branding);
   return {
@@ -190,6 +204,22 @@ async function loadContent(ctx: ExportContext, organizationId: string): Promise<
         lastUsedAt: iso(p.lastUsedAt),
       })),
     })),
+    identityProviders: providers.map((p) => ({
+      name: p.name,
+      kind: p.kind as PackageIdentityProvider["kind"],
+      issuer: p.issuer,
+      clientId: p.clientId,
+      hadClientSecret: p.clientSecretEncrypted !== null,
+      scopes: p.scopes,
+      claimMapping: claimMappingOf(p),
+      domains: p.domains,
+      enabled: p.enabled,
+      createAccounts: p.createAccounts,
+      trustUpstreamMfa: trustOf(p),
+      endpoints: p.kind === "github" ? endpointsOf(p) : null,
+      teamId: p.teamId,
+      keyId: p.keyId,
+    })),
   };
 }
 
@@ -207,6 +237,7 @@ export function countsOf(content: PackageContent): PackageCounts {
     usersWithTotp: content.users.filter((u) => u.totp !== null).length,
     recoveryCodes: content.users.reduce((n, u) => n + u.recoveryCodes.length, 0),
     claimValues: content.users.reduce((n, u) => n + u.claims.length, 0),
+    identityProviders: content.identityProviders?.length ?? 0,
   };
 }
 
@@ -235,7 +266,7 @@ export async function exportManifest(ctx: Context<"packageSeal" | "config">, org
   const org = await requireOrganization(ctx, organizationId);
   const prisma = ctx.db;
   const where = { organizationId };
-  const [applications, modules, claims, permissions, roles, clients, clientSecrets, users, usersWithPassword, usersWithTotp, recoveryCodes, claimValues] = await Promise.all([
+  const [applications, modules, claims, permissions, roles, clients, clientSecrets, users, usersWithPassword, usersWithTotp, recoveryCodes, claimValues, identityProviders] = await Promise.all([
     prisma.application.count({ where }),
     prisma.applicationModule.count({ where: { application: where } }),
     prisma.customClaimDefinition.count({ where: { application: where } }),
@@ -248,6 +279,7 @@ export async function exportManifest(ctx: Context<"packageSeal" | "config">, org
     prisma.totpCredential.count({ where: { user: where } }),
     prisma.recoveryCode.count({ where: { user: where } }),
     prisma.customClaimValue.count({ where: { user: where } }),
+    prisma.identityProvider.count({ where }),
   ]);
   return {
     format: EXPORT_FORMAT,
@@ -255,7 +287,7 @@ export async function exportManifest(ctx: Context<"packageSeal" | "config">, org
     generatedAt: new Date().toISOString(),
     source: { issuer: issuerOf(ctx, org.slug), organizationId },
     organization: { slug: org.slug, name: org.name },
-    counts: { applications, modules, claims, permissions, roles, clients, clientSecrets, users, usersWithPassword, usersWithTotp, recoveryCodes, claimValues },
+    counts: { applications, modules, claims, permissions, roles, clients, clientSecrets, users, usersWithPassword, usersWithTotp, recoveryCodes, claimValues, identityProviders },
     keyId: ctx.packageSeal.keyId,
   } as const;
 }

@@ -5,7 +5,7 @@ import { invalidateOrganization } from "../../directory/organizations";
 import { invalidateUser } from "../../directory/users";
 import type { Context } from "../../context";
 import { conflict, validation, type FieldDetail } from "../../errors";
-import type { ExportPackage, ImportChange, ImportPlan, PackageClient, PackageContent, PackageUser } from "~/schemas/transfer";
+import type { ExportPackage, ImportChange, ImportPlan, PackageClient, PackageContent, PackageIdentityProvider, PackageUser } from "~/schemas/transfer";
 import { assetProblems, materializeBranding, portableBranding } from "./branding-assets";
 import { canonicalJson, sealedTotpAad } from "./package-seal";
 import { loadTarget, type TargetState, type TargetUser } from "./target-state";
@@ -15,7 +15,8 @@ import { loadTarget, type TargetState, type TargetUser } from "./target-state";
  * request names): creates what is missing and updates what differs, matching entities by
  * their natural keys (application, role, permission and claim names, client ids, user emails).
  * Nothing is ever deleted, except that a user named in the package gets exactly the roles,
- * claim values, TOTP and recovery codes the package gives them. Preview and apply share one
+ * claim values, TOTP and recovery codes the package gives them. Identity providers (matched by
+ * name) arrive without a secret and disabled; an existing one keeps its secret and its switch. Preview and apply share one
  * plan; apply runs it in one transaction, so a second apply finds everything unchanged.
  */
 type Json = Prisma.InputJsonValue;
@@ -130,6 +131,13 @@ function planImport(ctx: PreviewContext, pkg: ExportPackage, slug: string, targe
     const totpSecret = u.totp ? seal.secrets.decrypt(u.totp.secret, sealedTotpAad(u.email)) : null;
     const fields = existing ? userChanges(ctx, u, totpSecret, existing) : null;
     return { u, existing, totpSecret, write: note("user", u.email, fields), fields: fields ?? [] };
+  });
+
+  const providerFields: Array<keyof PackageIdentityProvider & string> = ["kind", "issuer", "clientId", "scopes", "claimMapping", "domains", "createAccounts", "trustUpstreamMfa", "endpoints", "teamId", "keyId"];
+  const providerSteps = (c.identityProviders ?? []).map((given) => {
+    const p = { ...given, endpoints: given.endpoints ?? null, teamId: given.teamId ?? null, keyId: given.keyId ?? null };
+    const existing = target.identityProviders.get(p.name);
+    return { p, existing, write: note("identityProvider", p.name, existing ? changedFields(p, existing, providerFields) : null) };
   });
 
   const plan: ImportPlan = {
@@ -292,6 +300,26 @@ function planImport(ctx: PreviewContext, pkg: ExportPackage, slug: string, targe
         });
       }
     }
+    for (const { p, existing, write } of providerSteps) {
+      if (!write) continue;
+      const data = {
+        kind: p.kind,
+        issuer: p.issuer,
+        clientId: p.clientId,
+        scopes: p.scopes,
+        claimMapping: p.claimMapping as Json,
+        domains: p.domains,
+        createAccounts: p.createAccounts,
+        trustUpstreamMfa: p.trustUpstreamMfa,
+        endpoints: p.endpoints ?? Prisma.DbNull,
+        teamId: p.teamId,
+        keyId: p.keyId,
+      };
+      // The secret and the switch stay the target's: a package carries no secret, and the
+      // callback address to register upstream is this deployment's own (decision 055).
+      if (existing) await tx.identityProvider.update({ where: { id: existing.id }, data: { ...data, version: { increment: 1 } } });
+      else await tx.identityProvider.create({ data: { organizationId, name: p.name, ...data, enabled: false, clientSecretEncrypted: null } });
+    }
     return { organizationId, clients: touchedClients, users: touchedUsers };
   }
 
@@ -334,7 +362,12 @@ async function resolveTarget(ctx: Context<"config">, content: PackageContent, sl
       if (target.foreignSecretHashes.has(s.secretHash)) details.push({ field: `package.content.clients.${i}.secrets.${j}`, message: "is a secret of another client" });
     });
   });
-  if (details.length > 0) throw conflict("import_conflict", "The package names clients that belong elsewhere.", details.slice(0, 100));
+  (content.identityProviders ?? []).forEach((p, i) => {
+    // Home-realm discovery needs one provider per domain within the organization.
+    const owner = [...target.identityProviders].find(([name, other]) => name !== p.name && other.domains.some((d) => p.domains.includes(d)));
+    if (owner) details.push({ field: `package.content.identityProviders.${i}.domains`, message: `claims a domain of the identity provider ${owner[0]}` });
+  });
+  if (details.length > 0) throw conflict("import_conflict", "The package names clients or domains that belong elsewhere.", details.slice(0, 100));
   return target;
 }
 

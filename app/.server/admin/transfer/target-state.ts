@@ -45,6 +45,22 @@ interface TargetClient {
   secrets: Map<string, { id: string; hint: string; label: string | null; status: string; expiresAt: Date | null; revokedAt: Date | null }>;
 }
 
+/** An identity provider as an import compares it (the secret and the enabled switch are the target's own). */
+export interface TargetIdentityProvider {
+  id: string;
+  kind: string;
+  issuer: string;
+  clientId: string;
+  scopes: string[];
+  claimMapping: unknown;
+  domains: string[];
+  createAccounts: boolean;
+  trustUpstreamMfa: string;
+  endpoints: unknown;
+  teamId: string | null;
+  keyId: string | null;
+}
+
 export interface TargetState {
   org: { id: string; name: string; defaultLoginMethods: string[]; twoFactorPolicy: string; defaultLocale: string; oauth21: boolean; branding: unknown } | null;
   deleted: boolean;
@@ -62,6 +78,7 @@ export interface TargetState {
   >;
   clients: Map<string, TargetClient>;
   users: Map<string, TargetUser>;
+  identityProviders: Map<string, TargetIdentityProvider>;
   foreignClientIds: Set<string>;
   foreignSecretHashes: Set<string>;
 }
@@ -86,6 +103,7 @@ export async function loadTarget(db: Prisma.TransactionClient, slug: string, con
     applications: new Map(),
     clients: new Map(),
     users: new Map(),
+    identityProviders: new Map(),
     foreignClientIds: new Set(foreignClients.map((c) => c.id)),
     // A secret stored for a different client than the package gives it to is taken elsewhere.
     foreignSecretHashes: new Set(foreignSecrets.filter((s) => !org || packageSecretOwner.get(s.secretHash) !== s.clientId).map((s) => s.secretHash)),
@@ -93,7 +111,7 @@ export async function loadTarget(db: Prisma.TransactionClient, slug: string, con
   if (!org || state.deleted) return state;
   state.org = org;
   const organizationId = org.id;
-  const [permissions, roles, applications, clients, users, ownSecrets] = await Promise.all([
+  const [permissions, roles, applications, clients, users, ownSecrets, providers] = await Promise.all([
     db.permission.findMany({ where: { organizationId } }),
     db.role.findMany({ where: { organizationId }, include: { permissions: { select: { permission: { select: { name: true } } } } } }),
     db.application.findMany({ where: { organizationId }, include: { modules: true, claims: true } }),
@@ -109,7 +127,12 @@ export async function loadTarget(db: Prisma.TransactionClient, slug: string, con
       },
     }),
     db.clientSecret.findMany({ where: { secretHash: { in: secretHashes }, client: { organizationId } }, select: { secretHash: true, clientId: true } }),
+    db.identityProvider.findMany({
+      where: { organizationId },
+      select: { id: true, name: true, kind: true, issuer: true, clientId: true, scopes: true, claimMapping: true, domains: true, createAccounts: true, trustUpstreamMfa: true, endpoints: true, teamId: true, keyId: true },
+    }),
   ]);
+  for (const { name, ...provider } of providers) state.identityProviders.set(name, provider);
   for (const s of ownSecrets) if (packageSecretOwner.get(s.secretHash) !== s.clientId) state.foreignSecretHashes.add(s.secretHash);
   for (const p of permissions) state.permissions.set(p.name, { id: p.id, description: p.description });
   for (const r of roles) state.roles.set(r.name, { id: r.id, description: r.description, permissions: r.permissions.map((p) => p.permission.name) });

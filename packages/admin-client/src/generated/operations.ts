@@ -500,7 +500,7 @@ export interface Operations {
       }, options?: CallOptions];
     response: {
         data: Array<{
-          type: "organization" | "user" | "client" | "application" | "role";
+          type: "organization" | "user" | "client" | "application" | "role" | "identity_provider";
           id: string;
           name: string;
           detail: string | null;
@@ -1427,6 +1427,7 @@ export interface Operations {
           usersWithTotp: number;
           recoveryCodes: number;
           claimValues: number;
+          identityProviders?: number;
         };
         content: {
           organization: {
@@ -1551,6 +1552,32 @@ export interface Operations {
               lastUsedAt: string | null;
             }>;
           }>;
+          identityProviders?: Array<{
+            name: string;
+            kind: "oidc" | "google" | "microsoft" | "github" | "apple";
+            issuer: string;
+            clientId: string;
+            hadClientSecret: boolean;
+            scopes: Array<string>;
+            claimMapping: {
+              email?: string;
+              emailVerified?: string;
+              givenName?: string;
+              familyName?: string;
+            };
+            domains: Array<string>;
+            enabled: boolean;
+            createAccounts: boolean;
+            trustUpstreamMfa: "when_asserted" | "always" | "never";
+            endpoints?: {
+              authorization: string;
+              token: string;
+              user: string;
+              emails: string;
+            } | null;
+            teamId?: string | null;
+            keyId?: string | null;
+          }>;
         };
         signature: {
           alg: "HS256";
@@ -1588,6 +1615,7 @@ export interface Operations {
           usersWithTotp: number;
           recoveryCodes: number;
           claimValues: number;
+          identityProviders?: number;
         };
         /** Fingerprint of the signing key: packages verify only where ENCRYPTION_KEY is the same */
         keyId: string;
@@ -1626,13 +1654,22 @@ export interface Operations {
       };
     etag: false;
   };
-  /** Add an upstream identity provider (OpenID Connect, or the google / microsoft presets) to an organization */
+  /** Add an upstream identity provider (OpenID Connect, or the google / microsoft / github / apple presets) to an organization */
   "identityProviders.create": {
     args: [body: {
         organizationId: string;
-        kind?: "oidc" | "google" | "microsoft";
+        kind?: "oidc" | "google" | "microsoft" | "github" | "apple";
         issuer?: string;
         tenantId?: string;
+        /** OAuth 2.0 endpoints of a github provider: authorization, token, user (GET /user) and emails (GET /user/emails) */
+        endpoints?: {
+          authorization: string;
+          token: string;
+          user: string;
+          emails: string;
+        };
+        teamId?: string;
+        keyId?: string;
         name: string;
         clientId: string;
         clientSecret?: string;
@@ -1652,7 +1689,7 @@ export interface Operations {
         id: string;
         organizationId: string;
         name: string;
-        kind: "oidc" | "google" | "microsoft";
+        kind: "oidc" | "google" | "microsoft" | "github" | "apple";
         issuer: string;
         clientId: string;
         hasClientSecret: boolean;
@@ -1667,6 +1704,14 @@ export interface Operations {
         enabled: boolean;
         createAccounts: boolean;
         trustUpstreamMfa: "when_asserted" | "always" | "never";
+        endpoints: {
+          authorization: string;
+          token: string;
+          user: string;
+          emails: string;
+        } | null;
+        teamId: string | null;
+        keyId: string | null;
         callbackUrl: string;
         createdAt: string;
         updatedAt: string;
@@ -1680,7 +1725,7 @@ export interface Operations {
         id: string;
         organizationId: string;
         name: string;
-        kind: "oidc" | "google" | "microsoft";
+        kind: "oidc" | "google" | "microsoft" | "github" | "apple";
         issuer: string;
         clientId: string;
         hasClientSecret: boolean;
@@ -1695,6 +1740,14 @@ export interface Operations {
         enabled: boolean;
         createAccounts: boolean;
         trustUpstreamMfa: "when_asserted" | "always" | "never";
+        endpoints: {
+          authorization: string;
+          token: string;
+          user: string;
+          emails: string;
+        } | null;
+        teamId: string | null;
+        keyId: string | null;
         callbackUrl: string;
         createdAt: string;
         updatedAt: string;
@@ -1708,7 +1761,7 @@ export interface Operations {
         id: string;
         organizationId: string;
         name: string;
-        kind: "oidc" | "google" | "microsoft";
+        kind: "oidc" | "google" | "microsoft" | "github" | "apple";
         issuer: string;
         clientId: string;
         hasClientSecret: boolean;
@@ -1723,6 +1776,14 @@ export interface Operations {
         enabled: boolean;
         createAccounts: boolean;
         trustUpstreamMfa: "when_asserted" | "always" | "never";
+        endpoints: {
+          authorization: string;
+          token: string;
+          user: string;
+          emails: string;
+        } | null;
+        teamId: string | null;
+        keyId: string | null;
         callbackUrl: string;
         createdAt: string;
         updatedAt: string;
@@ -1744,7 +1805,7 @@ export interface Operations {
           id: string;
           organizationId: string;
           name: string;
-          kind: "oidc" | "google" | "microsoft";
+          kind: "oidc" | "google" | "microsoft" | "github" | "apple";
           issuer: string;
           clientId: string;
           hasClientSecret: boolean;
@@ -1759,6 +1820,14 @@ export interface Operations {
           enabled: boolean;
           createAccounts: boolean;
           trustUpstreamMfa: "when_asserted" | "always" | "never";
+          endpoints: {
+            authorization: string;
+            token: string;
+            user: string;
+            emails: string;
+          } | null;
+          teamId: string | null;
+          keyId: string | null;
           callbackUrl: string;
           createdAt: string;
           updatedAt: string;
@@ -1777,6 +1846,15 @@ export interface Operations {
         issuer?: string;
         clientId?: string;
         clientSecret?: string | null;
+        /** OAuth 2.0 endpoints of a github provider: authorization, token, user (GET /user) and emails (GET /user/emails) */
+        endpoints?: {
+          authorization: string;
+          token: string;
+          user: string;
+          emails: string;
+        };
+        teamId?: string;
+        keyId?: string;
         scopes?: Array<string>;
         claimMapping?: {
           email?: string;
@@ -1793,7 +1871,7 @@ export interface Operations {
         id: string;
         organizationId: string;
         name: string;
-        kind: "oidc" | "google" | "microsoft";
+        kind: "oidc" | "google" | "microsoft" | "github" | "apple";
         issuer: string;
         clientId: string;
         hasClientSecret: boolean;
@@ -1808,6 +1886,14 @@ export interface Operations {
         enabled: boolean;
         createAccounts: boolean;
         trustUpstreamMfa: "when_asserted" | "always" | "never";
+        endpoints: {
+          authorization: string;
+          token: string;
+          user: string;
+          emails: string;
+        } | null;
+        teamId: string | null;
+        keyId: string | null;
         callbackUrl: string;
         createdAt: string;
         updatedAt: string;
@@ -1838,6 +1924,7 @@ export interface Operations {
             usersWithTotp: number;
             recoveryCodes: number;
             claimValues: number;
+            identityProviders?: number;
           };
           content: {
             organization: {
@@ -1962,6 +2049,32 @@ export interface Operations {
                 lastUsedAt: string | null;
               }>;
             }>;
+            identityProviders?: Array<{
+              name: string;
+              kind: "oidc" | "google" | "microsoft" | "github" | "apple";
+              issuer: string;
+              clientId: string;
+              hadClientSecret: boolean;
+              scopes: Array<string>;
+              claimMapping: {
+                email?: string;
+                emailVerified?: string;
+                givenName?: string;
+                familyName?: string;
+              };
+              domains: Array<string>;
+              enabled: boolean;
+              createAccounts: boolean;
+              trustUpstreamMfa: "when_asserted" | "always" | "never";
+              endpoints?: {
+                authorization: string;
+                token: string;
+                user: string;
+                emails: string;
+              } | null;
+              teamId?: string | null;
+              keyId?: string | null;
+            }>;
           };
           signature: {
             alg: "HS256";
@@ -1985,7 +2098,7 @@ export interface Operations {
         };
         /** Every create and update; unchanged items are only counted */
         changes: Array<{
-          type: "organization" | "application" | "module" | "claim" | "permission" | "role" | "client" | "clientSecret" | "user";
+          type: "organization" | "application" | "module" | "claim" | "permission" | "role" | "client" | "clientSecret" | "user" | "identityProvider";
           key: string;
           action: "create" | "update";
           fields?: Array<string>;
@@ -2019,6 +2132,7 @@ export interface Operations {
             usersWithTotp: number;
             recoveryCodes: number;
             claimValues: number;
+            identityProviders?: number;
           };
           content: {
             organization: {
@@ -2143,6 +2257,32 @@ export interface Operations {
                 lastUsedAt: string | null;
               }>;
             }>;
+            identityProviders?: Array<{
+              name: string;
+              kind: "oidc" | "google" | "microsoft" | "github" | "apple";
+              issuer: string;
+              clientId: string;
+              hadClientSecret: boolean;
+              scopes: Array<string>;
+              claimMapping: {
+                email?: string;
+                emailVerified?: string;
+                givenName?: string;
+                familyName?: string;
+              };
+              domains: Array<string>;
+              enabled: boolean;
+              createAccounts: boolean;
+              trustUpstreamMfa: "when_asserted" | "always" | "never";
+              endpoints?: {
+                authorization: string;
+                token: string;
+                user: string;
+                emails: string;
+              } | null;
+              teamId?: string | null;
+              keyId?: string | null;
+            }>;
           };
           signature: {
             alg: "HS256";
@@ -2166,7 +2306,7 @@ export interface Operations {
         };
         /** Every create and update; unchanged items are only counted */
         changes: Array<{
-          type: "organization" | "application" | "module" | "claim" | "permission" | "role" | "client" | "clientSecret" | "user";
+          type: "organization" | "application" | "module" | "claim" | "permission" | "role" | "client" | "clientSecret" | "user" | "identityProvider";
           key: string;
           action: "create" | "update";
           fields?: Array<string>;
@@ -4395,12 +4535,15 @@ export const operationHelp: Record<string, OperationHelp> = {
     ],
   },
   "identityProviders.create": {
-    summary: "Add an upstream identity provider (OpenID Connect, or the google / microsoft presets) to an organization",
+    summary: "Add an upstream identity provider (OpenID Connect, or the google / microsoft / github / apple presets) to an organization",
     fields: [
       {"name":"organizationId","in":"body","type":"string (uuid)","required":true},
-      {"name":"kind","in":"body","type":"oidc | google | microsoft","required":false},
+      {"name":"kind","in":"body","type":"oidc | google | microsoft | github | apple","required":false},
       {"name":"issuer","in":"body","type":"string (uri)","required":false},
       {"name":"tenantId","in":"body","type":"string","required":false},
+      {"name":"endpoints","in":"body","type":"object","required":false,"description":"OAuth 2.0 endpoints of a github provider: authorization, token, user (GET /user) and emails (GET /user/emails)"},
+      {"name":"teamId","in":"body","type":"string","required":false},
+      {"name":"keyId","in":"body","type":"string","required":false},
       {"name":"name","in":"body","type":"string (1–100 chars)","required":true},
       {"name":"clientId","in":"body","type":"string (1–500 chars)","required":true},
       {"name":"clientSecret","in":"body","type":"string (1–2000 chars)","required":false},
@@ -4443,6 +4586,9 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"issuer","in":"body","type":"string (uri)","required":false},
       {"name":"clientId","in":"body","type":"string (1–500 chars)","required":false},
       {"name":"clientSecret","in":"body","type":"string (1–2000 chars) or null","required":false},
+      {"name":"endpoints","in":"body","type":"object","required":false,"description":"OAuth 2.0 endpoints of a github provider: authorization, token, user (GET /user) and emails (GET /user/emails)"},
+      {"name":"teamId","in":"body","type":"string","required":false},
+      {"name":"keyId","in":"body","type":"string","required":false},
       {"name":"scopes","in":"body","type":"list of string","required":false},
       {"name":"claimMapping","in":"body","type":"object","required":false},
       {"name":"domains","in":"body","type":"list of string","required":false},
