@@ -108,4 +108,5 @@ export const CONSOLE_ADMINS = {
   lockouts: { email: "lockouts-admin@e2e.example.test", password: "an e2e admin password 7" },
   layout: { email: "layout-admin@e2e.example.test", password: "an e2e admin password 8" },
   webhooks: { email: "webhooks-admin@e2e.example.test", password: "an e2e admin password 9" },
+  agents: { email: "agents-admin@e2e.example.test", password: "an e2e admin password 10" },
 } as const;

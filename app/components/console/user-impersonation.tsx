@@ -1,5 +1,6 @@
 import { useTranslation } from "react-i18next";
-import { ActionForm, SelectField, TextField } from "./ui";
+import { Moment } from "./list-table";
+import { ActionForm, CopyButton, SelectField, TextField } from "./ui";
 
 /** The fields of the impersonation form whose errors show next to them. */
 export const IMPERSONATION_FIELDS = ["clientId", "reason", "minutes"] as const;
@@ -24,11 +25,17 @@ export function UserImpersonation(props: { clients: Array<{ id: string; name: st
       <h2 id="impersonate-title">{t("impersonation.title")}</h2>
       <p>{t("impersonation.text")}</p>
       {issued ? (
-        <div className="secret" role="status">
-          <p>{t("impersonation.issued", { expiresAt: issued.expiresAt, clientId: issued.clientId })}</p>
-          <label htmlFor="impersonation-token">{t("impersonation.token")}</label>
-          <textarea id="impersonation-token" readOnly rows={4} value={issued.accessToken} />
-          <p className="hint">{t("impersonation.scope", { scope: issued.scope })}</p>
+        <div className="panel secret" role="status">
+          <p>
+            {t("impersonation.issued", { client: clients.find((c) => c.id === issued.clientId)?.name ?? issued.clientId })} <Moment iso={issued.expiresAt} />.{" "}
+            {t("impersonation.shownOnce")}
+          </p>
+          <div className="field">
+            <label htmlFor="impersonation-token">{t("impersonation.token")}</label>
+            <textarea id="impersonation-token" readOnly rows={5} value={issued.accessToken} className="secret-value" />
+            <p className="hint">{t("impersonation.scope", { scope: issued.scope })}</p>
+          </div>
+          <CopyButton value={issued.accessToken} label={t("impersonation.copy")} />
         </div>
       ) : null}
       {errors.form ? <p className="field-error" role="alert">{errors.form}</p> : null}
