@@ -6,6 +6,15 @@ import { useNonce } from "./components/nonce";
 import { useResponseStatus } from "./components/response-status";
 import "./styles/app.css";
 
+/**
+ * Where a page's scroll position is kept. A link to a section of the page (`#id`, the console's
+ * "On this page") makes a history entry without state, which the router keys "default" on every
+ * page alike: one page's position at its section was then restored on another page's section
+ * link instead of scrolling to that section. Such entries are keyed by page and section.
+ */
+const scrollKey = (location: { key: string; pathname: string; hash: string }) =>
+  location.key === "default" && location.hash ? `${location.pathname}${location.hash}` : location.key;
+
 export function Layout({ children }: { children: ReactNode }) {
   const nonce = useNonce();
   const { i18n } = useTranslation();
@@ -20,7 +29,7 @@ export function Layout({ children }: { children: ReactNode }) {
       </head>
       <body>
         {children}
-        <ScrollRestoration nonce={nonce} />
+        <ScrollRestoration nonce={nonce} getKey={scrollKey} />
         <Scripts nonce={nonce} />
       </body>
     </html>
