@@ -3,7 +3,7 @@ import { expect, test } from "@playwright/test";
 import * as oidc from "openid-client";
 import type english from "../public/locales/en/login.json";
 import { watchForPageErrors } from "./console-helpers";
-import { checkPage, startAuthorization } from "./journey-helpers";
+import { checkPage, settleOnCallback, startAuthorization } from "./journey-helpers";
 import { readSeed, type Seed } from "./seed";
 
 /**
@@ -46,7 +46,7 @@ test("home-realm discovery: the company address goes to the company's provider a
     const callback = page.waitForRequest((r) => r.url().startsWith(sso.rp.redirectUri));
     await page.getByRole("button", { name: en.signIn.submit, exact: true }).click();
     const tokens = await oidc.authorizationCodeGrant(rp.config, new URL((await callback).url()), { pkceCodeVerifier: rp.verifier, expectedState: rp.state });
-    await page.waitForURL((url) => url.protocol === "chrome-error:" || url.href.startsWith(sso.rp.redirectUri));
+    await settleOnCallback(page, sso.rp.redirectUri);
     const claims = tokens.claims()!;
     expect(claims.amr).toEqual(["fed"]);
     expect(claims.sub).not.toBe(sso.user.id);

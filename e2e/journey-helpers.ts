@@ -59,3 +59,15 @@ export async function startAuthorization(org: RelyingPartyOf, extra: Record<stri
   });
   return { config, verifier, state, url };
 }
+
+/**
+ * After the browser was sent to a relying party's callback on a host nobody answers: waits until
+ * that navigation has ended (on Chromium's own error page), so the next one is not interrupted by
+ * it. Playwright reports the ended navigation either as the error page's URL or as the network
+ * error itself (net::ERR_NAME_NOT_RESOLVED), depending on timing; both mean it ended.
+ */
+export async function settleOnCallback(page: Page, redirectUri: string) {
+  await page.waitForURL((url) => url.protocol === "chrome-error:" || url.href.startsWith(redirectUri)).catch((error: unknown) => {
+    if (!(error instanceof Error) || !/net::ERR_/.test(error.message)) throw error;
+  });
+}
