@@ -62,12 +62,13 @@ export async function startAuthorization(org: RelyingPartyOf, extra: Record<stri
 
 /**
  * After the browser was sent to a relying party's callback on a host nobody answers: waits until
- * that navigation has ended (on Chromium's own error page), so the next one is not interrupted by
- * it. Playwright reports the ended navigation either as the error page's URL or as the network
- * error itself (net::ERR_NAME_NOT_RESOLVED), depending on timing; both mean it ended.
+ * that navigation has ended on Chromium's own error page (or, were it answered, on the callback),
+ * so that the next navigation is not interrupted by it. The page's committed URL is polled:
+ * Playwright's waitForURL may instead reject with the network error (net::ERR_NAME_NOT_RESOLVED)
+ * before the error page has replaced the document.
  */
 export async function settleOnCallback(page: Page, redirectUri: string) {
-  await page.waitForURL((url) => url.protocol === "chrome-error:" || url.href.startsWith(redirectUri)).catch((error: unknown) => {
-    if (!(error instanceof Error) || !/net::ERR_/.test(error.message)) throw error;
-  });
+  const ended = () => page.url().startsWith("chrome-error:") || page.url().startsWith(redirectUri);
+  await expect.poll(ended, { timeout: 15_000, message: `the navigation to ${redirectUri} ended` }).toBe(true);
+  await page.waitForLoadState("load");
 }
