@@ -4,6 +4,8 @@ import { adminApi, obtainAdminTokens } from "../support/admin-api";
 import { createOrganization, createUser } from "../support/factories";
 import { clientConfiguration, codeFlow, issuerOf, type OrgRef } from "../support/oidc";
 import { startTestPorta, type TestPorta } from "../support/porta";
+import { getOrganizationBySlug } from "~/.server/directory/organizations";
+import { registrationPolicyOf } from "~/schemas/registration";
 
 /**
  * Issue 24 §3, dynamic client registration (RFC 7591 / RFC 7592, decision 054): off until an
@@ -60,6 +62,16 @@ async function issueToken(org: OrgRef, body: Record<string, unknown> = {}): Prom
 const AGENT = { client_name: "Agent", redirect_uris: [CB], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"], scope: "openid offline_access" };
 
 describe("dynamic client registration", () => {
+  it("changing the policy leaves no stale copy of the organization in the cache (its version moved on)", async () => {
+    const org = await createOrganization(porta.services.db.prisma);
+    const cached = () => getOrganizationBySlug(porta.services.db.prisma, porta.services.cache, org.slug);
+    const before = (await cached())!;
+    await enable(org);
+    const after = (await cached())!;
+    expect(after.version).toBe(before.version + 1);
+    expect(registrationPolicyOf(after.registrationPolicy).enabled).toBe(true);
+  });
+
   it("is off by default: the endpoint is 404 and discovery does not name it", async () => {
     const org = await createOrganization(porta.services.db.prisma);
     expect((await register(org, AGENT)).status).toBe(404);

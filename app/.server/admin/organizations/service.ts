@@ -100,7 +100,7 @@ export async function setOrganizationStatus(ctx: Context<"cache" | "oidc" | "con
 }
 
 /** After a committed change: the cached organization and its provider are gone everywhere. */
-async function forgetOrganization(ctx: Context<"cache" | "oidc">, row: OrganizationRow) {
+export async function forgetOrganization(ctx: Context<"cache" | "oidc">, row: OrganizationRow) {
   await invalidateOrganization(ctx.cache, row);
   await ctx.oidc.invalidate(row.id);
 }

@@ -9,6 +9,7 @@ import {
 import type { Context } from "../../context";
 import { hashClientSecret } from "../../directory/clients";
 import { conflict, notFound, staleEtag } from "../../errors";
+import { forgetOrganization } from "../organizations/service";
 import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";
 
 /**
@@ -35,9 +36,9 @@ export async function getRegistrationPolicy(ctx: Context, organizationId: string
   return { policy: registrationPolicyOf(org.registrationPolicy), version: org.version };
 }
 
-/** Replaces the policy; the organization's providers are rebuilt so discovery names the endpoint, or stops naming it. */
+/** Replaces the policy; the cached organization and its providers are dropped, so discovery names the endpoint, or stops naming it. */
 export async function setRegistrationPolicy(
-  ctx: Context<"oidc" | "config">,
+  ctx: Context<"cache" | "oidc" | "config">,
   organizationId: string,
   policy: RegistrationPolicy,
   expectedVersion: number | undefined,
@@ -49,7 +50,7 @@ export async function setRegistrationPolicy(
     data: { registrationPolicy: policy as unknown as Prisma.InputJsonValue, version: { increment: 1 } },
   });
   if (updated.count !== 1) throw staleEtag();
-  ctx.afterCommit(() => ctx.oidc.invalidate(organizationId));
+  ctx.afterCommit(() => forgetOrganization(ctx, org));
   return { before: registrationPolicyOf(org.registrationPolicy), policy, version: org.version + 1 };
 }
 
