@@ -7,8 +7,9 @@ import { webhookFilterMatches } from "~/schemas/webhook";
 /**
  * The webhook outbox (decision 047): the audit writer calls this in the transaction that writes
  * the entries, with the endpoints their INSERT returned, so each enabled endpoint of the entry's
- * organization whose filter takes the event gets a delivery row and a queued job exactly when the write commits. A rolled-back write sends
- * nothing; a committed one always sends (the job outbox hands over what a crash left).
+ * organization whose filter takes the event gets a delivery row and a queued job exactly when the
+ * write commits. A rolled-back write sends nothing; a committed one always sends (the job outbox
+ * hands over what a crash left).
  */
 
 /** The body a receiver gets, per Standard Webhooks: `type`, `timestamp`, `data`. */
