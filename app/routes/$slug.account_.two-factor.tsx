@@ -1,6 +1,5 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { useActionData, useLoaderData } from "@remix-run/react";
-import QRCode from "qrcode";
 import { useTranslation } from "react-i18next";
 import { AccountProblem, AccountShell } from "~/components/account/account-page";
 import { FormMessage } from "~/components/auth-card";
@@ -10,7 +9,7 @@ import { pageTitle } from "~/i18n/page-title";
 import { openAccountPage, stepUp } from "~/.server/account/page";
 import { accountSignOutUrl, mayOpenSensitive } from "~/.server/account/session";
 import { finishTotpSetup, startTotpSetup } from "~/.server/account/two-factor";
-import { totpUri } from "~/.server/auth/two-factor/totp";
+import { totpQrDataUrl, totpUri } from "~/.server/auth/two-factor/totp";
 import { interactionHeaders, isAfterAction, NO_STORE } from "~/.server/interaction/request";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: pageTitle(data?.language, (m) => m.twoFactor.setupTitle) }, { name: "robots", content: "noindex" }];
@@ -38,7 +37,7 @@ export async function loader(args: LoaderFunctionArgs) {
       view: "setup" as const,
       ...shell,
       secret: started.secret.replace(/(.{4})/g, "$1 ").trim(),
-      qr: await QRCode.toDataURL(uri, { margin: 1, width: 220 }),
+      qr: await totpQrDataUrl(uri),
     },
     { headers: NO_STORE },
   );

@@ -1,13 +1,12 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
-import QRCode from "qrcode";
 import { useTranslation } from "react-i18next";
 import { RecoveryCodes } from "~/components/recovery-codes";
 import { AuthCard } from "~/components/auth-card";
 import { TotpSetupForm } from "~/components/totp-setup";
 import { GateRefusalPage, isGateRefusal } from "~/components/gate-refusal";
 import { beginTotpEnrollment, enrollTotpAtSignIn, loadSecondFactorStep, signInAfterEnrollment } from "~/.server/auth/two-factor/service";
-import { totpUri } from "~/.server/auth/two-factor/totp";
+import { totpQrDataUrl, totpUri } from "~/.server/auth/two-factor/totp";
 import { getUserById } from "~/.server/directory/users";
 import { passGate } from "~/.server/interaction/gate";
 import { interactionHeaders, NO_STORE } from "~/.server/interaction/request";
@@ -32,7 +31,7 @@ export async function loader(args: LoaderFunctionArgs) {
       view: "setup" as const,
       ...gate.frame,
       secret: secret.replace(/(.{4})/g, "$1 ").trim(),
-      qr: await QRCode.toDataURL(uri, { margin: 1, width: 220 }),
+      qr: await totpQrDataUrl(uri),
     },
     { headers: NO_STORE },
   );

@@ -1,4 +1,4 @@
-import { dictionary } from "@zxcvbn-ts/language-common";
+import { createRequire } from "node:module";
 
 /**
  * NIST SP 800-63B rules for every place a password is set: at least the configured minimum
@@ -19,7 +19,12 @@ export interface PasswordCheck {
 
 let breached: Set<string> | undefined;
 function breachedPasswords(): Set<string> {
-  breached ??= new Set(dictionary["passwords-common"].map((p) => p.toLowerCase()));
+  // Required when a password is first set, not imported at start: the package's word lists cost
+  // ~12 MB that a server nobody sets a password on never needs (issue 18).
+  if (!breached) {
+    const { dictionary } = createRequire(import.meta.url)("@zxcvbn-ts/language-common") as typeof import("@zxcvbn-ts/language-common");
+    breached = new Set(dictionary["passwords-common"].map((p) => p.toLowerCase()));
+  }
   return breached;
 }
 

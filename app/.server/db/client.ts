@@ -1,12 +1,9 @@
 import { EventEmitter } from "node:events";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { PGlite } from "@electric-sql/pglite";
-import { citext } from "@electric-sql/pglite/contrib/citext";
-import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import type { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
-import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "~/generated/prisma/client";
 
 /** A connection that runs raw SQL inside one transaction (migrations, locks, job claims). */
@@ -235,6 +232,13 @@ export const PGLITE_SETTINGS = ["shared_buffers = 32MB"];
 
 async function openPglite(dataDir: string): Promise<Database> {
   if (!dataDir.startsWith("memory://")) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  // Loaded only here: a server on PostgreSQL never pays for PGlite's code (issue 18).
+  const [{ PGlite }, { citext }, { pg_trgm }, { PrismaPGlite }] = await Promise.all([
+    import("@electric-sql/pglite"),
+    import("@electric-sql/pglite/contrib/citext"),
+    import("@electric-sql/pglite/contrib/pg_trgm"),
+    import("pglite-prisma-adapter"),
+  ]);
   let db: PGlite;
   try {
     db = await PGlite.create(dataDir.startsWith("memory://") ? dataDir : path.resolve(dataDir), {

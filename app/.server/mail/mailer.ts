@@ -1,4 +1,5 @@
-import nodemailer from "nodemailer";
+import type { Transporter } from "nodemailer";
+import type SMTPTransport from "nodemailer/lib/smtp-transport";
 import { type Logger } from "pino";
 import { isEmailAddress } from "~/schemas/email";
 import { type Config } from "../config/env";
@@ -101,7 +102,7 @@ function deliveryHealth() {
 function createSmtpMailer(config: Config, logger: Logger): Mailer {
   const state = deliveryHealth();
   const { host, port, user, pass, from } = config.smtp;
-  const transport = nodemailer.createTransport({
+  const transportOptions: SMTPTransport.Options = {
     host,
     port,
     // Implicit TLS on 465; elsewhere STARTTLS whenever the server offers it (nodemailer's default).
@@ -111,14 +112,19 @@ function createSmtpMailer(config: Config, logger: Logger): Mailer {
     // Message content is always strings; never let a value be read as a file path or URL.
     disableFileAccess: true,
     disableUrlAccess: true,
-  });
+  };
+  // nodemailer is loaded by the first message, not at start: most servers send mail rarely (issue 18).
+  let transport: Promise<Transporter> | undefined;
+  let opened: Transporter | undefined;
+  const connect = () =>
+    (transport ??= import("nodemailer").then(({ default: nodemailer }) => (opened = nodemailer.createTransport(transportOptions))));
   return {
     kind: "smtp",
     async send(input) {
       const message = prepare(input);
       const domain = recipientDomain(message.to);
       try {
-        const info = await state.track(transport.sendMail({ from, to: message.to, subject: message.subject, html: message.html, text: message.text }));
+        const info = await state.track(connect().then((smtp) => smtp.sendMail({ from, to: message.to, subject: message.subject, html: message.html, text: message.text })));
         logger.info({ messageId: info.messageId, recipientDomain: domain, transport: "smtp" }, "mail sent");
         return { messageId: info.messageId };
       } catch (error) {
@@ -128,7 +134,7 @@ function createSmtpMailer(config: Config, logger: Logger): Mailer {
     },
     health: state.health,
     close() {
-      transport.close();
+      opened?.close();
     },
   };
 }

@@ -1,13 +1,9 @@
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type AuthenticatorTransport,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  AuthenticatorTransport,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from "@simplewebauthn/server";
 import { z } from "zod";
 import type { Passkey } from "~/generated/prisma/client";
@@ -28,6 +24,10 @@ import type { Services } from "../services";
  *   - a credential belongs to one user of one organization, and the signature counter may only
  *     grow (written with a compare-and-set, so two uses of one assertion never both pass).
  */
+
+let webauthnLibrary: Promise<typeof import("@simplewebauthn/server")> | undefined;
+/** The WebAuthn library loads with the first ceremony: its ASN.1 and COSE code costs ~0.3 CPU-s and ~20 MB at start (issue 18). */
+const webauthn = () => (webauthnLibrary ??= import("@simplewebauthn/server"));
 
 export const MAX_PASSKEYS_PER_USER = 10;
 export const PASSKEY_NAME_MAX = 64;
@@ -143,7 +143,7 @@ export async function startRegistration(services: Services, owner: PasskeyOwner,
   if (existing.length >= MAX_PASSKEYS_PER_USER) return { ok: false, reason: "limit" };
   const rp = relyingPartyOf(services.config.baseUrl);
   const displayName = [owner.user.givenName, owner.user.familyName].filter(Boolean).join(" ") || owner.user.email;
-  const options = await generateRegistrationOptions({
+  const options = await (await webauthn()).generateRegistrationOptions({
     rpName: owner.organization.name,
     rpID: rp.id,
     userName: owner.user.email,
@@ -172,7 +172,7 @@ export async function finishRegistration(
   const rp = relyingPartyOf(services.config.baseUrl);
   let info;
   try {
-    const verified = await verifyRegistrationResponse({
+    const verified = await (await webauthn()).verifyRegistrationResponse({
       response: input.response,
       expectedChallenge,
       expectedOrigin: rp.origin,
@@ -238,7 +238,7 @@ export async function startAssertion(services: Services, binding: ChallengeBindi
         transports: c.transports as AuthenticatorTransport[],
       }))
     : undefined;
-  const options = await generateAuthenticationOptions({ rpID: rp.id, userVerification: "required", ...(allow ? { allowCredentials: allow } : {}) });
+  const options = await (await webauthn()).generateAuthenticationOptions({ rpID: rp.id, userVerification: "required", ...(allow ? { allowCredentials: allow } : {}) });
   await keepChallenge(services, binding, options.challenge);
   return options;
 }
@@ -278,7 +278,7 @@ export async function checkAssertion(
   const rp = relyingPartyOf(services.config.baseUrl);
   let newCounter: number;
   try {
-    const verified = await verifyAuthenticationResponse({
+    const verified = await (await webauthn()).verifyAuthenticationResponse({
       response: input.response,
       expectedChallenge,
       expectedOrigin: rp.origin,

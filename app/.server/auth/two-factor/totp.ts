@@ -18,6 +18,12 @@ export function totpUri(secretBase32: string, issuer: string, label: string): st
   return totpFor(secretBase32, issuer, label).toString();
 }
 
+/** The QR code of an otpauth:// URI as a data: URL; qrcode loads with the first enrollment, not at start (issue 18). */
+export async function totpQrDataUrl(uri: string): Promise<string> {
+  const { default: QRCode } = await import("qrcode");
+  return QRCode.toDataURL(uri, { margin: 1, width: 220 });
+}
+
 /**
  * The time step a code belongs to when it is valid within ±1 step of `now`, else null. The
  * caller accepts a step only if it is later than the last one used (no replay).
