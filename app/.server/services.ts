@@ -154,6 +154,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     cache,
     store,
     notifications: db,
+    sql: db,
     keys,
     encryptionKey,
     logger,

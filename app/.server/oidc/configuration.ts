@@ -3,6 +3,7 @@ import { createLocalJWKSet, jwtVerify, type JWTPayload } from "jose";
 import type { Configuration, KoaContextWithOIDC } from "oidc-provider";
 import { errors, interactionPolicy } from "oidc-provider";
 import type { Organization, PrismaClient } from "~/generated/prisma/client";
+import type { Database } from "../db/client";
 import { isAdminApiClient } from "../admin/api-access";
 import { ADMIN_CLIENT_ID } from "../admin/permissions";
 import type { ReadThroughCache } from "../cache/read-through";
@@ -54,6 +55,8 @@ export interface ProviderInput {
   /** Seconds; the `tokens.accessTokenTtlSeconds` setting when the provider was built. */
   accessTokenTtl: number;
   prisma: PrismaClient;
+  /** Plain SQL for the durable token and grant rows (adapter.ts). */
+  sql: Pick<Database, "query">;
   cache: ReadThroughCache;
   store: KeyValueStore;
   /** Outbound requests (a client's jwks_uri) may reach private addresses (OUTBOUND_ALLOW_PRIVATE_NETWORKS). */
@@ -112,10 +115,10 @@ const INTERACTION_POLICY = interactionPolicyOf();
 
 /** oidc-provider configuration for one organization. Policy lives here, not in Express. */
 export function buildProviderConfiguration(input: ProviderInput): Configuration {
-  const { organization, issuer, prisma, cache, store } = input;
+  const { organization, issuer, prisma, sql, cache, store } = input;
   const { scopes, claims } = scopesAndClaims(input.customClaims);
   const knownScopes = new Set(scopes);
-  const adapterFor = createAdapterFactory({ prisma, store, organizationId: organization.id, claimsOfSignedJwt: input.claimsOfSignedJwt });
+  const adapterFor = createAdapterFactory({ sql, store, organizationId: organization.id, claimsOfSignedJwt: input.claimsOfSignedJwt });
   const clientAdapter = createClientAdapter(prisma, cache, organization.id, issuer);
   const pages = providerPages(organization, issuer);
   const mayUseAdminApiResource = async (clientId: string) => {

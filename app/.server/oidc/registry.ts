@@ -103,6 +103,8 @@ export interface RegistryOptions {
    * Redis answers.
    */
   notifications: Pick<Database, "notify" | "listen">;
+  /** Plain SQL for the providers' durable token and grant rows. */
+  sql: Pick<Database, "query">;
   keys: KeyService;
   encryptionKey: Buffer;
   logger: Logger;
@@ -192,6 +194,7 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
         claimsOfSignedJwt,
         accessTokenTtl,
         prisma,
+        sql: options.sql,
         cache,
         store,
         allowPrivateNetworks: options.allowPrivateNetworks ?? false,
