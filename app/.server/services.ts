@@ -94,7 +94,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
   const lock = options.dataDirLock ?? (!config.databaseUrl && !pgliteDir.startsWith("memory://") ? lockDataDir(dataDir) : undefined);
   let db: Database;
   try {
-    db = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir });
+    db = tracing.observeDatabase(await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir }));
   } catch (error) {
     lock?.release();
     throw error;

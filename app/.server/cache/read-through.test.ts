@@ -78,8 +78,52 @@ describe("read-through cache on the memory store", () => {
     expect(load.calls).toBe(1);
     expect(first).toEqual(row);
     expect(second).toEqual(row);
-    expect(second).not.toBe(row);
-    expect(second!.createdAt).toBeInstanceOf(Date);
+    // Another process (its own memory, the same store) gets the stored copy, Dates as Dates.
+    const other = await createReadThroughCache(store, logCapture().logger, { namespace: "t1:" });
+    const stored = await other.getOrLoad("user:u1", 60, load);
+    expect(load.calls).toBe(1);
+    expect(stored).toEqual(row);
+    expect(stored).not.toBe(row);
+    expect(stored!.createdAt).toBeInstanceOf(Date);
+  });
+
+  it("hands every caller the same parsed copy, frozen, so that no caller can change what the next one reads", async () => {
+    const cache = await createReadThroughCache(store, logCapture().logger, { namespace: "t-frozen:" });
+    const load = countingLoader({ id: "c1", redirectUris: ["https://app.example/cb"], metadata: { tier: "gold" } });
+    const first = await cache.getOrLoad("client:c1", 60, load);
+    expect(() => first!.redirectUris.push("https://evil.example/cb")).toThrow(TypeError);
+    expect(() => {
+      (first!.metadata as { tier: string }).tier = "free";
+    }).toThrow(TypeError);
+    const second = await cache.getOrLoad("client:c1", 60, load);
+    expect(second).toBe(first);
+    expect(second).toEqual({ id: "c1", redirectUris: ["https://app.example/cb"], metadata: { tier: "gold" } });
+    expect(load.calls).toBe(1);
+  });
+
+  it("keeps no copy of a load that an invalidation overtook", async () => {
+    // A store that keeps nothing, so that only this process's parsed copy could answer stale.
+    const forgetful: CacheStore = { ...createMemoryStore(), set: async () => undefined };
+    const cache = await createReadThroughCache(forgetful, logCapture().logger);
+    let version = 1;
+    let release!: () => void;
+    let started!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const loading = new Promise<void>((resolve) => (started = resolve));
+    const slowLoad = async () => {
+      const read = { version };
+      started();
+      await gate;
+      return read;
+    };
+    const inFlight = cache.getOrLoad("org:o1", 60, slowLoad);
+    await loading;
+    // The organization changes and its writer invalidates while the old row is on its way.
+    version = 2;
+    await cache.invalidate("org:o1");
+    release();
+    expect(await inFlight).toEqual({ version: 1 });
+    expect(await cache.getOrLoad("org:o1", 60, async () => ({ version }))).toEqual({ version: 2 });
   });
 
   it("does not cache an absent entity, so a create right after is seen", async () => {
@@ -168,6 +212,52 @@ describe("read-through cache on the memory store", () => {
         throw new Error("database down");
       }),
     ).rejects.toThrow("database down");
+  });
+});
+
+describe("read-through cache on a store shared by several processes", () => {
+  function notificationBus() {
+    const bus = new EventEmitter();
+    return {
+      notify: async (channel: string, message: string) => void bus.emit(channel, message),
+      listen: async (channel: string, handler: (message: string) => void) => {
+        bus.on(channel, handler);
+        return async () => void bus.off(channel, handler);
+      },
+    };
+  }
+
+  it("drops this process's parsed copy when another process invalidates, through the database's notifications", async () => {
+    // Two nodes on one Redis: each keeps parsed copies in its own memory.
+    const { store } = switchableStore();
+    const notifications = notificationBus();
+    const one = await createReadThroughCache(store, logCapture().logger, { notifications });
+    const two = await createReadThroughCache(store, logCapture().logger, { notifications });
+    let status = "active";
+    const load = countingLoader(null as unknown);
+    const loadStatus = async () => {
+      await load();
+      return { status };
+    };
+    expect(await two.getOrLoad("client:c1", 60, loadStatus)).toEqual({ status: "active" });
+    status = "disabled";
+    await one.invalidate("client:c1");
+    expect(await two.getOrLoad("client:c1", 60, loadStatus)).toEqual({ status: "disabled" });
+    expect(load.calls).toBe(2);
+    await one.close();
+    await two.close();
+  });
+
+  it("keeps no parsed copy when no notifications can reach it, so every read asks the shared store", async () => {
+    const { store, values, state } = switchableStore();
+    const cache = await createReadThroughCache(store, logCapture().logger, {});
+    await cache.getOrLoad("client:c1", 60, async () => ({ status: "active" }));
+    await new Promise((resolve) => setImmediate(resolve));
+    // Another node, which this one cannot hear, replaced the shared entry.
+    values.set("cache:client:c1", serialize({ status: "disabled" }));
+    const gets = state.gets;
+    expect(await cache.getOrLoad("client:c1", 60, async () => ({ status: "active" }))).toEqual({ status: "disabled" });
+    expect(state.gets).toBe(gets + 1);
   });
 });
 

@@ -38,6 +38,24 @@ export function deserialize<T>(text: string): T {
   }) as T;
 }
 
+/**
+ * Values are also kept, parsed and frozen, in this process's memory for a short while, so that a
+ * hot organization, client or user costs neither a cache round trip nor a JSON parse per request
+ * (issue 18). Invalidations reach every process's copy through the database's notifications; the
+ * time to live bounds what a lost notification could leave behind.
+ */
+const LOCAL_TTL_MS = 30_000;
+const LOCAL_MAX_ENTRIES = 10_000;
+
+/** Frozen all the way down, so that no caller can change the copy the next caller gets. */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
 /** After a failed cache command, reads go straight to the database for this long. */
 const BYPASS_MS = 2_000;
 /**
@@ -96,46 +114,75 @@ export async function createReadThroughCache(
   // generation leaves every older entry unread until its time to live ends it.
   let generation = 0;
   const fullKey = (key: string) => (shared ? namespace + key : `${namespace}${generation}:${key}`);
-  const unlisten =
-    !shared && notifications
-      ? await notifications.listen(CACHE_INVALIDATION_CHANNEL, (message) => {
-          if (message === "*") {
-            generation += 1;
-            return;
-          }
-          let keys: unknown;
-          try {
-            keys = JSON.parse(message);
-          } catch {
-            keys = null;
-          }
-          if (!Array.isArray(keys) || !keys.every((k): k is string => typeof k === "string")) {
-            logger.warn({ channel: CACHE_INVALIDATION_CHANNEL }, "cache invalidation message ignored: not a list of keys");
-            return;
-          }
-          store.del(...keys.map(fullKey)).catch((error: unknown) => failed("invalidate", error));
-        })
-      : undefined;
+
+  // The parsed copies. Only where every other process's invalidations can reach them: a shared
+  // cache without notifications keeps none. A load that an invalidation overtook (the epoch moved
+  // on while it read) is handed out but not kept.
+  const keepsLocal = !shared || Boolean(notifications);
+  const local = new Map<string, { value: unknown; until: number }>();
+  let epoch = 0;
+  const forgetLocal = (keys: readonly string[] | "all") => {
+    epoch += 1;
+    if (keys === "all") local.clear();
+    else for (const key of keys) local.delete(key);
+  };
+  const keepLocal = (key: string, value: unknown, ttlSeconds: number, since: number) => {
+    if (!keepsLocal || since !== epoch) return;
+    if (local.size >= LOCAL_MAX_ENTRIES) local.delete(local.keys().next().value!);
+    local.set(key, { value, until: Date.now() + Math.min(LOCAL_TTL_MS, ttlSeconds * 1000) });
+  };
+
+  const unlisten = notifications
+    ? await notifications.listen(CACHE_INVALIDATION_CHANNEL, (message) => {
+        if (message === "*") {
+          forgetLocal("all");
+          generation += 1;
+          return;
+        }
+        let keys: unknown;
+        try {
+          keys = JSON.parse(message);
+        } catch {
+          keys = null;
+        }
+        if (!Array.isArray(keys) || !keys.every((k): k is string => typeof k === "string")) {
+          logger.warn({ channel: CACHE_INVALIDATION_CHANNEL }, "cache invalidation message ignored: not a list of keys");
+          return;
+        }
+        forgetLocal(keys);
+        // A shared cache was cleared by the writer; a cache in memory is this process's to clear.
+        if (!shared) store.del(...keys.map(fullKey)).catch((error: unknown) => failed("invalidate", error));
+      })
+    : undefined;
+
+  async function readThrough<T>(key: string, ttlSeconds: number, load: () => Promise<T | null>): Promise<T | null> {
+    if (bypassed() || !(await flushPending())) return load();
+    const entry = fullKey(key);
+    try {
+      const hit = await store.get(entry);
+      if (hit !== null) return deserialize<T>(hit);
+    } catch (error) {
+      failed("get", error);
+      return load();
+    }
+    const value = await load();
+    // Absent entities are not cached: a create right after must be visible at once.
+    if (value !== null) store.set(entry, serialize(value), ttlSeconds).catch((error: unknown) => failed("set", error));
+    return value;
+  }
 
   return {
     async getOrLoad<T>(key: string, ttlSeconds: number, load: () => Promise<T | null>) {
-      if (bypassed() || !(await flushPending())) return load();
-      const entry = fullKey(key);
-      try {
-        const hit = await store.get(entry);
-        if (hit !== null) return deserialize<T>(hit);
-      } catch (error) {
-        failed("get", error);
-        return load();
-      }
-      const value = await load();
-      // Absent entities are not cached: a create right after must be visible at once.
-      if (value !== null) {
-        store.set(entry, serialize(value), ttlSeconds).catch((error: unknown) => failed("set", error));
-      }
+      const kept = local.get(key);
+      if (kept && kept.until > Date.now()) return kept.value as T;
+      const since = epoch;
+      const value = await readThrough(key, ttlSeconds, load);
+      if (value === null) return null;
+      keepLocal(key, deepFreeze(value), ttlSeconds, since);
       return value;
     },
     async invalidate(...keys) {
+      forgetLocal(keys);
       const fullKeys = keys.map(fullKey);
       try {
         if (bypassed()) throw new Error("cache bypassed after a failure");
@@ -149,13 +196,16 @@ export async function createReadThroughCache(
         }
         scheduleFlush();
       }
-      if (shared) return;
-      // Every process of a PostgreSQL deployment without Redis caches in its own memory.
+      // Again once the shared entry is gone: a read that began after the first forget may have
+      // found the old entry there.
+      forgetLocal(keys);
+      // Every process keeps parsed copies, and without Redis its whole cache, in its own memory.
       // The keys without namespace or generation: each process maps them onto its own entries.
       await notifications?.notify(CACHE_INVALIDATION_CHANNEL, JSON.stringify(keys)).catch((error: unknown) => failed("notify", error));
     },
     ping: () => store.ping(),
     async close() {
+      local.clear();
       clearTimeout(retry);
       await unlisten?.();
       await store.close();

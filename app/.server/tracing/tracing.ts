@@ -1,6 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from "@opentelemetry/api";
 import type { CacheStore } from "../cache/store";
+import type { Database } from "../db/client";
 import type { JobQueue } from "../jobs/queue";
 import { wrapSend, type Mailer } from "../mail/mailer";
 import { routeLabel } from "../metrics/route-label";
@@ -15,6 +16,8 @@ export interface Tracing {
   /** A server span per request (continuing an incoming `traceparent`), named by route template. */
   observeHttp(handler: RequestListener): RequestListener;
   observeCache(store: CacheStore): CacheStore;
+  /** Spans for the statements sent past Prisma (`Database.query`); Prisma's own come from its instrumentation. */
+  observeDatabase(db: Database): Database;
   observeJobs(jobs: JobQueue): JobQueue;
   observeMailer(mailer: Mailer): Mailer;
   /** Sends what is buffered (tests; shutdown does it too). */
@@ -50,6 +53,7 @@ const OFF: Tracing = {
   enabled: false,
   observeHttp: (handler) => handler,
   observeCache: (store) => store,
+  observeDatabase: (db) => db,
   observeJobs: (jobs) => jobs,
   observeMailer: (mailer) => mailer,
   flush: async () => {},
@@ -107,6 +111,12 @@ export async function startTracing(options: TracingOptions): Promise<Tracing> {
         ping: () => store.ping(),
         close: () => store.close(),
       };
+    },
+    observeDatabase(db) {
+      // The statement's text has placeholders, never its values (token hashes, payloads).
+      const query: Database["query"] = (text, values) =>
+        inSpan(`postgresql ${text.trimStart().split(/\s/, 1)[0]!.toUpperCase()}`, { "db.system.name": "postgresql", "db.query.text": text }, () => db.query(text, values), SpanKind.CLIENT);
+      return { ...db, query };
     },
     observeJobs(jobs) {
       return {
