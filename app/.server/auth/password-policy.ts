@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import type * as CommonWords from "@zxcvbn-ts/language-common";
 
 /**
  * NIST SP 800-63B rules for every place a password is set: at least the configured minimum
@@ -22,7 +23,7 @@ function breachedPasswords(): Set<string> {
   // Required when a password is first set, not imported at start: the package's word lists cost
   // ~12 MB that a server nobody sets a password on never needs (issue 18).
   if (!breached) {
-    const { dictionary } = createRequire(import.meta.url)("@zxcvbn-ts/language-common") as typeof import("@zxcvbn-ts/language-common");
+    const { dictionary } = createRequire(import.meta.url)("@zxcvbn-ts/language-common") as typeof CommonWords;
     breached = new Set(dictionary["passwords-common"].map((p) => p.toLowerCase()));
   }
   return breached;

@@ -1,3 +1,4 @@
+import type * as WebAuthn from "@simplewebauthn/server";
 import type {
   AuthenticationResponseJSON,
   AuthenticatorTransport,
@@ -25,7 +26,7 @@ import type { Services } from "../services";
  *     grow (written with a compare-and-set, so two uses of one assertion never both pass).
  */
 
-let webauthnLibrary: Promise<typeof import("@simplewebauthn/server")> | undefined;
+let webauthnLibrary: Promise<typeof WebAuthn> | undefined;
 /** The WebAuthn library loads with the first ceremony: its ASN.1 and COSE code costs ~0.3 CPU-s and ~20 MB at start (issue 18). */
 const webauthn = () => (webauthnLibrary ??= import("@simplewebauthn/server"));
 
