@@ -111,8 +111,9 @@ export async function createServices(config: Config, logger: Logger, options: Cr
   // PostgreSQL holds what must survive (decision 024); Redis, when configured, only accelerates.
   const store = createPostgresStore(db, logger);
   const cacheStore = tracing.observeCache(config.redisUrl ? await createRedisStore(config.redisUrl, logger, options.redisPrefix) : createMemoryStore());
-  // The embedded database has one process (the DATA_DIR lock): nobody else to tell of invalidations.
-  const cache = await createReadThroughCache(cacheStore, logger, db.kind === "postgres" ? { notifications: db } : {});
+  // Invalidations reach every process's copies through the database's notifications; on the
+  // embedded database (one process, the DATA_DIR lock) they stay in this one.
+  const cache = await createReadThroughCache(cacheStore, logger, { notifications: db });
   const encrypter = createEncrypter(encryptionKey);
 
   // A key change reaches the providers of its organization only ("*": the shared keys, or a
