@@ -286,7 +286,9 @@ async function measure(base: string, n: number, redisUrl: string | undefined): P
     DATABASE_URL: url.toString(),
     DATA_DIR: dataDir,
     ENCRYPTION_KEY: encryptionKey.toString("base64"),
-    ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
+    // Each N has a database of its own: its cache entries must not meet another N's (the same
+    // client ids in other organizations).
+    ...(redisUrl ? { REDIS_URL: redisUrl, REDIS_PREFIX: `porta-orgs-${randomBytes(6).toString("hex")}:` } : {}),
   };
   const pool = new pg.Pool({ connectionString: url.toString(), max: 2 });
   try {

@@ -41,7 +41,10 @@ async function main() {
     ADMIN_BOOTSTRAP_PASSWORD: "bench-Admin-password-1",
     LOG_LEVEL: "silent",
   });
-  const porta = await startPorta(config, createLogger("silent"), { host: "127.0.0.1" });
+  const porta = await startPorta(config, createLogger("silent"), {
+    host: "127.0.0.1",
+    ...(process.env.REDIS_PREFIX ? { redisPrefix: process.env.REDIS_PREFIX } : {}),
+  });
   const startMs = performance.now() - t0;
   onStop(() => porta.close(2_000));
   const accessToken = process.env.ADMIN_TOKEN === "1" ? (await seedAdminList(porta, 0)).accessToken : undefined;

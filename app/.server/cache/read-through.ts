@@ -45,7 +45,8 @@ export function deserialize<T>(text: string): T {
  * time to live bounds what a lost notification could leave behind.
  */
 const LOCAL_TTL_MS = 30_000;
-const LOCAL_MAX_ENTRIES = 10_000;
+/** The hot set of a node; a few MB at most, so that traffic spread over 100,000 organizations does not grow it. */
+const LOCAL_MAX_ENTRIES = 2_000;
 
 /** Frozen all the way down, so that no caller can change the copy the next caller gets. */
 function deepFreeze<T>(value: T): T {
