@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
@@ -10,19 +9,11 @@ import type { QueueSettings } from "~/.server/jobs/queue";
 import { createLogger } from "~/.server/logging/logger";
 import { startPorta, type RunningPorta } from "~/.server/start";
 import { createTestDatabase } from "./database";
+import { freePort } from "./process";
 
 export const TEST_ADMIN = { email: "admin@porta.test", password: "correct horse battery staple 42" };
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from "./process";
 
 /** Collects the JSON log lines a server writes, so tests can assert on them. */
 export function captureLogs() {

@@ -8,15 +8,31 @@ import { fileURLToPath } from "node:url";
 /** The repository root, where `server.ts` lives. */
 export const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
-/** A TCP port nobody listens on right now (this module stays free of the server's imports). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
+/**
+ * A TCP port nobody listens on right now (this module stays free of the server's imports).
+ *
+ * The port is probed and closed, and the server listens on it later, after its database is
+ * ready. A port the kernel chose (`listen(0)`) comes from the ephemeral range, which every
+ * other `listen(0)` and outgoing connection of the parallel test files draws from too, and CI
+ * once lost a suite to EADDRINUSE in that window. So ports come from below the ephemeral range
+ * (32768–60999 on Linux), from a slice of a thousand that belongs to this vitest worker alone.
+ */
+export async function freePort(): Promise<number> {
+  const slice = Number(process.env.VITEST_POOL_ID ?? 0) % 12;
+  for (let attempt = 0; attempt < 1_000; attempt++) {
+    const port = 20_000 + slice * 1_000 + (nextInSlice++ % 1_000);
+    if (await nobodyListensOn(port)) return port;
+  }
+  throw new Error(`no free port left in 20000 + ${slice * 1_000}..+999`);
+}
+
+let nextInSlice = Math.floor(Math.random() * 1_000);
+
+function nobodyListensOn(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once("error", () => resolve(false));
+    probe.listen({ port, host: "0.0.0.0", exclusive: true }, () => probe.close(() => resolve(true)));
   });
 }
 
