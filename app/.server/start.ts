@@ -9,7 +9,9 @@ import { bootstrap, type BootstrapResult } from "./bootstrap/bootstrap";
 import type { Config } from "./config/env";
 import { createHttpApp } from "./http/app";
 import { answerClientError } from "./http/client-error";
+import { protocolFirst, type ProtocolFirstOptions } from "./http/protocol-first";
 import { wellKnownFirst } from "./http/well-known-first";
+import { createProtocolHandler } from "./oidc/mount";
 import { metricsOnMainPort, startMetricsServer } from "./metrics/serve";
 import { PROJECT_ROOT } from "./root";
 import { createServices, type CreateServicesOptions, type Services } from "./services";
@@ -53,6 +55,7 @@ export async function startPorta(config: Config, logger: Logger, options: StartO
       signingKeys: services.keys,
     });
 
+    const protocol = createProtocolHandler(services.oidc, services.store, services.limits);
     let app;
     let closeVite: (() => Promise<void>) | undefined;
     if (mode === "development") {
@@ -61,15 +64,21 @@ export async function startPorta(config: Config, logger: Logger, options: StartO
       closeVite = () => devServer.close();
       app = createHttpApp(services, {
         mode,
+        protocol,
         viteMiddleware: devServer.middlewares,
         build: () => devServer.ssrLoadModule("virtual:remix/server-build") as Promise<ServerBuild>,
       });
     } else {
-      app = createHttpApp(services, { mode, build: await loadProductionBuild() });
+      app = createHttpApp(services, { mode, protocol, build: await loadProductionBuild() });
     }
 
-    // Discovery and JWKS are answered before Express (http/well-known-first.ts).
-    const wellKnown = wellKnownFirst({ registry: services.oidc, baseUrl: config.baseUrl, mode, logger: services.logger }, app);
+    // Discovery and JWKS, then grants, introspection and revocation, are answered before Express
+    // (http/well-known-first.ts, http/protocol-first.ts).
+    const machine = protocolFirst(
+      { serve: protocol, baseUrl: config.baseUrl, mode, logger: services.logger, trustProxy: app.get("trust proxy fn") as ProtocolFirstOptions["trustProxy"] },
+      app,
+    );
+    const wellKnown = wellKnownFirst({ registry: services.oidc, baseUrl: config.baseUrl, mode, logger: services.logger }, machine);
     const scrape = metricsOnMainPort(services.metrics, config.metrics.token, services.logger);
     const handler = services.metrics.observeHttp(
       services.tracing.observeHttp((req, res) => {

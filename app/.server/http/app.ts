@@ -8,10 +8,11 @@ import express, { type ErrorRequestHandler, type RequestHandler } from "express"
 import helmet from "helmet";
 import { BRANDING_ASSET_ROUTE, serveBrandingAsset } from "../branding/serve";
 import { checkHealth } from "../health/health";
-import { protocolRoutes } from "../oidc/mount";
+import { protocolRoutes, type ProtocolHandler } from "../oidc/mount";
 import { registrationRoutes } from "../registration/routes";
 import type { Services } from "../services";
 import { edgeGuard } from "./edge-guard";
+import { answerInternalError } from "./internal-error";
 import { publicOrigin } from "./public-origin";
 import { PROJECT_ROOT } from "../root";
 import { requestIdAndAccessLog } from "./request-id";
@@ -25,6 +26,8 @@ export interface HttpAppOptions {
   mode: "production" | "development";
   /** Vite's middleware in development; production serves build/client instead. */
   viteMiddleware?: RequestHandler;
+  /** Serves /{slug}/<protocol path> (oidc/mount.ts); the lane before Express shares it. */
+  protocol: ProtocolHandler;
 }
 
 export function createHttpApp(services: Services, options: HttpAppOptions): express.Express {
@@ -63,7 +66,7 @@ export function createHttpApp(services: Services, options: HttpAppOptions): expr
   });
 
   app.use("/:slug/register", registrationRoutes(services, services.limits));
-  app.use("/:slug", protocolRoutes(services.oidc, services.store, services.limits));
+  app.use("/:slug", protocolRoutes(options.protocol));
   app.get(BRANDING_ASSET_ROUTE, serveBrandingAsset(services));
 
   if (options.viteMiddleware) {
@@ -95,11 +98,7 @@ export function createHttpApp(services: Services, options: HttpAppOptions): expr
       res.status(answer.status).set(answer.headers);
       return res.json({ error: { code: answer.code, message: answer.message, requestId: res.locals.requestId } });
     }
-    logger.error({ err: error }, "unhandled error");
-    if (res.headersSent) return res.end();
-    res.status(500).json({
-      error: { code: "internal_error", message: "Something went wrong. Quote the request id when you report it.", requestId: res.locals.requestId },
-    });
+    answerInternalError(logger, res, res.locals.requestId as string | undefined, error);
   };
   app.use(onError);
   return app;

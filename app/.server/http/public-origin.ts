@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from "node:http";
 import type { RequestHandler } from "express";
 
 /**
@@ -11,22 +12,30 @@ import type { RequestHandler } from "express";
  * agrees on it.
  */
 export function publicOrigin(baseUrl: string): RequestHandler {
+  const toPublic = rewriteToPublicOrigin(baseUrl);
   const base = new URL(baseUrl);
-  const proto = base.protocol.slice(0, -1);
   return (req, res, next) => {
-    const ip = req.ip;
     // Kept only to recognise a same-origin form post from a browser on another host name (edge-guard.ts).
     res.locals.requestHost = req.headers.host;
-    req.headers.host = base.host;
-    req.headers["x-forwarded-host"] = base.host;
-    req.headers["x-forwarded-proto"] = proto;
-    delete req.headers["x-forwarded-port"];
-    delete req.headers.forwarded;
-    if (ip) req.headers["x-forwarded-for"] = ip;
-    else delete req.headers["x-forwarded-for"];
+    toPublic(req.headers, req.ip);
     // Express would still take the scheme from the socket when the peer is no trusted proxy.
-    Object.defineProperty(req, "protocol", { value: proto, configurable: true });
+    Object.defineProperty(req, "protocol", { value: base.protocol.slice(0, -1), configurable: true });
     Object.defineProperty(req, "hostname", { value: base.hostname, configurable: true });
     next();
+  };
+}
+
+/** The header rewrite itself, for the lane before Express too (http/protocol-first.ts). */
+export function rewriteToPublicOrigin(baseUrl: string): (headers: IncomingHttpHeaders, ip: string | undefined) => void {
+  const base = new URL(baseUrl);
+  const proto = base.protocol.slice(0, -1);
+  return (headers, ip) => {
+    headers.host = base.host;
+    headers["x-forwarded-host"] = base.host;
+    headers["x-forwarded-proto"] = proto;
+    delete headers["x-forwarded-port"];
+    delete headers.forwarded;
+    if (ip) headers["x-forwarded-for"] = ip;
+    else delete headers["x-forwarded-for"];
   };
 }

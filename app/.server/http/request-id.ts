@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { trace } from "@opentelemetry/api";
 import type { RequestHandler } from "express";
 import type { Logger } from "pino";
@@ -19,25 +20,30 @@ export function requestIdFrom(incoming: string | string[] | undefined): string {
  */
 export function requestIdAndAccessLog(logger: Logger): RequestHandler {
   return (req, res, next) => {
-    const requestId = requestIdFrom(req.get("x-request-id"));
+    const requestId = startRequest(logger, req, res, () => req.originalUrl.split("?")[0]!);
     res.locals.requestId = requestId;
-    res.setHeader("X-Request-Id", requestId);
-    // The request's trace carries the id the logs carry (decision 051).
-    trace.getActiveSpan()?.setAttribute("porta.request_id", requestId);
-    const started = process.hrtime.bigint();
+    requestContext.run({ requestId }, next);
+  };
+}
+
+/**
+ * The id, its response header and trace attribute, and the access line on finish; `pathOf` is read
+ * then (without the query), so it logs the canonical path the protocol handler rewrote. The
+ * caller runs the rest of the request in `requestContext`.
+ */
+export function startRequest(logger: Logger, req: IncomingMessage, res: ServerResponse, pathOf: () => string): string {
+  const requestId = requestIdFrom(req.headers["x-request-id"]);
+  res.setHeader("X-Request-Id", requestId);
+  // The request's trace carries the id the logs carry (decision 051).
+  trace.getActiveSpan()?.setAttribute("porta.request_id", requestId);
+  const started = process.hrtime.bigint();
+  if (req.url?.split("?")[0] !== "/health") {
     res.on("finish", () => {
-      if (req.path === "/health") return;
       logger.info(
-        {
-          requestId,
-          method: req.method,
-          path: req.originalUrl.split("?")[0],
-          status: res.statusCode,
-          durationMs: Number((process.hrtime.bigint() - started) / 1_000n) / 1000,
-        },
+        { requestId, method: req.method, path: pathOf(), status: res.statusCode, durationMs: Number((process.hrtime.bigint() - started) / 1_000n) / 1000 },
         "request",
       );
     });
-    requestContext.run({ requestId }, next);
-  };
+  }
+  return requestId;
 }

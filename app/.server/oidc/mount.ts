@@ -1,5 +1,6 @@
 import type { JWTPayload } from "jose";
-import express, { type Request, type RequestHandler } from "express";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import express, { type Request, type RequestHandler, type Response } from "express";
 import { isDatabaseUnavailable } from "../db/errors";
 import { answerTemporarilyUnavailable } from "./unavailable";
 import { SLUG_PATTERN_ANY_CASE } from "~/schemas/slug";
@@ -34,6 +35,30 @@ const TOKEN_ENDPOINTS = new Set(["/token/introspection", "/token/revocation"]);
 /** Stands in for a structured token that is not one of this organization's: no token has this id. */
 const UNKNOWN_TOKEN = "porta-unknown-token";
 
+/** A request as the protocol handler reads it: Node's, with the form it parsed and the mount it saw. */
+export type ProtocolIncoming = IncomingMessage & { body?: Record<string, unknown>; originalUrl?: string };
+
+/** Where a protocol request was sent, as the caller (Express, or the lane before it) routed it. */
+export interface ProtocolTarget {
+  slug: string;
+  /** Below /{slug}, without the query; one that PROTOCOL_PATH admits. */
+  path: string;
+  /** The query string without its "?" ("" for none). */
+  search: string;
+  /** The client's address under TRUST_PROXY. */
+  ip: string | undefined;
+}
+
+/** Serves one protocol request; rejects only with errors that are not the database's absence. */
+export type ProtocolHandler = (req: ProtocolIncoming, res: ServerResponse, target: ProtocolTarget) => Promise<void>;
+
+function sendJson(res: ServerResponse, status: number, body: unknown) {
+  res.statusCode = status;
+  res.setHeader("Cache-Control", "no-store");
+  res.setHeader("Content-Type", "application/json; charset=utf-8");
+  res.end(JSON.stringify(body));
+}
+
 /** Why a protocol form was refused before the provider saw it; the provider's own error body. */
 class FormRefusal extends Error {
   constructor(
@@ -50,9 +75,9 @@ class FormRefusal extends Error {
  * a value holds text PostgreSQL cannot store (~/schemas/text). The provider then reads the
  * parsed form (it logs once that it found one).
  */
-function parseProtocolForm(req: Request): Promise<Record<string, unknown> | undefined> {
+function parseProtocolForm(req: ProtocolIncoming, res: ServerResponse): Promise<Record<string, unknown> | undefined> {
   return new Promise((resolve, reject) => {
-    parseForm(req, req.res!, (error?: unknown) => {
+    parseForm(req as Request, res as Response, (error?: unknown) => {
       if (error) {
         const type = (error as { type?: string }).type;
         return reject(
@@ -61,7 +86,7 @@ function parseProtocolForm(req: Request): Promise<Record<string, unknown> | unde
             : new FormRefusal(400, "The request body is not a valid form."),
         );
       }
-      const body = req.body as Record<string, unknown> | undefined;
+      const body = req.body;
       const bad = body ? findUnrepresentable(body) : undefined;
       if (bad !== undefined) return reject(new FormRefusal(400, `The parameter ${bad.split(".")[0]} ${UNREPRESENTABLE_MESSAGE}.`));
       resolve(body);
@@ -91,73 +116,95 @@ async function presentJwtsByJti(body: Record<string, unknown> | undefined, tenan
  * told `slow_down`; a browser that used up its code entries is handed to the provider without
  * a code, and the page says to wait (pages.ts).
  */
-async function deviceFlowRefusal(req: Request, body: Record<string, unknown> | undefined, tenant: TenantProvider, store: KeyValueStore, limits: RateLimits | undefined): Promise<boolean> {
-  if (req.path === "/auth/token" && body?.grant_type === DEVICE_CODE_GRANT && typeof body.device_code === "string" && body.device_code !== "") {
+async function deviceFlowRefusal(
+  req: ProtocolIncoming,
+  res: ServerResponse,
+  target: ProtocolTarget,
+  tenant: TenantProvider,
+  store: KeyValueStore,
+  limits: RateLimits | undefined,
+): Promise<boolean> {
+  const body = req.body;
+  if (target.path === "/auth/token" && body?.grant_type === DEVICE_CODE_GRANT && typeof body.device_code === "string" && body.device_code !== "") {
     if (!(await pollsTooSoon(store, tenant.organization.id, body.device_code))) return false;
-    req.res!.status(400).setHeader("Cache-Control", "no-store").json({ error: "slow_down", error_description: "The device polls too often: wait 5 seconds longer between requests." });
+    sendJson(res, 400, { error: "slow_down", error_description: "The device polls too often: wait 5 seconds longer between requests." });
     return true;
   }
-  if (req.path === "/device" && limits && body && typeof body.user_code === "string" && body.confirm === undefined && body.abort === undefined) {
-    const outcome = await limits.consume("deviceCodeEntryIp", `${tenant.organization.id}:${req.ip ?? "unknown"}`);
+  if (target.path === "/device" && limits && body && typeof body.user_code === "string" && body.confirm === undefined && body.abort === undefined) {
+    const outcome = await limits.consume("deviceCodeEntryIp", `${tenant.organization.id}:${target.ip ?? "unknown"}`);
     if (!outcome.allowed) {
       body.user_code = "";
       limitedCodeEntries.add(req);
-      req.res!.setHeader("Retry-After", String(outcome.retryAfterSeconds));
+      res.setHeader("Retry-After", String(outcome.retryAfterSeconds));
     }
   }
   return false;
 }
 
-/** Mount as `app.use("/:slug", protocolRoutes(registry, store, limits))`. */
-export function protocolRoutes(registry: ProviderRegistry, store: KeyValueStore, limits?: RateLimits): RequestHandler {
+/**
+ * Hands a protocol request to its organization's provider: the form parsed and checked, JWTs
+ * presented by their jti, device polling paced, form posts to authorize/end-session parked, and
+ * the provider shown the canonical /{slug} it is mounted at. Node's request and response only,
+ * so that Express (protocolRoutes) and the lane before it (http/protocol-first.ts) share it.
+ */
+export function createProtocolHandler(registry: ProviderRegistry, store: KeyValueStore, limits?: RateLimits): ProtocolHandler {
+  async function serve(req: ProtocolIncoming, res: ServerResponse, target: ProtocolTarget): Promise<void> {
+    const tenant = await registry.get(target.slug);
+    if (!tenant) return sendJson(res, 404, { error: "not_found", error_description: "There is no such organization." });
+    let { path, search } = target;
+    let presented: JWTPayload | undefined;
+    if (req.method === "POST") {
+      let body;
+      try {
+        body = await parseProtocolForm(req, res);
+      } catch (error) {
+        if (!(error instanceof FormRefusal)) throw error;
+        if (error.status === 413) res.setHeader("Connection", "close");
+        return sendJson(res, error.status, { error: "invalid_request", error_description: error.description });
+      }
+      if (TOKEN_ENDPOINTS.has(path)) presented = await presentJwtsByJti(body, tenant);
+      if (await deviceFlowRefusal(req, res, target, tenant, store, limits)) return;
+      if (POSTABLE_PATHS.has(path)) {
+        const next = await parkPostedRequest(store, tenant.organization.id, path, body);
+        res.statusCode = 303;
+        res.setHeader("Cache-Control", "no-store");
+        res.setHeader("Location", `/${tenant.organization.slug}${next}`);
+        res.end();
+        return;
+      }
+    } else if (req.method === "GET" && POSTABLE_PATHS.has(path)) {
+      const parked = await takePostedRequest(store, tenant.organization.id, new URLSearchParams(search));
+      if (parked !== null) search = parked;
+    }
+    // `/{slug}/token` is the admin client library's shape of the token endpoint.
+    if (path === "/token") path = "/auth/token";
+    req.url = search ? `${path}?${search}` : path;
+    // The provider derives every URL it hands out (discovery endpoints, redirects to resume
+    // an authorization, cookie paths) from the path it was reached at: it always sees the
+    // canonical one, so /ACME/... behaves exactly like /acme/...
+    req.originalUrl = `/${tenant.organization.slug}${req.url}`;
+    const cacheControl = req.method === "GET" ? publicCacheControlOf(path) : undefined;
+    if (cacheControl) res.setHeader("Cache-Control", cacheControl);
+    const device = { ip: target.ip ?? null, userAgent: keptUserAgent(req.headers["user-agent"]) };
+    if (path === "/me") {
+      userinfoRequest.run(true, () => tenant.callback(req, res));
+    } else {
+      requestDevice.run(device, () => withVerifiedJwt(presented, () => tenant.callback(req, res)));
+    }
+  }
+  return (req, res, target) =>
+    serve(req, res, target).catch((error: unknown) => {
+      if (!isDatabaseUnavailable(error) || res.headersSent) throw error;
+      answerTemporarilyUnavailable(res);
+    });
+}
+
+/** Mount as `app.use("/:slug", protocolRoutes(handler))`. */
+export function protocolRoutes(serve: ProtocolHandler): RequestHandler {
   return (req, res, next) => {
     const slug = req.params.slug;
     if (!slug || !SLUG_PATTERN_ANY_CASE.test(slug) || !PROTOCOL_PATH.test(req.path)) return next();
-    registry.get(slug).then(async (tenant) => {
-      if (!tenant) {
-        res.status(404).json({ error: "not_found", error_description: "There is no such organization." });
-        return;
-      }
-      let presented: JWTPayload | undefined;
-      if (req.method === "POST") {
-        let body;
-        try {
-          body = await parseProtocolForm(req);
-        } catch (error) {
-          if (!(error instanceof FormRefusal)) throw error;
-          if (error.status === 413) res.setHeader("Connection", "close");
-          res.status(error.status).setHeader("Cache-Control", "no-store");
-          res.json({ error: "invalid_request", error_description: error.description });
-          return;
-        }
-        if (TOKEN_ENDPOINTS.has(req.path)) presented = await presentJwtsByJti(body, tenant);
-        if (await deviceFlowRefusal(req, body, tenant, store, limits)) return;
-        if (POSTABLE_PATHS.has(req.path)) {
-          const next = await parkPostedRequest(store, tenant.organization.id, req.path, body);
-          res.status(303).setHeader("Cache-Control", "no-store").setHeader("Location", `/${tenant.organization.slug}${next}`).end();
-          return;
-        }
-      } else if (req.method === "GET" && POSTABLE_PATHS.has(req.path)) {
-        const parked = await takePostedRequest(store, tenant.organization.id, new URLSearchParams(req.url.slice(req.path.length + 1)));
-        if (parked !== null) req.url = parked ? `${req.path}?${parked}` : req.path;
-      }
-      // `/{slug}/token` is the admin client library's shape of the token endpoint.
-      if (req.path === "/token") req.url = "/auth/token" + req.url.slice("/token".length);
-      // The provider derives every URL it hands out (discovery endpoints, redirects to resume
-      // an authorization, cookie paths) from the path it was reached at: it always sees the
-      // canonical one, so /ACME/... behaves exactly like /acme/...
-      req.originalUrl = `/${tenant.organization.slug}${req.url}`;
-      const cacheControl = req.method === "GET" ? publicCacheControlOf(req.path) : undefined;
-      if (cacheControl) res.setHeader("Cache-Control", cacheControl);
-      const device = { ip: req.ip ?? null, userAgent: keptUserAgent(req.get("user-agent")) };
-      if (req.path === "/me") {
-        userinfoRequest.run(true, () => tenant.callback(req, res));
-      } else {
-        requestDevice.run(device, () => withVerifiedJwt(presented, () => tenant.callback(req, res)));
-      }
-    }).catch((error: unknown) => {
-      if (!isDatabaseUnavailable(error) || res.headersSent) return next(error);
-      answerTemporarilyUnavailable(res);
-    });
+    const q = req.url.indexOf("?");
+    serve(req, res, { slug, path: req.path, search: q === -1 ? "" : req.url.slice(q + 1), ip: req.ip }).catch(next);
   };
 }
