@@ -2,12 +2,12 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import proxyaddr from "proxy-addr";
 import type { Logger } from "pino";
 import { SLUG_PATTERN_ANY_CASE } from "~/schemas/slug";
-import { requestContext } from "../logging/logger";
 import type { ProtocolHandler, ProtocolIncoming } from "../oidc/mount";
 import { answerInternalError } from "./internal-error";
 import { rewriteToPublicOrigin } from "./public-origin";
 import { startRequest } from "./request-id";
 import { staticSecurityHeaders } from "./security-headers";
+import { inRequestScope } from "../request-scope";
 
 type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -49,7 +49,7 @@ export function protocolFirst(options: ProtocolFirstOptions, next: NodeHandler):
     toPublic(req.headers, ip);
     const requestId = startRequest(logger, req, res, () => (req.originalUrl ?? req.url ?? "").split("?")[0]!);
     for (const [name, value] of security) res.setHeader(name, value);
-    requestContext.run({ requestId }, () => {
+    inRequestScope({ requestId }, () => {
       serve(req, res, { slug: match[1]!, path: match[2]!, search: "", ip }).catch((error: unknown) => answerInternalError(logger, res, requestId, error));
     });
   };

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { trace } from "@opentelemetry/api";
 import type { RequestHandler } from "express";
 import type { Logger } from "pino";
-import { requestContext } from "../logging/logger";
+import { inRequestScope } from "../request-scope";
 
 const INCOMING_ID = /^[A-Za-z0-9._:-]{8,128}$/;
 
@@ -22,14 +22,14 @@ export function requestIdAndAccessLog(logger: Logger): RequestHandler {
   return (req, res, next) => {
     const requestId = startRequest(logger, req, res, () => req.originalUrl.split("?")[0]!);
     res.locals.requestId = requestId;
-    requestContext.run({ requestId }, next);
+    inRequestScope({ requestId }, next);
   };
 }
 
 /**
  * The id, its response header and trace attribute, and the access line on finish; `pathOf` is read
  * then (without the query), so it logs the canonical path the protocol handler rewrote. The
- * caller runs the rest of the request in `requestContext`.
+ * caller runs the rest of the request in its scope (`inRequestScope({ requestId }, …)`).
  */
 export function startRequest(logger: Logger, req: IncomingMessage, res: ServerResponse, pathOf: () => string): string {
   const requestId = requestIdFrom(req.headers["x-request-id"]);

@@ -1,8 +1,5 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import pino, { type Logger } from "pino";
-
-/** Carries the request id to every log line written while a request is handled. */
-export const requestContext = new AsyncLocalStorage<{ requestId: string }>();
+import { requestScope } from "../request-scope";
 
 /**
  * Paths that may carry secrets. Porta never logs bodies or query strings, so these are a second
@@ -29,9 +26,10 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       level,
       base: { service: "porta" },
       redact: { paths: REDACT, censor: "[redacted]" },
+      // The request id of the request being handled goes on every line written for it.
       mixin() {
-        const ctx = requestContext.getStore();
-        return ctx ? { requestId: ctx.requestId } : {};
+        const requestId = requestScope()?.requestId;
+        return requestId ? { requestId } : {};
       },
     },
     destination,

@@ -4,7 +4,7 @@ import type { Adapter, AdapterPayload } from "oidc-provider";
 import type { Prisma } from "~/generated/prisma/client";
 import type { Database } from "../db/client";
 import type { KeyValueStore } from "../cache/store";
-import { requestDevice } from "./request-device";
+import { requestScope } from "../request-scope";
 import { accountSessionsKey, sessionDeviceKey } from "./sessions";
 import { verifiedJwtClaims, withVerifiedJwt } from "./verified-jwt";
 
@@ -277,7 +277,7 @@ function ephemeralAdapter({ store, organizationId }: AdapterContext, model: stri
       if (model === "Interaction") indexes.push(recordInteractionOrigin(store, id, organizationId, payload, ttl));
       if (model === "Session" && payload.accountId) {
         indexes.push(store.addToSet(accountSessionsKey(organizationId, payload.accountId), key(id), ttl));
-        const device = requestDevice.getStore();
+        const device = requestScope()?.device;
         if (device) indexes.push(store.set(sessionDeviceKey(key(id)), JSON.stringify({ ...device, seenAt: Math.floor(Date.now() / 1000) }), ttl));
       }
       await Promise.all(indexes);

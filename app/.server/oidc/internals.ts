@@ -2,12 +2,9 @@
  * The single module that reaches into oidc-provider beyond its documented configuration.
  * Each patch is small, applied per provider instance, and covered by a protocol test.
  */
-import { AsyncLocalStorage } from "node:async_hooks";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type Provider from "oidc-provider";
-
-/** Set while Express hands a userinfo request to a provider (see mount.ts). */
-export const userinfoRequest = new AsyncLocalStorage<boolean>();
+import { requestScope } from "../request-scope";
 
 interface ClientPrototype {
   clientId: string;
@@ -42,7 +39,7 @@ export function acceptOwnAudienceAtUserinfo(provider: Provider, audiences: strin
   const original = model.find;
   model.find = async function (this: unknown, ...args: unknown[]) {
     const token = await original.apply(this, args);
-    if (token && userinfoRequest.getStore()) {
+    if (token && requestScope()?.userinfo) {
       const aud = Array.isArray(token.aud) && token.aud.length === 1 ? token.aud[0] : token.aud;
       if (typeof aud === "string" && audiences.includes(aud)) token.aud = undefined;
     }

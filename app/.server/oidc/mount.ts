@@ -5,12 +5,11 @@ import { isDatabaseUnavailable } from "../db/errors";
 import { answerTemporarilyUnavailable } from "./unavailable";
 import { SLUG_PATTERN_ANY_CASE } from "~/schemas/slug";
 import { findUnrepresentable, UNREPRESENTABLE_MESSAGE } from "~/schemas/text";
-import { userinfoRequest } from "./internals";
-import { keptUserAgent, requestDevice } from "./request-device";
+import { keptUserAgent } from "./request-device";
+import { inRequestScope } from "../request-scope";
 import type { KeyValueStore } from "../cache/store";
 import { parkPostedRequest, POSTABLE_PATHS, takePostedRequest } from "./posted-requests";
 import type { ProviderRegistry, TenantProvider } from "./registry";
-import { withVerifiedJwt } from "./verified-jwt";
 import type { RateLimits } from "../rate-limit/limiters";
 import { DEVICE_CODE_GRANT } from "~/schemas/client";
 import { limitedCodeEntries, pollsTooSoon } from "./device-flow";
@@ -186,11 +185,7 @@ export function createProtocolHandler(registry: ProviderRegistry, store: KeyValu
     const cacheControl = req.method === "GET" ? publicCacheControlOf(path) : undefined;
     if (cacheControl) res.setHeader("Cache-Control", cacheControl);
     const device = { ip: target.ip ?? null, userAgent: keptUserAgent(req.headers["user-agent"]) };
-    if (path === "/me") {
-      userinfoRequest.run(true, () => tenant.callback(req, res));
-    } else {
-      requestDevice.run(device, () => withVerifiedJwt(presented, () => tenant.callback(req, res)));
-    }
+    inRequestScope(path === "/me" ? { userinfo: true } : { device, verifiedJwt: presented }, () => tenant.callback(req, res));
   }
   return (req, res, target) =>
     serve(req, res, target).catch((error: unknown) => {

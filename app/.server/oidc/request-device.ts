@@ -1,5 +1,3 @@
-import { AsyncLocalStorage } from "node:async_hooks";
-
 /**
  * Where a browser session was last used from, so a person can tell their sessions apart on the
  * account page. Set around each request a provider serves (mount.ts); the ephemeral adapter keeps
@@ -9,8 +7,6 @@ export interface RequestDevice {
   ip: string | null;
   userAgent: string | null;
 }
-
-export const requestDevice = new AsyncLocalStorage<RequestDevice>();
 
 /** The part of a User-Agent header worth keeping: bounded, printable. */
 export function keptUserAgent(value: string | undefined): string | null {

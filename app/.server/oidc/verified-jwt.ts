@@ -1,19 +1,17 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import type { JWTPayload } from "jose";
+import { inRequestScope, requestScope } from "../request-scope";
 
 /**
  * The claims of the access token JWT a protocol request presented, once its signature has been
  * verified for the organization (oidc/mount.ts, adapter.ts). Token records that Porta does not
  * store (client_credentials tokens: their JWT is the record) are read from here by their jti.
  */
-const current = new AsyncLocalStorage<JWTPayload>();
-
 export function withVerifiedJwt<T>(claims: JWTPayload | undefined, fn: () => T): T {
-  return claims ? current.run(claims, fn) : fn();
+  return claims ? inRequestScope({ verifiedJwt: claims }, fn) : fn();
 }
 
 /** The verified claims of this request's JWT when its jti is `jti`. */
 export function verifiedJwtClaims(jti: string): JWTPayload | undefined {
-  const claims = current.getStore();
+  const claims = requestScope()?.verifiedJwt;
   return claims?.jti === jti ? claims : undefined;
 }
