@@ -1,6 +1,7 @@
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { codeFlow, type OrgRef, relyingPartySetup } from "../support/oidc";
+import { createClient } from "../support/factories";
+import { clientConfiguration, codeFlow, type OrgRef, relyingPartySetup } from "../support/oidc";
 import { startTestPorta, type TestPorta } from "../support/porta";
 
 /**
@@ -44,4 +45,37 @@ it("a refresh grant of an organization without custom claims reads the token and
   expect(rotated?.id_token).toBeTruthy();
   expect(statements.filter((sql) => /CustomClaim/.test(sql))).toEqual([]);
   expect(statements).toHaveLength(5);
+});
+
+/**
+ * A JWT presented for introspection is verified first, so what it is is known: a client's own
+ * token (client_credentials, never stored) cannot be a stored access token or a refresh token.
+ */
+it("introspecting a client_credentials token looks up no stored token (only whether it was revoked)", async () => {
+  const { client, secret } = await createClient(porta.services.db.prisma, org.id, { grantTypes: ["client_credentials"] });
+  const machine = await clientConfiguration(porta, org, client, { secret: secret!.value });
+  const { access_token } = await oidc.clientCredentialsGrant(machine);
+  await oidc.tokenIntrospection(machine, access_token);
+  let introspected: oidc.IntrospectionResponse | undefined;
+  const statements = await statementsOf(async () => {
+    introspected = await oidc.tokenIntrospection(machine, access_token);
+  });
+  expect(introspected?.active).toBe(true);
+  expect(statements.filter((sql) => /OidcPayload/.test(sql))).toEqual([]);
+
+  await oidc.tokenRevocation(machine, access_token);
+  expect((await oidc.tokenIntrospection(machine, access_token)).active).toBe(false);
+});
+
+it("introspecting a person's access token reads the token and its grant: two statements, no refresh token lookup", async () => {
+  const tokens = await codeFlow(porta, org, config, { accountId: userId, scope: "openid email offline_access", redirectUri: "https://rp.example.com/cb", params: { prompt: "consent" } });
+  await oidc.tokenIntrospection(config, tokens.access_token);
+  let introspected: oidc.IntrospectionResponse | undefined;
+  const statements = await statementsOf(async () => {
+    introspected = await oidc.tokenIntrospection(config, tokens.access_token);
+  });
+  expect(introspected).toMatchObject({ active: true, sub: userId });
+  expect(statements).toHaveLength(2);
+  // The refresh token itself is still found by its own introspection.
+  expect((await oidc.tokenIntrospection(config, tokens.refresh_token!)).active).toBe(true);
 });

@@ -108,7 +108,8 @@ export function createAdapterFactory(context: AdapterContext): (name: string) =>
   return (name: string) => {
     const adapter =
       name === "ClientCredentials" ? clientCredentialsAdapter(context) : DURABLE_MODELS.has(name) ? durableAdapter(context, name) : ephemeralAdapter(context, name);
-    return JWT_MODELS.has(name) ? lookUpJwtsByJti(adapter, context) : adapter;
+    const known = name === "AccessToken" || name === "RefreshToken" ? notForVerifiedJwts(adapter, name) : adapter;
+    return JWT_MODELS.has(name) ? lookUpJwtsByJti(known, context) : known;
   };
 }
 
@@ -133,6 +134,24 @@ function lookUpJwtsByJti(adapter: Adapter, { claimsOfSignedJwt }: AdapterContext
       if (!JWT_SHAPE.test(value)) return adapter.destroy(value);
       const claims = await claimsOfSignedJwt(value);
       if (claims) await withVerifiedJwt(claims, () => adapter.destroy(claims.jti!));
+    },
+  };
+}
+
+/**
+ * Introspection and revocation ask every token model at once for the value presented. When
+ * that value is the jti of a JWT verified in this request (oidc/mount.ts), what it names is
+ * known: an access token, never a refresh token; and a client's own token (subject = client,
+ * RFC 9068 §2.2) is never stored (clientCredentialsAdapter). Those lookups could find nothing
+ * and cost a statement each, so they are not made.
+ */
+function notForVerifiedJwts(adapter: Adapter, model: "AccessToken" | "RefreshToken"): Adapter {
+  return {
+    ...adapter,
+    async find(id) {
+      const claims = verifiedJwtClaims(id);
+      if (claims && (model === "RefreshToken" || claims.sub === claims.client_id)) return undefined;
+      return adapter.find(id);
     },
   };
 }
