@@ -1,4 +1,8 @@
-import { Parser } from "htmlparser2";
+import type * as Htmlparser2 from "htmlparser2";
+import { requiredOnFirstUse } from "../lazy";
+
+/** Loaded with the first logo upload, not at every start (decision 056). */
+const htmlparser2 = requiredOnFirstUse<typeof Htmlparser2>("htmlparser2");
 
 /**
  * Rebuilds an uploaded SVG from an allowlist (docs/decisions/011-svg-sanitizing.md): the file is
@@ -80,7 +84,7 @@ export function sanitizeSvg(input: string): string {
   let rootClosed = false;
   let tooDeep = false;
 
-  const parser = new Parser(
+  const parser = new (htmlparser2().Parser)(
     {
       onopentag(name, attributes) {
         if (stack.length >= MAX_DEPTH) tooDeep = true;

@@ -1,4 +1,5 @@
-import { parse } from "csv-parse/sync";
+import type * as CsvParseLibrary from "csv-parse/sync";
+import { requiredOnFirstUse } from "../lazy";
 import { BULK_CSV_COLUMNS } from "~/schemas/bulk";
 
 /**
@@ -7,6 +8,9 @@ import { BULK_CSV_COLUMNS } from "~/schemas/bulk";
  * its errors (operations.N.field) are shown against the file's line (N + 2).
  */
 
+/** Loaded with the first bulk upload, not at every start (decision 056). */
+const csvParse = requiredOnFirstUse<typeof CsvParseLibrary>("csv-parse/sync");
+
 export type CsvOperation = Record<string, string | boolean>;
 
 export type CsvParse = { ok: true; operations: CsvOperation[] } | { ok: false; problem: "empty" | "unreadable" | "columns"; detail?: string };
@@ -14,7 +18,7 @@ export type CsvParse = { ok: true; operations: CsvOperation[] } | { ok: false; p
 export function parseBulkCsv(text: string): CsvParse {
   let records: Array<Record<string, string>>;
   try {
-    records = parse(text, { columns: true, skip_empty_lines: true, trim: true, bom: true, max_record_size: 10_000 }) as Array<Record<string, string>>;
+    records = csvParse().parse(text, { columns: true, skip_empty_lines: true, trim: true, bom: true, max_record_size: 10_000 }) as Array<Record<string, string>>;
   } catch (error) {
     return { ok: false, problem: "unreadable", detail: error instanceof Error ? error.message : undefined };
   }

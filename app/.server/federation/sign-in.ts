@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import * as oidc from "openid-client";
+import type * as Oidc from "openid-client";
 import type { RequestMeta } from "../auth/actors";
 import { anonymousActor } from "../auth/actors";
 import { finishSignIn } from "../auth/finish-sign-in";
@@ -11,6 +11,7 @@ import { guardedFetch } from "../oidc/outbound";
 import { consumeEach, refundEach, type LimitName, type LimitOutcome } from "../rate-limit/limiters";
 import type { Services } from "../services";
 import { getOrganizationBySlug } from "../directory/organizations";
+import { onFirstUse } from "../lazy";
 import { appleClientSecret, appleFirstSignInName } from "./apple";
 import { githubAuthorizationUrl, githubPerson } from "./github";
 import { claimMappingOf, clientSecretOf, enabledProviders, endpointsOf, federationCallbackUrl, providerForEmail, trustOf, type ProviderRow } from "./providers";
@@ -39,19 +40,23 @@ interface PendingUpstream {
   verifier: string;
 }
 
+/** openid-client (with oauth4webapi) loads with the first federated sign-in, not at every start (decision 056). */
+const openidClient = onFirstUse(() => import("openid-client"));
+
 /** The upstream's configuration (discovery document) per provider version, kept a few minutes. */
-const discovered = new Map<string, { at: number; config: oidc.Configuration }>();
+const discovered = new Map<string, { at: number; config: Oidc.Configuration }>();
 
 const upstreamFetch = (services: Services) =>
   guardedFetch({ allowPrivateNetworks: services.config.outboundAllowPrivateNetworks, timeoutMs: OUTBOUND_TIMEOUT_MS, maxBytes: OUTBOUND_MAX_BYTES });
 
-export async function upstreamConfiguration(services: Services, row: ProviderRow): Promise<oidc.Configuration> {
+export async function upstreamConfiguration(services: Services, row: ProviderRow): Promise<Oidc.Configuration> {
+  const oidc = await openidClient();
   const cacheKey = `${row.id}:${row.version}`;
   const hit = discovered.get(cacheKey);
   if (hit && Date.now() - hit.at < DISCOVERY_TTL_MS) return hit.config;
   const allowPrivate = services.config.outboundAllowPrivateNetworks;
   const guarded = upstreamFetch(services);
-  const fetchGuarded: oidc.CustomFetch = (url, options) => guarded(url, options as RequestInit);
+  const fetchGuarded: Oidc.CustomFetch = (url, options) => guarded(url, options as RequestInit);
   const secret = clientSecretOf(services.encrypter, row);
   // Apple's client secret is a JWT signed with its key, sent in the body (the only method Apple takes).
   const auth =
@@ -99,6 +104,7 @@ async function enabledProvider(services: Services, organizationId: string, provi
 
 /** Sends the browser to the upstream provider, with state, nonce and PKCE kept for this interaction. */
 export async function startFederatedSignIn(services: Services, ic: InteractionContext, input: { providerId: string; loginHint?: string; ip: string | null }): Promise<StartOutcome> {
+  const oidc = await openidClient();
   const limit = await checkFailures(services, failureLimits(ic, input.ip));
   if (!limit.allowed) return { kind: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
   const row = await enabledProvider(services, ic.organization.id, input.providerId);
@@ -118,7 +124,7 @@ export async function startFederatedSignIn(services: Services, ic: InteractionCo
     });
     return { kind: "redirect", to };
   }
-  let config: oidc.Configuration;
+  let config: Oidc.Configuration;
   try {
     config = await upstreamConfiguration(services, row);
   } catch (error) {
@@ -235,6 +241,7 @@ export async function completeFederatedSignIn(
 
 /** The answer checked, then the account, then the sign-in or the second factor. */
 async function checkAnswer(services: Services, ic: InteractionContext, input: { search: URLSearchParams; meta: RequestMeta; language: string }): Promise<CompleteOutcome> {
+  const oidc = await openidClient();
   const state = input.search.get("state") ?? "";
   const taken = state ? await services.store.take(stateKey(state)) : null;
   const pending = taken ? (JSON.parse(taken) as PendingUpstream) : null;
@@ -289,7 +296,7 @@ async function checkAnswer(services: Services, ic: InteractionContext, input: { 
     }
   }
 
-  let config: oidc.Configuration;
+  let config: Oidc.Configuration;
   try {
     config = await upstreamConfiguration(services, row);
   } catch (error) {

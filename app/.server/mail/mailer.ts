@@ -4,6 +4,7 @@ import { type Logger } from "pino";
 import { isEmailAddress } from "~/schemas/email";
 import { type Config } from "../config/env";
 import { outboxDir, writeOutboxMessage } from "./outbox";
+import { onFirstUse } from "../lazy";
 
 export interface OutgoingMessage {
   to: string;
@@ -114,10 +115,8 @@ function createSmtpMailer(config: Config, logger: Logger): Mailer {
     disableUrlAccess: true,
   };
   // nodemailer is loaded by the first message, not at start: most servers send mail rarely (issue 18).
-  let transport: Promise<Transporter> | undefined;
   let opened: Transporter | undefined;
-  const connect = () =>
-    (transport ??= import("nodemailer").then(({ default: nodemailer }) => (opened = nodemailer.createTransport(transportOptions))));
+  const connect = onFirstUse(() => import("nodemailer").then(({ default: nodemailer }) => (opened = nodemailer.createTransport(transportOptions))));
   return {
     kind: "smtp",
     async send(input) {

@@ -11,6 +11,7 @@ import type { Passkey } from "~/generated/prisma/client";
 import { userActor, type RequestMeta } from "../auth/actors";
 import { inTransaction, type Context, type Db } from "../context";
 import type { Services } from "../services";
+import { onFirstUse } from "../lazy";
 
 /**
  * Passkeys (WebAuthn, decision 041) on top of @simplewebauthn/server: the options a browser
@@ -26,9 +27,8 @@ import type { Services } from "../services";
  *     grow (written with a compare-and-set, so two uses of one assertion never both pass).
  */
 
-let webauthnLibrary: Promise<typeof WebAuthn> | undefined;
 /** The WebAuthn library loads with the first ceremony: its ASN.1 and COSE code costs ~0.3 CPU-s and ~20 MB at start (issue 18). */
-const webauthn = () => (webauthnLibrary ??= import("@simplewebauthn/server"));
+const webauthn = onFirstUse((): Promise<typeof WebAuthn> => import("@simplewebauthn/server"));
 
 export const MAX_PASSKEYS_PER_USER = 10;
 export const PASSKEY_NAME_MAX = 64;

@@ -1,4 +1,8 @@
-import { Secret, TOTP } from "otpauth";
+import type * as Otpauth from "otpauth";
+import { requiredOnFirstUse } from "../../lazy";
+
+/** Loaded with the first TOTP enrolment or check, not at every start (decision 056). */
+const otpauth = requiredOnFirstUse<typeof Otpauth>("otpauth");
 
 /** RFC 6238: SHA-1, 6 digits, 30-second steps, one step of tolerance either way. */
 export const TOTP_PERIOD_SECONDS = 30;
@@ -6,10 +10,11 @@ export const TOTP_DIGITS = 6;
 export const TOTP_WINDOW = 1;
 
 export function generateTotpSecret(): string {
-  return new Secret({ size: 20 }).base32;
+  return new (otpauth().Secret)({ size: 20 }).base32;
 }
 
 function totpFor(secretBase32: string, issuer = "Porta", label = "account") {
+  const { Secret, TOTP } = otpauth();
   return new TOTP({ issuer, label, algorithm: "SHA1", digits: TOTP_DIGITS, period: TOTP_PERIOD_SECONDS, secret: Secret.fromBase32(secretBase32) });
 }
 
