@@ -1,6 +1,6 @@
 import { expect, test, type Page } from "@playwright/test";
 import { check as checkPage, signInToConsole, watchForPageErrors } from "./console-helpers";
-import { answerRelyingParty, startAuthorization } from "./journey-helpers";
+import { answerRelyingParty, callbackAfter, startAuthorization } from "./journey-helpers";
 import { CONSOLE_ADMINS, readSeed, type Seed } from "./seed";
 
 /**
@@ -108,9 +108,8 @@ test("a locked-out person is found from the organization's figure, shown until w
   await tryPassword(ownerPage, org, email, USER_PASSWORD);
   await expect(ownerPage.getByRole("heading", { level: 1 })).toHaveText("Test client wants to access your account");
   await expect(ownerPage.getByText(email)).toBeVisible();
-  await ownerPage.getByRole("button", { name: "Allow" }).click();
-  await ownerPage.waitForURL((url) => url.href.startsWith(org.redirectUri));
-  expect(new URL(ownerPage.url()).searchParams.get("code")).toBeTruthy();
+  const callback = await callbackAfter(ownerPage, org.redirectUri, () => ownerPage.getByRole("button", { name: "Allow" }).click());
+  expect(callback.searchParams.get("code")).toBeTruthy();
   await owner.close();
   expect(problems).toEqual([]);
 });

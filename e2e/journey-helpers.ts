@@ -67,6 +67,20 @@ export async function startAuthorization(org: RelyingPartyOf, extra: Record<stri
  * Playwright's waitForURL may instead reject with the network error (net::ERR_NAME_NOT_RESOLVED)
  * before the error page has replaced the document.
  */
+/**
+ * Does `action`, which ends with the browser sent to the relying party's callback, and returns the
+ * URL it was sent to (with the code), read from the request itself: Chromium sometimes bypasses
+ * the context's route for a redirect and ends on its error page, where page.url() no longer holds
+ * the code (net::ERR_NAME_NOT_RESOLVED). Then waits until that navigation has ended.
+ */
+export async function callbackAfter(page: Page, redirectUri: string, action: () => Promise<unknown>): Promise<URL> {
+  const sent = page.waitForRequest((request) => request.isNavigationRequest() && request.url().startsWith(redirectUri));
+  await action();
+  const callback = new URL((await sent).url());
+  await settleOnCallback(page, redirectUri);
+  return callback;
+}
+
 export async function settleOnCallback(page: Page, redirectUri: string) {
   const ended = () => page.url().startsWith("chrome-error:") || page.url().startsWith(redirectUri);
   await expect.poll(ended, { timeout: 15_000, message: `the navigation to ${redirectUri} ended` }).toBe(true);

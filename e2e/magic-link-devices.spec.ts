@@ -4,7 +4,7 @@ import * as oidc from "openid-client";
 import type english from "../public/locales/en/login.json";
 import { watchForPageErrors } from "./console-helpers";
 import { readMailbox } from "./mail-peer";
-import { answerRelyingParty, checkPage, startAuthorization } from "./journey-helpers";
+import { answerRelyingParty, callbackAfter, checkPage, startAuthorization } from "./journey-helpers";
 import { readSeed, type Seed } from "./seed";
 
 /**
@@ -66,9 +66,8 @@ test("a link opened on the phone signs the laptop in after the laptop's number i
 
     // The laptop's page notices on its own and goes on: consent, then the relying party.
     await expect(page.getByRole("button", { name: en.consent.allow })).toBeVisible({ timeout: 20_000 });
-    await page.getByRole("button", { name: en.consent.allow }).click();
-    await page.waitForURL((u) => u.href.startsWith(org.redirectUri));
-    const tokens = await oidc.authorizationCodeGrant(config, new URL(page.url()), { pkceCodeVerifier: verifier, expectedState: state });
+    const callback = await callbackAfter(page, org.redirectUri, () => page.getByRole("button", { name: en.consent.allow }).click());
+    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state });
     expect(tokens.claims()?.sub).toBe(org.user.id);
     expect([...problems, ...phoneProblems]).toEqual([]);
   } finally {

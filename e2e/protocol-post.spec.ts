@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
-import { expect, test, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import * as oidc from "openid-client";
 import type english from "../public/locales/en/login.json";
 import { watchForPageErrors } from "./console-helpers";
-import { discover, screenshot, startAuthorization } from "./journey-helpers";
+import { callbackAfter, discover, screenshot, startAuthorization } from "./journey-helpers";
 import { readSeed, type Seed } from "./seed";
 
 /**
@@ -29,12 +29,6 @@ function postingPage(action: string, fields: Record<string, string>): string {
   return `<!doctype html><html lang=en><title>Relying party</title><form method="post" action="${action}">${inputs}<button>Continue</button></form><script>document.forms[0].submit()</script></html>`;
 }
 
-async function callbackOf(page: Page, redirectUri: string, start: () => Promise<unknown>): Promise<URL> {
-  const callback = page.waitForRequest((request) => request.url().startsWith(redirectUri));
-  await start();
-  return new URL((await callback).url());
-}
-
 test("a relying party on another site POSTs its sign-in and sign-out requests; the session carries across", async ({ browser }, testInfo) => {
   const org = seed.organizations.find((o) => o.row === "password")!;
   const context = await browser.newContext({ locale: "en-US" });
@@ -57,7 +51,7 @@ test("a relying party on another site POSTs its sign-in and sign-out requests; t
     await screenshot(page, testInfo, "post-authorize-login");
     await page.getByLabel(en.signIn.email, { exact: true }).fill(org.user.email);
     await page.getByLabel(en.signIn.password, { exact: true }).fill(org.user.password);
-    const firstCallback = await callbackOf(page, org.redirectUri, async () => {
+    const firstCallback = await callbackAfter(page, org.redirectUri, async () => {
       await page.getByRole("button", { name: en.signIn.submit }).click();
       const allow = page.getByRole("button", { name: en.consent.allow });
       await allow.or(page.getByRole("heading", { name: "Back at the relying party" })).first().waitFor();
@@ -73,7 +67,7 @@ test("a relying party on another site POSTs its sign-in and sign-out requests; t
     page.on("request", (request) => {
       if (request.isNavigationRequest() && request.url().includes("/interaction/")) interactions.push(request.url());
     });
-    const secondCallback = await callbackOf(page, org.redirectUri, () => page.goto("http://rp.example.test/again"));
+    const secondCallback = await callbackAfter(page, org.redirectUri, () => page.goto("http://rp.example.test/again"));
     expect(interactions).toEqual([]);
     const again = await oidc.authorizationCodeGrant(second.config, secondCallback, { pkceCodeVerifier: second.verifier, expectedState: second.state });
     expect(again.claims()?.sub).toBe(org.user.id);

@@ -5,7 +5,7 @@ import { Secret, TOTP } from "otpauth";
 import type english from "../public/locales/en/login.json";
 import { watchForPageErrors } from "./console-helpers";
 import { readMailbox } from "./mail-peer";
-import { answerRelyingParty, discover, screenshot, startAuthorization } from "./journey-helpers";
+import { answerRelyingParty, callbackAfter, discover, screenshot, startAuthorization } from "./journey-helpers";
 import { readSeed, type Seed, type SeededTwoFactorOrganization } from "./seed";
 
 /**
@@ -51,14 +51,15 @@ async function signInWithPassword(page: Page, testInfo: TestInfo, org: SeededTwo
 /** After the last factor: allows consent if it is asked, lands on the redirect_uri, and redeems the code. */
 async function finishAtRelyingParty(page: Page, testInfo: TestInfo, org: SeededTwoFactorOrganization, rp: Awaited<ReturnType<typeof startAuthorization>>, shot: string) {
   await page.waitForURL((url) => url.href.startsWith(org.redirectUri) || /^\/interaction\/[^/]+$/.test(url.pathname));
-  if (!page.url().startsWith(org.redirectUri)) {
+  let callback: URL;
+  if (page.url().startsWith(org.redirectUri)) {
+    callback = new URL(page.url());
+  } else {
     await expect(page.getByRole("heading", { level: 1 })).toHaveText(en.consent.title.replace("{{client}}", "Test client"));
     await screenshot(page, testInfo, `${shot}-consent`);
-    await page.getByRole("button", { name: en.consent.allow }).click();
-    await page.waitForURL((url) => url.href.startsWith(org.redirectUri));
+    callback = await callbackAfter(page, org.redirectUri, () => page.getByRole("button", { name: en.consent.allow }).click());
   }
   await screenshot(page, testInfo, `${shot}-callback`);
-  const callback = new URL(page.url());
   expect(callback.searchParams.get("code")).toBeTruthy();
   const tokens = await oidc.authorizationCodeGrant(rp.config, callback, { pkceCodeVerifier: rp.verifier, expectedState: rp.state });
   expect(tokens.claims()?.sub).toBe(org.user.id);
