@@ -126,7 +126,7 @@ describe("recipe: change a rate limit", () => {
     const database = await openMigratedDatabase();
     try {
       let magicLink = { points: 2, durationSeconds: 60 };
-      const limits = createRateLimits(database.db.prisma, async (name) => (name === "magicLink" ? magicLink : DEFAULT_LIMITS[name]));
+      const limits = createRateLimits(database.db, async (name) => (name === "magicLink" ? magicLink : DEFAULT_LIMITS[name]));
       expect((await limits.consume("magicLink", "a@example.test")).allowed).toBe(true);
       expect((await limits.consume("magicLink", "a@example.test")).allowed).toBe(true);
       const third = await limits.consume("magicLink", "a@example.test");

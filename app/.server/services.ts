@@ -202,7 +202,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     keys,
     oidc,
     audit,
-    limits: metrics.observeLimits(createRateLimits(db.prisma, rulesFromSettings(settings))),
+    limits: metrics.observeLimits(createRateLimits(db, rulesFromSettings(settings))),
     passwords,
     csrf: createCsrfGuard(encryptionKey),
     mailer,
