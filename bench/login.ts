@@ -45,12 +45,19 @@ export interface Argon2Run {
   params: { memoryCost: number; timeCost: number; parallelism: number };
 }
 
+/** Porta's CPU per step of a returning sign-in, read between the steps of sign-ins made one at a time. */
+export interface StepCpu {
+  logins: number;
+  cpuMs: Record<string, number>;
+}
+
 export interface LoginFigures {
   users: number;
   concurrency: number;
   first: LoginRun;
   returning: LoginRun;
   argon2: Argon2Run;
+  steps: StepCpu;
 }
 
 export interface LoginBenchOptions {
@@ -71,15 +78,27 @@ async function statementCount(info: ServerInfo): Promise<number> {
   return Number(await (await fetch(info.statementsUrl)).text());
 }
 
+/** Where signIn adds Porta's CPU per step: only meaningful while no other sign-in runs. */
+interface CpuLaps {
+  read(): number;
+  ms: Record<string, number>;
+}
+
 /** One sign-in of account `user` from client address `ip`, in a browser of its own; returns whether consent was asked. */
-async function signIn(info: ServerInfo, user: number, password: string, ip: string, steps: Record<string, number>): Promise<boolean> {
+async function signIn(info: ServerInfo, user: number, password: string, ip: string, steps: Record<string, number>, cpu?: CpuLaps): Promise<boolean> {
   const go = cookieClient();
   const headers = { "x-forwarded-for": ip };
   let t = performance.now();
+  let c = cpu?.read() ?? 0;
   const lap = (step: string) => {
     const now = performance.now();
     steps[step] = (steps[step] ?? 0) + now - t;
     t = now;
+    if (cpu) {
+      const used = cpu.read();
+      cpu.ms[step] = (cpu.ms[step] ?? 0) + 1000 * (used - c);
+      c = used;
+    }
   };
   const verifier = randomBytes(32).toString("base64url");
   const authorize = new URL(`${info.issuer}/auth/authorize`);
@@ -96,6 +115,7 @@ async function signIn(info: ServerInfo, user: number, password: string, ip: stri
   await started.arrayBuffer();
   const location = started.headers.get("location");
   if (started.status !== 303 || !location) throw new Error(`authorize answered ${started.status}`);
+  lap("authorize");
   const page = new URL(location, authorize).href;
   const pageRes = await go(page, { headers });
   const html = await pageRes.text();
@@ -227,6 +247,16 @@ function rawArgon2(concurrency: number, seconds: number): Promise<Argon2Run> {
   });
 }
 
+/** Returning sign-ins made one at a time, so that Porta's CPU between two steps is that step's. */
+const SERIAL_LOGINS = 60;
+
+async function cpuBySteps(options: LoginBenchOptions, accounts: () => number, nextIp: () => string): Promise<StepCpu> {
+  const cpu: CpuLaps = { read: () => options.portaCpuSeconds(), ms: {} };
+  const wall: Record<string, number> = {};
+  for (let i = 0; i < SERIAL_LOGINS; i++) await signIn(options.info, accounts(), options.info.loginUsers!.password, nextIp(), wall, cpu);
+  return { logins: SERIAL_LOGINS, cpuMs: Object.fromEntries(Object.entries(cpu.ms).map(([step, ms]) => [step, ms / SERIAL_LOGINS])) };
+}
+
 export async function measureLogins(options: LoginBenchOptions): Promise<LoginFigures> {
   const users = options.info.loginUsers?.count ?? 0;
   if (users === 0) throw new Error("Porta seeded no accounts for the password-login benchmark (SEED_LOGIN_USERS)");
@@ -248,6 +278,7 @@ export async function measureLogins(options: LoginBenchOptions): Promise<LoginFi
   };
   // A short warm-up, then ABBA rounds: logins, raw, raw, logins, … so that drift hits both alike.
   await run(options, returning, 1, nextIp);
+  const steps = await cpuBySteps(options, returning, nextIp);
   const slice = Math.max(2, options.seconds / options.rounds);
   const logins: LoginRun[] = [];
   const raws: Argon2Run[] = [];
@@ -270,6 +301,7 @@ export async function measureLogins(options: LoginBenchOptions): Promise<LoginFi
     concurrency: options.concurrency,
     first,
     returning: pool(logins),
+    steps,
     argon2: {
       verifications,
       seconds: rawSeconds,
@@ -308,5 +340,11 @@ export function loginLines(f: LoginFigures): string[] {
     `| raw Argon2id verifications (${fmt(a.verifications)} in ${a.seconds.toFixed(1)} s) | ${a.perSecond.toFixed(1)} | ${a.cpuMsPerVerification.toFixed(1)} | — | 1× | 1× | | |`,
     "",
     `Client-side ms per returning sign-in by step: ${steps(r)}; first sign-in: ${steps(first)}. CPU ratio: raw CPU per verification / Porta's CPU per login (all threads of each process, so Argon2's thread-pool time counts on both sides).`,
+    "",
+    `Porta's CPU ms per returning sign-in by step, ${f.steps.logins} sign-ins one at a time (the process's CPU read between steps): ` +
+      Object.entries(f.steps.cpuMs)
+        .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+        .join(", ") +
+      `; total ${Object.values(f.steps.cpuMs).reduce((a, b) => a + b, 0).toFixed(1)}, of which one Argon2id verification is ~${a.cpuMsPerVerification.toFixed(1)} (raw, above) in the password step.`,
   ];
 }

@@ -10,7 +10,8 @@
  * - cold build: the first discovery request of an organization no request has touched yet, minus
  *   a second (warm) one, sequentially for BENCH_ORGS_COLD organizations;
  * - provider build in-process: the registry's `get` for min(N, BENCH_ORGS_FILL) more untouched
- *   organizations, one after another (BENCH_PROFILE_DIR: CPU profile of those builds);
+ *   organizations, one after another (BENCH_PROFILE_DIR: CPU profile of those builds, and of the
+ *   round-robin client_credentials run: <dir>/orgs-cc-round-robin-<N>.cpuprofile);
  * - heap per cached provider: heapUsed after full GCs before and after those builds, divided
  *   by their number;
  * - discovery and client_credentials p50/p95 and rate for one organization, then round-robin
@@ -52,6 +53,20 @@ const SEED_BATCH = 10_000;
 const FORM = "application/x-www-form-urlencoded";
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (line: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
+const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
+/** With BENCH_PROFILE_DIR, `work` runs under a CPU profile of Porta, written to <dir>/orgs-<label>.cpuprofile (flow.ts profileOnSignal). */
+async function profiled<T>(pid: number, label: string, work: () => Promise<T>): Promise<T> {
+  if (!PROFILE_DIR) return work();
+  writeFileSync(path.join(PROFILE_DIR, "label"), label);
+  process.kill(pid, "SIGUSR2");
+  await sleep(200);
+  try {
+    return await work();
+  } finally {
+    process.kill(pid, "SIGUSR2");
+    await sleep(1_000);
+  }
+}
 const slugOf = (i: number) => `org-${String(i).padStart(6, "0")}`;
 
 /* ------------------------------------------------------------------ processes */
@@ -349,7 +364,9 @@ async function measure(base: string, n: number, redisUrl: string | undefined): P
       const discoveryOne = await cannon({ url: porta.url, requests: [{ method: "GET", path: discoveryOf(one) }] }, porta.pid);
       const discoveryAll = await cannon({ url: porta.url, requests: [{ method: "GET", setupRequest: (req) => ({ ...req, path: discoveryOf(nextSlug()) }) }] }, porta.pid);
       const ccOne = await cannon({ url: porta.url, requests: [ccRequest(one)] }, porta.pid);
-      const ccAll = await cannon({ url: porta.url, requests: [{ setupRequest: (req) => ({ ...req, ...ccRequest(nextSlug()) }) }] }, porta.pid);
+      const ccAll = await profiled(porta.pid, `cc-round-robin-${n}`, () =>
+        cannon({ url: porta.url, requests: [{ setupRequest: (req) => ({ ...req, ...ccRequest(nextSlug()) }) }] }, porta.pid),
+      );
 
       log(`N=${n}: Admin API list and search`);
       const headers = { authorization: `Bearer ${accessToken}` };

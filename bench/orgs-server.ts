@@ -23,7 +23,7 @@ import { parseConfig } from "../app/.server/config/env";
 import { createLogger } from "../app/.server/logging/logger";
 import { startPorta, type RunningPorta } from "../app/.server/start";
 import { seedAdminList } from "./admin-list-seed";
-import { onStop } from "./flow";
+import { onStop, profileOnSignal } from "./flow";
 
 async function main() {
   const t0 = performance.now();
@@ -47,6 +47,7 @@ async function main() {
   });
   const startMs = performance.now() - t0;
   onStop(() => porta.close(2_000));
+  await profileOnSignal("orgs");
   const accessToken = process.env.ADMIN_TOKEN === "1" ? (await seedAdminList(porta, 0)).accessToken : undefined;
 
   const gc = (globalThis as { gc?: () => void }).gc;
