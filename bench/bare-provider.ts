@@ -158,7 +158,23 @@ async function main() {
   };
 
   const provider = new Provider(issuer, configuration);
-  const server = createServer(provider.callback());
+  async function finishInteraction(uid: string): Promise<string> {
+    const interaction = await provider.Interaction.find(uid);
+    if (!interaction) throw new Error(`interaction ${uid} not found`);
+    return interaction.prompt.name === "login" ? recordLogin(interaction, { accountId: ACCOUNT_ID, amr: ["pwd"] }) : recordConsent(provider, interaction);
+  }
+  // No sign-in pages here: a GET of an interaction is finished at once (the fixed account, no
+  // password; or the consent its prompt asks for) and sent on to the resume URL, so that the
+  // login bench can measure the engine's own authorization-code flow (login.ts measureBareFlow).
+  const callback = provider.callback();
+  const server = createServer((req, res) => {
+    const uid = req.method === "GET" ? /^\/interaction\/([\w-]+)$/.exec(req.url ?? "")?.[1] : undefined;
+    if (!uid) return void callback(req, res);
+    finishInteraction(uid).then(
+      (next) => void res.writeHead(303, { location: next }).end(),
+      (error: unknown) => void res.writeHead(500).end(String(error)),
+    );
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, "127.0.0.1", () => resolve());
@@ -178,13 +194,7 @@ async function main() {
     tokenEndpoint: `${issuer}/token`,
     clientId: CLIENT_ID,
     secret,
-    async finishInteraction(uid) {
-      const interaction = await provider.Interaction.find(uid);
-      if (!interaction) throw new Error(`interaction ${uid} not found`);
-      return interaction.prompt.name === "login"
-        ? recordLogin(interaction, { accountId: ACCOUNT_ID, amr: ["pwd"] })
-        : recordConsent(provider, interaction);
-    },
+    finishInteraction,
   });
 
   await profileOnSignal("bare");

@@ -58,6 +58,8 @@ export interface LoginFigures {
   returning: LoginRun;
   argon2: Argon2Run;
   steps: StepCpu;
+  /** The bare provider's own flow (measureBareFlow), when the runner has one. */
+  bareSteps?: StepCpu;
 }
 
 export interface LoginBenchOptions {
@@ -68,6 +70,8 @@ export interface LoginBenchOptions {
   rounds: number;
   /** CPU seconds Porta's process has used so far. */
   portaCpuSeconds(): number;
+  /** The bare provider, whose own authorization-code flow is measured beside (measureBareFlow). */
+  bare?: { info: ServerInfo; cpuSeconds(): number };
   /** Runs `work` under a CPU profile of Porta when profiling is on (first round only). */
   profiled<T>(label: string, round: number, work: () => Promise<T>): Promise<T>;
   log(line: string): void;
@@ -257,6 +261,69 @@ async function cpuBySteps(options: LoginBenchOptions, accounts: () => number, ne
   return { logins: SERIAL_LOGINS, cpuMs: Object.fromEntries(Object.entries(cpu.ms).map(([step, ms]) => [step, ms / SERIAL_LOGINS])) };
 }
 
+/**
+ * The engine's own flow, for the floor under a sign-in's cost: authorize → the login that the
+ * bare provider's stub records at a GET of the interaction (no page, no password) → resume →
+ * the consent the stub records → resume → code exchange, one flow at a time in a new browser
+ * each, the bare provider's CPU read between steps. It has one hop more than Porta's returning
+ * sign-in (whose consent is remembered), so it slightly overstates the floor.
+ */
+export async function measureBareFlow(info: ServerInfo, cpuSeconds: () => number, flows = SERIAL_LOGINS): Promise<StepCpu> {
+  const ms: Record<string, number> = {};
+  for (let i = 0; i < flows; i++) {
+    const go = cookieClient();
+    let c = cpuSeconds();
+    const lap = (step: string) => {
+      const used = cpuSeconds();
+      ms[step] = (ms[step] ?? 0) + 1000 * (used - c);
+      c = used;
+    };
+    const verifier = randomBytes(32).toString("base64url");
+    const authorize = new URL(`${info.issuer}/auth`);
+    authorize.search = new URLSearchParams({
+      client_id: info.clientId,
+      response_type: "code",
+      redirect_uri: REDIRECT_URI,
+      scope: SCOPE,
+      state: randomBytes(8).toString("base64url"),
+      code_challenge: createHash("sha256").update(verifier).digest("base64url"),
+      code_challenge_method: "S256",
+    }).toString();
+    let res = await go(authorize.href);
+    await res.arrayBuffer();
+    lap("authorize");
+    let code: string | null = null;
+    let at = authorize.href;
+    for (let hop = 0; hop < 8 && !code; hop++) {
+      const location = res.headers.get("location");
+      if ((res.status !== 302 && res.status !== 303) || !location) throw new Error(`bare flow: ${res.status} at ${at}`);
+      const next = new URL(location, at).href;
+      if (next.startsWith(REDIRECT_URI)) {
+        code = new URL(next).searchParams.get("code");
+        if (!code) throw new Error(`bare flow redirected without a code: ${next}`);
+        break;
+      }
+      at = next;
+      res = await go(at);
+      await res.arrayBuffer();
+      lap(new URL(at).pathname.startsWith("/interaction/") ? "interaction (stub)" : "resume");
+    }
+    if (!code) throw new Error("bare flow: no code after 8 hops");
+    const token = await fetch(`${info.issuer}/token`, {
+      method: "POST",
+      headers: {
+        authorization: "Basic " + Buffer.from(`${encodeURIComponent(info.clientId)}:${encodeURIComponent(info.secret)}`).toString("base64"),
+        "content-type": FORM,
+      },
+      body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: REDIRECT_URI, code_verifier: verifier }),
+    });
+    const body = (await token.json()) as { id_token?: string; error?: string };
+    if (!token.ok || !body.id_token) throw new Error(`bare code exchange answered ${token.status} ${body.error}`);
+    lap("token");
+  }
+  return { logins: flows, cpuMs: Object.fromEntries(Object.entries(ms).map(([step, v]) => [step, v / flows])) };
+}
+
 export async function measureLogins(options: LoginBenchOptions): Promise<LoginFigures> {
   const users = options.info.loginUsers?.count ?? 0;
   if (users === 0) throw new Error("Porta seeded no accounts for the password-login benchmark (SEED_LOGIN_USERS)");
@@ -279,6 +346,7 @@ export async function measureLogins(options: LoginBenchOptions): Promise<LoginFi
   // A short warm-up, then ABBA rounds: logins, raw, raw, logins, … so that drift hits both alike.
   await run(options, returning, 1, nextIp);
   const steps = await cpuBySteps(options, returning, nextIp);
+  const bareSteps = options.bare ? await measureBareFlow(options.bare.info, options.bare.cpuSeconds) : undefined;
   const slice = Math.max(2, options.seconds / options.rounds);
   const logins: LoginRun[] = [];
   const raws: Argon2Run[] = [];
@@ -302,6 +370,7 @@ export async function measureLogins(options: LoginBenchOptions): Promise<LoginFi
     first,
     returning: pool(logins),
     steps,
+    ...(bareSteps ? { bareSteps } : {}),
     argon2: {
       verifications,
       seconds: rawSeconds,
@@ -313,6 +382,7 @@ export async function measureLogins(options: LoginBenchOptions): Promise<LoginFi
   };
 }
 
+const total = (steps: StepCpu) => Object.values(steps.cpuMs).reduce((a, b) => a + b, 0);
 const fmt = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString("en-US") : "n/a");
 
 /** The password-login part of a docs/benchmarks.md section. */
@@ -345,6 +415,16 @@ export function loginLines(f: LoginFigures): string[] {
       Object.entries(f.steps.cpuMs)
         .map(([k, v]) => `${k} ${v.toFixed(1)}`)
         .join(", ") +
-      `; total ${Object.values(f.steps.cpuMs).reduce((a, b) => a + b, 0).toFixed(1)}, of which one Argon2id verification is ~${a.cpuMsPerVerification.toFixed(1)} (raw, above) in the password step.`,
+      `; total ${total(f.steps).toFixed(1)}, of which one Argon2id verification is ~${a.cpuMsPerVerification.toFixed(1)} (raw, above) in the password step.`,
+    ...(f.bareSteps
+      ? [
+          "",
+          `The bare provider's own flow, ${f.bareSteps.logins} one at a time (authorize → login recorded by a stub, with no page and no password → resume → consent recorded by the stub → resume → code exchange), its CPU ms by step: ` +
+            Object.entries(f.bareSteps.cpuMs)
+              .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+              .join(", ") +
+            `; total ${total(f.bareSteps).toFixed(1)}. A sign-in that cost one Argon2id verification plus exactly this would reach ${(a.cpuMsPerVerification / (a.cpuMsPerVerification + total(f.bareSteps))).toFixed(2)}× raw by CPU; Porta's sign-in costs ${(total(f.steps) - a.cpuMsPerVerification).toFixed(1)} ms besides Argon2id (one at a time), ${((total(f.steps) - a.cpuMsPerVerification) / total(f.bareSteps)).toFixed(1)}× the engine's flow.`,
+        ]
+      : []),
   ];
 }

@@ -774,6 +774,7 @@ async function main() {
       seconds: DURATION,
       rounds: ROUNDS,
       portaCpuSeconds: () => cpuSecondsOf(info.porta.pid),
+      bare: { info: info.bare, cpuSeconds: () => cpuSecondsOf(info.bare.pid) },
       profiled: (label, round, work) => profiled("porta", label, round, work),
       log,
     });
