@@ -8,7 +8,7 @@ import {
 } from "@remix-run/node";
 import { isRouteErrorResponse, RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
-import { createInstance } from "i18next";
+import { createInstance, type i18n as I18n } from "i18next";
 import { renderToPipeableStream } from "react-dom/server";
 import { I18nextProvider, initReactI18next } from "react-i18next";
 import { isDatabaseUnavailable } from "./.server/db/errors";
@@ -54,6 +54,28 @@ function languageOf(context: EntryContext): string {
   return typeof language === "string" ? language : FALLBACK_LANGUAGE;
 }
 
+/**
+ * One initialized i18next per language, shared by every page rendered in it: creating and
+ * initializing one per request was ~10 % of a sign-in page's CPU (issue 18). Rendering only
+ * reads an instance (nothing calls changeLanguage or adds resources on the server), and the
+ * languages are the few supported ones, so the map stays that small.
+ */
+const i18nByLanguage = new Map<string, Promise<I18n>>();
+function i18nFor(language: string): Promise<I18n> {
+  let found = i18nByLanguage.get(language);
+  if (!found) {
+    const i18n = createInstance();
+    found = i18n
+      .use(initReactI18next)
+      .init({ ...i18nOptions, lng: language })
+      .then(() => i18n);
+    // A failed init is not kept: the next page tries again.
+    found.catch(() => i18nByLanguage.delete(language));
+    i18nByLanguage.set(language, found);
+  }
+  return found;
+}
+
 export default async function handleRequest(
   request: Request,
   responseStatusCode: number,
@@ -67,8 +89,7 @@ export default async function handleRequest(
     responseStatusCode = 503;
     responseHeaders.set("Retry-After", String(RETRY_AFTER_SECONDS));
   }
-  const i18n = createInstance();
-  await i18n.use(initReactI18next).init({ ...i18nOptions, lng: languageOf(remixContext) });
+  const i18n = await i18nFor(languageOf(remixContext));
   const waitForAll = isbot(request.headers.get("user-agent") ?? "");
   return new Promise<Response>((resolve, reject) => {
     let shellRendered = false;

@@ -51,6 +51,16 @@ describe("language of the login page", () => {
     expectLanguage(page.html, expected, t.org.name);
   });
 
+  // Each language's translator is made once and shared by the pages rendered in it.
+  it("pages rendered at the same time in English and German each keep their own language", async () => {
+    const languages: Language[] = Array.from({ length: 12 }, (_, i) => (i % 3 === 0 ? "de" : "en"));
+    const pages = await Promise.all(languages.map((language) => openLoginPage(englishOrg, { extra: { ui_locales: language } })));
+    pages.forEach((page, i) => {
+      expect(page.res.status).toBe(200);
+      expectLanguage(page.html, languages[i]!, englishOrg.org.name);
+    });
+  });
+
   it("the generic failure and the consent page keep the language of ui_locales", async () => {
     const user = await createUser(porta.services.db.prisma, englishOrg.org.id, { password: PASSWORD });
     const page = await openLoginPage(englishOrg, { extra: { ui_locales: "de" } });
