@@ -181,7 +181,7 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
     rotateRefreshToken: true,
     // Public clients always; in OAuth 2.1 mode every client (decision 052). S256 is the only method.
     pkce: { required: (_ctx, client) => organization.oauth21 || client.clientAuthMethod === "none" },
-    loadExistingGrant: withSkipConsent(createLoadExistingGrant(prisma, organization.id)),
+    loadExistingGrant: withSkipConsent(createLoadExistingGrant(sql, organization.id)),
     async issueRefreshToken(_ctx, client, code) {
       if (!client.grantTypeAllowed("refresh_token")) return false;
       // The shared admin client (CLI and console) always refreshes, as the spec's admin flow needs.

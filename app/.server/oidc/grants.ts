@@ -1,6 +1,6 @@
 import type { KoaContextWithOIDC } from "oidc-provider";
 import type Provider from "oidc-provider";
-import type { PrismaClient } from "~/generated/prisma/client";
+import type { Database } from "../db/client";
 
 /**
  * One grant per sign-in (DESIGN.md): a grant belongs to one browser session of the provider and
@@ -35,21 +35,19 @@ export function addConsent(target: Grant, source: GrantConsent): void {
 
 const isEmpty = (grant: Grant) => !grant.openid && !grant.resources;
 
-/** The consent stored in the account's live grants for the client, newest first. */
-async function rememberedConsent(prisma: PrismaClient, organizationId: string, accountId: string, clientId: string): Promise<GrantConsent[]> {
-  const rows = await prisma.oidcPayload.findMany({
-    where: {
-      model: "Grant",
-      organizationId,
-      accountId,
-      payload: { path: ["clientId"], equals: clientId },
-      OR: [{ expiresAt: null }, { expiresAt: { gt: new Date() } }],
-    },
-    orderBy: { createdAt: "desc" },
-    take: REMEMBERED_GRANTS,
-    select: { payload: true },
-  });
-  return rows.map((row) => row.payload as GrantConsent);
+/**
+ * The consent stored in the account's live grants for the client, newest first. Plain SQL, as
+ * the rest of the grant rows (decision 057): every returning sign-in reads it.
+ */
+async function rememberedConsent(sql: Pick<Database, "query">, organizationId: string, accountId: string, clientId: string): Promise<GrantConsent[]> {
+  const rows = await sql.query<{ payload: GrantConsent }>(
+    `SELECT "payload" FROM "OidcPayload"
+      WHERE "model" = 'Grant' AND "organizationId" = $1::uuid AND "accountId" = $2 AND "payload"->>'clientId' = $3
+        AND ("expiresAt" IS NULL OR "expiresAt" > now())
+      ORDER BY "createdAt" DESC LIMIT ${REMEMBERED_GRANTS}`,
+    [organizationId, accountId, clientId],
+  );
+  return rows.map((row) => row.payload);
 }
 
 /**
@@ -62,7 +60,7 @@ async function rememberedConsent(prisma: PrismaClient, organizationId: string, a
  *    asked for consent at every authorization anyway (oidc-provider's native_client_prompt), so
  *    their consent step creates the grant and nothing is copied here in advance.
  */
-export function createLoadExistingGrant(prisma: PrismaClient, organizationId: string) {
+export function createLoadExistingGrant(sql: Pick<Database, "query">, organizationId: string) {
   return async function loadExistingGrant(ctx: KoaContextWithOIDC): Promise<Grant | undefined> {
     const { provider, session } = ctx.oidc;
     const client = ctx.oidc.client!;
@@ -78,7 +76,7 @@ export function createLoadExistingGrant(prisma: PrismaClient, organizationId: st
     if (current || !accountId || client.applicationType === "native") return current;
 
     const grant = new provider.Grant({ accountId, clientId: client.clientId });
-    for (const consent of await rememberedConsent(prisma, organizationId, accountId, client.clientId)) addConsent(grant, consent);
+    for (const consent of await rememberedConsent(sql, organizationId, accountId, client.clientId)) addConsent(grant, consent);
     if (isEmpty(grant)) return undefined;
     await grant.save();
     return grant;
