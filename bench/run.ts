@@ -24,7 +24,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -178,6 +178,23 @@ function cpuSecondsOf(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 const CLOCK_TICKS = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
+
+/**
+ * CPU seconds of a process's live threads to the nanosecond (/proc/<pid>/task/<tid>/schedstat),
+ * for laps of a few milliseconds, where /proc/<pid>/stat's clock ticks (10 ms) are too coarse.
+ * A thread that exits takes its time with it, so only differences over a short lap are meant.
+ */
+function cpuSecondsPrecise(pid: number): number {
+  let ns = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return ns / 1e9;
+}
 
 /** Share of one core each server burns with no requests at all (timers, pollers), over `seconds`. */
 async function idleCpu(seconds: number): Promise<Record<Target, number>> {
@@ -774,7 +791,8 @@ async function main() {
       seconds: DURATION,
       rounds: ROUNDS,
       portaCpuSeconds: () => cpuSecondsOf(info.porta.pid),
-      bare: { info: info.bare, cpuSeconds: () => cpuSecondsOf(info.bare.pid) },
+      portaLapCpuSeconds: () => cpuSecondsPrecise(info.porta.pid),
+      bare: { info: info.bare, cpuSeconds: () => cpuSecondsPrecise(info.bare.pid) },
       profiled: (label, round, work) => profiled("porta", label, round, work),
       log,
     });
