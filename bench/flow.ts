@@ -295,6 +295,25 @@ export function onStop(stop: () => Promise<void>) {
  * starts it, the next one writes `${BENCH_PROFILE_DIR}/<label>.cpuprofile`, where the label is
  * read from `${BENCH_PROFILE_DIR}/label` (the runner writes it before the signal).
  */
+/**
+ * Runs `work` under a CPU profile of the server `pid` (which called profileOnSignal), written as
+ * <BENCH_PROFILE_DIR>/<name>-<label>.cpuprofile; without BENCH_PROFILE_DIR it only runs `work`.
+ */
+export async function underProfile<T>(pid: number, label: string, work: () => Promise<T>): Promise<T> {
+  const dir = process.env.BENCH_PROFILE_DIR;
+  if (!dir) return work();
+  const { writeFileSync } = await import("node:fs");
+  writeFileSync(`${dir}/label`, label);
+  process.kill(pid, "SIGUSR2");
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  try {
+    return await work();
+  } finally {
+    process.kill(pid, "SIGUSR2");
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+}
+
 export async function profileOnSignal(name: string) {
   const dir = process.env.BENCH_PROFILE_DIR;
   if (!dir) return;

@@ -90,15 +90,13 @@ interface CpuLaps {
   ms: Record<string, number>;
 }
 
-/** One sign-in of account `user` from client address `ip`, in a browser of its own; returns whether consent was asked. */
-async function signIn(info: ServerInfo, user: number, password: string, ip: string, steps: Record<string, number>, cpu?: CpuLaps): Promise<boolean> {
-  const go = cookieClient();
-  const headers = { "x-forwarded-for": ip };
+/** A lap timer: each call adds the wall time (and, with `cpu`, the CPU) since the previous call to `step`. */
+function lapper(wall: Record<string, number>, cpu?: CpuLaps): (step: string) => void {
   let t = performance.now();
   let c = cpu?.read() ?? 0;
-  const lap = (step: string) => {
+  return (step) => {
     const now = performance.now();
-    steps[step] = (steps[step] ?? 0) + now - t;
+    wall[step] = (wall[step] ?? 0) + now - t;
     t = now;
     if (cpu) {
       const used = cpu.read();
@@ -106,10 +104,14 @@ async function signIn(info: ServerInfo, user: number, password: string, ip: stri
       c = used;
     }
   };
+}
+
+/** An authorization request of the bench client for SCOPE with PKCE (S256), and its verifier. */
+function authorizationRequest(endpoint: string, clientId: string): { url: URL; verifier: string } {
   const verifier = randomBytes(32).toString("base64url");
-  const authorize = new URL(`${info.issuer}/auth/authorize`);
-  authorize.search = new URLSearchParams({
-    client_id: info.clientId,
+  const url = new URL(endpoint);
+  url.search = new URLSearchParams({
+    client_id: clientId,
     response_type: "code",
     redirect_uri: REDIRECT_URI,
     scope: SCOPE,
@@ -117,6 +119,29 @@ async function signIn(info: ServerInfo, user: number, password: string, ip: stri
     code_challenge: createHash("sha256").update(verifier).digest("base64url"),
     code_challenge_method: "S256",
   }).toString();
+  return { url, verifier };
+}
+
+/** Redeems `code` at `tokenEndpoint` as the bench client (client_secret_basic); throws unless an ID token comes back. */
+async function redeemCode(info: ServerInfo, tokenEndpoint: string, code: string, verifier: string): Promise<void> {
+  const token = await fetch(tokenEndpoint, {
+    method: "POST",
+    headers: {
+      authorization: "Basic " + Buffer.from(`${encodeURIComponent(info.clientId)}:${encodeURIComponent(info.secret)}`).toString("base64"),
+      "content-type": FORM,
+    },
+    body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: REDIRECT_URI, code_verifier: verifier }),
+  });
+  const body = (await token.json()) as { id_token?: string; error?: string };
+  if (!token.ok || !body.id_token) throw new Error(`code exchange at ${tokenEndpoint} answered ${token.status} ${body.error}`);
+}
+
+/** One sign-in of account `user` from client address `ip`, in a browser of its own; returns whether consent was asked. */
+async function signIn(info: ServerInfo, user: number, password: string, ip: string, steps: Record<string, number>, cpu?: CpuLaps): Promise<boolean> {
+  const go = cookieClient();
+  const headers = { "x-forwarded-for": ip };
+  const lap = lapper(steps, cpu);
+  const { url: authorize, verifier } = authorizationRequest(`${info.issuer}/auth/authorize`, info.clientId);
   const started = await go(authorize.href, { headers });
   await started.arrayBuffer();
   const location = started.headers.get("location");
@@ -157,16 +182,7 @@ async function signIn(info: ServerInfo, user: number, password: string, ip: stri
   }
   if (!code) throw new Error("no code after 8 hops");
   lap(consented ? "resume+consent" : "resume");
-  const token = await fetch(`${info.issuer}/auth/token`, {
-    method: "POST",
-    headers: {
-      authorization: "Basic " + Buffer.from(`${encodeURIComponent(info.clientId)}:${encodeURIComponent(info.secret)}`).toString("base64"),
-      "content-type": FORM,
-    },
-    body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: REDIRECT_URI, code_verifier: verifier }),
-  });
-  const body = (await token.json()) as { id_token?: string; error?: string };
-  if (!token.ok || !body.id_token) throw new Error(`code exchange answered ${token.status} ${body.error}`);
+  await redeemCode(info, `${info.issuer}/auth/token`, code, verifier);
   lap("token");
   return consented;
 }
@@ -271,26 +287,11 @@ async function cpuBySteps(options: LoginBenchOptions, accounts: () => number, ne
  * sign-in (whose consent is remembered), so it slightly overstates the floor.
  */
 export async function measureBareFlow(info: ServerInfo, cpuSeconds: () => number, flows = SERIAL_LOGINS): Promise<StepCpu> {
-  const ms: Record<string, number> = {};
+  const cpu: CpuLaps = { read: cpuSeconds, ms: {} };
   for (let i = 0; i < flows; i++) {
     const go = cookieClient();
-    let c = cpuSeconds();
-    const lap = (step: string) => {
-      const used = cpuSeconds();
-      ms[step] = (ms[step] ?? 0) + 1000 * (used - c);
-      c = used;
-    };
-    const verifier = randomBytes(32).toString("base64url");
-    const authorize = new URL(`${info.issuer}/auth`);
-    authorize.search = new URLSearchParams({
-      client_id: info.clientId,
-      response_type: "code",
-      redirect_uri: REDIRECT_URI,
-      scope: SCOPE,
-      state: randomBytes(8).toString("base64url"),
-      code_challenge: createHash("sha256").update(verifier).digest("base64url"),
-      code_challenge_method: "S256",
-    }).toString();
+    const lap = lapper({}, cpu);
+    const { url: authorize, verifier } = authorizationRequest(`${info.issuer}/auth`, info.clientId);
     let res = await go(authorize.href);
     await res.arrayBuffer();
     lap("authorize");
@@ -311,19 +312,10 @@ export async function measureBareFlow(info: ServerInfo, cpuSeconds: () => number
       lap(new URL(at).pathname.startsWith("/interaction/") ? "interaction (stub)" : "resume");
     }
     if (!code) throw new Error("bare flow: no code after 8 hops");
-    const token = await fetch(`${info.issuer}/token`, {
-      method: "POST",
-      headers: {
-        authorization: "Basic " + Buffer.from(`${encodeURIComponent(info.clientId)}:${encodeURIComponent(info.secret)}`).toString("base64"),
-        "content-type": FORM,
-      },
-      body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: REDIRECT_URI, code_verifier: verifier }),
-    });
-    const body = (await token.json()) as { id_token?: string; error?: string };
-    if (!token.ok || !body.id_token) throw new Error(`bare code exchange answered ${token.status} ${body.error}`);
+    await redeemCode(info, `${info.issuer}/token`, code, verifier);
     lap("token");
   }
-  return { logins: flows, cpuMs: Object.fromEntries(Object.entries(ms).map(([step, v]) => [step, v / flows])) };
+  return { logins: flows, cpuMs: Object.fromEntries(Object.entries(cpu.ms).map(([step, v]) => [step, v / flows])) };
 }
 
 export async function measureLogins(options: LoginBenchOptions): Promise<LoginFigures> {

@@ -36,6 +36,7 @@ import autocannon from "autocannon";
 import { exportJWK, generateKeyPair } from "jose";
 import pg from "pg";
 import { createEncrypter } from "../app/.server/crypto/encryption";
+import { underProfile } from "./flow";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const DOC = path.join(ROOT, "docs", "benchmarks.md");
@@ -53,20 +54,6 @@ const SEED_BATCH = 10_000;
 const FORM = "application/x-www-form-urlencoded";
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (line: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
-const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
-/** With BENCH_PROFILE_DIR, `work` runs under a CPU profile of Porta, written to <dir>/orgs-<label>.cpuprofile (flow.ts profileOnSignal). */
-async function profiled<T>(pid: number, label: string, work: () => Promise<T>): Promise<T> {
-  if (!PROFILE_DIR) return work();
-  writeFileSync(path.join(PROFILE_DIR, "label"), label);
-  process.kill(pid, "SIGUSR2");
-  await sleep(200);
-  try {
-    return await work();
-  } finally {
-    process.kill(pid, "SIGUSR2");
-    await sleep(1_000);
-  }
-}
 const slugOf = (i: number) => `org-${String(i).padStart(6, "0")}`;
 
 /* ------------------------------------------------------------------ processes */
@@ -364,7 +351,7 @@ async function measure(base: string, n: number, redisUrl: string | undefined): P
       const discoveryOne = await cannon({ url: porta.url, requests: [{ method: "GET", path: discoveryOf(one) }] }, porta.pid);
       const discoveryAll = await cannon({ url: porta.url, requests: [{ method: "GET", setupRequest: (req) => ({ ...req, path: discoveryOf(nextSlug()) }) }] }, porta.pid);
       const ccOne = await cannon({ url: porta.url, requests: [ccRequest(one)] }, porta.pid);
-      const ccAll = await profiled(porta.pid, `cc-round-robin-${n}`, () =>
+      const ccAll = await underProfile(porta.pid, `cc-round-robin-${n}`, () =>
         cannon({ url: porta.url, requests: [{ setupRequest: (req) => ({ ...req, ...ccRequest(nextSlug()) }) }] }, porta.pid),
       );
 

@@ -34,7 +34,7 @@ import autocannon from "autocannon";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { LIST_PAGE_SIZE, measureAdminList, type AdminListFigures, type LatencySummary } from "./admin-list";
-import { type ServerInfo } from "./flow";
+import { type ServerInfo, underProfile } from "./flow";
 import { loginLines, measureLogins, type LoginFigures } from "./login";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -68,16 +68,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** With BENCH_PROFILE_DIR, the first measured round of each server is CPU-profiled (see flow.ts profileOnSignal). */
 async function profiled<T>(t: Target, label: string, round: number, work: () => Promise<T>): Promise<T> {
   const pid = pids[t];
-  if (!PROFILE_DIR || round !== 0 || !pid) return work();
-  writeFileSync(path.join(PROFILE_DIR, "label"), label);
-  process.kill(pid, "SIGUSR2");
-  await sleep(300);
-  try {
-    return await work();
-  } finally {
-    process.kill(pid, "SIGUSR2");
-    await sleep(1_000);
-  }
+  return round === 0 && pid ? underProfile(pid, label, work) : work();
 }
 
 /* ------------------------------------------------------------------ processes */
