@@ -157,16 +157,23 @@ async function openPostgres(connectionString: string, max: number): Promise<Data
 
 /**
  * One connection that LISTENs for every channel a process subscribes to. It reconnects with a
- * growing pause when PostgreSQL goes away, LISTENs again, and then tells each handler "*".
+ * growing pause for as long as PostgreSQL stays away, LISTENs again, and then tells each
+ * handler "*": messages sent while it was not listening are lost.
  */
 function createListener(connectionString: string) {
   const handlers = new Map<string, Set<(message: string) => void>>();
   let client: pg.Client | undefined;
   let connecting: Promise<pg.Client | undefined> | undefined;
+  let retry: NodeJS.Timeout | undefined;
   let closed = false;
   let attempt = 0;
+  /** Whether messages may have gone unheard since the handlers last heard one. */
+  let missed = false;
 
   const quote = (channel: string) => `"${channel.replace(/"/g, '""')}"`;
+  const tellAll = (message: string) => {
+    for (const set of handlers.values()) for (const handler of set) handler(message);
+  };
 
   async function connect(): Promise<pg.Client | undefined> {
     if (closed) return undefined;
@@ -176,33 +183,38 @@ function createListener(connectionString: string) {
     });
     next.on("error", () => undefined);
     next.on("end", () => {
-      if (client === next) client = undefined;
-      if (!closed) reconnectLater(true);
+      if (client !== next) return;
+      client = undefined;
+      missed = true;
+      reconnectLater();
     });
     try {
       await next.connect();
       for (const channel of handlers.keys()) await next.query(`LISTEN ${quote(channel)}`);
       client = next;
       attempt = 0;
+      if (missed) {
+        missed = false;
+        tellAll("*");
+      }
       return next;
     } catch {
+      if (handlers.size > 0) missed = true;
       await next.end().catch(() => undefined);
-      reconnectLater(false);
+      reconnectLater();
       return undefined;
     }
   }
 
-  function reconnectLater(missedMessages: boolean) {
-    if (closed || connecting) return;
+  function reconnectLater() {
+    if (closed || retry) return;
     attempt += 1;
-    const timer = setTimeout(() => {
-      connecting = connect().then((c) => {
-        connecting = undefined;
-        if (c && missedMessages) for (const set of handlers.values()) for (const handler of set) handler("*");
-        return c;
-      });
+    retry = setTimeout(() => {
+      retry = undefined;
+      if (client || connecting) return;
+      connecting = connect().finally(() => (connecting = undefined));
     }, Math.min(attempt * 250, 2_000));
-    timer.unref();
+    retry.unref();
   }
 
   return {
@@ -223,6 +235,7 @@ function createListener(connectionString: string) {
     },
     async close() {
       closed = true;
+      clearTimeout(retry);
       const current = client;
       client = undefined;
       await current?.end().catch(() => undefined);
