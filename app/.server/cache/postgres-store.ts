@@ -18,6 +18,8 @@ const SWEEP_INTERVAL_MS = 60_000;
 /** The expiry of a time to live given as a parameter, computed by the database's clock (the one reads compare with). */
 const expiryOf = (parameter: string) => `CASE WHEN ${parameter}::float8 > 0 THEN now() + ${parameter}::float8 * interval '1 second' END`;
 const ttl = (ttlSeconds?: number) => (ttlSeconds && ttlSeconds > 0 ? ttlSeconds : 0);
+/** An expiry as text in epoch milliseconds, "0" for none. */
+const epochMs = (column: string) => `COALESCE(floor(extract(epoch FROM ${column}) * 1000)::bigint, 0)::text`;
 
 export function createPostgresStore(db: Database, logger: Logger): KeyValueStore {
   const sql = async <Row>(text: string, values: unknown[]) => (await db.executeSql(text, values)).rows as Row[];
@@ -36,12 +38,26 @@ export function createPostgresStore(db: Database, logger: Logger): KeyValueStore
       const rows = await sql<{ value: string }>(`SELECT "value" FROM "EphemeralEntry" WHERE "key" = $1::text AND ${LIVE}`, [key]);
       return rows[0]?.value ?? null;
     },
-    async set(key, value, ttlSeconds) {
+    async set(key, value, ttlSeconds, announceOn) {
+      const upsert = `INSERT INTO "EphemeralEntry" ("key", "value", "expiresAt") VALUES ($1::text, $2::text, ${expiryOf("$3")})
+         ON CONFLICT ("key") DO UPDATE SET "value" = EXCLUDED."value", "expiresAt" = EXCLUDED."expiresAt"`;
+      if (!announceOn) {
+        await sql(upsert, [key, value, ttl(ttlSeconds)]);
+        return;
+      }
+      // One statement is one transaction: the notification is delivered at the value's commit.
       await sql(
-        `INSERT INTO "EphemeralEntry" ("key", "value", "expiresAt") VALUES ($1::text, $2::text, ${expiryOf("$3")})
-         ON CONFLICT ("key") DO UPDATE SET "value" = EXCLUDED."value", "expiresAt" = EXCLUDED."expiresAt"`,
-        [key, value, ttl(ttlSeconds)],
+        `WITH entry AS (${upsert} RETURNING "key", "expiresAt")
+         SELECT pg_notify($4::text, ${epochMs(`"expiresAt"`)} || ' ' || "key") FROM entry`,
+        [key, value, ttl(ttlSeconds), announceOn],
       );
+    },
+    async liveKeysLike(pattern, limit) {
+      const rows = await sql<{ key: string; expiresAt: string }>(
+        `SELECT "key", ${epochMs(`"expiresAt"`)} AS "expiresAt" FROM "EphemeralEntry" WHERE "key" LIKE $1::text AND ${LIVE} LIMIT $2::int`,
+        [pattern, limit],
+      );
+      return rows.map((row) => ({ key: row.key, expiresAt: Number(row.expiresAt) || null }));
     },
     async del(...keys) {
       if (keys.length === 0) return;

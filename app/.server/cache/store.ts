@@ -23,8 +23,14 @@ export interface CacheStore {
 export interface KeyValueStore {
   readonly kind: "postgres";
   get(key: string): Promise<string | null>;
-  /** Stores a value, with a time to live in seconds when given. */
-  set(key: string, value: string, ttlSeconds?: number): Promise<void>;
+  /**
+   * Stores a value, with a time to live in seconds when given. With `announceOn`, the same
+   * statement tells that notification channel `<expiry in epoch ms, 0 for none> <key>`: the
+   * message is sent when the value commits, never without it.
+   */
+  set(key: string, value: string, ttlSeconds?: number, announceOn?: string): Promise<void>;
+  /** The live keys matching a LIKE pattern with their expiry (epoch ms, null for none), at most `limit`. */
+  liveKeysLike(pattern: string, limit: number): Promise<Array<{ key: string; expiresAt: number | null }>>;
   /** Deletes values and sets. */
   del(...keys: string[]): Promise<void>;
   /** Overwrites an existing value and keeps its time to live; does nothing when it is gone. */

@@ -285,8 +285,11 @@ async function openPglite(dataDir: string): Promise<Database> {
     },
     async listen(channel, handler) {
       bus.on(channel, handler);
+      // A statement may notify too (a value written with its announcement, KeyValueStore.set).
+      const stopStatements = await db.listen(channel, handler);
       return async () => {
         bus.off(channel, handler);
+        await stopStatements().catch(() => undefined);
       };
     },
     async executeSql(text, values) {

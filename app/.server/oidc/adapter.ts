@@ -5,6 +5,7 @@ import type { Prisma } from "~/generated/prisma/client";
 import type { Database } from "../db/client";
 import type { KeyValueStore } from "../cache/store";
 import { requestScope } from "../request-scope";
+import type { RevokedTokens } from "./revoked-tokens";
 import { accountSessionsKey, sessionDeviceKey } from "./sessions";
 import { verifiedJwtClaims, withVerifiedJwt } from "./verified-jwt";
 
@@ -90,6 +91,7 @@ function recordInteractionOrigin(store: KeyValueStore, id: string, organizationI
 export interface AdapterContext {
   sql: Pick<Database, "query">;
   store: KeyValueStore;
+  revokedTokens: RevokedTokens;
   organizationId: string;
   /**
    * JWT access tokens are stored under their `jti`, but oidc-provider looks them up by the
@@ -163,8 +165,7 @@ function notForVerifiedJwts(adapter: Adapter, model: "AccessToken" | "RefreshTok
  * just verified for this organization (withVerifiedJwt); a revocation is the one thing kept, as
  * a marker until the token would have expired anyway.
  */
-function clientCredentialsAdapter({ store, organizationId }: AdapterContext): Adapter {
-  const revokedKey = (jti: string) => `oidc:${organizationId}:ClientCredentials:revoked:${hashId(jti)}`;
+function clientCredentialsAdapter({ revokedTokens, organizationId }: AdapterContext): Adapter {
   const unsupported = async () => undefined;
   return {
     async upsert() {},
@@ -173,7 +174,7 @@ function clientCredentialsAdapter({ store, organizationId }: AdapterContext): Ad
       // A token the client got for itself names the client as its subject (RFC 9068 §2.2); a
       // person's access token names the person, and is a stored AccessToken instead.
       if (!claims || typeof claims.client_id !== "string" || claims.sub !== claims.client_id || typeof claims.exp !== "number") return undefined;
-      if ((await store.get(revokedKey(jti))) !== null) return undefined;
+      if (await revokedTokens.isRevoked(organizationId, hashId(jti))) return undefined;
       const confirmation = (claims.cnf ?? {}) as Record<string, unknown>;
       const payload: AdapterPayload = {
         kind: "ClientCredentials",
@@ -194,9 +195,7 @@ function clientCredentialsAdapter({ store, organizationId }: AdapterContext): Ad
     async destroy(jti) {
       const claims = verifiedJwtClaims(jti);
       if (!claims || claims.sub !== claims.client_id) return;
-      const exp = claims.exp;
-      const ttl = typeof exp === "number" ? exp - Math.floor(Date.now() / 1000) : 0;
-      if (ttl > 0) await store.set(revokedKey(jti), "1", ttl);
+      if (typeof claims.exp === "number") await revokedTokens.revoke(organizationId, hashId(jti), claims.exp);
     },
     async revokeByGrantId() {},
   };

@@ -11,6 +11,7 @@ import type { KeyValueStore } from "../cache/store";
 import { getClientRecord } from "../directory/clients";
 import { createFindAccount } from "./account";
 import { createAdapterFactory } from "./adapter";
+import type { RevokedTokens } from "./revoked-tokens";
 import { createClientAdapter } from "./client-metadata";
 import { accessTokenTtlOf, CLIENT_POLICY_PROPERTIES, corsAllowed, refreshTokenTtlOf, withSkipConsent } from "./client-policy";
 import { createLoadExistingGrant } from "./grants";
@@ -59,6 +60,7 @@ export interface ProviderInput {
   sql: Pick<Database, "query">;
   cache: ReadThroughCache;
   store: KeyValueStore;
+  revokedTokens: RevokedTokens;
   /** Outbound requests (a client's jwks_uri) may reach private addresses (OUTBOUND_ALLOW_PRIVATE_NETWORKS). */
   allowPrivateNetworks?: boolean;
 }
@@ -115,10 +117,10 @@ const INTERACTION_POLICY = interactionPolicyOf();
 
 /** oidc-provider configuration for one organization. Policy lives here, not in Express. */
 export function buildProviderConfiguration(input: ProviderInput): Configuration {
-  const { organization, issuer, prisma, sql, cache, store } = input;
+  const { organization, issuer, prisma, sql, cache, store, revokedTokens } = input;
   const { scopes, claims } = scopesAndClaims(input.customClaims);
   const knownScopes = new Set(scopes);
-  const adapterFor = createAdapterFactory({ sql, store, organizationId: organization.id, claimsOfSignedJwt: input.claimsOfSignedJwt });
+  const adapterFor = createAdapterFactory({ sql, store, revokedTokens, organizationId: organization.id, claimsOfSignedJwt: input.claimsOfSignedJwt });
   const clientAdapter = createClientAdapter(prisma, cache, organization.id, issuer);
   const pages = providerPages(organization, issuer);
   const mayUseAdminApiResource = async (clientId: string) => {

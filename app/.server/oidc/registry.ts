@@ -12,6 +12,7 @@ import type { KeyValueStore } from "../cache/store";
 import type { Database } from "../db/client";
 import { getClientRecord, secretMatches } from "../directory/clients";
 import { buildProviderConfiguration, createSignedJwtReader } from "./configuration";
+import { createRevokedTokens } from "./revoked-tokens";
 import { acceptOwnAudienceAtUserinfo, hashAccessTokenIntoIdToken, useHashedClientSecrets } from "./internals";
 import type { KeyService, PrivateSigningJwk } from "./keys";
 import type { LogoutNotice } from "./backchannel-logout";
@@ -135,6 +136,7 @@ export const DEFAULT_POOL_BYTES = 64 * 1024 * 1024;
 
 export async function createProviderRegistry(options: RegistryOptions): Promise<ProviderRegistry> {
   const { prisma, cache, store, notifications, keys, logger } = options;
+  const revokedTokens = createRevokedTokens(notifications, store);
   const providers = createProviderPool<Promise<TenantProvider | undefined>>({
     maxBytes: options.poolBytes ?? DEFAULT_POOL_BYTES,
     bytesPerEntry: PROVIDER_HEAP_BYTES,
@@ -197,6 +199,7 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
         sql: options.sql,
         cache,
         store,
+        revokedTokens,
         allowPrivateNetworks: options.allowPrivateNetworks ?? false,
       }),
     );
@@ -304,6 +307,7 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
     },
     async close() {
       await unsubscribe();
+      await revokedTokens.close();
       providers.clear();
     },
   };
