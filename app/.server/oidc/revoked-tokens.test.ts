@@ -69,7 +69,7 @@ function startProcess(options: { maxMirrored?: number } = {}): Process {
       return store.get(key);
     },
   };
-  proc.revoked = createRevokedTokens(notifications, counting, { now: () => Date.now() + proc.clock.skewMs, ...options });
+  proc.revoked = createRevokedTokens(notifications, counting, { now: () => Date.now() + proc.clock.skewMs, elapsed: () => performance.now() + proc.clock.skewMs, ...options });
   opened.push(proc.revoked);
   return proc;
 }

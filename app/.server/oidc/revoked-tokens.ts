@@ -42,7 +42,10 @@ const markerKey = (organizationId: string, tokenIdHash: string) => `oidc:${organ
 const MARKER_PATTERN = "oidc:%:ClientCredentials:revoked:%";
 
 interface Options {
+  /** The wall clock (epoch ms), which tokens' and markers' expiries are on. */
   now?: () => number;
+  /** A clock that never steps back (ms), for the heartbeats: a wall clock set back must not stretch their bound. */
+  elapsed?: () => number;
   maxMirrored?: number;
 }
 
@@ -52,6 +55,7 @@ export function createRevokedTokens(
   options: Options = {},
 ): RevokedTokens {
   const now = options.now ?? Date.now;
+  const elapsed = options.elapsed ?? (() => performance.now());
   const maxMirrored = options.maxMirrored ?? MAX_MIRRORED;
   const self = randomBytes(9).toString("base64url");
   /** Marker key → when it may be forgotten (epoch ms). */
@@ -62,7 +66,7 @@ export function createRevokedTokens(
   let generation = 0;
   let confirmedSentAt = -Infinity;
   let lastHeartbeatAt = -Infinity;
-  let lastPruneAt = now();
+  let lastPruneAt = elapsed();
   let retryAt = -Infinity;
   let starting: Promise<void> | undefined;
   let unlisten: (() => Promise<void>) | undefined;
@@ -99,8 +103,8 @@ export function createRevokedTokens(
 
   /** Resolves once a heartbeat sent now has come back: the listener hears what commits from now on. */
   async function listening(): Promise<void> {
-    let at = now();
-    while (awaited.has(at)) at += 1;
+    let at = elapsed();
+    while (awaited.has(at)) at += 0.001;
     let timer: NodeJS.Timeout | undefined;
     const back = new Promise<void>((resolve, reject) => {
       awaited.set(at, resolve);
@@ -123,16 +127,16 @@ export function createRevokedTokens(
     mirror.clear();
     const live = await store.liveKeysLike(MARKER_PATTERN, maxMirrored + 1);
     for (const { key, expiresAt } of live) remember(key, expiresAt);
-    if (live.length > maxMirrored) retryAt = now() + PRUNE_MS;
+    if (live.length > maxMirrored) retryAt = elapsed() + PRUNE_MS;
     complete = live.length <= maxMirrored && mirror.size <= maxMirrored && seen === generation && !closed;
   }
 
   /** Loads the mirror, once at a time, and not again within RETRY_MS of a failure. */
   function warmUp() {
-    if (closed || complete || starting || now() < retryAt) return;
+    if (closed || complete || starting || elapsed() < retryAt) return;
     starting = load()
       .catch(() => {
-        retryAt = Math.max(retryAt, now() + RETRY_MS);
+        retryAt = Math.max(retryAt, elapsed() + RETRY_MS);
       })
       .finally(() => {
         starting = undefined;
@@ -141,12 +145,13 @@ export function createRevokedTokens(
 
   /** While tokens are checked, proves every HEARTBEAT_MS that the listener still hears, and forgets expired markers. */
   function keepFresh() {
-    const at = now();
+    const at = elapsed();
     if (at - lastHeartbeatAt < HEARTBEAT_MS) return;
     sendHeartbeat(at).catch(() => undefined);
     if (at - lastPruneAt < PRUNE_MS) return;
     lastPruneAt = at;
-    for (const [key, forgetAt] of mirror) if (forgetAt <= at) mirror.delete(key);
+    const wall = now();
+    for (const [key, forgetAt] of mirror) if (forgetAt <= wall) mirror.delete(key);
   }
 
   return {
@@ -157,7 +162,7 @@ export function createRevokedTokens(
       warmUp();
       if (complete) {
         keepFresh();
-        if (now() - confirmedSentAt <= FRESH_MS) return false;
+        if (elapsed() - confirmedSentAt <= FRESH_MS) return false;
       }
       return (await store.get(key)) !== null;
     },
