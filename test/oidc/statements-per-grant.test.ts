@@ -51,7 +51,7 @@ it("a refresh grant of an organization without custom claims reads the token and
  * A JWT presented for introspection is verified first, so what it is is known: a client's own
  * token (client_credentials, never stored) cannot be a stored access token or a refresh token.
  */
-it("introspecting a client_credentials token looks up no stored token (only whether it was revoked)", async () => {
+it("introspecting a client_credentials token looks up no stored token, and once warm not even whether it was revoked", async () => {
   const { client, secret } = await createClient(porta.services.db.prisma, org.id, { grantTypes: ["client_credentials"] });
   const machine = await clientConfiguration(porta, org, client, { secret: secret!.value });
   const { access_token } = await oidc.clientCredentialsGrant(machine);
@@ -62,6 +62,28 @@ it("introspecting a client_credentials token looks up no stored token (only whet
   });
   expect(introspected?.active).toBe(true);
   expect(statements.filter((sql) => /OidcPayload/.test(sql))).toEqual([]);
+
+  // Nor, once this process's memory of the revocations is loaded, the revocation marker (decision 061).
+  const store = porta.services.store;
+  const read = store.get;
+  let markerReads = 0;
+  store.get = (key) => {
+    if (key.includes(":ClientCredentials:revoked:")) markerReads += 1;
+    return read.call(store, key);
+  };
+  try {
+    let before = -1;
+    for (let i = 0; i < 100 && before !== markerReads; i++) {
+      before = markerReads;
+      expect((await oidc.tokenIntrospection(machine, access_token)).active).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    before = markerReads;
+    for (let i = 0; i < 5; i++) await oidc.tokenIntrospection(machine, access_token);
+    expect(markerReads).toBe(before);
+  } finally {
+    store.get = read;
+  }
 
   await oidc.tokenRevocation(machine, access_token);
   expect((await oidc.tokenIntrospection(machine, access_token)).active).toBe(false);
