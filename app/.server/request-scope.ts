@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { JWTPayload } from "jose";
+import type { DurableRow } from "./oidc/adapter";
 import type { RequestDevice } from "./oidc/request-device";
 
 /** What Porta keeps about the request being handled, for code far from the HTTP layer. */
@@ -12,6 +13,8 @@ export interface RequestScope {
   verifiedJwt?: JWTPayload;
   /** Set while a provider serves userinfo (oidc/internals.ts). */
   userinfo?: boolean;
+  /** Grant rows read with a token during this protocol request, by grant id, each handed out once (oidc/adapter.ts). */
+  prefetchedGrants?: Map<string, DurableRow | null>;
 }
 
 /**

@@ -201,7 +201,7 @@ function clientCredentialsAdapter({ revokedTokens, organizationId }: AdapterCont
   };
 }
 
-interface DurableRow extends Record<string, unknown> {
+export interface DurableRow extends Record<string, unknown> {
   organizationId: string;
   payload: AdapterPayload;
   expiresAt: Date | string | null;
@@ -210,14 +210,57 @@ interface DurableRow extends Record<string, unknown> {
 
 const time = (value: Date | string) => (value instanceof Date ? value : new Date(value)).getTime();
 
+/** hashId of a row's "grantId", computed by the database: where its Grant row is. */
+const GRANT_ID_HASH = `translate(rtrim(encode(sha256(convert_to(t."grantId", 'UTF8')), 'base64'), '='), '+/', '-_')`;
+
+interface TokenWithGrantRow extends DurableRow {
+  grantOrganizationId: string | null;
+  grantPayload: AdapterPayload | null;
+  grantExpiresAt: Date | string | null;
+  grantConsumedAt: Date | string | null;
+}
+
 /**
  * Tokens and grants as rows of "OidcPayload", in plain SQL through the driver: a refresh costs
- * five of these statements, and Prisma's query building had cost more than the statements
+ * four of these statements, and Prisma's query building had cost more than the statements
  * themselves (decision 057). The columns are those of the OidcPayload model in schema.prisma.
+ *
+ * oidc-provider looks up a token's Grant right after the token (refresh, introspection,
+ * userinfo): within a protocol request, a token is read together with its grant, and the grant's
+ * row is handed, once, to the Grant lookup that follows (`prefetchedGrants` of the request
+ * scope; any write of that grant in the request drops it first).
  */
 function durableAdapter({ sql, organizationId }: AdapterContext, model: string): Adapter {
+  const fromRow = (row: DurableRow | null | undefined, id: string): AdapterPayload | undefined => {
+    if (!row || row.organizationId !== organizationId) return undefined;
+    if (row.expiresAt && time(row.expiresAt) <= Date.now()) return undefined;
+    return withId(row.consumedAt ? { ...row.payload, consumed: Math.floor(time(row.consumedAt) / 1000) } : row.payload, id);
+  };
+  const forgetPrefetched = (grantId: string) => requestScope()?.prefetchedGrants?.delete(grantId);
+
+  async function findWithGrant(id: string, prefetched: Map<string, DurableRow | null>): Promise<AdapterPayload | undefined> {
+    const [row] = await sql.query<TokenWithGrantRow>(
+      `SELECT t."organizationId", t."payload", t."expiresAt", t."consumedAt", g."organizationId" AS "grantOrganizationId",
+         g."payload" AS "grantPayload", g."expiresAt" AS "grantExpiresAt", g."consumedAt" AS "grantConsumedAt"
+       FROM "OidcPayload" t LEFT JOIN "OidcPayload" g ON g."model" = 'Grant' AND g."idHash" = ${GRANT_ID_HASH}
+       WHERE t."model" = $1 AND t."idHash" = $2`,
+      [model, hashId(id)],
+    );
+    const grantId = row?.payload.grantId;
+    if (typeof grantId === "string" && row!.organizationId === organizationId) {
+      prefetched.set(
+        grantId,
+        row!.grantPayload && row!.grantOrganizationId
+          ? { organizationId: row!.grantOrganizationId, payload: row!.grantPayload, expiresAt: row!.grantExpiresAt, consumedAt: row!.grantConsumedAt }
+          : null,
+      );
+    }
+    return fromRow(row, id);
+  }
+
   return {
     async upsert(id, payload, expiresIn) {
+      if (model === "Grant") forgetPrefetched(id);
       // A grant id is no credential (tokens carry it), and the Admin API names sessions (grants) by it.
       const stored = model === "Grant" ? payload : stripId(payload);
       await sql.query(
@@ -237,13 +280,18 @@ function durableAdapter({ sql, organizationId }: AdapterContext, model: string):
       );
     },
     async find(id) {
+      const prefetched = requestScope()?.prefetchedGrants;
+      if (prefetched && model === "Grant" && prefetched.has(id)) {
+        const row = prefetched.get(id);
+        prefetched.delete(id);
+        return fromRow(row, id);
+      }
+      if (prefetched && model !== "Grant") return findWithGrant(id, prefetched);
       const [row] = await sql.query<DurableRow>(
         `SELECT "organizationId", "payload", "expiresAt", "consumedAt" FROM "OidcPayload" WHERE "model" = $1 AND "idHash" = $2`,
         [model, hashId(id)],
       );
-      if (!row || row.organizationId !== organizationId) return undefined;
-      if (row.expiresAt && time(row.expiresAt) <= Date.now()) return undefined;
-      return withId(row.consumedAt ? { ...row.payload, consumed: Math.floor(time(row.consumedAt) / 1000) } : row.payload, id);
+      return fromRow(row, id);
     },
     async findByUid() {
       return undefined;
@@ -260,9 +308,11 @@ function durableAdapter({ sql, organizationId }: AdapterContext, model: string):
       ]);
     },
     async destroy(id) {
+      if (model === "Grant") forgetPrefetched(id);
       await sql.query(`DELETE FROM "OidcPayload" WHERE "model" = $1 AND "idHash" = $2 AND "organizationId" = $3::uuid`, [model, hashId(id), organizationId]);
     },
     async revokeByGrantId(grantId) {
+      forgetPrefetched(grantId);
       await sql.query(`DELETE FROM "OidcPayload" WHERE "grantId" = $1 AND "organizationId" = $2::uuid`, [grantId, organizationId]);
     },
   };

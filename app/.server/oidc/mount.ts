@@ -6,7 +6,7 @@ import { answerTemporarilyUnavailable } from "./unavailable";
 import { SLUG_PATTERN_ANY_CASE } from "~/schemas/slug";
 import { findUnrepresentable, UNREPRESENTABLE_MESSAGE } from "~/schemas/text";
 import { keptUserAgent } from "./request-device";
-import { inRequestScope } from "../request-scope";
+import { inRequestScope, type RequestScope } from "../request-scope";
 import type { KeyValueStore } from "../cache/store";
 import { parkPostedRequest, POSTABLE_PATHS, takePostedRequest } from "./posted-requests";
 import type { ProviderRegistry, TenantProvider } from "./registry";
@@ -185,7 +185,8 @@ export function createProtocolHandler(registry: ProviderRegistry, store: KeyValu
     const cacheControl = req.method === "GET" ? publicCacheControlOf(path) : undefined;
     if (cacheControl) res.setHeader("Cache-Control", cacheControl);
     const device = { ip: target.ip ?? null, userAgent: keptUserAgent(req.headers["user-agent"]) };
-    inRequestScope(path === "/me" ? { userinfo: true } : { device, verifiedJwt: presented }, () => tenant.callback(req, res));
+    const prefetchedGrants: NonNullable<RequestScope["prefetchedGrants"]> = new Map();
+    inRequestScope(path === "/me" ? { userinfo: true, prefetchedGrants } : { device, verifiedJwt: presented, prefetchedGrants }, () => tenant.callback(req, res));
   }
   return (req, res, target) =>
     serve(req, res, target).catch((error: unknown) => {
