@@ -139,6 +139,16 @@ describe("device authorization grant", () => {
     expect(second.body.error).toBe("slow_down");
   });
 
+  it("answers slow_down at the token endpoint's other spelling, /{slug}/token, too", async () => {
+    const started = await oidc.initiateDeviceAuthorization(config, { scope: "openid" });
+    const alias = `${issuerOf(porta, org)}/token`;
+    const poll = () => postForm(alias, { grant_type: DEVICE_CODE_GRANT, device_code: started.device_code, client_id: clientId });
+    expect((await poll()).body.error).toBe("authorization_pending");
+    const second = await poll();
+    expect(second.status).toBe(400);
+    expect(second.body.error).toBe("slow_down");
+  });
+
   it("a client without the grant type cannot start it", async () => {
     const other = await createClient(porta.services.db.prisma, org.id, { confidential: false });
     const otherConfig = await clientConfiguration(porta, org, other.client);

@@ -151,6 +151,8 @@ export function createProtocolHandler(registry: ProviderRegistry, store: KeyValu
     const tenant = await registry.get(target.slug);
     if (!tenant) return sendJson(res, 404, { error: "not_found", error_description: "There is no such organization." });
     let { path, search } = target;
+    // `/{slug}/token` is the admin client library's shape of the token endpoint: the same endpoint in every check below.
+    if (path === "/token") path = "/auth/token";
     let presented: JWTPayload | undefined;
     if (req.method === "POST") {
       let body;
@@ -162,7 +164,7 @@ export function createProtocolHandler(registry: ProviderRegistry, store: KeyValu
         return sendJson(res, error.status, { error: "invalid_request", error_description: error.description });
       }
       if (TOKEN_ENDPOINTS.has(path)) presented = await presentJwtsByJti(body, tenant);
-      if (await deviceFlowRefusal(req, res, target, tenant, store, limits)) return;
+      if (await deviceFlowRefusal(req, res, { ...target, path }, tenant, store, limits)) return;
       if (POSTABLE_PATHS.has(path)) {
         const next = await parkPostedRequest(store, tenant.organization.id, path, body);
         res.statusCode = 303;
@@ -175,8 +177,6 @@ export function createProtocolHandler(registry: ProviderRegistry, store: KeyValu
       const parked = await takePostedRequest(store, tenant.organization.id, new URLSearchParams(search));
       if (parked !== null) search = parked;
     }
-    // `/{slug}/token` is the admin client library's shape of the token endpoint.
-    if (path === "/token") path = "/auth/token";
     req.url = search ? `${path}?${search}` : path;
     // The provider derives every URL it hands out (discovery endpoints, redirects to resume
     // an authorization, cookie paths) from the path it was reached at: it always sees the
