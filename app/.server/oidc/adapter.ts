@@ -248,11 +248,11 @@ function durableAdapter({ sql, organizationId }: AdapterContext, model: string):
     );
     const grantId = row?.payload.grantId;
     if (typeof grantId === "string" && row!.organizationId === organizationId) {
+      // A Grant row keeps its own id (upsert): the row joined is the grant the token names, or none.
+      const grant = row!.grantPayload?.jti === grantId && row!.grantOrganizationId ? row! : undefined;
       prefetched.set(
         grantId,
-        row!.grantPayload && row!.grantOrganizationId
-          ? { organizationId: row!.grantOrganizationId, payload: row!.grantPayload, expiresAt: row!.grantExpiresAt, consumedAt: row!.grantConsumedAt }
-          : null,
+        grant ? { organizationId: grant.grantOrganizationId!, payload: grant.grantPayload!, expiresAt: grant.grantExpiresAt, consumedAt: grant.grantConsumedAt } : null,
       );
     }
     return fromRow(row, id);
