@@ -25,7 +25,9 @@ import type { FaultHooks } from "./context";
 import { createMailer, type Mailer } from "./mail/mailer";
 import { createKeyService, type KeyService } from "./oidc/keys";
 import { MAX_SIGNED_TOKEN_LIFETIME } from "./oidc/lifetimes";
-import { createProviderRegistry, type ProviderRegistry } from "./oidc/registry";
+import { createProviderRegistry, PROVIDER_MAX_AGE_MS, type ProviderRegistry } from "./oidc/registry";
+import { createDocumentDirectory, type DocumentDirectory } from "./oidc/document-directory";
+import { createDocumentTemplates } from "./oidc/well-known";
 import { createMetrics, type Metrics } from "./metrics/metrics";
 import { startTracing, type Tracing } from "./tracing/tracing";
 import { readPackageVersion } from "./root";
@@ -46,6 +48,8 @@ export interface Services {
   encrypter: Encrypter;
   keys: KeyService;
   oidc: ProviderRegistry;
+  /** Every active organization's discovery and JWKS, compactly (decision 062). */
+  documents: DocumentDirectory;
   audit: AuditLog;
   limits: RateLimits;
   passwords: PasswordHasher;
@@ -169,6 +173,14 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     },
   });
   registryRef.current = oidc;
+  const documents = createDocumentDirectory({
+    registry: oidc,
+    templates: createDocumentTemplates(oidc, config.baseUrl),
+    baseUrl: config.baseUrl,
+    maxAgeMs: PROVIDER_MAX_AGE_MS,
+    logger,
+    ...(config.documentDirectoryBytes ? { maxBytes: config.documentDirectoryBytes } : {}),
+  });
 
   const passwords = createPasswordHasher();
   // Computed now, so that the first login for an unknown email costs what every other does.
@@ -186,7 +198,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
 
   // Without DATABASE_URL this process alone holds the database (the DATA_DIR lock).
   const jobs = metrics.observeJobs(tracing.observeJobs(createJobQueue(db, logger, { soleProcess: !config.databaseUrl, ...options.queue })));
-  metrics.watch({ db, cache, cacheKind: config.redisUrl ? "redis" : "memory", providerPool: () => oidc.poolStats(), jobs });
+  metrics.watch({ db, cache, cacheKind: config.redisUrl ? "redis" : "memory", providerPool: () => oidc.poolStats(), documentDirectory: () => documents.stats(), jobs });
   const logoutNotices = createLogoutNotices(db.prisma, jobs, logger);
   noticesRef.current = logoutNotices;
   // Each audited write also writes the webhook deliveries it causes (decision 047).
@@ -201,6 +213,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     encrypter,
     keys,
     oidc,
+    documents,
     audit,
     limits: metrics.observeLimits(createRateLimits(db, rulesFromSettings(settings))),
     passwords,
@@ -224,6 +237,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     async close() {
       clearInterval(sweeper);
       await jobs.stop();
+      documents.close();
       await oidc.close();
       mailer.close();
       await store.close();

@@ -78,7 +78,7 @@ export async function startPorta(config: Config, logger: Logger, options: StartO
       { serve: protocol, baseUrl: config.baseUrl, mode, logger: services.logger, trustProxy: app.get("trust proxy fn") as ProtocolFirstOptions["trustProxy"] },
       app,
     );
-    const wellKnown = wellKnownFirst({ registry: services.oidc, baseUrl: config.baseUrl, mode, logger: services.logger }, machine);
+    const wellKnown = wellKnownFirst({ registry: services.oidc, directory: services.documents, baseUrl: config.baseUrl, mode, logger: services.logger }, machine);
     const scrape = metricsOnMainPort(services.metrics, config.metrics.token, services.logger);
     const handler = services.metrics.observeHttp(
       services.tracing.observeHttp((req, res) => {
@@ -102,6 +102,8 @@ export async function startPorta(config: Config, logger: Logger, options: StartO
     server.headersTimeout = 20_000;
     server.requestTimeout = 30_000;
     const { port } = server.address() as AddressInfo;
+    // Serving first: the directory of every organization's documents fills in the background.
+    services.documents.fillInBackground();
 
     let closing: Promise<void> | undefined;
     return {

@@ -80,6 +80,9 @@ describe("/metrics", () => {
     expect(moved("porta_db_query_duration_seconds_count", {})).toBeGreaterThan(5);
     expect(sample(after, "porta_provider_pool_size")).toBeGreaterThanOrEqual(1);
     expect(sample(after, "porta_provider_pool_builds_total")).toBeGreaterThanOrEqual(1);
+    // The tenant's discovery documents are held (decision 062): filled at start, or made by the sign-in's first request.
+    expect(sample(after, "porta_document_directory_entries")).toBeGreaterThanOrEqual(1);
+    expect(sample(after, "porta_document_directory_bytes")).toBeGreaterThan(0);
     expect(sample(after, "porta_cache_up", { kind: process.env.REDIS_URL ? "redis" : "memory" })).toBe(1);
     expect(after).toMatch(/^porta_jobs_queued\{queue="magic-link",state="waiting"\} \d+$/m);
     expect(after).toMatch(/^porta_process_resident_memory_bytes \d+/m);

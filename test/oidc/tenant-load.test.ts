@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PrismaClient } from "~/generated/prisma/client";
 import { PUBLISHED } from "~/.server/oidc/keys";
-import { loadTenant } from "~/.server/oidc/tenant-load";
+import { loadActiveTenantsAfter, loadPublicTenant, loadPublicTenants, loadTenant } from "~/.server/oidc/tenant-load";
 import { createApplication, createOrganization } from "../support/factories";
 import { openMigratedDatabase, type MigratedDatabase } from "../support/migrated-database";
 
@@ -41,7 +41,7 @@ describe("loadTenant", () => {
     await prisma.customClaimDefinition.create({ data: { applicationId: app.id, claimName: "tier", claimType: "string", scope: "billing" } });
     await prisma.customClaimDefinition.create({ data: { applicationId: otherApp.id, claimName: "elsewhere", claimType: "string", scope: "profile" } });
 
-    const loaded = await loadTenant(prisma, "LOAD-me");
+    const loaded = await loadTenant(database.db, "LOAD-me");
 
     expect(loaded?.organization).toEqual(await prisma.organization.findUnique({ where: { slug: "load-me" } }));
     const keys = await prisma.signingKey.findMany({
@@ -61,11 +61,31 @@ describe("loadTenant", () => {
 
   it("answers an organization without keys or claims with empty lists, and an unknown slug with nothing", async () => {
     const org = await createOrganization(prisma, { status: "suspended" });
-    const loaded = await loadTenant(prisma, org.slug);
+    const loaded = await loadTenant(database.db, org.slug);
     expect(loaded?.organization.status).toBe("suspended");
     expect(loaded?.customClaims).toEqual([]);
     // The shared retiring key of the first test is published by every organization.
     expect(loaded?.keys.map((k) => k.id)).toEqual(["k-shared"]);
-    expect(await loadTenant(prisma, "no-such-organization")).toBeUndefined();
+    expect(await loadTenant(database.db, "no-such-organization")).toBeUndefined();
+  });
+
+  it("reads the public inputs of a page of active organizations in slug order, and of many slugs at once, without private keys", async () => {
+    const made = [];
+    for (const slug of ["page-c", "page-a", "page-d", "page-b"]) made.push(await createOrganization(prisma, { slug }));
+    await prisma.organization.update({ where: { slug: "page-b" }, data: { status: "suspended" } });
+    await key("k-page-a", made[1]!.id, "active");
+
+    const first = await loadActiveTenantsAfter(database.db, "page-", 2);
+    expect(first.map((t) => t.organization.slug)).toEqual(["page-a", "page-c"]);
+    const next = await loadActiveTenantsAfter(database.db, "page-c", 2);
+    expect(next.map((t) => t.organization.slug)[0]).toBe("page-d");
+    expect(first[0]!.keys.map((k) => k.id)).toEqual(["k-page-a", "k-shared"]);
+    expect(first[0]!.keys[0]).not.toHaveProperty("privateJwkEncrypted");
+    expect(first[0]!.organization).toEqual(await prisma.organization.findUnique({ where: { slug: "page-a" } }));
+
+    const many = await loadPublicTenants(database.db, ["page-b", "page-a", "no-such-organization"]);
+    expect(many.map((t) => t.organization.slug).sort()).toEqual(["page-a", "page-b"]);
+    expect(many.flatMap((t) => t.keys).every((k) => !("privateJwkEncrypted" in k))).toBe(true);
+    expect((await loadPublicTenant(database.db, "PAGE-A"))?.keys[0]).toEqual(first[0]!.keys[0]);
   });
 });

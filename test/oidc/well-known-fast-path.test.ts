@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminApi, obtainAdminTokens } from "../support/admin-api";
@@ -198,6 +199,29 @@ describe("without building the organization's provider (decision 034)", () => {
     }
     expect((JSON.parse(fast[1]!.body.toString()) as { keys: unknown[] }).keys).toHaveLength(2);
     expect(fast[0]!.body.toString()).toContain('"badge"');
+  });
+});
+
+describe("the directory of every organization's documents (decision 062)", () => {
+  it("answers organizations no request has touched from memory once filled: no statement, the provider's own bytes", async () => {
+    const prisma = porta.services.db.prisma;
+    const orgs = await Promise.all([1, 2, 3].map(() => createOrganization(prisma)));
+    // Their active keys, as an organization gets them when created through the Admin API.
+    for (const org of orgs) await porta.services.keys.providerJwks(org.id);
+    porta.services.documents.fillInBackground();
+    await porta.services.documents.filled();
+    expect(porta.services.oidc.peek(orgs[0]!.slug)).toBeUndefined();
+
+    const statements: string[] = [];
+    const stop = porta.services.db.onQuery((sql) => statements.push(sql));
+    const fast = await Promise.all(orgs.flatMap((org) => DOCUMENTS.map((path) => raw(`${issuerOf(porta, org)}${path}`))));
+    stop();
+    expect(statements).toEqual([]);
+    expect(fast.map((answer) => answer.status)).toEqual(Array(6).fill(200));
+    const own = await Promise.all(DOCUMENTS.map((path) => raw(`${issuerOf(porta, orgs[1]!)}${path}?via=provider`)));
+    expect(fast[2]!.body.toString()).toBe(own[0]!.body.toString());
+    expect(fast[3]!.body.toString()).toBe(own[1]!.body.toString());
+    expect(fast[2]!.headers.etag).toBe(`"${createHash("sha256").update(own[0]!.body).digest("base64url")}"`);
   });
 });
 

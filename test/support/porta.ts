@@ -83,6 +83,9 @@ export async function startTestPorta(options: TestPortaOptions = {}): Promise<Te
     await database.drop();
     throw error;
   }
+  // The directory of discovery documents fills in the background after start: a test that counts
+  // a request's statements must not count the fill's.
+  await running.services.documents.filled();
   return {
     ...running,
     baseUrl: config.baseUrl,

@@ -57,6 +57,8 @@ describe("parseConfig", () => {
     expect(parseConfig({ OIDC_PROVIDER_POOL_MB: "128" }).providerPoolBytes).toBe(128 * 1024 * 1024);
     expect(parseConfig({ OIDC_PROVIDER_POOL_MB: "0.5" }).providerPoolBytes).toBe(512 * 1024);
     expect(parseConfig({}).providerPoolBytes).toBeUndefined();
+    expect(parseConfig({ DOCUMENT_DIRECTORY_MB: "96" }).documentDirectoryBytes).toBe(96 * 1024 * 1024);
+    expect(parseConfig({}).documentDirectoryBytes).toBeUndefined();
   });
 
   it("accepts admin@localhost as the bootstrap email (the one email rule)", () => {
@@ -141,6 +143,7 @@ describe("parseConfig", () => {
     { env: { TRUST_PROXY: "-1" }, variable: "TRUST_PROXY", expected: /expected a hop count/ },
     { env: { OIDC_PROVIDER_POOL_MB: "0" }, variable: "OIDC_PROVIDER_POOL_MB", expected: /expected a number of megabytes/ },
     { env: { OIDC_PROVIDER_POOL_MB: "lots" }, variable: "OIDC_PROVIDER_POOL_MB", expected: /expected a number of megabytes/ },
+    { env: { DOCUMENT_DIRECTORY_MB: "-1" }, variable: "DOCUMENT_DIRECTORY_MB", expected: /expected a number of megabytes/ },
     { env: { SHUTDOWN_DELAY_SECONDS: "-1" }, variable: "SHUTDOWN_DELAY_SECONDS", expected: /expected a number of seconds between 0 and 120/ },
     { env: { SHUTDOWN_DELAY_SECONDS: "121" }, variable: "SHUTDOWN_DELAY_SECONDS", expected: /expected a number of seconds between 0 and 120/ },
     { env: { METRICS_PORT: "3000" }, variable: "METRICS_PORT", expected: /expected a port other than PORT/ },

@@ -154,6 +154,14 @@ export const EnvSchema = z.object({
       .max(65536, "expected a number of megabytes, such as 64")
       .optional(),
   ),
+  DOCUMENT_DIRECTORY_MB: z.preprocess(
+    blankAsUnset,
+    z.coerce
+      .number({ message: "expected a number of megabytes, such as 48" })
+      .positive("expected a number of megabytes, such as 48")
+      .max(65536, "expected a number of megabytes, such as 48")
+      .optional(),
+  ),
   METRICS_PORT: z.preprocess(blankAsUnset, portNumber.optional()),
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.pipe(
     urlWithProtocols(["http:", "https:"], "an OTLP/HTTP collector URL such as http://otel-collector:4318").optional(),
@@ -182,6 +190,8 @@ export interface Config {
   trustProxy: number | string[];
   /** Heap budget of the pool of built OIDC providers, in bytes; undefined: the registry's default. */
   providerPoolBytes: number | undefined;
+  /** DOCUMENT_DIRECTORY_MB in bytes: what the directory of discovery documents may hold (decision 062). */
+  documentDirectoryBytes: number | undefined;
   /** After SIGTERM, how long the node answers not-ready while still serving, before it stops accepting. */
   shutdownDelayMs: number;
   /** Whether outbound requests (a client's jwks_uri) may reach loopback and private addresses. */
@@ -233,6 +243,7 @@ export function parseConfig(source: Record<string, string | undefined> = process
     logLevel: env.LOG_LEVEL,
     trustProxy: env.TRUST_PROXY ?? ["loopback"],
     providerPoolBytes: env.OIDC_PROVIDER_POOL_MB === undefined ? undefined : Math.round(env.OIDC_PROVIDER_POOL_MB * 1024 * 1024),
+    documentDirectoryBytes: env.DOCUMENT_DIRECTORY_MB === undefined ? undefined : Math.round(env.DOCUMENT_DIRECTORY_MB * 1024 * 1024),
     shutdownDelayMs: Math.round(env.SHUTDOWN_DELAY_SECONDS * 1000),
     outboundAllowPrivateNetworks: env.OUTBOUND_ALLOW_PRIVATE_NETWORKS === "true",
     metrics: { port: env.METRICS_PORT, token: env.METRICS_TOKEN },

@@ -5,7 +5,9 @@ import Provider from "oidc-provider";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Organization } from "~/generated/prisma/client";
+import { createDocumentDirectory, type DocumentDirectory } from "../oidc/document-directory";
 import type { ProviderRegistry, TenantProvider } from "../oidc/registry";
+import { createDocumentTemplates } from "../oidc/well-known";
 import { noneMatch, wellKnownFirst } from "./well-known-first";
 
 const BASE_URL = "http://id.example.test";
@@ -28,9 +30,14 @@ async function tenantOf(slug: string): Promise<TenantProvider> {
   };
 }
 
-type Registry = Pick<ProviderRegistry, "get" | "peek" | "onDrop" | "describe" | "buildDetached">;
+type Registry = Pick<ProviderRegistry, "get" | "peek" | "onDrop" | "describe" | "describePage" | "describeMany" | "buildDetached">;
 /** The documents without a provider are test/oidc/well-known-fast-path.test.ts's: here every organization needs its provider. */
-const NEEDS_PROVIDER = { describe: () => Promise.resolve(undefined), buildDetached: () => Promise.reject(new Error("not here")) };
+const NEEDS_PROVIDER = {
+  describe: () => Promise.resolve(undefined),
+  describePage: () => Promise.resolve({ described: [], last: undefined }),
+  describeMany: () => Promise.resolve(new Map()),
+  buildDetached: () => Promise.reject(new Error("not here")),
+};
 
 /**
  * A pool of one organization's provider, replaceable as the real registry replaces it on a
@@ -52,11 +59,16 @@ function poolOf(tenant: TenantProvider) {
 }
 
 let server: Server | undefined;
+const directories: DocumentDirectory[] = [];
 afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
+afterEach(() => directories.splice(0).forEach((directory) => directory.close()));
 
 async function serve(registry: Registry) {
   const passed: string[] = [];
-  const handler = wellKnownFirst({ registry, baseUrl: BASE_URL, mode: "production", logger: pino({ level: "silent" }) }, (req, res) => {
+  const logger = pino({ level: "silent" });
+  const directory = createDocumentDirectory({ registry, templates: createDocumentTemplates(registry, BASE_URL), baseUrl: BASE_URL, maxAgeMs: 60_000, logger });
+  directories.push(directory);
+  const handler = wellKnownFirst({ registry, directory, baseUrl: BASE_URL, mode: "production", logger }, (req, res) => {
     passed.push(`${req.method} ${req.url}`);
     res.writeHead(418).end();
   });

@@ -1,25 +1,18 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { SLUG_PATTERN_ANY_CASE } from "~/schemas/slug";
-import { PROVIDER_MAX_AGE_MS, type ProviderRegistry, type TenantProvider } from "../oidc/registry";
-import {
-  createDocumentsWithoutProvider,
-  createWellKnownCache,
-  getReadyWellKnown,
-  getWellKnown,
-  type WellKnownDocument,
-  type WellKnownDocuments,
-  type WellKnownPath,
-} from "../oidc/well-known";
+import type { DocumentDirectory } from "../oidc/document-directory";
+import type { ProviderRegistry, TenantProvider } from "../oidc/registry";
+import { getReadyWellKnown, type WellKnownDocument, type WellKnownPath } from "../oidc/well-known";
 import { requestIdFrom } from "./request-id";
 import { staticSecurityHeaders } from "./security-headers";
 
 type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
 export interface WellKnownFirstOptions {
-  registry: Pick<ProviderRegistry, "get" | "peek" | "onDrop" | "describe" | "buildDetached">;
-  /** The bytes the documents of organizations not in the provider pool may hold (default 32 MB). */
-  wellKnownCacheBytes?: number;
+  registry: Pick<ProviderRegistry, "peek">;
+  /** The documents of organizations whose provider is not in the pool (decision 062). */
+  directory: Pick<DocumentDirectory, "get" | "fetch">;
   baseUrl: string;
   mode: "production" | "development";
   logger: Logger;
@@ -40,8 +33,8 @@ export function noneMatch(header: string | undefined, etag: string): boolean {
 
 /**
  * Answers discovery and JWKS of an active organization from documents computed once per
- * provider (oidc/well-known.ts), and kept for a while after the provider leaves the pool, before
- * Express, Helmet and the provider run: these are the
+ * provider (oidc/well-known.ts), or from the directory of every organization's documents
+ * (oidc/document-directory.ts), before Express, Helmet and the provider run: these are the
  * most frequent requests a relying party makes, and each used to cost a pass through all three.
  * What the fast path answers is byte for byte what the provider answers, with the same
  * Cache-Control, CORS and security headers (without the per-request CSP nonce: no script runs
@@ -51,39 +44,10 @@ export function noneMatch(header: string | undefined, etag: string): boolean {
  *
  * Each request still gets an X-Request-Id and one access-log line, as http/request-id.ts writes.
  */
-export const DEFAULT_WELL_KNOWN_CACHE_BYTES = 32 * 1024 * 1024;
-
 export function wellKnownFirst(options: WellKnownFirstOptions, next: NodeHandler): NodeHandler {
-  const { registry, logger } = options;
-  // Beyond the pool: a pool miss answers from here without building a provider (decision 034).
-  const beyondPool = createWellKnownCache({ maxBytes: options.wellKnownCacheBytes ?? DEFAULT_WELL_KNOWN_CACHE_BYTES, maxAgeMs: PROVIDER_MAX_AGE_MS });
-  registry.onDrop((organizationId) => beyondPool.drop(organizationId));
-  const withoutProvider = createDocumentsWithoutProvider(registry, options.baseUrl);
-
-  /**
-   * A pooled provider's own documents; else (a pool miss) the documents made without a provider,
-   * kept beyond the pool; else (an organization that needs its provider) the provider's.
-   */
-  async function documentsOf(slug: string, pooled: TenantProvider | undefined): Promise<WellKnownDocuments | undefined> {
-    const epoch = beyondPool.epoch();
-    if (!pooled) {
-      const made = await withoutProvider(slug).catch((error: unknown) => {
-        onError(error);
-        return undefined;
-      });
-      if (made) {
-        beyondPool.set(made.organization, made.documents, epoch);
-        return made.documents;
-      }
-    }
-    const tenant = await registry.get(slug);
-    const documents = tenant && (await getWellKnown(tenant, onError));
-    if (tenant && documents) beyondPool.set(tenant.organization, documents, epoch);
-    return documents;
-  }
+  const { registry, directory, logger } = options;
   const security = staticSecurityHeaders(options.baseUrl, options.mode).flat();
   const fixedHeaders = new WeakMap<WellKnownDocument, { ok: string[]; notModified: string[] }>();
-  const onError = (error: unknown) => logger.error({ err: error }, "could not precompute discovery and JWKS; the provider answers them");
 
   function headersOf(document: WellKnownDocument) {
     let headers = fixedHeaders.get(document);
@@ -130,7 +94,7 @@ export function wellKnownFirst(options: WellKnownFirstOptions, next: NodeHandler
     const started = process.hrtime.bigint();
     // A provider in the pool answers with its own documents (a replaced one brings new ones).
     const pooled = registry.peek(slug);
-    const ready = pooled ? documentOf(pooled, path) : beyondPool.get(slug)?.[path];
+    const ready = pooled ? documentOf(pooled, path) : directory.get(slug)?.[path];
     if (ready) {
       try {
         return send(req, res, ready, started);
@@ -144,7 +108,8 @@ export function wellKnownFirst(options: WellKnownFirstOptions, next: NodeHandler
     }
     // First request for this provider: build it (or wait for it) and its documents. An unknown
     // or inactive organization, or any failure, is the Express path's to answer, as before.
-    documentsOf(slug, pooled)
+    directory
+      .fetch(slug, pooled !== undefined)
       .then(
         (documents) => (documents ? send(req, res, documents[path], started) : next(req, res)),
         () => next(req, res),

@@ -39,6 +39,8 @@ export interface WatchedSources {
   cache: ReadThroughCache;
   cacheKind: "redis" | "memory";
   providerPool: () => PoolStats;
+  /** The directory of discovery documents (decision 062). */
+  documentDirectory: () => { entries: number; bytes: number };
   jobs: JobQueue;
 }
 
@@ -135,6 +137,8 @@ export function createMetrics(): Metrics {
   let poolSeen = { builds: 0, evictions: 0 };
   new Gauge({ name: "porta_provider_pool_size", help: "Organizations whose OIDC provider is built and kept.", registers: [registry], collect() { if (sources) this.set(sources.providerPool().size); } });
   new Gauge({ name: "porta_provider_pool_capacity", help: "How many built providers the pool's memory budget holds.", registers: [registry], collect() { if (sources) this.set(sources.providerPool().capacity); } });
+  new Gauge({ name: "porta_document_directory_entries", help: "Organizations whose discovery and JWKS are held in memory.", registers: [registry], collect() { if (sources) this.set(sources.documentDirectory().entries); } });
+  new Gauge({ name: "porta_document_directory_bytes", help: "The directory of discovery documents' estimate of its own size.", registers: [registry], collect() { if (sources) this.set(sources.documentDirectory().bytes); } });
   const poolBuilds = new Counter({ name: "porta_provider_pool_builds_total", help: "OIDC providers built (pool misses).", registers: [registry] });
   new Counter({
     name: "porta_provider_pool_evictions_total",

@@ -67,7 +67,7 @@ export interface KeyService {
    * anything; undefined when the rows need work first (a key due to retire, no active key), which
    * only `providerJwks` does.
    */
-  publicJwksFrom(organizationId: string, rows: Array<PublishedKeyRow & { publicJwk: unknown }>): Array<JWK & { kid: string }> | undefined;
+  publicJwksFrom(organizationId: string, rows: Array<KeyStateRow & Pick<KeyRow, "id"> & { publicJwk: unknown }>): Array<JWK & { kid: string }> | undefined;
   /** Public JWKs of what an organization publishes (its /.well-known/jwks). */
   publicJwks(organizationId: string): Promise<JWK[]>;
   /**
@@ -111,6 +111,18 @@ const aad = (kid: string) => `signing-key:${kid}`;
 type KeyRow = Awaited<ReturnType<PrismaClient["signingKey"]["findMany"]>>[number];
 /** The columns of a published key a provider needs. */
 export type PublishedKeyRow = Pick<KeyRow, "id" | "organizationId" | "status" | "retireAfter" | "privateJwkEncrypted">;
+/** What decides whether published keys need work before they are used. */
+type KeyStateRow = Pick<KeyRow, "organizationId" | "status" | "retireAfter">;
+
+/**
+ * When the first retiring key among these is due to retire (ms since the epoch; Infinity when
+ * none is): from then on the published set must change before it is used again.
+ */
+export function keysChangeAt(rows: KeyStateRow[]): number {
+  let at = Infinity;
+  for (const row of rows) if (row.status === "retiring" && row.retireAfter) at = Math.min(at, row.retireAfter.getTime());
+  return at;
+}
 type NewKey = Prisma.SigningKeyUncheckedCreateInput;
 
 /** The active key first (the one that signs), then staged, then retiring, then the shared keys of earlier versions. */
@@ -272,8 +284,8 @@ export function createKeyService(options: KeyServiceOptions): KeyService {
     return signingKeyFirst(rows);
   }
 
-  const isDueToRetire = (rows: PublishedKeyRow[]) => rows.some((row) => row.status === "retiring" && row.retireAfter && row.retireAfter <= now());
-  const hasActiveKey = (rows: PublishedKeyRow[], organizationId: string) => rows.some((row) => row.status === "active" && row.organizationId === organizationId);
+  const isDueToRetire = (rows: KeyStateRow[]) => keysChangeAt(rows) <= now().getTime();
+  const hasActiveKey = (rows: KeyStateRow[], organizationId: string) => rows.some((row) => row.status === "active" && row.organizationId === organizationId);
 
   const toPrivateJwk = (row: PublishedKeyRow): PrivateSigningJwk => ({
     ...(JSON.parse(encrypter.decrypt(row.privateJwkEncrypted, aad(row.id))) as JWK),

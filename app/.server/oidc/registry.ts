@@ -14,12 +14,12 @@ import { getClientRecord, secretMatches } from "../directory/clients";
 import { buildProviderConfiguration, createSignedJwtReader } from "./configuration";
 import { createRevokedTokens } from "./revoked-tokens";
 import { acceptOwnAudienceAtUserinfo, hashAccessTokenIntoIdToken, useHashedClientSecrets } from "./internals";
-import type { KeyService, PrivateSigningJwk } from "./keys";
+import { keysChangeAt, type KeyService, type PrivateSigningJwk } from "./keys";
 import type { LogoutNotice } from "./backchannel-logout";
 import { statePollInterval } from "./device-flow";
 import { createFindAccount } from "./account";
 import { mintDelegatedToken, registerTokenExchange, type TokenExchangeRecord } from "./token-exchange";
-import { loadTenant, type TenantInput } from "./tenant-load";
+import { loadActiveTenantsAfter, loadPublicTenant, loadPublicTenants, loadTenant, type PublicTenantInput, type TenantInput } from "./tenant-load";
 import type { Settings } from "../settings/settings";
 
 /** One organization's provider and what was true of the organization when it was built. */
@@ -60,6 +60,13 @@ export interface ProviderRegistry {
    */
   describe(slug: string): Promise<DescribedOrganization | undefined>;
   /**
+   * `describe` for a page of active organizations in slug order, after `afterSlug` ("" first), in
+   * one round trip: what it would answer, and the last slug read (undefined past the last page).
+   */
+  describePage(afterSlug: string, limit: number): Promise<{ described: DescribedOrganization[]; last: string | undefined }>;
+  /** `describe` for many (lower-case) slugs in one round trip: the slugs it would answer for. */
+  describeMany(slugs: string[]): Promise<Map<string, DescribedOrganization>>;
+  /**
    * A provider as `get` builds one, for another issuer, outside the pool and signing with a key of
    * its own: the template of the documents of every organization with the same custom claims.
    */
@@ -90,6 +97,8 @@ export interface DescribedOrganization {
   customClaims: TenantInput["customClaims"];
   /** As the provider publishes them, in its order. */
   publicJwks: Array<JWK & { kid: string }>;
+  /** When a published key is due to retire (ms since the epoch, Infinity for never): the description holds until then. */
+  keysChangeAt: number;
 }
 
 export interface RegistryOptions {
@@ -174,7 +183,7 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
 
   async function build(slug: string): Promise<TenantProvider | undefined> {
     // One round trip for the organization, its keys and its custom claims (decision 034).
-    const [input, accessTokenTtl] = await Promise.all([loadTenant(prisma, slug), options.settings.get("tokens.accessTokenTtlSeconds")]);
+    const [input, accessTokenTtl] = await Promise.all([loadTenant(options.sql, slug), options.settings.get("tokens.accessTokenTtlSeconds")]);
     if (!input || input.organization.status !== "active") return undefined;
     // The organization's own keys (and the shared keys of earlier versions while they retire).
     const keySet = await keys.providerJwksFrom(input.organization.id, input.keys);
@@ -248,6 +257,15 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
     return { organization, issuer, provider, callback: provider.callback(), claimsOfSignedJwt, deliverBackchannelLogout, issueImpersonationToken };
   }
 
+  /** What `describe` answers for an organization read from the database (see its comment). */
+  function describedFrom(input: PublicTenantInput): DescribedOrganization | undefined {
+    const { organization } = input;
+    if (organization.status !== "active" || organization.slug === options.superAdminSlug) return undefined;
+    const publicJwks = keys.publicJwksFrom(organization.id, input.keys);
+    if (!publicJwks) return undefined;
+    return { organization, issuer: `${options.baseUrl}/${organization.slug}`, customClaims: input.customClaims, publicJwks, keysChangeAt: keysChangeAt(input.keys) };
+  }
+
   return {
     async get(rawSlug) {
       const slug = rawSlug.toLowerCase();
@@ -287,11 +305,20 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
     async describe(rawSlug) {
       const slug = rawSlug.toLowerCase();
       if (unknown.has(slug) || slug === options.superAdminSlug) return undefined;
-      const input = await loadTenant(prisma, slug);
-      if (!input || input.organization.status !== "active") return undefined;
-      const publicJwks = keys.publicJwksFrom(input.organization.id, input.keys);
-      if (!publicJwks) return undefined;
-      return { organization: input.organization, issuer: `${options.baseUrl}/${input.organization.slug}`, customClaims: input.customClaims, publicJwks };
+      const input = await loadPublicTenant(options.sql, slug);
+      return input && describedFrom(input);
+    },
+    async describePage(afterSlug, limit) {
+      const inputs = await loadActiveTenantsAfter(options.sql, afterSlug, limit);
+      const described = inputs.flatMap((input) => describedFrom(input) ?? []);
+      return { described, last: inputs.length === limit ? inputs[inputs.length - 1]!.organization.slug : undefined };
+    },
+    async describeMany(slugs) {
+      const inputs = await loadPublicTenants(options.sql, slugs);
+      return new Map(inputs.flatMap((input) => {
+        const described = describedFrom(input);
+        return described ? [[described.organization.slug.toLowerCase(), described] as const] : [];
+      }));
     },
     async buildDetached(organization, issuer, customClaims) {
       templateKey ??= generateKeyPair("ES256", { extractable: true }).then(async ({ privateKey }) => ({

@@ -3,7 +3,6 @@ import { LRUCache } from "lru-cache";
 import { inject } from "./inject";
 import { scopesAndClaims } from "./configuration";
 import { registrationPolicyOf } from "~/schemas/registration";
-import type { Organization } from "~/generated/prisma/client";
 import type { DescribedOrganization, ProviderRegistry, TenantProvider } from "./registry";
 
 /** The two documents of an organization that are the same for every caller. */
@@ -94,114 +93,84 @@ export function getWellKnown(tenant: TenantProvider, onError: (error: unknown) =
   return documents;
 }
 
-export interface WellKnownCacheOptions {
-  /** The bytes the documents may hold (their bodies plus a fixed overhead per organization). */
-  maxBytes: number;
-  /** As the provider pool's maximum age: the safety net for a missed invalidation notice. */
-  maxAgeMs: number;
-}
-
-/**
- * The documents of organizations whose provider is no longer (or not yet again) in the pool,
- * by slug (decision 034). A pool miss used to build a whole provider just to answer a document
- * of a few kilobytes; this keeps the documents of many more organizations than the pool holds
- * providers. They are dropped with the organization's providers (`drop`, called from the
- * registry's invalidation, in every process), and documents computed from a provider that was
- * current before a drop are not kept (`epoch`).
- */
-export interface WellKnownCache {
-  get(slug: string): WellKnownDocuments | undefined;
-  /** The drop count to pass to `set`: read it before asking the registry for the provider. */
-  epoch(): number;
-  set(organization: Pick<Organization, "id" | "slug">, documents: WellKnownDocuments, epochBefore: number): void;
-  drop(organizationId: string): void;
-}
-
-/** What one organization's entry holds besides the two bodies (key, ETags, headers, LRU node). */
-const ENTRY_OVERHEAD_BYTES = 1024;
-
-export function createWellKnownCache(options: WellKnownCacheOptions): WellKnownCache {
-  const entries = new LRUCache<string, { organizationId: string; documents: WellKnownDocuments }>({
-    maxSize: options.maxBytes,
-    sizeCalculation: ({ documents }) =>
-      ENTRY_OVERHEAD_BYTES + WELL_KNOWN_PATHS.reduce((bytes, path) => bytes + documents[path].body.length, 0),
-    ttl: options.maxAgeMs,
-  });
-  let drops = 0;
-  return {
-    get: (slug) => entries.get(slug.toLowerCase())?.documents,
-    epoch: () => drops,
-    set(organization, documents, epochBefore) {
-      if (epochBefore !== drops) return;
-      entries.set(organization.slug, { organizationId: organization.id, documents });
-    },
-    drop(organizationId) {
-      drops++;
-      if (organizationId === "*") return entries.clear();
-      for (const [slug, entry] of entries.entries()) if (entry.organizationId === organizationId) entries.delete(slug);
-    },
-  };
-}
-
 /** The slug of the template providers' issuer: never an organization's (they are not pooled or routed). */
 const TEMPLATE_SLUG = "porta-well-known-template";
 /** Distinct sets of custom claims whose discovery template is kept. */
 const MAX_TEMPLATES = 64;
 
 /**
- * An organization's documents without building its provider (decision 034): discovery differs
- * between organizations only by the issuer (every URL in it starts with it) and by the scopes
- * and claims their custom claims add, so it is the document of a template provider, built once
- * per set of custom claims with a placeholder issuer, with the organization's issuer put in;
- * JWKS is the public half of its published keys, exactly as oidc-provider renders its keystore.
- * One database round trip (registry `describe`); undefined when the organization needs its real
- * provider (see `describe`). test/oidc/well-known-fast-path.test.ts compares both with the
- * provider's own answers.
+ * The discovery document of every organization with the same custom claims (and registration
+ * switch), with a gap where the issuer goes, and the content types of both documents.
  */
-export function createDocumentsWithoutProvider(
-  registry: Pick<ProviderRegistry, "describe" | "buildDetached">,
-  baseUrl: string,
-): (slug: string) => Promise<{ organization: Organization; documents: WellKnownDocuments } | undefined> {
-  const templates = new LRUCache<string, Promise<{ parts: string[]; discoveryType: string; jwksType: string }>>({ max: MAX_TEMPLATES });
+export interface DocumentTemplate {
+  /** Short, and the same string for every organization the template serves (directory entries hold it). */
+  readonly id: string;
+  readonly parts: string[];
+  readonly discoveryType: string;
+  readonly jwksType: string;
+}
+
+export interface DocumentTemplates {
+  /** The organization's template, built once per distinct key. */
+  of(described: DescribedOrganization): Promise<DocumentTemplate>;
+  /** The template of this id when it is built and still kept. */
+  ready(id: string): DocumentTemplate | undefined;
+}
+
+/**
+ * Discovery differs between organizations only by the issuer (every URL in it starts with it)
+ * and by the scopes and claims their custom claims add (decision 034), so it is the document of
+ * a template provider, built once per set of custom claims with a placeholder issuer, with the
+ * organization's issuer put in. test/oidc/well-known-fast-path.test.ts compares the result with
+ * the provider's own answer.
+ */
+export function createDocumentTemplates(registry: Pick<ProviderRegistry, "buildDetached">, baseUrl: string): DocumentTemplates {
+  const building = new LRUCache<string, Promise<DocumentTemplate>>({ max: MAX_TEMPLATES });
+  const built = new LRUCache<string, DocumentTemplate>({ max: MAX_TEMPLATES });
   const templateIssuer = `${baseUrl}/${TEMPLATE_SLUG}`;
+  return {
+    of(described) {
+      // Whether discovery names the registration endpoint (decision 054) is part of the template too.
+      const registration = registrationPolicyOf(described.organization.registrationPolicy).enabled;
+      const key = JSON.stringify([scopesAndClaims(described.customClaims), registration]);
+      const id = createHash("sha256").update(key).digest("base64url").slice(0, 22);
+      const ready = built.get(id);
+      if (ready) return Promise.resolve(ready);
+      let template = building.get(id);
+      if (!template) {
+        template = registry
+          .buildDetached({ ...described.organization, slug: TEMPLATE_SLUG }, templateIssuer, described.customClaims)
+          .then(async (tenant) => {
+            const [discovery, jwks] = await Promise.all(WELL_KNOWN_PATHS.map((path) => askProvider(tenant, path)));
+            const made = { id, parts: discovery!.body.toString("utf8").split(templateIssuer), discoveryType: discovery!.contentType, jwksType: jwks!.contentType };
+            built.set(id, made);
+            return made;
+          });
+        template.catch(() => building.delete(id));
+        building.set(id, template);
+      }
+      return template;
+    },
+    ready: (id) => built.get(id),
+  };
+}
 
-  function templateOf(described: DescribedOrganization) {
-    // Whether discovery names the registration endpoint (decision 054) is part of the template too.
-    const registration = registrationPolicyOf(described.organization.registrationPolicy).enabled;
-    const key = JSON.stringify([scopesAndClaims(described.customClaims), registration]);
-    let template = templates.get(key);
-    if (!template) {
-      template = registry
-        .buildDetached({ ...described.organization, slug: TEMPLATE_SLUG }, templateIssuer, described.customClaims)
-        .then(async (tenant) => {
-          const [discovery, jwks] = await Promise.all(WELL_KNOWN_PATHS.map((path) => askProvider(tenant, path)));
-          return { parts: discovery!.body.toString("utf8").split(templateIssuer), discoveryType: discovery!.contentType, jwksType: jwks!.contentType };
-        });
-      template.catch(() => templates.delete(key));
-      templates.set(key, template);
-    }
-    return template;
-  }
+const document = (body: Buffer, contentType: string, path: WellKnownPath): WellKnownDocument => ({
+  body,
+  contentType,
+  etag: strongEtag(body),
+  cacheControl: PUBLIC_CACHE[path],
+});
 
-  const document = (body: Buffer, contentType: string, path: WellKnownPath): WellKnownDocument => ({
-    body,
-    contentType,
-    etag: strongEtag(body),
-    cacheControl: PUBLIC_CACHE[path],
-  });
+/** The JWKS body of these public keys: the members oidc-provider copies from each key of its keystore, in its order. */
+export function jwksBodyOf(publicJwks: DescribedOrganization["publicJwks"]): string {
+  return JSON.stringify({ keys: publicJwks.map(({ kty, kid, crv, x, y }) => ({ kty, use: "sig", kid, alg: "ES256", crv, x, y })) });
+}
 
-  return async (slug) => {
-    const described = await registry.describe(slug);
-    if (!described) return undefined;
-    const template = await templateOf(described);
-    // The members oidc-provider copies from each key of its keystore, in its order (undefined ones drop out).
-    const keys = described.publicJwks.map(({ kty, kid, crv, x, y }) => ({ kty, use: "sig", kid, alg: "ES256", crv, x, y }));
-    return {
-      organization: described.organization,
-      documents: {
-        "/.well-known/openid-configuration": document(Buffer.from(template.parts.join(described.issuer)), template.discoveryType, "/.well-known/openid-configuration"),
-        "/.well-known/jwks": document(Buffer.from(JSON.stringify({ keys })), template.jwksType, "/.well-known/jwks"),
-      },
-    };
+/** An organization's two documents, byte for byte as its provider would answer them. */
+export function documentsFrom(template: DocumentTemplate, issuer: string, jwksBody: string): WellKnownDocuments {
+  return {
+    "/.well-known/openid-configuration": document(Buffer.from(template.parts.join(issuer)), template.discoveryType, "/.well-known/openid-configuration"),
+    "/.well-known/jwks": document(Buffer.from(jwksBody), template.jwksType, "/.well-known/jwks"),
   };
 }
