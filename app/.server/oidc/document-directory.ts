@@ -21,7 +21,8 @@ import {
   WELL_KNOWN_PATHS,
   documentsFrom,
   getWellKnown,
-  jwksBodyOf,
+  jwksBodyFrom,
+  packPublicKeys,
   type DocumentTemplate,
   type DocumentTemplates,
   type WellKnownDocuments,
@@ -63,30 +64,44 @@ export interface DocumentDirectory {
 export const DEFAULT_DIRECTORY_BYTES = 48 * 1024 * 1024;
 const DEFAULT_PAGE_SIZE = 1_000;
 /**
- * What an entry holds besides its JWKS body and slug (the entry object, the organization's id,
- * the cache's own bookkeeping), measured with `npm run bench:orgs`, rounded up.
+ * The heap an entry holds besides its packed keys and its slug (the entry object, the cache's own
+ * bookkeeping and string headers), measured over 100,000 entries, rounded up (decision 062).
  */
-const MADE_ENTRY_OVERHEAD_BYTES = 256;
+const MADE_ENTRY_OVERHEAD_BYTES = 300;
 /** An entry of a provider's own documents: their bodies plus the headers' strings. */
 const PROVIDER_ENTRY_OVERHEAD_BYTES = 1024;
 /** Documents rendered from entries, kept for the organizations asked for most recently. */
 const RENDERED_MAX = 256;
 
-/** Made without a provider: rendered from the template on demand. */
+/**
+ * Made without a provider: rendered from the template on demand. Small on purpose (a directory
+ * may hold 100,000): the organization by a hash of its id, the keys packed, times in seconds.
+ */
 interface MadeEntry {
-  organizationId: string;
+  /** `organizationHash` of its id: a drop removes the entries of that hash (a collision only costs a read). */
+  organization: number;
   /** The slug as stored, when its case differs from the key's (the issuer is written with it). */
   storedSlug?: string;
   templateId: string;
-  jwks: string;
+  /** `packPublicKeys`. */
+  keys: string;
+  /** Seconds since the epoch until which it answers; 0 for as long as nothing changes. */
   validUntil: number;
 }
 /** A provider's own documents (an organization `describe` declines), kept for the pool's maximum age. */
 interface ProviderEntry {
-  organizationId: string;
+  organization: number;
   documents: WellKnownDocuments;
   validUntil: number;
 }
+
+/** FNV-1a of an organization's id, as a small integer. */
+export function organizationHash(organizationId: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < organizationId.length; i++) hash = Math.imul(hash ^ organizationId.charCodeAt(i), 0x01000193);
+  return hash | 0;
+}
+const toSeconds = (ms: number) => (Number.isFinite(ms) ? Math.floor(ms / 1000) : 0);
 type Entry = MadeEntry | ProviderEntry;
 const isMade = (entry: Entry): entry is MadeEntry => "templateId" in entry;
 
@@ -97,7 +112,7 @@ export function createDocumentDirectory(options: DocumentDirectoryOptions): Docu
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   const sizeOf = (entry: Entry, slug: string) =>
     isMade(entry)
-      ? MADE_ENTRY_OVERHEAD_BYTES + entry.jwks.length + slug.length + (entry.storedSlug?.length ?? 0)
+      ? MADE_ENTRY_OVERHEAD_BYTES + entry.keys.length + slug.length + (entry.storedSlug?.length ?? 0)
       : PROVIDER_ENTRY_OVERHEAD_BYTES + WELL_KNOWN_PATHS.reduce((bytes, path) => bytes + entry.documents[path].body.length, 0);
   const entries = new LRUCache<string, Entry>({ maxSize: maxBytes, sizeCalculation: sizeOf });
   const rendered = new LRUCache<string, { entry: Entry; documents: WellKnownDocuments }>({ max: RENDERED_MAX });
@@ -115,7 +130,7 @@ export function createDocumentDirectory(options: DocumentDirectoryOptions): Docu
     if (!isMade(entry)) return entry.documents;
     const template = templates.ready(entry.templateId);
     if (!template) return undefined; // dropped from the templates kept: made again on the miss
-    const documents = documentsFrom(template, issuerOf(entry.storedSlug ?? slug), entry.jwks);
+    const documents = documentsFrom(template, issuerOf(entry.storedSlug ?? slug), jwksBodyFrom(entry.keys));
     rendered.set(slug, { entry, documents });
     return documents;
   }
@@ -123,7 +138,7 @@ export function createDocumentDirectory(options: DocumentDirectoryOptions): Docu
   async function made(described: DescribedOrganization): Promise<{ entry: MadeEntry; template: DocumentTemplate }> {
     const template = await templates.of(described);
     const { id, slug } = described.organization;
-    const entry: MadeEntry = { organizationId: id, templateId: template.id, jwks: jwksBodyOf(described.publicJwks), validUntil: described.keysChangeAt };
+    const entry: MadeEntry = { organization: organizationHash(id), templateId: template.id, keys: packPublicKeys(described.publicJwks), validUntil: toSeconds(described.keysChangeAt) };
     if (slug !== slug.toLowerCase()) entry.storedSlug = slug;
     return { entry, template };
   }
@@ -141,7 +156,8 @@ export function createDocumentDirectory(options: DocumentDirectoryOptions): Docu
       fillInBackground();
       return;
     }
-    for (const [slug, entry] of entries.entries()) if (entry.organizationId === organizationId) entries.delete(slug);
+    const dropped = organizationHash(organizationId);
+    for (const [slug, entry] of entries.entries()) if (entry.organization === dropped) entries.delete(slug);
   }
   registry.onDrop(drop);
 
@@ -191,7 +207,7 @@ export function createDocumentDirectory(options: DocumentDirectoryOptions): Docu
         const held = entries.peek(slug);
         if (!held || !isMade(held)) continue;
         if (!entry) entries.delete(slug);
-        else if (entry.templateId === held.templateId && entry.jwks === held.jwks && entry.storedSlug === held.storedSlug) held.validUntil = entry.validUntil;
+        else if (entry.templateId === held.templateId && entry.keys === held.keys && entry.storedSlug === held.storedSlug) held.validUntil = entry.validUntil;
         else entries.set(slug, entry);
       }
       rendered.clear();
@@ -210,7 +226,7 @@ export function createDocumentDirectory(options: DocumentDirectoryOptions): Docu
       const slug = rawSlug.toLowerCase();
       const entry = entries.get(slug);
       if (!entry) return undefined;
-      if (entry.validUntil <= now()) {
+      if (entry.validUntil !== 0 && entry.validUntil * 1000 <= now()) {
         entries.delete(slug);
         return undefined;
       }
@@ -225,13 +241,13 @@ export function createDocumentDirectory(options: DocumentDirectoryOptions): Docu
         const parts = described && (await made(described).catch((error: unknown) => void onProviderError(error)));
         if (described && parts) {
           keep(slug, parts.entry, epoch);
-          return documentsFrom(parts.template, described.issuer, parts.entry.jwks);
+          return documentsFrom(parts.template, described.issuer, jwksBodyFrom(parts.entry.keys));
         }
       }
       const tenant = await registry.get(slug);
       const documents = tenant && (await getWellKnown(tenant, onProviderError));
       if (tenant && documents) {
-        keep(slug, { organizationId: tenant.organization.id, documents, validUntil: now() + options.maxAgeMs }, epoch);
+        keep(slug, { organization: organizationHash(tenant.organization.id), documents, validUntil: toSeconds(now() + options.maxAgeMs) }, epoch);
       }
       return documents;
     },

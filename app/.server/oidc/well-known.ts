@@ -167,6 +167,29 @@ export function jwksBodyOf(publicJwks: DescribedOrganization["publicJwks"]): str
   return JSON.stringify({ keys: publicJwks.map(({ kty, kid, crv, x, y }) => ({ kty, use: "sig", kid, alg: "ES256", crv, x, y })) });
 }
 
+const PACKABLE = /^[^\s,]+$/;
+/**
+ * Public keys in the fewest bytes, for the directory of documents (decision 062): "kid x y" per
+ * key, joined by ",", when every key is a P-256 key with plain members (all Porta makes); else
+ * the JWKS body itself. `jwksBodyFrom` gives back exactly what `jwksBodyOf` would.
+ */
+export function packPublicKeys(publicJwks: DescribedOrganization["publicJwks"]): string {
+  const packable = publicJwks.every(
+    ({ kty, crv, kid, x, y }) => kty === "EC" && crv === "P-256" && [kid, x, y].every((part) => typeof part === "string" && PACKABLE.test(part)),
+  );
+  return packable && publicJwks.length > 0 ? publicJwks.map(({ kid, x, y }) => `${kid} ${x} ${y}`).join(",") : jwksBodyOf(publicJwks);
+}
+
+export function jwksBodyFrom(packed: string): string {
+  if (packed.startsWith("{")) return packed;
+  return jwksBodyOf(
+    packed.split(",").map((key) => {
+      const [kid, x, y] = key.split(" ") as [string, string, string];
+      return { kty: "EC", kid, crv: "P-256", x, y };
+    }),
+  );
+}
+
 /** An organization's two documents, byte for byte as its provider would answer them. */
 export function documentsFrom(template: DocumentTemplate, issuer: string, jwksBody: string): WellKnownDocuments {
   return {
