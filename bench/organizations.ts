@@ -91,7 +91,16 @@ interface Porta {
   pooled(slugs: string[]): Promise<number>;
   /** Milliseconds of each provider build, in-process, one after another. */
   build(slugs: string[]): Promise<number[]>;
+  /** Waits for the directory of discovery documents to be filled. */
+  directory(): Promise<DirectoryStats>;
   stop(): Promise<void>;
+}
+
+interface DirectoryStats {
+  entries: number;
+  bytes: number;
+  /** From the moment the server listened until the fill finished. */
+  fillMs: number;
 }
 
 /** Starts bench/orgs-server.ts; resolves on its JSON line. */
@@ -135,6 +144,13 @@ function startPorta(env: Record<string, string>): Promise<Porta> {
           child.stdin!.write("mem\n");
           const { memory } = (await answer) as { memory: { heapUsed: number; rss: number } };
           return memory;
+        },
+        async directory() {
+          const answer = next();
+          child.stdin!.write("directory\n");
+          const reply = (await answer) as { directory?: DirectoryStats; error?: string };
+          if (!reply.directory) throw new Error(`directory: ${reply.error}`);
+          return reply.directory;
         },
         async pooled(slugs) {
           const answer = next();
@@ -273,6 +289,7 @@ interface Figures {
   ccAll: Run;
   adminList: Latency;
   adminSearch: Latency & { matches: number };
+  directory: DirectoryStats;
   rssAfterMb: number;
 }
 
@@ -336,6 +353,9 @@ async function measure(base: string, n: number, redisUrl: string | undefined): P
       // Those the pool kept (all of them while they fit): the heap grew by theirs.
       const filled = fillSlugs.length ? await porta.pooled(fillSlugs) : 0;
 
+      // The directory of discovery documents fills in the background after start (decision 062).
+      const directory = await porta.directory();
+      log(`N=${n}: directory filled in ${(directory.fillMs / 1000).toFixed(1)} s (${directory.entries} organizations)`);
       log(`N=${n}: discovery and client_credentials, one organization then round-robin`);
       let counter = Math.floor(Math.random() * n);
       const nextSlug = () => slugOf(1 + (counter++ % n));
@@ -387,6 +407,7 @@ async function measure(base: string, n: number, redisUrl: string | undefined): P
         ccAll,
         adminList,
         adminSearch,
+        directory,
         rssAfterMb: rssMbOf(porta.pid),
       };
     } finally {
@@ -428,6 +449,7 @@ function render(figures: Figures[], context: { started: Date; seconds: number; l
     rows("the same request again (warm), p50 / p95 ms", (f) => pair(f.warm)) + " — |",
     rows("provider build in-process (registry get, nothing cached), p50 / p95 ms", (f) => (f.filled ? pair(f.build) : "—")) + " ≤ 5 ms |",
     rows("heap per cached provider, KB (RSS per provider, KB)", (f) => (f.filled ? `${fmt(f.heapPerProviderKb)} (${fmt(f.rssPerProviderKb)}) over ${fmt(f.filled)} pooled` : "—")) + " — |",
+    rows("directory of discovery documents after start: organizations held (MB by its estimate), fill time s", (f) => `${fmt(f.directory.entries)} (${fmt(f.directory.bytes / 1024 / 1024, 1)}), ${fmt(f.directory.fillMs / 1000, 1)}`) + " — |",
     rows("discovery, one organization: rate, p50 / p95 ms", (f) => run(f.discoveryOne)) + " — |",
     rows("discovery, round-robin over N: rate, p50 / p95 ms", (f) => run(f.discoveryAll)) + " p95 ≤ 2× one |",
     rows("discovery round-robin p95 / one p95", (f) => `${fmt(f.discoveryAll.p95 / f.discoveryOne.p95, 2)}× ${verdict(f.discoveryAll.p95 <= 2 * f.discoveryOne.p95)}`) + " ≤ 2× |",

@@ -11,6 +11,8 @@
  * answers `{builds: [ms, …]}` (each the registry's `get`, with no HTTP around it); with
  * BENCH_PROFILE_DIR set, those builds are CPU-profiled into <dir>/provider-build.cpuprofile.
  * "pooled <slug> …" answers `{pooled: n}`, how many of them are still in the pool.
+ * "directory" waits for the directory of discovery documents to be filled (decision 062) and
+ * answers `{directory: {entries, bytes, fillMs}}`, fillMs from the moment the server listened.
  *
  * Env: PORT, DATABASE_URL, DATA_DIR, ENCRYPTION_KEY, ADMIN_TOKEN, optional REDIS_URL.
  */
@@ -46,6 +48,8 @@ async function main() {
     ...(process.env.REDIS_PREFIX ? { redisPrefix: process.env.REDIS_PREFIX } : {}),
   });
   const startMs = performance.now() - t0;
+  const listened = performance.now();
+  const directoryFilled = porta.services.documents.filled().then(() => performance.now() - listened);
   onStop(() => porta.close(2_000));
   await profileOnSignal("orgs");
   const accessToken = process.env.ADMIN_TOKEN === "1" ? (await seedAdminList(porta, 0)).accessToken : undefined;
@@ -60,6 +64,8 @@ async function main() {
       answer({ memory: process.memoryUsage() });
     } else if (command === "pooled") {
       answer({ pooled: slugs.filter((slug) => porta.services.oidc.peek(slug)).length });
+    } else if (command === "directory") {
+      directoryFilled.then((fillMs) => answer({ directory: { ...porta.services.documents.stats(), fillMs } }), (error: unknown) => answer({ error: String(error) }));
     } else if (command === "build") {
       buildTimed(porta, slugs).then(answer, (error: unknown) => answer({ error: String(error) }));
     }
