@@ -11,7 +11,7 @@
  *   a second (warm) one, sequentially for BENCH_ORGS_COLD organizations;
  * - provider build in-process: the registry's `get` for min(N, BENCH_ORGS_FILL) more untouched
  *   organizations, one after another (BENCH_PROFILE_DIR: CPU profile of those builds, and of the
- *   round-robin client_credentials run: <dir>/orgs-cc-round-robin-<N>.cpuprofile);
+ *   round-robin runs: <dir>/orgs-discovery-round-robin-<N>.cpuprofile, orgs-cc-round-robin-<N>.cpuprofile);
  * - heap per cached provider: heapUsed after full GCs before and after those builds, divided
  *   by their number;
  * - discovery and client_credentials p50/p95 and rate for one organization, then round-robin
@@ -50,6 +50,8 @@ const DURATION = envNumber("BENCH_DURATION", 5);
 const COLD = envNumber("BENCH_ORGS_COLD", 30);
 const FILL = envNumber("BENCH_ORGS_FILL", 400);
 const ADMIN_REQUESTS = 100;
+/** How long the process rests after the runs (a full GC halfway) before its settled RSS is read. */
+const SETTLE_MS = 10_000;
 const SEED_BATCH = 10_000;
 const FORM = "application/x-www-form-urlencoded";
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -103,12 +105,24 @@ interface DirectoryStats {
   fillMs: number;
 }
 
+/**
+ * What the process keeps once the garbage of the runs is collected: RSS right after a run holds
+ * what the run allocated and no GC has collected yet, which grows with the run's request rate.
+ */
+async function settledMemory(porta: Porta): Promise<{ rssSettledMb: number; heapSettledMb: number }> {
+  await sleep(SETTLE_MS / 2);
+  const { heapUsed } = await porta.memory();
+  await sleep(SETTLE_MS / 2);
+  return { rssSettledMb: rssMbOf(porta.pid), heapSettledMb: heapUsed / 1024 / 1024 };
+}
+
 /** Starts bench/orgs-server.ts; resolves on its JSON line. */
 function startPorta(env: Record<string, string>): Promise<Porta> {
   const extra = Object.fromEntries((process.env.BENCH_PORTA_ENV ?? "").split(" ").filter(Boolean).map((pair) => pair.split("=", 2) as [string, string]));
   const child = spawn(process.execPath, ["--expose-gc", "--import", "tsx", "bench/orgs-server.ts"], {
     cwd: ROOT,
-    env: { ...process.env, ...extra, ...env, NODE_ENV: "production" },
+    // glibc's arenas as `npm start` sets them (scripts/start.mjs's callers, decision 056): memory figures as in production.
+    env: { MALLOC_ARENA_MAX: "2", ...process.env, ...extra, ...env, NODE_ENV: "production" },
     stdio: ["pipe", "pipe", "pipe"],
   });
   let stderr = "";
@@ -291,6 +305,8 @@ interface Figures {
   adminSearch: Latency & { matches: number };
   directory: DirectoryStats;
   rssAfterMb: number;
+  rssSettledMb: number;
+  heapSettledMb: number;
 }
 
 async function measure(base: string, n: number, redisUrl: string | undefined): Promise<Figures> {
@@ -368,9 +384,13 @@ async function measure(base: string, n: number, redisUrl: string | undefined): P
         body: "grant_type=client_credentials",
       });
       const one = slugOf(1);
-      const discoveryOne = await cannon({ url: porta.url, requests: [{ method: "GET", path: discoveryOf(one) }] }, porta.pid);
-      const discoveryAll = await cannon({ url: porta.url, requests: [{ method: "GET", setupRequest: (req) => ({ ...req, path: discoveryOf(nextSlug()) }) }] }, porta.pid);
-      const ccOne = await cannon({ url: porta.url, requests: [ccRequest(one)] }, porta.pid);
+      // One organization's requests are made by the same per-request function as the round-robin's,
+      // so that the load generator (on the same 2 cores) costs both sides the same.
+      const discoveryOne = await cannon({ url: porta.url, requests: [{ method: "GET", setupRequest: (req) => ({ ...req, path: discoveryOf(one) }) }] }, porta.pid);
+      const discoveryAll = await underProfile(porta.pid, `discovery-round-robin-${n}`, () =>
+        cannon({ url: porta.url, requests: [{ method: "GET", setupRequest: (req) => ({ ...req, path: discoveryOf(nextSlug()) }) }] }, porta.pid),
+      );
+      const ccOne = await cannon({ url: porta.url, requests: [{ setupRequest: (req) => ({ ...req, ...ccRequest(one) }) }] }, porta.pid);
       const ccAll = await underProfile(porta.pid, `cc-round-robin-${n}`, () =>
         cannon({ url: porta.url, requests: [{ setupRequest: (req) => ({ ...req, ...ccRequest(nextSlug()) }) }] }, porta.pid),
       );
@@ -388,6 +408,7 @@ async function measure(base: string, n: number, redisUrl: string | undefined): P
       const searched = (await (await fetch(`${porta.url}/api/admin/organizations?q=${encodeURIComponent(q)}&pageSize=20`, { headers })).json()) as { total: number };
       const adminSearch = { ...(await adminTimes(`q=${encodeURIComponent(q)}&pageSize=20`)), matches: searched.total };
       const adminList = await adminTimes("pageSize=20");
+      const rssAfterRuns = rssMbOf(porta.pid);
 
       return {
         n,
@@ -408,7 +429,8 @@ async function measure(base: string, n: number, redisUrl: string | undefined): P
         adminList,
         adminSearch,
         directory,
-        rssAfterMb: rssMbOf(porta.pid),
+        rssAfterMb: rssAfterRuns,
+        ...(await settledMemory(porta)),
       };
     } finally {
       await porta.stop();
@@ -437,7 +459,7 @@ function render(figures: Figures[], context: { started: Date; seconds: number; l
     "",
     `- Date: ${context.started.toISOString().slice(0, 19)}Z (the whole run took ${fmt(context.seconds)} s), \`npm run bench:orgs\` (bench/organizations.ts)`,
     `- Machine: ${os.cpus().length} cores, Node ${process.version}; load average (1/5/15 min) before: ${loads[0]}, after: ${loads[1]}`,
-    `- Stores: ${context.server}${context.redis ? " + Redis" : ", no Redis"}; Porta from source through tsx${context.porta ? `, with ${context.porta}` : ""}`,
+    `- Stores: ${context.server}${context.redis ? " + Redis" : ", no Redis"}; Porta from source through tsx, MALLOC_ARENA_MAX=2 as npm start sets it${context.porta ? `, with ${context.porta}` : ""}`,
     `- Load: autocannon, ${CONNECTIONS} connections, ${DURATION} s per figure after a 1 s warm-up. Round-robin: one counter shared by all connections, so consecutive requests go to different organizations.`,
     "- Each organization has one confidential client (client_credentials, client_secret_basic) and one active ES256 key, seeded with set-based SQL.",
     "",
@@ -460,9 +482,12 @@ function render(figures: Figures[], context: { started: Date; seconds: number; l
     rows("Admin API list of organizations (first page of 20), p50 / p95 ms", (f) => pair(f.adminList)) + " p95 < 50 ms |",
     rows("Admin API search `q=` (page of 20), p50 / p95 ms (matches)", (f) => `${pair(f.adminSearch)} (${fmt(f.adminSearch.matches)})`) + " p95 < 50 ms |",
     rows("RSS idle after start, MB", (f) => fmt(f.idleRssMb)) + " — |",
-    rows("RSS after the runs, MB", (f) => fmt(f.rssAfterMb)) + ` ≤ idle + 100 MB (N = 1 idle: ${fmt(idle)}) |`,
+    rows("RSS right after the runs, MB", (f) => fmt(f.rssAfterMb)) + " — |",
+    rows(`RSS ${SETTLE_MS / 1000} s after the runs (a full GC halfway), MB (heap used after the GC)`, (f) => `${fmt(f.rssSettledMb)} (${fmt(f.heapSettledMb)}) ${verdict(f.rssSettledMb <= idle + 100)}`) +
+      ` ≤ idle + 100 MB (N = 1 idle: ${fmt(idle)}) |`,
     "",
     "The Admin API requests go one at a time, each after 10 warm-up requests (100 timed), with a real service-admin token.",
+    "RSS right after the runs holds the garbage they left (it grows with their request rate: each round-robin grant builds a provider); the settled row is what the process keeps.",
     "Search looks for a 5-character substring of slugs at N ≥ 10,000 (ten matches) and for one organization's name below.",
   ].join("\n");
 }

@@ -54,7 +54,7 @@ export function wellKnownFirst(options: WellKnownFirstOptions, next: NodeHandler
     if (!headers) {
       const cache = ["Cache-Control", document.cacheControl, "ETag", document.etag, "Vary", "Origin"];
       headers = {
-        ok: [...security, ...cache, "Content-Type", document.contentType, "Content-Length", String(document.body.length)],
+        ok: [...security, ...cache, "Content-Type", document.contentType, "Content-Length", String(document.byteLength)],
         notModified: [...security, ...cache],
       };
       fixedHeaders.set(document, headers);
@@ -94,7 +94,7 @@ export function wellKnownFirst(options: WellKnownFirstOptions, next: NodeHandler
     const started = process.hrtime.bigint();
     // A provider in the pool answers with its own documents (a replaced one brings new ones).
     const pooled = registry.peek(slug);
-    const ready = pooled ? documentOf(pooled, path) : directory.get(slug)?.[path];
+    const ready = pooled ? documentOf(pooled, path) : directory.get(slug, path);
     if (ready) {
       try {
         return send(req, res, ready, started);
@@ -109,9 +109,9 @@ export function wellKnownFirst(options: WellKnownFirstOptions, next: NodeHandler
     // First request for this provider: build it (or wait for it) and its documents. An unknown
     // or inactive organization, or any failure, is the Express path's to answer, as before.
     directory
-      .fetch(slug, pooled !== undefined)
+      .fetch(slug, path, pooled !== undefined)
       .then(
-        (documents) => (documents ? send(req, res, documents[path], started) : next(req, res)),
+        (document) => (document ? send(req, res, document, started) : next(req, res)),
         () => next(req, res),
       )
       .catch((error: unknown) => {

@@ -57,15 +57,16 @@ function directoryOf(registry: DocumentDirectoryOptions["registry"], options: Pa
   return directory;
 }
 
-const discoveryOf = (directory: DocumentDirectory, slug: string) => directory.get(slug)?.["/.well-known/openid-configuration"].body.toString();
-const kidOf = (directory: DocumentDirectory, slug: string) =>
-  (JSON.parse(directory.get(slug)!["/.well-known/jwks"].body.toString()) as { keys: Array<{ kid: string }> }).keys[0]!.kid;
+const DISCOVERY = "/.well-known/openid-configuration";
+const JWKS = "/.well-known/jwks";
+const discoveryOf = (directory: DocumentDirectory, slug: string) => directory.get(slug, DISCOVERY)?.body.toString();
+const kidOf = (directory: DocumentDirectory, slug: string) => (JSON.parse(directory.get(slug, JWKS)!.body.toString()) as { keys: Array<{ kid: string }> }).keys[0]!.kid;
 
 describe("the directory of discovery documents", () => {
   it("holds every active organization after a fill, page by page, and answers each from memory", async () => {
     const { registry, calls } = fakeRegistry(["a", "b", "c", "d", "e"]);
     const directory = directoryOf(registry);
-    expect(directory.get("a")).toBeUndefined();
+    expect(directory.get("a", DISCOVERY)).toBeUndefined();
     directory.fillInBackground();
     await directory.filled();
     expect(calls.pages).toBe(3);
@@ -80,14 +81,14 @@ describe("the directory of discovery documents", () => {
     const { registry, calls, db } = fakeRegistry([]);
     const directory = directoryOf(registry);
     db.set("late", describedOf("late"));
-    const made = await directory.fetch("late", false);
-    expect(made?.["/.well-known/openid-configuration"].body.toString()).toContain(`${BASE_URL}/late`);
+    const made = await directory.fetch("late", DISCOVERY, false);
+    expect(made?.body.toString()).toContain(`${BASE_URL}/late`);
     expect(discoveryOf(directory, "late")).toContain(`${BASE_URL}/late`);
     expect(calls.describe).toBe(1);
     // Not described (unknown, inactive, or its provider has more to do): the provider's path, nothing kept.
-    expect(await directory.fetch("nobody", false)).toBeUndefined();
+    expect(await directory.fetch("nobody", DISCOVERY, false)).toBeUndefined();
     expect(calls.get).toBe(1);
-    expect(directory.get("nobody")).toBeUndefined();
+    expect(directory.get("nobody", JWKS)).toBeUndefined();
   });
 
   it("drops an organization that changed, and everything on '*' (then fills again)", async () => {
@@ -97,15 +98,15 @@ describe("the directory of discovery documents", () => {
     await directory.filled();
     db.set("a", describedOf("a", "rotated"));
     drop("a-id");
-    expect(directory.get("a")).toBeUndefined();
+    expect(directory.get("a", JWKS)).toBeUndefined();
     expect(kidOf(directory, "b")).toBe("b-key");
-    await directory.fetch("a", false);
+    await directory.fetch("a", JWKS, false);
     expect(kidOf(directory, "a")).toBe("rotated");
 
     db.set("b", describedOf("b", "b-rotated"));
     const pagesBefore = calls.pages;
     drop("*");
-    expect(directory.get("a")).toBeUndefined();
+    expect(directory.get("a", JWKS)).toBeUndefined();
     await directory.filled();
     expect(calls.pages).toBeGreaterThan(pagesBefore);
     expect(kidOf(directory, "b")).toBe("b-rotated");
@@ -117,12 +118,12 @@ describe("the directory of discovery documents", () => {
     const gate = new Promise<void>((resolve) => (release = resolve));
     const slowDescribe = registry.describe;
     const directory = directoryOf({ ...registry, describe: async (slug) => (await gate, slowDescribe(slug)) });
-    const pending = directory.fetch("a", false);
+    const pending = directory.fetch("a", JWKS, false);
     drop("a-id");
     db.set("a", describedOf("a", "rotated"));
     release();
     await pending;
-    expect(directory.get("a")).toBeUndefined();
+    expect(directory.get("a", JWKS)).toBeUndefined();
   });
 
   it("fills only up to its budget, without evicting what requests made", async () => {
@@ -130,11 +131,11 @@ describe("the directory of discovery documents", () => {
     db.set("zz-asked", describedOf("zz-asked"));
     // Room for three entries by the directory's estimate (300 bytes each plus the packed keys and the slug: 310–324 here).
     const directory = directoryOf(registry, { maxBytes: 1_000 });
-    await directory.fetch("zz-asked", false);
+    await directory.fetch("zz-asked", JWKS, false);
     directory.fillInBackground();
     await directory.filled();
     expect(directory.stats().entries).toBe(3);
-    expect(directory.get("zz-asked")).toBeDefined();
+    expect(directory.get("zz-asked", JWKS)).toBeDefined();
     expect(directory.stats().bytes).toBeLessThanOrEqual(directory.stats().maxBytes);
   });
 
@@ -143,10 +144,10 @@ describe("the directory of discovery documents", () => {
     const { registry, db } = fakeRegistry([]);
     db.set("a", describedOf("a", "a-key", 5_000));
     const directory = directoryOf(registry, { now: () => clock });
-    await directory.fetch("a", false);
-    expect(directory.get("a")).toBeDefined();
+    await directory.fetch("a", JWKS, false);
+    expect(directory.get("a", JWKS)).toBeDefined();
     clock = 5_000;
-    expect(directory.get("a")).toBeUndefined();
+    expect(directory.get("a", JWKS)).toBeUndefined();
   });
 
   it("describes what it holds again once per maximum age: a change whose notice was missed is caught", async () => {
@@ -157,7 +158,7 @@ describe("the directory of discovery documents", () => {
     db.set("a", describedOf("a", "changed-quietly"));
     db.delete("b");
     await expect.poll(() => calls.many, { timeout: 2_000 }).toBeGreaterThan(0);
-    await expect.poll(() => directory.get("b"), { timeout: 2_000 }).toBeUndefined();
+    await expect.poll(() => directory.get("b", JWKS), { timeout: 2_000 }).toBeUndefined();
     expect(kidOf(directory, "a")).toBe("changed-quietly");
   });
 
@@ -165,7 +166,7 @@ describe("the directory of discovery documents", () => {
     const { registry, db } = fakeRegistry([]);
     db.set("mixed", { ...describedOf("mixed"), organization: { id: "m-id", slug: "Mixed", status: "active" } as Organization });
     const directory = directoryOf(registry);
-    await directory.fetch("MIXED", false);
+    await directory.fetch("MIXED", JWKS, false);
     expect(discoveryOf(directory, "mixed")).toContain(`${BASE_URL}/Mixed"`);
   });
 });

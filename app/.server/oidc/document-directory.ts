@@ -19,13 +19,14 @@ import type { Logger } from "pino";
 import type { DescribedOrganization, ProviderRegistry } from "./registry";
 import {
   WELL_KNOWN_PATHS,
-  documentsFrom,
+  documentFrom,
   getWellKnown,
-  jwksBodyFrom,
   packPublicKeys,
   type DocumentTemplate,
   type DocumentTemplates,
+  type WellKnownDocument,
   type WellKnownDocuments,
+  type WellKnownPath,
 } from "./well-known";
 
 export interface DocumentDirectoryOptions {
@@ -43,8 +44,8 @@ export interface DocumentDirectoryOptions {
 }
 
 export interface DocumentDirectory {
-  /** The organization's documents when held and current, without waiting. */
-  get(slug: string): WellKnownDocuments | undefined;
+  /** The organization's document when held and current, without waiting. */
+  get(slug: string, path: WellKnownPath): WellKnownDocument | undefined;
   /**
    * A miss: the documents made without a provider (one statement), or, for an organization whose
    * provider has more to do than publish (see registry `describe`), its provider's own; kept
@@ -52,7 +53,7 @@ export interface DocumentDirectory {
    * not answer them. `pooled`: the organization's provider is in the pool (its documents are
    * being computed), so nothing is made without it.
    */
-  fetch(slug: string, pooled: boolean): Promise<WellKnownDocuments | undefined>;
+  fetch(slug: string, path: WellKnownPath, pooled: boolean): Promise<WellKnownDocument | undefined>;
   /** Starts reading every active organization in the background (at start, and again after "*"). */
   fillInBackground(): void;
   /** Resolves when the latest fill has finished (or given up: it is logged). */
@@ -113,9 +114,9 @@ export function createDocumentDirectory(options: DocumentDirectoryOptions): Docu
   const sizeOf = (entry: Entry, slug: string) =>
     isMade(entry)
       ? MADE_ENTRY_OVERHEAD_BYTES + entry.keys.length + slug.length + (entry.storedSlug?.length ?? 0)
-      : PROVIDER_ENTRY_OVERHEAD_BYTES + WELL_KNOWN_PATHS.reduce((bytes, path) => bytes + entry.documents[path].body.length, 0);
+      : PROVIDER_ENTRY_OVERHEAD_BYTES + WELL_KNOWN_PATHS.reduce((bytes, path) => bytes + entry.documents[path].byteLength, 0);
   const entries = new LRUCache<string, Entry>({ maxSize: maxBytes, sizeCalculation: sizeOf });
-  const rendered = new LRUCache<string, { entry: Entry; documents: WellKnownDocuments }>({ max: RENDERED_MAX });
+  const rendered = new LRUCache<string, { entry: Entry; documents: Partial<WellKnownDocuments> }>({ max: RENDERED_MAX });
   /** Counts drops: what was read before one may be stale, so it is not kept. */
   let drops = 0;
   /** Counts fills: a fill stops when a newer one starts (after "*") or the directory closes. */
@@ -126,13 +127,19 @@ export function createDocumentDirectory(options: DocumentDirectoryOptions): Docu
   const issuerOf = (slug: string) => `${options.baseUrl}/${slug}`;
   const pause = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-  function render(slug: string, entry: Entry): WellKnownDocuments | undefined {
-    if (!isMade(entry)) return entry.documents;
+  /** The one document asked for (a sweep asks for each organization's once); the last few organizations' are kept. */
+  function render(slug: string, entry: Entry, path: WellKnownPath): WellKnownDocument | undefined {
+    if (!isMade(entry)) return entry.documents[path];
+    let last = rendered.get(slug);
+    if (last?.entry !== entry) {
+      last = { entry, documents: {} };
+      rendered.set(slug, last);
+    }
+    const kept = last.documents[path];
+    if (kept) return kept;
     const template = templates.ready(entry.templateId);
     if (!template) return undefined; // dropped from the templates kept: made again on the miss
-    const documents = documentsFrom(template, issuerOf(entry.storedSlug ?? slug), jwksBodyFrom(entry.keys));
-    rendered.set(slug, { entry, documents });
-    return documents;
+    return (last.documents[path] = documentFrom(template, path, issuerOf(entry.storedSlug ?? slug), entry.keys));
   }
 
   async function made(described: DescribedOrganization): Promise<{ entry: MadeEntry; template: DocumentTemplate }> {
@@ -222,7 +229,7 @@ export function createDocumentDirectory(options: DocumentDirectoryOptions): Docu
   const onProviderError = (error: unknown) => logger.error({ err: error }, "could not precompute discovery and JWKS; the provider answers them");
 
   return {
-    get(rawSlug) {
+    get(rawSlug, path) {
       const slug = rawSlug.toLowerCase();
       const entry = entries.get(slug);
       if (!entry) return undefined;
@@ -230,10 +237,9 @@ export function createDocumentDirectory(options: DocumentDirectoryOptions): Docu
         entries.delete(slug);
         return undefined;
       }
-      const last = rendered.get(slug);
-      return last?.entry === entry ? last.documents : render(slug, entry);
+      return render(slug, entry, path);
     },
-    async fetch(rawSlug, pooled) {
+    async fetch(rawSlug, path, pooled) {
       const slug = rawSlug.toLowerCase();
       const epoch = drops;
       if (!pooled) {
@@ -241,7 +247,7 @@ export function createDocumentDirectory(options: DocumentDirectoryOptions): Docu
         const parts = described && (await made(described).catch((error: unknown) => void onProviderError(error)));
         if (described && parts) {
           keep(slug, parts.entry, epoch);
-          return documentsFrom(parts.template, described.issuer, jwksBodyFrom(parts.entry.keys));
+          return documentFrom(parts.template, path, described.issuer, parts.entry.keys);
         }
       }
       const tenant = await registry.get(slug);
@@ -249,7 +255,7 @@ export function createDocumentDirectory(options: DocumentDirectoryOptions): Docu
       if (tenant && documents) {
         keep(slug, { organization: organizationHash(tenant.organization.id), documents, validUntil: toSeconds(now() + options.maxAgeMs) }, epoch);
       }
-      return documents;
+      return documents?.[path];
     },
     fillInBackground,
     filled: () => filling,

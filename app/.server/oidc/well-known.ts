@@ -25,7 +25,13 @@ export function publicCacheControlOf(path: string): string | undefined {
 }
 
 export interface WellKnownDocument {
-  body: Buffer;
+  /**
+   * A string for the documents made on demand (decision 062): written to the socket without a
+   * Buffer, whose external memory would make the garbage collector run far more often.
+   */
+  body: Buffer | string;
+  /** Of the body, in bytes. */
+  byteLength: number;
   /** As the provider sends it: JWKS is application/jwk-set+json. */
   contentType: string;
   /** Strong: a hash of the exact bytes. */
@@ -43,7 +49,7 @@ export type WellKnownDocuments = Record<WellKnownPath, WellKnownDocument>;
 const pending = new WeakMap<TenantProvider, Promise<WellKnownDocuments | undefined>>();
 const ready = new WeakMap<TenantProvider, WellKnownDocuments>();
 
-export const strongEtag = (body: Buffer) => `"${createHash("sha256").update(body).digest("base64url")}"`;
+export const strongEtag = (body: Buffer | string) => `"${createHash("sha256").update(body).digest("base64url")}"`;
 
 async function askProvider(tenant: TenantProvider, path: WellKnownPath): Promise<WellKnownDocument> {
   const origin = new URL(tenant.issuer);
@@ -58,7 +64,7 @@ async function askProvider(tenant: TenantProvider, path: WellKnownPath): Promise
   if (answer.status !== 200 || typeof contentType !== "string") {
     throw new Error(`the provider answered ${path} with ${answer.status}`);
   }
-  return { body: answer.body, contentType, etag: strongEtag(answer.body), cacheControl: PUBLIC_CACHE[path] };
+  return { body: answer.body, byteLength: answer.body.length, contentType, etag: strongEtag(answer.body), cacheControl: PUBLIC_CACHE[path] };
 }
 
 async function compute(tenant: TenantProvider): Promise<WellKnownDocuments> {
@@ -155,8 +161,9 @@ export function createDocumentTemplates(registry: Pick<ProviderRegistry, "buildD
   };
 }
 
-const document = (body: Buffer, contentType: string, path: WellKnownPath): WellKnownDocument => ({
+const document = (body: string, contentType: string, path: WellKnownPath): WellKnownDocument => ({
   body,
+  byteLength: Buffer.byteLength(body),
   contentType,
   etag: strongEtag(body),
   cacheControl: PUBLIC_CACHE[path],
@@ -190,10 +197,9 @@ export function jwksBodyFrom(packed: string): string {
   );
 }
 
-/** An organization's two documents, byte for byte as its provider would answer them. */
-export function documentsFrom(template: DocumentTemplate, issuer: string, jwksBody: string): WellKnownDocuments {
-  return {
-    "/.well-known/openid-configuration": document(Buffer.from(template.parts.join(issuer)), template.discoveryType, "/.well-known/openid-configuration"),
-    "/.well-known/jwks": document(Buffer.from(jwksBody), template.jwksType, "/.well-known/jwks"),
-  };
+/** One of an organization's documents, byte for byte as its provider would answer it. */
+export function documentFrom(template: DocumentTemplate, path: WellKnownPath, issuer: string, packedKeys: string): WellKnownDocument {
+  return path === "/.well-known/jwks"
+    ? document(jwksBodyFrom(packedKeys), template.jwksType, path)
+    : document(template.parts.join(issuer), template.discoveryType, path);
 }
