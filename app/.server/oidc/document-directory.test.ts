@@ -1,7 +1,7 @@
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Organization } from "~/generated/prisma/client";
-import { createDocumentDirectory, type DocumentDirectory, type DocumentDirectoryOptions } from "./document-directory";
+import { createDocumentDirectory, organizationHash, type DocumentDirectory, type DocumentDirectoryOptions } from "./document-directory";
 import type { DescribedOrganization, TenantProvider } from "./registry";
 import type { DocumentTemplate, DocumentTemplates } from "./well-known";
 
@@ -129,8 +129,8 @@ describe("the directory of discovery documents", () => {
   it("fills only up to its budget, without evicting what requests made", async () => {
     const { registry, db } = fakeRegistry(["a", "b", "c", "d", "e", "f"]);
     db.set("zz-asked", describedOf("zz-asked"));
-    // Room for three entries by the directory's estimate (300 bytes each plus the packed keys and the slug: 310–324 here).
-    const directory = directoryOf(registry, { maxBytes: 1_000 });
+    // Room for three entries by the directory's estimate (330 bytes each plus the packed keys and the slug: 340–354 here).
+    const directory = directoryOf(registry, { maxBytes: 1_100 });
     await directory.fetch("zz-asked", JWKS, false);
     directory.fillInBackground();
     await directory.filled();
@@ -168,5 +168,26 @@ describe("the directory of discovery documents", () => {
     const directory = directoryOf(registry);
     await directory.fetch("MIXED", JWKS, false);
     expect(discoveryOf(directory, "mixed")).toContain(`${BASE_URL}/Mixed"`);
+  });
+
+  it("drops the entries of an organization whose id's hash another's shares, and only those", async () => {
+    // Two ids with the same FNV-1a hash (found by search): a drop of either removes both, which costs a read.
+    expect(organizationHash("id-149599")).toBe(organizationHash("id-312382"));
+    const { registry, db, drop } = fakeRegistry([]);
+    const described = (slug: string, id: string) => ({ ...describedOf(slug), organization: { id, slug, status: "active" } as Organization });
+    db.set("one", described("one", "id-149599"));
+    db.set("two", described("two", "id-312382"));
+    db.set("three", described("three", "id-3"));
+    const directory = directoryOf(registry);
+    for (const slug of ["one", "two", "three"]) await directory.fetch(slug, JWKS, false);
+    drop("id-312382");
+    expect(directory.get("one", JWKS)).toBeUndefined();
+    expect(directory.get("two", JWKS)).toBeUndefined();
+    expect(directory.get("three", JWKS)).toBeDefined();
+    // Made again and dropped again: the index follows replacements and deletions.
+    for (const slug of ["one", "two"]) await directory.fetch(slug, JWKS, false);
+    drop("id-149599");
+    expect(directory.get("two", JWKS)).toBeUndefined();
+    expect(directory.stats().entries).toBe(1);
   });
 });
