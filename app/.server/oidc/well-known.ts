@@ -131,8 +131,8 @@ export interface DocumentTemplates {
  * the provider's own answer.
  */
 export function createDocumentTemplates(registry: Pick<ProviderRegistry, "buildDetached">, baseUrl: string): DocumentTemplates {
-  const building = new LRUCache<string, Promise<DocumentTemplate>>({ max: MAX_TEMPLATES });
-  const built = new LRUCache<string, DocumentTemplate>({ max: MAX_TEMPLATES });
+  // One entry per template: its build, and the template once built (so both go together).
+  const kept = new LRUCache<string, { building: Promise<DocumentTemplate>; built?: DocumentTemplate }>({ max: MAX_TEMPLATES });
   const templateIssuer = `${baseUrl}/${TEMPLATE_SLUG}`;
   return {
     of(described) {
@@ -140,24 +140,24 @@ export function createDocumentTemplates(registry: Pick<ProviderRegistry, "buildD
       const registration = registrationPolicyOf(described.organization.registrationPolicy).enabled;
       const key = JSON.stringify([scopesAndClaims(described.customClaims), registration]);
       const id = createHash("sha256").update(key).digest("base64url").slice(0, 22);
-      const ready = built.get(id);
-      if (ready) return Promise.resolve(ready);
-      let template = building.get(id);
-      if (!template) {
-        template = registry
+      const held = kept.get(id);
+      if (held) return held.building;
+      const entry: { building: Promise<DocumentTemplate>; built?: DocumentTemplate } = {
+        building: registry
           .buildDetached({ ...described.organization, slug: TEMPLATE_SLUG }, templateIssuer, described.customClaims)
           .then(async (tenant) => {
             const [discovery, jwks] = await Promise.all(WELL_KNOWN_PATHS.map((path) => askProvider(tenant, path)));
-            const made = { id, parts: discovery!.body.toString("utf8").split(templateIssuer), discoveryType: discovery!.contentType, jwksType: jwks!.contentType };
-            built.set(id, made);
-            return made;
-          });
-        template.catch(() => building.delete(id));
-        building.set(id, template);
-      }
-      return template;
+            entry.built = { id, parts: discovery!.body.toString("utf8").split(templateIssuer), discoveryType: discovery!.contentType, jwksType: jwks!.contentType };
+            return entry.built;
+          }),
+      };
+      entry.building.catch(() => {
+        if (kept.peek(id) === entry) kept.delete(id);
+      });
+      kept.set(id, entry);
+      return entry.building;
     },
-    ready: (id) => built.get(id),
+    ready: (id) => kept.get(id)?.built,
   };
 }
 
