@@ -3,7 +3,7 @@
 # have no Docker daemon; test/deploy.test.ts checks this file against the code instead.
 
 # ---- build: install everything, build the pages and the compiled server ---------------------
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 ENV NPM_CONFIG_FUND=false NPM_CONFIG_AUDIT=false
 COPY . .
@@ -15,7 +15,7 @@ RUN npm ci \
  && rm -rf .cache test e2e bench
 
 # ---- run: plain Node, not root, only DATA_DIR writable --------------------------------------
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 # MALLOC_ARENA_MAX: fewer glibc malloc arenas for V8's and libuv's threads, ~35–50 MB less idle memory (decision 056).
 ENV NODE_ENV=production PORT=3000 DATA_DIR=/data MALLOC_ARENA_MAX=2
 WORKDIR /app

@@ -33,7 +33,7 @@ const externalPackages = {
 };
 
 /** @type {import("esbuild").BuildOptions} */
-const NODE = { bundle: true, format: "esm", platform: "node", target: "node20", logLevel: "warning", sourcemap: "linked", legalComments: "none" };
+const NODE = { bundle: true, format: "esm", platform: "node", target: "node24", logLevel: "warning", sourcemap: "linked", legalComments: "none" };
 
 const TARGETS = {
   /**

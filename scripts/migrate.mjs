@@ -7,6 +7,9 @@
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { BuildError, pendingBuild } from "./build-if-changed.mjs";
+import { requireSupportedRuntime } from "./runtime.mjs";
+
+requireSupportedRuntime();
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const build = pendingBuild({ root: ROOT });

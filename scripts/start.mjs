@@ -9,6 +9,9 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import v8 from "node:v8";
 import { BuildError, pendingBuild } from "./build-if-changed.mjs";
+import { requireSupportedRuntime } from "./runtime.mjs";
+
+requireSupportedRuntime();
 
 // Before any WebAssembly is compiled: Prisma's query compiler and PGlite stay on V8's baseline
 // compiler. Optimizing them cost ~0.5–1.8 CPU-s at every start and left ~30–60 MB of compiler

@@ -15,6 +15,24 @@ const read = (file: string) => readFileSync(path.join(PROJECT_ROOT, file), "utf8
 const KNOWN = new Set(Object.keys(EnvSchema.shape));
 const CHART = "deploy/helm/porta";
 
+describe("the Node.js version (decision 063)", () => {
+  const pkg = JSON.parse(read("package.json")) as { engines: { node: string }; devDependencies: Record<string, string> };
+  const major = /\d+/.exec(pkg.engines.node)![0];
+
+  it("is one major everywhere: engines, the pinned runtime, both image stages, README, compose and the chart", () => {
+    expect(pkg.devDependencies.node?.split(".")[0]).toBe(major);
+    const bases = [...read("Dockerfile").matchAll(/^FROM node:(\d+)-/gm)].map((m) => m[1]);
+    expect(bases).toEqual([major, major]);
+    expect(read("README.md")).toContain(`Node.js ${major}`);
+    expect(read("compose.yaml")).toContain(`Node.js ${major}`);
+    expect(read(`${CHART}/values.yaml`)).toContain(`Node.js ${major}`);
+  });
+
+  it("is the one these tests run on", () => {
+    expect(process.versions.node.split(".")[0]).toBe(major);
+  });
+});
+
 describe("Dockerfile", () => {
   const dockerfile = read("Dockerfile");
   const runStage = dockerfile.slice(dockerfile.lastIndexOf("\nFROM "));

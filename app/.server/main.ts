@@ -13,6 +13,7 @@ import { embeddedDatabaseDir, ensureDataDir } from "./config/data-dir";
 import { lockDataDir, type DataDirLock } from "./config/data-dir-lock";
 import { ConfigError, parseConfig, type Config } from "./config/env";
 import { assertPortFree } from "./config/port";
+import { readPackageVersion } from "./root";
 
 export function fail(message: string): never {
   process.stderr.write(`porta: ${message}\n`);
@@ -41,9 +42,9 @@ export async function preflight(env: NodeJS.ProcessEnv = process.env): Promise<P
 }
 
 /**
- * oidc-provider prints notices to stderr: "Unsupported runtime" when it is imported on Node 20,
- * which Porta pins deliberately (STACK-NOTES §1), and once that it found a parsed form (Porta
- * parses protocol forms itself, oidc/mount.ts). On stderr they would break the one-line start-up
+ * oidc-provider prints notices to stderr: "Unsupported runtime" when it is imported on a Node it
+ * was not released for, and once that it found a parsed form (Porta parses protocol forms
+ * itself, oidc/mount.ts). On stderr they would break the one-line start-up
  * contract and the JSON log, so they go to the log instead. The server modules are imported
  * only after this is in place.
  */
@@ -101,7 +102,10 @@ export async function serve({ config, dataDirLock }: Preflight): Promise<void> {
     ];
     process.stdout.write(lines.join("\n") + "\n");
   }
-  logger.info({ url: config.baseUrl, database: porta.services.db.kind, cache: config.redisUrl ? "redis" : "memory" }, "Porta is listening");
+  logger.info(
+    { url: config.baseUrl, release: readPackageVersion(), node: process.version, database: porta.services.db.kind, cache: config.redisUrl ? "redis" : "memory" },
+    "Porta is listening",
+  );
   process.stdout.write(`  Porta is running at ${config.baseUrl}  (health: ${config.baseUrl}/health)\n`);
 
   let stopping = false;
