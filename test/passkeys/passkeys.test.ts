@@ -71,6 +71,24 @@ describe("passkeys", () => {
   const verify = (login: Awaited<ReturnType<typeof openLogin>>, assertion: unknown) =>
     login.browser.post(login.endpoint, { csrf: login.csrf, intent: "verify", credential: JSON.stringify(assertion) });
 
+  it("registration offers EdDSA, ES256 and RS256, and the server prints no experimental-crypto warning", async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on("warning", onWarning);
+    try {
+      const tenant = await passkeyTenant();
+      const user = await createAccountUser(porta, tenant);
+      const page = await signInToAccount(tenant, user.email);
+      const start = await postAccount(tenant, page, { intent: "options" }, "/passkeys");
+      const { options } = (await start.json()) as { options: CreationOptions };
+      expect(options.pubKeyCredParams.map((p) => p.alg)).toEqual([-8, -7, -257]);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((w) => w.startsWith("ExperimentalWarning"))).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
+
   async function setUp(methods?: string[]) {
     const tenant = await passkeyTenant(methods);
     const user = await createAccountUser(porta, tenant);
