@@ -61,6 +61,9 @@ export interface PasswordLoginInput extends RequestMeta {
 /** The per-account password limit's key: the address as typed (normalized), within the organization. */
 export const passwordLimitKey = (organizationId: string, email: string) => `${organizationId}:${normalizeEmail(email)}`;
 
+/** The failures of one device cookie of the account (the `deviceFailures` limit's key). */
+export const deviceLimitKey = (userId: string, nonce: string) => `${userId}:${nonce}`;
+
 interface LoginAccount extends SecondFactorEnrollment {
   id: string;
   email: string;
@@ -113,7 +116,7 @@ export async function attemptPasswordLogin(services: Services, input: PasswordLo
   const user = await findLoginAccount(services, input.organizationId, email);
   targeted = user?.id ?? null;
   const device = user ? trustedDevice(services, input.organizationId, user.id, input.deviceCookie) : null;
-  const deviceKey = device && `${user!.id}:${device}`;
+  const deviceKey = device && deviceLimitKey(user!.id, device);
 
   // The limits count failures: the point is taken before the check (so parallel guesses cannot
   // overrun them) and given back once the password proved right.

@@ -40,6 +40,12 @@ export const SETTINGS = {
     default: 15,
     description: "How long a locked account (for clients without its device cookie) or a locked device cookie stays locked, in minutes.",
   },
+  "auth.twoFactor.maxConsecutiveFailures": {
+    schema: SETTING_SCHEMAS["auth.twoFactor.maxConsecutiveFailures"],
+    default: 100,
+    description:
+      "Wrong codes in a row, across rate-limit windows, after which a user's authenticator app or email codes are refused until they sign in with a recovery code or a passkey, or an administrator clears the block (at most 100, NIST SP 800-63B).",
+  },
   "rateLimits.passwordLogin.perAccount": {
     schema: SETTING_SCHEMAS["rateLimits.passwordLogin.perAccount"],
     default: { points: 10, windowMinutes: 15 },
