@@ -109,9 +109,9 @@ export default function TwoFactor() {
     error?.error === "failed"
       ? t("twoFactor.failed")
       : error?.error === "rate_limited"
-        ? t("twoFactor.rateLimited", { minutes: error.minutes })
+        ? t("twoFactor.rateLimited", { count: error.minutes })
         : error?.error === "resend_limited"
-          ? t("twoFactor.resendLimited", { minutes: error.minutes })
+          ? t("twoFactor.resendLimited", { count: error.minutes })
           : undefined;
 
   if (page.view === "choose") {
@@ -182,7 +182,7 @@ export default function TwoFactor() {
   }
 
   const isRecovery = page.view === "recovery";
-  const intro = isRecovery ? t("twoFactor.recoveryIntro") : page.view === "totp" ? t("twoFactor.totpIntro") : t("twoFactor.emailIntro", { minutes: page.minutes });
+  const intro = isRecovery ? t("twoFactor.recoveryIntro") : page.view === "totp" ? t("twoFactor.totpIntro") : t("twoFactor.emailIntro", { count: page.minutes });
   if (!isRecovery && (page.locked || error?.error === "factor_locked")) {
     // No code form: the factor is refused whatever the code; another way is offered.
     return (
