@@ -6,7 +6,7 @@ import { DEFAULT_LOCKOUT } from "~/.server/auth/password-login";
 import { DEFAULT_LIMITS } from "~/.server/rate-limit/limiters";
 import { createUser } from "../support/factories";
 import { startTestPorta, type TestPorta } from "../support/porta";
-import { auditDuring, createTenant, htmlLang, mainOf, message, openLoginPage, PASSWORD, submitPassword, type Tenant } from "./helpers";
+import { auditDuring, createTenant, htmlLang, mainOf, message, openLoginPage, PASSWORD, pluralOf, submitPassword, type Tenant } from "./helpers";
 
 /**
  * Rate limits per email and organization, account lockout with recovery after the cooldown,
@@ -54,7 +54,7 @@ describe("rate limit per email and organization", () => {
     expect(retryAfter).toBeLessThanOrEqual(DEFAULT_LIMITS.passwordLogin.durationSeconds);
     const minutes = Math.ceil(retryAfter / 60);
     const html = await limited.text();
-    expect(mainOf(html)).toContain(message("en", (m) => m.signIn.rateLimited, { minutes }));
+    expect(mainOf(html)).toContain(message("en", (m) => m.signIn[`rateLimited_${pluralOf("en", minutes)}`], { count: minutes }));
     expect(mainOf(html)).not.toContain(message("en", (m) => m.signIn.failed));
     expect(entries.map((e) => e.data)).toEqual([{ method: "password", email, reason: "rate_limited", clientId: tenant.client.id }]);
 
@@ -64,7 +64,8 @@ describe("rate limit per email and organization", () => {
     expect(german.headers.get("retry-after")).toMatch(/^\d+$/);
     const germanHtml = await german.text();
     expect(htmlLang(germanHtml)).toBe("de");
-    expect(mainOf(germanHtml)).toContain(message("de", (m) => m.signIn.rateLimited, { minutes: Math.ceil(Number(german.headers.get("retry-after")) / 60) }));
+    const germanMinutes = Math.ceil(Number(german.headers.get("retry-after")) / 60);
+    expect(mainOf(germanHtml)).toContain(message("de", (m) => m.signIn[`rateLimited_${pluralOf("de", germanMinutes)}`], { count: germanMinutes }));
 
     // Even the right password waits: the account itself is fine once the window has passed.
     expect((await prisma().user.findUniqueOrThrow({ where: { id: user.id } })).lastLoginAt).toBeNull();

@@ -126,6 +126,15 @@ describe("passkeys", () => {
     expect((await prisma().passkey.findFirstOrThrow({ where: { userId: user.id } })).lastUsedAt).not.toBeNull();
   });
 
+  it("a sign-in with a passkey lifts second factors refused after too many wrong codes in a row", async () => {
+    const { tenant, user, credential } = await setUp();
+    await prisma().secondFactorFailureCount.createMany({ data: [{ userId: user.id, factor: "totp", failures: 100 }, { userId: user.id, factor: "email", failures: 120 }] });
+    const login = await openLogin(tenant);
+    const res = await verify(login, authenticator.get(await loginOptions(login), credential));
+    expect(res.status).toBe(200);
+    expect(await prisma().secondFactorFailureCount.count({ where: { userId: user.id } })).toBe(0);
+  });
+
   it("refuses an answer for another origin or another RP ID, with one generic failure, audited", async () => {
     const { tenant, user, credential } = await setUp();
     for (const bend of [{ origin: "https://evil.example" }, { rpId: "evil.example" }, { noUserVerification: true }]) {
