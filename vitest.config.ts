@@ -10,7 +10,7 @@ export default defineConfig({
     environment: "node",
     pool: "forks",
     // Two cores: more workers only queue behind Argon2id and PGlite start-up.
-    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 90_000,
     setupFiles: ["test/support/setup.ts"],
