@@ -1,0 +1,28 @@
+/**
+ * How deeply a JSON value read from a request may nest arrays and objects. Far beyond any
+ * document Porta takes (an import package nests about ten levels, a custom claim value a few
+ * more), and far below what recursive code survives: a few thousand levels overflow the stack
+ * of V8's JSON.stringify, zod's z.json() and any walk written as a recursion. JSON.parse itself
+ * does not recurse, so a body is parsed and then measured here, before anything walks it.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+export const TOO_DEEP_MESSAGE = `The body nests arrays or objects more than ${MAX_JSON_DEPTH} levels deep.`;
+
+/**
+ * True when `value` nests arrays or objects more than `limit` levels deep (a bare `[]` is one
+ * level). One pass without recursion that stops at the first container past the limit, so the
+ * work is at most a visit per value of the body, whatever its shape.
+ */
+export function nestsDeeperThan(value: unknown, limit: number = MAX_JSON_DEPTH): boolean {
+  const pending: Array<{ node: object; level: number }> = [];
+  if (typeof value === "object" && value !== null) pending.push({ node: value, level: 1 });
+  while (pending.length > 0) {
+    const { node, level } = pending.pop()!;
+    if (level > limit) return true;
+    for (const child of Array.isArray(node) ? (node as unknown[]) : Object.values(node)) {
+      if (typeof child === "object" && child !== null) pending.push({ node: child, level: level + 1 });
+    }
+  }
+  return false;
+}
