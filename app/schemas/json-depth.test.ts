@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { findUnrepresentable } from "./text";
-import { MAX_JSON_DEPTH, nestsDeeperThan } from "./json-depth";
+import { MAX_JSON_DEPTH, nestsDeeperThan, textNestsDeeperThan } from "./json-depth";
 
 const deepArray = (depth: number) => JSON.parse("[".repeat(depth) + "]".repeat(depth)) as unknown;
 const deepObject = (depth: number) => JSON.parse('{"a":'.repeat(depth) + '"x"' + "}".repeat(depth)) as unknown;
@@ -12,6 +12,18 @@ describe("the nesting limit of request JSON", () => {
     expect(nestsDeeperThan(deepObject(MAX_JSON_DEPTH + 1))).toBe(true);
     expect(nestsDeeperThan({ wide: Array.from({ length: 1_000 }, () => ({})), deep: deepArray(MAX_JSON_DEPTH) })).toBe(true);
     expect(nestsDeeperThan(deepArray(3), 2)).toBe(true);
+  });
+
+  it("measures JSON text as its parsed value would be measured, brackets in strings aside", () => {
+    const texts = [
+      "[".repeat(MAX_JSON_DEPTH) + "]".repeat(MAX_JSON_DEPTH),
+      "[".repeat(MAX_JSON_DEPTH + 1) + "]".repeat(MAX_JSON_DEPTH + 1),
+      '{"a":'.repeat(MAX_JSON_DEPTH + 1) + "1" + "}".repeat(MAX_JSON_DEPTH + 1),
+      JSON.stringify({ text: "[".repeat(500), escaped: '\\"[[[[', list: [[["x"]]] }),
+      JSON.stringify([{ a: "]]]]]]" }, { b: "{{{{{" }]),
+    ];
+    for (const text of texts) expect(textNestsDeeperThan(text), text.slice(0, 40)).toBe(nestsDeeperThan(JSON.parse(text)));
+    expect(textNestsDeeperThan("[".repeat(500_000))).toBe(true);
   });
 
   it("measures a hostile depth without overflowing the stack", () => {

@@ -12,7 +12,7 @@ import { userActor, type RequestMeta } from "../auth/actors";
 import { inTransaction, type Context, type Db } from "../context";
 import type { Services } from "../services";
 import { onFirstUse } from "../lazy";
-import { nestsDeeperThan } from "~/schemas/json-depth";
+import { textNestsDeeperThan } from "~/schemas/json-depth";
 
 /**
  * Passkeys (WebAuthn, decision 041) on top of @simplewebauthn/server: the options a browser
@@ -88,10 +88,9 @@ export const AuthenticationResponseSchema = z.object({
 export function parseCredential<S extends typeof RegistrationResponseSchema | typeof AuthenticationResponseSchema>(schema: S, text: unknown): z.infer<S> | null {
   if (typeof text !== "string" || text.length > 16_384) return null;
   try {
-    const value: unknown = JSON.parse(text);
     // The extension results are passed on as they came: too deep a nesting is no credential.
-    if (nestsDeeperThan(value)) return null;
-    const parsed = schema.safeParse(value);
+    if (textNestsDeeperThan(text)) return null;
+    const parsed = schema.safeParse(JSON.parse(text));
     return parsed.success ? (parsed.data as z.infer<S>) : null;
   } catch {
     return null;

@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { z } from "zod";
 import { UuidSchema } from "~/schemas/uuid";
 import { findUnrepresentable, UNREPRESENTABLE_MESSAGE } from "~/schemas/text";
-import { nestsDeeperThan, TOO_DEEP_MESSAGE } from "~/schemas/json-depth";
+import { textNestsDeeperThan, TOO_DEEP_MESSAGE } from "~/schemas/json-depth";
 import { inTransaction, withReadContext, type Actor, type AuditEntry, type FullContext } from "../../context";
 import type { AdminPermission } from "../permissions";
 import { readBodyLimited } from "./body";
@@ -128,14 +128,15 @@ async function readJson(request: Request, maxBytes: number): Promise<unknown> {
   const text = (await readBodyLimited(request, maxBytes)).toString("utf8");
   if (text.trim() === "") return undefined;
   if (!(request.headers.get("content-type") ?? "").includes("application/json")) throw badRequest("Send the body as application/json.");
+  // Measured before it is parsed (deep nesting is slow to parse) or walked (zod, the text check
+  // and JSON.stringify recurse).
+  if (textNestsDeeperThan(text)) throw badRequest(TOO_DEEP_MESSAGE);
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
     throw badRequest("The body is not valid JSON.");
   }
-  // Measured before anything walks it: zod, the text check and JSON.stringify recurse.
-  if (nestsDeeperThan(value)) throw badRequest(TOO_DEEP_MESSAGE);
   // JSON may carry \u0000 or an unpaired \ud800 that no text column can hold.
   const bad = findUnrepresentable(value);
   if (bad !== undefined) throw validation([{ field: bad || "body", message: UNREPRESENTABLE_MESSAGE }]);
