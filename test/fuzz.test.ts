@@ -56,13 +56,8 @@ const HOSTILE_STRINGS = [
   "javascript:alert(1)",
   "http://169.254.169.254/latest/meta-data",
 ];
-/** JSON nested 20,000 and 5,000 deep, in the open and inside a field, and one level past Porta's limit. */
-const DEEP_BODIES = [
-  "[".repeat(20_000) + "]".repeat(20_000),
-  '{"a":'.repeat(5_000) + "1" + "}".repeat(5_000),
-  `{"name":${"[".repeat(20_000)}${"]".repeat(20_000)}}`,
-  "[".repeat(65) + "]".repeat(65),
-];
+/** JSON nested 20,000 and 5,000 deep, in the open and inside a field (the limit itself: test/bad-input.test.ts). */
+const DEEP_BODIES = ["[".repeat(20_000) + "]".repeat(20_000), '{"a":'.repeat(5_000) + "1" + "}".repeat(5_000), `{"name":${"[".repeat(20_000)}${"]".repeat(20_000)}}`];
 const HOSTILE_VALUES: unknown[] = [...HOSTILE_STRINGS, -1, 0, 1e308, -1e308, 3.5, true, false, null, [], {}, [null], { a: "\u0000" }, ["\ud800"]];
 
 /** The protocol's form endpoints and their parameters (oidc/mount.ts PROTOCOL_PATH), `token` being the token endpoint's alias. */
@@ -289,7 +284,7 @@ describe("fuzzing with hostile values", () => {
   it("every protocol endpoint answers below 500 with an OAuth error body or the organization's page", async () => {
     const [orgId, slug] = ids.organization!;
     const org = await porta.services.db.prisma.organization.findUniqueOrThrow({ where: { id: orgId } });
-    for (let round = 0; round < 40; round++) await protocolRound(slug!, org.name, ids.client![0]!);
+    for (let round = 0; round < 30; round++) await protocolRound(slug!, org.name, ids.client![0]!);
     expect(failures).toEqual([]);
   }, 180_000);
 
@@ -303,7 +298,7 @@ describe("fuzzing with hostile values", () => {
     const devicePage = await page.browser.get(`${tenant.issuer}/device`);
     const xsrf = /name="xsrf" value="([^"]+)"/.exec(await devicePage.text())?.[1];
     expect(xsrf).toBeTruthy();
-    for (let round = 0; round < 15; round++) await protocolRound(tenant.org.slug, tenant.org.name, tenant.client.id, page.browser, xsrf);
+    for (let round = 0; round < 10; round++) await protocolRound(tenant.org.slug, tenant.org.name, tenant.client.id, page.browser, xsrf);
     expect(failures).toEqual([]);
   }, 180_000);
 
