@@ -179,7 +179,7 @@ test("[required_email] sign in with the code the SMTP peer received", async ({ p
   const rp = await signInWithPassword(page, testInfo, org, "email-1");
   await expect(page).toHaveURL(/\/interaction\/[^/]+\/two-factor$/);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText(t2.title);
-  await expect(page.getByText(t2.emailIntro.replace("{{minutes}}", "10"))).toBeVisible();
+  await expect(page.getByText(t2.emailIntro_other.replace("{{count}}", "10"))).toBeVisible();
   await expect(page.getByRole("button", { name: t2.resend })).toBeVisible();
   await screenshot(page, testInfo, "email-1-code");
 

@@ -35,6 +35,7 @@ const counts = async (slug: string) => ({
 describe("a write and its audit entry", () => {
   it("leave nothing behind when the process fails between them", async () => {
     failNext = true;
+    porta.logs.expectError("injected fault between");
     const res = await api.post("/organizations", { name: "Half Written", slug: "half-written" });
     expect(res.status).toBe(500);
     expect(await counts("half-written")).toEqual({ organizations: 0, keys: 0, audit: 0 });
@@ -63,6 +64,7 @@ describe("a write of several rows and its audit entry", () => {
 
   it("a client and its first secret: neither remains when the process fails before the audit entry", async () => {
     failNext = true;
+    porta.logs.expectError("injected fault between");
     expect((await newClient("Half Client")).status).toBe(500);
     expect(await clientCounts("Half Client")).toEqual({ clients: 0, secrets: 0, audit: 0 });
     expect((await newClient("Whole Client")).status).toBe(201);
@@ -74,6 +76,7 @@ describe("a write of several rows and its audit entry", () => {
     const rotations = () => porta.services.db.prisma.auditEntry.count({ where: { eventType: "key.rotated", organizationId } });
     const before = await keys();
     failNext = true;
+    porta.logs.expectError("injected fault between");
     expect((await api.post(`/organizations/${organizationId}/keys/rotate`)).status).toBe(500);
     expect(await keys()).toEqual(before);
     expect(await rotations()).toBe(0);

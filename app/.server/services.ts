@@ -79,6 +79,8 @@ export interface Services {
 export interface CreateServicesOptions {
   /** Overrides the embedded database location (tests use "memory://"). */
   pgliteDir?: string;
+  /** A data directory the embedded database starts from (tests: the migrated template). */
+  pgliteSeed?: Blob;
   /** Job queue tuning (tests shorten retry delays). */
   queue?: Partial<QueueSettings>;
   /** Key prefix in Redis (tests give each file its own). */
@@ -102,7 +104,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
   const lock = options.dataDirLock ?? (!config.databaseUrl && !pgliteDir.startsWith("memory://") ? lockDataDir(dataDir) : undefined);
   let db: Database;
   try {
-    db = tracing.observeDatabase(await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir }));
+    db = tracing.observeDatabase(await openDatabase({ databaseUrl: config.databaseUrl, pgliteDir, pgliteSeed: options.pgliteSeed }));
   } catch (error) {
     lock?.release();
     throw error;

@@ -23,7 +23,7 @@ export function FederationFailurePage({
   const { t } = useTranslation();
   const name = provider ?? t("federation.theProvider");
   // Too many failures: the words every other sign-in method uses.
-  const message = reason === "rate_limited" ? t("signIn.rateLimited", { minutes: minutes ?? 1 }) : t(`federation.reason.${reason}`, { provider: name });
+  const message = reason === "rate_limited" ? t("signIn.rateLimited", { count: minutes ?? 1 }) : t(`federation.reason.${reason}`, { provider: name });
   return (
     <AuthCard branding={branding} title={t("federation.title", { provider: name })}>
       <FormMessage tone="error">{message}</FormMessage>

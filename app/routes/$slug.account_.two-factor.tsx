@@ -80,7 +80,7 @@ export default function AccountTwoFactor() {
       </AccountShell>
     );
   }
-  const failed = result?.view === "failed" ? (result.minutes > 0 ? t("twoFactor.rateLimited", { minutes: result.minutes }) : t("twoFactor.setupFailed")) : undefined;
+  const failed = result?.view === "failed" ? (result.minutes > 0 ? t("twoFactor.rateLimited", { count: result.minutes }) : t("twoFactor.setupFailed")) : undefined;
   return (
     <AccountShell page={page} title={t("twoFactor.setupTitle")}>
       <section className="card account-section">

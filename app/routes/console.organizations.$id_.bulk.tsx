@@ -61,7 +61,7 @@ function Progress({ run }: { run: Run }) {
   const { t } = useTranslation("console");
   if (run.phase !== "checking" && run.phase !== "running") return null;
   const label =
-    run.phase === "checking" ? t("bulk.checking") : run.oneStep ? t("bulk.progressOneStep", { total: run.total }) : t("bulk.progress", { done: run.done, total: run.total });
+    run.phase === "checking" ? t("bulk.checking") : run.oneStep ? t("bulk.progressOneStep", { count: run.total }) : t("bulk.progress", { done: run.done, count: run.total });
   return (
     <div className="panel bulk-progress" role="status" aria-live="polite">
       <label htmlFor="bulk-progress">{label}</label>
@@ -77,7 +77,7 @@ export default function Bulk() {
   const { t } = useTranslation("console");
   const [run, setRun] = useState<Run | null>(null);
   const result = run?.phase === "ended" ? run.outcome : run ? null : posted;
-  const fileError = result?.kind === "file" ? t(`bulk.errors.${result.problem}`, { detail: result.detail ?? "", max: MAX_BULK_OPERATIONS }) : undefined;
+  const fileError = result?.kind === "file" ? t(`bulk.errors.${result.problem}`, { detail: result.detail ?? "", count: MAX_BULK_OPERATIONS }) : undefined;
   const busy = run?.phase === "checking" || run?.phase === "running";
   const runUrl = `/console/organizations/${org.id}/bulk/run`;
 
@@ -117,7 +117,7 @@ export default function Bulk() {
           succeeded={count(run.results, "succeeded")}
           failed={count(run.results, "failed")}
           results={run.results}
-          title={run.stopped ? t("bulk.stopped", { done: run.done, total: run.total }) : undefined}
+          title={run.stopped ? t("bulk.stopped", { done: run.done, count: run.total }) : undefined}
         />
       ) : null}
       <Form method="post" reloadDocument encType="multipart/form-data" onSubmit={onSubmit} className="panel form" aria-labelledby="upload-title">

@@ -7,7 +7,7 @@ import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm, type Cons
 import { detailErrors, zodFieldErrors } from "~/components/console/forms";
 import { ActionForm, ConfirmAction, Notice, SectionNav, SelectField } from "~/components/console/ui";
 import { HistorySection, historyQuery } from "~/components/console/history";
-import { isLocked, LockedUntil } from "~/components/console/lockout";
+import { UserBlocks } from "~/components/console/user-blocks";
 import { UserConflictView, UserEditForm, UserSessions, type UserEditValues } from "~/components/console/user-detail";
 import { UserPasskeys } from "~/components/console/user-passkeys";
 import { UserFederatedIdentities } from "~/components/console/user-federated-identities";
@@ -79,6 +79,7 @@ type ClaimValueInput = NonNullable<OperationInput<"customClaims.setValue">["body
 const INTENTS: Record<string, (console: Console, ids: Ids, form: FormData) => Promise<AdminResult<unknown>>> = {
   activate: (c, ids) => c.admin("users.activate", { params: ids }),
   unlock: (c, ids) => c.admin("users.unlock", { params: ids }),
+  clearBlock: (c, ids, form) => c.admin("users.clearBlock", { params: { ...ids, blockId: String(form.get("block") ?? "") } }),
   deactivate: (c, ids) => c.admin("users.deactivate", { params: ids }),
   verifyEmail: (c, ids) => c.admin("users.verifyEmail", { params: ids }),
   setPassword: (c, ids, form) => c.admin("users.setPassword", { params: ids, body: { password: String(form.get("password") ?? "") } }),
@@ -194,7 +195,8 @@ export async function action(args: ActionFunctionArgs) {
 
 /** Notices of the actions this page gained later live in the userDetail section. */
 const DETAIL_DONE = ["created", "updated", "revokeSession"];
-const doneKey = (done: string) => (done === "unlock" ? "lockout.done" : DETAIL_DONE.includes(done) ? `userDetail.done.${done}` : `users.done.${done}`);
+const doneKey = (done: string) =>
+  done === "unlock" ? "lockout.done" : done === "clearBlock" ? "blocks.done" : DETAIL_DONE.includes(done) ? `userDetail.done.${done}` : `users.done.${done}`;
 
 export default function UserPage() {
   const { user, version, sessions, sessionsError, history, twoFactor, passkeys, federated, roles, orgRoles, permissions, claimValues, definitions, clients, done, now } = useLoaderData<typeof loader>();
@@ -243,17 +245,7 @@ export default function UserPage() {
           <dd>{t(`users.status.${user.status}`)}</dd>
           <dt>{t("lockout.signIn")}</dt>
           <dd>
-            {isLocked(user.lockedUntil, now) ? (
-              <>
-                <LockedUntil lockedUntil={user.lockedUntil} now={now} />
-                <span className="hint">{t("lockout.why")}</span>
-                <ActionForm intent="unlock" className="inline-form">
-                  <button type="submit" className="button button-inline button-secondary">{t("lockout.unlock")}</button>
-                </ActionForm>
-              </>
-            ) : (
-              t("lockout.open")
-            )}
+            <UserBlocks blocks={user.blocks} now={now} />
           </dd>
           <dt>{t("users.emailVerified")}</dt>
           <dd>{yes(user.emailVerified)}</dd>

@@ -175,7 +175,7 @@ export default function InteractionPage() {
     error?.error === "failed"
       ? t("signIn.failed")
       : error?.error === "rate_limited"
-        ? t("signIn.rateLimited", { minutes: error.retryAfterMinutes })
+        ? t("signIn.rateLimited", { count: error.retryAfterMinutes })
         : error?.error === "csrf"
           ? t("csrf.invalid")
           : error?.error === "unavailable"

@@ -58,7 +58,7 @@ export default function ForgotPassword() {
   }
   return (
     <AuthCard branding={shown.branding} title={t("forgot.title")}>
-      {shown.view === "rate_limited" ? <FormMessage tone="error">{t("signIn.rateLimited", { minutes: shown.minutes })}</FormMessage> : <p>{t("forgot.body")}</p>}
+      {shown.view === "rate_limited" ? <FormMessage tone="error">{t("signIn.rateLimited", { count: shown.minutes })}</FormMessage> : <p>{t("forgot.body")}</p>}
       <Form method="post" reloadDocument noValidate>
         <input type="hidden" name="csrf" value={shown.csrf} />
         <Field

@@ -57,7 +57,7 @@ export default function MagicLinkRequested() {
           <MagicLinkWaiting uid={result.uid} code={result.pairingCode} />
         </>
       ) : (
-        <FormMessage tone="error">{t("signIn.rateLimited", { minutes: result.minutes })}</FormMessage>
+        <FormMessage tone="error">{t("signIn.rateLimited", { count: result.minutes })}</FormMessage>
       )}
       <p className="links">
         <a href={`/interaction/${result.uid}`}>{t("forgot.back")}</a>

@@ -12,6 +12,7 @@ import {
   resendEmailOtp,
   signInWithSecondFactor,
 } from "~/.server/auth/two-factor/service";
+import { isFactorLocked } from "~/.server/auth/two-factor/factor-failures";
 import { passGate } from "~/.server/interaction/gate";
 import { interactionHeaders, NO_STORE } from "~/.server/interaction/request";
 
@@ -36,8 +37,18 @@ export async function loader(args: LoaderFunctionArgs) {
   // "Another way": back to the choice when the plan offers more than one factor.
   const choose = asked === "choose" && pending.plan.methods.length > 1;
   const view = recovery ? ("recovery" as const) : pending.chosen === null || choose ? ("choose" as const) : pending.chosen;
+  // A factor refused after too many wrong codes in a row says so before a code is typed.
+  const locked = view === "totp" || view === "email" ? await isFactorLocked(args.context.services, pending.userId, view) : false;
   return data(
-    { view, ...gate.frame, registerPasskey: view === "passkey" && (await passkeyEnrollmentDue(args.context.services, pending)), methods: pending.plan.methods, recoveryAvailable: pending.plan.recovery, minutes: await args.context.services.settings.get("auth.emailOtpTtlMinutes") },
+    {
+      view,
+      ...gate.frame,
+      registerPasskey: view === "passkey" && (await passkeyEnrollmentDue(args.context.services, pending)),
+      methods: pending.plan.methods,
+      recoveryAvailable: pending.plan.recovery,
+      minutes: await args.context.services.settings.get("auth.emailOtpTtlMinutes"),
+      locked,
+    },
     { headers: NO_STORE },
   );
 }
@@ -83,6 +94,7 @@ export async function action(args: ActionFunctionArgs) {
       { status: 429, headers: { ...NO_STORE, "Retry-After": String(outcome.retryAfterSeconds) } },
     );
   }
+  if (outcome.kind === "factor_locked") return data({ error: "factor_locked" as const }, { status: 403, headers: NO_STORE });
   return data({ error: "failed" as const }, { status: 401, headers: NO_STORE });
 }
 
@@ -97,9 +109,9 @@ export default function TwoFactor() {
     error?.error === "failed"
       ? t("twoFactor.failed")
       : error?.error === "rate_limited"
-        ? t("twoFactor.rateLimited", { minutes: error.minutes })
+        ? t("twoFactor.rateLimited", { count: error.minutes })
         : error?.error === "resend_limited"
-          ? t("twoFactor.resendLimited", { minutes: error.minutes })
+          ? t("twoFactor.resendLimited", { count: error.minutes })
           : undefined;
 
   if (page.view === "choose") {
@@ -170,7 +182,16 @@ export default function TwoFactor() {
   }
 
   const isRecovery = page.view === "recovery";
-  const intro = isRecovery ? t("twoFactor.recoveryIntro") : page.view === "totp" ? t("twoFactor.totpIntro") : t("twoFactor.emailIntro", { minutes: page.minutes });
+  const intro = isRecovery ? t("twoFactor.recoveryIntro") : page.view === "totp" ? t("twoFactor.totpIntro") : t("twoFactor.emailIntro", { count: page.minutes });
+  if (!isRecovery && (page.locked || error?.error === "factor_locked")) {
+    // No code form: the factor is refused whatever the code; another way is offered.
+    return (
+      <AuthCard branding={page.branding} title={t("twoFactor.title")}>
+        <FormMessage tone="error">{page.view === "totp" ? t("twoFactor.factorLockedTotp") : t("twoFactor.factorLockedEmail")}</FormMessage>
+        {otherWays}
+      </AuthCard>
+    );
+  }
   return (
     <AuthCard branding={page.branding} title={t("twoFactor.title")}>
       {error?.error === "rate_limited" || error?.error === "resend_limited" ? <FormMessage tone="error">{message}</FormMessage> : null}

@@ -22,6 +22,8 @@ export const SETTING_SCHEMAS = {
   "auth.passwordResetTtlMinutes": z.number().int().min(5).max(1440),
   "auth.lockout.maxFailures": z.number().int().min(1).max(100),
   "auth.lockout.cooldownMinutes": z.number().int().min(1).max(1440),
+  /** NIST SP 800-63B §5.2.2: no more than 100 consecutive failed attempts on one authenticator. */
+  "auth.twoFactor.maxConsecutiveFailures": z.number().int().min(1).max(100),
   "webhooks.disableAfterFailures": z.number().int().min(1).max(1000),
   "rateLimits.passwordLogin.perAccount": LimitRuleSchema,
   "rateLimits.passwordLogin.perIp": LimitRuleSchema,

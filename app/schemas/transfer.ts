@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { Argon2HashSchema } from "./argon2-hash";
 import { APPLICATION_STATUS_VALUES, DescriptionSchema, NameSchema } from "./application";
 import { ASSET_CONTENT_TYPES, ASSET_KINDS, ASSET_MAX_BYTES } from "./branding";
 import { CLAIM_TYPE_VALUES, ClaimNameSchema, ClaimScopeSchema, MAX_CLAIM_VALUE_BYTES } from "./claim";
@@ -38,7 +39,6 @@ export const MAX_IMPORT_BYTES = 64 * 1024 * 1024;
 
 const Nullable = <T extends z.ZodType>(schema: T) => schema.nullable();
 const DateTime = z.iso.datetime({ offset: true, message: "must be an ISO 8601 date-time" });
-const Argon2Hash = z.string().max(512).regex(/^\$argon2(id|i|d)\$v=\d+\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/, "must be an Argon2 PHC string");
 const ClientId = z.string().min(1).max(200).regex(/^[A-Za-z0-9._~-]+$/, "must be a client id");
 const Sealed = z.string().max(1024).regex(/^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/, "must be a sealed value of this package");
 const unique = <T>(key: (item: T) => string, what: string) => (items: T[], ctx: z.RefinementCtx) => {
@@ -132,7 +132,7 @@ export const PackageUserSchema = z
     givenName: Nullable(z.string().max(200)),
     familyName: Nullable(z.string().max(200)),
     locale: Nullable(UserLocaleSchema),
-    passwordHash: Nullable(Argon2Hash),
+    passwordHash: Nullable(Argon2HashSchema),
     status: z.enum(USER_STATUS_VALUES),
     emailOtpEnabled: z.boolean(),
     createdAt: DateTime,
@@ -153,7 +153,7 @@ export const PackageUserSchema = z
         .object({ secret: Sealed, status: z.enum(["pending", "enrolled"]), enrolledAt: Nullable(DateTime), lastUsedStep: z.number().int().min(0) })
         .strict(),
     ),
-    recoveryCodes: z.array(z.object({ codeHash: Argon2Hash, usedAt: Nullable(DateTime) }).strict()).max(50),
+    recoveryCodes: z.array(z.object({ codeHash: Argon2HashSchema, usedAt: Nullable(DateTime) }).strict()).max(50),
     /**
      * Public credentials only (decision 041). Absent in packages of earlier versions of Porta (no
      * default: the signature covers the package as exported), and an import then leaves them alone.

@@ -40,6 +40,42 @@ export const UserSchema = z.object({
   updatedAt: z.iso.datetime(),
 });
 
+/**
+ * What refuses a person now, each with when it ends (null: until someone clears it, or the person
+ * signs in another way). `lockout`: wrong passwords locked the account for browsers without its
+ * device cookie; `account_limit` / `address_limit`: a rate-limit window of the account or of a
+ * client address the person used recently is used up; `device`: one browser's device cookie is
+ * locked after its own wrong passwords; `factor`: a second factor had too many wrong codes in a row.
+ */
+export const USER_BLOCK_KINDS = ["lockout", "account_limit", "address_limit", "device", "factor"] as const;
+/** The actions a rate limit that can hold a person counts. */
+export const USER_BLOCK_LIMITS = ["passwordLogin", "magicLink", "passwordReset", "emailChange", "twoFactor", "emailOtpResend", "passkeyLogin", "federatedLogin"] as const;
+export const USER_BLOCK_FACTORS = ["totp", "email"] as const;
+
+export const UserBlockSchema = z.object({
+  /** Names the block for `DELETE …/blocks/{blockId}`. */
+  id: z.string(),
+  kind: z.enum(USER_BLOCK_KINDS),
+  /** For the rate limits: the action they count. */
+  limit: z.enum(USER_BLOCK_LIMITS).nullable(),
+  /** The configuration entry whose rule the block follows. */
+  setting: z.string(),
+  /** For `address_limit`: the client address. */
+  address: z.string().nullable(),
+  /** For `factor`: the second factor refused. */
+  factor: z.enum(USER_BLOCK_FACTORS).nullable(),
+  until: z.iso.datetime().nullable(),
+});
+
+/** A block's id: `lockout`, `limit:<limit>`, `limit:<limit>:<address>`, `device:<16 hex>` or `factor:<factor>`. */
+export const UserBlockIdSchema = z
+  .string()
+  .max(200, "must have at most 200 characters")
+  .regex(/^(lockout|limit:[A-Za-z]+(:[0-9A-Za-z.:%_-]+)?|device:[0-9a-f]{16}|factor:(totp|email))$/, "is not the id of a block (see the user's blocks)");
+
+/** One user as a single read answers it: with what refuses them now. */
+export const UserDetailSchema = UserSchema.extend({ blocks: z.array(UserBlockSchema) });
+
 export const UserCreateSchema = z
   .object({
     /** Optional: the path names the organization; when sent it must agree. */
@@ -165,6 +201,8 @@ export const UserExportSchema = z.object({
 });
 
 export type User = z.infer<typeof UserSchema>;
+export type UserBlock = z.infer<typeof UserBlockSchema>;
+export type UserDetail = z.infer<typeof UserDetailSchema>;
 export type UserCreate = z.infer<typeof UserCreateSchema>;
 export type UserUpdate = z.infer<typeof UserUpdateSchema>;
 export type Invite = z.infer<typeof InviteSchema>;

@@ -28,6 +28,7 @@ const KEYS = [
   "auth.passwordResetTtlMinutes",
   "auth.lockout.maxFailures",
   "auth.lockout.cooldownMinutes",
+  "auth.twoFactor.maxConsecutiveFailures",
   "rateLimits.passwordLogin.perAccount",
   "rateLimits.passwordLogin.perIp",
   "rateLimits.magicLink.perAccount",

@@ -1,11 +1,10 @@
-import { Writable } from "node:stream";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createPostgresStore } from "~/.server/cache/postgres-store";
 import type { KeyValueStore } from "~/.server/cache/store";
 import { openDatabase, type Database } from "~/.server/db/client";
 import { isDatabaseUnavailable } from "~/.server/db/errors";
 import { applyMigrations } from "~/.server/db/migrate";
-import { createLogger } from "~/.server/logging/logger";
+import { testLogger } from "../support/logs";
 import { createRevokedTokens } from "~/.server/oidc/revoked-tokens";
 import { startPrivatePostgres, type PostgresServer } from "../support/process";
 
@@ -19,7 +18,7 @@ import { startPrivatePostgres, type PostgresServer } from "../support/process";
 let pg: PostgresServer;
 const databases: Database[] = [];
 const stores: KeyValueStore[] = [];
-const quiet = createLogger("warn", new Writable({ write: (_chunk, _encoding, done) => done() }));
+const { logger: quiet } = testLogger();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(async () => {

@@ -240,7 +240,7 @@ describe("federation: sign in with another identity provider", () => {
         return forged;
       };
       const startFrom = (flow: Flow) => post(flow.jar, `${flow.loginUrl}/federated`, { csrf: csrfOf(flow.html), provider: f.providerId }, from);
-      const rateLimited = (minutes: number) => escapeHtml(resources.de.login.signIn.rateLimited.replace("{{minutes}}", String(minutes)));
+      const rateLimited = (minutes: number) => escapeHtml(resources.de.login.signIn[minutes === 1 ? "rateLimited_one" : "rateLimited_other"].replace("{{count}}", String(minutes)));
 
       // One interaction: two forged answers use its two points; then even the right answer is refused.
       const flow = await openLogin(f, from);

@@ -4,7 +4,7 @@ import { adminApi, obtainAdminTokens } from "../support/admin-api";
 import { TestBrowser } from "../support/browser";
 import { createUser } from "../support/factories";
 import { startTestPorta, type TestPorta } from "../support/porta";
-import { auditDuring, createTenant, mainOf, message, openLoginPage, PASSWORD, submitPassword, type Tenant } from "./helpers";
+import { auditDuring, createTenant, mainOf, message, openLoginPage, PASSWORD, pluralOf, submitPassword, type Tenant } from "./helpers";
 
 /**
  * Brute force without locking people out: password attempts are limited per client address as
@@ -51,7 +51,8 @@ async function expectGenericRateLimit(res: Response) {
   const retryAfter = Number(res.headers.get("retry-after"));
   expect(retryAfter).toBeGreaterThan(0);
   const html = mainOf(await res.text());
-  expect(html).toContain(message("en", (m) => m.signIn.rateLimited, { minutes: Math.ceil(retryAfter / 60) }));
+  const minutes = Math.ceil(retryAfter / 60);
+  expect(html).toContain(message("en", (m) => m.signIn[`rateLimited_${pluralOf("en", minutes)}`], { count: minutes }));
   expect(html).not.toContain(message("en", (m) => m.signIn.failed));
 }
 

@@ -121,6 +121,11 @@ export function escapeHtml(text: string): string {
 
 type Messages = (typeof resources)["en"]["login"];
 
+/** i18next's plural suffix for a count in one of Porta's languages (English and German have "one" and "other"). */
+export function pluralOf(language: Language, count: number): "one" | "other" {
+  return new Intl.PluralRules(language).select(count) === "one" ? "one" : "other";
+}
+
 /** A string of public/locales/<language>/login.json, as the page must show it. */
 export function message(language: Language, pick: (messages: Messages) => string, values: Record<string, string | number> = {}): string {
   let text = pick(resources[language].login as Messages);

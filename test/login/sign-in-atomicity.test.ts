@@ -73,6 +73,7 @@ describe("a password sign-in", () => {
     const page = await openLoginPage(tenant);
 
     failNext = true;
+    porta.logs.expectError("injected fault between");
     const broken = await postPassword(page, user.email, PASSWORD);
     expect(broken.status).toBe(500);
     expect(await account(user.id)).toMatchObject({ lastLoginAt: null, failedLoginCount: 2 });
@@ -90,6 +91,7 @@ describe("a password sign-in", () => {
     const failures = () => prisma().auditEntry.count({ where: { eventType: "auth.login.failure", organizationId: tenant.org.id, data: { path: ["email"], equals: user.email } } });
 
     failNext = true;
+    porta.logs.expectError("injected fault between");
     expect((await postPassword(page, user.email, "a wrong password 9")).status).toBe(500);
     expect((await account(user.id)).failedLoginCount).toBe(0);
     expect(await failures()).toBe(0);
@@ -111,6 +113,7 @@ describe("a second factor", () => {
     const code = user.recoveryCodes![0]!;
 
     failNext = true;
+    porta.logs.expectError("injected fault between");
     const broken = await submitCode(page.browser, recovery, code);
     expect(broken.res.status).toBe(500);
     expect(await prisma().recoveryCode.count({ where: { userId: user.id, usedAt: null } })).toBe(10);
@@ -134,6 +137,7 @@ describe("a magic link", () => {
     const page = await openLoginPage(tenant);
 
     // The job's first attempt fails between the token row and its entry: neither stays, and the retry makes both, once.
+    // (A job attempt that fails is retried, and logged as a warning, not an error.)
     failNext = true;
     expect((await page.browser.post(`${page.interactionUrl}/magic-link`, { csrf: csrfOf(page.html), email: user.email })).status).toBe(200);
     const row = await until(() => prisma().magicLinkToken.findFirst({ where: { userId: user.id } }), (r) => r !== null, "the magic link's token row");
@@ -151,6 +155,7 @@ describe("a magic link", () => {
     };
 
     failNext = true;
+    porta.logs.expectError("injected fault between");
     expect((await use()).status).toBe(500);
     expect((await prisma().magicLinkToken.findUniqueOrThrow({ where: { id: row!.id } })).consumedAt).toBeNull();
     expect(await count("auth.magic_link.verified", user.id)).toBe(0);
@@ -176,6 +181,7 @@ describe("a password reset", () => {
     const jobsFor = async () => (await jobRows(porta, "password-reset")).filter((j) => j.data.email === user.email).length;
 
     failNext = true;
+    porta.logs.expectError("injected fault between");
     expect((await page.browser.post(`${page.interactionUrl}/forgot-password`, { csrf, email: user.email })).status).toBe(500);
     expect(await requested()).toBe(0);
     expect(await jobsFor()).toBe(0);
@@ -199,6 +205,7 @@ describe("a password reset", () => {
     const fields = { csrf: csrfOf(await opened.text()), token: porta.services.tokens.derive("password-reset", row!.jobId), password: "a brand new passphrase 7" };
 
     failNext = true;
+    porta.logs.expectError("injected fault between");
     expect((await page.browser.post(link, fields)).status).toBe(500);
     expect((await prisma().passwordResetToken.findUniqueOrThrow({ where: { id: row!.id } })).consumedAt).toBeNull();
     expect((await account(user.id)).passwordHash).toBe(before);
@@ -231,6 +238,7 @@ describe("an invitation", () => {
     const accepted = () => prisma().auditEntry.findMany({ where: { eventType: "user.invitation_accepted", data: { path: ["invitationId"], equals: invitationId } } });
 
     failNext = true;
+    porta.logs.expectError("injected fault between");
     expect((await browser.post(url, fields)).status).toBe(500);
     expect(await prisma().user.count({ where: { organizationId: tenant.org.id, email } })).toBe(0);
     expect((await prisma().invitation.findUniqueOrThrow({ where: { id: invitationId } })).acceptedAt).toBeNull();

@@ -50,6 +50,7 @@ export interface CreationOptions {
   challenge: string;
   rp: { id?: string; name: string };
   user: { id: string; name: string };
+  pubKeyCredParams: Array<{ alg: number; type: string }>;
 }
 export interface RequestOptions {
   challenge: string;

@@ -71,6 +71,24 @@ describe("passkeys", () => {
   const verify = (login: Awaited<ReturnType<typeof openLogin>>, assertion: unknown) =>
     login.browser.post(login.endpoint, { csrf: login.csrf, intent: "verify", credential: JSON.stringify(assertion) });
 
+  it("registration offers EdDSA, ES256 and RS256, and the server prints no experimental-crypto warning", async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on("warning", onWarning);
+    try {
+      const tenant = await passkeyTenant();
+      const user = await createAccountUser(porta, tenant);
+      const page = await signInToAccount(tenant, user.email);
+      const start = await postAccount(tenant, page, { intent: "options" }, "/passkeys");
+      const { options } = (await start.json()) as { options: CreationOptions };
+      expect(options.pubKeyCredParams.map((p) => p.alg)).toEqual([-8, -7, -257]);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((w) => w.startsWith("ExperimentalWarning"))).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
+
   async function setUp(methods?: string[]) {
     const tenant = await passkeyTenant(methods);
     const user = await createAccountUser(porta, tenant);
@@ -106,6 +124,15 @@ describe("passkeys", () => {
     const amrs = sessions.map((s) => (JSON.parse(s!) as { amr?: string[] }).amr);
     expect(amrs).toContainEqual(["hwk", "user"]);
     expect((await prisma().passkey.findFirstOrThrow({ where: { userId: user.id } })).lastUsedAt).not.toBeNull();
+  });
+
+  it("a sign-in with a passkey lifts second factors refused after too many wrong codes in a row", async () => {
+    const { tenant, user, credential } = await setUp();
+    await prisma().secondFactorFailureCount.createMany({ data: [{ userId: user.id, factor: "totp", failures: 100 }, { userId: user.id, factor: "email", failures: 120 }] });
+    const login = await openLogin(tenant);
+    const res = await verify(login, authenticator.get(await loginOptions(login), credential));
+    expect(res.status).toBe(200);
+    expect(await prisma().secondFactorFailureCount.count({ where: { userId: user.id } })).toBe(0);
   });
 
   it("refuses an answer for another origin or another RP ID, with one generic failure, audited", async () => {

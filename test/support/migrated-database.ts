@@ -11,11 +11,12 @@ export interface MigratedDatabase {
 
 /**
  * A fresh database of this test file's own (PostgreSQL when DATABASE_URL is set, in-memory
- * PGlite otherwise) with every migration applied, as Porta's start-up leaves it.
+ * PGlite otherwise) with every migration applied, as Porta's start-up leaves it (a copy of the
+ * run's template; applying the migrations again finds nothing to do).
  */
 export async function openMigratedDatabase(): Promise<MigratedDatabase> {
-  const testDatabase = await createTestDatabase();
-  const db = await openDatabase({ databaseUrl: testDatabase.url, pgliteDir: "memory://" });
+  const testDatabase = await createTestDatabase({ migrated: true });
+  const db = await openDatabase({ databaseUrl: testDatabase.url, pgliteDir: "memory://", pgliteSeed: testDatabase.pgliteSeed });
   try {
     await applyMigrations(db);
   } catch (error) {

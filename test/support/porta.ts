@@ -2,34 +2,24 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { Writable } from "node:stream";
 import { parseConfig } from "~/.server/config/env";
 import type { FaultHooks } from "~/.server/context";
 import type { QueueSettings } from "~/.server/jobs/queue";
 import { createLogger } from "~/.server/logging/logger";
 import { startPorta, type RunningPorta } from "~/.server/start";
-import { createTestDatabase } from "./database";
+import { createTestDatabase, type TestDatabase } from "./database";
+import { assertNoUnexpectedErrors, captureLogs, type LogCapture } from "./logs";
 import { freePort } from "./process";
 
 export const TEST_ADMIN = { email: "admin@porta.test", password: "correct horse battery staple 42" };
 
 export { freePort } from "./process";
 
-/** Collects the JSON log lines a server writes, so tests can assert on them. */
-export function captureLogs() {
-  const lines: Array<Record<string, unknown>> = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const line of chunk.toString("utf8").split("\n")) if (line.trim()) lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { lines, text: () => lines.map((l) => JSON.stringify(l)).join("\n"), stream };
-}
+export { captureLogs } from "./logs";
 
 export interface TestPorta extends RunningPorta {
   baseUrl: string;
-  logs: ReturnType<typeof captureLogs>;
+  logs: LogCapture;
   /** Stops the server, drops its database and removes its DATA_DIR. */
   stop(): Promise<void>;
 }
@@ -54,7 +44,7 @@ export interface TestPortaOptions {
 
 /** A real Porta over HTTP on a free loopback port, with its own database. */
 export async function startTestPorta(options: TestPortaOptions = {}): Promise<TestPorta> {
-  const database = options.databaseUrl ? { url: options.databaseUrl, drop: async () => {} } : await createTestDatabase();
+  const database: TestDatabase = options.databaseUrl ? { url: options.databaseUrl, drop: async () => {} } : await createTestDatabase({ migrated: true });
   const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), "porta-test-"));
   const port = await freePort();
   const config = parseConfig({
@@ -77,12 +67,13 @@ export async function startTestPorta(options: TestPortaOptions = {}): Promise<Te
       host: "127.0.0.1",
       // Test files share one Redis but not one database: each server keeps its own keys.
       redisPrefix: options.redisPrefix ?? `porta-test-${randomBytes(6).toString("hex")}:`,
-      ...(options.persistentPglite ? {} : { pgliteDir: "memory://" }),
+      ...(options.persistentPglite ? {} : { pgliteDir: "memory://", ...(database.pgliteSeed ? { pgliteSeed: database.pgliteSeed } : {}) }),
       ...(options.queue ? { queue: options.queue } : {}),
       ...(options.faults ? { faults: options.faults } : {}),
       ...(options.transactionMaxWaitMs !== undefined ? { transactionMaxWaitMs: options.transactionMaxWaitMs } : {}),
     });
   } catch (error) {
+    logs.release();
     await database.drop();
     throw error;
   }
@@ -94,9 +85,15 @@ export async function startTestPorta(options: TestPortaOptions = {}): Promise<Te
     baseUrl: config.baseUrl,
     logs,
     async stop() {
-      await running.close(2_000);
-      await database.drop();
-      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      try {
+        await running.close(2_000);
+        await database.drop();
+        if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+        // What the server logged outside any test (its start, its shutdown) is checked here.
+        assertNoUnexpectedErrors("all", logs);
+      } finally {
+        logs.release();
+      }
     },
   };
 }

@@ -197,7 +197,7 @@ describe("the choice page (required_any)", () => {
       statuses.push(res.status);
       if (res.status === 429) {
         expect(res.headers.get("retry-after")).toMatch(/^\d+$/);
-        expect(mainOf(await res.text())).toContain(escape(en.resendLimited.replace("{{minutes}}", "15")));
+        expect(mainOf(await res.text())).toContain(escape(en.resendLimited_other.replace("{{count}}", "15")));
       }
     }
     expect(statuses).toEqual([...Array(DEFAULT_LIMITS.emailOtpResend.points).fill(302), 429, 429]);
@@ -308,7 +308,7 @@ describe("codes on the pages", () => {
     const refused = await page.browser.post(step.url, { csrf: csrfOf(step.html), intent: "resend" });
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect(mainOf(await refused.text())).toContain(escape(en.resendLimited.replace("{{minutes}}", "15")));
+    expect(mainOf(await refused.text())).toContain(escape(en.resendLimited_other.replace("{{count}}", "15")));
     expect(await codes()).toBe(6);
   });
 
@@ -317,7 +317,7 @@ describe("codes on the pages", () => {
     const { page, step } = await passwordStep(tenants.required_email, user);
     expect(step.kind).toBe("email");
     if (step.kind !== "email") throw new Error("no email step");
-    expect(mainOf(step.html)).toContain(escape(en.emailIntro.replace("{{minutes}}", "10")));
+    expect(mainOf(step.html)).toContain(escape(en.emailIntro_other.replace("{{count}}", "10")));
     const firstMail = await waitForMail(sink, user.email);
     expect(firstMail.envelope.from).toBe("no-reply@porta.test");
 
@@ -353,7 +353,7 @@ describe("codes on the pages", () => {
     expect(limited.res.status).toBe(429);
     expect(limited.res.headers.get("cache-control")).toBe("no-store");
     expect(Number(limited.res.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect(mainOf(await limited.res.text())).toContain(escape(en.rateLimited.split("{{")[0]!));
+    expect(mainOf(await limited.res.text())).toContain(escape(en.rateLimited_other.split("{{")[0]!));
   });
 
   it("a method outside the plan is not accepted (TOTP posted where the policy asks for an emailed code)", async () => {

@@ -254,6 +254,7 @@ describe("deliveries", () => {
     const endpoint = await addEndpoint("/atomic", ["user.created"]);
     const email = uniqueEmail("rolled-back");
     failNextWrite = true;
+    porta.logs.expectError("injected failure after the audit entry");
     const refused = await api.post(`/organizations/${tenant.org.id}/users`, { email });
     expect(refused.status).toBe(500);
     expect(await porta.services.db.prisma.user.count({ where: { email } })).toBe(0);

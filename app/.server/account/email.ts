@@ -30,6 +30,10 @@ export type EmailChangeRequest =
   | { ok: false; reason: "rate_limited"; retryAfterSeconds: number }
   | { ok: false; reason: "field"; problem: EmailChangeProblem };
 
+/** The rule of reset mails (mails to an address per hour), on counters of their own: per account and per client address. */
+export const emailChangeLimitKey = (organizationId: string, userId: string) => `email-change:${organizationId}:${userId}`;
+export const emailChangeAddressKey = (ip: string) => `email-change:${ip}`;
+
 export async function requestEmailChange(services: Services, access: SignedIn, input: { newEmail: unknown; language: string }, meta: RequestMeta): Promise<EmailChangeRequest> {
   if (typeof input.newEmail !== "string" || !isRepresentableText(input.newEmail)) return { ok: false, reason: "field", problem: "unstorable" };
   const parsed = EmailSchema.safeParse(input.newEmail);
@@ -38,10 +42,9 @@ export async function requestEmailChange(services: Services, access: SignedIn, i
   const { user, organization } = access;
   if (newEmail === user.email.toLowerCase()) return { ok: false, reason: "field", problem: "same" };
   if (!maySubmitSensitive(access)) return { ok: false, reason: "step_up" };
-  // The rule of reset mails (mails to an address per hour), on counters of their own.
   const limit = await consumeEach(services.limits, [
-    ["passwordReset", `email-change:${organization.id}:${user.id}`],
-    ["passwordResetIp", meta.ip === null ? null : `email-change:${meta.ip}`],
+    ["passwordReset", emailChangeLimitKey(organization.id, user.id)],
+    ["passwordResetIp", meta.ip === null ? null : emailChangeAddressKey(meta.ip)],
   ]);
   if (!limit.allowed) return { ok: false, reason: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
   const taken = await services.db.prisma.user.findUnique({ where: { organizationId_email: { organizationId: organization.id, email: newEmail } }, select: { id: true } });

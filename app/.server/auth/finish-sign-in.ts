@@ -5,6 +5,7 @@ import type { InteractionContext } from "../interaction/context";
 import { recordLogin } from "../oidc/interaction-results";
 import type { Services } from "../services";
 import type { RequestMeta } from "./actors";
+import { forgetAllFactorFailures } from "./two-factor/factor-failures";
 
 /**
  * The one place a sign-in ends. Whatever proved who signs in (a password, a password and a second
@@ -66,10 +67,17 @@ export function amrOf(method: SignIn["method"], secondFactor?: SecondFactorUsed,
   return ["pwd", secondFactor === "recovery" ? "kba" : "otp", "mfa"];
 }
 
+/**
+ * A sign-in with a recovery code or a passkey is the other way that a factor refused after too
+ * many wrong codes asks for (two-factor/factor-failures.ts): it lifts that refusal.
+ */
+const liftsFactorLocks = (signIn: SignIn) => signIn.method === "passkey" || signIn.secondFactor === "passkey" || signIn.secondFactor === "recovery";
+
 export async function finishSignIn<R>(services: Services, signIn: SignIn, step: SignInStep<R>): Promise<Finished<R>> {
   const signedIn: { userId?: string } = {};
   const result = await step(async (ctx, userId, changes) => {
     await ctx.db.user.update({ where: { id: userId }, data: { ...changes, lastLoginAt: new Date() } });
+    if (liftsFactorLocks(signIn)) await forgetAllFactorFailures(ctx.db, userId);
     ctx.audit({
       eventType: "auth.login.success",
       organizationId: signIn.at.organization.id,

@@ -1,19 +1,11 @@
-import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openMigratedDatabase, type MigratedDatabase } from "../../../test/support/migrated-database";
 import { createPostgresStore } from "../cache/postgres-store";
 import type { KeyValueStore } from "../cache/store";
-import { createLogger } from "../logging/logger";
+import { testLogger } from "../../../test/support/logs";
 import { checkPairing, pairingCode, startPairing } from "./magic-link-pairing";
 
-const quietLogger = createLogger(
-  "warn",
-  new Writable({
-    write(_chunk, _encoding, done) {
-      done();
-    },
-  }),
-);
+const { logger: quietLogger } = testLogger();
 
 /** Decision 033: three numbers per pairing, however many arrive at once. */
 describe("magic-link pairing attempts", () => {

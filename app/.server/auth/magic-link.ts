@@ -32,11 +32,14 @@ export type MagicLinkRequestOutcome =
  * it goes straight to the queue with `services.jobs.enqueue`. An outbox row (`ctx.enqueue`) would
  * only add a transaction and a hand-over to the one insert, and no audit entry belongs here.
  */
+/** The per-account limit's key: the address as typed (normalized), within the organization. */
+export const magicLinkLimitKey = (organizationId: string, email: string) => `${organizationId}:${normalizeEmail(email)}`;
+
 export async function requestMagicLink(services: Services, input: JobPayloads["magic-link"]): Promise<MagicLinkRequestOutcome> {
   const email = normalizeEmail(input.email);
   const limit = await consumeEach(services.limits, [
     ["magicLinkIp", input.ip],
-    ["magicLink", `${input.organizationId}:${email}`],
+    ["magicLink", magicLinkLimitKey(input.organizationId, email)],
   ]);
   if (!limit.allowed) return { status: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
   const jobId = await services.jobs.enqueue("magic-link", { ...input, email });

@@ -6,7 +6,7 @@ import type { CompleteSignIn, UserChanges } from "./finish-sign-in";
 import type { SecondFactorEnrollment } from "./two-factor/service";
 import { SETTINGS } from "../settings/registry";
 import { MAX_PASSWORD_LENGTH } from "./password-policy";
-import { consumeEach } from "../rate-limit/limiters";
+import { consumeEach, refundEach, type LimitName } from "../rate-limit/limiters";
 import { trustedDevice } from "./device-cookie";
 
 /**
@@ -20,7 +20,8 @@ import { trustedDevice } from "./device-cookie";
  * account counts against that device's own failures only, so the lockout and the per-account
  * and per-address limits that strangers run into do not lock the owner out on a known device.
  * Every other attempt is untrusted: limited per client address and per account, and locked out
- * with the account. (A known device's failure writes its own counter instead of the account's
+ * with the account. Those limits count failures only: a right password gives its points back, so
+ * a kiosk or an office behind one address is never refused for signing in. (A known device's failure writes its own counter instead of the account's
  * UPDATE: only the holder of the cookie sees that path.)
  */
 export interface LockoutPolicy {
@@ -59,6 +60,9 @@ export interface PasswordLoginInput extends RequestMeta {
 
 /** The per-account password limit's key: the address as typed (normalized), within the organization. */
 export const passwordLimitKey = (organizationId: string, email: string) => `${organizationId}:${normalizeEmail(email)}`;
+
+/** The failures of one device cookie of the account (the `deviceFailures` limit's key). */
+export const deviceLimitKey = (userId: string, nonce: string) => `${userId}:${nonce}`;
 
 interface LoginAccount extends SecondFactorEnrollment {
   id: string;
@@ -112,14 +116,17 @@ export async function attemptPasswordLogin(services: Services, input: PasswordLo
   const user = await findLoginAccount(services, input.organizationId, email);
   targeted = user?.id ?? null;
   const device = user ? trustedDevice(services, input.organizationId, user.id, input.deviceCookie) : null;
-  const deviceKey = device && `${user!.id}:${device}`;
+  const deviceKey = device && deviceLimitKey(user!.id, device);
 
-  const limit = deviceKey
-    ? { allowed: true as const }
-    : await consumeEach(limits, [
+  // The limits count failures: the point is taken before the check (so parallel guesses cannot
+  // overrun them) and given back once the password proved right.
+  const counted: Array<[LimitName, string | null]> = deviceKey
+    ? []
+    : [
         ["passwordLoginIp", input.ip],
         ["passwordLogin", passwordLimitKey(input.organizationId, email)],
-      ]);
+      ];
+  const limit = await consumeEach(limits, counted);
   if (!limit.allowed) {
     await inTransaction(services, anonymousActor(input), async (ctx) => failure(ctx, "rate_limited"));
     return { outcome: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
@@ -161,6 +168,9 @@ export async function attemptPasswordLogin(services: Services, input: PasswordLo
         data: { clientId: input.clientId },
       });
     });
+    // A right password is no guess: neither the account's budget nor the address's pays for it
+    // (outside the transaction: the limiter uses the shared client).
+    await refundEach(limits, counted);
     return { outcome: "success", userId, email: user!.email };
   }
 

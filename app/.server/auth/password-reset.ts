@@ -28,11 +28,14 @@ export type ResetRequestOutcome = { status: "accepted" } | { status: "rate_limit
  * of the same transaction (`ctx.enqueue`), so an audited request always has its job and a job
  * never runs for a request that was not recorded.
  */
+/** The per-account limit's key: the address alone (the spec counts reset requests per email, whatever the organization). */
+export const resetLimitKey = (email: string) => normalizeEmail(email);
+
 export async function requestPasswordReset(services: Services, input: JobPayloads["password-reset"]): Promise<ResetRequestOutcome> {
   const email = normalizeEmail(input.email);
   const limit = await consumeEach(services.limits, [
     ["passwordResetIp", input.ip],
-    ["passwordReset", email],
+    ["passwordReset", resetLimitKey(email)],
   ]);
   if (!limit.allowed) return { status: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
   await inTransaction(services, anonymousActor({ ip: input.ip, requestId: null }), async (ctx) => {

@@ -1,18 +1,10 @@
-import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openMigratedDatabase, type MigratedDatabase } from "../../../test/support/migrated-database";
-import { createLogger } from "../logging/logger";
+import { testLogger } from "../../../test/support/logs";
 import { createPostgresStore } from "./postgres-store";
 import type { KeyValueStore } from "./store";
 
-const quietLogger = createLogger(
-  "warn",
-  new Writable({
-    write(_chunk, _encoding, done) {
-      done();
-    },
-  }),
-);
+const { logger: quietLogger } = testLogger();
 
 // Against the test run's own database: PostgreSQL with DATABASE_URL, the embedded PGlite without.
 describe("ephemeral store in the database", () => {

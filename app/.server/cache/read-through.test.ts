@@ -1,21 +1,14 @@
 import { EventEmitter } from "node:events";
-import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger } from "../logging/logger";
+import { testLogger } from "../../../test/support/logs";
 import { createMemoryStore } from "./memory-store";
 import { createReadThroughCache, deserialize, serialize } from "./read-through";
 import { createRedisStore } from "./redis-store";
 import type { CacheStore } from "./store";
 
 function logCapture() {
-  const lines: Array<Record<string, unknown>> = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString("utf8").split("\n")) if (line.trim()) lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { lines, logger: createLogger("warn", stream) };
+  const { logger, logs } = testLogger();
+  return { lines: logs.lines, logger, logs };
 }
 
 /** A loader that counts its calls, like a Prisma lookup would hit PostgreSQL. */

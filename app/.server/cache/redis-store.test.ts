@@ -1,19 +1,11 @@
-import { Writable } from "node:stream";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPrivateRedis, type RedisServer } from "../../../test/support/process";
-import { createLogger } from "../logging/logger";
+import { testLogger } from "../../../test/support/logs";
 import { createRedisStore } from "./redis-store";
 import type { CacheStore } from "./store";
 
-const quietLogger = createLogger(
-  "warn",
-  new Writable({
-    write(_chunk, _encoding, done) {
-      done();
-    },
-  }),
-);
+const { logger: quietLogger } = testLogger();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

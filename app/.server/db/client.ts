@@ -45,6 +45,8 @@ export interface Database {
   poolStats?(): { total: number; idle: number; waiting: number };
   /** Resolves when the database answers within the time, rejects otherwise. */
   ping(timeoutMs?: number): Promise<void>;
+  /** The embedded database's data directory as one archive (PGlite's `dumpDataDir`); undefined on PostgreSQL. */
+  dumpDataDir?(): Promise<Blob>;
   close(): Promise<void>;
 }
 
@@ -52,6 +54,8 @@ export interface DatabaseOptions {
   databaseUrl?: string | undefined;
   /** Where the embedded PGlite keeps its files; "memory://" for a throw-away database. */
   pgliteDir?: string;
+  /** A data directory (a `dumpDataDir` archive) the embedded PGlite starts from instead of an empty one. */
+  pgliteSeed?: Blob | undefined;
   poolSize?: number;
 }
 
@@ -73,7 +77,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   return options.databaseUrl
     ? openPostgres(options.databaseUrl, options.poolSize ?? 10)
-    : openPglite(options.pgliteDir ?? "memory://");
+    : openPglite(options.pgliteDir ?? "memory://", options.pgliteSeed);
 }
 
 /**
@@ -250,7 +254,14 @@ function createListener(connectionString: string) {
  */
 export const PGLITE_SETTINGS = ["shared_buffers = 32MB"];
 
-async function openPglite(dataDir: string): Promise<Database> {
+/**
+ * Plain SQL answers on the embedded database as node-postgres answers them on PostgreSQL, so that
+ * code reading rows never learns which one it has: 64-bit integers and numerics as strings (PGlite
+ * would give numbers, losing precision past 2^53). test/store-contract.test.ts compares the two.
+ */
+const AS_NODE_POSTGRES = { parsers: { 20: (value: string) => value, 1700: (value: string) => value } };
+
+async function openPglite(dataDir: string, seed?: Blob): Promise<Database> {
   if (!dataDir.startsWith("memory://")) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   // Loaded only here: a server on PostgreSQL never pays for PGlite's code (issue 18).
   const [{ PGlite }, { citext }, { pg_trgm }, { PrismaPGlite }] = await Promise.all([
@@ -265,6 +276,7 @@ async function openPglite(dataDir: string): Promise<Database> {
       // citext for slugs and emails; pg_trgm for the organization search index (decision 030).
       extensions: { citext, pg_trgm },
       postgresqlconf: PGLITE_SETTINGS,
+      ...(seed ? { loadDataDir: seed } : {}),
     });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
@@ -279,7 +291,7 @@ async function openPglite(dataDir: string): Promise<Database> {
     kind: "pglite",
     prisma,
     onQuery,
-    query: (text, values) => observed(text, async () => (await db.query(text, values)).rows),
+    query: (text, values) => observed(text, async () => (await db.query(text, values, AS_NODE_POSTGRES)).rows),
     async notify(channel, message) {
       bus.emit(channel, message);
     },
@@ -293,8 +305,8 @@ async function openPglite(dataDir: string): Promise<Database> {
       };
     },
     async executeSql(text, values) {
-      if (values && values.length > 0) return { rows: (await db.query(text, values)).rows };
-      const results = await db.exec(text);
+      if (values && values.length > 0) return { rows: (await db.query(text, values, AS_NODE_POSTGRES)).rows };
+      const results = await db.exec(text, AS_NODE_POSTGRES);
       return { rows: results[results.length - 1]?.rows ?? [] };
     },
     rawTransaction(fn) {
@@ -304,13 +316,14 @@ async function openPglite(dataDir: string): Promise<Database> {
             await tx.exec(sql);
           },
           query: async <Row extends Record<string, unknown>>(sql: string, params?: unknown[]) =>
-            (await tx.query<Row>(sql, params)).rows,
+            (await tx.query<Row>(sql, params, AS_NODE_POSTGRES)).rows,
         }),
       );
     },
     async ping(timeoutMs = 1_000) {
       await withTimeout(db.query("SELECT 1"), timeoutMs, "the embedded database");
     },
+    dumpDataDir: () => db.dumpDataDir("none"),
     async close() {
       await prisma.$disconnect().catch(() => undefined);
       if (!db.closed) await db.close();

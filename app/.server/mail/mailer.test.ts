@@ -2,9 +2,9 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:f
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { Writable } from "node:stream";
 import { SMTPServer } from "smtp-server";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { captureLogs } from "../../../test/support/logs";
 import { startSmtpSink, type SmtpSink } from "../../../test/support/smtp-sink";
 import { parseConfig } from "../config/env";
 import { createLogger } from "../logging/logger";
@@ -21,17 +21,6 @@ const message = (overrides: Partial<{ to: string; subject: string; html: string;
   ...overrides,
 });
 
-/** JSON log lines written through a pino logger (test/support/porta.ts has the same, but drags the whole server in). */
-function captureLogs() {
-  const lines: Array<Record<string, unknown>> = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const line of chunk.toString("utf8").split("\n")) if (line.trim()) lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { lines, text: () => lines.map((l) => JSON.stringify(l)).join("\n"), stream };
-}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -1,10 +1,9 @@
-import { Writable } from "node:stream";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { openMigratedDatabase, type MigratedDatabase } from "../../../test/support/migrated-database";
 import { createPostgresStore } from "../cache/postgres-store";
 import type { KeyValueStore } from "../cache/store";
 import type { Database } from "../db/client";
-import { createLogger } from "../logging/logger";
+import { testLogger } from "../../../test/support/logs";
 import { createRevokedTokens, type RevokedTokens } from "./revoked-tokens";
 
 /**
@@ -21,8 +20,7 @@ const tokenId = () => `token-${process.pid}-${nextId++}`;
 
 beforeAll(async () => {
   database = await openMigratedDatabase();
-  const quiet = new Writable({ write: (_chunk, _encoding, done) => done() });
-  store = createPostgresStore(database.db, createLogger("warn", quiet));
+  store = createPostgresStore(database.db, testLogger().logger);
 });
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((mirror) => mirror.close()));

@@ -15,6 +15,14 @@ import { onFirstUse } from "../lazy";
 import { textNestsDeeperThan } from "~/schemas/json-depth";
 
 /**
+ * The key algorithms a passkey may use: EdDSA, ES256, RS256 (COSE ids). Named, not left to the
+ * library, which would also offer and accept ML-DSA-44 where the runtime has it: on Node 24 only
+ * behind an experimental Web Crypto algorithm, whose probe prints a warning to the operator's
+ * terminal at the first registration.
+ */
+const PASSKEY_ALGORITHMS = [-8, -7, -257];
+
+/**
  * Passkeys (WebAuthn, decision 041) on top of @simplewebauthn/server: the options a browser
  * needs to create or use a credential, and the checks of what it sends back. Porta's own rules
  * live here, not in the library:
@@ -157,6 +165,7 @@ export async function startRegistration(services: Services, owner: PasskeyOwner,
     // The same authenticator twice would be two names for one key.
     excludeCredentials: existing.map((c) => ({ id: c.credentialId, transports: c.transports as AuthenticatorTransport[] })),
     authenticatorSelection: { residentKey: "required", requireResidentKey: true, userVerification: "required" },
+    supportedAlgorithmIDs: PASSKEY_ALGORITHMS,
   });
   await keepChallenge(services, binding, options.challenge);
   return { ok: true, options };
@@ -182,6 +191,7 @@ export async function finishRegistration(
       expectedOrigin: rp.origin,
       expectedRPID: rp.id,
       requireUserVerification: true,
+      supportedAlgorithmIDs: PASSKEY_ALGORITHMS,
     });
     if (!verified.verified) return { ok: false, reason: "invalid" };
     info = verified.registrationInfo;

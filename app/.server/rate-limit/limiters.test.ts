@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openMigratedDatabase, type MigratedDatabase } from "../../../test/support/migrated-database";
-import { createRateLimits, type LimitRule, type RateLimits } from "./limiters";
+import { createRateLimits, refundEach, type LimitRule, type RateLimits } from "./limiters";
 
 // Against the test run's own database: PostgreSQL with DATABASE_URL, the embedded PGlite without.
 describe("rate-limit counters", () => {
@@ -66,5 +66,33 @@ describe("rate-limit counters", () => {
     await limits.reset("magicLink", "refund");
     expect(await stored("refund")).toBeNull();
     expect((await limits.check("magicLink", "refund")).allowed).toBe(true);
+  });
+
+  it("gives the points of several counters back in one statement, and none to a window that has ended", async () => {
+    for (let i = 0; i < 3; i++) await limits.consume("magicLink", "both-a");
+    await limits.consume("magicLink", "both-b");
+    for (let i = 0; i < 2; i++) await limits.consume("magicLink", "both-ended");
+    await endWindow("both-ended");
+    const sql: string[] = [];
+    const stop = database.db.onQuery((statement) => sql.push(statement));
+    try {
+      await refundEach(limits, [
+        ["magicLink", "both-a"],
+        ["magicLink", null],
+        ["magicLink", "both-b"],
+        ["magicLink", "both-ended"],
+        ["magicLink", "never-counted"],
+      ]);
+    } finally {
+      stop();
+    }
+    expect(sql, sql.join("\n")).toHaveLength(1);
+    expect((await stored("both-a"))?.points).toBe(2);
+    expect((await stored("both-b"))?.points).toBe(0);
+    // The ended window keeps its count (the next attempt restarts it) and nothing is created.
+    expect((await stored("both-ended"))?.points).toBe(2);
+    expect(await stored("never-counted")).toBeNull();
+    expect(await limits.consume("magicLink", "both-ended")).toEqual({ allowed: true });
+    expect((await stored("both-ended"))?.points).toBe(1);
   });
 });

@@ -82,6 +82,8 @@ export interface RateLimits {
   reset(name: LimitName, key: string): Promise<void>;
   /** Gives back one point consumed by an attempt that turned out to succeed (limits that count failures only). */
   refund(name: LimitName, key: string): Promise<void>;
+  /** The same for several counters, in one statement. */
+  refundAll(checks: Array<[LimitName, string]>): Promise<void>;
   /** Deletes the counters whose window has ended (also done in passing, at most every few minutes). */
   sweep(): Promise<number>;
 }
@@ -118,6 +120,17 @@ class OneStatementLimiter extends RateLimiterPrisma {
   }
 }
 
+/**
+ * Gives one point back to each named counter whose window is still running, in one statement. An
+ * ended or missing window is left alone: the next attempt starts a fresh one anyway, and a row
+ * restarted at -1 would give the key a point it never paid.
+ */
+const REFUND_ATTEMPTS = `UPDATE "RateLimiterFlexible" SET "points" = GREATEST("points" - 1, 0)
+  WHERE "key" = ANY($1::text[]) AND ("expire" IS NULL OR "expire" > $2::timestamptz)`;
+
+/** The row a limit keeps for a key (rate-limiter-flexible's `keyPrefix:key`). */
+export const counterKey = (name: LimitName, key: string) => `rl:${name}:${key}`;
+
 /** Expired counters are deleted at most this often, in passing, by a consume. */
 const SWEEP_EVERY_MS = 5 * 60_000;
 
@@ -137,6 +150,7 @@ export function createRateLimits(db: Pick<Database, "prisma" | "query">, rules: 
         storeClient: prisma,
         // The client's model accessor, not the table's name.
         tableName: "rateLimiterFlexible",
+        // counterKey(name, key) is the row's key.
         keyPrefix: `rl:${name}`,
         points: rule.points,
         duration: rule.durationSeconds,
@@ -174,7 +188,10 @@ export function createRateLimits(db: Pick<Database, "prisma" | "query">, rules: 
       await (await limiter(name)).delete(key);
     },
     async refund(name, key) {
-      await (await limiter(name)).reward(key, 1);
+      await db.query(REFUND_ATTEMPTS, [[counterKey(name, key)], new Date()]);
+    },
+    async refundAll(checks) {
+      if (checks.length > 0) await db.query(REFUND_ATTEMPTS, [checks.map(([name, key]) => counterKey(name, key)), new Date()]);
     },
     sweep,
   };
@@ -186,7 +203,7 @@ export function createRateLimits(db: Pick<Database, "prisma" | "query">, rules: 
  * limit counts failures only.
  */
 export async function refundEach(limits: RateLimits, checks: Array<[LimitName, string | null]>): Promise<void> {
-  for (const [name, key] of checks) if (key !== null) await limits.refund(name, key);
+  await limits.refundAll(checks.filter((check): check is [LimitName, string] => check[1] !== null));
 }
 
 /**

@@ -40,15 +40,21 @@ export const SETTINGS = {
     default: 15,
     description: "How long a locked account (for clients without its device cookie) or a locked device cookie stays locked, in minutes.",
   },
+  "auth.twoFactor.maxConsecutiveFailures": {
+    schema: SETTING_SCHEMAS["auth.twoFactor.maxConsecutiveFailures"],
+    default: 100,
+    description:
+      "Wrong codes in a row, across rate-limit windows, after which a user's authenticator app or email codes are refused until they sign in with a recovery code or a passkey, or an administrator clears the block (at most 100, NIST SP 800-63B).",
+  },
   "rateLimits.passwordLogin.perAccount": {
     schema: SETTING_SCHEMAS["rateLimits.passwordLogin.perAccount"],
     default: { points: 10, windowMinutes: 15 },
-    description: "Password attempts per email and organization from clients without the account's device cookie.",
+    description: "Wrong passwords per email and organization from clients without the account's device cookie (a right password gives its point back).",
   },
   "rateLimits.passwordLogin.perIp": {
     schema: SETTING_SCHEMAS["rateLimits.passwordLogin.perIp"],
     default: { points: 100, windowMinutes: 15 },
-    description: "Password attempts per client address (TRUST_PROXY decides which) from clients without the account's device cookie, whatever the account.",
+    description: "Wrong passwords per client address (TRUST_PROXY decides which) from clients without the account's device cookie, whatever the account (a right password gives its point back).",
   },
   "rateLimits.magicLink.perAccount": {
     schema: SETTING_SCHEMAS["rateLimits.magicLink.perAccount"],
@@ -73,12 +79,12 @@ export const SETTINGS = {
   "rateLimits.twoFactor.perUser": {
     schema: SETTING_SCHEMAS["rateLimits.twoFactor.perUser"],
     default: { points: 10, windowMinutes: 15 },
-    description: "Second-factor code checks (TOTP, email code, recovery code, TOTP enrollment at sign-in) per user.",
+    description: "Wrong second-factor codes (TOTP, email code, recovery code, TOTP enrollment at sign-in) per user within the window (a right code gives its point back; auth.twoFactor.maxConsecutiveFailures counts across windows).",
   },
   "rateLimits.twoFactor.perIp": {
     schema: SETTING_SCHEMAS["rateLimits.twoFactor.perIp"],
     default: { points: 100, windowMinutes: 15 },
-    description: "Second-factor code checks per client address, whatever the user.",
+    description: "Wrong second-factor codes per client address, whatever the user (a right code gives its point back).",
   },
   "rateLimits.emailOtpResend.perUser": {
     schema: SETTING_SCHEMAS["rateLimits.emailOtpResend.perUser"],

@@ -258,7 +258,7 @@ function ProfileSection({ page, result }: { page: AccountView; result: Extract<A
 function EmailSection({ page, result }: { page: AccountView; result: Extract<AccountResult, { view: "email" }> | null }) {
   const { t } = useTranslation();
   const { profile } = page;
-  const error = result ? (result.error === "rateLimited" ? t("account.rateLimited", { minutes: result.minutes ?? 1 }) : t(`account.email.${result.error}`)) : undefined;
+  const error = result ? (result.error === "rateLimited" ? t("account.rateLimited", { count: result.minutes ?? 1 }) : t(`account.email.${result.error}`)) : undefined;
   return (
     <Section id="email" title={t("account.email.title")}>
       <dl className="account-facts">
@@ -292,7 +292,7 @@ function StepUp({ page }: { page: AccountView }) {
   const { t } = useTranslation();
   return (
     <div className="account-step-up">
-      <p>{t("account.stepUp.body", { minutes: page.stepUpMinutes })}</p>
+      <p>{t("account.stepUp.body", { count: page.stepUpMinutes })}</p>
       <a className="button button-inline" href={page.stepUpUrl}>
         {t("account.stepUp.button")}
       </a>
@@ -332,7 +332,7 @@ function PasswordSection({ page, result }: { page: AccountView; result: Extract<
   }
   return (
     <Section id="password" title={t("account.password.title")}>
-      {result?.error === "rateLimited" ? <FormMessage tone="error">{t("account.rateLimited", { minutes: result.minutes })}</FormMessage> : null}
+      {result?.error === "rateLimited" ? <FormMessage tone="error">{t("account.rateLimited", { count: result.minutes })}</FormMessage> : null}
       <Form method="post" reloadDocument noValidate>
         <Hidden csrf={page.csrf} intent="password" />
         <Field name="currentPassword" label={t("account.password.current")} type="password" autoComplete="current-password" error={result?.error === "wrong" ? t("account.password.wrong") : undefined} />

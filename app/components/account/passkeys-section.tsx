@@ -66,7 +66,7 @@ export function PasskeysSection({ page }: { page: { csrf: string; slug: string; 
         </ul>
       )}
       {page.fresh && passkeys.mayAdd ? <PasskeyRegister endpoint={`/${page.slug}/account/passkeys`} csrf={page.csrf} done={`/${page.slug}/account?done=passkey_added#passkeys`} /> : null}
-      {!passkeys.mayAdd ? <p className="muted">{t("account.passkeys.limit", { max: passkeys.max })}</p> : null}
+      {!passkeys.mayAdd ? <p className="muted">{t("account.passkeys.limit", { count: passkeys.max })}</p> : null}
     </section>
   );
 }

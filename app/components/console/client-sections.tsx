@@ -188,7 +188,7 @@ export function ClientEditForm(props: { client: Client; version: number; apps: A
           label={t("clientDetail.accessTokenTtl")}
           defaultValue={shown(values?.accessTokenTtlSeconds !== undefined ? values.accessTokenTtlSeconds : client.accessTokenTtlSeconds)}
           error={errors.accessTokenTtlSeconds}
-          hint={t("clientDetail.lifetimeHint", { seconds: defaults.accessTokenTtlSeconds, duration: duration(defaults.accessTokenTtlSeconds), min: ACCESS_TOKEN_TTL_BOUNDS.min, max: ACCESS_TOKEN_TTL_BOUNDS.max, maxDuration: duration(ACCESS_TOKEN_TTL_BOUNDS.max) })}
+          hint={t("clientDetail.lifetimeHint", { count: defaults.accessTokenTtlSeconds, duration: duration(defaults.accessTokenTtlSeconds), min: ACCESS_TOKEN_TTL_BOUNDS.min, max: ACCESS_TOKEN_TTL_BOUNDS.max, maxDuration: duration(ACCESS_TOKEN_TTL_BOUNDS.max) })}
         />
         <InputField
           id="refreshTokenTtlSeconds"
@@ -197,7 +197,7 @@ export function ClientEditForm(props: { client: Client; version: number; apps: A
           label={t("clientDetail.refreshTokenTtl")}
           defaultValue={shown(values?.refreshTokenTtlSeconds !== undefined ? values.refreshTokenTtlSeconds : client.refreshTokenTtlSeconds)}
           error={errors.refreshTokenTtlSeconds}
-          hint={t("clientDetail.lifetimeHint", { seconds: defaults.refreshTokenTtlSeconds, duration: duration(defaults.refreshTokenTtlSeconds), min: REFRESH_TOKEN_TTL_BOUNDS.min, max: REFRESH_TOKEN_TTL_BOUNDS.max, maxDuration: duration(REFRESH_TOKEN_TTL_BOUNDS.max) })}
+          hint={t("clientDetail.lifetimeHint", { count: defaults.refreshTokenTtlSeconds, duration: duration(defaults.refreshTokenTtlSeconds), min: REFRESH_TOKEN_TTL_BOUNDS.min, max: REFRESH_TOKEN_TTL_BOUNDS.max, maxDuration: duration(REFRESH_TOKEN_TTL_BOUNDS.max) })}
         />
       </fieldset>
       {offerAdminApiAccess ? <AdminApiAccessField checked={values?.adminApiAccess ?? client.adminApiAccess} error={errors.adminApiAccess} /> : null}

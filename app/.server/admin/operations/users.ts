@@ -10,7 +10,9 @@ import {
   InvitationSchema,
   InviteSchema,
   SetPasswordSchema,
+  UserBlockIdSchema,
   UserCreateSchema,
+  UserDetailSchema,
   UserExportSchema,
   UserSchema,
   UserUpdateSchema,
@@ -44,6 +46,7 @@ import {
   verifyEmail,
 } from "../users/service";
 import { impersonateUser } from "../users/impersonation";
+import { clearBlock, describeBlocks } from "../users/blocks";
 
 /** User operations of the Admin API: organization-scoped (/organizations/{orgId}/users…) and by id (/users/{id}…). */
 const uuid = () => UuidSchema;
@@ -294,16 +297,16 @@ export const orgUserOperations = [
     method: "GET",
     path: "/organizations/{orgId}/users/{userId}",
     operationId: "users.get",
-    summary: "Get a user of the organization",
+    summary: "Get a user of the organization, with every block that refuses them now (lockout, rate-limit windows of the account and of addresses they used, locked device cookies, refused second factors) and when each ends",
     tag: "users",
     permission: "admin:user:read",
     query: NoQuery,
     params: OrgUserParams,
-    response: UserSchema,
+    response: UserDetailSchema,
     etag: true,
     handler: async ({ ctx, params }) => {
       const row = await getUser(ctx, params.userId, params.orgId);
-      return { body: toUser(row), version: row.version };
+      return { body: { ...toUser(row), blocks: await describeBlocks(ctx, row) }, version: row.version };
     },
   }),
   operation({
@@ -371,6 +374,33 @@ export const orgUserDeactivateOperations = [orgStateOperation("deactivate", "dea
 /** api.admin.organizations_.$orgId_.users_.$userId_.unlock */
 export const orgUserUnlockOperations = [orgStateOperation("unlock", "unlock")];
 
+const CLEAR_BLOCK_SUMMARY =
+  "Clear one block that refuses the user (an id from the user's blocks): the lockout, a rate-limit window of the account or of an address, a device cookie's lock or a refused second factor; audited as user.block_cleared. 404 when the block has ended or was cleared";
+
+/** The user after a block was cleared, with the blocks that remain. */
+async function clearUserBlock(ctx: Parameters<typeof clearBlock>[0], user: UserRow, blockId: string) {
+  const block = await clearBlock(ctx, user, blockId);
+  auditUser(ctx, "user.block_cleared", user, { block });
+  const row = await getUser(ctx, user.id);
+  return { ...toUser(row), blocks: await describeBlocks(ctx, row) };
+}
+
+/** api.admin.organizations_.$orgId_.users_.$userId_.blocks_.$blockId */
+export const orgUserBlockOperations = [
+  operation({
+    method: "DELETE",
+    path: "/organizations/{orgId}/users/{userId}/blocks/{blockId}",
+    operationId: "users.clearBlock",
+    summary: CLEAR_BLOCK_SUMMARY,
+    tag: "users",
+    permission: "admin:user:write",
+    query: NoQuery,
+    params: OrgUserParams.extend({ blockId: UserBlockIdSchema }),
+    response: UserDetailSchema,
+    handler: async ({ ctx, params }) => ({ body: await clearUserBlock(ctx, await getUser(ctx, params.userId, params.orgId), params.blockId) }),
+  }),
+];
+
 /** api.admin.organizations_.$orgId_.users_.$userId_.export */
 export const orgUserExportOperations = [
   operation({
@@ -420,16 +450,16 @@ export const userByIdOperations = [
     method: "GET",
     path: "/users/{id}",
     operationId: "usersById.get",
-    summary: "Get a user by id, whatever their organization",
+    summary: "Get a user by id, whatever their organization, with every block that refuses them now and when each ends",
     tag: "users",
     permission: "admin:user:read",
     query: NoQuery,
     params: IdParams,
-    response: UserSchema,
+    response: UserDetailSchema,
     etag: true,
     handler: async ({ ctx, params }) => {
       const row = await getUser(ctx, params.id);
-      return { body: toUser(row), version: row.version };
+      return { body: { ...toUser(row), blocks: await describeBlocks(ctx, row) }, version: row.version };
     },
   }),
   operation({
@@ -461,6 +491,22 @@ export const userByIdDeactivateOperations = [byIdStateOperation("deactivate", "d
 export const userByIdUnlockOperations = [byIdStateOperation("unlock", "unlock")];
 /** api.admin.users_.$id_.verify-email */
 export const userByIdVerifyEmailOperations = [byIdStateOperation("verifyEmail", "verify-email")];
+
+/** api.admin.users_.$id_.blocks_.$blockId */
+export const userByIdBlockOperations = [
+  operation({
+    method: "DELETE",
+    path: "/users/{id}/blocks/{blockId}",
+    operationId: "usersById.clearBlock",
+    summary: CLEAR_BLOCK_SUMMARY,
+    tag: "users",
+    permission: "admin:user:write",
+    query: NoQuery,
+    params: IdParams.extend({ blockId: UserBlockIdSchema }),
+    response: UserDetailSchema,
+    handler: async ({ ctx, params }) => ({ body: await clearUserBlock(ctx, await getUser(ctx, params.id), params.blockId) }),
+  }),
+];
 
 /** api.admin.users_.$id_.impersonate */
 export const userByIdImpersonateOperations = [

@@ -46,6 +46,8 @@ async function removeFactors(ctx: Context, userId: string, alsoEmail: boolean) {
   await prisma.totpCredential.deleteMany({ where: { userId } });
   await prisma.recoveryCode.deleteMany({ where: { userId } });
   await prisma.emailOtpCode.updateMany({ where: { userId, usedAt: null }, data: { usedAt: new Date() } });
+  // A factor set up again starts without the wrong codes of the one it replaces.
+  await prisma.secondFactorFailureCount.deleteMany({ where: { userId, factor: { in: alsoEmail ? ["totp", "email"] : ["totp"] } } });
   if (alsoEmail) await prisma.user.update({ where: { id: userId }, data: { emailOtpEnabled: false } });
 }
 

@@ -9,6 +9,7 @@ import { NO_REQUEST, userActor, type RequestMeta } from "../actors";
 import { finishSignIn, type CompleteSignIn } from "../finish-sign-in";
 import { consumeEach, refundEach, type LimitName } from "../../rate-limit/limiters";
 import { MAX_ACTIVE_EMAIL_OTPS } from "./email-otp";
+import { countFactorAttempt, forgetFactorFailures, isCountedFactor, isFactorLocked, isRefused, reachesLimit } from "./factor-failures";
 import { clearPending, loadPending, primaryOf, savePending, type PendingSecondFactor } from "./pending";
 import { generateRecoveryCodes, looksLikeRecoveryCode, normalizeRecoveryCode } from "./recovery-codes";
 import { generateTotpSecret, matchTotpStep } from "./totp";
@@ -116,7 +117,8 @@ export async function startSecondFactor(
     ...(input.primary ? { primary: input.primary } : {}),
   });
   if (input.plan.enrollTotp) return `/interaction/${ic.uid}/two-factor/setup`;
-  if (chosen === "email") await issueEmailOtp(services, input.userId, input.language);
+  // A refused factor gets no code: the page offers another way instead.
+  if (chosen === "email" && !(await isFactorLocked(services, input.userId, "email"))) await issueEmailOtp(services, input.userId, input.language);
   return `/interaction/${ic.uid}/two-factor`;
 }
 
@@ -141,6 +143,7 @@ export async function chooseSecondFactor(services: Services, ic: InteractionCont
 
 /** Another emailed code, within the per-user limit on mails (each code is one). */
 export async function resendEmailOtp(services: Services, pending: PendingSecondFactor): Promise<ResendOutcome> {
+  if (await isFactorLocked(services, pending.userId, "email")) return { ok: true };
   const limit = await services.limits.consume("emailOtpResend", pending.userId);
   if (!limit.allowed) return { ok: false, retryAfterSeconds: limit.retryAfterSeconds };
   await issueEmailOtp(services, pending.userId, pending.language);
@@ -191,7 +194,7 @@ export async function sendEmailOtpJob(services: Services, data: JobPayloads["ema
 // ---------------------------------------------------------------------------------------------
 // Verification
 
-export type VerifyFailureReason = "invalid_code" | "replayed" | "not_enrolled";
+export type VerifyFailureReason = "invalid_code" | "replayed" | "not_enrolled" | "factor_locked";
 export type VerifyOutcome = { ok: true } | { ok: false; reason: VerifyFailureReason } | { ok: false; reason: "rate_limited"; retryAfterSeconds: number };
 
 export interface VerifyInput extends RequestMeta {
@@ -205,15 +208,21 @@ export interface VerifyInput extends RequestMeta {
 type Claim = { ok: true; take: (db: Db) => Promise<VerifyOutcome> } | Exclude<VerifyOutcome, { ok: true }>;
 
 /**
- * Checks one submitted code (rate-limited per user) and audits the result. The checks that need
- * no write (Argon2id for recovery codes among them) run first; then one transaction uses the code
- * up, records `auth.2fa.verified` or `auth.2fa.failed`, and, given `complete`, completes the
- * sign-in (finishSignIn).
+ * Checks one submitted code (rate-limited per user and address per window, and counted per factor
+ * across windows: factor-failures.ts) and audits the result. The checks that need no write
+ * (Argon2id for recovery codes among them) run first; then one transaction uses the code up,
+ * records `auth.2fa.verified` or `auth.2fa.failed` (and `auth.2fa.factor_locked` for the wrong
+ * code that reaches the limit), and, given `complete`, completes the sign-in (finishSignIn).
  */
 export async function verifySecondFactor(services: Services, input: VerifyInput, complete?: CompleteSignIn): Promise<VerifyOutcome> {
   const limits = secondFactorLimits(input.ip, input.userId);
   const limit = await consumeEach(services.limits, limits);
-  const claim: Claim = limit.allowed ? await findClaim(services, input) : { ok: false, reason: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
+  const attempt = limit.allowed && isCountedFactor(input.method) ? await countFactorAttempt(services, input.userId, input.method) : null;
+  const claim: Claim = !limit.allowed
+    ? { ok: false, reason: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds }
+    : attempt && isRefused(attempt)
+      ? { ok: false, reason: "factor_locked" }
+      : await findClaim(services, input);
   const auditMethod = input.method === "email" ? "otp" : input.method;
   const outcome = await inTransaction(services, userActor(input.userId, input), async (ctx) => {
     const outcome = claim.ok ? await claim.take(ctx.db) : claim;
@@ -224,6 +233,17 @@ export async function verifySecondFactor(services: Services, input: VerifyInput,
       targetId: input.userId,
       data: outcome.ok ? { userId: input.userId, method: auditMethod } : { userId: input.userId, method: auditMethod, reason: outcome.reason },
     });
+    if (attempt && outcome.ok) await forgetFactorFailures(ctx.db, input.userId, attempt.factor);
+    if (attempt && !outcome.ok && reachesLimit(attempt)) {
+      // The operator's record of the block: the user's page shows it until it is cleared.
+      ctx.audit({
+        eventType: "auth.2fa.factor_locked",
+        organizationId: input.organizationId,
+        targetType: "user",
+        targetId: input.userId,
+        data: { userId: input.userId, method: auditMethod, failures: attempt.failures },
+      });
+    }
     if (outcome.ok && complete) await complete(ctx, input.userId);
     return outcome;
   });
@@ -274,6 +294,8 @@ export type SecondFactorStepOutcome =
   /** The method is not the chosen one, nor a recovery code the plan allows: back to the step's page. */
   | { kind: "not_offered" }
   | { kind: "failed" }
+  /** The factor had too many wrong codes in a row: another way (recovery code, passkey) or an administrator. */
+  | { kind: "factor_locked" }
   | { kind: "rate_limited"; retryAfterSeconds: number };
 
 /** The code a person submitted at the step: verified, it completes the sign-in; the step is then over. */
@@ -294,6 +316,7 @@ export async function signInWithSecondFactor(
     return { kind: "signed_in", redirectTo };
   }
   if (!result.ok && result.reason === "rate_limited") return { kind: "rate_limited", retryAfterSeconds: result.retryAfterSeconds };
+  if (!result.ok && result.reason === "factor_locked") return { kind: "factor_locked" };
   return { kind: "failed" };
 }
 

@@ -64,7 +64,7 @@ describe("an unreachable server", () => {
   it("TLS: a certificate no authority signed", async () => {
     const error = await failureOf(`https://localhost:${port(selfSigned)}`);
     expect(error).toMatchObject({ code: "tls_failed", reason: "tls", systemCode: "DEPTH_ZERO_SELF_SIGNED_CERT" });
-    expect(error.message).toBe(`Could not reach https://localhost:${port(selfSigned)}/api/admin/organizations: the TLS handshake failed: self-signed certificate (DEPTH_ZERO_SELF_SIGNED_CERT).`);
+    expect(error.message).toBe(`Could not reach https://localhost:${port(selfSigned)}/api/admin/organizations: the TLS handshake failed: self-signed certificate; if the root CA is installed locally, try running Node.js with --use-system-ca (DEPTH_ZERO_SELF_SIGNED_CERT).`);
   });
 
   it("the token endpoint (a refresh) reports the same way", async () => {

@@ -115,6 +115,7 @@ export const operations = {
   "userRoles.list": { method: "GET", path: "/users/{id}/roles", pathParams: ["id"], input: "none", etag: false, paging: "none" },
   "userRoles.remove": { method: "DELETE", path: "/users/{id}/roles/{roleId}", pathParams: ["id","roleId"], input: "none", etag: false, paging: "none" },
   "users.activate": { method: "POST", path: "/organizations/{orgId}/users/{userId}/activate", pathParams: ["orgId","userId"], input: "none", etag: false, paging: "none" },
+  "users.clearBlock": { method: "DELETE", path: "/organizations/{orgId}/users/{userId}/blocks/{blockId}", pathParams: ["orgId","userId","blockId"], input: "none", etag: false, paging: "none" },
   "users.clearPassword": { method: "DELETE", path: "/organizations/{orgId}/users/{userId}/password", pathParams: ["orgId","userId"], input: "none", etag: false, paging: "none" },
   "users.create": { method: "POST", path: "/organizations/{orgId}/users", pathParams: ["orgId"], input: "body", etag: true, paging: "none" },
   "users.deactivate": { method: "POST", path: "/organizations/{orgId}/users/{userId}/deactivate", pathParams: ["orgId","userId"], input: "none", etag: false, paging: "none" },
@@ -130,6 +131,7 @@ export const operations = {
   "users.unlock": { method: "POST", path: "/organizations/{orgId}/users/{userId}/unlock", pathParams: ["orgId","userId"], input: "none", etag: false, paging: "none" },
   "users.verifyEmail": { method: "POST", path: "/organizations/{orgId}/users/{userId}/verify-email", pathParams: ["orgId","userId"], input: "none", etag: false, paging: "none" },
   "usersById.activate": { method: "POST", path: "/users/{id}/activate", pathParams: ["id"], input: "none", etag: false, paging: "none" },
+  "usersById.clearBlock": { method: "DELETE", path: "/users/{id}/blocks/{blockId}", pathParams: ["id","blockId"], input: "none", etag: false, paging: "none" },
   "usersById.deactivate": { method: "POST", path: "/users/{id}/deactivate", pathParams: ["id"], input: "none", etag: false, paging: "none" },
   "usersById.get": { method: "GET", path: "/users/{id}", pathParams: ["id"], input: "none", etag: true, paging: "none" },
   "usersById.getHistory": { method: "GET", path: "/users/{id}/history", pathParams: ["id"], input: "none", etag: false, paging: "none" },
@@ -3353,6 +3355,35 @@ export interface Operations {
       };
     etag: false;
   };
+  /** Clear one block that refuses the user (an id from the user's blocks): the lockout, a rate-limit window of the account or of an address, a device cookie's lock or a refused second factor; audited as user.block_cleared. 404 when the block has ended or was cleared */
+  "users.clearBlock": {
+    args: [orgId: string, userId: string, blockId: string, options?: CallOptions];
+    response: {
+        id: string;
+        organizationId: string;
+        email: string;
+        givenName: string | null;
+        familyName: string | null;
+        emailVerified: boolean;
+        status: "active" | "inactive";
+        locale: string | null;
+        hasPassword: boolean;
+        lockedUntil: string | null;
+        lastLoginAt: string | null;
+        createdAt: string;
+        updatedAt: string;
+        blocks: Array<{
+          id: string;
+          kind: "lockout" | "account_limit" | "address_limit" | "device" | "factor";
+          limit: "passwordLogin" | "magicLink" | "passwordReset" | "emailChange" | "twoFactor" | "emailOtpResend" | "passkeyLogin" | "federatedLogin" | null;
+          setting: string;
+          address: string | null;
+          factor: "totp" | "email" | null;
+          until: string | null;
+        }>;
+      };
+    etag: false;
+  };
   /** Remove the user's password (they sign in by magic link or reset); their sessions end */
   "users.clearPassword": {
     args: [orgId: string, userId: string, options?: CallOptions];
@@ -3505,7 +3536,7 @@ export interface Operations {
       };
     etag: false;
   };
-  /** Get a user of the organization */
+  /** Get a user of the organization, with every block that refuses them now (lockout, rate-limit windows of the account and of addresses they used, locked device cookies, refused second factors) and when each ends */
   "users.get": {
     args: [orgId: string, userId: string, options?: CallOptions];
     response: {
@@ -3522,6 +3553,15 @@ export interface Operations {
         lastLoginAt: string | null;
         createdAt: string;
         updatedAt: string;
+        blocks: Array<{
+          id: string;
+          kind: "lockout" | "account_limit" | "address_limit" | "device" | "factor";
+          limit: "passwordLogin" | "magicLink" | "passwordReset" | "emailChange" | "twoFactor" | "emailOtpResend" | "passkeyLogin" | "federatedLogin" | null;
+          setting: string;
+          address: string | null;
+          factor: "totp" | "email" | null;
+          until: string | null;
+        }>;
       };
     etag: true;
   };
@@ -3741,6 +3781,35 @@ export interface Operations {
       };
     etag: false;
   };
+  /** Clear one block that refuses the user (an id from the user's blocks): the lockout, a rate-limit window of the account or of an address, a device cookie's lock or a refused second factor; audited as user.block_cleared. 404 when the block has ended or was cleared */
+  "usersById.clearBlock": {
+    args: [id: string, blockId: string, options?: CallOptions];
+    response: {
+        id: string;
+        organizationId: string;
+        email: string;
+        givenName: string | null;
+        familyName: string | null;
+        emailVerified: boolean;
+        status: "active" | "inactive";
+        locale: string | null;
+        hasPassword: boolean;
+        lockedUntil: string | null;
+        lastLoginAt: string | null;
+        createdAt: string;
+        updatedAt: string;
+        blocks: Array<{
+          id: string;
+          kind: "lockout" | "account_limit" | "address_limit" | "device" | "factor";
+          limit: "passwordLogin" | "magicLink" | "passwordReset" | "emailChange" | "twoFactor" | "emailOtpResend" | "passkeyLogin" | "federatedLogin" | null;
+          setting: string;
+          address: string | null;
+          factor: "totp" | "email" | null;
+          until: string | null;
+        }>;
+      };
+    etag: false;
+  };
   /** Deactivate the user; their sessions and tokens end at once */
   "usersById.deactivate": {
     args: [id: string, options?: CallOptions];
@@ -3761,7 +3830,7 @@ export interface Operations {
       };
     etag: false;
   };
-  /** Get a user by id, whatever their organization */
+  /** Get a user by id, whatever their organization, with every block that refuses them now and when each ends */
   "usersById.get": {
     args: [id: string, options?: CallOptions];
     response: {
@@ -3778,6 +3847,15 @@ export interface Operations {
         lastLoginAt: string | null;
         createdAt: string;
         updatedAt: string;
+        blocks: Array<{
+          id: string;
+          kind: "lockout" | "account_limit" | "address_limit" | "device" | "factor";
+          limit: "passwordLogin" | "magicLink" | "passwordReset" | "emailChange" | "twoFactor" | "emailOtpResend" | "passkeyLogin" | "federatedLogin" | null;
+          setting: string;
+          address: string | null;
+          factor: "totp" | "email" | null;
+          until: string | null;
+        }>;
       };
     etag: true;
   };
@@ -5016,6 +5094,14 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"userId","in":"path","type":"string (uuid)","required":true},
     ],
   },
+  "users.clearBlock": {
+    summary: "Clear one block that refuses the user (an id from the user's blocks): the lockout, a rate-limit window of the account or of an address, a device cookie's lock or a refused second factor; audited as user.block_cleared. 404 when the block has ended or was cleared",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"userId","in":"path","type":"string (uuid)","required":true},
+      {"name":"blockId","in":"path","type":"string (up to 200 chars)","required":true},
+    ],
+  },
   "users.clearPassword": {
     summary: "Remove the user's password (they sign in by magic link or reset); their sessions end",
     fields: [
@@ -5058,7 +5144,7 @@ export const operationHelp: Record<string, OperationHelp> = {
     ],
   },
   "users.get": {
-    summary: "Get a user of the organization",
+    summary: "Get a user of the organization, with every block that refuses them now (lockout, rate-limit windows of the account and of addresses they used, locked device cookies, refused second factors) and when each ends",
     fields: [
       {"name":"orgId","in":"path","type":"string (uuid)","required":true},
       {"name":"userId","in":"path","type":"string (uuid)","required":true},
@@ -5150,6 +5236,13 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"id","in":"path","type":"string (uuid)","required":true},
     ],
   },
+  "usersById.clearBlock": {
+    summary: "Clear one block that refuses the user (an id from the user's blocks): the lockout, a rate-limit window of the account or of an address, a device cookie's lock or a refused second factor; audited as user.block_cleared. 404 when the block has ended or was cleared",
+    fields: [
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+      {"name":"blockId","in":"path","type":"string (up to 200 chars)","required":true},
+    ],
+  },
   "usersById.deactivate": {
     summary: "Deactivate the user; their sessions and tokens end at once",
     fields: [
@@ -5157,7 +5250,7 @@ export const operationHelp: Record<string, OperationHelp> = {
     ],
   },
   "usersById.get": {
-    summary: "Get a user by id, whatever their organization",
+    summary: "Get a user by id, whatever their organization, with every block that refuses them now and when each ends",
     fields: [
       {"name":"id","in":"path","type":"string (uuid)","required":true},
     ],
