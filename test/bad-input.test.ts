@@ -1,5 +1,5 @@
 import { request as httpRequest } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { adminApi, obtainAdminTokens } from "./support/admin-api";
 import { csrfOf } from "./support/browser";
 import { addClientSecret, createClient, createOrganization } from "./support/factories";
@@ -12,11 +12,14 @@ import { createTenant, openLoginPage } from "./login/helpers";
  */
 let porta: TestPorta;
 let api: ReturnType<typeof adminApi>;
+// Koa (inside oidc-provider) prints an error it was left with, stack and all, with console.error.
+const consoleError = vi.spyOn(console, "error");
 beforeAll(async () => {
   porta = await startTestPorta();
   api = adminApi(porta, (await obtainAdminTokens(porta)).accessToken);
 });
 afterAll(async () => {
+  consoleError.mockRestore();
   await porta?.stop();
 });
 
@@ -50,6 +53,7 @@ function expectCleanLogs() {
     if (typeof line.status === "number" && line.status < 500) expect(line.level as number).toBeLessThan(50);
   }
   expect(porta.logs.lines.filter((l) => (l.level as number) >= 50).map((l) => l.msg)).toEqual([]);
+  expect(consoleError.mock.calls.map((args) => String(args[0]).slice(0, 200))).toEqual([]);
 }
 
 describe("malformed URLs", () => {
@@ -95,6 +99,108 @@ describe("text PostgreSQL cannot store (NUL, unpaired surrogates)", () => {
     const token = await raw("POST", `/${org.slug}/auth/token`, { "content-type": "application/x-www-form-urlencoded" }, "grant_type=client_credentials&client_id=a%00b&client_secret=x");
     expect(token.status).toBe(400);
     expect(json(token)).toMatchObject({ error: "invalid_request" });
+  });
+});
+
+describe("the device flow without a browser session", () => {
+  const form = { "content-type": "application/x-www-form-urlencoded" };
+
+  it("a code posted without the session cookie gets the branded code entry page with 400, and its form works", async () => {
+    const org = await createOrganization(porta.services.db.prisma, { name: "Acme Sessionless" });
+    for (const body of ["xsrf=x&user_code=ABCD", "xsrf=x&user_code=ABCD&confirm=yes", "xsrf=x&user_code=ABCD&abort=yes", "", "user_code=ABCD"]) {
+      const res = await raw("POST", `/${org.slug}/device`, form, body);
+      expect(res.status, body).toBe(400);
+      expect(res.headers["content-type"], body).toMatch(/^text\/html/);
+      expect(res.body, body).toContain("Acme Sessionless");
+      expect(res.body, body).toContain("The code could not be checked. Try again.");
+      expect(res.body, body).toContain('<form id="op.deviceInputForm"');
+    }
+    // The page keeps the browser's new session, so the person's next try is checked: a wrong code is named as such.
+    const page = await raw("POST", `/${org.slug}/device`, form, "xsrf=x&user_code=ABCD");
+    const cookie = [page.headers["set-cookie"] ?? []].flat().map((c) => c.split(";")[0]).join("; ");
+    expect(cookie).toContain("_session=");
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(page.body)![1]!;
+    const again = await raw("POST", `/${org.slug}/device`, { ...form, cookie }, `xsrf=${xsrf}&user_code=BCDF-GHJK`);
+    expect(again.body).toContain("That code is not valid.");
+    expectCleanLogs();
+  });
+
+  it("a device sign-in resumed without its cookies gets the code entry page with 400", async () => {
+    const org = await createOrganization(porta.services.db.prisma, { name: "Acme Resume" });
+    for (const path of ["/device/success", "/device/some-uid"]) {
+      const res = await raw("GET", `/${org.slug}${path}`);
+      expect(res.status, path).toBe(400);
+      expect(res.headers["content-type"], path).toMatch(/^text\/html/);
+      expect(res.body, path).toContain("Acme Resume");
+    }
+    expectCleanLogs();
+  });
+
+  it("the device authorization endpoint and the other POST-only endpoints answer GET with 405 and a JSON error", async () => {
+    const org = await createOrganization(porta.services.db.prisma);
+    for (const path of ["/device/auth", "/auth/token", "/token", "/token/introspection", "/token/revocation", "/auth/par", "/session/end/confirm"]) {
+      for (const method of ["GET", "PUT", "DELETE"]) {
+        const res = await raw(method, `/${org.slug}${path}`);
+        expect(res.status, `${method} ${path}`).toBe(405);
+        expect(res.headers.allow, `${method} ${path}`).toMatch(/POST/);
+        expect(json(res), `${method} ${path}`).toMatchObject({ error: "invalid_request" });
+      }
+    }
+    // A path under a protocol endpoint that no endpoint has is a 404 with the protocol's JSON error.
+    for (const [method, path] of [["POST", "/device/x"], ["GET", "/auth/token/x"], ["POST", "/auth/par/x"], ["POST", "/.well-known/jwks"], ["PUT", "/device"]] as const) {
+      const res = await raw(method, `/${org.slug}${path}`, form, method === "GET" ? undefined : "a=b");
+      expect(res.status, `${method} ${path}`).toBeGreaterThanOrEqual(400);
+      expect(res.status, `${method} ${path}`).toBeLessThan(500);
+      expect(json(res), `${method} ${path}`).toMatchObject({ error: expect.any(String) });
+    }
+    expectCleanLogs();
+  });
+});
+
+describe("deeply nested JSON", () => {
+  const deepArray = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
+  const deepObject = (depth: number) => '{"a":'.repeat(depth) + "1" + "}".repeat(depth);
+
+  it("an Admin API body nested thousands deep is a 400 with the error body, cheaply, and nothing is written", async () => {
+    const org = await createOrganization(porta.services.db.prisma);
+    const { client } = await createClient(porta.services.db.prisma, org.id);
+    const token = (await obtainAdminTokens(porta)).accessToken;
+    const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+    const before = await porta.services.db.prisma.auditEntry.count();
+    const cpu = process.cpuUsage();
+    let requests = 0;
+    for (const [method, path] of [["POST", "/api/admin/organizations"], ["PUT", `/api/admin/clients/${client.id}`], ["POST", "/api/admin/imports/preview"], ["POST", "/api/admin/bulk"]] as const) {
+      // The last is a megabyte of brackets (the Admin API's limit), which JSON.parse alone took 1.5 s of CPU to read.
+      for (const body of [deepArray(20_000), deepObject(5_000), `{"name":${deepArray(100)}}`, `{"package":${deepObject(200)}}`, deepArray(499_999)]) {
+        const res = await raw(method, path, headers, body);
+        requests += 1;
+        expect(res.status, `${method} ${path} ${body.slice(0, 30)}`).toBe(400);
+        expect(json(res), `${method} ${path}`).toMatchObject({ error: { code: "bad_request", message: expect.stringMatching(/nest/) } });
+      }
+    }
+    const used = process.cpuUsage(cpu);
+    // Each was refused after one linear pass over the body (before: 0.8-8 s of CPU and a stack overflow each).
+    expect((used.user + used.system) / 1000 / requests).toBeLessThan(150);
+    expect(await porta.services.db.prisma.auditEntry.count()).toBe(before);
+    expectCleanLogs();
+  });
+
+  it("a body nested to the limit is still read (a claim value 60 levels deep)", async () => {
+    const res = await api.post("/organizations", { name: "Nested but fine", slug: "nested-fine", extra: JSON.parse(deepObject(60)) as unknown });
+    // The body is read and checked against the schema, which does not know the field.
+    expect(res.status).toBe(422);
+    expect(res.body).toMatchObject({ error: { code: "validation_failed" } });
+  });
+
+  it("a client registration nested thousands deep is 400 invalid_client_metadata", async () => {
+    const org = await createOrganization(porta.services.db.prisma);
+    await porta.services.db.prisma.organization.update({ where: { id: org.id }, data: { registrationPolicy: { enabled: true, requireInitialAccessToken: false } } });
+    for (const body of [`{"redirect_uris":${deepArray(20_000)}}`, `{"client_name":"x","jwks":${deepObject(5_000)}}`]) {
+      const res = await raw("POST", `/${org.slug}/register`, { "content-type": "application/json" }, body);
+      expect(res.status).toBe(400);
+      expect(json(res)).toMatchObject({ error: "invalid_client_metadata" });
+    }
+    expectCleanLogs();
   });
 });
 

@@ -4,14 +4,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { obtainAdminTokens } from "./support/admin-api";
 import { addClientSecret, createClient, createOrganization, createUser } from "./support/factories";
 import { startTestPorta, type TestPorta } from "./support/porta";
-import { createTenant, openLoginPage } from "./login/helpers";
-import { csrfOf } from "./support/browser";
+import { createTenant, openLoginPage, PASSWORD, passwordLoginToCallback } from "./login/helpers";
+import { csrfOf, type TestBrowser } from "./support/browser";
+import { DEVICE_CODE_GRANT } from "~/schemas/client";
 
 /**
  * Hostile input against every Admin API operation (read from the OpenAPI document the server
- * publishes), the protocol endpoints and the login pages: a few thousand requests, each of which
- * must answer below 500, with the area's JSON error body on every 4xx of the API and protocol,
- * while the process stays up. Values come from a seeded generator, so a failure repeats.
+ * publishes), every protocol endpoint (with and without a signed-in browser session) and the
+ * login pages: a few thousand requests, each of which must answer below 500, with the area's
+ * JSON error body on every 4xx of the API, and the protocol's JSON error or the organization's
+ * own page on every 4xx of the protocol, while the process stays up. Bodies include JSON nested
+ * thousands deep. Values come from a seeded generator, so a failure repeats.
  */
 
 /** mulberry32: small, seeded, good enough to pick cases reproducibly. */
@@ -53,7 +56,37 @@ const HOSTILE_STRINGS = [
   "javascript:alert(1)",
   "http://169.254.169.254/latest/meta-data",
 ];
+/** JSON nested 20,000 and 5,000 deep, in the open and inside a field (the limit itself: test/bad-input.test.ts). */
+const DEEP_BODIES = ["[".repeat(20_000) + "]".repeat(20_000), '{"a":'.repeat(5_000) + "1" + "}".repeat(5_000), `{"name":${"[".repeat(20_000)}${"]".repeat(20_000)}}`];
 const HOSTILE_VALUES: unknown[] = [...HOSTILE_STRINGS, -1, 0, 1e308, -1e308, 3.5, true, false, null, [], {}, [null], { a: "\u0000" }, ["\ud800"]];
+
+/** The protocol's form endpoints and their parameters (oidc/mount.ts PROTOCOL_PATH), `token` being the token endpoint's alias. */
+const PROTOCOL_FORMS: Array<{ path: string; params: string[] }> = [
+  { path: "auth/token", params: ["grant_type", "code", "redirect_uri", "client_id", "client_secret", "code_verifier", "refresh_token", "scope", "resource", "device_code"] },
+  { path: "token", params: ["grant_type", "client_id", "client_secret", "scope", "device_code"] },
+  { path: "token/introspection", params: ["token", "token_type_hint", "client_id", "client_secret"] },
+  { path: "token/revocation", params: ["token", "token_type_hint", "client_id", "client_secret"] },
+  { path: "auth/par", params: ["client_id", "response_type", "redirect_uri", "scope", "code_challenge", "request", "client_secret"] },
+  { path: "auth/authorize", params: ["client_id", "response_type", "redirect_uri", "scope", "state", "code_challenge", "prompt"] },
+  { path: "me", params: ["access_token", "scope"] },
+  { path: "session/end", params: ["id_token_hint", "post_logout_redirect_uri", "state", "client_id"] },
+  { path: "session/end/confirm", params: ["xsrf", "logout"] },
+  { path: "device", params: ["xsrf", "user_code", "confirm", "abort"] },
+  { path: "device/auth", params: ["client_id", "client_secret", "scope", "resource"] },
+];
+/** The protocol's GET endpoints; `{uid}` becomes a hostile or unknown uid. */
+const PROTOCOL_GETS: Array<{ path: string; params: string[] }> = [
+  { path: "auth/authorize", params: ["client_id", "response_type", "redirect_uri", "scope", "state", "nonce", "code_challenge", "code_challenge_method", "prompt", "login_hint", "ui_locales", "request", "request_uri", "max_age", "claims"] },
+  { path: "auth/authorize/{uid}", params: ["x"] },
+  { path: ".well-known/openid-configuration", params: ["x"] },
+  { path: ".well-known/jwks", params: ["x"] },
+  { path: "me", params: ["access_token"] },
+  { path: "session/end", params: ["id_token_hint", "post_logout_redirect_uri", "state", "ui_locales"] },
+  { path: "session/end/success", params: ["state"] },
+  { path: "device", params: ["user_code"] },
+  { path: "device/auth", params: ["client_id"] },
+  { path: "device/{uid}", params: ["x"] },
+];
 
 interface Raw {
   status: number;
@@ -105,19 +138,24 @@ interface OpenApiOperation {
 const failures: string[] = [];
 let requests = 0;
 
-function judge(label: string, res: Raw, area: "admin" | "protocol" | "page") {
+/**
+ * `protocol` endpoints answer a 4xx with their JSON error, or, where a person's browser is
+ * answered, with the organization's own page (`brand` is the organization's name it shows).
+ */
+function judge(label: string, res: Raw, area: "admin" | "protocol" | "page", brand?: string) {
   requests += 1;
   if (res.status >= 500) failures.push(`${label} → ${res.status} ${res.body.slice(0, 200)}`);
-  if (res.status >= 400 && area !== "page") {
+  // Node itself refuses a request line or headers beyond its limit, before any of Porta's code.
+  if (res.status >= 400 && area !== "page" && res.status !== 431) {
     let ok: boolean;
     try {
       const body = JSON.parse(res.body) as { error?: unknown };
       ok = area === "admin" ? typeof (body.error as { code?: unknown } | undefined)?.code === "string" : typeof body.error === "string";
     } catch {
-      ok = false;
+      ok = area === "protocol" && brand !== undefined && /^text\/html/.test(res.contentType) && res.body.includes(brand);
     }
     // A 401 from the protocol's bearer endpoints may carry its error in WWW-Authenticate only.
-    if (!ok && !(area === "protocol" && res.status === 401 && res.body === "")) failures.push(`${label} → ${res.status} without a JSON error body: ${res.body.slice(0, 120)}`);
+    if (!ok && !(area === "protocol" && res.status === 401 && res.body === "")) failures.push(`${label} → ${res.status} without a JSON error body or the organization's page: ${res.body.slice(0, 120)}`);
   }
 }
 
@@ -190,44 +228,77 @@ describe("fuzzing with hostile values", () => {
         if (next() < 0.1) headers["if-match"] = pick(['"v1"', "garbage", '"v-1"', "*"]);
         judge(`${op.operationId} ${method} ${target.slice(0, 160)}`, await send(porta, method, target, headers, body), "admin");
       }
+      // JSON nested past any limit, where a recursive walk of the body would overflow the stack.
+      if (op.requestBody?.content["application/json"]) {
+        const concrete = path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent((ids[/org/i.test(name) ? "organization" : /client/i.test(name) ? "client" : /user/i.test(name) ? "user" : "application"] ?? [])[0] ?? "x"));
+        for (const body of DEEP_BODIES) {
+          judge(`${op.operationId} ${method} ${concrete} nested ${body.slice(0, 12)}…`, await send(porta, method, concrete, { authorization: `Bearer ${token}`, "content-type": "application/json" }, body), "admin");
+        }
+      }
     }
     expect(failures).toEqual([]);
   }, 240_000);
 
-  it("the protocol endpoints answer below 500 with an OAuth error body", async () => {
-    const [orgId] = ids.organization!;
-    const slug = ids.organization![1]!;
-    const client = ids.client![0]!;
-    const forms: Array<{ path: string; params: string[] }> = [
-      { path: "auth/token", params: ["grant_type", "code", "redirect_uri", "client_id", "client_secret", "code_verifier", "refresh_token", "scope", "resource"] },
-      { path: "token/introspection", params: ["token", "token_type_hint", "client_id", "client_secret"] },
-      { path: "token/revocation", params: ["token", "token_type_hint", "client_id", "client_secret"] },
-      { path: "auth/par", params: ["client_id", "response_type", "redirect_uri", "scope", "code_challenge", "request", "client_secret"] },
-    ];
-    const gets: Array<{ path: string; params: string[] }> = [
-      { path: "auth/authorize", params: ["client_id", "response_type", "redirect_uri", "scope", "state", "nonce", "code_challenge", "code_challenge_method", "prompt", "login_hint", "ui_locales", "request", "request_uri", "max_age", "claims"] },
-      { path: ".well-known/openid-configuration", params: ["x"] },
-      { path: ".well-known/jwks", params: ["x"] },
-      { path: "me", params: ["access_token"] },
-      { path: "session/end", params: ["id_token_hint", "post_logout_redirect_uri", "state"] },
-    ];
-    const value = (name: string) => (name === "client_id" && next() < 0.4 ? client : name === "grant_type" && next() < 0.5 ? pick(["client_credentials", "authorization_code", "refresh_token"]) : pick(HOSTILE_VALUES));
-    for (let round = 0; round < 40; round++) {
-      for (const { path, params } of forms) {
-        const form = params.filter(() => next() < 0.6).map((name) => `${name}=${component(value(name))}`).join("&");
-        const headers: Record<string, string> = { "content-type": pick(["application/x-www-form-urlencoded", "application/json", "text/plain"]) };
-        if (next() < 0.3) headers.authorization = `Basic ${Buffer.from(`${client}:${pick(HOSTILE_STRINGS.filter((s) => s.length < 100))}`).toString("base64")}`;
-        judge(`POST ${path} ${form.slice(0, 120)}`, await send(porta, "POST", `/${pick([slug, slug.toUpperCase()])}/${path}`, headers, form), "protocol");
-      }
-      for (const { path, params } of gets) {
-        const query = params.filter(() => next() < 0.5).map((name) => `${name}=${component(value(name))}`).join("&");
-        const headers: Record<string, string> = next() < 0.3 ? { authorization: `Bearer ${pick(HOSTILE_STRINGS.filter((s) => s.length < 100 && /^[\x20-\x7e]*$/.test(s)))}` } : {};
-        const res = await send(porta, "GET", `/${slug}/${path}${query ? `?${query}` : ""}`, headers);
-        // An authorization error the provider can send back to a verified redirect_uri is a redirect; a page explains the rest.
-        judge(`GET ${path}?${query.slice(0, 120)}`, res, path === "auth/authorize" || path === "session/end" ? "page" : "protocol");
-      }
+  /**
+   * One round over every protocol path (oidc/mount.ts PROTOCOL_PATH): hostile forms and queries,
+   * other methods, unknown uids; with `browser`, as that signed-in browser (its cookies, and the
+   * device page's real form secret in some of the posts).
+   */
+  async function protocolRound(slug: string, brand: string, client: string, browser?: TestBrowser, xsrf?: string) {
+    const value = (name: string) =>
+      name === "client_id" && next() < 0.4
+        ? client
+        : name === "grant_type" && next() < 0.5
+          ? pick(["client_credentials", "authorization_code", "refresh_token", DEVICE_CODE_GRANT])
+          : name === "xsrf" && xsrf && next() < 0.6
+            ? xsrf
+            : name === "user_code" && next() < 0.3
+              ? pick(["BCDF-GHJK", "bcdfghjk", "ABCD"])
+              : name === "confirm" || name === "abort" || name === "logout"
+                ? pick(["yes", "", "1"])
+                : pick(HOSTILE_VALUES);
+    const cookie = (path: string): Record<string, string> => (browser ? { cookie: browser.cookieHeader(`${porta.baseUrl}${path}`) } : {});
+    for (const { path, params } of PROTOCOL_FORMS) {
+      const form = params.filter(() => next() < 0.6).map((name) => `${name}=${component(value(name))}`).join("&");
+      const target = `/${pick([slug, slug.toUpperCase()])}/${path}`;
+      const headers: Record<string, string> = { "content-type": pick(["application/x-www-form-urlencoded", "application/x-www-form-urlencoded", "application/json", "text/plain"]), ...cookie(target) };
+      if (next() < 0.3) headers.authorization = `Basic ${Buffer.from(`${client}:${pick(HOSTILE_STRINGS.filter((s) => s.length < 100))}`).toString("base64")}`;
+      judge(`POST ${path} ${browser ? "(signed in) " : ""}${form.slice(0, 120)}`, await send(porta, "POST", target, headers, form), "protocol", brand);
     }
-    expect(orgId).toBeTruthy();
+    for (const { path, params } of PROTOCOL_GETS) {
+      // A uid is never empty: "/device/" is not a protocol path but a page address.
+      const concrete = path.replace("{uid}", () => component(pick([...HOSTILE_STRINGS.filter((s) => s.length < 100 && s !== ""), "uid-nobody-has"])));
+      const query = params.filter(() => next() < 0.5).map((name) => `${name}=${component(value(name))}`).join("&");
+      const target = `/${slug}/${concrete}${query ? `?${query}` : ""}`;
+      const headers: Record<string, string> = { ...cookie(target), ...(next() < 0.3 ? { authorization: `Bearer ${pick(HOSTILE_STRINGS.filter((s) => s.length < 100 && /^[\x20-\x7e]*$/.test(s)))}` } : {}) };
+      if (next() < 0.5) headers.accept = pick(["text/html", "application/json", "*/*"]);
+      judge(`GET ${concrete}?${query.slice(0, 120)} ${browser ? "(signed in)" : ""}`, await send(porta, "GET", target, headers), "protocol", brand);
+    }
+    // A method the endpoint does not take.
+    const { path } = pick([...PROTOCOL_FORMS, ...PROTOCOL_GETS]);
+    const method = pick(["PUT", "DELETE", "PATCH", "OPTIONS", "GET", "POST"]);
+    const target = `/${slug}/${path.replace("{uid}", "x")}`;
+    judge(`${method} ${path}`, await send(porta, method, target, { "content-type": "application/x-www-form-urlencoded", ...cookie(target) }, method === "GET" ? undefined : "a=b"), "protocol", brand);
+  }
+
+  it("every protocol endpoint answers below 500 with an OAuth error body or the organization's page", async () => {
+    const [orgId, slug] = ids.organization!;
+    const org = await porta.services.db.prisma.organization.findUniqueOrThrow({ where: { id: orgId } });
+    for (let round = 0; round < 30; round++) await protocolRound(slug!, org.name, ids.client![0]!);
+    expect(failures).toEqual([]);
+  }, 180_000);
+
+  it("every protocol endpoint answers a signed-in browser below 500 with an OAuth error body or the organization's page", async () => {
+    const tenant = await createTenant(porta, { name: "Fuzz Signed In", client: { skipConsent: true, grantTypes: ["authorization_code", "refresh_token", DEVICE_CODE_GRANT] } });
+    await createUser(porta.services.db.prisma, tenant.org.id, { email: "signed-in@example.com", password: PASSWORD });
+    const page = await openLoginPage(tenant);
+    await passwordLoginToCallback(page, "signed-in@example.com", PASSWORD, tenant.redirectUri);
+    expect(page.browser.cookie("_session")).toBeTruthy();
+    // The code entry page puts a real form secret into the session: some posts carry it.
+    const devicePage = await page.browser.get(`${tenant.issuer}/device`);
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(await devicePage.text())?.[1];
+    expect(xsrf).toBeTruthy();
+    for (let round = 0; round < 10; round++) await protocolRound(tenant.org.slug, tenant.org.name, tenant.client.id, page.browser, xsrf);
     expect(failures).toEqual([]);
   }, 180_000);
 

@@ -88,6 +88,13 @@ async function runEffects(services: Services, effects: Array<() => unknown>) {
 }
 
 /**
+ * How long a write waits for its transaction to start (a connection and its BEGIN). Past it,
+ * Prisma gives up ("Unable to start a transaction in the given time"): the database is too busy
+ * to answer, a 503 with Retry-After like its absence (db/errors.ts).
+ */
+export const TRANSACTION_MAX_WAIT_MS = 10_000;
+
+/**
  * Runs `work` in one transaction with a context over it: the write, its audit entries and its
  * jobs commit together, and the effects outside the database run after the commit.
  */
@@ -111,7 +118,7 @@ export async function inTransaction<T>(
       }
       return value;
     },
-    { timeout: options.timeoutMs ?? 60_000, maxWait: 10_000 },
+    { timeout: options.timeoutMs ?? 60_000, maxWait: services.transactionMaxWaitMs ?? TRANSACTION_MAX_WAIT_MS },
   );
   await runEffects(services, effects);
   return result;

@@ -71,6 +71,8 @@ export interface Services {
   readiness: Readiness;
   /** Test-only fault injection (see context.ts); never set in production. */
   faults?: FaultHooks;
+  /** How long a write waits for its transaction to start (context.ts; default 10 s). */
+  transactionMaxWaitMs?: number;
   close(): Promise<void>;
 }
 
@@ -87,6 +89,8 @@ export interface CreateServicesOptions {
   dataDirLock?: DataDirLock;
   /** Faults a test injects (context.ts). */
   faults?: FaultHooks;
+  /** How long a write waits for its transaction to start (tests shorten it to make it time out for real). */
+  transactionMaxWaitMs?: number;
 }
 
 export async function createServices(config: Config, logger: Logger, options: CreateServicesOptions = {}): Promise<Services> {
@@ -236,6 +240,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
       shippedMigrations: async () => (await readMigrations()).map((m) => m.name),
     }),
     ...(options.faults ? { faults: options.faults } : {}),
+    ...(options.transactionMaxWaitMs !== undefined ? { transactionMaxWaitMs: options.transactionMaxWaitMs } : {}),
     async close() {
       clearInterval(sweeper);
       await jobs.stop();

@@ -13,24 +13,40 @@ export function isRepresentableText(value: string): boolean {
   return !UNREPRESENTABLE.test(value);
 }
 
+/** One value on the way through a JSON document: where it sits, for naming it in an error. */
+interface Visit {
+  value: unknown;
+  /** Its key or index in its parent; undefined for the document itself. */
+  key: string | undefined;
+  parent: Visit | undefined;
+}
+
+function pathOf(visit: Visit): string {
+  const keys: string[] = [];
+  for (let at: Visit | undefined = visit; at?.key !== undefined; at = at.parent) keys.push(at.key);
+  return keys.reverse().join(".");
+}
+
 /**
  * The path (`a.b.0.c`) of the first unrepresentable string in a parsed JSON value, keys
- * included, or undefined when every string is fine. `""` is the value itself.
+ * included, or undefined when every string is fine. `""` is the value itself. One pass in
+ * document order without recursion, so a hostile nesting depth costs neither the stack nor more
+ * than a visit per value (callers refuse such depth first: ./json-depth).
  */
-export function findUnrepresentable(value: unknown, path: string[] = []): string | undefined {
-  if (typeof value === "string") return isRepresentableText(value) ? undefined : path.join(".");
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = findUnrepresentable(value[i], [...path, String(i)]);
-      if (found !== undefined) return found;
-    }
-    return undefined;
-  }
-  if (value && typeof value === "object") {
-    for (const [key, child] of Object.entries(value)) {
-      if (!isRepresentableText(key)) return [...path, key].join(".");
-      const found = findUnrepresentable(child, [...path, key]);
-      if (found !== undefined) return found;
+export function findUnrepresentable(value: unknown): string | undefined {
+  const pending: Visit[] = [{ value, key: undefined, parent: undefined }];
+  while (pending.length > 0) {
+    const visit = pending.pop()!;
+    const current = visit.value;
+    // A key is checked before its value, as it comes first in the document.
+    if (visit.key !== undefined && visit.parent && !Array.isArray(visit.parent.value) && !isRepresentableText(visit.key)) return pathOf(visit);
+    if (typeof current === "string") {
+      if (!isRepresentableText(current)) return pathOf(visit);
+    } else if (Array.isArray(current)) {
+      for (let i = current.length - 1; i >= 0; i--) pending.push({ value: current[i], key: String(i), parent: visit });
+    } else if (current && typeof current === "object") {
+      const entries = Object.entries(current);
+      for (let i = entries.length - 1; i >= 0; i--) pending.push({ value: entries[i]![1], key: entries[i]![0], parent: visit });
     }
   }
   return undefined;

@@ -38,6 +38,8 @@ export interface TestPortaOptions {
   queue?: Partial<QueueSettings>;
   /** Faults to inject (context.ts): e.g. a throw between a write and its audit entry. */
   faults?: FaultHooks;
+  /** How long a write waits for its transaction to start (default 10 s). */
+  transactionMaxWaitMs?: number;
 }
 
 /** A real Porta over HTTP on a free loopback port, with its own database. */
@@ -68,6 +70,7 @@ export async function startTestPorta(options: TestPortaOptions = {}): Promise<Te
       ...(options.persistentPglite ? {} : { pgliteDir: "memory://", ...(database.pgliteSeed ? { pgliteSeed: database.pgliteSeed } : {}) }),
       ...(options.queue ? { queue: options.queue } : {}),
       ...(options.faults ? { faults: options.faults } : {}),
+      ...(options.transactionMaxWaitMs !== undefined ? { transactionMaxWaitMs: options.transactionMaxWaitMs } : {}),
     });
   } catch (error) {
     logs.release();

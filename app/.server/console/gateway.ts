@@ -3,6 +3,7 @@ import { adminOperations, type OperationId, type OperationInput, type OperationO
 import type { FieldDetail } from "../errors";
 import { etagOf } from "../admin/http/etag";
 import { runOperation, type Operation } from "../admin/http/route";
+import { nestsDeeperThan, TOO_DEEP_MESSAGE } from "~/schemas/json-depth";
 
 /**
  * The console's only way to read or change anything: it runs the Admin API operation itself, in
@@ -52,6 +53,9 @@ export async function callAdmin<Id extends OperationId>(
   input: AdminInput<Id> = {},
 ): Promise<AdminResult<OperationOutput<Id>>> {
   const op = operationById(operationId);
+  // JSON a person typed or uploaded (a key set, a claim value, an import) is serialized here, which
+  // recurses: a value nested too deep gets the Admin API's own answer instead of a stack overflow.
+  if (input.body !== undefined && nestsDeeperThan(input.body)) return { ok: false, status: 400, error: { code: "bad_request", message: TOO_DEEP_MESSAGE } };
   const params = (input.params ?? {}) as Record<string, string>;
   const path = op.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ""));
   const url = new URL(`${context.services.config.baseUrl}/api/admin${path}`);

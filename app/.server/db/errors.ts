@@ -32,10 +32,17 @@ const UNREACHABLE_NODE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT
 // SQLSTATE: connection exceptions (08xxx), the server shutting down or starting (57P01-57P03), too many connections.
 const UNREACHABLE_SQLSTATE = /^(08\w{3}|57P0[123]|53300)$/;
 const UNREACHABLE_MESSAGE = /Connection terminated|timeout exceeded when trying to connect|Can't reach database server|Client has encountered a connection error/i;
+/**
+ * Prisma gave up waiting for a write's transaction to start (P2028 with this text; context.ts's
+ * maxWait): no connection came free, or its BEGIN was not answered in time. The database is too
+ * busy to answer, which a client treats like its absence: retry later. Other P2028 errors (a
+ * transaction used after it closed or expired) are defects and stay unknown.
+ */
+const BUSY_MESSAGE = /Unable to start a transaction in the given time/;
 
 /**
  * Whether an error means the database did not answer (down, restarting, unreachable, out of
- * connections) rather than that the request was wrong: such a failure is a 503 with
+ * connections, too busy to start a transaction) rather than that the request was wrong: such a failure is a 503 with
  * Retry-After, never an authentication failure or a 500. Walks the causes the layers wrap.
  */
 export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
@@ -45,7 +52,7 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   if (typeof e.kind === "string" && UNREACHABLE_KINDS.has(e.kind)) return true;
   if (typeof e.code === "string" && (UNREACHABLE_PRISMA_CODES.has(e.code) || UNREACHABLE_NODE_CODES.has(e.code) || UNREACHABLE_SQLSTATE.test(e.code))) return true;
   if (typeof e.originalCode === "string" && UNREACHABLE_SQLSTATE.test(e.originalCode)) return true;
-  if (typeof e.message === "string" && UNREACHABLE_MESSAGE.test(e.message)) return true;
+  if (typeof e.message === "string" && (UNREACHABLE_MESSAGE.test(e.message) || BUSY_MESSAGE.test(e.message))) return true;
   return isDatabaseUnavailable(e.meta?.driverAdapterError, depth + 1) || isDatabaseUnavailable(e.cause, depth + 1);
 }
 

@@ -26,6 +26,7 @@ import { PROVIDER_ROUTES } from "./endpoints";
 import { exchangedTokenClaims } from "./token-exchange";
 import { registrationPolicyOf } from "~/schemas/registration";
 import { registrationEndpointOf } from "../registration/paths";
+import { keepSessionOfShownForm } from "./device-flow";
 
 export const BASE_SCOPES = ["openid", "offline_access", "profile", "email", "roles"] as const;
 
@@ -123,6 +124,9 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
   const adapterFor = createAdapterFactory({ sql, store, revokedTokens, organizationId: organization.id, claimsOfSignedJwt: input.claimsOfSignedJwt });
   const clientAdapter = createClientAdapter(prisma, cache, organization.id, issuer);
   const pages = providerPages(organization, issuer);
+  // The session cookie of each organization lives under its own prefix, so two organizations on
+  // one host never overwrite each other's session.
+  const sessionCookie = { httpOnly: true, sameSite: "lax", path: `/${organization.slug}` } as const;
   const mayUseAdminApiResource = async (clientId: string) => {
     if (!input.adminApiResource) return false;
     const client = await getClientRecord(prisma, cache, clientId);
@@ -169,9 +173,7 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
     },
     cookies: {
       keys: cookieKeys(input.encryptionKey, organization.id),
-      // The session cookie of each organization lives under its own prefix, so two
-      // organizations on one host never overwrite each other's session.
-      long: { httpOnly: true, sameSite: "lax", path: `/${organization.slug}` },
+      long: sessionCookie,
       short: { httpOnly: true, sameSite: "lax" },
     },
     ttl: {
@@ -228,7 +230,10 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
         enabled: true,
         charset: "base-20",
         mask: "****-****",
-        userCodeInputSource: pages.userCodeInputSource,
+        async userCodeInputSource(ctx, form, out, err) {
+          if (err) await keepSessionOfShownForm(ctx, sessionCookie, LIFETIMES.Session);
+          return pages.userCodeInputSource(ctx, form, out, err);
+        },
         userCodeConfirmSource: pages.userCodeConfirmSource,
         successSource: pages.successSource,
       },

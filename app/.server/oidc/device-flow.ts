@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type Provider from "oidc-provider";
+import type { CookiesSetOptions, KoaContextWithOIDC } from "oidc-provider";
 import type { KeyValueStore } from "../cache/store";
 
 /**
@@ -26,6 +27,24 @@ const pollKey = (organizationId: string, deviceCode: string) => `device-poll:${o
  */
 export async function pollsTooSoon(store: KeyValueStore, organizationId: string, deviceCode: string): Promise<boolean> {
   return (await store.increment(pollKey(organizationId, deviceCode), DEVICE_POLL_INTERVAL_SECONDS - 1)) > 1;
+}
+
+/**
+ * After an error on the code entry page (a form posted without the browser's session cookie,
+ * a device sign-in resumed without its cookies, a wrong code) the provider shows the form again
+ * with a new secret in the browser's session, and saves that session once it has answered. A
+ * session it never stored (the request brought no cookie) cannot be saved that way: the provider
+ * threw ("persist can only be called on previously persisted Sessions") and the person got a
+ * bare 500. Such a session is stored here with its cookie, as the provider stores the session of
+ * every first visit to the page, so the form shown works on the next try.
+ */
+export async function keepSessionOfShownForm(ctx: KoaContextWithOIDC, cookie: CookiesSetOptions, ttlSeconds: number): Promise<void> {
+  const session = ctx.oidc.session;
+  if (!session || typeof session.exp === "number") return;
+  await session.save(ttlSeconds);
+  // The provider's session cookie carries the session's expiry (the cookies library takes `expires`).
+  const options: CookiesSetOptions & { expires: Date } = { ...cookie, expires: new Date(session.exp * 1000) };
+  ctx.oidc.cookies.set(ctx.oidc.provider.cookieName("session"), session.jti, options);
 }
 
 /** The device authorization response names its interval (RFC 8628 §3.2), which the provider leaves out. */

@@ -22,6 +22,26 @@ import { publicCacheControlOf } from "./well-known";
 export const PROTOCOL_PATH =
   /^\/(?:\.well-known\/(?:openid-configuration|jwks)|auth\/(?:authorize|token|par)(?:\/[^/]+)?|token(?:\/introspection|\/revocation)?|me|session\/end(?:\/confirm|\/success)?|device(?:\/[^/]+)?)$/;
 
+/**
+ * The methods each protocol path takes, as the provider routes them (the first match counts). A
+ * request with another method, or to a path below an endpoint that has none, is answered here
+ * with the protocol's JSON error: the provider would send a bare "Not Found", or take
+ * `GET /device/auth` for the resumption of a device sign-in.
+ */
+const PATH_METHODS: ReadonlyArray<readonly [RegExp, readonly string[]]> = [
+  [/^\/(?:auth\/(?:token|par)|token\/(?:introspection|revocation)|device\/auth)$/, ["POST", "OPTIONS"]],
+  [/^\/\.well-known\/(?:openid-configuration|jwks)$/, ["GET", "HEAD", "OPTIONS"]],
+  [/^\/me$/, ["GET", "HEAD", "POST", "OPTIONS"]],
+  [/^\/(?:auth\/authorize|session\/end|device)$/, ["GET", "HEAD", "POST"]],
+  [/^\/session\/end\/confirm$/, ["POST"]],
+  [/^\/(?:auth\/authorize\/[^/]+|session\/end\/success|device\/[^/]+)$/, ["GET", "HEAD"]],
+];
+
+/** The methods `path` (below /{slug}) takes; empty for a path no endpoint has. */
+function methodsOf(path: string): readonly string[] {
+  return PATH_METHODS.find(([pattern]) => pattern.test(path))?.[1] ?? [];
+}
+
 /** True for a path (below the origin) that oidc-provider serves: /{slug}/<protocol path>. */
 export function isProtocolPath(path: string): boolean {
   const match = /^\/([^/]+)(\/.*)$/.exec(path);
@@ -153,6 +173,12 @@ export function createProtocolHandler(registry: ProviderRegistry, store: KeyValu
     let { path, search } = target;
     // `/{slug}/token` is the admin client library's shape of the token endpoint: the same endpoint in every check below.
     if (path === "/token") path = "/auth/token";
+    const methods = methodsOf(path);
+    if (!methods.includes(req.method ?? "")) {
+      if (methods.length === 0) return sendJson(res, 404, { error: "not_found", error_description: "There is no such endpoint." });
+      res.setHeader("Allow", methods.join(", "));
+      return sendJson(res, 405, { error: "invalid_request", error_description: `This endpoint takes ${methods.filter((m) => m !== "HEAD" && m !== "OPTIONS").join(" or ")} requests.` });
+    }
     let presented: JWTPayload | undefined;
     if (req.method === "POST") {
       let body;

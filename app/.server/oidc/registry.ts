@@ -243,8 +243,8 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
       await sendLogoutToken.call(client, sub, sid ?? undefined);
       return true;
     }
-    answerUnavailableAs503(provider, (error) => logger.error({ err: error, organizationId: organization.id }, "oidc server error"), () =>
-      logger.warn({ organizationId: organization.id }, "database unavailable: a protocol request answered 503"),
+    answerUnavailableAs503(provider, (error) => logger.error({ err: error, organizationId: organization.id }, "oidc server error"), (status) =>
+      logger.warn({ organizationId: organization.id, status }, `database unavailable: a protocol request answered ${status}`),
     );
     async function issueImpersonationToken(input: { clientId: string; accountId: string; actorId: string; expiresIn: number }) {
       const client = await provider.Client.find(input.clientId);

@@ -12,6 +12,7 @@ import { userActor, type RequestMeta } from "../auth/actors";
 import { inTransaction, type Context, type Db } from "../context";
 import type { Services } from "../services";
 import { onFirstUse } from "../lazy";
+import { textNestsDeeperThan } from "~/schemas/json-depth";
 
 /**
  * The key algorithms a passkey may use: EdDSA, ES256, RS256 (COSE ids). Named, not left to the
@@ -95,6 +96,8 @@ export const AuthenticationResponseSchema = z.object({
 export function parseCredential<S extends typeof RegistrationResponseSchema | typeof AuthenticationResponseSchema>(schema: S, text: unknown): z.infer<S> | null {
   if (typeof text !== "string" || text.length > 16_384) return null;
   try {
+    // The extension results are passed on as they came: too deep a nesting is no credential.
+    if (textNestsDeeperThan(text)) return null;
     const parsed = schema.safeParse(JSON.parse(text));
     return parsed.success ? (parsed.data as z.infer<S>) : null;
   } catch {

@@ -4,6 +4,7 @@ import { answerTemporarilyUnavailable } from "../oidc/unavailable";
 import type { RateLimits } from "../rate-limit/limiters";
 import type { Services } from "../services";
 import { SLUG_PATTERN_ANY_CASE } from "~/schemas/slug";
+import { MAX_JSON_DEPTH, textNestsDeeperThan } from "~/schemas/json-depth";
 import { deleteRegisteredClient, readRegisteredClient, registerClient, RegistrationError, updateRegisteredClient } from "./service";
 
 /**
@@ -14,7 +15,17 @@ import { deleteRegisteredClient, readRegisteredClient, registerClient, Registrat
 /** A body beyond the limit: 413, the one answer that is not an RFC 7591 error. */
 class BodyTooLarge extends Error {}
 
-const parseJson = express.json({ limit: "64kb", type: () => true, strict: true });
+/** Too deep a nesting is refused before the text is parsed, which such nesting makes slow (~/schemas/json-depth). */
+class TooDeep extends Error {}
+
+const parseJson = express.json({
+  limit: "64kb",
+  type: () => true,
+  strict: true,
+  verify: (_req, _res, buffer) => {
+    if (textNestsDeeperThan(buffer.toString("utf8"))) throw new TooDeep();
+  },
+});
 
 function bearerOf(req: Request): string | undefined {
   const match = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(req.get("authorization") ?? "");
@@ -34,7 +45,9 @@ function readBody(req: Request, res: Response): Promise<unknown> {
     parseJson(req, res, (error?: unknown) => {
       if (!error) return resolve(req.body);
       const type = (error as { type?: string }).type;
-      reject(type === "entity.too.large" ? new BodyTooLarge() : new RegistrationError(400, "invalid_client_metadata", "The request body must be a JSON object of client metadata."));
+      if (type === "entity.too.large") return reject(new BodyTooLarge());
+      if (type === "entity.verify.failed") return reject(new RegistrationError(400, "invalid_client_metadata", `The request body nests arrays or objects more than ${MAX_JSON_DEPTH} levels deep.`));
+      reject(new RegistrationError(400, "invalid_client_metadata", "The request body must be a JSON object of client metadata."));
     });
   });
 }

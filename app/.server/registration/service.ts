@@ -10,6 +10,7 @@ import {
   type RegistrationPolicy,
 } from "~/schemas/registration";
 import { findUnrepresentable } from "~/schemas/text";
+import { MAX_JSON_DEPTH, nestsDeeperThan } from "~/schemas/json-depth";
 import { createClient, deleteClient, getClient, updateClient } from "../admin/clients/service";
 import { anonymousActor, type RequestMeta } from "../auth/actors";
 import { inTransaction, type Actor, type FullContext } from "../context";
@@ -132,6 +133,7 @@ function clientFieldsOf(metadata: ClientMetadata, policy: RegistrationPolicy) {
 
 function parseMetadata(body: unknown): ClientMetadata {
   if (typeof body !== "object" || body === null || Array.isArray(body)) throw invalidMetadata("The request body must be a JSON object of client metadata.");
+  if (nestsDeeperThan(body)) throw invalidMetadata(`The request body nests arrays or objects more than ${MAX_JSON_DEPTH} levels deep.`);
   const bad = findUnrepresentable(body as Record<string, unknown>);
   if (bad !== undefined) throw invalidMetadata(`${bad.split(".")[0]} contains a character that is not allowed`);
   const parsed = ClientMetadataSchema.safeParse(body);

@@ -2,6 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { z } from "zod";
 import { UuidSchema } from "~/schemas/uuid";
 import { findUnrepresentable, UNREPRESENTABLE_MESSAGE } from "~/schemas/text";
+import { textNestsDeeperThan, TOO_DEEP_MESSAGE } from "~/schemas/json-depth";
 import { inTransaction, withReadContext, type Actor, type AuditEntry, type FullContext } from "../../context";
 import type { AdminPermission } from "../permissions";
 import { readBodyLimited } from "./body";
@@ -127,6 +128,9 @@ async function readJson(request: Request, maxBytes: number): Promise<unknown> {
   const text = (await readBodyLimited(request, maxBytes)).toString("utf8");
   if (text.trim() === "") return undefined;
   if (!(request.headers.get("content-type") ?? "").includes("application/json")) throw badRequest("Send the body as application/json.");
+  // Measured before it is parsed (deep nesting is slow to parse) or walked (zod, the text check
+  // and JSON.stringify recurse).
+  if (textNestsDeeperThan(text)) throw badRequest(TOO_DEEP_MESSAGE);
   let value: unknown;
   try {
     value = JSON.parse(text);
