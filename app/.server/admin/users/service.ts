@@ -174,8 +174,8 @@ async function writeUser(ctx: Context<"cache">, user: UserRow, data: Prisma.User
   return prisma.user.findUniqueOrThrow({ where: { id: user.id } });
 }
 
-export async function updateUser(ctx: Context<"cache">, id: string, input: UserUpdate, expectedVersion: number | undefined): Promise<UserRow> {
-  const user = await getUser(ctx, id);
+/** The user as read (by id, or within its organization: the caller's scope decides who is found). */
+export async function updateUser(ctx: Context<"cache">, user: UserRow, input: UserUpdate, expectedVersion: number | undefined): Promise<UserRow> {
   const emailChanged = input.email !== undefined && input.email !== user.email;
   return writeUser(
     ctx,
