@@ -90,8 +90,10 @@ export async function listUsers(ctx: Context, organizationId: string, query: Use
     ...(query.locked ? { lockedUntil: { gt: new Date() } } : {}),
     ...(q
       ? {
+          // Each condition as its trigram index answers it (decision 069): emails are stored
+          // lower-case, so a case-sensitive LIKE on the lower-cased text finds them all.
           OR: [
-            { email: { contains: q, mode: "insensitive" } },
+            { email: { contains: q.toLowerCase() } },
             { givenName: { contains: q, mode: "insensitive" } },
             { familyName: { contains: q, mode: "insensitive" } },
           ],
