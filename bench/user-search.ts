@@ -120,7 +120,7 @@ async function main() {
       ["list, first page (offset, 100)", "page=1&pageSize=100"],
       ["list, first page (cursor, 100)", "limit=100"],
       ["search: part of one address", `q=${md5(`e${someone}`).slice(2, 10)}`],
-      ["search: one family name", `q=family${md5(String(someone)).slice(0, 8)}`],
+      ["search: one family name (its own part)", `q=${md5(String(someone)).slice(0, 8)}`],
       ["search: a domain fragment (a third of everyone)", "q=corp.exa"],
       ["search: a given name (a sixth of everyone)", "q=grace"],
     ];
