@@ -3,7 +3,7 @@ import globals from "globals";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["build/**", "dist/**", "node_modules/**", "app/generated/**", ".data/**", "packages/*/dist/**", "test-results/**", "playwright-report/**"] },
+  { ignores: ["build/**", "dist/**", ".scratch/**", "node_modules/**", "app/generated/**", ".data/**", "packages/*/dist/**", "test-results/**", "playwright-report/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
