@@ -98,6 +98,10 @@ async function main() {
     await db.executeSql('VACUUM ANALYZE "User"');
     const seedSeconds = (performance.now() - t0) / 1000;
     log(`${mode}: ${USERS} users seeded and analyzed in ${seedSeconds.toFixed(0)} s`);
+    // The embedded database runs on this thread: a long INSERT holds the event loop past the
+    // server's keep-alive timeout, which then closes the client's idle connections as the first
+    // request would reuse them (ECONNRESET). Let the closing happen first.
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
 
     const url = `${baseUrl}/api/admin/organizations/${seed.organizationId}/users`;
     const headers = { authorization: `Bearer ${seed.accessToken}` };
@@ -152,6 +156,7 @@ async function main() {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  const cause = error instanceof Error && error.cause ? ` (cause: ${String(error.cause)})` : "";
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}${cause}\n`);
   process.exitCode = 1;
 });
