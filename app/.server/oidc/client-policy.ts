@@ -1,4 +1,4 @@
-import type { Client, ClientMetadata, KoaContextWithOIDC } from "oidc-provider";
+import { errors, type Client, type ClientMetadata, type KoaContextWithOIDC } from "oidc-provider";
 import type { ClientRecord } from "../directory/clients";
 import type { Grant } from "./grants";
 import { TOKEN_EXCHANGE_AUDIENCES_PROPERTY } from "./token-exchange";
@@ -10,16 +10,18 @@ import { TOKEN_EXCHANGE_AUDIENCES_PROPERTY } from "./token-exchange";
  * names (registered as extraClientMetadata), because the provider asks its CORS and lifetime
  * questions synchronously, with the client instance in hand and nothing to look up.
  */
-export const CLIENT_POLICY_PROPERTIES = ["porta_cors_origins", "porta_skip_consent", "porta_access_token_ttl", "porta_refresh_token_ttl", TOKEN_EXCHANGE_AUDIENCES_PROPERTY] as const;
+export const CLIENT_POLICY_PROPERTIES = ["porta_cors_origins", "porta_skip_consent", "porta_pkce", "porta_access_token_ttl", "porta_refresh_token_ttl", TOKEN_EXCHANGE_AUDIENCES_PROPERTY] as const;
 
 /** Partial: a client record cached (Redis) before these columns existed has none of them. */
-type PolicyRecord = Partial<Pick<ClientRecord, "allowedCorsOrigins" | "skipConsent" | "accessTokenTtlSeconds" | "refreshTokenTtlSeconds" | "tokenExchangeAudiences">>;
+type PolicyRecord = Partial<Pick<ClientRecord, "allowedCorsOrigins" | "skipConsent" | "pkce" | "accessTokenTtlSeconds" | "refreshTokenTtlSeconds" | "tokenExchangeAudiences">>;
 
 /** The policy part of a client's metadata; a setting left at its default is left out. */
 export function clientPolicyMetadata(client: PolicyRecord): Partial<ClientMetadata> {
   return {
     ...(client.allowedCorsOrigins?.length ? { porta_cors_origins: client.allowedCorsOrigins } : {}),
     ...(client.skipConsent ? { porta_skip_consent: true } : {}),
+    // PKCE (decision 073); inherit (the organization's mode) is left out.
+    ...(client.pkce === "required" || client.pkce === "not_required" ? { porta_pkce: client.pkce } : {}),
     ...(typeof client.accessTokenTtlSeconds === "number" ? { porta_access_token_ttl: client.accessTokenTtlSeconds } : {}),
     ...(typeof client.refreshTokenTtlSeconds === "number" ? { porta_refresh_token_ttl: client.refreshTokenTtlSeconds } : {}),
     // Token exchange (decision 053): the audiences it may exchange for; the grant type follows (client-metadata.ts).
@@ -48,6 +50,45 @@ export function corsAllowed(origin: string, client: Client): boolean {
  * consent without showing it. Web clients only, as the settings require.
  */
 export const skipsConsent = (client: Pick<ClientRecord, "skipConsent" | "applicationType">) => client.skipConsent && client.applicationType === "web";
+
+/** Why a client must send PKCE; undefined when it need not. */
+export type PkceRule = "public" | "client" | "organization";
+
+/**
+ * PKCE of an authorization request (decision 073): a public client always sends it; a
+ * confidential one as its setting says, or, when it inherits, as the organization's OAuth 2.1
+ * mode says (decision 052).
+ */
+export function pkceRuleOf(client: Client, oauth21: boolean): PkceRule | undefined {
+  if (client.clientAuthMethod === "none") return "public";
+  const setting = client["porta_pkce"];
+  if (setting === "required") return "client";
+  if (setting === "not_required") return undefined;
+  return oauth21 ? "organization" : undefined;
+}
+
+const MUST_SEND_PKCE = "this client must send PKCE (code_challenge, S256)";
+const CHANGE_IT = "an administrator can change the client's PKCE setting";
+
+/** The refusal's error_description: which rule applies and where it can be changed. */
+export const PKCE_REFUSALS: Record<PkceRule, string> = {
+  public: `${MUST_SEND_PKCE}: it is a public client, and public clients always do`,
+  client: `${MUST_SEND_PKCE}: the client's PKCE setting is required; ${CHANGE_IT}`,
+  organization: `${MUST_SEND_PKCE}: the organization requires it of every client (OAuth 2.1 mode); ${CHANGE_IT}`,
+};
+
+/**
+ * The provider's `pkce.required`, which it asks only about a code request without a
+ * code_challenge: the refusal is thrown here, because the provider's own says only that its
+ * "policy requires PKCE", which leaves a developer nowhere to go.
+ */
+export function requirePkceOf(oauth21: boolean) {
+  return (_ctx: KoaContextWithOIDC, client: Client): boolean => {
+    const rule = pkceRuleOf(client, oauth21);
+    if (rule) throw new errors.InvalidRequest(PKCE_REFUSALS[rule]);
+    return false;
+  };
+}
 
 type LoadExistingGrant = (ctx: KoaContextWithOIDC) => Promise<Grant | undefined>;
 

@@ -13,7 +13,7 @@ import { createFindAccount } from "./account";
 import { createAdapterFactory } from "./adapter";
 import type { RevokedTokens } from "./revoked-tokens";
 import { createClientAdapter } from "./client-metadata";
-import { accessTokenTtlOf, CLIENT_POLICY_PROPERTIES, corsAllowed, refreshTokenTtlOf, withSkipConsent } from "./client-policy";
+import { accessTokenTtlOf, CLIENT_POLICY_PROPERTIES, corsAllowed, refreshTokenTtlOf, requirePkceOf, withSkipConsent } from "./client-policy";
 import { createLoadExistingGrant } from "./grants";
 import { storeJwtAccessToken } from "./internals";
 import type { PrivateSigningJwk } from "./keys";
@@ -183,8 +183,8 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
       RefreshToken: (_ctx, _token, client) => refreshTokenTtlOf(client, LIFETIMES.RefreshToken),
     },
     rotateRefreshToken: true,
-    // Public clients always; in OAuth 2.1 mode every client (decision 052). S256 is the only method.
-    pkce: { required: (_ctx, client) => organization.oauth21 || client.clientAuthMethod === "none" },
+    // Public clients always; others by their setting, or in OAuth 2.1 mode (decisions 052, 073). S256 is the only method.
+    pkce: { required: requirePkceOf(organization.oauth21) },
     loadExistingGrant: withSkipConsent(createLoadExistingGrant(sql, organization.id)),
     async issueRefreshToken(_ctx, client, code) {
       if (!client.grantTypeAllowed("refresh_token")) return false;

@@ -693,6 +693,7 @@ export interface Operations {
         adminApiAccess: boolean;
         allowedCorsOrigins: Array<string>;
         skipConsent: boolean;
+        pkce: "inherit" | "required" | "not_required";
         accessTokenTtlSeconds: number | null;
         refreshTokenTtlSeconds: number | null;
         backchannelLogoutUri: string | null;
@@ -738,6 +739,7 @@ export interface Operations {
         adminApiAccess: boolean;
         allowedCorsOrigins: Array<string>;
         skipConsent: boolean;
+        pkce: "inherit" | "required" | "not_required";
         accessTokenTtlSeconds: number | null;
         refreshTokenTtlSeconds: number | null;
         backchannelLogoutUri: string | null;
@@ -780,6 +782,7 @@ export interface Operations {
         adminApiAccess?: boolean;
         allowedCorsOrigins?: Array<string>;
         skipConsent?: boolean;
+        pkce?: "inherit" | "required" | "not_required";
         accessTokenTtlSeconds?: number | null;
         refreshTokenTtlSeconds?: number | null;
         backchannelLogoutUri?: string | null;
@@ -816,6 +819,7 @@ export interface Operations {
         adminApiAccess: boolean;
         allowedCorsOrigins: Array<string>;
         skipConsent: boolean;
+        pkce: "inherit" | "required" | "not_required";
         accessTokenTtlSeconds: number | null;
         refreshTokenTtlSeconds: number | null;
         backchannelLogoutUri: string | null;
@@ -866,6 +870,7 @@ export interface Operations {
         adminApiAccess: boolean;
         allowedCorsOrigins: Array<string>;
         skipConsent: boolean;
+        pkce: "inherit" | "required" | "not_required";
         accessTokenTtlSeconds: number | null;
         refreshTokenTtlSeconds: number | null;
         backchannelLogoutUri: string | null;
@@ -935,6 +940,7 @@ export interface Operations {
         adminApiAccess: boolean;
         allowedCorsOrigins: Array<string>;
         skipConsent: boolean;
+        pkce: "inherit" | "required" | "not_required";
         accessTokenTtlSeconds: number | null;
         refreshTokenTtlSeconds: number | null;
         backchannelLogoutUri: string | null;
@@ -1037,6 +1043,7 @@ export interface Operations {
           adminApiAccess: boolean;
           allowedCorsOrigins: Array<string>;
           skipConsent: boolean;
+          pkce: "inherit" | "required" | "not_required";
           accessTokenTtlSeconds: number | null;
           refreshTokenTtlSeconds: number | null;
           backchannelLogoutUri: string | null;
@@ -1121,6 +1128,7 @@ export interface Operations {
         adminApiAccess: boolean;
         allowedCorsOrigins: Array<string>;
         skipConsent: boolean;
+        pkce: "inherit" | "required" | "not_required";
         accessTokenTtlSeconds: number | null;
         refreshTokenTtlSeconds: number | null;
         backchannelLogoutUri: string | null;
@@ -1161,6 +1169,7 @@ export interface Operations {
         adminApiAccess?: boolean;
         allowedCorsOrigins?: Array<string>;
         skipConsent?: boolean;
+        pkce?: "inherit" | "required" | "not_required";
         accessTokenTtlSeconds?: number | null;
         refreshTokenTtlSeconds?: number | null;
         backchannelLogoutUri?: string | null;
@@ -1197,6 +1206,7 @@ export interface Operations {
         adminApiAccess: boolean;
         allowedCorsOrigins: Array<string>;
         skipConsent: boolean;
+        pkce: "inherit" | "required" | "not_required";
         accessTokenTtlSeconds: number | null;
         refreshTokenTtlSeconds: number | null;
         backchannelLogoutUri: string | null;
@@ -1498,6 +1508,7 @@ export interface Operations {
             loginMethods: Array<"password" | "magic_link" | "passkey" | "federated">;
             allowedCorsOrigins: Array<string>;
             skipConsent: boolean;
+            pkce: "inherit" | "required" | "not_required";
             accessTokenTtlSeconds: number | null;
             refreshTokenTtlSeconds: number | null;
             backchannelLogoutUri: string | null;
@@ -1995,6 +2006,7 @@ export interface Operations {
               loginMethods: Array<"password" | "magic_link" | "passkey" | "federated">;
               allowedCorsOrigins?: Array<string>;
               skipConsent?: boolean;
+              pkce?: "inherit" | "required" | "not_required";
               accessTokenTtlSeconds?: number | null;
               refreshTokenTtlSeconds?: number | null;
               backchannelLogoutUri?: string | null;
@@ -2203,6 +2215,7 @@ export interface Operations {
               loginMethods: Array<"password" | "magic_link" | "passkey" | "federated">;
               allowedCorsOrigins?: Array<string>;
               skipConsent?: boolean;
+              pkce?: "inherit" | "required" | "not_required";
               accessTokenTtlSeconds?: number | null;
               refreshTokenTtlSeconds?: number | null;
               backchannelLogoutUri?: string | null;
@@ -4381,6 +4394,7 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"adminApiAccess","in":"body","type":"boolean","required":false,"default":"false"},
       {"name":"allowedCorsOrigins","in":"body","type":"list of string","required":false,"default":"[]"},
       {"name":"skipConsent","in":"body","type":"boolean","required":false,"default":"false"},
+      {"name":"pkce","in":"body","type":"inherit | required | not_required","required":false,"default":"\"inherit\""},
       {"name":"accessTokenTtlSeconds","in":"body","type":"integer (60–86400) or null","required":false,"default":"null"},
       {"name":"refreshTokenTtlSeconds","in":"body","type":"integer (60–1209600) or null","required":false,"default":"null"},
       {"name":"backchannelLogoutUri","in":"body","type":"string (up to 2000 chars) or null","required":false,"default":"null"},
@@ -4481,6 +4495,7 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"adminApiAccess","in":"body","type":"boolean","required":false},
       {"name":"allowedCorsOrigins","in":"body","type":"list of string","required":false},
       {"name":"skipConsent","in":"body","type":"boolean","required":false},
+      {"name":"pkce","in":"body","type":"inherit | required | not_required","required":false},
       {"name":"accessTokenTtlSeconds","in":"body","type":"integer (60–86400) or null","required":false},
       {"name":"refreshTokenTtlSeconds","in":"body","type":"integer (60–1209600) or null","required":false},
       {"name":"backchannelLogoutUri","in":"body","type":"string (up to 2000 chars) or null","required":false},
