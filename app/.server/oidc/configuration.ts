@@ -1,6 +1,6 @@
 import { hkdfSync } from "node:crypto";
 import { createLocalJWKSet, jwtVerify, type JWTPayload } from "jose";
-import type { Configuration, KoaContextWithOIDC } from "oidc-provider";
+import type { Configuration, KoaContextWithOIDC, ResponseType } from "oidc-provider";
 import { errors, interactionPolicy } from "oidc-provider";
 import type { Organization, PrismaClient } from "~/generated/prisma/client";
 import type { Database } from "../db/client";
@@ -67,6 +67,8 @@ export interface ProviderInput {
 }
 
 const ES256_ONLY = ["ES256"];
+/** The authorization code flow only: no implicit or hybrid response types (the spec). */
+export const RESPONSE_TYPES: ResponseType[] = ["code"];
 
 /** Cookie signing keys derived per organization, so that one tenant's cookies never verify at another. */
 function cookieKeys(encryptionKey: Buffer, organizationId: string): string[] {
@@ -141,7 +143,7 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
     claims,
     conformIdTokenClaims: false,
     acrValues: ACR_VALUES,
-    responseTypes: ["code"],
+    responseTypes: RESPONSE_TYPES,
     clientDefaults: {
       grant_types: ["authorization_code"],
       response_types: ["code"],
