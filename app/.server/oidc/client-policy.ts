@@ -1,3 +1,4 @@
+import { decodeJwt, decodeProtectedHeader } from "jose";
 import { errors, type Client, type ClientMetadata, type KoaContextWithOIDC } from "oidc-provider";
 import type { ClientRecord } from "../directory/clients";
 import type { Grant } from "./grants";
@@ -88,6 +89,45 @@ export function requirePkceOf(oauth21: boolean) {
     if (rule) throw new errors.InvalidRequest(PKCE_REFUSALS[rule]);
     return false;
   };
+}
+
+const words = (value: unknown) => (typeof value === "string" ? value.split(" ").filter(Boolean) : []);
+
+/**
+ * The scope the client itself sent: the query or form the provider read its parameters from, or,
+ * for a pushed request, what the provider stored when it was pushed (an unsecured JWT of the
+ * checked parameters; a pushed request object is the client's own, signed). Undefined for a
+ * request object (JAR), whose parameters are the client's signed ones.
+ */
+function requestedScope(ctx: KoaContextWithOIDC): string[] | undefined {
+  const pushed = (ctx.oidc.entities as { PushedAuthorizationRequest?: { request?: unknown } }).PushedAuthorizationRequest?.request;
+  if (typeof pushed === "string") return decodeProtectedHeader(pushed).alg === "none" ? words(decodeJwt(pushed)["scope"]) : undefined;
+  const original = (ctx.method === "POST" ? ctx.oidc.body : ctx.query) as Record<string, unknown> | undefined;
+  if (!original || original["request"] !== undefined || original["request_uri"] !== undefined) return undefined;
+  return words(original["scope"]);
+}
+
+/**
+ * offline_access for a first-party client without prompt=consent (decision 073). oidc-provider
+ * drops the scope from any authorization request without prompt=consent, as OpenID Connect Core
+ * §11 says "unless other conditions for processing the request permitting offline access to the
+ * requested resources are in place". A first-party client is such a condition: its operator
+ * granted it everything it asks for (skip-consent), and it would never show the consent page the
+ * prompt asks for. So, after the provider's checks, the scope is put back when the request asked
+ * for it, the response includes a code, the client has the refresh_token grant and may ask for
+ * the scope. Registered as the validator of the `scope` parameter (`extraParams`), which the
+ * provider runs after its own checks of the authorization and pushed authorization request.
+ * A request object (JAR) keeps the provider's rule.
+ * Third-party clients keep the rule: offline_access needs prompt=consent and the consent page.
+ */
+export function keepOfflineAccessOfFirstParty(ctx: KoaContextWithOIDC, _scope: string | undefined, client: Client): void {
+  const { route, params } = ctx.oidc;
+  if ((route !== "authorization" && route !== "pushed_authorization_request") || !params || client["porta_skip_consent"] !== true) return;
+  if (!requestedScope(ctx)?.includes("offline_access")) return;
+  const scopes = words(params["scope"]);
+  if (scopes.includes("offline_access") || !words(params["response_type"]).includes("code")) return;
+  if (!client.grantTypeAllowed("refresh_token") || (client.scope !== undefined && !words(client.scope).includes("offline_access"))) return;
+  params["scope"] = [...scopes, "offline_access"].join(" ");
 }
 
 type LoadExistingGrant = (ctx: KoaContextWithOIDC) => Promise<Grant | undefined>;

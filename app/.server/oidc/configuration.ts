@@ -13,7 +13,7 @@ import { createFindAccount } from "./account";
 import { createAdapterFactory } from "./adapter";
 import type { RevokedTokens } from "./revoked-tokens";
 import { createClientAdapter } from "./client-metadata";
-import { accessTokenTtlOf, CLIENT_POLICY_PROPERTIES, corsAllowed, refreshTokenTtlOf, requirePkceOf, withSkipConsent } from "./client-policy";
+import { accessTokenTtlOf, CLIENT_POLICY_PROPERTIES, corsAllowed, keepOfflineAccessOfFirstParty, refreshTokenTtlOf, requirePkceOf, withSkipConsent } from "./client-policy";
 import { createLoadExistingGrant } from "./grants";
 import { storeJwtAccessToken } from "./internals";
 import type { PrivateSigningJwk } from "./keys";
@@ -188,6 +188,8 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
     // Public clients always; others by their setting, or in OAuth 2.1 mode (decisions 052, 073). S256 is the only method.
     pkce: { required: requirePkceOf(organization.oauth21) },
     loadExistingGrant: withSkipConsent(createLoadExistingGrant(sql, organization.id)),
+    // A first-party client gets offline_access without prompt=consent (client-policy.ts, decision 073).
+    extraParams: { scope: keepOfflineAccessOfFirstParty },
     async issueRefreshToken(_ctx, client, code) {
       if (!client.grantTypeAllowed("refresh_token")) return false;
       // The shared admin client (CLI and console) always refreshes, as the spec's admin flow needs.
