@@ -1141,7 +1141,7 @@ export interface Operations {
       };
     etag: true;
   };
-  /** Update a client (redirect URIs, grant types, scope, application, login methods, CORS origins, skip-consent, token lifetimes, authentication method and public keys); If-Match guards against lost updates */
+  /** Update a client (redirect URIs, grant types, scope, application, login methods, CORS origins, skip-consent, PKCE, token lifetimes, authentication method and public keys); If-Match guards against lost updates */
   "clients.update": {
     args: [id: string, body: {
         applicationId?: string | null;
@@ -4478,7 +4478,7 @@ export const operationHelp: Record<string, OperationHelp> = {
     ],
   },
   "clients.update": {
-    summary: "Update a client (redirect URIs, grant types, scope, application, login methods, CORS origins, skip-consent, token lifetimes, authentication method and public keys); If-Match guards against lost updates",
+    summary: "Update a client (redirect URIs, grant types, scope, application, login methods, CORS origins, skip-consent, PKCE, token lifetimes, authentication method and public keys); If-Match guards against lost updates",
     fields: [
       {"name":"id","in":"path","type":"string (1–200 chars)","required":true},
       {"name":"applicationId","in":"body","type":"string (uuid) or null","required":false},
