@@ -320,6 +320,15 @@ describe("read-through cache bound to its database (installation id and cache ep
     await cache.close();
   });
 
+  it("also deletes the bare key that a process of a version without namespaces reads, during a rolling upgrade", async () => {
+    const { store, values } = switchableStore();
+    const cache = await createReadThroughCache(store, logCapture().logger, { notifications: notificationBus(), epochs: installation().source });
+    values.set("cache:client:c1", serialize({ status: "active" }));
+    await cache.invalidate("client:c1");
+    expect(values.has("cache:client:c1")).toBe(false);
+    await cache.close();
+  });
+
   it("leaves its namespace when the database comes back from a backup while the process runs", async () => {
     const { store } = switchableStore();
     const row = installation();

@@ -246,7 +246,9 @@ export async function createReadThroughCache(
     },
     async invalidate(...keys) {
       forgetLocal(keys);
-      const fullKeys = keys.map(fullKey);
+      // During a rolling upgrade, processes of a version without namespaces read the same Redis
+      // under the bare keys: those are deleted too.
+      const fullKeys = shared && epochs ? [...keys.map(fullKey), ...keys.map((key) => namespace + key)] : keys.map(fullKey);
       try {
         if (bypassed()) throw new Error("cache bypassed after a failure");
         await store.del(...fullKeys);
