@@ -19,7 +19,7 @@ import { createRateLimits, rulesFromSettings, type RateLimits } from "./rate-lim
 import { createTokenMint, type TokenMint } from "./crypto/tokens";
 import { createPackageSeal, type PackageSeal } from "./admin/transfer/package-seal";
 import { createOtpMint, type OtpMint } from "./auth/two-factor/email-otp";
-import { registerJobHandlers } from "./jobs/handlers";
+import { JOB_TABLE, registerJobHandlers } from "./job-table";
 import { createJobQueue, type JobQueue, type QueueSettings } from "./jobs/queue";
 import { createSettings, type Settings } from "./settings/settings";
 import type { FaultHooks } from "./context";
@@ -204,7 +204,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
   const mailer = metrics.observeMailer(tracing.observeMailer(createMailer(config, logger)));
 
   // Without DATABASE_URL this process alone holds the database (the DATA_DIR lock).
-  const jobs = metrics.observeJobs(tracing.observeJobs(createJobQueue(db, logger, { soleProcess: !config.databaseUrl, ...options.queue })));
+  const jobs = metrics.observeJobs(tracing.observeJobs(createJobQueue(db, logger, JOB_TABLE, { soleProcess: !config.databaseUrl, ...options.queue })));
   metrics.watch({ db, cache, cacheKind: config.redisUrl ? "redis" : "memory", providerPool: () => oidc.poolStats(), documentDirectory: () => documents.stats(), jobs });
   const logoutNotices = createLogoutNotices(db.prisma, jobs, logger);
   noticesRef.current = logoutNotices;

@@ -20,7 +20,7 @@ import type { PrivateSigningJwk } from "./keys";
 import { LIFETIMES } from "./lifetimes";
 import { ACR, ACR_VALUES, stepUpRequested } from "./acr";
 import { refuseUnknownClientCredentialsScopes } from "./token-errors";
-import { JWKS_URI_MAX_BYTES, outboundFetch } from "./outbound";
+import { JWKS_URI_MAX_BYTES, outboundFetch } from "../outbound/guard";
 import { providerPages } from "./pages";
 import { PROVIDER_ROUTES } from "./endpoints";
 import { exchangedTokenClaims } from "./token-exchange";
