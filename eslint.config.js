@@ -3,7 +3,7 @@ import globals from "globals";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["build/**", "dist/**", "node_modules/**", "app/generated/**", ".data/**", "packages/*/dist/**", "test-results/**", "playwright-report/**"] },
+  { ignores: ["build/**", "dist/**", ".scratch/**", "node_modules/**", "app/generated/**", ".data/**", "packages/*/dist/**", "test-results/**", "playwright-report/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -48,15 +48,36 @@ export default tseslint.config(
       "app/.server/crypto/**",
       "app/.server/logging/**",
       "app/.server/config/**",
+      "app/.server/outbound/**",
       // The Admin API's own layer (its HTTP helpers and operation table) and the console, its in-process client.
       "app/.server/admin/http/**",
       "app/.server/admin/operations/**",
       "app/.server/console/**",
+      "app/.server/jobs/**",
     ],
     rules: {
       "no-restricted-imports": ["error", { patterns: [
         { group: ["**/routes/*", "~/routes/*", "**/components/*", "~/components/*"], message: "Server code never imports routes or components." },
         { group: ["**/http/route", "**/http/serve", "**/http/router", "**/http/require-admin"], message: "Services never depend on the Admin API's HTTP layer; they throw errors from app/.server/errors.ts and take a context." },
+      ] }],
+    },
+  },
+  {
+    // The outbound HTTP guard is shared by every feature that fetches what someone else chose.
+    files: ["app/.server/outbound/**"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [
+        { group: ["../*", "~/.server/*", "~/*"], message: "The outbound guard imports nothing of Porta's: features use it, never the other way round." },
+      ] }],
+    },
+  },
+  {
+    // The job queue learns its jobs from the job table it is started with (decision 072).
+    files: ["app/.server/jobs/**"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [
+        { group: ["../*", "!../db", "!../db/*", "~/.server/*", "!~/.server/db", "!~/.server/db/*"], message: "The job queue knows no feature: a feature defines its jobs beside its code and the job table (app/.server/job-table.ts) lists them." },
+        { group: ["**/routes/*", "~/routes/*", "**/components/*", "~/components/*"], message: "Server code never imports routes or components." },
       ] }],
     },
   },

@@ -5,6 +5,8 @@ import { ESLint } from "eslint";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import type { OperationsOf } from "~/.server/admin/http/operation-table";
+import type { UnitOfWork } from "~/.server/context";
+import type { JobPayloads } from "~/.server/jobs/queue";
 import { cycles, importGraph } from "./support/import-graph";
 
 /**
@@ -28,6 +30,11 @@ describe("layer boundaries enforced by the linter", () => {
     { name: "a service imports the Admin API's route helper", file: "app/.server/admin/users/probe.ts", code: 'import { runOperation } from "../http/route";\nexport const x = runOperation;\n', says: /Services never depend on the Admin API's HTTP layer/ },
     { name: "server code imports a component", file: "app/.server/auth/probe.ts", code: 'import { AuthCard } from "~/components/auth-card";\nexport const x = AuthCard;\n', says: /never imports routes or components/ },
     { name: "a component imports server code", file: "app/components/probe.tsx", code: 'import { createServices } from "~/.server/services";\nexport const x = createServices;\n', says: /never imports server code or routes/ },
+    { name: "the job queue imports a feature's handler", file: "app/.server/jobs/probe.ts", code: 'import { sendMagicLinkJob } from "../auth/magic-link";\nexport const x = sendMagicLinkJob;\n', says: /job queue knows no feature/ },
+    { name: "the job queue imports a feature's type", file: "app/.server/jobs/probe.ts", code: 'import type { LogoutNotice } from "~/.server/oidc/backchannel-logout";\nexport type X = LogoutNotice;\n', says: /job queue knows no feature/ },
+    { name: "the job queue imports the services or the context", file: "app/.server/jobs/probe.ts", code: 'import type { Services } from "../services";\nimport type { Db } from "../context";\nexport type X = [Services, Db];\n', says: /job queue knows no feature/ },
+    { name: "the job queue imports the job table", file: "app/.server/jobs/probe.ts", code: 'import { JOB_TABLE } from "../job-table";\nexport const x = JOB_TABLE;\n', says: /job queue knows no feature/ },
+    { name: "the outbound guard imports a feature", file: "app/.server/outbound/probe.ts", code: 'import { sendWebhook } from "../webhooks/send";\nexport const x = sendWebhook;\n', says: /outbound guard imports nothing of Porta's/ },
   ];
 
   it.each(forbidden)("refuses: $name", async ({ file, code, says }) => {
@@ -38,6 +45,7 @@ describe("layer boundaries enforced by the linter", () => {
   it("accepts the allowed direction: a route calling a service, a service using the database", async () => {
     expect(await problemsOf("app/routes/console.probe.tsx", 'import { readForm } from "~/.server/http/form";\nexport const x = readForm;\n')).toEqual([]);
     expect(await problemsOf("app/.server/admin/users/probe.ts", 'import type { Db } from "../../context";\nexport type X = Db;\n')).toEqual([]);
+    expect(await problemsOf("app/.server/jobs/probe.ts", 'import type { Database } from "../db/client";\nimport { decideRetry } from "./schedule";\nexport const x = decideRetry;\nexport type X = Database;\n')).toEqual([]);
   });
 });
 
@@ -45,6 +53,41 @@ describe("import circles", () => {
   it("has none among the value imports of app/ (type-only imports are erased)", () => {
     const found = cycles(importGraph(ROOT, ["app"]));
     expect(found.map((cycle) => cycle.map((file) => path.relative(ROOT, file)))).toEqual([]);
+  });
+
+  it("has none through the job queue, counting type imports; the queue's files import only the queue, the database layer and packages", () => {
+    const graph = importGraph(ROOT, ["app"], { types: true });
+    const inJobs = (file: string) => path.relative(ROOT, file).startsWith("app/.server/jobs/");
+    const throughJobs = cycles(graph).filter((cycle) => cycle.some(inJobs));
+    expect(throughJobs.map((cycle) => cycle.map((file) => path.relative(ROOT, file)))).toEqual([]);
+    const jobFiles = [...graph.keys()].filter(inJobs);
+    expect(jobFiles.map((file) => path.relative(ROOT, file))).toContain("app/.server/jobs/queue.ts");
+    for (const file of jobFiles) {
+      const outside = graph.get(file)!.map((target) => path.relative(ROOT, target)).filter((target) => !/^app\/(\.server\/(jobs|db)\/|generated\/)/.test(target));
+      expect(outside, path.relative(ROOT, file)).toEqual([]);
+    }
+  });
+});
+
+describe("recipe: add a job (docs/architecture.md)", () => {
+  it("the queue works every job of the table, and enqueueing is typed from each job's payload schema", async () => {
+    const { JOB_TABLE } = await import("~/.server/job-table");
+    const names = JOB_TABLE.map((job) => job.name);
+    expect(new Set(names).size).toBe(names.length);
+    expect([...names].sort()).toEqual(["backchannel-logout", "email-change", "email-change-notice", "email-otp", "invitation", "magic-link", "password-reset", "webhook"]);
+    for (const job of JOB_TABLE) expect(typeof job.payload.safeParse, job.name).toBe("function");
+
+    // Checked by tsc: a payload that does not fit its job's schema, or a job nobody defined, does not compile.
+    expectTypeOf<JobPayloads["webhook"]>().toEqualTypeOf<{ deliveryId: string }>();
+    expectTypeOf<JobPayloads["backchannel-logout"]>().toEqualTypeOf<{ organizationId: string; clientId: string; sub: string; sid: string | null }>();
+    const enqueueLikeAService = (ctx: UnitOfWork) => {
+      void ctx.enqueue("invitation", { invitationId: "i", language: "en" });
+      // @ts-expect-error an invitation needs its language
+      void ctx.enqueue("invitation", { invitationId: "i" });
+      // @ts-expect-error no feature defined this job
+      void ctx.enqueue("no-such-job", {});
+    };
+    expect(typeof enqueueLikeAService).toBe("function");
   });
 });
 

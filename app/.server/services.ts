@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import { createMemoryStore } from "./cache/memory-store";
 import { createPostgresStore } from "./cache/postgres-store";
+import { createCacheEpochSource } from "./cache/epoch";
 import { createReadThroughCache, type ReadThroughCache } from "./cache/read-through";
 import { createRedisStore } from "./cache/redis-store";
 import type { KeyValueStore } from "./cache/store";
@@ -18,7 +19,7 @@ import { createRateLimits, rulesFromSettings, type RateLimits } from "./rate-lim
 import { createTokenMint, type TokenMint } from "./crypto/tokens";
 import { createPackageSeal, type PackageSeal } from "./admin/transfer/package-seal";
 import { createOtpMint, type OtpMint } from "./auth/two-factor/email-otp";
-import { registerJobHandlers } from "./jobs/handlers";
+import { JOB_TABLE, registerJobHandlers } from "./job-table";
 import { createJobQueue, type JobQueue, type QueueSettings } from "./jobs/queue";
 import { createSettings, type Settings } from "./settings/settings";
 import type { FaultHooks } from "./context";
@@ -123,7 +124,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
   const cacheStore = tracing.observeCache(config.redisUrl ? await createRedisStore(config.redisUrl, logger, options.redisPrefix) : createMemoryStore());
   // Invalidations reach every process's copies through the database's notifications; on the
   // embedded database (one process, the DATA_DIR lock) they stay in this one.
-  const cache = await createReadThroughCache(cacheStore, logger, { notifications: db });
+  const cache = await createReadThroughCache(cacheStore, logger, { notifications: db, epochs: createCacheEpochSource(db) });
   const encrypter = createEncrypter(encryptionKey);
 
   // A key change reaches the providers of its organization only ("*": the shared keys, or a
@@ -203,7 +204,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
   const mailer = metrics.observeMailer(tracing.observeMailer(createMailer(config, logger)));
 
   // Without DATABASE_URL this process alone holds the database (the DATA_DIR lock).
-  const jobs = metrics.observeJobs(tracing.observeJobs(createJobQueue(db, logger, { soleProcess: !config.databaseUrl, ...options.queue })));
+  const jobs = metrics.observeJobs(tracing.observeJobs(createJobQueue(db, logger, JOB_TABLE, { soleProcess: !config.databaseUrl, ...options.queue })));
   metrics.watch({ db, cache, cacheKind: config.redisUrl ? "redis" : "memory", providerPool: () => oidc.poolStats(), documentDirectory: () => documents.stats(), jobs });
   const logoutNotices = createLogoutNotices(db.prisma, jobs, logger);
   noticesRef.current = logoutNotices;

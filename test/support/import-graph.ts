@@ -3,11 +3,13 @@ import path from "node:path";
 
 /**
  * The project's own import graph, read from the sources (value imports and re-exports only:
- * `import type` is erased before anything runs), and its cycles. Enough for the architecture
- * test; it resolves relative specifiers and the `~/` alias, and ignores packages.
+ * `import type` is erased before anything runs; `{ types: true }` counts it too), and its
+ * cycles. Enough for the architecture test; it resolves relative specifiers and the `~/` alias,
+ * and ignores packages.
  */
 const EXTENSIONS = [".ts", ".tsx", "/index.ts", "/index.tsx"];
 const IMPORT = /^\s*(?:import|export)\s+(?!type\b)(?:[^'"]*?\s+from\s+)?["']([^"']+)["']/gm;
+const ANY_IMPORT = /^\s*(?:import|export)\s+(?:[^'"]*?\s+from\s+)?["']([^"']+)["']/gm;
 
 function sourceFiles(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(dir)) {
@@ -27,13 +29,14 @@ function resolve(from: string, specifier: string, appDir: string): string | unde
   return undefined;
 }
 
-export function importGraph(root: string, dirs: string[]): Map<string, string[]> {
+export function importGraph(root: string, dirs: string[], options: { types?: boolean } = {}): Map<string, string[]> {
   const appDir = path.join(root, "app");
   const graph = new Map<string, string[]>();
   for (const file of dirs.flatMap((dir) => sourceFiles(path.join(root, dir)))) {
+    const source = readFileSync(file, "utf8");
     // Only the lines that begin a statement: a multi-line `import type {` block never matches.
-    const text = readFileSync(file, "utf8").replace(/import\s+type\s*\{[^}]*\}\s*from\s*["'][^"']+["'];?/g, "");
-    const targets = [...text.matchAll(IMPORT)].map((m) => resolve(file, m[1]!, appDir)).filter((t): t is string => Boolean(t));
+    const text = options.types ? source : source.replace(/import\s+type\s*\{[^}]*\}\s*from\s*["'][^"']+["'];?/g, "");
+    const targets = [...text.matchAll(options.types ? ANY_IMPORT : IMPORT)].map((m) => resolve(file, m[1]!, appDir)).filter((t): t is string => Boolean(t));
     graph.set(file, [...new Set(targets)]);
   }
   return graph;

@@ -123,6 +123,14 @@ export function testLogger(level = "warn"): { logger: Logger; logs: LogCapture }
   return { logger: createLogger(level, logs.stream), logs };
 }
 
+/**
+ * Stops watching every capture made so far. Test files share a worker process (vitest's
+ * `isolate: false`), so each file starts by forgetting the captures of the files before it.
+ */
+export function forgetEarlierCaptures(): void {
+  watched.clear();
+}
+
 /** Throws when any watched capture holds an error-level line nobody expected (setup.ts, after each test). */
 export function assertNoUnexpectedErrors(scope: "test" | "all" = "test", only?: LogCapture): void {
   const problems = [...watched].filter((c) => !only || c === only).flatMap((c) => c.check(scope));

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { OutboundRefusedError } from "../oidc/outbound";
+import { OutboundRefusedError } from "../outbound/guard";
 import type { OAuthEndpoints } from "~/schemas/identity-provider";
 
 /**

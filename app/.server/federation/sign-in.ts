@@ -7,7 +7,7 @@ import { planForSignIn, readSecondFactorEnrollment, startSecondFactor, type Seco
 import { inTransaction } from "../context";
 import type { InteractionContext } from "../interaction/context";
 import { ACR, stepUpRequested } from "../oidc/acr";
-import { guardedFetch } from "../oidc/outbound";
+import { guardedFetch } from "../outbound/guard";
 import { consumeEach, refundEach, type LimitName, type LimitOutcome } from "../rate-limit/limiters";
 import type { Services } from "../services";
 import { getOrganizationBySlug } from "../directory/organizations";

@@ -2,9 +2,9 @@ import PgBoss from "pg-boss";
 import type { Logger } from "pino";
 import { randomUUID } from "node:crypto";
 import type { Prisma } from "~/generated/prisma/client";
-import type { Db } from "../context";
 import type { Database } from "../db/client";
-import { BACKCHANNEL_RETRY_SCHEDULE_SECONDS, decideRetry, MAIL_RETRY_SCHEDULE_SECONDS, WEBHOOK_RETRY_SCHEDULE_SECONDS } from "./schedule";
+import type { ExpiryPolicy, JobContext, JobHandler, JobName, JobPayloads, JobSpec } from "./job";
+import { decideRetry, MAIL_RETRY_SCHEDULE_SECONDS } from "./schedule";
 
 /**
  * Porta's durable background work, on pg-boss: jobs are rows in PostgreSQL (or the embedded
@@ -13,43 +13,15 @@ import { BACKCHANNEL_RETRY_SCHEDULE_SECONDS, decideRetry, MAIL_RETRY_SCHEDULE_SE
  * (schedule.ts) but never past the expiry of the link the job carries, and moved to a dead-letter
  * queue after the last failed attempt. Each queue has a bounded number of local workers and a
  * bounded length: a full queue refuses new jobs instead of growing. Decision 025.
+ *
+ * Which queues exist, what their payloads are and how they retry comes from the job table the
+ * process is started with (job.ts, decision 072): this module knows no feature. A payload is
+ * checked against its schema when a worker takes the job.
  */
-export interface JobPayloads {
-  "magic-link": {
-    organizationId: string;
-    email: string;
-    interactionUid: string | null;
-    clientId: string | null;
-    language: string;
-    ip: string | null;
-  };
-  "password-reset": {
-    organizationId: string;
-    email: string;
-    /** Where the sign-in that asked can go on, when it is still open in the browser that opens the link. */
-    interactionUid: string | null;
-    /** The client whose sign-in asked (optional: jobs queued before it was added lack it). */
-    clientId?: string | null;
-    language: string;
-    ip: string | null;
-  };
-  invitation: { invitationId: string; language: string };
-  "email-otp": { userId: string; codeId: string; language: string };
-  /** The confirmation link for a new address, mailed to that address. */
-  "email-change": { organizationId: string; userId: string; newEmail: string; language: string };
-  /** The notice to the current address that a change to `newEmail` was asked for. */
-  "email-change-notice": { organizationId: string; userId: string; newEmail: string; language: string };
-  /** One attempt at a webhook delivery (app/.server/webhooks/deliver.ts, decision 047). */
-  webhook: { deliveryId: string };
-  /**
-   * A logout token for one client (OpenID Back-Channel Logout 1.0, decision 048): made and
-   * signed at each attempt by the organization's provider, so a retry carries a fresh `iat`.
-   */
-  "backchannel-logout": { organizationId: string; clientId: string; sub: string; sid: string | null };
-}
+export type { ExpiryPolicy, JobContext, JobHandler, JobName, JobPayloads } from "./job";
 
-export type JobName = keyof JobPayloads;
-/** The queues that send mail (the undelivered-mail page and its re-drive know only these). */
+/** A write's transaction, as the context hands it over (the outbox row is written in it). */
+type Db = Prisma.TransactionClient;
 
 /**
  * What the queue adds to a payload when it is first queued. A dead job re-driven by an
@@ -65,25 +37,6 @@ export interface Delivery {
 
 export type QueuedPayload<N extends JobName> = JobPayloads[N] & { delivery?: Delivery };
 
-export interface JobContext {
-  /** The id of the job that first carried this payload (tokens are derived from it). */
-  id: string;
-  /** How many earlier attempts of this job failed or were interrupted (0 on the first run). */
-  retryCount: number;
-  /** When the payload was first queued. */
-  queuedAt: Date;
-}
-
-export type JobHandler<N extends JobName> = (data: JobPayloads[N], job: JobContext) => Promise<void>;
-
-/** How long a job's mail is worth sending, and what is recorded when it no longer is. */
-export interface ExpiryPolicy<N extends JobName> {
-  /** When the link or code the mail carries stops working; null when there is none (yet). */
-  deadline(data: JobPayloads[N], job: JobContext): Promise<Date | null>;
-  /** The job ends undelivered because its link expired (audited by the caller). */
-  expired(data: JobPayloads[N], job: JobContext, attempts: number): Promise<void>;
-}
-
 export interface QueueSettings {
   /** Local workers per queue. */
   concurrency: number;
@@ -91,7 +44,7 @@ export interface QueueSettings {
   maxLength: number;
   /** Seconds to wait after the 1st, 2nd, ... failed attempt; after the last, the dead-letter queue. */
   retrySchedule: readonly number[];
-  /** A queue's own schedule instead (webhooks retry on theirs, decision 047; logout tokens are worth little after an hour, mail after a day). */
+  /** A queue's schedule instead of the one its job states (tests shorten them). */
   retrySchedules: Partial<Record<JobName, readonly number[]>>;
   /** Wait before a job whose worker stopped or crashed mid-run is tried again. */
   restartDelaySeconds: number;
@@ -121,7 +74,7 @@ export const DEFAULT_QUEUE_SETTINGS: QueueSettings = {
   concurrency: 2,
   maxLength: 10_000,
   retrySchedule: MAIL_RETRY_SCHEDULE_SECONDS,
-  retrySchedules: { webhook: WEBHOOK_RETRY_SCHEDULE_SECONDS, "backchannel-logout": BACKCHANNEL_RETRY_SCHEDULE_SECONDS },
+  retrySchedules: {},
   restartDelaySeconds: 2,
   expireInSeconds: 30,
   // Idle cost: each look is a statement (~1.4 ms embedded); both are safety nets (decision 029).
@@ -158,18 +111,12 @@ export interface JobQueue {
   retryScheduleOf(name: JobName): readonly number[];
   /** Jobs of a queue in a given state (tests and the admin statistics). */
   count(name: JobName, state: "waiting" | "dead"): Promise<number>;
+  /** Every queue this process works, in the job table's order. */
+  readonly queues: readonly JobName[];
+  /** Whether a queue keeps jobs that used every retry in a dead-letter queue. */
+  hasDeadLetterQueue(name: JobName): boolean;
 }
 
-/** The queues whose jobs send mail: the undelivered-mail page and its re-drive know only these. */
-export const MAIL_QUEUES = ["magic-link", "password-reset", "invitation", "email-otp", "email-change", "email-change-notice"] as const satisfies readonly JobName[];
-export type MailJobName = (typeof MAIL_QUEUES)[number];
-/** Every queue this process works: mail, logout tokens and webhook deliveries. */
-export const QUEUES: readonly JobName[] = [...MAIL_QUEUES, "backchannel-logout", "webhook"];
-/**
- * Whether a queue keeps jobs that used every retry in a dead-letter queue. A webhook delivery's
- * own row is its record (and its replay), so its failed job is just removed later (decision 047).
- */
-export const hasDeadLetterQueue = (name: JobName) => name !== "webhook";
 /** Outbox rows older than this are handed over by the sweeper (younger ones are their commit's). */
 const OUTBOX_GRACE_MS = 5_000;
 export const deadLetterOf = (name: JobName) => `${name}.dead`;
@@ -201,9 +148,16 @@ export class DeliveryFailed extends Error {
   }
 }
 
-export function createJobQueue(db: Database, logger: Logger, settings: Partial<QueueSettings> = {}): JobQueue {
+/**
+ * `jobs`: the job table (every queue this process works, with its payload schema and retries;
+ * the handlers are registered with `handle`).
+ */
+export function createJobQueue(db: Database, logger: Logger, jobs: readonly JobSpec[], settings: Partial<QueueSettings> = {}): JobQueue {
   const config = { ...DEFAULT_QUEUE_SETTINGS, ...(settings.soleProcess ? SOLE_PROCESS_SAFETY_NETS : {}), ...settings, retrySchedules: { ...DEFAULT_QUEUE_SETTINGS.retrySchedules, ...settings.retrySchedules } };
-  const scheduleOf = (name: JobName) => config.retrySchedules[name] ?? config.retrySchedule;
+  const specs = new Map<JobName, JobSpec>(jobs.map((job) => [job.name, job]));
+  const queues: readonly JobName[] = [...specs.keys()];
+  const scheduleOf = (name: JobName) => config.retrySchedules[name] ?? specs.get(name)?.retrySchedule ?? config.retrySchedule;
+  const hasDeadLetterQueue = (name: JobName) => specs.get(name)?.deadLetter !== false;
   const boss = new PgBoss({
     db: { executeSql: (text, values) => db.executeSql(text, values) },
     schema: "pgboss",
@@ -260,7 +214,7 @@ export function createJobQueue(db: Database, logger: Logger, settings: Partial<Q
   async function wakeForRetries() {
     const result = await db.executeSql(
       `SELECT name, min(start_after) AS at FROM pgboss.job WHERE name = ANY($1::text[]) AND state = 'retry' GROUP BY name`,
-      [[...QUEUES]],
+      [[...queues]],
     );
     for (const row of result.rows as Array<{ name: JobName; at: Date | string }>) wakeAt(row.name, new Date(row.at));
   }
@@ -274,7 +228,7 @@ export function createJobQueue(db: Database, logger: Logger, settings: Partial<Q
   }
 
   async function ensureQueues() {
-    for (const name of QUEUES) {
+    for (const name of queues) {
       // A mail that used every retry waits in its dead-letter queue for a re-drive.
       const deadLetter = hasDeadLetterQueue(name) ? { deadLetter: deadLetterOf(name) } : {};
       if (hasDeadLetterQueue(name)) await boss.createQueue(deadLetterOf(name), { name: deadLetterOf(name) });
@@ -309,7 +263,7 @@ export function createJobQueue(db: Database, logger: Logger, settings: Partial<Q
   async function recoverAbandoned() {
     const result = await db.executeSql(
       `UPDATE pgboss.job SET state = 'retry', start_after = now() WHERE name = ANY($1::text[]) AND state = 'active' RETURNING id`,
-      [[...QUEUES]],
+      [[...queues]],
     );
     const count = result.rows.length;
     if (count > 0) logger.warn({ jobs: count }, "jobs left running by the previous process are tried again");
@@ -318,7 +272,18 @@ export function createJobQueue(db: Database, logger: Logger, settings: Partial<Q
   async function runJob<N extends JobName>(name: N, job: PgBoss.JobWithMetadata<QueuedPayload<N>>): Promise<{ outcome: "expired" } | void> {
     const entry = handlers.get(name)!;
     const { delivery, ...data } = job.data;
-    const payload = data as unknown as JobPayloads[JobName];
+    const parsed = specs.get(name)!.payload.safeParse(data);
+    if (!parsed.success) {
+      // Retrying cannot mend it (a payload written by another version, or by hand): the job ends
+      // now, in the dead-letter queue where its queue keeps one. Paths and codes only: the
+      // values may be addresses.
+      const attempts = job.retryCount + 1;
+      const issues = parsed.error.issues.map((issue) => ({ path: issue.path.join("."), code: issue.code }));
+      logger.error({ queue: name, jobId: job.id, issues }, "job payload does not match its schema; the job is not retried");
+      await setRetry(name, job.id, { giveUp: true });
+      throw new DeliveryFailed("invalid_payload", attempts);
+    }
+    const payload = parsed.data as JobPayloads[JobName];
     const context: JobContext = { id: delivery?.key ?? job.id, retryCount: job.retryCount, queuedAt: new Date(delivery?.queuedAt ?? job.createdOn) };
     // A retry ran with the schedule's delay set; should this run be cut short, retry soon.
     if (job.retryCount > 0) await setRetry(name, job.id, { delaySeconds: config.restartDelaySeconds });
@@ -441,6 +406,8 @@ export function createJobQueue(db: Database, logger: Logger, settings: Partial<Q
       await boss.stop({ graceful: true, wait: true, timeout: 5_000 });
     },
     retryScheduleOf: scheduleOf,
+    queues,
+    hasDeadLetterQueue,
     async count(name, state) {
       return state === "dead" ? boss.getQueueSize(deadLetterOf(name)) : boss.getQueueSize(name);
     },

@@ -7,7 +7,6 @@ import type { AuditLog, AuditRecord } from "../audit/audit";
 import type { ReadThroughCache } from "../cache/read-through";
 import type { Database } from "../db/client";
 import type { JobQueue } from "../jobs/queue";
-import { hasDeadLetterQueue, QUEUES } from "../jobs/queue";
 import { wrapSend, type Mailer } from "../mail/mailer";
 import type { PoolStats } from "../oidc/registry";
 import type { RateLimits } from "../rate-limit/limiters";
@@ -188,8 +187,8 @@ export function createMetrics(): Metrics {
       if (!sources) return;
       const jobs = sources.jobs;
       await Promise.all(
-        QUEUES.flatMap((queue) =>
-          (hasDeadLetterQueue(queue) ? (["waiting", "dead"] as const) : (["waiting"] as const)).map(async (state) => {
+        jobs.queues.flatMap((queue) =>
+          (jobs.hasDeadLetterQueue(queue) ? (["waiting", "dead"] as const) : (["waiting"] as const)).map(async (state) => {
             const count = await jobs.count(queue, state).catch(() => undefined);
             if (count !== undefined) this.set({ queue, state }, count);
           }),

@@ -10,7 +10,7 @@ import type { ProviderRegistry } from "./registry";
  * the session: a receiver that is slow or down must neither hold up a sign-out nor lose its notice.
  * The token itself is made and sent by the organization's provider at each attempt (ES256 with the
  * organization's key, `typ: logout+jwt`, the `events` claim, no nonce, a fresh `jti` and `iat`),
- * through its outbound guard (oidc/outbound.ts: special-use addresses refused on the connected
+ * through its outbound guard (outbound/guard.ts: special-use addresses refused on the connected
  * socket, 2.5 s timeout, no redirects).
  */
 export interface LogoutNotice {

@@ -20,7 +20,7 @@ import type { PrivateSigningJwk } from "./keys";
 import { LIFETIMES } from "./lifetimes";
 import { ACR, ACR_VALUES, stepUpRequested } from "./acr";
 import { refuseUnknownClientCredentialsScopes } from "./token-errors";
-import { JWKS_URI_MAX_BYTES, outboundFetch } from "./outbound";
+import { JWKS_URI_MAX_BYTES, outboundFetch } from "../outbound/guard";
 import { providerPages } from "./pages";
 import { PROVIDER_ROUTES } from "./endpoints";
 import { exchangedTokenClaims } from "./token-exchange";
@@ -29,6 +29,12 @@ import { registrationEndpointOf } from "../registration/paths";
 import { keepSessionOfShownForm } from "./device-flow";
 
 export const BASE_SCOPES = ["openid", "offline_access", "profile", "email", "roles"] as const;
+/**
+ * The built-in scopes all ask for something of a user (an ID token, claims, a refresh token of a
+ * user's grant): client_credentials refuses them. An organization's own claim scopes may double
+ * as an API's scopes and stay allowed there (decision 071).
+ */
+const USER_SCOPES: ReadonlySet<string> = new Set(BASE_SCOPES);
 
 const STANDARD_CLAIMS: Record<string, string[]> = {
   // How and when the user signed in (RFC 8176 amr, the acr it gives) travel in every ID token.
@@ -255,7 +261,7 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
           return true;
         },
         async getResourceServerInfo(ctx, resourceIndicator, client) {
-          refuseUnknownClientCredentialsScopes(ctx, knownScopes);
+          refuseUnknownClientCredentialsScopes(ctx, knownScopes, USER_SCOPES);
           const known = resourceIndicator === issuer || (resourceIndicator === input.adminApiResource && (await mayUseAdminApiResource(client.clientId)));
           if (!known) throw new errors.InvalidTarget();
           const allowed = new Set((client.scope ?? scopes.join(" ")).split(" "));

@@ -63,17 +63,23 @@ const OFF: Tracing = {
 export async function startTracing(options: TracingOptions): Promise<Tracing> {
   if (!options.endpoint) return OFF;
   // Loaded only when traces are wanted: the SDK and exporter cost memory at idle otherwise.
-  const [{ NodeTracerProvider, BatchSpanProcessor }, { OTLPTraceExporter }, { resourceFromAttributes }, { PrismaInstrumentation }] = await Promise.all([
-    import("@opentelemetry/sdk-trace-node"),
+  const [{ TracerProvider, BatchSpanProcessor }, { AsyncLocalStorageContextManager }, { W3CTraceContextPropagator }, { OTLPTraceExporter }, { resourceFromAttributes }, { PrismaInstrumentation }] = await Promise.all([
+    import("@opentelemetry/sdk-trace"),
+    import("@opentelemetry/context-async-hooks"),
+    import("@opentelemetry/core"),
     import("@opentelemetry/exporter-trace-otlp-http"),
     import("@opentelemetry/resources"),
     import("@prisma/instrumentation"),
   ]);
-  const provider = new NodeTracerProvider({
+  const provider = new TracerProvider({
     resource: resourceFromAttributes({ "service.name": options.serviceName, "service.version": options.serviceVersion }),
-    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url: `${options.endpoint.replace(/\/+$/, "")}/v1/traces` }), { scheduledDelayMillis: 1_000 })],
+    spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: `${options.endpoint.replace(/\/+$/, "")}/v1/traces` }), scheduledDelayMillis: 1_000 })],
   });
-  provider.register();
+  // The SDK registers nothing by itself: the context follows async work through AsyncLocalStorage
+  // (a request's spans nest under its server span) and an incoming `traceparent` continues its trace.
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  trace.setGlobalTracerProvider(provider);
   // Prisma's spans (each operation and the SQL it sends) through its global tracing hook.
   const prismaSpans = new PrismaInstrumentation();
   prismaSpans.enable();

@@ -1,6 +1,6 @@
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
-import { assertPublicHost, guardedLookup } from "../oidc/outbound";
+import { assertPublicHost, guardedLookup } from "../outbound/guard";
 
 /**
  * One POST of a webhook delivery, guarded the way every outbound request Porta makes of its own

@@ -1,8 +1,8 @@
 import { Prisma } from "~/generated/prisma/client";
 import type { Context, Db } from "../../context";
 import { conflict, notFound } from "../../errors";
-import { describeMailJob } from "../../jobs/mail-jobs";
-import { deadLetterOf, MAIL_QUEUES, type JobPayloads, type MailJobName, type QueuedPayload } from "../../jobs/queue";
+import { deadLetterOf, type JobPayloads, type QueuedPayload } from "../../jobs/queue";
+import { describeMailJob, MAIL_QUEUES, type MailJobName } from "../../mail/mail-jobs";
 import type { Page } from "../http/pagination";
 
 /**

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { listDeadMail, redriveDeadMail, redriveOneDeadMail, type DeadMail } from "../mail/service";
-import { MAIL_QUEUES, type MailJobName } from "../../jobs/queue";
+import { MAIL_QUEUES, type MailJobName } from "../../mail/mail-jobs";
 import { pageOf } from "../http/openapi-shapes";
 import { MAX_PAGE_SIZE } from "../http/pagination";
 import { operation } from "../http/route";

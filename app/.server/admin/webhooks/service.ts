@@ -11,7 +11,7 @@ import type {
 import type { Context } from "../../context";
 import { newUuidV7 } from "../../db/ids";
 import { conflict, notFound, staleEtag, validation } from "../../errors";
-import { isSpecialUseAddress } from "../../oidc/outbound";
+import { isSpecialUseAddress } from "../../outbound/guard";
 import { newWebhookSecret, sealWebhookSecret } from "../../webhooks/secrets";
 import { getOrganization } from "../organizations/service";
 import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";

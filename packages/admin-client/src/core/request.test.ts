@@ -8,7 +8,9 @@ import { PortaError, PortaRateLimitError, PortaServerError, PortaTimeoutError } 
 /**
  * No Admin API route of Porta answers 429 or 5xx on demand, so these cases run against a small
  * local HTTP server that answers with the scripted statuses and headers, and records every
- * request it really received.
+ * request it really received. Each test's client has a base path of its own: a request that an
+ * earlier test abandoned can still arrive late (on a busy machine), and must not take this test's
+ * scripted replies.
  */
 type Reply = { status: number; headers?: Record<string, string>; body?: unknown; delayMs?: number };
 
@@ -16,12 +18,18 @@ let server: Server;
 let baseUrl: string;
 let replies: Reply[] = [];
 let received: Array<{ method: string; url: string; authorization: string | undefined; contentType: string | undefined; body: string }> = [];
+let testNo = 0;
+const testPath = () => `/test-${testNo}`;
 
 beforeAll(async () => {
   server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    received.push({ method: req.method!, url: req.url!, authorization: req.headers.authorization, contentType: req.headers["content-type"], body: Buffer.concat(chunks).toString("utf8") });
+    if (!req.url!.startsWith(`${testPath()}/`)) {
+      res.writeHead(410).end();
+      return;
+    }
+    received.push({ method: req.method!, url: req.url!.slice(testPath().length), authorization: req.headers.authorization, contentType: req.headers["content-type"], body: Buffer.concat(chunks).toString("utf8") });
     const reply = replies.shift() ?? { status: 200, body: { ok: true } };
     const send = () => {
       if (res.destroyed) return;
@@ -39,11 +47,12 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 beforeEach(() => {
+  testNo++;
   replies = [];
   received = [];
 });
 
-const client = (options: { maxRetries?: number; timeout?: number } = {}) => new PortaAdmin({ baseUrl, auth: staticToken("t0ken"), ...options });
+const client = (options: { maxRetries?: number; timeout?: number } = {}) => new PortaAdmin({ baseUrl: `${baseUrl}${testPath()}`, auth: staticToken("t0ken"), ...options });
 const rateLimited = (retryAfter: string): Reply => ({ status: 429, headers: { "retry-after": retryAfter }, body: { error: { code: "rate_limited", message: "Slow down." } } });
 const unavailable: Reply = { status: 503, body: { error: { code: "unavailable", message: "Try again." } } };
 

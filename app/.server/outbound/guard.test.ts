@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { assertPublicHost, guardedFetch, isSpecialUseAddress, OutboundRefusedError } from "./outbound";
+import { assertPublicHost, guardedFetch, isSpecialUseAddress, OutboundRefusedError, outboundFetch } from "./guard";
 
 /** The outbound guard's address classes (decision 047): only public unicast addresses pass. */
 describe("isSpecialUseAddress", () => {
@@ -78,6 +78,15 @@ describe("guardedFetch", () => {
     await expect(strict(`http://[::1]:${port}/`)).rejects.toBeInstanceOf(OutboundRefusedError);
     await expect(strict(`http://localhost:${port}/`)).rejects.toBeInstanceOf(OutboundRefusedError);
     await expect(strict(`http://localhost.:${port}/`)).rejects.toThrow();
+  });
+
+  it("the provider's fetch (a client's jwks_uri) refuses a redirect instead of following it", async () => {
+    // Without the provider's own guard as dispatcher the global one connects to loopback here:
+    // what is tested is that the redirect is an error in both modes, not where it points.
+    for (const allowPrivateNetworks of [false, true]) {
+      await expect(outboundFetch(allowPrivateNetworks)(`http://127.0.0.1:${port}/redirect`), String(allowPrivateNetworks)).rejects.toThrow();
+      expect(await (await outboundFetch(allowPrivateNetworks)(`http://127.0.0.1:${port}/`)).text()).toBe("ok");
+    }
   });
 
   it("reaches private networks only when an operator allows it, never follows redirects, and bounds size and time", async () => {

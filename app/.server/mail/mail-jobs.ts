@@ -1,7 +1,13 @@
+import { systemActor } from "../auth/actors";
 import { EMAIL_CHANGE_TTL_MINUTES } from "../auth/email-links";
-import type { Db } from "../context";
+import { inTransaction, type Db } from "../context";
+import type { ExpiryPolicy, JobName, JobPayloads } from "../jobs/job";
+import type { Services } from "../services";
 import type { Settings } from "../settings/settings";
-import type { JobName, JobPayloads } from "./queue";
+
+/** The queues whose jobs send mail: the undelivered-mail page and its re-drive know only these. */
+export const MAIL_QUEUES = ["magic-link", "password-reset", "invitation", "email-otp", "email-change", "email-change-notice"] as const satisfies readonly JobName[];
+export type MailJobName = (typeof MAIL_QUEUES)[number];
 
 /**
  * What a mail job is about, read from its payload and the rows it points to: whom it goes to
@@ -21,7 +27,7 @@ export interface MailJobSubject {
 
 const addMinutes = (at: Date, minutes: number) => new Date(at.getTime() + minutes * 60_000);
 
-export async function describeMailJob<N extends JobName>(
+export async function describeMailJob<N extends MailJobName>(
   db: Db,
   settings: Settings,
   name: N,
@@ -87,4 +93,28 @@ export async function describeMailJob<N extends JobName>(
     }
   }
   throw new Error(`not a mail job: ${String(name)}`);
+}
+
+/**
+ * The expiry of a mail job's link, for its job definition: a mail whose link expired before it
+ * could be delivered ends there, with a `mail.expired` entry (the kind and the number of
+ * attempts, never the link).
+ */
+export function mailExpiry<N extends MailJobName>(name: N): (services: Services) => ExpiryPolicy<N> {
+  return (services) => ({
+    async deadline(data, job) {
+      return (await describeMailJob(services.db.prisma, services.settings, name, data, job)).deadline;
+    },
+    async expired(data, job, attempts) {
+      const subject = await describeMailJob(services.db.prisma, services.settings, name, data, job);
+      await inTransaction(services, systemActor(null), async (ctx) => {
+        ctx.audit({
+          eventType: "mail.expired",
+          organizationId: subject.organizationId,
+          ...(subject.target ? { targetType: subject.target.type, targetId: subject.target.id } : {}),
+          data: { kind: name, attempts },
+        });
+      });
+    },
+  });
 }

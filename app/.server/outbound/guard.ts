@@ -2,7 +2,15 @@ import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type Lo
 import { BlockList, isIP } from "node:net";
 
 /**
- * What the provider fetches itself: a client's `jwks_uri` (issue 24 §2). oidc-provider already
+ * The outbound HTTP guard: every request Porta makes to an address someone else chose (a client's
+ * `jwks_uri`, webhooks, an upstream identity provider, and the next fetchers such as SAML
+ * metadata or client metadata documents) goes through here, so that no such request reaches a
+ * loopback, private or other special-use address unless an operator allows it
+ * (OUTBOUND_ALLOW_PRIVATE_NETWORKS). It imports nothing of Porta's.
+ */
+
+/**
+ * What the provider fetches itself: a client's `jwks_uri` (decision 045). oidc-provider already
  * refuses special-use addresses (loopback, private, link-local; checked on the connected socket,
  * so DNS rebinding cannot slip through) and gives up after 2.5 s; Porta adds a size limit and,
  * only when an operator allows it (OUTBOUND_ALLOW_PRIVATE_NETWORKS, for tests and closed

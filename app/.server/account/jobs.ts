@@ -1,0 +1,21 @@
+import { z } from "zod";
+import { defineJob } from "../jobs/job";
+import { mailExpiry } from "../mail/mail-jobs";
+import { sendEmailChangeJob, sendEmailChangeNoticeJob } from "./email";
+
+/** A change of a person's address (decision 072): both mails are written with the request. */
+const emailChangePayload = z.object({ organizationId: z.string(), userId: z.string(), newEmail: z.string(), language: z.string() });
+
+declare module "../jobs/job" {
+  interface JobPayloadSchemas {
+    /** The confirmation link for a new address, mailed to that address. */
+    "email-change": typeof emailChangePayload;
+    /** The notice to the current address that a change to `newEmail` was asked for. */
+    "email-change-notice": typeof emailChangePayload;
+  }
+}
+
+export const accountJobs = [
+  defineJob({ name: "email-change", payload: emailChangePayload, handler: sendEmailChangeJob, expiry: mailExpiry("email-change") }),
+  defineJob({ name: "email-change-notice", payload: emailChangePayload, handler: sendEmailChangeNoticeJob, expiry: mailExpiry("email-change-notice") }),
+] as const;
