@@ -27,4 +27,4 @@ EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health/live').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # `docker run … node scripts/migrate.mjs` applies the migrations and exits (the Helm chart's Job).
-CMD ["node", "scripts/start.mjs"]
+CMD ["node", "--liftoff-only", "scripts/start.mjs"]

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:start`: what a start and a restart of the compiled server cost, as `npm start`
- * runs it (scripts/start.mjs with plain Node, MALLOC_ARENA_MAX=2), and what the idle process holds.
+ * runs it (`node --liftoff-only scripts/start.mjs`, MALLOC_ARENA_MAX=2), and what the idle process holds.
  * For each mode (embedded, and PostgreSQL + Redis when BENCH_DATABASE_URL and BENCH_REDIS_URL are
  * set) it starts the server on a fresh DATA_DIR (the first start: migrations, bootstrap), then
  * restarts it ROUNDS times on the same data, and reports per start: the CPU seconds the process
@@ -57,7 +57,7 @@ interface StartFigures {
 async function startOnce(env: Record<string, string>): Promise<StartFigures> {
   const port = await freePort();
   const started = Date.now();
-  const child = spawn(NODE, ["scripts/start.mjs"], {
+  const child = spawn(NODE, ["--liftoff-only", "scripts/start.mjs"], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NODE_ENV: "production", MALLOC_ARENA_MAX: "2", LOG_LEVEL: "warn", PORT: String(port), ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}), ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,20 +1,11 @@
-import { writeFileSync } from "node:fs";
-import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page, type TestInfo } from "@playwright/test";
+import { checkPage } from "./journey-helpers";
 import type { Seed } from "./seed";
 
 /** What every console spec does: screenshot and axe each page, watch for script errors, sign in. */
 
 export async function check(page: Page, testInfo: TestInfo, name: string) {
-  const shot = testInfo.outputPath(`console-${name}.png`);
-  await page.screenshot({ path: shot, fullPage: true });
-  await testInfo.attach(`console-${name}`, { path: shot, contentType: "image/png" });
-  const results = await new AxeBuilder({ page }).analyze();
-  writeFileSync(testInfo.outputPath(`axe-console-${name}.json`), JSON.stringify(results.violations, null, 2));
-  const serious = results.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(" ")) }));
-  expect(serious, `serious or critical axe violations on the console ${name} page`).toEqual([]);
+  await checkPage(page, testInfo, `console-${name}`, `the console ${name} page`);
 }
 
 /** Uncaught errors and CSP refusals (a missing nonce would stop hydration and the live slug check). */

@@ -33,6 +33,19 @@ describe("the Node.js version (decision 063)", () => {
   });
 });
 
+describe("the launch line (decision 056)", () => {
+  // V8 flags cannot come from NODE_OPTIONS or be set once running, so every launcher names them.
+  const launch = /node --liftoff-only scripts\/start\.mjs/;
+  it("keeps WebAssembly on V8's baseline compiler in npm start, the image and the chart", () => {
+    const pkg = JSON.parse(read("package.json")) as { scripts: Record<string, string> };
+    expect(pkg.scripts.start).toMatch(launch);
+    expect(pkg.scripts.start).toContain("MALLOC_ARENA_MAX=2");
+    expect(read("Dockerfile")).toMatch(/^CMD \["node", "--liftoff-only", "scripts\/start\.mjs"\]$/m);
+    expect(read(`${CHART}/templates/deployment.yaml`)).toContain(`command: ["node", "--liftoff-only", "scripts/start.mjs"]`);
+    expect(read("docs/operations.md")).toMatch(launch);
+  });
+});
+
 describe("Dockerfile", () => {
   const dockerfile = read("Dockerfile");
   const runStage = dockerfile.slice(dockerfile.lastIndexOf("\nFROM "));
@@ -42,7 +55,7 @@ describe("Dockerfile", () => {
     expect(runStage).toMatch(/^ENV .*DATA_DIR=\/data/m);
     expect(runStage).toMatch(/chown node:node \/data/);
     expect(runStage).toMatch(/--chown=root:root \/app \/app/);
-    expect(runStage).toMatch(/^CMD \["node", "scripts\/start\.mjs"\]$/m);
+    expect(runStage).toMatch(/^CMD \["node", "--liftoff-only", "scripts\/start\.mjs"\]$/m);
   });
 
   it("checks liveness on /health/live at the port it exposes, which is Porta's default", () => {

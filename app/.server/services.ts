@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import { createMemoryStore } from "./cache/memory-store";
 import { createPostgresStore } from "./cache/postgres-store";
+import { createCacheEpochSource } from "./cache/epoch";
 import { createReadThroughCache, type ReadThroughCache } from "./cache/read-through";
 import { createRedisStore } from "./cache/redis-store";
 import type { KeyValueStore } from "./cache/store";
@@ -129,7 +130,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
   const cacheStore = tracing.observeCache(config.redisUrl ? await createRedisStore(config.redisUrl, logger, options.redisPrefix) : createMemoryStore());
   // Invalidations reach every process's copies through the database's notifications; on the
   // embedded database (one process, the DATA_DIR lock) they stay in this one.
-  const cache = await createReadThroughCache(cacheStore, logger, { notifications: db });
+  const cache = await createReadThroughCache(cacheStore, logger, { notifications: db, epochs: createCacheEpochSource(db) });
   const encrypter = createEncrypter(encryptionKey);
 
   // A key change reaches the providers of its organization only ("*": the shared keys, or a

@@ -13,6 +13,7 @@ import { protocolFirst, type ProtocolFirstOptions } from "./http/protocol-first"
 import { wellKnownFirst } from "./http/well-known-first";
 import { createProtocolHandler } from "./oidc/mount";
 import { metricsOnMainPort, startMetricsServer } from "./metrics/serve";
+import { createPreflightOrigins } from "./oidc/preflight";
 import { PROJECT_ROOT } from "./root";
 import { createServices, type CreateServicesOptions, type Services } from "./services";
 
@@ -55,7 +56,7 @@ export async function startPorta(config: Config, logger: Logger, options: StartO
       signingKeys: services.keys,
     });
 
-    const protocol = createProtocolHandler(services.oidc, services.store, services.limits);
+    const protocol = createProtocolHandler(services.oidc, services.store, services.limits, createPreflightOrigins(services.db));
     let app;
     let closeVite: (() => Promise<void>) | undefined;
     if (mode === "development") {

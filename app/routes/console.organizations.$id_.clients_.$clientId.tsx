@@ -36,7 +36,7 @@ export async function loader(args: LoaderFunctionArgs) {
     {
       client: client.body,
       version: client.version!,
-      org: { id: org.body.id, name: org.body.name, defaultLoginMethods: org.body.defaultLoginMethods },
+      org: { id: org.body.id, name: org.body.name, defaultLoginMethods: org.body.defaultLoginMethods, oauth21: org.body.oauth21 },
       endpoints: organizationEndpoints(args.context.services.config.baseUrl, org.body.slug),
       // Only the super-admin organization's clients may call the Admin API (decision 017).
       offerAdminApiAccess: org.body.slug === args.context.services.config.superAdminSlug,
@@ -153,7 +153,7 @@ export default function ClientPage() {
       {result?.kind === "failed" ? <Notice kind="error">{result.message}</Notice> : null}
       {result?.kind === "secret" ? <SecretOnce secret={result.value} /> : null}
       <ClientIntegrationPanel client={client} endpoints={endpoints} />
-      <ClientEditForm client={client} version={version} apps={apps} offerAdminApiAccess={offerAdminApiAccess} defaults={defaults} result={result?.kind === "invalid" || result?.kind === "conflict" ? result : undefined} />
+      <ClientEditForm client={client} version={version} apps={apps} offerAdminApiAccess={offerAdminApiAccess} defaults={defaults} oauth21={org.oauth21} result={result?.kind === "invalid" || result?.kind === "conflict" ? result : undefined} />
       <LoginMethodsPanel client={client} orgDefault={org.defaultLoginMethods} errors={result?.kind === "loginInvalid" ? result.errors : {}} />
       {client.clientType === "confidential" ? <ClientSecrets secrets={secrets} errors={result?.kind === "secretInvalid" ? result.errors : {}} /> : null}
       <ClientActions client={client} />

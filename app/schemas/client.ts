@@ -15,6 +15,13 @@ export const DEVICE_CODE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 export const TOKEN_EXCHANGE_GRANT = "urn:ietf:params:oauth:grant-type:token-exchange";
 export const CLIENT_GRANT_TYPE_VALUES = ["authorization_code", "refresh_token", "client_credentials", DEVICE_CODE_GRANT] as const;
 export const CLIENT_STATUS_VALUES = ["active", "inactive"] as const;
+/**
+ * Whether the client must send PKCE (S256) with an authorization request (decision 073):
+ * `inherit` follows the organization's OAuth 2.1 mode, `required` always, `not_required` never
+ * for a confidential client. A public client always sends it, whatever this says.
+ */
+export const CLIENT_PKCE_VALUES = ["inherit", "required", "not_required"] as const;
+export type ClientPkce = (typeof CLIENT_PKCE_VALUES)[number];
 export const SECRET_STATUS_VALUES = ["active", "revoked"] as const;
 
 export type ClientType = (typeof CLIENT_TYPE_VALUES)[number];
@@ -185,6 +192,8 @@ export const ClientSchema = z.object({
   allowedCorsOrigins: z.array(z.string()),
   /** First party: the provider grants what the client asks for without asking the user. */
   skipConsent: z.boolean(),
+  /** PKCE of authorization requests: inherit (the organization's OAuth 2.1 mode), required, or not_required (confidential clients only). */
+  pkce: z.enum(CLIENT_PKCE_VALUES),
   /** Seconds; null when the organization's default applies. */
   accessTokenTtlSeconds: z.number().int().nullable(),
   /** Seconds; null when the default (14 days) applies. */
@@ -226,6 +235,8 @@ export const ClientCreateSchema = z
     adminApiAccess: z.boolean().default(false),
     allowedCorsOrigins: CorsOriginsSchema.default([]),
     skipConsent: z.boolean().default(false),
+    /** not_required: confidential clients only. */
+    pkce: z.enum(CLIENT_PKCE_VALUES).default("inherit"),
     accessTokenTtlSeconds: AccessTokenTtlSchema.nullable().default(null),
     refreshTokenTtlSeconds: RefreshTokenTtlSchema.nullable().default(null),
     backchannelLogoutUri: BackchannelLogoutUriSchema.nullable().default(null),
@@ -255,6 +266,8 @@ export const ClientUpdateSchema = z
     adminApiAccess: z.boolean().optional(),
     allowedCorsOrigins: CorsOriginsSchema.optional(),
     skipConsent: z.boolean().optional(),
+    /** not_required: confidential clients only. */
+    pkce: z.enum(CLIENT_PKCE_VALUES).optional(),
     /** null goes back to the organization's default. */
     accessTokenTtlSeconds: AccessTokenTtlSchema.nullable().optional(),
     /** null goes back to the default. */
@@ -308,6 +321,7 @@ export interface ClientSettings {
   grantTypes: string[];
   scope: string;
   skipConsent: boolean;
+  pkce?: ClientPkce;
   tokenExchangeAudiences?: string[];
 }
 
@@ -346,6 +360,10 @@ export function clientSettingsProblems(client: ClientSettings): Array<{ field: s
   }
   if (client.clientType === "public" && client.tokenEndpointAuthMethod !== undefined && client.tokenEndpointAuthMethod !== "none") {
     problems.push({ field: "tokenEndpointAuthMethod", message: "is for confidential clients; a public client authenticates with none" });
+  }
+  // A public client has no secret to bind the code to its holder: PKCE is what does (RFC 9700 §2.1.1).
+  if (client.pkce === "not_required" && client.clientType === "public") {
+    problems.push({ field: "pkce", message: "not_required is only possible for a confidential client: a public client always sends PKCE" });
   }
   if ((client.tokenExchangeAudiences?.length ?? 0) > 0 && client.clientType === "public") {
     problems.push({ field: "tokenExchangeAudiences", message: "token exchange needs a confidential client" });

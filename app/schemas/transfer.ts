@@ -4,6 +4,7 @@ import { APPLICATION_STATUS_VALUES, DescriptionSchema, NameSchema } from "./appl
 import { ASSET_CONTENT_TYPES, ASSET_KINDS, ASSET_MAX_BYTES } from "./branding";
 import { CLAIM_TYPE_VALUES, ClaimNameSchema, ClaimScopeSchema, MAX_CLAIM_VALUE_BYTES } from "./claim";
 import {
+  CLIENT_PKCE_VALUES,
   AccessTokenTtlSchema,
   BackchannelLogoutUriSchema,
   TokenExchangeAudiencesSchema,
@@ -96,6 +97,8 @@ export const PackageClientSchema = z
     // Packages made before these settings existed carry none: the defaults apply.
     allowedCorsOrigins: CorsOriginsSchema.default([]),
     skipConsent: z.boolean().default(false),
+    // Per-client PKCE (decision 073); packages made before it carry none: inherit.
+    pkce: z.enum(CLIENT_PKCE_VALUES).default("inherit"),
     accessTokenTtlSeconds: Nullable(AccessTokenTtlSchema).default(null),
     refreshTokenTtlSeconds: Nullable(RefreshTokenTtlSchema).default(null),
     // Back-channel logout (decision 048); packages made before it carry none.
@@ -106,7 +109,9 @@ export const PackageClientSchema = z
     status: z.enum(CLIENT_STATUS_VALUES),
     secrets: z.array(PackageSecretSchema).max(100),
   })
-  .strict();
+  .strict()
+  // The Admin API's rule (clientSettingsProblems): a public client always sends PKCE.
+  .refine((c) => !(c.pkce === "not_required" && c.tokenEndpointAuthMethod === "none"), { path: ["pkce"], message: "not_required is only possible for a confidential client" });
 const Base64Url = z.string().regex(/^[A-Za-z0-9_-]+$/, "must be base64url");
 /** A user's passkey: the public key and what the checks need, never a secret (decision 041). */
 export const PackagePasskeySchema = z

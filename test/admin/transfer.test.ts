@@ -37,8 +37,8 @@ interface Fixture {
 }
 let fx: Fixture;
 
-/** The client's own settings (decision 036) travel with it. */
-const CLIENT_POLICY = { allowedCorsOrigins: ["https://shop.example.com"], skipConsent: true, accessTokenTtlSeconds: 900, refreshTokenTtlSeconds: 86_400 };
+/** The client's own settings (decisions 036, 073) travel with it. */
+const CLIENT_POLICY = { allowedCorsOrigins: ["https://shop.example.com"], skipConsent: true, pkce: "not_required", accessTokenTtlSeconds: 900, refreshTokenTtlSeconds: 86_400 };
 
 beforeAll(async () => {
   [source, target] = await Promise.all([startTestPorta({ env: { ENCRYPTION_KEY: KEY } }), startTestPorta({ env: { ENCRYPTION_KEY: KEY } })]);
@@ -487,11 +487,15 @@ describe("refused packages", () => {
     badRole.content.roles[0]!.permissions.push("orders:delete");
     const badUser = unsignedOf(pkg);
     badUser.content.users[0]!.roles = ["auditor"];
+    // A public client always sends PKCE, as the Admin API says (decision 073).
+    const badPkce = unsignedOf(pkg);
+    Object.assign(badPkce.content.clients[0]!, { tokenEndpointAuthMethod: "none", pkce: "not_required" });
     const cases: Array<[string, unknown, number, string?]> = [
       ["altered", { package: altered }, 422, "package.signature"],
       ["other key", { package: foreign }, 422, "package.signature"],
       ["undefined permission", { package: sign(badRole) }, 422, "package.content.roles.0.permissions.1"],
       ["undefined role", { package: sign(badUser) }, 422, "package.content.users.0.roles.0"],
+      ["public client without PKCE", { package: sign(badPkce) }, 422, "package.content.clients.0.pkce"],
       ["no package", {}, 422, "package"],
       ["not an object", { package: "a string" }, 422, "package"],
       ["newer version", { package: { ...pkg, version: 2 } }, 422, "package.version"],

@@ -185,6 +185,36 @@ describe("client page", () => {
     expect(machineHtml).toContain('name="skipConsent"');
   });
 
+  it("sets a confidential client's PKCE (decision 073), names the organization's mode, and offers not_required to no public client", async () => {
+    const strict = await createOrganization(prisma());
+    await prisma().organization.update({ where: { id: strict.id }, data: { oauth21: true } });
+    const { client } = await createClient(prisma(), strict.id, { redirectUris: ["https://app.example.com/cb"] });
+    const url = `${porta.baseUrl}/console/organizations/${strict.id}/clients/${client.id}`;
+    const { html, csrf } = await pageWithCsrf(admin.browser, url);
+    expect(html).toMatch(/<select id="pkce" name="pkce"/);
+    const text = textOf(html);
+    expect(text).toContain("As the organization (required: it is in OAuth 2.1 mode)");
+    expect(text).toContain("Not required (for relying parties that cannot send PKCE)");
+    const form = { csrf, intent: "update", version: versionOf(html), name: "Passport app", redirectUris: "https://app.example.com/cb", postLogoutRedirectUris: "", scope: "openid email", grantTypes: "authorization_code", applicationId: "" };
+    const saved = await admin.browser.post(url, { ...form, pkce: "not_required" });
+    expect(saved.status, await saved.clone().text()).toBe(302);
+    expect(await stored(client.id)).toMatchObject({ pkce: "not_required" });
+    const page = await pageWithCsrf(admin.browser, url);
+    expect(page.html).toMatch(/<option value="not_required" selected="">/);
+    // The authorization endpoint follows at once: a request without PKCE goes on to the sign-in.
+    const answer = await fetch(`${porta.baseUrl}/${strict.slug}/auth/authorize?client_id=${client.id}&response_type=code&scope=openid&redirect_uri=https%3A%2F%2Fapp.example.com%2Fcb`, { redirect: "manual" });
+    expect(answer.headers.get("location")).toMatch(/^\/interaction\//);
+    const bad = await admin.browser.post(url, { ...form, csrf: page.csrf, version: versionOf(page.html), pkce: "sometimes" });
+    expect(bad.status).toBe(422);
+    expect(await bad.text()).toMatch(/id="pkce-error"/);
+    expect(await stored(client.id)).toMatchObject({ pkce: "not_required" });
+
+    const spa = await createClient(prisma(), strict.id, { confidential: false, redirectUris: ["https://spa.example.com/cb"] });
+    const spaHtml = (await pageWithCsrf(admin.browser, `${porta.baseUrl}/console/organizations/${strict.id}/clients/${spa.client.id}`)).html;
+    expect(spaHtml).not.toContain('name="pkce"');
+    expect(textOf(spaHtml)).toContain("A public client always sends PKCE (S256).");
+  });
+
   it("saves the client's keys (a JWK Set or its address), shows them, and puts a key set that is not one next to its field", async () => {
     const { id } = await machineClient("Keyed machine");
     const { publicKey } = await generateKeyPair("ES256");

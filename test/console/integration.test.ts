@@ -57,9 +57,24 @@ describe("the organization page's addresses", () => {
     expect(copyables(html).get("Discovery-URL")).toBe(`${porta.baseUrl}/${org.slug}/.well-known/openid-configuration`);
     const { client } = await createClient(porta.services.db.prisma, org.id, { redirectUris: ["https://app.example.com/callback"] });
     const clientPage = decode(await (await admin.browser.get(`${porta.baseUrl}/console/organizations/${org.id}/clients/${client.id}`, { "accept-language": "de" })).text());
+    expect(clientPage).toContain("ID-Tokens sind ausschließlich mit ES256 signiert");
     for (const text of ["Erlaubte CORS-Origins", "Eigener Client: die Einwilligungsseite überspringen", "Gültigkeit der Tokens", "Leer: der Standard, 3600 Sekunden (1 h).", "Web (Browser oder Server)"]) {
       expect(clientPage).toContain(text);
     }
+  });
+});
+
+describe("the client page's library hint", () => {
+  it("tells a code-flow client's developer the two settings libraries need (ES256, response_type code) and where the rest is", async () => {
+    const { client } = await createClient(porta.services.db.prisma, org.id, { redirectUris: ["https://app.example.com/callback"] });
+    const html = decode(await (await admin.browser.get(`${porta.baseUrl}/console/organizations/${org.id}/clients/${client.id}`)).text());
+    expect(html).toContain("ID tokens are signed with ES256 only");
+    expect(html).toContain("idTokenSigningAlg: 'ES256'");
+    expect(html).toContain("response_type: 'code'");
+    expect(html).toContain("docs/integrations.md");
+    const machine = await createClient(porta.services.db.prisma, org.id, { grantTypes: ["client_credentials"], scope: "email", redirectUris: [] });
+    const machineHtml = decode(await (await admin.browser.get(`${porta.baseUrl}/console/organizations/${org.id}/clients/${machine.client.id}`)).text());
+    expect(machineHtml).not.toContain("ID tokens are signed with ES256 only");
   });
 });
 

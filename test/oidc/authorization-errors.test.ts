@@ -102,6 +102,31 @@ describe("PKCE", () => {
   });
 });
 
+describe("response types other than code", () => {
+  // express-openid-connect's default is response_type=id_token with response_mode=form_post;
+  // the library then reports only "invalid response encountered", so the description must say it all.
+  const ONLY_CODE = "only response_type=code is supported (the authorization code flow); ask for response_type=code";
+
+  it("names the one supported response type, at the redirect URI, whatever the response mode", async () => {
+    const { challenge } = await pkcePair();
+    const base = { redirect_uri: WEB_CB, scope: "openid", nonce: "n", state: "s", code_challenge: challenge, code_challenge_method: "S256" };
+    for (const responseType of ["id_token", "code id_token", "id_token token", "token"]) {
+      const answer = await authorizationAnswer(web.id, { ...base, response_type: responseType });
+      expect(answer.status, responseType).toBe(303);
+      expect(answer.location!.origin + answer.location!.pathname).toBe(WEB_CB);
+      // The implicit and hybrid types answer in the fragment.
+      const fragment = new URLSearchParams(answer.location!.hash.slice(1));
+      expect(fragment.get("error"), responseType).toBe("unsupported_response_type");
+      expect(fragment.get("error_description"), responseType).toBe(ONLY_CODE);
+    }
+    const posted = await authorizationAnswer(web.id, { ...base, response_type: "id_token", response_mode: "form_post" });
+    // The form the browser posts to the client's redirect URI (the status is the error's).
+    expect(posted.body).toContain(`<form method="post" action="${WEB_CB}">`);
+    expect(posted.body).toContain('name="error" value="unsupported_response_type"');
+    expect(posted.body.replaceAll("&#x3D;", "=").replaceAll("&#61;", "=")).toContain(`name="error_description" value="${ONLY_CODE}"`);
+  });
+});
+
 describe("authorization codes", () => {
   it("refuses a reused code and revokes what the code already gave", async () => {
     const { verifier, challenge } = await pkcePair();

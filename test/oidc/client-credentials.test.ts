@@ -41,6 +41,18 @@ describe("client_credentials", () => {
     expect(payload.exp).toBeGreaterThan(Math.floor(Date.now() / 1000));
   });
 
+  it("refuses the scopes that name a user (openid, profile, email, offline_access, roles) with invalid_scope and no token", async () => {
+    const { client, secret } = await machineClient({ scope: "openid profile email offline_access roles" });
+    for (const scope of ["openid", "profile", "email", "offline_access", "roles", "openid email"]) {
+      const answer = await ccAt("/auth/token", client.id, secret, { scope });
+      expect(answer.status, scope).toBe(400);
+      expect(answer.body.error, scope).toBe("invalid_scope");
+      expect(answer.body.access_token, scope).toBeUndefined();
+    }
+    // Without a scope the client still gets its token.
+    expect((await ccAt("/auth/token", client.id, secret)).status).toBe(200);
+  });
+
   it("accepts client_secret_post too", async () => {
     const { client, secret } = await machineClient();
     const answer = await postForm(`${issuerOf(porta, org)}/auth/token`, { grant_type: "client_credentials", client_id: client.id, client_secret: secret });
@@ -217,8 +229,13 @@ describe("introspection and revocation of client_credentials tokens", () => {
     postForm(`${issuerOf(porta, org)}/token/introspection`, { token }, { authorization: basicAuth(clientId, secret) });
 
   it("answers with what the token says, and with inactive once it is revoked", async () => {
-    const { client, secret } = await machineClient({ scope: "email" });
-    const issued = await ccAt("/auth/token", client.id, secret, { scope: "email" });
+    // A scope of the organization's own claims, as an API's scope (the built-in ones name a user).
+    const prisma = porta.services.db.prisma;
+    const application = await createApplication(prisma, org.id);
+    await prisma.customClaimDefinition.create({ data: { applicationId: application.id, claimName: "report_level", claimType: "number", scope: "reports" } });
+    await porta.services.oidc.invalidate(org.id);
+    const { client, secret } = await machineClient({ scope: "reports" });
+    const issued = await ccAt("/auth/token", client.id, secret, { scope: "reports" });
     const token = issued.body.access_token as string;
     const claims = (await verifyWithJwks(porta, org, token, { audience: issuerOf(porta, org), typ: "at+jwt" })).payload;
     const answer = await introspect(token, client.id, secret);
@@ -226,7 +243,7 @@ describe("introspection and revocation of client_credentials tokens", () => {
     expect(answer.body).toMatchObject({
       active: true,
       client_id: client.id,
-      scope: "email",
+      scope: "reports",
       aud: issuerOf(porta, org),
       iss: issuerOf(porta, org),
       iat: claims.iat,

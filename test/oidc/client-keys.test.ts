@@ -84,13 +84,13 @@ describe("client keys", () => {
     expect(created.body.secret).toBeUndefined();
 
     const config = await configFor(porta, org, created.body.id, privateKey, publicJwk.kid);
-    const tokens = await oidc.clientCredentialsGrant(config, { scope: "email" });
+    const tokens = await oidc.clientCredentialsGrant(config);
     expect(tokens.access_token).toBeTruthy();
 
     // Another key, even with the right kid, is not the client.
     const stranger = await keyPair();
     const forged = await configFor(porta, org, created.body.id, stranger.privateKey, publicJwk.kid);
-    expect((await oidcError(oidc.clientCredentialsGrant(forged, { scope: "email" }))).error).toBe("invalid_client");
+    expect((await oidcError(oidc.clientCredentialsGrant(forged))).error).toBe("invalid_client");
   });
 
   it("accepts a signed request object (JAR) from a client with keys, end to end", async () => {
@@ -134,7 +134,7 @@ describe("client keys", () => {
       });
       expect(created.status).toBe(201);
       const config = await configFor(porta, org, created.body.id, privateKey, publicJwk.kid);
-      expect((await oidc.clientCredentialsGrant(config, { scope: "email" })).access_token).toBeTruthy();
+      expect((await oidc.clientCredentialsGrant(config)).access_token).toBeTruthy();
       expect(endpoint.hits()).toBeGreaterThan(0);
     } finally {
       await endpoint.close();
@@ -173,9 +173,9 @@ describe("client keys", () => {
     expect(rotated.status).toBe(200);
     expect(rotated.body.jwks?.keys[0]?.kid).toBe(second.publicJwk.kid);
     const config = await configFor(porta, org, created.body.id, second.privateKey, second.publicJwk.kid);
-    expect((await oidc.clientCredentialsGrant(config, { scope: "email" })).access_token).toBeTruthy();
+    expect((await oidc.clientCredentialsGrant(config)).access_token).toBeTruthy();
     const old = await configFor(porta, org, created.body.id, first.privateKey, first.publicJwk.kid);
-    expect((await oidcError(oidc.clientCredentialsGrant(old, { scope: "email" }))).error).toBe("invalid_client");
+    expect((await oidcError(oidc.clientCredentialsGrant(old))).error).toBe("invalid_client");
     expect422(await api.call("PUT", `/clients/${created.body.id}`, { jwks: null }), "jwks");
   });
 });
@@ -206,7 +206,7 @@ describe("client keys without OUTBOUND_ALLOW_PRIVATE_NETWORKS", () => {
       });
       expect(created.status).toBe(201);
       const config = await configFor(porta, org, created.body.id, privateKey, publicJwk.kid);
-      expect((await oidcError(oidc.clientCredentialsGrant(config, { scope: "email" }))).error).toBe("invalid_client");
+      expect((await oidcError(oidc.clientCredentialsGrant(config))).error).toBe("invalid_client");
       expect(endpoint.hits()).toBe(0);
     } finally {
       await endpoint.close();

@@ -2,7 +2,7 @@ import { decodeJwt } from "jose";
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { csrfOf, startAuthorization } from "../support/browser";
-import { createClient, createUser } from "../support/factories";
+import { createClient, createOrganization, createUser } from "../support/factories";
 import { clientConfiguration, codeFlow, issuerOf, oidcError, type OrgRef } from "../support/oidc";
 import { startTestPorta, type TestPorta } from "../support/porta";
 import { PASSWORD, RP_CALLBACK, unique } from "../admin/helpers";
@@ -52,7 +52,7 @@ describe("allowed CORS origins", () => {
     const { client, secret } = await machine([SPA]);
     const seen: Array<string | null> = [];
     const config = fromOrigin(await clientConfiguration(porta, org, client, { secret }), SPA, seen);
-    const tokens = await oidc.clientCredentialsGrant(config, { scope: "email" });
+    const tokens = await oidc.clientCredentialsGrant(config);
     expect(tokens.access_token).toBeTruthy();
     expect(seen.at(-1)).toBe(SPA);
   });
@@ -61,7 +61,7 @@ describe("allowed CORS origins", () => {
     const { client, secret } = await machine([SPA]);
     const seen: Array<string | null> = [];
     const config = fromOrigin(await clientConfiguration(porta, org, client, { secret }), "https://elsewhere.example.com", seen);
-    const failure = await oidcError(oidc.clientCredentialsGrant(config, { scope: "email" }));
+    const failure = await oidcError(oidc.clientCredentialsGrant(config));
     expect(failure.error).toBe("invalid_request");
     expect(failure.description).toContain("not allowed");
     expect(seen.at(-1)).toBeNull();
@@ -71,8 +71,36 @@ describe("allowed CORS origins", () => {
     const { client, secret } = await machine([]);
     const seen: Array<string | null> = [];
     const config = fromOrigin(await clientConfiguration(porta, org, client, { secret }), SPA, seen);
-    expect((await oidcError(oidc.clientCredentialsGrant(config, { scope: "email" }))).error).toBe("invalid_request");
+    expect((await oidcError(oidc.clientCredentialsGrant(config))).error).toBe("invalid_request");
     expect(seen.at(-1)).toBeNull();
+  });
+
+  it("answers a token endpoint's preflight only for an origin some client of the organization registered", async () => {
+    const prisma = porta.services.db.prisma;
+    const own = await createOrganization(prisma);
+    await createClient(prisma, own.id, { grantTypes: ["client_credentials"], redirectUris: [], allowedCorsOrigins: [SPA] });
+    await createClient(prisma, own.id, { confidential: false, redirectUris: ["https://app.example.com/cb"] });
+    // Registered on a client of another organization only.
+    await createClient(prisma, org.id, { confidential: false, redirectUris: ["https://other-tenant.example.com/cb"] });
+    const preflight = (path: string, origin: string) =>
+      fetch(`${issuerOf(porta, own)}${path}`, {
+        method: "OPTIONS",
+        headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "content-type" },
+      });
+    for (const path of ["/auth/token", "/token", "/token/introspection", "/token/revocation", "/auth/par", "/device/auth"]) {
+      for (const origin of [SPA, "https://app.example.com"]) {
+        const allowed = await preflight(path, origin);
+        expect(allowed.status, `${path} ${origin}`).toBe(204);
+        expect(allowed.headers.get("access-control-allow-origin"), `${path} ${origin}`).toBe(origin);
+      }
+      for (const origin of ["https://elsewhere.example.com", "https://other-tenant.example.com", "null"]) {
+        const refused = await preflight(path, origin);
+        expect(refused.status, `${path} ${origin}`).toBe(403);
+        expect(refused.headers.get("access-control-allow-origin"), `${path} ${origin}`).toBeNull();
+        expect(refused.headers.get("access-control-allow-methods"), `${path} ${origin}`).toBeNull();
+        expect(((await refused.json()) as { error: string }).error).toBe("invalid_request");
+      }
+    }
   });
 
   it("keeps allowing the origins of the client's redirect URIs", async () => {
@@ -172,8 +200,8 @@ describe("token lifetimes per client", () => {
     const prisma = porta.services.db.prisma;
     const own = await createClient(prisma, org.id, { grantTypes: ["client_credentials"], redirectUris: [], scope: "email", accessTokenTtlSeconds: 120 });
     const plain = await createClient(prisma, org.id, { grantTypes: ["client_credentials"], redirectUris: [], scope: "email" });
-    const ownTokens = await oidc.clientCredentialsGrant(await clientConfiguration(porta, org, own.client, { secret: own.secret!.value }), { scope: "email" });
-    const plainTokens = await oidc.clientCredentialsGrant(await clientConfiguration(porta, org, plain.client, { secret: plain.secret!.value }), { scope: "email" });
+    const ownTokens = await oidc.clientCredentialsGrant(await clientConfiguration(porta, org, own.client, { secret: own.secret!.value }));
+    const plainTokens = await oidc.clientCredentialsGrant(await clientConfiguration(porta, org, plain.client, { secret: plain.secret!.value }));
     expect(ownTokens.expires_in).toBe(120);
     expect(lifetime(ownTokens.access_token)).toBe(120);
     const orgDefault = await porta.services.settings.get("tokens.accessTokenTtlSeconds");

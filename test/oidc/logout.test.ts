@@ -1,7 +1,8 @@
+import { createHash } from "node:crypto";
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "../support/factories";
-import { authorizationUrl, codeFlow, CookieJar, issuerOf, pkcePair, type OrgRef, relyingPartySetup } from "../support/oidc";
+import { authorizationUrl, codeFlow, CookieJar, followAuthorization, issuerOf, pkcePair, type OrgRef, relyingPartySetup } from "../support/oidc";
 import { startTestPorta, type TestPorta } from "../support/porta";
 
 let porta: TestPorta;
@@ -44,8 +45,21 @@ async function userinfoStatus(accessToken: string) {
   return response.status;
 }
 
+/** What the page's script posts: the form with every hidden field it holds. */
+function hiddenFields(html: string): Record<string, string> {
+  const form = /<form id="op\.logoutForm"[^>]*>(.*?)<\/form>/s.exec(html)?.[1] ?? "";
+  return Object.fromEntries([...form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"\/?>/g)].map((m) => [m[1]!, m[2]!]));
+}
+
+/** The page's inline scripts, each allowed by the response's Content-Security-Policy. */
+function scriptsAllowedByPolicy(html: string, policy: string | null): boolean {
+  const scripts = [...html.matchAll(/<script>(.*?)<\/script>/gs)].map((m) => m[1]!);
+  const scriptSrc = (policy ?? "").split(";").find((d) => d.trim().startsWith("script-src")) ?? "";
+  return scripts.length > 0 && scripts.every((script) => scriptSrc.includes(`'sha256-${createHash("sha256").update(script).digest("base64")}'`));
+}
+
 describe("RP-initiated logout", () => {
-  it("confirms, then ends the session and returns to the registered post_logout_redirect_uri", async () => {
+  it("signs out without a question when the ID token hint is this session's and the post_logout_redirect_uri registered", async () => {
     const { jar, tokens } = await signedIn();
     const url = oidc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: LOGGED_OUT, state: "bye-1" });
     expect(url.href.startsWith(`${issuerOf(porta, org)}/session/end?`)).toBe(true);
@@ -54,12 +68,17 @@ describe("RP-initiated logout", () => {
     expect(page.status).toBe(200);
     expect(page.headers.get("content-type")).toMatch(/text\/html/);
     const html = await page.text();
-    expect(html).toContain("Sign out?");
-    expect(html).toMatch(/<button[^>]*form="op\.logoutForm"[^>]*name="logout"[^>]*value="yes"/);
-    const { action, xsrf } = logoutForm(html);
+    expect(html).not.toContain("Sign out?");
+    expect(html).not.toContain("No, stay signed in");
+    expect(html).toContain("Signing you out");
+    // The page posts itself: its script runs under the page's policy (a button without script).
+    expect(scriptsAllowedByPolicy(html, page.headers.get("content-security-policy"))).toBe(true);
+    const fields = hiddenFields(html);
+    expect(fields.logout).toBe("yes");
+    const { action } = logoutForm(html);
     expect(action).toBe(`${issuerOf(porta, org)}/session/end/confirm`);
 
-    const confirmed = await postForm(jar, action, { xsrf, logout: "yes" });
+    const confirmed = await postForm(jar, action, fields);
     expect(confirmed.status).toBe(303);
     const back = new URL(confirmed.headers.get("location")!);
     expect(back.origin + back.pathname).toBe(LOGGED_OUT);
@@ -71,6 +90,34 @@ describe("RP-initiated logout", () => {
     expect(new URL(next.headers.get("location")!, porta.baseUrl).pathname).toMatch(/^\/interaction\//);
     // And the session's (online) tokens were revoked with it.
     expect(await userinfoStatus(tokens.access_token)).toBe(401);
+  });
+
+  it("asks first when the request has no ID token hint", async () => {
+    const { jar, tokens } = await signedIn();
+    const page = await jar.fetch(oidc.buildEndSessionUrl(config, { client_id: clientId, post_logout_redirect_uri: LOGGED_OUT }));
+    const html = await page.text();
+    expect(html).toContain("Sign out?");
+    expect(html).toMatch(/<button[^>]*form="op\.logoutForm"[^>]*name="logout"[^>]*value="yes"/);
+    expect(html).not.toContain("<script>");
+    expect(hiddenFields(html).logout).toBeUndefined();
+    expect(await userinfoStatus(tokens.access_token)).toBe(200);
+  });
+
+  it("asks first when the ID token hint is another sign-in's: another person's, or an earlier one in this browser", async () => {
+    const { jar, tokens } = await signedIn();
+    const other = await signedIn((await createUser(porta.services.db.prisma, org.id)).id);
+    const foreign = await jar.fetch(oidc.buildEndSessionUrl(config, { id_token_hint: other.tokens.id_token!, post_logout_redirect_uri: LOGGED_OUT }));
+    expect(await foreign.text()).toContain("Sign out?");
+
+    // The same person signs in again in this browser a second later: the first ID token is the earlier sign-in's.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const { challenge } = await pkcePair();
+    await followAuthorization(porta, org, authorizationUrl(porta, org, { id: clientId }, { redirect_uri: CB, scope: "openid", prompt: "login", code_challenge: challenge, code_challenge_method: "S256" }), {
+      accountId: userId,
+      jar,
+    });
+    const earlier = await jar.fetch(oidc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: LOGGED_OUT }));
+    expect(await earlier.text()).toContain("Sign out?");
   });
 
   it("refuses a forged confirmation (wrong xsrf)", async () => {
@@ -85,10 +132,13 @@ describe("RP-initiated logout", () => {
 
   it("refuses an unregistered post_logout_redirect_uri", async () => {
     const { jar, tokens } = await signedIn();
-    const page = await jar.fetch(oidc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: "https://evil.example.com/bye" }));
+    const page = await jar.fetch(oidc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: "https://evil.example.com/bye" }), { headers: { accept: "text/html" } });
     expect(page.status).toBe(400);
     expect(page.headers.get("location")).toBeNull();
-    expect(await page.text()).toContain("invalid_request");
+    const html = await page.text();
+    expect(html).toContain("invalid_request");
+    expect(html).toContain("We could not complete the sign-out");
+    expect(html).not.toContain("sign-in");
   });
 
   it("shows Porta's own page when no post_logout_redirect_uri is given", async () => {
@@ -108,7 +158,8 @@ describe("RP-initiated logout", () => {
     // A user with this one sign-in: consent given in another live sign-in would be remembered.
     const loner = (await createUser(porta.services.db.prisma, org.id)).id;
     const { jar, tokens } = await signedIn(loner);
-    const page = await jar.fetch(oidc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: LOGGED_OUT }));
+    // Without an ID token hint, so that the question comes.
+    const page = await jar.fetch(oidc.buildEndSessionUrl(config, { client_id: clientId, post_logout_redirect_uri: LOGGED_OUT }));
     const { action, xsrf } = logoutForm(await page.text());
     const declined = await postForm(jar, action, { xsrf });
     expect(declined.status).toBe(303);
@@ -152,7 +203,9 @@ describe("RP-initiated logout", () => {
       const refused = await jar.fetch(oidc.buildEndSessionUrl(config, { post_logout_redirect_uri: "https://evil.example.com/bye" }), { headers: { "accept-language": "de", accept: "text/html" } });
       expect(refused.status).toBe(400);
       const refusedHtml = await refused.text();
-      expect(refusedHtml).toContain("Die Anmeldung konnte nicht abgeschlossen werden");
+      // A sign-out's error is named a sign-out's.
+      expect(refusedHtml).toContain("Die Abmeldung konnte nicht abgeschlossen werden");
+      expect(refusedHtml).not.toContain("Anmeldung");
       expect(refusedHtml).toContain("<code>invalid_request</code>");
       expect(refusedHtml).toContain("Contoso Login");
     } finally {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_CLIENT_ID, SERVICE_ADMIN_ROLE } from "~/.server/admin/permissions";
 import { invalidateUser } from "~/.server/directory/users";
 import { createClient, createOrganization, createUser } from "../support/factories";
-import { clientConfiguration, codeFlow, issuerOf, oidcError, verifyWithJwks, type OrgRef } from "../support/oidc";
+import { clientConfiguration, codeFlow, CookieJar, followAuthorization, issuerOf, oidcError, pkcePair, verifyWithJwks, type OrgRef } from "../support/oidc";
 import { startTestPorta, TEST_ADMIN, type TestPorta } from "../support/porta";
 
 let porta: TestPorta;
@@ -97,6 +97,61 @@ describe("refresh token issuance", () => {
       expect(row.idHash).not.toBe(tokens.refresh_token);
       expect(JSON.stringify(row)).not.toContain(tokens.refresh_token!);
     }
+  });
+});
+
+describe("refresh tokens of first-party clients (skip-consent, decision 073)", () => {
+  async function firstParty(input: { grantTypes?: string[]; scope?: string } = {}) {
+    const { client, secret } = await createClient(porta.services.db.prisma, org.id, { skipConsent: true, ...input });
+    return clientConfiguration(porta, org, client, { secret: secret!.value });
+  }
+
+  it("issues a refresh token for offline_access without prompt=consent, and it refreshes", async () => {
+    const own = await firstParty();
+    const prompts: string[] = [];
+    const tokens = await codeFlow(porta, org, own, { accountId: userId, scope: "openid email offline_access", redirectUri: CB, prompts });
+    expect(prompts).toEqual(["login"]);
+    expect(tokens.scope?.split(" ")).toContain("offline_access");
+    expect(tokens.refresh_token).toBeTruthy();
+    const refreshed = await oidc.refreshTokenGrant(own, tokens.refresh_token!);
+    expect(refreshed.access_token).toBeTruthy();
+    expect(refreshed.refresh_token).toBeTruthy();
+  });
+
+  it("does so again in a browser that is already signed in (no prompt at all), and through PAR", async () => {
+    const own = await firstParty();
+    const jar = new CookieJar();
+    await codeFlow(porta, org, own, { accountId: userId, scope: "openid", redirectUri: CB, jar });
+    const prompts: string[] = [];
+    const again = await codeFlow(porta, org, own, { accountId: userId, scope: "openid offline_access", redirectUri: CB, jar, prompts });
+    expect(prompts).toEqual([]);
+    expect(again.refresh_token).toBeTruthy();
+
+    const { verifier, challenge } = await pkcePair();
+    const pushed = await oidc.buildAuthorizationUrlWithPAR(own, { redirect_uri: CB, scope: "openid offline_access", code_challenge: challenge, code_challenge_method: "S256" });
+    const callback = await followAuthorization(porta, org, pushed, { accountId: userId, jar });
+    const viaPar = await oidc.authorizationCodeGrant(own, callback, { pkceCodeVerifier: verifier });
+    expect(viaPar.refresh_token).toBeTruthy();
+  });
+
+  it("issues none when the client may not refresh, or may not ask for offline_access", async () => {
+    const noGrant = await firstParty({ grantTypes: ["authorization_code"] });
+    const withoutGrant = await codeFlow(porta, org, noGrant, { accountId: userId, scope: "openid offline_access", redirectUri: CB });
+    expect(withoutGrant.refresh_token).toBeUndefined();
+    const noScope = await firstParty({ scope: "openid email" });
+    const withoutScope = await codeFlow(porta, org, noScope, { accountId: userId, scope: "openid offline_access", redirectUri: CB });
+    expect(withoutScope.refresh_token).toBeUndefined();
+    expect(withoutScope.scope?.split(" ") ?? []).not.toContain("offline_access");
+  });
+
+  it("keeps the rule for a third-party client: offline_access needs prompt=consent (the consent page)", async () => {
+    const prompts: string[] = [];
+    const tokens = await codeFlow(porta, org, config, { accountId: userId, scope: "openid offline_access", redirectUri: CB, prompts });
+    expect(tokens.refresh_token).toBeUndefined();
+    const consented: string[] = [];
+    const withConsent = await codeFlow(porta, org, config, { accountId: userId, scope: "openid offline_access", redirectUri: CB, params: { prompt: "consent" }, prompts: consented });
+    expect(consented).toContain("consent");
+    expect(withConsent.refresh_token).toBeTruthy();
   });
 });
 

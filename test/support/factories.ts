@@ -33,6 +33,7 @@ export interface ClientInput {
   status?: string;
   allowedCorsOrigins?: string[];
   skipConsent?: boolean;
+  pkce?: "inherit" | "required" | "not_required";
   accessTokenTtlSeconds?: number;
   refreshTokenTtlSeconds?: number;
   tokenExchangeAudiences?: string[];
@@ -57,6 +58,7 @@ export async function createClient(prisma: PrismaClient, organizationId: string,
       status: input.status ?? "active",
       allowedCorsOrigins: input.allowedCorsOrigins ?? [],
       skipConsent: input.skipConsent ?? false,
+      pkce: input.pkce ?? "inherit",
       accessTokenTtlSeconds: input.accessTokenTtlSeconds ?? null,
       refreshTokenTtlSeconds: input.refreshTokenTtlSeconds ?? null,
       tokenExchangeAudiences: input.tokenExchangeAudiences ?? [],

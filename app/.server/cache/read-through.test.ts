@@ -254,6 +254,101 @@ describe("read-through cache on a store shared by several processes", () => {
   });
 });
 
+describe("read-through cache bound to its database (installation id and cache epoch)", () => {
+  function notificationBus() {
+    const bus = new EventEmitter();
+    return {
+      bus,
+      notify: async (channel: string, message: string) => void bus.emit(channel, message),
+      listen: async (channel: string, handler: (message: string) => void) => {
+        bus.on(channel, handler);
+        return async () => void bus.off(channel, handler);
+      },
+    };
+  }
+  /** The installation row: `fresh` at every start, `restore` puts an old epoch back. */
+  function installation() {
+    let namespace = "i1:e0:";
+    let taken = 0;
+    const fresh = async () => (namespace = `i1:e${++taken}:`);
+    return {
+      source: { fresh, current: async () => namespace, replace: async (seen: string) => (namespace === seen ? fresh() : namespace) },
+      restore: (old: string) => void (namespace = old),
+    };
+  }
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
+
+  it("reads past an entry it cannot parse and answers from the database", async () => {
+    const { store, values } = switchableStore();
+    const { logger, logs } = logCapture();
+    const cache = await createReadThroughCache(store, logger, {});
+    values.set("cache:client:c1", "{written by something else");
+    expect(await cache.getOrLoad("client:c1", 60, async () => ({ status: "active" }))).toEqual({ status: "active" });
+    await settle();
+    expect(deserialize(values.get("cache:client:c1")!)).toEqual({ status: "active" });
+    expect(logs.lines.some((line) => line.msg === "cache entry unreadable, reading from the database")).toBe(true);
+    await cache.close();
+  });
+
+  it("shares the entries of the namespace a process took at its start with the processes already running", async () => {
+    const { store } = switchableStore();
+    const row = installation();
+    const notifications = notificationBus();
+    const one = await createReadThroughCache(store, logCapture().logger, { notifications, epochs: row.source });
+    const two = await createReadThroughCache(store, logCapture().logger, { notifications, epochs: row.source });
+    await two.getOrLoad("org:acme", 60, async () => ({ name: "Acme" }));
+    await settle();
+    const load = countingLoader({ name: "Acme" });
+    expect(await one.getOrLoad("org:acme", 60, load)).toEqual({ name: "Acme" });
+    expect(load.calls).toBe(0);
+    await one.close();
+    await two.close();
+  });
+
+  it("applies an invalidation made in another namespace (or by a process that names none) to its own", async () => {
+    const { store } = switchableStore();
+    const notifications = notificationBus();
+    const cache = await createReadThroughCache(store, logCapture().logger, { notifications, epochs: installation().source });
+    let status = "active";
+    const load = async () => ({ status });
+    await cache.getOrLoad("client:c1", 60, load);
+    await settle();
+    status = "disabled";
+    notifications.bus.emit("porta_cache_invalidate", JSON.stringify(["client:c1"]));
+    await settle();
+    expect(await cache.getOrLoad("client:c1", 60, load)).toEqual({ status: "disabled" });
+    await cache.close();
+  });
+
+  it("also deletes the bare key that a process of a version without namespaces reads, during a rolling upgrade", async () => {
+    const { store, values } = switchableStore();
+    const cache = await createReadThroughCache(store, logCapture().logger, { notifications: notificationBus(), epochs: installation().source });
+    values.set("cache:client:c1", serialize({ status: "active" }));
+    await cache.invalidate("client:c1");
+    expect(values.has("cache:client:c1")).toBe(false);
+    await cache.close();
+  });
+
+  it("leaves its namespace when the database comes back from a backup while the process runs", async () => {
+    const { store } = switchableStore();
+    const row = installation();
+    const notifications = notificationBus();
+    const cache = await createReadThroughCache(store, logCapture().logger, { notifications, epochs: row.source });
+    let status = "after the backup";
+    const load = async () => ({ status });
+    await cache.getOrLoad("client:c1", 60, load);
+    await settle();
+    // The database is restored: its row holds the epoch of the backup's time, its data is older.
+    row.restore("i1:e0:");
+    status = "in the backup";
+    notifications.bus.emit("porta_cache_invalidate", "*");
+    await settle();
+    expect(await cache.getOrLoad("client:c1", 60, load)).toEqual({ status: "in the backup" });
+    expect(await row.source.current()).not.toBe("i1:e0:");
+    await cache.close();
+  });
+});
+
 /** A cache store in memory that can be taken down (every command fails after `delayMs`) and brought back. */
 function switchableStore(delayMs = 0) {
   const values = new Map<string, string>();

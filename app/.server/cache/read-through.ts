@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { Database } from "../db/client";
+import type { CacheEpochSource } from "./epoch";
 import type { CacheStore } from "./store";
 
 /**
@@ -17,6 +18,14 @@ export interface ReadThroughCache {
 
 /** Where processes with a cache in their own memory hear of each other's invalidations. */
 export const CACHE_INVALIDATION_CHANNEL = "porta_cache_invalidate";
+
+/**
+ * Marks inside an invalidation message's list of keys (decision 070): a process announcing the
+ * shared namespace it took, and the namespace a writer deleted its keys in. A process of an older
+ * version reads them as keys it does not have.
+ */
+const EPOCH_MARK = "@epoch:";
+const WRITER_MARK = "@from:";
 
 const DATE_TAG = "$date";
 
@@ -68,9 +77,9 @@ const MAX_PENDING_INVALIDATIONS = 10_000;
 export async function createReadThroughCache(
   store: CacheStore,
   logger: Logger,
-  options: { notifications?: Pick<Database, "notify" | "listen">; namespace?: string; bypassMs?: number } = {},
+  options: { notifications?: Pick<Database, "notify" | "listen">; epochs?: CacheEpochSource; namespace?: string; bypassMs?: number } = {},
 ): Promise<ReadThroughCache> {
-  const { notifications, namespace = "cache:", bypassMs = BYPASS_MS } = options;
+  const { notifications, epochs, namespace = "cache:", bypassMs = BYPASS_MS } = options;
   let lastWarning = 0;
   // A cache that does not answer costs every request its command timeout; after one failure the
   // cache is left alone for a moment, so that a frozen Redis costs one timeout, not one per lookup.
@@ -114,7 +123,12 @@ export async function createReadThroughCache(
   // missed (the notification connection was lost: "*"): its keys carry a generation, and a new
   // generation leaves every older entry unread until its time to live ends it.
   let generation = 0;
-  const fullKey = (key: string) => (shared ? namespace + key : `${namespace}${generation}:${key}`);
+  // A shared cache's keys carry the database's installation id and cache epoch (decision 070):
+  // entries of another database, or of this one before a restore, are never read.
+  let sharedNamespace = "";
+  // While the namespace is being checked against the database, the shared cache is left alone.
+  let checking = false;
+  const fullKey = (key: string) => (shared ? namespace + sharedNamespace + key : `${namespace}${generation}:${key}`);
 
   // The parsed copies. Only where every other process's invalidations can reach them: a shared
   // cache without notifications keeps none. A load that an invalidation overtook (the epoch moved
@@ -133,11 +147,36 @@ export async function createReadThroughCache(
     local.set(key, { value, until: Date.now() + Math.min(LOCAL_TTL_MS, ttlSeconds * 1000) });
   };
 
+  const announce = (namespaceTaken: string) =>
+    notifications?.notify(CACHE_INVALIDATION_CHANNEL, JSON.stringify([EPOCH_MARK + namespaceTaken])).catch((error: unknown) => failed("notify", error));
+  // After missed messages the database may hold a namespace this process never heard of: another
+  // process's start, or a restore from a backup (the old epoch, with entries written after the
+  // backup still in Redis). Which one cannot be told apart, so an unknown one is replaced.
+  let recheck: NodeJS.Timeout | undefined;
+  async function checkNamespace(): Promise<void> {
+    if (!shared || !epochs) return;
+    checking = true;
+    clearTimeout(recheck);
+    try {
+      const seen = await epochs.current();
+      if (seen !== sharedNamespace) {
+        sharedNamespace = await epochs.replace(seen);
+        await announce(sharedNamespace);
+      }
+      checking = false;
+    } catch (error) {
+      failed("namespace", error);
+      recheck = setTimeout(() => void checkNamespace(), bypassMs);
+      recheck.unref();
+    }
+  }
+
   const unlisten = notifications
     ? await notifications.listen(CACHE_INVALIDATION_CHANNEL, (message) => {
         if (message === "*") {
           forgetLocal("all");
           generation += 1;
+          void checkNamespace();
           return;
         }
         let keys: unknown;
@@ -150,21 +189,44 @@ export async function createReadThroughCache(
           logger.warn({ channel: CACHE_INVALIDATION_CHANNEL }, "cache invalidation message ignored: not a list of keys");
           return;
         }
-        forgetLocal(keys);
-        // A shared cache was cleared by the writer; a cache in memory is this process's to clear.
-        if (!shared) store.del(...keys.map(fullKey)).catch((error: unknown) => failed("invalidate", error));
+        const taken = keys.find((k) => k.startsWith(EPOCH_MARK));
+        if (taken !== undefined) {
+          // A process took a new namespace at its start; every process follows it.
+          if (shared && epochs) sharedNamespace = taken.slice(EPOCH_MARK.length);
+          return;
+        }
+        const writer = keys.find((k) => k.startsWith(WRITER_MARK))?.slice(WRITER_MARK.length);
+        const plain = keys.filter((k) => !k.startsWith(WRITER_MARK));
+        forgetLocal(plain);
+        // A shared cache was cleared by the writer, in the writer's namespace: when that is not this
+        // process's (a namespace just changed, or a writer of an older version), here too. A cache
+        // in memory is this process's to clear.
+        if (!shared || writer !== sharedNamespace) store.del(...plain.map(fullKey)).catch((error: unknown) => failed("invalidate", error));
       })
     : undefined;
+  if (shared && epochs) {
+    sharedNamespace = await epochs.fresh();
+    await announce(sharedNamespace);
+  }
 
   async function readThrough<T>(key: string, ttlSeconds: number, load: () => Promise<T | null>): Promise<T | null> {
-    if (bypassed() || !(await flushPending())) return load();
+    if (checking || bypassed() || !(await flushPending())) return load();
     const entry = fullKey(key);
+    let hit: string | null;
     try {
-      const hit = await store.get(entry);
-      if (hit !== null) return deserialize<T>(hit);
+      hit = await store.get(entry);
     } catch (error) {
       failed("get", error);
       return load();
+    }
+    if (hit !== null) {
+      try {
+        return deserialize<T>(hit);
+      } catch {
+        // Not an entry this code wrote (another program's key, a damaged value): it is read
+        // past and replaced by the database's answer.
+        logger.warn({ operation: "parse" }, "cache entry unreadable, reading from the database");
+      }
     }
     const value = await load();
     // Absent entities are not cached: a create right after must be visible at once.
@@ -184,7 +246,9 @@ export async function createReadThroughCache(
     },
     async invalidate(...keys) {
       forgetLocal(keys);
-      const fullKeys = keys.map(fullKey);
+      // During a rolling upgrade, processes of a version without namespaces read the same Redis
+      // under the bare keys: those are deleted too.
+      const fullKeys = shared && epochs ? [...keys.map(fullKey), ...keys.map((key) => namespace + key)] : keys.map(fullKey);
       try {
         if (bypassed()) throw new Error("cache bypassed after a failure");
         await store.del(...fullKeys);
@@ -202,12 +266,14 @@ export async function createReadThroughCache(
       forgetLocal(keys);
       // Every process keeps parsed copies, and without Redis its whole cache, in its own memory.
       // The keys without namespace or generation: each process maps them onto its own entries.
-      await notifications?.notify(CACHE_INVALIDATION_CHANNEL, JSON.stringify(keys)).catch((error: unknown) => failed("notify", error));
+      const message = shared && epochs ? [...keys, WRITER_MARK + sharedNamespace] : keys;
+      await notifications?.notify(CACHE_INVALIDATION_CHANNEL, JSON.stringify(message)).catch((error: unknown) => failed("notify", error));
     },
     ping: () => store.ping(),
     async close() {
       local.clear();
       clearTimeout(retry);
+      clearTimeout(recheck);
       await unlisten?.();
       await store.close();
     },

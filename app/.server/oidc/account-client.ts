@@ -56,6 +56,7 @@ export function accountClientRecord(organization: Pick<Organization, "id" | "cre
     // The organization's own page: never asked for consent, no browser origins, default lifetimes.
     allowedCorsOrigins: [],
     skipConsent: true,
+    pkce: "inherit",
     accessTokenTtlSeconds: null,
     refreshTokenTtlSeconds: null,
     backchannelLogoutUri: null,

@@ -1,6 +1,6 @@
 import { hkdfSync } from "node:crypto";
 import { createLocalJWKSet, jwtVerify, type JWTPayload } from "jose";
-import type { Configuration, KoaContextWithOIDC } from "oidc-provider";
+import type { Configuration, KoaContextWithOIDC, ResponseType } from "oidc-provider";
 import { errors, interactionPolicy } from "oidc-provider";
 import type { Organization, PrismaClient } from "~/generated/prisma/client";
 import type { Database } from "../db/client";
@@ -13,7 +13,7 @@ import { createFindAccount } from "./account";
 import { createAdapterFactory } from "./adapter";
 import type { RevokedTokens } from "./revoked-tokens";
 import { createClientAdapter } from "./client-metadata";
-import { accessTokenTtlOf, CLIENT_POLICY_PROPERTIES, corsAllowed, refreshTokenTtlOf, withSkipConsent } from "./client-policy";
+import { accessTokenTtlOf, CLIENT_POLICY_PROPERTIES, corsAllowed, keepOfflineAccessOfFirstParty, refreshTokenTtlOf, requirePkceOf, withSkipConsent } from "./client-policy";
 import { createLoadExistingGrant } from "./grants";
 import { storeJwtAccessToken } from "./internals";
 import type { PrivateSigningJwk } from "./keys";
@@ -29,6 +29,12 @@ import { registrationEndpointOf } from "../registration/paths";
 import { keepSessionOfShownForm } from "./device-flow";
 
 export const BASE_SCOPES = ["openid", "offline_access", "profile", "email", "roles"] as const;
+/**
+ * The built-in scopes all ask for something of a user (an ID token, claims, a refresh token of a
+ * user's grant): client_credentials refuses them. An organization's own claim scopes may double
+ * as an API's scopes and stay allowed there (decision 071).
+ */
+const USER_SCOPES: ReadonlySet<string> = new Set(BASE_SCOPES);
 
 const STANDARD_CLAIMS: Record<string, string[]> = {
   // How and when the user signed in (RFC 8176 amr, the acr it gives) travel in every ID token.
@@ -67,6 +73,8 @@ export interface ProviderInput {
 }
 
 const ES256_ONLY = ["ES256"];
+/** The authorization code flow only: no implicit or hybrid response types (the spec). */
+export const RESPONSE_TYPES: ResponseType[] = ["code"];
 
 /** Cookie signing keys derived per organization, so that one tenant's cookies never verify at another. */
 function cookieKeys(encryptionKey: Buffer, organizationId: string): string[] {
@@ -141,7 +149,7 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
     claims,
     conformIdTokenClaims: false,
     acrValues: ACR_VALUES,
-    responseTypes: ["code"],
+    responseTypes: RESPONSE_TYPES,
     clientDefaults: {
       grant_types: ["authorization_code"],
       response_types: ["code"],
@@ -183,9 +191,11 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
       RefreshToken: (_ctx, _token, client) => refreshTokenTtlOf(client, LIFETIMES.RefreshToken),
     },
     rotateRefreshToken: true,
-    // Public clients always; in OAuth 2.1 mode every client (decision 052). S256 is the only method.
-    pkce: { required: (_ctx, client) => organization.oauth21 || client.clientAuthMethod === "none" },
+    // Public clients always; others by their setting, or in OAuth 2.1 mode (decisions 052, 073). S256 is the only method.
+    pkce: { required: requirePkceOf(organization.oauth21) },
     loadExistingGrant: withSkipConsent(createLoadExistingGrant(sql, organization.id)),
+    // A first-party client gets offline_access without prompt=consent (client-policy.ts, decision 073).
+    extraParams: { scope: keepOfflineAccessOfFirstParty },
     async issueRefreshToken(_ctx, client, code) {
       if (!client.grantTypeAllowed("refresh_token")) return false;
       // The shared admin client (CLI and console) always refreshes, as the spec's admin flow needs.
@@ -251,7 +261,7 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
           return true;
         },
         async getResourceServerInfo(ctx, resourceIndicator, client) {
-          refuseUnknownClientCredentialsScopes(ctx, knownScopes);
+          refuseUnknownClientCredentialsScopes(ctx, knownScopes, USER_SCOPES);
           const known = resourceIndicator === issuer || (resourceIndicator === input.adminApiResource && (await mayUseAdminApiResource(client.clientId)));
           if (!known) throw new errors.InvalidTarget();
           const allowed = new Set((client.scope ?? scopes.join(" ")).split(" "));

@@ -4,11 +4,13 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type Provider from "oidc-provider";
+import { errors } from "oidc-provider";
 import { requestScope } from "../request-scope";
 
 interface ClientPrototype {
   clientId: string;
   compareClientSecret(this: ClientPrototype, actual: string): Promise<boolean>;
+  responseModeAllowed(this: ClientPrototype, responseMode: string | undefined, responseType: string | undefined, fapiProfile: unknown): boolean;
 }
 
 interface AccessTokenLike {
@@ -25,6 +27,29 @@ export function useHashedClientSecrets(provider: Provider, verify: (clientId: st
   const prototype = (provider.Client as unknown as { prototype: ClientPrototype }).prototype;
   prototype.compareClientSecret = function (actual: string) {
     return verify(this.clientId, actual);
+  };
+}
+
+/** What a request for another response type than code is told: the provider's own "unsupported response_type requested" names no way forward. */
+export const ONLY_CODE_RESPONSE_TYPE = "only response_type=code is supported (the authorization code flow); ask for response_type=code";
+
+/**
+ * The provider checks the response mode of an authorization request (PAR included) with the
+ * client in hand just before it checks the response type, and refuses an unsupported type with
+ * "unsupported response_type requested". Libraries that default to `id_token` (express-openid-
+ * connect) report that only as "invalid response encountered", so a request for any type but
+ * `code` is refused here first, with the same error code and a description that says what to ask
+ * for. The refusal goes to the redirect URI as the provider's own would.
+ */
+export function explainUnsupportedResponseTypes(provider: Provider, supported: readonly string[]) {
+  const prototype = (provider.Client as unknown as { prototype: ClientPrototype }).prototype;
+  const original = prototype.responseModeAllowed;
+  prototype.responseModeAllowed = function (responseMode, responseType, fapiProfile) {
+    if (typeof responseType === "string") {
+      const normalized = [...new Set(responseType.split(" "))].sort().join(" ");
+      if (!supported.includes(normalized)) throw new errors.UnsupportedResponseType(ONLY_CODE_RESPONSE_TYPE);
+    }
+    return original.call(this, responseMode, responseType, fapiProfile);
   };
 }
 

@@ -14,6 +14,7 @@ import type { RateLimits } from "../rate-limit/limiters";
 import { DEVICE_CODE_GRANT } from "~/schemas/client";
 import { limitedCodeEntries, pollsTooSoon } from "./device-flow";
 import { publicCacheControlOf } from "./well-known";
+import { CLIENT_CORS_PATHS, type PreflightOrigins } from "./preflight";
 
 /**
  * The protocol paths of an organization, relative to /{slug}. Only these reach oidc-provider;
@@ -166,7 +167,7 @@ async function deviceFlowRefusal(
  * the provider shown the canonical /{slug} it is mounted at. Node's request and response only,
  * so that Express (protocolRoutes) and the lane before it (http/protocol-first.ts) share it.
  */
-export function createProtocolHandler(registry: ProviderRegistry, store: KeyValueStore, limits?: RateLimits): ProtocolHandler {
+export function createProtocolHandler(registry: ProviderRegistry, store: KeyValueStore, limits?: RateLimits, preflightOrigins?: PreflightOrigins): ProtocolHandler {
   async function serve(req: ProtocolIncoming, res: ServerResponse, target: ProtocolTarget): Promise<void> {
     const tenant = await registry.get(target.slug);
     if (!tenant) return sendJson(res, 404, { error: "not_found", error_description: "There is no such organization." });
@@ -178,6 +179,16 @@ export function createProtocolHandler(registry: ProviderRegistry, store: KeyValu
       if (methods.length === 0) return sendJson(res, 404, { error: "not_found", error_description: "There is no such endpoint." });
       res.setHeader("Allow", methods.join(", "));
       return sendJson(res, 405, { error: "invalid_request", error_description: `This endpoint takes ${methods.filter((m) => m !== "HEAD" && m !== "OPTIONS").join(" or ")} requests.` });
+    }
+    // The provider answers a preflight of these endpoints for any origin: its per-client check
+    // runs only on the request itself, which names the client. Here the organization's clients
+    // decide; an origin none of them registered gets no CORS headers (decision 071).
+    const origin = req.headers.origin;
+    if (req.method === "OPTIONS" && preflightOrigins && typeof origin === "string" && CLIENT_CORS_PATHS.has(path)) {
+      if (!(await preflightOrigins(tenant.organization.id, origin))) {
+        res.setHeader("Vary", "Origin");
+        return sendJson(res, 403, { error: "invalid_request", error_description: "This origin is not registered for any client of this organization." });
+      }
     }
     let presented: JWTPayload | undefined;
     if (req.method === "POST") {

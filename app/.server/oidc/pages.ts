@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Client, ErrorOut, KoaContextWithOIDC } from "oidc-provider";
 import type { Organization } from "~/generated/prisma/client";
 import { isSupportedLanguage, type Language } from "~/i18n/config";
@@ -65,6 +66,48 @@ function formTarget(form: string): { action: string; xsrf: string } {
   return { action: decode(action), xsrf: decode(xsrf) };
 }
 
+/** The provider's routes of RP-initiated logout: their errors are about a sign-out. */
+const SIGN_OUT_ROUTES = new Set(["end_session", "end_session_confirm", "end_session_success"]);
+
+/**
+ * Whether a logout request may end the session without asking (as Keycloak does): it names a
+ * registered post_logout_redirect_uri (the provider refused any other) and carries an ID token
+ * (signature checked by the provider) of this very sign-in: the session's account, a client the
+ * session signed in to, the session's sid for it when the token has one, and the session's
+ * auth_time. Anything else keeps the question, so that a link alone cannot sign a person
+ * out (decision 071).
+ */
+export function signsOutWithoutAsking(ctx: KoaContextWithOIDC): boolean {
+  const { params, session, client } = ctx.oidc;
+  const hint = (ctx.oidc.entities as { IdTokenHint?: { payload?: Record<string, unknown> } }).IdTokenHint?.payload;
+  if (!hint || !client || !session?.accountId || typeof params?.post_logout_redirect_uri !== "string") return false;
+  if (hint.sub !== session.accountId || hint.aud !== client.clientId) return false;
+  if (!session.authorizations?.[client.clientId]) return false;
+  if (hint.sid !== undefined && hint.sid !== session.sidFor(client.clientId)) return false;
+  // The sign-in the token was issued for: another browser's, or an earlier one in this browser, differs.
+  const loginTs = session.authTime();
+  return typeof hint.auth_time === "number" && hint.auth_time === loginTs;
+}
+
+/**
+ * Lets one inline script run under the response's Content-Security-Policy by its hash, as
+ * oidc-provider does for its own form posts.
+ */
+function allowInlineScript(ctx: KoaContextWithOIDC, script: string): void {
+  const policy = ctx.response.get("content-security-policy");
+  if (!policy) return;
+  const digest = createHash("sha256").update(script).digest("base64");
+  ctx.set(
+    "content-security-policy",
+    policy
+      .split(";")
+      .map((directive) => (directive.trim().startsWith("script-src ") ? `${directive.trim()} 'sha256-${digest}'` : directive.trim()))
+      .join(";"),
+  );
+}
+
+const SUBMIT_LOGOUT = `document.getElementById("op.logoutForm").submit();`;
+
 /** The message key for why the code entry page is shown again (oidc-provider's re-render errors). */
 function codeProblemOf(err: Error | undefined): string | undefined {
   if (!err) return undefined;
@@ -104,18 +147,30 @@ export function providerPages(organization: Organization, issuer: string): Provi
   return {
     renderError: (ctx, out) =>
       render(ctx, (t) => ({
-        title: t("providerPages.errorTitle"),
+        title: t(SIGN_OUT_ROUTES.has(ctx.oidc?.route ?? "") ? "providerPages.logoutErrorTitle" : "providerPages.errorTitle"),
         // The description is the protocol's (English, for the application's developer): a detail, not the message.
-        body: `<h1>${escape(t("providerPages.errorHeading"))}</h1>
+        body: `<h1>${escape(t(SIGN_OUT_ROUTES.has(ctx.oidc?.route ?? "") ? "providerPages.logoutErrorHeading" : "providerPages.errorHeading"))}</h1>
 <p>${escape(t("providerPages.errorBody"))}</p>
 <p>${escape(t("providerPages.errorCode"))} <code>${escape(out.error)}</code></p>${
           out.error_description ? `<details><summary>${escape(t("providerPages.errorDetails"))}</summary><p>${escape(out.error_description)}</p></details>` : ""
         }`,
       })),
 
-    // `form` is built by oidc-provider (action and hidden xsrf field); the buttons submit it.
-    logoutSource: (ctx, form) =>
-      render(ctx, (t) => ({
+    // `form` is built by oidc-provider (action and hidden xsrf field); the buttons submit it, or,
+    // for a request that needs no question, the page's script does (a button without script).
+    logoutSource: (ctx, form) => {
+      if (signsOutWithoutAsking(ctx)) {
+        allowInlineScript(ctx, SUBMIT_LOGOUT);
+        return render(ctx, (t) => ({
+          title: t("providerPages.logoutAutoTitle"),
+          body: `<h1>${escape(t("providerPages.logoutAutoHeading"))}</h1>
+<p>${escape(t("providerPages.logoutAutoBody", { organization: branding.name }))}</p>
+${form.replace("</form>", '<input type="hidden" name="logout" value="yes"/></form>')}
+<noscript><p class="actions"><button autofocus type="submit" form="op.logoutForm">${escape(t("providerPages.logoutAutoContinue"))}</button></p></noscript>
+<script>${SUBMIT_LOGOUT}</script>`,
+        }));
+      }
+      return render(ctx, (t) => ({
         title: t("providerPages.logoutTitle"),
         body: `<h1>${escape(t("providerPages.logoutHeading"))}</h1>
 <p>${escape(t("providerPages.logoutBody", { organization: branding.name }))}</p>
@@ -124,7 +179,8 @@ ${form}
 <button autofocus type="submit" form="op.logoutForm" name="logout" value="yes">${escape(t("providerPages.logoutYes"))}</button>
 <button class="secondary" type="submit" form="op.logoutForm">${escape(t("providerPages.logoutNo"))}</button>
 </p>`,
-      })),
+      }));
+    },
 
     postLogoutSuccessSource: (ctx) =>
       render(ctx, (t) => ({

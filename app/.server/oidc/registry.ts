@@ -11,9 +11,9 @@ import type { ReadThroughCache } from "../cache/read-through";
 import type { KeyValueStore } from "../cache/store";
 import type { Database } from "../db/client";
 import { getClientRecord, secretMatches } from "../directory/clients";
-import { buildProviderConfiguration, createSignedJwtReader } from "./configuration";
+import { buildProviderConfiguration, createSignedJwtReader, RESPONSE_TYPES } from "./configuration";
 import { createRevokedTokens } from "./revoked-tokens";
-import { acceptOwnAudienceAtUserinfo, hashAccessTokenIntoIdToken, useHashedClientSecrets } from "./internals";
+import { acceptOwnAudienceAtUserinfo, explainUnsupportedResponseTypes, hashAccessTokenIntoIdToken, useHashedClientSecrets } from "./internals";
 import { keysChangeAt, type KeyService, type PrivateSigningJwk } from "./keys";
 import type { LogoutNotice } from "./backchannel-logout";
 import { statePollInterval } from "./device-flow";
@@ -221,6 +221,7 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
     });
     acceptOwnAudienceAtUserinfo(provider, adminResource ? [issuer, adminResource] : [issuer]);
     answerTokenErrorsPerRfc6749(provider);
+    explainUnsupportedResponseTypes(provider, RESPONSE_TYPES);
     hashAccessTokenIntoIdToken(provider);
     statePollInterval(provider);
     registerTokenExchange(provider, {

@@ -11,6 +11,7 @@ export const CLIENT_FIELDS = [
   "grantTypes",
   "applicationId",
   "skipConsent",
+  "pkce",
   "accessTokenTtlSeconds",
   "refreshTokenTtlSeconds",
   "adminApiAccess",
@@ -64,6 +65,8 @@ export function clientUpdateInput(form: FormData) {
     // "" is the "no application" choice.
     applicationId: applicationId === "" ? null : applicationId,
     ...(form.has(SKIP_CONSENT_SHOWN) ? { skipConsent: form.get("skipConsent") === "yes" } : {}),
+    // Shown for confidential code-flow clients only (decision 073); the schema names a bad value.
+    ...(form.has("pkce") ? { pkce: text(form, "pkce") ?? "" } : {}),
     ...(form.has("accessTokenTtlSeconds") ? { accessTokenTtlSeconds: seconds(text(form, "accessTokenTtlSeconds")) } : {}),
     ...(form.has("refreshTokenTtlSeconds") ? { refreshTokenTtlSeconds: seconds(text(form, "refreshTokenTtlSeconds")) } : {}),
     // An unticked checkbox sends nothing: without the marker the form had none to send.

@@ -7,7 +7,7 @@ import { ConflictView, InputField } from "./detail-parts";
 import { ListTable, Moment } from "./list-table";
 import { list, zodFieldErrors } from "./forms";
 import { ActionForm, CheckboxGroup, ConfirmAction, Csrf, Notice, SelectField } from "./ui";
-import { ACCESS_TOKEN_TTL_BOUNDS, CLIENT_GRANT_TYPE_VALUES, ClientUpdateSchema, REFRESH_TOKEN_TTL_BOUNDS, LoginMethodsBodySchema, type Client, type ClientSecret } from "~/schemas/client";
+import { ACCESS_TOKEN_TTL_BOUNDS, CLIENT_GRANT_TYPE_VALUES, CLIENT_PKCE_VALUES, ClientUpdateSchema, REFRESH_TOKEN_TTL_BOUNDS, LoginMethodsBodySchema, type Client, type ClientSecret } from "~/schemas/client";
 import { LOGIN_METHODS } from "~/schemas/login-methods";
 import type { TFunction } from "i18next";
 
@@ -63,6 +63,18 @@ function SkipConsentField({ checked, error }: { checked: boolean; error: string 
   );
 }
 
+/**
+ * PKCE of a confidential code-flow client (decision 073): as the organization's OAuth 2.1 mode
+ * says, always, or not (for relying parties that cannot send it). A public client always sends it.
+ */
+function PkceField({ client, value, oauth21, error }: { client: Client; value: string; oauth21: boolean; error: string | undefined }) {
+  const { t } = useTranslation("console");
+  if (!client.grantTypes.includes("authorization_code")) return null;
+  if (client.clientType === "public") return <p className="hint">{t("clientDetail.pkcePublic")}</p>;
+  const label = (v: (typeof CLIENT_PKCE_VALUES)[number]) => (v === "inherit" ? t(oauth21 ? "clientDetail.pkceOption.inheritRequired" : "clientDetail.pkceOption.inheritOptional") : t(`clientDetail.pkceOption.${v}`));
+  return <SelectField name="pkce" label={t("clientDetail.pkce")} options={CLIENT_PKCE_VALUES.map((v) => ({ value: v, label: label(v) }))} defaultValue={value} error={error} hint={t("clientDetail.pkceHint")} />;
+}
+
 /** What an empty lifetime field means, in seconds. */
 export interface LifetimeDefaults {
   accessTokenTtlSeconds: number;
@@ -77,8 +89,17 @@ export function duration(seconds: number): string {
 
 const shown = (value: number | string | null | undefined) => (value === null || value === undefined ? "" : String(value));
 
-export function ClientEditForm(props: { client: Client; version: number; apps: Array<{ id: string; name: string }>; result: EditResult | undefined; offerAdminApiAccess: boolean; defaults: LifetimeDefaults }) {
-  const { client, version, apps, result, offerAdminApiAccess, defaults } = props;
+export function ClientEditForm(props: {
+  client: Client;
+  version: number;
+  apps: Array<{ id: string; name: string }>;
+  result: EditResult | undefined;
+  offerAdminApiAccess: boolean;
+  defaults: LifetimeDefaults;
+  /** The organization's OAuth 2.1 mode, which a client's PKCE setting `inherit` follows. */
+  oauth21: boolean;
+}) {
+  const { client, version, apps, result, offerAdminApiAccess, defaults, oauth21 } = props;
   const { t } = useTranslation("console");
   const [clientErrors, setClientErrors] = useState<Record<string, string> | null>(null);
   const errors = clientErrors ?? (result?.kind === "invalid" ? result.errors : {});
@@ -109,6 +130,7 @@ export function ClientEditForm(props: { client: Client; version: number; apps: A
     }
     const consent = (skip: boolean) => t(skip ? "clientDetail.consentSkipped" : "clientDetail.consentAsked");
     if (result.values.skipConsent !== undefined) rows.push({ field: t("clientDetail.consent"), now: consent(current.skipConsent), yours: consent(result.values.skipConsent) });
+    if (result.values.pkce !== undefined) rows.push({ field: t("clientDetail.pkce"), now: current.pkce, yours: result.values.pkce });
     const access = (allowed: boolean) => t(allowed ? "clientDetail.adminApiAccessAllowed" : "clientDetail.adminApiAccessDenied");
     if (result.values.adminApiAccess !== undefined) {
       rows.push({ field: t("clientDetail.adminApiAccess"), now: access(current.adminApiAccess), yours: access(result.values.adminApiAccess) });
@@ -179,6 +201,7 @@ export function ClientEditForm(props: { client: Client; version: number; apps: A
         error={errors.applicationId}
       />
       {client.applicationType === "web" ? <SkipConsentField checked={values?.skipConsent ?? client.skipConsent} error={errors.skipConsent} /> : null}
+      <PkceField client={client} value={values?.pkce ?? client.pkce} oauth21={oauth21} error={errors.pkce} />
       <fieldset className="field">
         <legend>{t("clientDetail.lifetimes")}</legend>
         <InputField

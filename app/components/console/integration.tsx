@@ -67,6 +67,21 @@ export function quickStart(client: Pick<Client, "id" | "clientType" | "grantType
   ].join("\n");
 }
 
+/**
+ * ID tokens are ES256 only and the code flow is the only response type (the spec): a library that
+ * defaults to RS256 or to an ID token from the authorization endpoint fails with an error of its
+ * own that names neither, so the page says it, with express-openid-connect's two lines.
+ */
+function LibraryHint() {
+  const { t } = useTranslation("console");
+  return (
+    <p className="hint" id="client-library-hint">
+      {t("integration.libraryHint")} <code>{"idTokenSigningAlg: 'ES256'"}</code> {t("integration.libraryHintAnd")} <code>{"authorizationParams: { response_type: 'code' }"}</code>. {t("integration.libraryHintMore")}{" "}
+      <code>docs/integrations.md</code>.
+    </p>
+  );
+}
+
 /** The client page's "use this client" panel: its id, redirect URIs, the issuer and a quick start. */
 export function ClientIntegrationPanel({ client, endpoints }: { client: Client; endpoints: Endpoints }) {
   const { t } = useTranslation("console");
@@ -112,6 +127,7 @@ export function ClientIntegrationPanel({ client, endpoints }: { client: Client; 
       </pre>
       <CopyButton value={commands} label={t("integration.copyNamed", { name: t("integration.quickStart") })} />
       {kind !== "public" ? <p className="hint">CLIENT_SECRET: {t("integration.secretPlaceholder")}</p> : null}
+      {kind !== "machine" ? <LibraryHint /> : null}
     </section>
   );
 }

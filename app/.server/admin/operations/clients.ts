@@ -115,7 +115,7 @@ export const clientsIdOperations = [
     method: "PUT",
     path: "/clients/{id}",
     operationId: "clients.update",
-    summary: "Update a client (redirect URIs, grant types, scope, application, login methods, CORS origins, skip-consent, token lifetimes, authentication method and public keys); If-Match guards against lost updates",
+    summary: "Update a client (redirect URIs, grant types, scope, application, login methods, CORS origins, skip-consent, PKCE, token lifetimes, authentication method and public keys); If-Match guards against lost updates",
     tag: "clients",
     permission: "admin:client:write",
     params: ClientParams,

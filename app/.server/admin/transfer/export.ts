@@ -150,6 +150,7 @@ async function loadContent(ctx: ExportContext, organizationId: string): Promise<
       loginMethods: c.loginMethods as PackageContent["clients"][number]["loginMethods"],
       allowedCorsOrigins: c.allowedCorsOrigins,
       skipConsent: c.skipConsent,
+      pkce: c.pkce as PackageContent["clients"][number]["pkce"],
       accessTokenTtlSeconds: c.accessTokenTtlSeconds,
       refreshTokenTtlSeconds: c.refreshTokenTtlSeconds,
       backchannelLogoutUri: c.backchannelLogoutUri,

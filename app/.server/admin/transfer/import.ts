@@ -117,7 +117,7 @@ function planImport(ctx: PreviewContext, pkg: ExportPackage, slug: string, targe
   });
   const clientSteps = c.clients.map((cl) => {
     const existing = target.clients.get(cl.id);
-    const fields: Array<keyof PackageClient & string> = ["application", "name", "applicationType", "tokenEndpointAuthMethod", "jwks", "jwksUri", "redirectUris", "postLogoutRedirectUris", "grantTypes", "scope", "loginMethods", "allowedCorsOrigins", "skipConsent", "accessTokenTtlSeconds", "refreshTokenTtlSeconds", "backchannelLogoutUri", "backchannelLogoutSessionRequired", "tokenExchangeAudiences", "status"];
+    const fields: Array<keyof PackageClient & string> = ["application", "name", "applicationType", "tokenEndpointAuthMethod", "jwks", "jwksUri", "redirectUris", "postLogoutRedirectUris", "grantTypes", "scope", "loginMethods", "allowedCorsOrigins", "skipConsent", "pkce", "accessTokenTtlSeconds", "refreshTokenTtlSeconds", "backchannelLogoutUri", "backchannelLogoutSessionRequired", "tokenExchangeAudiences", "status"];
     const write = note("client", cl.id, existing ? changedFields(cl, existing, fields) : null);
     const secrets = cl.secrets.map((s) => {
       const es = existing?.secrets.get(s.secretHash);
@@ -211,6 +211,7 @@ function planImport(ctx: PreviewContext, pkg: ExportPackage, slug: string, targe
         loginMethods: cl.loginMethods,
         allowedCorsOrigins: cl.allowedCorsOrigins,
         skipConsent: cl.skipConsent,
+        pkce: cl.pkce,
         accessTokenTtlSeconds: cl.accessTokenTtlSeconds,
         refreshTokenTtlSeconds: cl.refreshTokenTtlSeconds,
         backchannelLogoutUri: cl.backchannelLogoutUri,

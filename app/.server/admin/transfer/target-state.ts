@@ -36,6 +36,7 @@ interface TargetClient {
   loginMethods: string[];
   allowedCorsOrigins: string[];
   skipConsent: boolean;
+  pkce: string;
   accessTokenTtlSeconds: number | null;
   refreshTokenTtlSeconds: number | null;
   backchannelLogoutUri: string | null;
@@ -160,6 +161,7 @@ export async function loadTarget(db: Prisma.TransactionClient, slug: string, con
       loginMethods: c.loginMethods,
       allowedCorsOrigins: c.allowedCorsOrigins,
       skipConsent: c.skipConsent,
+      pkce: c.pkce,
       accessTokenTtlSeconds: c.accessTokenTtlSeconds,
       refreshTokenTtlSeconds: c.refreshTokenTtlSeconds,
       backchannelLogoutUri: c.backchannelLogoutUri,

@@ -697,6 +697,7 @@ export interface Operations {
         adminApiAccess: boolean;
         allowedCorsOrigins: Array<string>;
         skipConsent: boolean;
+        pkce: "inherit" | "required" | "not_required";
         accessTokenTtlSeconds: number | null;
         refreshTokenTtlSeconds: number | null;
         backchannelLogoutUri: string | null;
@@ -742,6 +743,7 @@ export interface Operations {
         adminApiAccess: boolean;
         allowedCorsOrigins: Array<string>;
         skipConsent: boolean;
+        pkce: "inherit" | "required" | "not_required";
         accessTokenTtlSeconds: number | null;
         refreshTokenTtlSeconds: number | null;
         backchannelLogoutUri: string | null;
@@ -784,6 +786,7 @@ export interface Operations {
         adminApiAccess?: boolean;
         allowedCorsOrigins?: Array<string>;
         skipConsent?: boolean;
+        pkce?: "inherit" | "required" | "not_required";
         accessTokenTtlSeconds?: number | null;
         refreshTokenTtlSeconds?: number | null;
         backchannelLogoutUri?: string | null;
@@ -820,6 +823,7 @@ export interface Operations {
         adminApiAccess: boolean;
         allowedCorsOrigins: Array<string>;
         skipConsent: boolean;
+        pkce: "inherit" | "required" | "not_required";
         accessTokenTtlSeconds: number | null;
         refreshTokenTtlSeconds: number | null;
         backchannelLogoutUri: string | null;
@@ -870,6 +874,7 @@ export interface Operations {
         adminApiAccess: boolean;
         allowedCorsOrigins: Array<string>;
         skipConsent: boolean;
+        pkce: "inherit" | "required" | "not_required";
         accessTokenTtlSeconds: number | null;
         refreshTokenTtlSeconds: number | null;
         backchannelLogoutUri: string | null;
@@ -939,6 +944,7 @@ export interface Operations {
         adminApiAccess: boolean;
         allowedCorsOrigins: Array<string>;
         skipConsent: boolean;
+        pkce: "inherit" | "required" | "not_required";
         accessTokenTtlSeconds: number | null;
         refreshTokenTtlSeconds: number | null;
         backchannelLogoutUri: string | null;
@@ -1041,6 +1047,7 @@ export interface Operations {
           adminApiAccess: boolean;
           allowedCorsOrigins: Array<string>;
           skipConsent: boolean;
+          pkce: "inherit" | "required" | "not_required";
           accessTokenTtlSeconds: number | null;
           refreshTokenTtlSeconds: number | null;
           backchannelLogoutUri: string | null;
@@ -1125,6 +1132,7 @@ export interface Operations {
         adminApiAccess: boolean;
         allowedCorsOrigins: Array<string>;
         skipConsent: boolean;
+        pkce: "inherit" | "required" | "not_required";
         accessTokenTtlSeconds: number | null;
         refreshTokenTtlSeconds: number | null;
         backchannelLogoutUri: string | null;
@@ -1137,7 +1145,7 @@ export interface Operations {
       };
     etag: true;
   };
-  /** Update a client (redirect URIs, grant types, scope, application, login methods, CORS origins, skip-consent, token lifetimes, authentication method and public keys); If-Match guards against lost updates */
+  /** Update a client (redirect URIs, grant types, scope, application, login methods, CORS origins, skip-consent, PKCE, token lifetimes, authentication method and public keys); If-Match guards against lost updates */
   "clients.update": {
     args: [id: string, body: {
         applicationId?: string | null;
@@ -1165,6 +1173,7 @@ export interface Operations {
         adminApiAccess?: boolean;
         allowedCorsOrigins?: Array<string>;
         skipConsent?: boolean;
+        pkce?: "inherit" | "required" | "not_required";
         accessTokenTtlSeconds?: number | null;
         refreshTokenTtlSeconds?: number | null;
         backchannelLogoutUri?: string | null;
@@ -1201,6 +1210,7 @@ export interface Operations {
         adminApiAccess: boolean;
         allowedCorsOrigins: Array<string>;
         skipConsent: boolean;
+        pkce: "inherit" | "required" | "not_required";
         accessTokenTtlSeconds: number | null;
         refreshTokenTtlSeconds: number | null;
         backchannelLogoutUri: string | null;
@@ -1502,6 +1512,7 @@ export interface Operations {
             loginMethods: Array<"password" | "magic_link" | "passkey" | "federated">;
             allowedCorsOrigins: Array<string>;
             skipConsent: boolean;
+            pkce: "inherit" | "required" | "not_required";
             accessTokenTtlSeconds: number | null;
             refreshTokenTtlSeconds: number | null;
             backchannelLogoutUri: string | null;
@@ -1999,6 +2010,7 @@ export interface Operations {
               loginMethods: Array<"password" | "magic_link" | "passkey" | "federated">;
               allowedCorsOrigins?: Array<string>;
               skipConsent?: boolean;
+              pkce?: "inherit" | "required" | "not_required";
               accessTokenTtlSeconds?: number | null;
               refreshTokenTtlSeconds?: number | null;
               backchannelLogoutUri?: string | null;
@@ -2207,6 +2219,7 @@ export interface Operations {
               loginMethods: Array<"password" | "magic_link" | "passkey" | "federated">;
               allowedCorsOrigins?: Array<string>;
               skipConsent?: boolean;
+              pkce?: "inherit" | "required" | "not_required";
               accessTokenTtlSeconds?: number | null;
               refreshTokenTtlSeconds?: number | null;
               backchannelLogoutUri?: string | null;
@@ -4415,6 +4428,7 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"adminApiAccess","in":"body","type":"boolean","required":false,"default":"false"},
       {"name":"allowedCorsOrigins","in":"body","type":"list of string","required":false,"default":"[]"},
       {"name":"skipConsent","in":"body","type":"boolean","required":false,"default":"false"},
+      {"name":"pkce","in":"body","type":"inherit | required | not_required","required":false,"default":"\"inherit\""},
       {"name":"accessTokenTtlSeconds","in":"body","type":"integer (60–86400) or null","required":false,"default":"null"},
       {"name":"refreshTokenTtlSeconds","in":"body","type":"integer (60–1209600) or null","required":false,"default":"null"},
       {"name":"backchannelLogoutUri","in":"body","type":"string (up to 2000 chars) or null","required":false,"default":"null"},
@@ -4498,7 +4512,7 @@ export const operationHelp: Record<string, OperationHelp> = {
     ],
   },
   "clients.update": {
-    summary: "Update a client (redirect URIs, grant types, scope, application, login methods, CORS origins, skip-consent, token lifetimes, authentication method and public keys); If-Match guards against lost updates",
+    summary: "Update a client (redirect URIs, grant types, scope, application, login methods, CORS origins, skip-consent, PKCE, token lifetimes, authentication method and public keys); If-Match guards against lost updates",
     fields: [
       {"name":"id","in":"path","type":"string (1–200 chars)","required":true},
       {"name":"applicationId","in":"body","type":"string (uuid) or null","required":false},
@@ -4515,6 +4529,7 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"adminApiAccess","in":"body","type":"boolean","required":false},
       {"name":"allowedCorsOrigins","in":"body","type":"list of string","required":false},
       {"name":"skipConsent","in":"body","type":"boolean","required":false},
+      {"name":"pkce","in":"body","type":"inherit | required | not_required","required":false},
       {"name":"accessTokenTtlSeconds","in":"body","type":"integer (60–86400) or null","required":false},
       {"name":"refreshTokenTtlSeconds","in":"body","type":"integer (60–1209600) or null","required":false},
       {"name":"backchannelLogoutUri","in":"body","type":"string (up to 2000 chars) or null","required":false},
