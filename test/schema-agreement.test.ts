@@ -201,6 +201,7 @@ describe("schema.prisma and the SQL migrations agree", () => {
     const t3 = new Date("2030-12-31T23:59:59.999Z");
     const ids = {
       org: randomUUID(),
+      countedOrg: randomUUID(),
       app: randomUUID(),
       module: randomUUID(),
       client: `client-${randomUUID()}`,
@@ -390,7 +391,11 @@ describe("schema.prisma and the SQL migrations agree", () => {
         SigningKey: signingKey,
         AuditEntry: auditEntry,
         OidcPayload: oidcPayload,
+        // The triggers on "User" made the round-trip organization's count when its user was
+        // written; this row is for an organization without users.
+        OrganizationUserCount: { organizationId: ids.countedOrg, users: 7 },
       };
+      await prisma.organization.create({ data: { id: ids.countedOrg, name: "Counted", slug: "counted-roundtrip" } });
 
       // Columns and models added after this file was written get values derived from the
       // schema: every column set, none to its default, within the table's CHECK constraints.
