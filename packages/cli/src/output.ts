@@ -45,7 +45,7 @@ export function renderHuman(value: unknown): string {
     const table = renderTable(value.data.filter(isRecord));
     const footer =
       typeof value.total === "number"
-        ? `\n${value.data.length} of ${value.total}${typeof value.cursor === "string" ? ` · next: --cursor ${value.cursor}` : ""}`
+        ? `\n${value.data.length} of ${value.total}${value.totalIsLowerBound === true ? "+" : ""}${typeof value.cursor === "string" ? ` · next: --cursor ${value.cursor}` : ""}`
         : value.hasMore === true && typeof value.nextCursor === "string"
           ? `\nmore: --after ${value.nextCursor}`
           : "";

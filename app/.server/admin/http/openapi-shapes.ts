@@ -5,6 +5,10 @@ export function pageOf<T extends z.ZodType>(item: T) {
   return z.object({
     data: z.array(item),
     total: z.number().int(),
+    totalIsLowerBound: z
+      .literal(true)
+      .optional()
+      .meta({ description: "Present when the list stopped counting: there are at least `total` items (a filtered list or search with more than 1,000 matches)" }),
     page: z.number().int(),
     pageSize: z.number().int(),
     cursor: z.string().optional(),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "../../errors";
-import { decodeCursor, encodeCursor, listMode, listPage } from "./pagination";
+import { boundedCount, decodeCursor, encodeCursor, listMode, listPage } from "./pagination";
 
 const ids = Array.from({ length: 5 }, (_, i) => `0190a000-0000-7000-8000-00000000000${i}`);
 
@@ -51,5 +51,34 @@ describe("listPage in cursor mode", () => {
       const forged = Buffer.from(JSON.stringify([null, ids[0], total]), "utf8").toString("base64url");
       expect(() => decodeCursor(forged), String(total)).toThrow(AppError);
     }
+  });
+});
+
+describe("a total counted up to a bound", () => {
+  const upTo = (rows: number) => async (take: number) => Math.min(rows, take);
+
+  it("is exact up to the bound and a lower bound past it", async () => {
+    expect(await boundedCount(upTo(3), 3)).toEqual({ total: 3, lowerBound: false });
+    expect(await boundedCount(upTo(4), 3)).toEqual({ total: 3, lowerBound: true });
+    expect(await boundedCount(upTo(0), 3)).toEqual({ total: 0, lowerBound: false });
+  });
+
+  it("says so in the envelope, and a cursor walk counts again instead of carrying it as exact", async () => {
+    const { calls, fetch } = source();
+    const bounded = { ...fetch, count: () => boundedCount(async (take) => (calls.count++, Math.min(ids.length, take)), 3) };
+    const offset = await listPage(listMode({ page: 1, pageSize: 2 }), bounded);
+    expect(offset).toMatchObject({ total: 3, totalIsLowerBound: true, page: 1, pageSize: 2 });
+    const first = await listPage(listMode({ limit: 2 }), bounded);
+    expect(first).toMatchObject({ total: 3, totalIsLowerBound: true });
+    expect(decodeCursor(first.cursor!)).toHaveLength(2);
+    const second = await listPage(listMode({ limit: 2, cursor: first.cursor! }), bounded);
+    expect(second).toMatchObject({ total: 3, totalIsLowerBound: true });
+    expect(calls.count).toBe(3);
+  });
+
+  it("leaves an exact total's envelope as it was", async () => {
+    const { fetch } = source();
+    const page = await listPage(listMode({ page: 1, pageSize: 2 }), fetch);
+    expect(Object.keys(page).sort()).toEqual(["data", "page", "pageSize", "total"]);
   });
 });

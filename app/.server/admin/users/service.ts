@@ -8,7 +8,7 @@ import { endUserSessions } from "../../oidc/sessions";
 import type { Context } from "../../context";
 import type { Services } from "../../services";
 import { conflict, notFound, staleEtag, validation } from "../../errors";
-import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";
+import { boundedCount, COUNT_BOUND, listMode, listPage, type ListQuery, type Page } from "../http/pagination";
 
 /**
  * Users of the Admin API, organization-scoped and by id. The representation never carries the
@@ -80,7 +80,21 @@ function userOrder(sort: NonNullable<UserListQuery["sort"]>, order: "asc" | "des
   }
 }
 
-export async function listUsers(ctx: Context, organizationId: string, query: UserListQuery): Promise<Page<User>> {
+/**
+ * The organization's number of users, kept by triggers on "User" in the transaction of every
+ * insert and delete (table OrganizationUserCount, decision 075): one row instead of a count of
+ * every user. An organization that never had a user has no row yet.
+ */
+export async function countOrganizationUsers(ctx: Context, organizationId: string): Promise<number> {
+  const row = await ctx.db.organizationUserCount.findUnique({ where: { organizationId }, select: { users: true } });
+  return row?.users ?? 0;
+}
+
+/**
+ * The list's total is exact without a filter (the kept count); a filtered list (search, status,
+ * locked) counts its matches up to `countBound` and past it says "at least" (decision 075).
+ */
+export async function listUsers(ctx: Context, organizationId: string, query: UserListQuery, { countBound = COUNT_BOUND }: { countBound?: number } = {}): Promise<Page<User>> {
   await requireManagedOrganization(ctx, organizationId);
   const prisma = ctx.db;
   const q = query.q;
@@ -103,7 +117,8 @@ export async function listUsers(ctx: Context, organizationId: string, query: Use
   const order = query.order ?? "asc";
   const sort = query.sort ?? "createdAt";
   const page = await listPage(listMode(query), {
-    count: () => prisma.user.count({ where }),
+    count: () =>
+      q || query.status || query.locked ? boundedCount((take) => prisma.user.count({ where, take }), countBound) : countOrganizationUsers(ctx, organizationId),
     offset: (skip, take) =>
       prisma.user.findMany({ where, orderBy: [userOrder(sort, order), { id: order }], skip, take }),
     after: (afterId, take) =>

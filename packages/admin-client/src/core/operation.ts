@@ -98,6 +98,8 @@ async function invoke(transport: Transport, spec: OperationSpec, args: unknown[]
 interface PageBody {
   data: unknown[];
   total?: number;
+  /** `total` is only "at least": it cannot tell where the list ends. */
+  totalIsLowerBound?: boolean;
   cursor?: string;
 }
 
@@ -122,7 +124,7 @@ async function* listAll(transport: Transport, spec: OperationSpec, args: unknown
     const res = await transport({ method: "GET", path, query: { ...filters, page, pageSize: size }, options });
     const body = res.body as PageBody;
     yield* body.data;
-    if (body.data.length < size || (body.total !== undefined && page * size >= body.total)) return;
+    if (body.data.length < size || (body.total !== undefined && !body.totalIsLowerBound && page * size >= body.total)) return;
   }
 }
 

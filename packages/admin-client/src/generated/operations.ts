@@ -323,6 +323,8 @@ export interface Operations {
           updatedAt: string;
         }>;
         total: number;
+        /** Present when the list stopped counting: there are at least `total` items (a filtered list or search with more than 1,000 matches) */
+        totalIsLowerBound?: true;
         page: number;
         pageSize: number;
         cursor?: string;
@@ -349,6 +351,8 @@ export interface Operations {
           updatedAt: string;
         }>;
         total: number;
+        /** Present when the list stopped counting: there are at least `total` items (a filtered list or search with more than 1,000 matches) */
+        totalIsLowerBound?: true;
         page: number;
         pageSize: number;
         cursor?: string;
@@ -490,6 +494,8 @@ export interface Operations {
           };
         }>;
         total: number;
+        /** Present when the list stopped counting: there are at least `total` items (a filtered list or search with more than 1,000 matches) */
+        totalIsLowerBound?: true;
         page: number;
         pageSize: number;
         cursor?: string;
@@ -1059,6 +1065,8 @@ export interface Operations {
           updatedAt: string;
         }>;
         total: number;
+        /** Present when the list stopped counting: there are at least `total` items (a filtered list or search with more than 1,000 matches) */
+        totalIsLowerBound?: true;
         page: number;
         pageSize: number;
         cursor?: string;
@@ -1085,6 +1093,8 @@ export interface Operations {
           revokedAt: string | null;
         }>;
         total: number;
+        /** Present when the list stopped counting: there are at least `total` items (a filtered list or search with more than 1,000 matches) */
+        totalIsLowerBound?: true;
         page: number;
         pageSize: number;
         cursor?: string;
@@ -1349,6 +1359,8 @@ export interface Operations {
           updatedAt: string;
         }>;
         total: number;
+        /** Present when the list stopped counting: there are at least `total` items (a filtered list or search with more than 1,000 matches) */
+        totalIsLowerBound?: true;
         page: number;
         pageSize: number;
         cursor?: string;
@@ -1376,6 +1388,8 @@ export interface Operations {
           updatedAt: string;
         }>;
         total: number;
+        /** Present when the list stopped counting: there are at least `total` items (a filtered list or search with more than 1,000 matches) */
+        totalIsLowerBound?: true;
         page: number;
         pageSize: number;
         cursor?: string;
@@ -1850,6 +1864,8 @@ export interface Operations {
           updatedAt: string;
         }>;
         total: number;
+        /** Present when the list stopped counting: there are at least `total` items (a filtered list or search with more than 1,000 matches) */
+        totalIsLowerBound?: true;
         page: number;
         pageSize: number;
         cursor?: string;
@@ -2358,6 +2374,8 @@ export interface Operations {
           expired: boolean;
         }>;
         total: number;
+        /** Present when the list stopped counting: there are at least `total` items (a filtered list or search with more than 1,000 matches) */
+        totalIsLowerBound?: true;
         page: number;
         pageSize: number;
         cursor?: string;
@@ -2421,6 +2439,8 @@ export interface Operations {
           publicJwk: { [key: string]: unknown };
         }>;
         total: number;
+        /** Present when the list stopped counting: there are at least `total` items (a filtered list or search with more than 1,000 matches) */
+        totalIsLowerBound?: true;
         page: number;
         pageSize: number;
         cursor?: string;
@@ -2494,6 +2514,8 @@ export interface Operations {
           linkExpired: boolean;
         }>;
         total: number;
+        /** Present when the list stopped counting: there are at least `total` items (a filtered list or search with more than 1,000 matches) */
+        totalIsLowerBound?: true;
         page: number;
         pageSize: number;
         cursor?: string;
@@ -2683,6 +2705,8 @@ export interface Operations {
           updatedAt: string;
         }>;
         total: number;
+        /** Present when the list stopped counting: there are at least `total` items (a filtered list or search with more than 1,000 matches) */
+        totalIsLowerBound?: true;
         page: number;
         pageSize: number;
         cursor?: string;
@@ -2830,6 +2854,8 @@ export interface Operations {
           createdAt: string;
         }>;
         total: number;
+        /** Present when the list stopped counting: there are at least `total` items (a filtered list or search with more than 1,000 matches) */
+        totalIsLowerBound?: true;
         page: number;
         pageSize: number;
         cursor?: string;
@@ -2892,6 +2918,8 @@ export interface Operations {
           revokedAt: string | null;
         }>;
         total: number;
+        /** Present when the list stopped counting: there are at least `total` items (a filtered list or search with more than 1,000 matches) */
+        totalIsLowerBound?: true;
         page: number;
         pageSize: number;
         cursor?: string;
@@ -3012,6 +3040,8 @@ export interface Operations {
           updatedAt: string;
         }>;
         total: number;
+        /** Present when the list stopped counting: there are at least `total` items (a filtered list or search with more than 1,000 matches) */
+        totalIsLowerBound?: true;
         page: number;
         pageSize: number;
         cursor?: string;
@@ -3072,6 +3102,8 @@ export interface Operations {
           lastSeenAt: string | null;
         }>;
         total: number;
+        /** Present when the list stopped counting: there are at least `total` items (a filtered list or search with more than 1,000 matches) */
+        totalIsLowerBound?: true;
         page: number;
         pageSize: number;
         cursor?: string;
@@ -3711,6 +3743,8 @@ export interface Operations {
           updatedAt: string;
         }>;
         total: number;
+        /** Present when the list stopped counting: there are at least `total` items (a filtered list or search with more than 1,000 matches) */
+        totalIsLowerBound?: true;
         page: number;
         pageSize: number;
         cursor?: string;
@@ -4109,6 +4143,8 @@ export interface Operations {
           updatedAt: string;
         }>;
         total: number;
+        /** Present when the list stopped counting: there are at least `total` items (a filtered list or search with more than 1,000 matches) */
+        totalIsLowerBound?: true;
         page: number;
         pageSize: number;
         cursor?: string;
@@ -4141,6 +4177,8 @@ export interface Operations {
           createdAt: string;
         }>;
         total: number;
+        /** Present when the list stopped counting: there are at least `total` items (a filtered list or search with more than 1,000 matches) */
+        totalIsLowerBound?: true;
         page: number;
         pageSize: number;
         cursor?: string;
