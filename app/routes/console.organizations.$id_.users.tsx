@@ -77,6 +77,17 @@ export async function action(args: ActionFunctionArgs) {
   return data<ActionResult>({ kind: "invalid", values, errors: invited.error.details ? detailErrors(invited.error.details, ["email", "givenName", "familyName", "locale"]) : { form: invited.error.message } }, { status: invited.status, headers: NO_STORE });
 }
 
+/**
+ * How many users the list covers. A filtered list stops counting at 1,000 matches and then says
+ * "1,000+" (the Admin API's `totalIsLowerBound`), never a number it did not count.
+ */
+function UserTotal({ page, filtered, language }: { page: { total: number; totalIsLowerBound?: boolean | undefined }; filtered: boolean; language: string }) {
+  const { t } = useTranslation("console");
+  const total = page.total.toLocaleString(language);
+  const label = page.totalIsLowerBound ? t("users.totalAtLeast", { total }) : t(filtered ? "users.totalFound" : "users.total", { count: page.total, total });
+  return <p className="list-total">{label}</p>;
+}
+
 /** Creates the user directly (no invitation); the password, if any, never goes back into the page. */
 async function createUser(console: Console, orgId: string, form: FormData) {
   const input = createUserInput(form);
@@ -95,7 +106,7 @@ export default function Users() {
   const { org, q, locked, page, error, done, now, invitations } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const { search } = useLocation();
-  const { t } = useTranslation("console");
+  const { t, i18n } = useTranslation("console");
   const [clientErrors, setClientErrors] = useState<Record<string, string> | null>(null);
   const errors = clientErrors ?? (result?.kind === "invalid" ? result.errors : {});
   const emailError = errors.email === "@pending" ? t("invitations.pendingError") : errors.email;
@@ -133,6 +144,7 @@ export default function Users() {
       {page && locked && page.data.length === 0 ? <p>{t("lockout.noneLocked")}</p> : null}
       {page && !(locked && page.data.length === 0) ? (
         <>
+          <UserTotal page={page} filtered={Boolean(q) || locked} language={i18n.language} />
           <ListTable
             rows={page.data}
             rowKey={(u) => u.id}

@@ -103,6 +103,26 @@ describe("creating a user without an invitation", () => {
   });
 });
 
+describe("the user list's count", () => {
+  it("says how many users the list covers; past 1,000 matches \"1,000+\", in English and German", async () => {
+    const tenant = await createTenant(porta);
+    await porta.services.db.executeSql(
+      `INSERT INTO "User" ("id", "organizationId", "email", "updatedAt")
+       SELECT gen_random_uuid(), $1::uuid, 'many' || i || '@count.example', now() FROM generate_series(1, 1001) AS i`,
+      [tenant.org.id],
+    );
+    const url = `${porta.baseUrl}/console/organizations/${tenant.org.id}/users`;
+    const text = async (query: string, language: string) => (await admin.browser.get(`${url}${query}`, { "accept-language": language })).text();
+    const total = (html: string) => /<p class="list-total">([^<]*)<\/p>/.exec(html)?.[1];
+    expect(total(await text("", "en"))).toBe("1,001 users");
+    expect(total(await text("", "de"))).toBe("1.001 Benutzer");
+    expect(total(await text("?q=count.example", "en"))).toBe("1,000+ users found");
+    expect(total(await text("?q=count.example", "de"))).toBe("1.000+ Benutzer gefunden");
+    expect(total(await text("?q=many471@", "en"))).toBe("1 user found");
+    expect(total(await text("?q=many471@", "de"))).toBe("1 Benutzer gefunden");
+  }, 60_000);
+});
+
 describe("editing a user", () => {
   it("saves the profile; a stale version shows the conflict view and changes nothing", async () => {
     const tenant = await createTenant(porta);
