@@ -33,7 +33,7 @@ function withoutSecret<T extends { clientSecret?: string | null }>(body: T) {
   return clientSecret === undefined ? rest : { ...rest, clientSecret: clientSecret === null ? "removed" : "set" };
 }
 
-/** api.admin.identity-providers */
+/** /identity-providers */
 export const identityProvidersOperations = [
   operation({
     method: "GET",
@@ -66,7 +66,7 @@ export const identityProvidersOperations = [
   }),
 ];
 
-/** api.admin.identity-providers_.$id */
+/** /identity-providers/{id} */
 export const identityProviderOperations = [
   operation({
     method: "GET",
@@ -127,7 +127,7 @@ export const identityProviderOperations = [
   }),
 ];
 
-/** api.admin.users_.$id_.federated-identities */
+/** /users/{id}/federated-identities */
 export const userFederatedIdentityOperations = [
   operation({
     method: "GET",

@@ -26,7 +26,7 @@ import { IdParams, operation } from "../http/route";
 const NoQuery = z.object({}).strict();
 const TokenParams = z.object({ id: UuidSchema, tokenId: UuidSchema });
 
-/** api.admin.organizations_.$id_.registration-policy */
+/** /organizations/{id}/registration-policy */
 export const registrationPolicyOperations = [
   operation({
     method: "GET",
@@ -71,7 +71,7 @@ export const registrationPolicyOperations = [
   }),
 ];
 
-/** api.admin.organizations_.$id_.registration-tokens */
+/** /organizations/{id}/registration-tokens */
 export const registrationTokensOperations = [
   operation({
     method: "GET",
