@@ -20,7 +20,7 @@ import { ListQuerySchema } from "../http/pagination";
 import { IdParams, operation } from "../http/route";
 
 /**
- * Upstream identity providers of an organization (issue 22, decision 046). The client secret is
+ * Upstream identity providers of an organization (decision 046). The client secret is
  * write-only: bodies may carry it, answers say `hasClientSecret`, the audit entry names a change
  * of it without its value.
  */

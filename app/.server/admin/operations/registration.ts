@@ -19,7 +19,7 @@ import { ListQuerySchema } from "../http/pagination";
 import { IdParams, operation } from "../http/route";
 
 /**
- * Dynamic client registration per organization (issue 24 §3, decision 054): the policy, and the
+ * Dynamic client registration per organization (decision 054): the policy, and the
  * initial access tokens whose value is in the creating response only. The registration endpoint
  * itself is a protocol path (`/{slug}/register`), not part of this API.
  */
