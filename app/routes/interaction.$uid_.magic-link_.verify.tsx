@@ -51,7 +51,7 @@ export async function action(args: ActionFunctionArgs) {
   const gate = await passGate(args, { interaction: "optional" });
   const org = String(gate.form.get("org") ?? "");
   // Whose link it was and the way back come from the URL alone (its organization and sign-in),
-  // never from the token: a used link and a made-up one show the same page (spec, magic link rule 4).
+  // never from the token: a used link and a made-up one show the same page, so a page tells nothing about a token.
   const end = await brandingForSlug(context.services, org, { interactionUid: args.params.uid! });
   const language = await resolveLanguage(args.request, { organizationDefault: end.defaultLocale });
   const answer = (view: Outcome | "failed", status: number, extra: { token?: string } = {}) =>
