@@ -202,7 +202,7 @@ describe("comments say why in terms of this repository", () => {
       "// Kept as in issue 17 item 6 (stop 32, #12): see app/routes/$slug.login.tsx and STACK-NOTES §3.",
       "/** api.admin.users_.$id */",
       'describe("the login page (issue 19)", () => {',
-      '  it("renders ./no-such-helper.ts", () => {});',
+      '  it("renders ./no-such-helper.ts from app/.server/no-such-folder", () => {});',
       "});",
     ].join("\n");
     expect(problems("app/.server/probe.ts", planted)).toEqual([
@@ -212,11 +212,13 @@ describe("comments say why in terms of this repository", () => {
       "names the route api.admin.users_.$id, which app/routes does not have",
       'names "issue 19" of a tracker outside the repository',
       "names ./no-such-helper.ts, which the repository does not have",
+      "names app/.server/no-such-folder, which the repository does not have",
     ]);
     const followable = [
       "// The layers of docs/architecture.md (decision 020; the one route is routes/api.admin.$.ts, its table",
       "// admin/http/operation-table.ts, the lint rules in ~/../eslint.config.js and ./context.ts).",
       '// React error #345; remix-run/remix#10214; https://example.test/issues/7/x.ts; console.log("a.b");',
+      "// Folders and modules from the top: app/.server/jobs, app/.server/jobs/queue, test/oidc/; built: packages/cli/dist/main.js.",
       'it("keeps a session for 30 days", () => {});',
     ].join("\n");
     expect(problems("app/.server/probe.ts", followable)).toEqual([]);

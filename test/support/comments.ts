@@ -107,6 +107,12 @@ const OUTSIDE = /STACK-NOTES|\bSTYLE\.md\b|\bDESIGN\.md\b|shared\/spec|identity-
  * file name of a kind the repository is made of. URLs and package paths are not mentions.
  */
 const PATH = /(?<![\w@/.:~[\]-])((?:\.{1,2}\/|~\/)?(?:[\w$.[\]-]+\/)*[\w$-][\w$.[\]-]*\.(?:tsx?|mts|mjs|cjs|sql|prisma|md|ya?ml))(?![\w/-])/g;
+/** A path from one of the repository's top folders, with or without an extension: a file or a folder. */
+const FROM_TOP = /(?<![\w@/.:~$-])((?:app|test|e2e|scripts|bench|docs|packages|prisma|deploy|emails)\/[\w.$/[\]-]*[\w$\]])(?![\w/-])/g;
+/** Mentions with one of PATH's extensions are checked by PATH. */
+const CHECKED_BY_PATH = /\.(?:tsx?|mts|mjs|cjs|sql|prisma|md|ya?ml)$/;
+/** Build outputs and generated code are named in prose but not kept in the checkout. */
+const BUILT = /(?:^|\/)(?:dist|build|generated)(?:\/|$)/;
 /**
  * A route module named without its extension, as Remix's flat routes spell them: `routes/…`, or
  * a name with the marks of a nested path (`_.` or `.$`) such as `interaction.$uid_.consent`, or
@@ -135,6 +141,7 @@ const OUTSIDE_CHECKOUT = new Set([".git", "node_modules", "build", "dist", ".dat
 /** What a maintainer could not follow in the prose of `file` (its path relative to the root), given the repository's files. */
 export function findingsOf(file: string, text: string, repository: Set<string>): Finding[] {
   const tails = [...repository].map((known) => `/${known}`);
+  const folders = new Set([...repository].flatMap((known) => known.split("/").slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join("/"))));
   const findings: Finding[] = [];
   for (const prose of proseOf(file, text)) {
     const where = `${file}:${prose.line}`;
@@ -149,6 +156,13 @@ export function findingsOf(file: string, text: string, repository: Set<string>):
       const mention = match[1]!;
       if (!outside?.[0] || !mention.includes(outside[0])) {
         if (!mentionExists(file, mention, repository, tails)) findings.push({ where, says, problem: `names ${mention}, which the repository does not have` });
+      }
+    }
+    for (const match of bare.matchAll(FROM_TOP)) {
+      const mention = match[1]!;
+      if (BUILT.test(mention) || CHECKED_BY_PATH.test(mention)) continue;
+      if (!["", ".ts", ".tsx", ".mjs", ".md", "/index.ts"].some((ext) => repository.has(mention + ext)) && !folders.has(mention)) {
+        findings.push({ where, says, problem: `names ${mention}, which the repository does not have` });
       }
     }
     for (const match of bare.matchAll(ROUTE)) {
