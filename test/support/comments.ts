@@ -101,7 +101,7 @@ export function proseOf(file: string, text: string): Prose[] {
 /** A number in a tracker the repository does not hold: "issue" or "stop" with a number, "#" and a number, "item N of issue …". */
 const TRACKER = /\bissues? #?\d+|\bstop \d+\b|\bitem \d+ of (?:the )?issue|(?<![\w/]|error )#\d{1,4}\b|\bsession \d+\b/i;
 /** Documents kept beside the repository, not in it. */
-const OUTSIDE = /STACK-NOTES|\bSTYLE\.md\b|\bDESIGN\.md\b|shared\/spec|identity-service-spec|\.\.\/shared\b/;
+const OUTSIDE = /STACK-NOTES|\bSTYLE\.md\b|\bDESIGN\b|shared\/spec|identity-service-spec|\.\.\/shared\b/;
 /**
  * A mention of a file of this repository: a path with a folder and an extension, or a bare
  * file name of a kind the repository is made of. URLs and package paths are not mentions.
