@@ -106,9 +106,9 @@ const OUTSIDE = /STACK-NOTES|\bSTYLE\.md\b|\bDESIGN\b|shared\/spec|identity-serv
  * A mention of a file of this repository: a path with a folder and an extension, or a bare
  * file name of a kind the repository is made of. URLs and package paths are not mentions.
  */
-const PATH = /(?<![\w@/.:~[\]-])((?:\.{1,2}\/|~\/)?(?:[\w$.[\]-]+\/)*[\w$-][\w$.[\]-]*\.(?:tsx?|mts|mjs|cjs|sql|prisma|md|ya?ml))(?![\w/-])/g;
+const PATH = /(?<![\w@/.:~\]-])((?:\.{1,2}\/|~\/)?(?:[\w$.-]+\/)*[\w$-][\w$.-]*\.(?:tsx?|mts|mjs|cjs|sql|prisma|md|ya?ml))(?![\w/[-])/g;
 /** A path from one of the repository's top folders, with or without an extension: a file or a folder. */
-const FROM_TOP = /(?<![\w@/.:~$-])((?:app|test|e2e|scripts|bench|docs|packages|prisma|deploy|emails)\/[\w.$/[\]-]*[\w$\]])(?![\w/-])/g;
+const FROM_TOP = /(?<![\w@/.:~$-])((?:app|test|e2e|scripts|bench|docs|packages|prisma|deploy|emails)\/[\w.$/-]*[\w$])(?![\w/-])/g;
 /** Mentions with one of PATH's extensions are checked by PATH. */
 const CHECKED_BY_PATH = /\.(?:tsx?|mts|mjs|cjs|sql|prisma|md|ya?ml)$/;
 /** Build outputs and generated code are named in prose but not kept in the checkout. */
