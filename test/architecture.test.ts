@@ -125,7 +125,7 @@ describe("recipes (docs/architecture.md)", () => {
     expect(match.kind === "found" && match.params).toEqual({ id: "p1" });
 
     const { buildOpenApiDocument } = await import("~/.server/admin/http/openapi");
-    const document = buildOpenApiDocument("http://localhost", operations);
+    const document = buildOpenApiDocument("http://localhost", undefined, operations);
     expect(document.paths["/api/admin/probes/{id}"]?.get).toMatchObject({ operationId: "probes.get", tags: ["Probes"] });
 
     // The console's typed calls read operation ids from the same table, by type.

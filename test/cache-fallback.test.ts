@@ -1,7 +1,11 @@
+import { readFileSync } from "node:fs";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestPorta, type TestPorta } from "./support/porta";
 import { startPrivateRedis, type RedisServer } from "./support/process";
+
+/** The release label /health names, as the project declares it. */
+const RELEASE = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
 /**
  * Redis is an optimisation: when it is absent, dies, or hangs, Porta keeps answering from
@@ -54,7 +58,7 @@ describe("Porta with REDIS_URL at a closed port", () => {
   it("starts, and /health answers 200 degraded with the cache unavailable", async () => {
     const { value, ms } = await health(porta);
     expect(value.status).toBe(200);
-    expect(value.body).toEqual({ status: "degraded", checks: { database: "ok", cache: "unavailable", mail: "ok", keys: "ok" } });
+    expect(value.body).toEqual({ status: "degraded", release: RELEASE, checks: { database: "ok", cache: "unavailable", mail: "ok", keys: "ok" } });
     expect(ms).toBeLessThan(2_000);
   });
 
@@ -110,7 +114,7 @@ describe("Porta whose Redis hangs, recovers, then dies", () => {
   it("is healthy with Redis up, and caches reads in Redis", async () => {
     const { value } = await health(porta);
     expect(value.status).toBe(200);
-    expect(value.body).toEqual({ status: "ok", checks: { database: "ok", cache: "ok", mail: "ok", keys: "ok" } });
+    expect(value.body).toEqual({ status: "ok", release: RELEASE, checks: { database: "ok", cache: "ok", mail: "ok", keys: "ok" } });
 
     const loads = { count: 0 };
     const first = await readOrganization(porta, loads);
@@ -129,7 +133,7 @@ describe("Porta whose Redis hangs, recovers, then dies", () => {
     try {
       const h = await health(porta);
       expect(h.value.status).toBe(200);
-      expect(h.value.body).toEqual({ status: "degraded", checks: { database: "ok", cache: "unavailable", mail: "ok", keys: "ok" } });
+      expect(h.value.body).toEqual({ status: "degraded", release: RELEASE, checks: { database: "ok", cache: "unavailable", mail: "ok", keys: "ok" } });
       expect(h.ms).toBeLessThan(1_500);
 
       const loads = { count: 0 };
@@ -150,7 +154,7 @@ describe("Porta whose Redis hangs, recovers, then dies", () => {
 
   it("recovers to ok by itself once Redis answers again", async () => {
     const h = await eventually(() => health(porta), (r) => r.value.body.status === "ok", 10_000);
-    expect(h.value.body).toEqual({ status: "ok", checks: { database: "ok", cache: "ok", mail: "ok", keys: "ok" } });
+    expect(h.value.body).toEqual({ status: "ok", release: RELEASE, checks: { database: "ok", cache: "ok", mail: "ok", keys: "ok" } });
     const loads = { count: 0 };
     expect((await readOrganization(porta, loads)).value?.slug).toBe(SLUG);
   });
@@ -161,7 +165,7 @@ describe("Porta whose Redis hangs, recovers, then dies", () => {
     for (let i = 0; i < 3; i++) {
       const h = await health(porta);
       expect(h.value.status).toBe(200);
-      expect(h.value.body).toEqual({ status: "degraded", checks: { database: "ok", cache: "unavailable", mail: "ok", keys: "ok" } });
+      expect(h.value.body).toEqual({ status: "degraded", release: RELEASE, checks: { database: "ok", cache: "unavailable", mail: "ok", keys: "ok" } });
       expect(h.ms).toBeLessThan(2_000);
     }
     const loads = { count: 0 };

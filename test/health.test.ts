@@ -1,10 +1,14 @@
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEncrypter } from "~/.server/crypto/encryption";
 import { createTenant, eventually, openLoginPage, requestPasswordResetOn, uniqueEmail } from "./email/helpers";
 import { createUser } from "./support/factories";
 import { startTestPorta, type TestPorta } from "./support/porta";
 import { startSmtpPeer, type SmtpPeer } from "./support/smtp";
+
+/** The release label as the project declares it. */
+const RELEASE = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
 describe("GET /health", () => {
   let porta: TestPorta;
@@ -15,11 +19,11 @@ describe("GET /health", () => {
     await porta?.stop();
   });
 
-  it("answers 200 ok with the database and cache checks", async () => {
+  it("answers 200 ok with the database and cache checks, and names its release without a token", async () => {
     const res = await fetch(`${porta.url}/health`);
     expect(res.status).toBe(200);
     expect(res.headers.get("cache-control")).toBe("no-store");
-    expect(await res.json()).toEqual({ status: "ok", checks: { database: "ok", cache: "ok", mail: "ok", keys: "ok" } });
+    expect(await res.json()).toEqual({ status: "ok", release: RELEASE, checks: { database: "ok", cache: "ok", mail: "ok", keys: "ok" } });
   });
 
   it("answers 503 while the newest signing key cannot be decrypted with this process's key, and 200 again once it can", async () => {
@@ -79,20 +83,20 @@ describe("GET /health while mail cannot be delivered", () => {
   };
 
   it("is degraded (200) from a failed delivery until one succeeds", async () => {
-    expect(await health()).toEqual({ status: 200, body: { status: "ok", checks: { database: "ok", cache: "ok", mail: "ok", keys: "ok" } } });
+    expect(await health()).toEqual({ status: 200, body: { status: "ok", release: RELEASE, checks: { database: "ok", cache: "ok", mail: "ok", keys: "ok" } } });
     const tenant = await createTenant(porta);
     const user = await createUser(porta.services.db.prisma, tenant.org.id, { email: uniqueEmail("health") });
     expect((await requestPasswordResetOn(await openLoginPage(tenant), user.email)).status).toBe(200);
     await peer.waitUntil(() => peer.refusedRecipients.includes(user.email), 20_000, "a refused delivery");
     // The refusal reaches Porta a moment after the peer recorded it.
     const degraded = await eventually(health, (h) => JSON.stringify(h).includes('"mail":"degraded"'), 5_000);
-    expect(degraded).toEqual({ status: 200, body: { status: "degraded", checks: { database: "ok", cache: "ok", mail: "degraded", keys: "ok" } } });
+    expect(degraded).toEqual({ status: 200, body: { status: "degraded", release: RELEASE, checks: { database: "ok", cache: "ok", mail: "degraded", keys: "ok" } } });
     // Still degraded at the next failed attempt, and ok once a delivery succeeds.
     await peer.waitUntil(() => peer.refusedRecipients.filter((r) => r === user.email).length >= 2, 20_000, "a second refused delivery");
     expect((await health()).body).toMatchObject({ status: "degraded" });
     peer.mode = "accept";
     await peer.waitForMail(user.email, { timeoutMs: 20_000 });
     const healed = await eventually(health, (h) => JSON.stringify(h).includes('"mail":"ok"'), 5_000);
-    expect(healed).toEqual({ status: 200, body: { status: "ok", checks: { database: "ok", cache: "ok", mail: "ok", keys: "ok" } } });
+    expect(healed).toEqual({ status: 200, body: { status: "ok", release: RELEASE, checks: { database: "ok", cache: "ok", mail: "ok", keys: "ok" } } });
   });
 });

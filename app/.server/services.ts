@@ -70,6 +70,11 @@ export interface Services {
   tracing: Tracing;
   /** What `/health/ready` answers (health/readiness.ts); draining from SIGTERM on. */
   readiness: Readiness;
+  /**
+   * The release label (package.json's version), read here because only the source and the
+   * compiled server know where package.json is; Remix's server build gets it from here.
+   */
+  release: string;
   /** Test-only fault injection (see context.ts); never set in production. */
   faults?: FaultHooks;
   /** How long a write waits for its transaction to start (context.ts; default 10 s). */
@@ -98,7 +103,8 @@ export async function createServices(config: Config, logger: Logger, options: Cr
   const dataDir = ensureDataDir(config.dataDir);
   const encryptionKey = config.encryptionKey ?? loadOrCreateEncryptionKey(dataDir).key;
   const metrics = createMetrics();
-  const tracing = await startTracing({ ...config.tracing, serviceVersion: readPackageVersion() });
+  const release = readPackageVersion();
+  const tracing = await startTracing({ ...config.tracing, serviceVersion: release });
 
   const pgliteDir = options.pgliteDir ?? embeddedDatabaseDir(dataDir);
   // PGlite is single-process: the embedded database on disk belongs to one Porta at a time.
@@ -233,6 +239,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     jobs,
     metrics,
     tracing,
+    release,
     logoutNotices,
     readiness: createReadiness({
       ping: () => db.ping(1_000),

@@ -100,6 +100,9 @@ export default function ConsoleLayout() {
       <main id="main" className="console-main" tabIndex={-1}>
         <Outlet />
       </main>
+      <footer className="console-footer">
+        <p>{t("footer.release", { release: frame.release })}</p>
+      </footer>
     </div>
   );
 }

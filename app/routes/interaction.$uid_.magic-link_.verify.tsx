@@ -50,15 +50,20 @@ export async function action(args: ActionFunctionArgs) {
   // The interaction is optional here: without it the link is still consumed (and the sign-in cannot go on).
   const gate = await passGate(args, { interaction: "optional" });
   const org = String(gate.form.get("org") ?? "");
-  // Whose link it was and the way back come from the URL alone (its organization and sign-in),
-  // never from the token: a used link and a made-up one show the same page, so a page tells nothing about a token.
-  const end = await brandingForSlug(context.services, org, { interactionUid: args.params.uid! });
-  const language = await resolveLanguage(args.request, { organizationDefault: end.defaultLocale });
-  const answer = (view: Outcome | "failed", status: number, extra: { token?: string } = {}) =>
-    data(
+  // One generic failure (invalid, expired, used, another organization's or sign-in's
+  // link): its page comes from the URL's organization alone, never from the token nor from the
+  // sign-in the address names, so a used link and a made-up one (any uid) show the same page with
+  // the same way on. Pages for a link that did work (the sign-in cannot go on, the pairing) name
+  // the application the sign-in came from.
+  const generic = await brandingForSlug(context.services, org);
+  const language = await resolveLanguage(args.request, { organizationDefault: generic.defaultLocale });
+  const answer = async (view: Outcome | "failed", status: number, extra: { token?: string } = {}) => {
+    const end = view === "invalid" || view === "failed" ? generic : await brandingForSlug(context.services, org, { interactionUid: args.params.uid! });
+    return data(
       { view, language, branding: end.branding, home: end.home, clientName: end.clientName, uid: args.params.uid!, org, csrf: context.services.csrf.tokenFor(args.params.uid!), token: "", ...extra },
       { status, headers: NO_STORE },
     );
+  };
   if (!gate.open) return answer("failed", 400);
   const token = String(gate.form.get("token") ?? "");
   const input = { token, organizationSlug: org, interactionUid: gate.uid, meta: gate.meta };

@@ -131,6 +131,13 @@ describe("users", () => {
     const history = await admin.users.getHistory(org.id, userId, { limit: 50 });
     expect(history.data.length).toBeGreaterThan(3);
 
+    // The organization-scoped update, with the ETag of the organization-scoped read.
+    const scoped = await admin.users.get(org.id, userId);
+    const given = await admin.users.update(org.id, userId, { givenName: "Augusta" }, { ifMatch: scoped.etag });
+    expect(given.data.givenName).toBe("Augusta");
+    expect(given.etag).not.toBe(scoped.etag);
+    expect(await rejection(admin.users.update(org.id, userId, { givenName: "Stale" }, { ifMatch: scoped.etag }))).toBeInstanceOf(PortaConflictError);
+
     const byId = await admin.usersById.get(userId);
     expect(byId.data.status).toBe("active");
     const renamed = await admin.usersById.update(userId, { familyName: "Lovelace" }, { ifMatch: byId.etag });

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT } from "jose";
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -87,7 +88,9 @@ it("a real admin token passes every check, and GET /api/admin/metadata needs non
 
   const metadata = await fetch(`${porta.url}/api/admin/metadata`);
   expect(metadata.status).toBe(200);
-  expect(await metadata.json()).toEqual({ issuer, orgSlug: porta.services.config.superAdminSlug, clientId: "porta-admin" });
+  // The release label (package.json's version) too: the service says which release it is without a token.
+  const release = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+  expect(await metadata.json()).toEqual({ issuer, orgSlug: porta.services.config.superAdminSlug, clientId: "porta-admin", release });
 });
 
 describe("each check fails with 401 and the error body", () => {

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { adminApi, obtainAdminTokens } from "../support/admin-api";
 import { startTestPorta, type TestPorta } from "../support/porta";
@@ -73,7 +74,8 @@ function collectRefs(node: unknown, at: string, out: Array<{ ref: string; at: st
 it("is an OpenAPI 3.1 document with the right top-level structure", () => {
   expect(doc.openapi).toBe("3.1.0");
   expect(typeof doc.info.title).toBe("string");
-  expect(typeof doc.info.version).toBe("string");
+  // The running release (package.json's version), as /health and /api/admin/metadata name it.
+  expect(doc.info.version).toBe((JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version);
   expect(doc.servers?.[0]?.url).toBe(porta.baseUrl);
   expect(doc.components?.securitySchemes?.bearerAuth).toMatchObject({ type: "http", scheme: "bearer" });
   expect(Object.keys(doc.paths).length).toBeGreaterThan(20);

@@ -374,6 +374,52 @@ describe("organization-scoped users", () => {
   });
 });
 
+describe("the organization-scoped update (PUT /organizations/{orgId}/users/{userId})", () => {
+  it("updates with the ETag of the read; a stale If-Match is 409 and writes nothing", async () => {
+    const user = (await create(tenant, { email: `${unique("scoped")}@example.com`, givenName: "Old" })).body;
+    const path = `${usersOf(tenant)}/${user.id}`;
+    const read = await api.get<User>(path);
+    const etag = read.headers.get("etag")!;
+    const res = await api.put<User>(path, { givenName: "New", locale: "de" }, { "if-match": etag });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("etag")).toBe('"v2"');
+    expect(res.body).toMatchObject({ id: user.id, organizationId: tenant.org.id, givenName: "New", locale: "de" });
+    expect((await api.get<User>(`/users/${user.id}`)).body.givenName).toBe("New");
+    const entries = await porta.services.db.prisma.auditEntry.findMany({ where: { eventType: "user.updated", targetId: user.id } });
+    expect(entries).toHaveLength(1);
+    expect(entries[0]!.organizationId).toBe(tenant.org.id);
+
+    const before = await dataFingerprint(porta);
+    expectError(await api.put(path, { givenName: "Lost update" }, { "if-match": etag }), 409, "etag_mismatch");
+    expect(await dataFingerprint(porta)).toEqual(before);
+    // Without If-Match the write goes through (the ETag is the caller's choice, as on every write).
+    expect((await api.put<User>(path, { familyName: "Last" })).body).toMatchObject({ givenName: "New", familyName: "Last" });
+  });
+
+  it("answers 404 for another organization's user or an unknown one, and writes nothing", async () => {
+    const mine = (await create(tenant, { email: `${unique("mine")}@example.com`, givenName: "Mine" })).body;
+    const theirs = (await create(other, { email: `${unique("theirs")}@example.com`, givenName: "Theirs" })).body;
+    const before = await dataFingerprint(porta);
+    expectError(await api.put(`${usersOf(tenant)}/${theirs.id}`, { givenName: "Hijacked" }), 404, "not_found");
+    expectError(await api.put(`${usersOf(other)}/${mine.id}`, { givenName: "Hijacked" }), 404, "not_found");
+    expectError(await api.put(`${usersOf(tenant)}/00000000-0000-4000-8000-000000000000`, { givenName: "x" }), 404, "not_found");
+    expectError(await api.put(`/organizations/00000000-0000-4000-8000-000000000000/users/${mine.id}`, { givenName: "x" }), 404, "not_found");
+    expect(await dataFingerprint(porta)).toEqual(before);
+    expect((await api.get<User>(`/users/${theirs.id}`)).body.givenName).toBe("Theirs");
+  });
+
+  it("refuses bad bodies with 422 like the update by id", async () => {
+    const user = (await create(tenant, { email: `${unique("bad")}@example.com` })).body;
+    const path = `${usersOf(tenant)}/${user.id}`;
+    const before = await dataFingerprint(porta);
+    expect422(await api.put(path, { email: "nobody" }), "email", "bad email");
+    expect422(await api.put(path, { password: "a long passphrase 99" }), "password", "password not here");
+    expect422(await api.put(path, { organizationId: other.org.id }), "organizationId", "not movable");
+    expect422(await api.put(`${usersOf(tenant)}/42`, { givenName: "x" }), "path.userId", "not a UUID");
+    expect(await dataFingerprint(porta)).toEqual(before);
+  });
+});
+
 describe("users by id", () => {
   it("gets any organization's user with an ETag", async () => {
     const user = (await create(other, { email: `${unique("byid")}@example.com`, givenName: "Kay" })).body;

@@ -91,6 +91,20 @@ describe("with stored credentials", () => {
     expect(conflict.stderr).toContain("409 etag_mismatch");
   });
 
+  it("updates a user of an organization with If-Match (users update), and reports the stale ETag", async () => {
+    const slug = unique("cliup");
+    const org = JSON.parse((await runPorta(["orgs", "create", "--name", "Updates", "--slug", slug, "--json"], env)).stdout) as { data: { id: string } };
+    const created = await runPorta(["users", "create", "--org", slug, "--email", `${unique("up")}@example.com`, "--json"], env);
+    expect(created.code, created.stderr).toBe(0);
+    const { data: user, etag } = JSON.parse(created.stdout) as { data: { id: string }; etag: string };
+    const updated = await runPorta(["users", "update", slug, user.id, "--given-name", "Grace", "--if-match", etag, "--json"], env);
+    expect(updated.code, updated.stderr).toBe(0);
+    expect(JSON.parse(updated.stdout)).toMatchObject({ data: { id: user.id, organizationId: org.data.id, givenName: "Grace" } });
+    const stale = await runPorta(["users", "update", slug, user.id, "--given-name", "Lost", "--if-match", etag], env);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain("409 etag_mismatch");
+  }, 60_000);
+
   it("invites and lists users of an organization, and reports field errors", async () => {
     const slug = unique("cliu");
     const org = JSON.parse((await runPorta(["orgs", "create", "--name", "Users", "--slug", slug, "--json"], env)).stdout) as { data: { id: string } };

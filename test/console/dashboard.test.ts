@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrganization } from "../support/factories";
 import { startTestPorta, type TestPorta } from "../support/porta";
@@ -50,5 +51,16 @@ describe("dashboard figures", () => {
     expect(en).toContain("no logins in these days");
     expect(en).not.toContain("highest: 1 per day");
     expect(await html(german, `/console/organizations/${tenant.org.id}`)).toContain("keine Anmeldungen in diesen Tagen");
+  });
+});
+
+describe("the console's footer", () => {
+  it("names the release (package.json's version) on every page, in either language", async () => {
+    const release = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+    const footerOf = (page: string) => /<footer class="console-footer">([\s\S]*?)<\/footer>/.exec(page)?.[1];
+    for (const path of ["/console", "/console/organizations", "/console/audit"]) {
+      expect(footerOf(await html(english, path))).toBe(`<p>Porta, release ${release}</p>`);
+      expect(footerOf(await html(german, path))).toBe(`<p>Porta, Version ${release}</p>`);
+    }
   });
 });

@@ -1,8 +1,12 @@
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createUser } from "../support/factories";
 import { startTestPorta, type TestPorta } from "../support/porta";
 import { linkIn, startSmtpPeer, type SmtpPeer } from "../support/smtp";
 import { createTenant, eventually, jobRows, openLoginPage, requestMagicLinkOn, requestPasswordResetOn, sleep, uniqueEmail, type Tenant } from "./helpers";
+
+/** The release label /health names, as the project declares it. */
+const RELEASE = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
 /**
  * The SMTP server goes away for a while and comes back. Mail waits and follows the retry
@@ -52,7 +56,7 @@ it("the SMTP server is down through more attempts than the old five: the mail ar
   expect(failing?.retry_count).toBeGreaterThanOrEqual(7);
   expect(failing?.state).not.toBe("failed");
   expect(await porta.services.jobs.count("password-reset", "dead")).toBe(0);
-  expect(await health()).toEqual({ status: 200, body: { status: "degraded", checks: { database: "ok", cache: "ok", mail: "degraded", keys: "ok" } } });
+  expect(await health()).toEqual({ status: 200, body: { status: "degraded", release: RELEASE, checks: { database: "ok", cache: "ok", mail: "degraded", keys: "ok" } } });
 
   peer = await startSmtpPeer({ port: smtpPort });
   const mail = await peer.waitForMail(user.email, { timeoutMs: 10_000 });
@@ -60,7 +64,7 @@ it("the SMTP server is down through more attempts than the old five: the mail ar
   expect((await page.browser.get(link)).status).toBe(200);
   expect(peer.mailsTo(user.email)).toHaveLength(1);
   expect(await porta.services.jobs.count("password-reset", "dead")).toBe(0);
-  expect(await health()).toEqual({ status: 200, body: { status: "ok", checks: { database: "ok", cache: "ok", mail: "ok", keys: "ok" } } });
+  expect(await health()).toEqual({ status: 200, body: { status: "ok", release: RELEASE, checks: { database: "ok", cache: "ok", mail: "ok", keys: "ok" } } });
 }, 60_000);
 
 it("a magic link that expires during the outage is never mailed: its job ends as expired and is audited, without the link", async () => {

@@ -233,7 +233,7 @@ describe("using a link", () => {
     expect({ status: again.post.status, main: withoutNonces(mainOf(await again.post.text())) }).toEqual(generic);
   });
 
-  it("says what happened on a used link, branded for its organization, with a button back to the application (en, de)", async () => {
+  it("says what happened on a used link, branded for its organization, with the way back to the application (en, de)", async () => {
     const { page, link } = await linkFor();
     const first = await useMagicLink(page.browser, link);
     expect([302, 303]).toContain(first.post.status);
@@ -248,7 +248,9 @@ describe("using a link", () => {
       expect(main).toContain(`<p class="brand-name">${escapeHtml(tenant.org.name)}</p>`);
       expect(main).toContain(pageText(language, (m) => m.magicLink.invalidTitle));
       expect(main).toContain(pageText(language, (m) => m.magicLink.invalid));
-      expect(main).toContain(`<a class="button" href="https://rp.example.com/">${pageText(language, (m) => m.reset.signInTo, { client: "Test client" })}</a>`);
+      // The way on is the generic one: a made-up link (any address) can name no application.
+      expect(main).toContain(pageText(language, (m) => m.reset.backToApplication));
+      expect(main).not.toContain(`<a class="button"`);
     }
     // A made-up token at the same address shows the same page: nothing tells the links apart.
     const stranger = new TestBrowser();
@@ -259,6 +261,27 @@ describe("using a link", () => {
       status: used.post.status,
       main: withoutNonces(mainOf(await used.post.text())),
     });
+  });
+
+  it("shows one page for a used, an expired and a made-up link, whatever sign-in the address names (en, de)", async () => {
+    const used = await linkFor();
+    expect([302, 303]).toContain((await useMagicLink(used.page.browser, used.link)).post.status);
+    const expired = await linkFor();
+    await prisma().magicLinkToken.update({ where: { id: expired.row.id }, data: { expiresAt: new Date(Date.now() - 1_000) } });
+    // Made up from nothing but the organization's slug: an interaction that never existed, a random token.
+    const forged = `${porta.baseUrl}/interaction/${"f".repeat(21)}/magic-link/verify?org=${tenant.org.slug}&token=${"q".repeat(43)}`;
+    for (const language of ["en", "de"] as const) {
+      const failure = async (link: string) => {
+        const { post } = await useMagicLink(new TestBrowser({ "Accept-Language": language }), link);
+        return { status: post.status, main: withoutNonces(mainOf(await post.text())) };
+      };
+      const madeUp = await failure(forged);
+      expect(madeUp.status).toBe(400);
+      expect(madeUp.main).toContain(pageText(language, (m) => m.magicLink.invalid));
+      expect(madeUp.main).toContain(`<p class="brand-name">${escapeHtml(tenant.org.name)}</p>`);
+      expect(await failure(used.link)).toEqual(madeUp);
+      expect(await failure(expired.link)).toEqual(madeUp);
+    }
   });
 
   it("offers the way back after a lost continuation too, and names no organization for a link whose address names none", async () => {

@@ -88,6 +88,10 @@ const CASES: Case[] = [
   { name: "POST /{slug}/reset-password", tenant: () => magicLinkOnly, method: "POST", path: () => `${porta.baseUrl}/${magicLinkOnly.org.slug}/reset-password`, attempted: "password", resetLink: true },
   { name: "GET /{slug}/reset-password", tenant: () => magicLinkOnly, method: "GET", path: () => `${porta.baseUrl}/${magicLinkOnly.org.slug}/reset-password`, attempted: "password", resetLink: true },
   { name: "GET /{slug}/reset-password, password off by client override", tenant: () => overridden, method: "GET", path: () => `${porta.baseUrl}/${overridden.org.slug}/reset-password`, attempted: "password", resetLink: true },
+  // The address of reset links mailed before they named their organization (it forwards a real link).
+  { name: "POST /interaction/:uid/reset-password", tenant: () => magicLinkOnly, method: "POST", path: (p) => `${p.interactionUrl}/reset-password`, attempted: "password", resetLink: true },
+  { name: "GET /interaction/:uid/reset-password", tenant: () => magicLinkOnly, method: "GET", path: (p) => `${p.interactionUrl}/reset-password`, attempted: "password", resetLink: true },
+  { name: "POST /interaction/:uid/reset-password, password off by client override", tenant: () => overridden, method: "POST", path: (p) => `${p.interactionUrl}/reset-password`, attempted: "password", resetLink: true },
   { name: "POST /interaction/:uid (password form)", tenant: () => magicLinkOnly, method: "POST", path: (p) => p.interactionUrl, attempted: "password" },
   // The same refusals when the client's override, not the organization, disables the method.
   { name: "GET /interaction/:uid/forgot-password, password off by client override", tenant: () => overridden, method: "GET", path: (p) => `${p.interactionUrl}/forgot-password`, attempted: "password" },

@@ -23,5 +23,5 @@ export async function consoleFrame(args: { request: Request; context: AppLoadCon
     throw error;
   });
   const permissions = admin ? [...admin.permissions].sort() : [];
-  return { language: console.language, email: console.session.email, csrf: console.csrf, branding, permissions };
+  return { language: console.language, email: console.session.email, csrf: console.csrf, branding, permissions, release: services.release };
 }

@@ -39,8 +39,11 @@ export interface Database {
    * 057). Observed by `onQuery` like Prisma's statements. Never inside a Prisma transaction.
    */
   query<Row extends Record<string, unknown>>(text: string, values: unknown[]): Promise<Row[]>;
-  /** Observes every SQL statement Prisma and `query` send (tests use it to prove what a request did not do; metrics time it). */
-  onQuery(listener: (sql: string, durationMs: number) => void): () => void;
+  /**
+   * Observes every SQL statement Prisma and `query` send (tests use it to prove what a request did
+   * not do, or to EXPLAIN what it did; metrics time it). `params`: Prisma's bound values as JSON.
+   */
+  onQuery(listener: (sql: string, durationMs: number, params?: string) => void): () => void;
   /** The PostgreSQL pool's connections; undefined on the embedded database (one connection). */
   poolStats?(): { total: number; idle: number; waiting: number };
   /** Resolves when the database answers within the time, rejects otherwise. */
@@ -334,11 +337,11 @@ async function openPglite(dataDir: string, seed?: Blob): Promise<Database> {
 type QueryLoggingClient = PrismaClient<"query">;
 
 function queryObservers(prisma: QueryLoggingClient) {
-  const listeners = new Set<(sql: string, durationMs: number) => void>();
-  const tell = (sql: string, durationMs: number) => {
-    for (const listener of listeners) listener(sql, durationMs);
+  const listeners = new Set<(sql: string, durationMs: number, params?: string) => void>();
+  const tell = (sql: string, durationMs: number, params?: string) => {
+    for (const listener of listeners) listener(sql, durationMs, params);
   };
-  prisma.$on("query", (event) => tell(event.query, event.duration));
+  prisma.$on("query", (event) => tell(event.query, event.duration, event.params));
   const onQuery: Database["onQuery"] = (listener) => {
     listeners.add(listener);
     return () => listeners.delete(listener);

@@ -62,7 +62,8 @@ export function createHttpApp(services: Services, options: HttpAppOptions): expr
   app.get("/health", async (_req, res) => {
     const report = await checkHealth(services.db, services.cache, services.mailer, services.keys);
     res.setHeader("Cache-Control", "no-store");
-    res.status(report.status === "unavailable" ? 503 : 200).json(report);
+    // The release label, without a token: an operator (or a monitor) sees what runs where.
+    res.status(report.status === "unavailable" ? 503 : 200).json({ status: report.status, release: services.release, checks: report.checks });
   });
 
   app.use("/:slug/register", registrationRoutes(services, services.limits));

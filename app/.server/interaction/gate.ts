@@ -49,6 +49,12 @@ export interface ClosedGate {
 export type GateOptions =
   /** The login method the route belongs to, and the endpoint as the audit entry names it. */
   | { method: LoginMethod; endpoint: string; interaction?: undefined }
+  /**
+   * A route of a login method that only forwards (it writes nothing and needs no interaction):
+   * the method is refused when this browser's interaction is loaded and its client lacks it;
+   * without an interaction the route goes on, and there is no CSRF token to check.
+   */
+  | { method: LoginMethod; endpoint: string; interaction: "forward" }
   | { method?: undefined; endpoint?: undefined; interaction?: "required" | "optional" };
 
 interface RouteArgs {
@@ -57,7 +63,7 @@ interface RouteArgs {
   context: AppLoadContext;
 }
 
-export function passGate(args: RouteArgs, options: GateOptions & { interaction: "optional" }): Promise<OpenGate | OpenGateWithoutInteraction | ClosedGate>;
+export function passGate(args: RouteArgs, options: GateOptions & { interaction: "optional" | "forward" }): Promise<OpenGate | OpenGateWithoutInteraction | ClosedGate>;
 export function passGate(args: RouteArgs, options?: GateOptions): Promise<OpenGate | ClosedGate>;
 export async function passGate({ request, params, context }: RouteArgs, options: GateOptions = {}): Promise<OpenGate | OpenGateWithoutInteraction | ClosedGate> {
   const uid = params.uid!;
@@ -72,13 +78,13 @@ export async function passGate({ request, params, context }: RouteArgs, options:
   });
 
   const loaded = await loadInteractionPage(request, context, uid);
-  if (!loaded.ok && options.interaction !== "optional") return closed({ view: "expired", ...loaded.expired }, 400);
+  if (!loaded.ok && options.interaction !== "optional" && options.interaction !== "forward") return closed({ view: "expired", ...loaded.expired }, 400);
 
   if (loaded.ok && options.method && !(await methodAllowed(services, request, context, loaded.context, options.method, options.endpoint, meta))) {
     return closed({ view: "unavailable", method: options.method, ...loaded.frame }, 403);
   }
 
-  if (request.method === "POST" && !services.csrf.verify(uid, form.get("csrf"))) {
+  if (request.method === "POST" && options.interaction !== "forward" && !services.csrf.verify(uid, form.get("csrf"))) {
     // Without an interaction (the magic-link callback) there is no frame to show: the route maps it.
     return closed(loaded.ok ? { view: "csrf", ...loaded.frame } : { view: "expired", ...loaded.expired }, 403);
   }

@@ -1,11 +1,11 @@
 import type { Prisma } from "~/generated/prisma/client";
 import type { Context } from "../../context";
 import { notFound, validation } from "../../errors";
-import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, type Page } from "../http/pagination";
+import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";
 import { resolveNames, type AuditNames } from "./names";
 import { matchSubjects, type SubjectRole } from "./subjects";
 
-export interface AuditQuery {
+export interface AuditQuery extends ListQuery {
   organizationId?: string | undefined;
   eventType?: string | undefined;
   actorId?: string | undefined;
@@ -17,8 +17,6 @@ export interface AuditQuery {
   target?: string | undefined;
   from?: string | undefined;
   to?: string | undefined;
-  cursor?: string | undefined;
-  limit?: number | undefined;
 }
 
 type AuditRow = Prisma.AuditEntryGetPayload<object>;
@@ -52,11 +50,12 @@ export async function withNames(ctx: Context, rows: AuditRow[]): Promise<AuditVi
   return rows.map((r, i) => ({ ...r, createdAt: r.createdAt.toISOString(), names: names[i]! }));
 }
 
-/** Audit entries newest first, filtered, with cursor paging over their time-ordered ids, each with the names of what it names. */
+/**
+ * Audit entries newest first (`order=asc`: oldest first), filtered, each with the names of what it
+ * names; paged like every other list (`page`/`pageSize`, or `cursor`/`limit` over the time-ordered
+ * ids). The log grows while it is read, so every page counts its total afresh.
+ */
 export async function listAudit(ctx: Context, query: AuditQuery): Promise<Page<AuditView>> {
-  const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-  const before = query.cursor ? decodeCursor(query.cursor)[1] : undefined;
-  if (before !== undefined && !/^[0-9a-f-]{36}$/.test(before)) throw validation([{ field: "cursor", message: "is not a cursor returned by Porta" }]);
   const where: Prisma.AuditEntryWhereInput = {
     ...(query.organizationId ? { organizationId: query.organizationId } : {}),
     ...(query.eventType ? (query.eventType.endsWith(".*") ? { eventType: { startsWith: query.eventType.slice(0, -1) } } : { eventType: query.eventType }) : {}),
@@ -66,13 +65,16 @@ export async function listAudit(ctx: Context, query: AuditQuery): Promise<Page<A
     ...(query.from || query.to ? { createdAt: { ...(query.from ? { gte: new Date(query.from) } : {}), ...(query.to ? { lt: new Date(query.to) } : {}) } } : {}),
     AND: await nameConditions(ctx, query),
   };
+  const order = query.order ?? "desc";
   const prisma = ctx.db;
-  const [total, rows] = await Promise.all([
-    prisma.auditEntry.count({ where }),
-    prisma.auditEntry.findMany({ where: { ...where, ...(before ? { id: { lt: before } } : {}) }, orderBy: { id: "desc" }, take: limit + 1 }),
-  ]);
-  const data = await withNames(ctx, rows.slice(0, limit));
-  return { data, total, page: 1, pageSize: limit, cursor: rows.length > limit ? encodeCursor([null, data[data.length - 1]!.id]) : undefined };
+  const page = await listPage(listMode(query), {
+    freshTotal: true,
+    count: () => prisma.auditEntry.count({ where }),
+    offset: (skip, take) => prisma.auditEntry.findMany({ where, orderBy: { id: order }, skip, take }),
+    after: (afterId, take) =>
+      prisma.auditEntry.findMany({ where: { ...where, ...(afterId ? { id: order === "asc" ? { gt: afterId } : { lt: afterId } } : {}) }, orderBy: { id: order }, take }),
+  });
+  return { ...page, data: await withNames(ctx, page.data) };
 }
 
 /** One entry with its full data and names: the console's detail view. */

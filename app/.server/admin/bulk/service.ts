@@ -57,7 +57,7 @@ async function runItem(ctx: BulkContext, organizationId: string, adminId: string
     case "update": {
       const { op: _op, userId, ...input } = item;
       before.set(userId, toUser(user));
-      return updateUser(ctx, userId, input, undefined);
+      return updateUser(ctx, user, input, undefined);
     }
     case "activate":
       return activateUser(ctx, user, undefined);

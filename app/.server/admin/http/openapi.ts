@@ -70,7 +70,8 @@ const RAW_BODY_RESPONSES: Record<string, string> = {
   "415": "The Content-Type is not one the operation accepts",
 };
 
-export function buildOpenApiDocument(serverUrl: string, operations: readonly Operation[] = adminOperations()) {
+/** `release`: the running Porta's release label (Services.release); the generated client does not carry one. */
+export function buildOpenApiDocument(serverUrl: string, release = "unreleased", operations: readonly Operation[] = adminOperations()) {
   const paths: Record<string, Record<string, unknown>> = {};
   const errorRef = { $ref: "#/components/schemas/Error" };
   for (const op of operations) {
@@ -110,7 +111,7 @@ export function buildOpenApiDocument(serverUrl: string, operations: readonly Ope
     openapi: "3.1.0",
     info: {
       title: "Porta Admin API",
-      version: "1.11.0",
+      version: release,
       description: "Manage organizations, applications, clients, users and everything else in Porta. Authenticate with an ES256 access token of the super-admin organization (see GET /api/admin/metadata).",
     },
     servers: [{ url: serverUrl }],

@@ -95,6 +95,8 @@ export async function listPage<T extends { id: string }>(
   fetch: {
     /** Which ids a cursor may carry (UUIDs by default; text ids such as client ids pass their own). */
     idPattern?: RegExp;
+    /** Count on every cursor page instead of carrying the first page's total (a set that grows while it is walked). */
+    freshTotal?: boolean;
     count(): Promise<number>;
     offset(skip: number, take: number): Promise<T[]>;
     after(afterId: string | null, take: number): Promise<T[]>;
@@ -106,9 +108,10 @@ export async function listPage<T extends { id: string }>(
   }
   const afterId = mode.after ? mode.after[1] : null;
   if (afterId !== null && !(fetch.idPattern ? fetch.idPattern.test(afterId) : isUuid(afterId))) throw validation([{ field: "cursor", message: "is not a cursor returned by Porta" }]);
-  const carried = mode.after?.[2];
+  const carried = fetch.freshTotal ? undefined : mode.after?.[2];
   const [total, rows] = await Promise.all([carried ?? fetch.count(), fetch.after(afterId, mode.limit + 1)]);
   const data = rows.slice(0, mode.limit);
-  const cursor = rows.length > mode.limit ? encodeCursor([null, data[data.length - 1]!.id, total]) : undefined;
+  const last = data.at(-1)?.id;
+  const cursor = rows.length > mode.limit && last ? encodeCursor(fetch.freshTotal ? [null, last] : [null, last, total]) : undefined;
   return { data, total, page: 1, pageSize: mode.limit, cursor };
 }

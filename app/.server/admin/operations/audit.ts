@@ -3,7 +3,7 @@ import { z } from "zod";
 import { getAuditEntry, listAudit } from "../audit/service";
 import { searchSubjects, SUBJECT_TYPES } from "../audit/subjects";
 import { AuditNamesSchema, pageOf } from "../http/openapi-shapes";
-import { MAX_PAGE_SIZE } from "../http/pagination";
+import { ListQuerySchema } from "../http/pagination";
 import { operation } from "../http/route";
 
 const AuditEntrySchema = z.object({
@@ -24,22 +24,18 @@ const AuditEntrySchema = z.object({
 /** A name as a filter takes it: an email, a name or a slug, given whole. */
 const NameFilter = z.string().trim().min(1, "must not be empty").max(200);
 
-const AuditQuery = z
-  .object({
-    organizationId: UuidSchema.optional(),
-    eventType: z.string().max(100).regex(/^[a-z0-9_.]+(\.\*)?$/, "must be an event type, optionally ending in .*").optional(),
-    actorId: z.string().max(100).optional(),
-    targetType: z.string().max(50).optional(),
-    targetId: z.string().max(200).optional(),
-    organization: NameFilter.optional(),
-    actor: NameFilter.optional(),
-    target: NameFilter.optional(),
-    from: z.iso.datetime({ offset: true }).optional(),
-    to: z.iso.datetime({ offset: true }).optional(),
-    cursor: z.string().max(512).optional(),
-    limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).optional(),
-  })
-  .strict();
+const AuditQuery = ListQuerySchema.extend({
+  organizationId: UuidSchema.optional(),
+  eventType: z.string().max(100).regex(/^[a-z0-9_.]+(\.\*)?$/, "must be an event type, optionally ending in .*").optional(),
+  actorId: z.string().max(100).optional(),
+  targetType: z.string().max(50).optional(),
+  targetId: z.string().max(200).optional(),
+  organization: NameFilter.optional(),
+  actor: NameFilter.optional(),
+  target: NameFilter.optional(),
+  from: z.iso.datetime({ offset: true }).optional(),
+  to: z.iso.datetime({ offset: true }).optional(),
+}).strict();
 
 const SubjectSchema = z.object({
   type: z.enum(SUBJECT_TYPES),
@@ -64,7 +60,7 @@ export const auditOperations = [
     path: "/audit",
     operationId: "audit.list",
     summary:
-      "Audit entries, newest first, each with the names of its organization, actor, target and client; filtered by organization (id, or name/slug), event type (prefix.*), actor and target (id, or email/name: every exact match counts, a name that matches nothing is a 422) and time range; cursor paging",
+      "Audit entries, newest first, each with the names of its organization, actor, target and client; filtered by organization (id, or name/slug), event type (prefix.*), actor and target (id, or email/name: every exact match counts, a name that matches nothing is a 422) and time range; paged by page and pageSize, or by cursor and limit; newest first unless order=asc",
     tag: "audit",
     permission: "admin:audit:read",
     query: AuditQuery,

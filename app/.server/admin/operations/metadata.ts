@@ -8,15 +8,16 @@ export const metadataOperations = [
     method: "GET",
     path: "/metadata",
     operationId: "metadata.get",
-    summary: "Issuer, slug and client id of the super-admin organization (no authentication)",
+    summary: "Issuer, slug and client id of the super-admin organization, and the release label of this Porta (no authentication)",
     tag: "metadata",
     permission: "public",
-    response: z.object({ issuer: z.url(), orgSlug: z.string(), clientId: z.string() }),
+    response: z.object({ issuer: z.url(), orgSlug: z.string(), clientId: z.string(), release: z.string() }),
     handler: async ({ ctx }) => ({
       body: {
         issuer: `${ctx.config.baseUrl}/${ctx.config.superAdminSlug}`,
         orgSlug: ctx.config.superAdminSlug,
         clientId: ADMIN_CLIENT_ID,
+        release: ctx.release,
       },
     }),
   }),
@@ -36,7 +37,7 @@ export const openapiJsonOperations = [
       // The document describes the operation table, which holds this very operation: loaded on
       // first use rather than at start, the two modules do not need each other to load.
       const { buildOpenApiDocument } = await import("../http/openapi");
-      return { body: buildOpenApiDocument(ctx.config.baseUrl) };
+      return { body: buildOpenApiDocument(ctx.config.baseUrl, ctx.release) };
     },
   }),
 ];

@@ -310,6 +310,26 @@ export const orgUserOperations = [
     },
   }),
   operation({
+    method: "PUT",
+    path: "/organizations/{orgId}/users/{userId}",
+    operationId: "users.update",
+    summary:
+      "Update a user of the organization's profile (email unique per organization; a new email is unverified unless emailVerified is sent); If-Match guards against lost updates; another organization's user is 404",
+    tag: "users",
+    permission: "admin:user:write",
+    query: NoQuery,
+    params: OrgUserParams,
+    body: UserUpdateSchema,
+    response: UserSchema,
+    etag: true,
+    handler: async ({ ctx, params, body, ifMatch }) => {
+      const user = await getUser(ctx, params.userId, params.orgId);
+      const row = await updateUser(ctx, user, body, ifMatch);
+      auditUser(ctx, "user.updated", row, body, { before: toUser(user), after: toUser(row) });
+      return { body: toUser(row), version: row.version };
+    },
+  }),
+  operation({
     method: "DELETE",
     path: "/organizations/{orgId}/users/{userId}",
     operationId: "users.delete",
@@ -475,9 +495,9 @@ export const userByIdOperations = [
     response: UserSchema,
     etag: true,
     handler: async ({ ctx, params, body, ifMatch }) => {
-      const before = toUser(await getUser(ctx, params.id));
-      const row = await updateUser(ctx, params.id, body, ifMatch);
-      auditUser(ctx, "user.updated", row, body, { before, after: toUser(row) });
+      const user = await getUser(ctx, params.id);
+      const row = await updateUser(ctx, user, body, ifMatch);
+      auditUser(ctx, "user.updated", row, body, { before: toUser(user), after: toUser(row) });
       return { body: toUser(row), version: row.version };
     },
   }),

@@ -90,8 +90,10 @@ export async function listUsers(ctx: Context, organizationId: string, query: Use
     ...(query.locked ? { lockedUntil: { gt: new Date() } } : {}),
     ...(q
       ? {
+          // Each condition as its trigram index answers it (decision 069): emails are stored
+          // lower-case, so a case-sensitive LIKE on the lower-cased text finds them all.
           OR: [
-            { email: { contains: q, mode: "insensitive" } },
+            { email: { contains: q.toLowerCase() } },
             { givenName: { contains: q, mode: "insensitive" } },
             { familyName: { contains: q, mode: "insensitive" } },
           ],
@@ -174,8 +176,8 @@ async function writeUser(ctx: Context<"cache">, user: UserRow, data: Prisma.User
   return prisma.user.findUniqueOrThrow({ where: { id: user.id } });
 }
 
-export async function updateUser(ctx: Context<"cache">, id: string, input: UserUpdate, expectedVersion: number | undefined): Promise<UserRow> {
-  const user = await getUser(ctx, id);
+/** The user as read (by id, or within its organization: the caller's scope decides who is found). */
+export async function updateUser(ctx: Context<"cache">, user: UserRow, input: UserUpdate, expectedVersion: number | undefined): Promise<UserRow> {
   const emailChanged = input.email !== undefined && input.email !== user.email;
   return writeUser(
     ctx,

@@ -129,6 +129,7 @@ export const operations = {
   "users.list": { method: "GET", path: "/organizations/{orgId}/users", pathParams: ["orgId"], input: "query", etag: false, paging: "cursor" },
   "users.setPassword": { method: "PUT", path: "/organizations/{orgId}/users/{userId}/password", pathParams: ["orgId","userId"], input: "body", etag: false, paging: "none" },
   "users.unlock": { method: "POST", path: "/organizations/{orgId}/users/{userId}/unlock", pathParams: ["orgId","userId"], input: "none", etag: false, paging: "none" },
+  "users.update": { method: "PUT", path: "/organizations/{orgId}/users/{userId}", pathParams: ["orgId","userId"], input: "body", etag: true, paging: "none" },
   "users.verifyEmail": { method: "POST", path: "/organizations/{orgId}/users/{userId}/verify-email", pathParams: ["orgId","userId"], input: "none", etag: false, paging: "none" },
   "usersById.activate": { method: "POST", path: "/users/{id}/activate", pathParams: ["id"], input: "none", etag: false, paging: "none" },
   "usersById.clearBlock": { method: "DELETE", path: "/users/{id}/blocks/{blockId}", pathParams: ["id","blockId"], input: "none", etag: false, paging: "none" },
@@ -431,9 +432,14 @@ export interface Operations {
       };
     etag: false;
   };
-  /** Audit entries, newest first, each with the names of its organization, actor, target and client; filtered by organization (id, or name/slug), event type (prefix.*), actor and target (id, or email/name: every exact match counts, a name that matches nothing is a 422) and time range; cursor paging */
+  /** Audit entries, newest first, each with the names of its organization, actor, target and client; filtered by organization (id, or name/slug), event type (prefix.*), actor and target (id, or email/name: every exact match counts, a name that matches nothing is a 422) and time range; paged by page and pageSize, or by cursor and limit; newest first unless order=asc */
   "audit.list": {
     args: [query?: {
+        page?: number;
+        pageSize?: number;
+        cursor?: string;
+        limit?: number;
+        order?: "asc" | "desc";
         organizationId?: string;
         eventType?: string;
         actorId?: string;
@@ -444,8 +450,6 @@ export interface Operations {
         target?: string;
         from?: string;
         to?: string;
-        cursor?: string;
-        limit?: number;
       }, options?: CallOptions];
     response: {
         data: Array<{
@@ -2527,13 +2531,14 @@ export interface Operations {
       };
     etag: false;
   };
-  /** Issuer, slug and client id of the super-admin organization (no authentication) */
+  /** Issuer, slug and client id of the super-admin organization, and the release label of this Porta (no authentication) */
   "metadata.get": {
     args: [options?: CallOptions];
     response: {
         issuer: string;
         orgSlug: string;
         clientId: string;
+        release: string;
       };
     etag: false;
   };
@@ -3754,6 +3759,32 @@ export interface Operations {
       };
     etag: false;
   };
+  /** Update a user of the organization's profile (email unique per organization; a new email is unverified unless emailVerified is sent); If-Match guards against lost updates; another organization's user is 404 */
+  "users.update": {
+    args: [orgId: string, userId: string, body: {
+        email?: string;
+        givenName?: string | null;
+        familyName?: string | null;
+        emailVerified?: boolean;
+        locale?: "en" | "de" | null;
+      }, options?: CallOptions];
+    response: {
+        id: string;
+        organizationId: string;
+        email: string;
+        givenName: string | null;
+        familyName: string | null;
+        emailVerified: boolean;
+        status: "active" | "inactive";
+        locale: string | null;
+        hasPassword: boolean;
+        lockedUntil: string | null;
+        lastLoginAt: string | null;
+        createdAt: string;
+        updatedAt: string;
+      };
+    etag: true;
+  };
   /** Mark the user's email address as verified */
   "users.verifyEmail": {
     args: [orgId: string, userId: string, options?: CallOptions];
@@ -4303,8 +4334,13 @@ export const operationHelp: Record<string, OperationHelp> = {
     ],
   },
   "audit.list": {
-    summary: "Audit entries, newest first, each with the names of its organization, actor, target and client; filtered by organization (id, or name/slug), event type (prefix.*), actor and target (id, or email/name: every exact match counts, a name that matches nothing is a 422) and time range; cursor paging",
+    summary: "Audit entries, newest first, each with the names of its organization, actor, target and client; filtered by organization (id, or name/slug), event type (prefix.*), actor and target (id, or email/name: every exact match counts, a name that matches nothing is a 422) and time range; paged by page and pageSize, or by cursor and limit; newest first unless order=asc",
     fields: [
+      {"name":"page","in":"query","type":"integer (1–1000000)","required":false},
+      {"name":"pageSize","in":"query","type":"integer (1–100)","required":false},
+      {"name":"cursor","in":"query","type":"string (up to 512 chars)","required":false},
+      {"name":"limit","in":"query","type":"integer (1–100)","required":false},
+      {"name":"order","in":"query","type":"asc | desc","required":false},
       {"name":"organizationId","in":"query","type":"string (uuid)","required":false},
       {"name":"eventType","in":"query","type":"string (up to 100 chars)","required":false},
       {"name":"actorId","in":"query","type":"string (up to 100 chars)","required":false},
@@ -4315,8 +4351,6 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"target","in":"query","type":"string (1–200 chars)","required":false},
       {"name":"from","in":"query","type":"string (date-time)","required":false},
       {"name":"to","in":"query","type":"string (date-time)","required":false},
-      {"name":"cursor","in":"query","type":"string (up to 512 chars)","required":false},
-      {"name":"limit","in":"query","type":"integer (1–100)","required":false},
     ],
   },
   "audit.searchSubjects": {
@@ -4781,7 +4815,7 @@ export const operationHelp: Record<string, OperationHelp> = {
     fields: [],
   },
   "metadata.get": {
-    summary: "Issuer, slug and client id of the super-admin organization (no authentication)",
+    summary: "Issuer, slug and client id of the super-admin organization, and the release label of this Porta (no authentication)",
     fields: [],
   },
   "openapi.get": {
@@ -5236,6 +5270,18 @@ export const operationHelp: Record<string, OperationHelp> = {
     fields: [
       {"name":"orgId","in":"path","type":"string (uuid)","required":true},
       {"name":"userId","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
+  "users.update": {
+    summary: "Update a user of the organization's profile (email unique per organization; a new email is unverified unless emailVerified is sent); If-Match guards against lost updates; another organization's user is 404",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"userId","in":"path","type":"string (uuid)","required":true},
+      {"name":"email","in":"body","type":"string (up to 254 chars)","required":false},
+      {"name":"givenName","in":"body","type":"string (1–200 chars) or null","required":false},
+      {"name":"familyName","in":"body","type":"string (1–200 chars) or null","required":false},
+      {"name":"emailVerified","in":"body","type":"boolean","required":false},
+      {"name":"locale","in":"body","type":"en | de or null","required":false},
     ],
   },
   "users.verifyEmail": {
