@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# Porta's container image (issue 23). Not built in CI: the machines this project is developed on
+# Porta's container image (docs/operations.md). Not built in CI: the machines this project is developed on
 # have no Docker daemon; test/deploy.test.ts checks this file against the code instead.
 
 # ---- build: install everything, build the pages and the compiled server ---------------------

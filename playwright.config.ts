@@ -2,8 +2,9 @@ import { defineConfig, devices } from "@playwright/test";
 import { BASE_URL, E2E_PORT, SEED_FILE } from "./e2e/seed";
 
 /**
- * End-to-end tests in Debian's Chromium (STACK-NOTES §12; never `playwright install`). The
- * server is e2e/server.ts: the production build on the embedded default, seeded per run.
+ * End-to-end tests in Debian's Chromium (/usr/bin/chromium; never `playwright install`, which
+ * downloads browsers of its own). The server is e2e/server.ts: the production build on the
+ * embedded default, seeded per run.
  * Run `npx remix vite:build` first, then `npx playwright test`.
  */
 export default defineConfig({

@@ -10,7 +10,7 @@ declare module "@remix-run/node" {
 
 export default defineConfig({
   resolve: {
-    // tsconfig `paths` alone do not reach the SSR build (STACK-NOTES §4).
+    // tsconfig `paths` alone do not reach the SSR build: without this alias it cannot resolve `~/`.
     alias: { "~": fileURLToPath(new URL("./app", import.meta.url)) },
   },
   server: { hmr: { port: 24678 } },

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:orgs`: Porta with N organizations on PostgreSQL (issue 18 §4), written to its own
+ * `npm run bench:orgs`: Porta with N organizations on PostgreSQL, written to its own
  * section of docs/benchmarks.md. Needs BENCH_DATABASE_URL (a database porta_orgs_<random> is
  * created on that server for each N and dropped afterwards); BENCH_REDIS_URL is optional.
  *

@@ -8,7 +8,7 @@ import { readMailbox } from "./mail-peer";
 import { readSeed, type Seed } from "./seed";
 
 /**
- * Issue 19 §2: a person manages their own account at /{slug}/account, as they would: signs in
+ * The account page (decision 038): a person manages their own account at /{slug}/account, as they would: signs in
  * through the organization's page, switches the page to German, turns two-factor on with an
  * authenticator app (recovery codes shown once), signs in on a phone (a second browser context)
  * with the app, sees both devices on the laptop and signs the phone out, then signs out. Every

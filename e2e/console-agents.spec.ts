@@ -3,7 +3,7 @@ import { check, signInToConsole, watchForPageErrors } from "./console-helpers";
 import { CONSOLE_ADMINS, readSeed, type Seed } from "./seed";
 
 /**
- * Issue 24 in Chromium, as an operator and a person meet it: an organization turns client
+ * Registered clients in Chromium, as an operator and a person meet it: an organization turns client
  * registration on (decision 054) and issues an initial access token, shown once; an agent
  * registers with it and its client appears in the console, marked as registered dynamically.
  * An administrator acts as a person for a stated reason (decision 053), and the person, on

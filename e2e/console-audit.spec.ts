@@ -3,7 +3,7 @@ import { check as checkPage, signInToConsole, watchForPageErrors } from "./conso
 import { CONSOLE_ADMINS, readSeed, type Seed } from "./seed";
 
 /**
- * Names, not ids (issue 20 §3): an operator edits a person, then finds the change in the audit
+ * Names, not ids (decision 039): an operator edits a person, then finds the change in the audit
  * log by the person's email, first in a browser without JavaScript (a plain GET form the server
  * resolves; a partial email offers the whole one), then with it (suggestions while typing);
  * opens the entry and reads the change as a diff; the sessions page names the user and client

@@ -87,7 +87,7 @@ test("a service-admin manages a confidential client: secrets, override, conflict
   await page.getByRole("button", { name: "Create client" }).click();
   const firstSecret = await page.locator("#client-secret").inputValue();
   expect(firstSecret.length).toBeGreaterThanOrEqual(32);
-  // The notice of the new client links to its page (issue 20), as the list below does.
+  // The notice of the new client links to its page, as the list below does.
   await page.getByRole("link", { name: "Open Console Machine" }).click();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Console Machine");
   await expect(page.getByText("Inherits the organization default (Password).")).toBeVisible();

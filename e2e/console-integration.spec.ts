@@ -3,7 +3,7 @@ import { check, signInToConsole, watchForPageErrors } from "./console-helpers";
 import { CONSOLE_ADMINS, readSeed, type Seed } from "./seed";
 
 /**
- * Issue 20 §1–2 as an operator and an app developer meet them: the organization page's
+ * Integrating an application, as an operator and an app developer meet them: the organization page's
  * addresses, each copied with its button; an application whose page lists its clients and
  * makes a new one for itself; that client's page with its id, redirect URIs and a quick start
  * that names them; and the client settings operators set per client (CORS origins,

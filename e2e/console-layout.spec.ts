@@ -3,7 +3,7 @@ import { check as checkPage, openAccountMenu, signInToConsole, watchForPageError
 import { CONSOLE_ADMINS, readSeed, type Seed } from "./seed";
 
 /**
- * The console's calm layout as an operator meets it (issue 20 §5): the header is one row at
+ * The console's calm layout as an operator meets it (decision 040): the header is one row at
  * 1280 px and a Menu on a phone (390 px), working without script; one danger colour only for
  * what cannot be undone, neutral buttons for what can; a list's row actions in a menu; long
  * detail pages with an "On this page" navigation; empty states that say what to do next; the

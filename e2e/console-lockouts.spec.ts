@@ -4,7 +4,7 @@ import { answerRelyingParty, callbackAfter, startAuthorization } from "./journey
 import { CONSOLE_ADMINS, readSeed, type Seed } from "./seed";
 
 /**
- * Lockouts and pending invitations as an operator meets them (issue 20 §4 and §6): strangers'
+ * Lockouts and pending invitations as an operator meets them (decision 040): strangers'
  * wrong passwords lock a person out; the organization's figure leads to the locked users, the
  * list and the user page say until when, Unlock lets the person sign in again at once. On the
  * users page, the pending invitations are listed; inviting the same address again is refused

@@ -7,7 +7,7 @@ import { answerRelyingParty, checkPage, settleOnCallback, startAuthorization } f
 import { readSeed, type Seed, type SeededOrganization } from "./seed";
 
 /**
- * Issue 19 §1, "expired or finished flows": a sign-in page opened again after the sign-in
+ * Expired or finished flows (decision 035): a sign-in page opened again after the sign-in
  * finished, and a sign-in link opened again on the phone after it was used, are no dead ends.
  * Each page is branded for its organization, says what happened and leads back to the
  * application's own sign-in start. In English and German, each page screenshotted and axe-checked.

@@ -7,7 +7,7 @@ import { checkPage, settleOnCallback, startAuthorization } from "./journey-helpe
 import { readSeed, type Seed } from "./seed";
 
 /**
- * Issue 22: one enterprise single sign-on in Debian Chromium. A person of a company whose email
+ * Federation (decision 046): one enterprise single sign-on in Debian Chromium. A person of a company whose email
  * domain an upstream identity provider claims types only their address at the application's
  * organization, is sent to the company's provider (another Porta organization, real pages and
  * tokens), signs in there, and comes back signed in: their account is created on the way, the

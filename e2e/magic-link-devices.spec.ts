@@ -8,7 +8,7 @@ import { answerRelyingParty, callbackAfter, checkPage, startAuthorization } from
 import { readSeed, type Seed } from "./seed";
 
 /**
- * Issue 19, decision 033: a sign-in link asked for on the laptop and opened on the phone (a second
+ * Decision 033: a sign-in link asked for on the laptop and opened on the phone (a second
  * browser context). The phone asks for the number the laptop shows; once it is typed, the
  * laptop's page notices by itself and finishes the sign-in at the relying party.
  */

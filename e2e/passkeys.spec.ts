@@ -7,7 +7,7 @@ import { checkPage, settleOnCallback, startAuthorization } from "./journey-helpe
 import { readSeed, type Seed } from "./seed";
 
 /**
- * Issue 21: passkeys in Debian Chromium with a CDP virtual authenticator (ctap2, internal,
+ * Passkeys (decision 041) in Debian Chromium with a CDP virtual authenticator (ctap2, internal,
  * resident keys, user verification). A person registers a passkey on the account page, signs
  * out, and signs in at a client whose only method is `passkey` without typing a password; the
  * relying party's ID token says how (amr). A client without the method refuses its endpoint;

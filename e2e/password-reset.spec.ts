@@ -8,7 +8,7 @@ import { answerRelyingParty, checkPage, startAuthorization } from "./journey-hel
 import { readSeed, type Seed } from "./seed";
 
 /**
- * Issue 19: a password reset asked for on the laptop, in German, and finished on the phone from
+ * Decision 032: a password reset asked for on the laptop, in German, and finished on the phone from
  * the mailed link (a second browser context). The phone ends on "password changed" with the way
  * back to the application; the used link says it was used; the laptop's sign-in goes on with the
  * new password. Every page is screenshotted and checked with axe.

@@ -7,7 +7,7 @@ import { callbackAfter, discover, screenshot, startAuthorization } from "./journ
 import { readSeed, type Seed } from "./seed";
 
 /**
- * Issue 24 §1 in a real browser: a relying party on another site signs a person in by POSTing
+ * Posted protocol requests (decision 043) in a real browser: a relying party on another site signs a person in by POSTing
  * its authorization request (OpenID Connect Core §3.1.2.1), and later signs them out by POSTing
  * to the end-session endpoint. Porta keeps its session cookie SameSite=Lax (decision 043): the
  * POST is parked and continued by a top-level GET, which carries the cookie, so a person who is

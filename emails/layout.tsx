@@ -10,7 +10,7 @@ export interface EmailBaseProps {
   branding: Branding;
   /** Interpolated as {{organization}} in the text. */
   organizationName: string;
-  /** The recipient's account page, for mails to people who have an account (issue 19). */
+  /** The recipient's account page, for mails to people who have an account (decision 038). */
   accountUrl?: string | undefined;
 }
 

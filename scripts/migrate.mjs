@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * `npm run migrate`: applies Porta's database migrations and exits (issue 23), for platforms that
+ * `npm run migrate`: applies Porta's database migrations and exits (docs/operations.md), for platforms that
  * migrate before they roll out new nodes. Runs the compiled server (dist/server/), compiling it
  * first when the sources changed; the pages are not needed and not built.
  */

@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { OperationsOf } from "~/.server/admin/http/operation-table";
 import type { UnitOfWork } from "~/.server/context";
 import type { JobPayloads } from "~/.server/jobs/queue";
+import { findingsOf, proseFiles, repositoryFiles } from "./support/comments";
 import { cycles, importGraph } from "./support/import-graph";
 
 /**
@@ -183,5 +184,43 @@ describe("recipe: change a rate limit", () => {
     } finally {
       await database.dispose();
     }
+  });
+});
+
+describe("comments say why in terms of this repository", () => {
+  const repository = repositoryFiles(ROOT);
+  const problems = (file: string, text: string) => findingsOf(file, text, repository).map((f) => f.problem);
+
+  // TypeScript parses every source file: several seconds, more on a busy machine.
+  it("no comment or test title names an issue number, a file the repository does not have, or a document kept outside it (history goes to docs/decisions/)", { timeout: 180_000 }, () => {
+    const findings = proseFiles(ROOT).flatMap((file) => findingsOf(file, readFileSync(path.join(ROOT, file), "utf8"), repository));
+    expect(findings.map((f) => `${f.where}: ${f.problem}: ${f.says}`)).toEqual([]);
+  });
+
+  it("finds each kind in a planted file, and lets through what a maintainer can follow", () => {
+    const planted = [
+      "// Kept as in issue 17 item 6 (stop 32, #12): see app/routes/$slug.login.tsx and STACK-NOTES §3.",
+      "/** api.admin.users_.$id */",
+      'describe("the login page (issue 19)", () => {',
+      '  it("renders ./no-such-helper.ts from app/.server/no-such-folder", () => {});',
+      "});",
+    ].join("\n");
+    expect(problems("app/.server/probe.ts", planted)).toEqual([
+      'names "issue 17" of a tracker outside the repository',
+      'names "STACK-NOTES", a document outside the repository',
+      "names app/routes/$slug.login.tsx, which the repository does not have",
+      "names the route api.admin.users_.$id, which app/routes does not have",
+      'names "issue 19" of a tracker outside the repository',
+      "names ./no-such-helper.ts, which the repository does not have",
+      "names app/.server/no-such-folder, which the repository does not have",
+    ]);
+    const followable = [
+      "// The layers of docs/architecture.md (decision 020; the one route is routes/api.admin.$.ts, its table",
+      "// admin/http/operation-table.ts, the lint rules in ~/../eslint.config.js and ./context.ts).",
+      '// React error #345; remix-run/remix#10214; https://example.test/issues/7/x.ts; console.log("a.b");',
+      "// Folders and modules from the top: app/.server/jobs, app/.server/jobs/queue, test/oidc/; built: packages/cli/dist/main.js.",
+      'it("keeps a session for 30 days", () => {});',
+    ].join("\n");
+    expect(problems("app/.server/probe.ts", followable)).toEqual([]);
   });
 });

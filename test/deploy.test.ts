@@ -6,7 +6,7 @@ import { EnvSchema, parseConfig } from "~/.server/config/env";
 import { PROJECT_ROOT } from "~/.server/root";
 
 /**
- * Issue 23, "Run": the Dockerfile, compose.yaml and the Helm chart cannot be built or rendered
+ * Running Porta (docs/operations.md): the Dockerfile, compose.yaml and the Helm chart cannot be built or rendered
  * here (no Docker daemon, no helm binary from the reachable registries), so they are checked
  * against the code instead: every variable they set is one Porta reads and accepts, the probes
  * are the paths Porta serves, the ports are the ones it listens on.
@@ -98,7 +98,7 @@ describe("Helm chart", () => {
   const values = parse(read(`${CHART}/values.yaml`)) as { env: Record<string, string>; secrets: Record<string, string>; metrics: { port: number }; dataDir: string };
   const templates = Object.fromEntries(readdirSync(path.join(PROJECT_ROOT, CHART, "templates")).map((file) => [file, read(`${CHART}/templates/${file}`)]));
 
-  it("has the parts issue 23 names: Deployment with probes, PodDisruptionBudget, HPA, ServiceMonitor, migration Job, Secret", () => {
+  it("has the parts docs/operations.md names: Deployment with probes, PodDisruptionBudget, HPA, ServiceMonitor, migration Job, Secret", () => {
     const kinds = Object.values(templates).flatMap((text) => [...text.matchAll(/^kind: (\w+)$/gm)].map((m) => m[1]));
     expect(kinds.sort()).toEqual(["Deployment", "HorizontalPodAutoscaler", "Job", "PodDisruptionBudget", "Secret", "Service", "ServiceMonitor"]);
   });

@@ -9,7 +9,7 @@ import { createTestDatabase, type TestDatabase } from "./support/database";
 import { REPO_ROOT } from "./support/process";
 
 /**
- * `npm run migrate` (issue 23): applies the migrations and exits, for platforms that migrate
+ * `npm run migrate` (docs/operations.md): applies the migrations and exits, for platforms that migrate
  * before a rollout; a second run has nothing to do; a bad configuration is one line, exit 1.
  */
 const PORTA_VARIABLES = ["DATABASE_URL", "REDIS_URL", "DATA_DIR", "PORT", "BASE_URL", "ENCRYPTION_KEY"];

@@ -18,7 +18,7 @@ export const headers = interactionHeaders;
 
 /**
  * GET/POST /{slug}/account: a person's own profile, password, second factors, sessions and
- * recent security events, signed in with the organization's own session (issue 19 §2). Every
+ * recent security events, signed in with the organization's own session (decision 038). Every
  * change is a plain form (no script needed), checked against this browser's CSRF token, done by
  * a service in app/.server/account, audited there; sensitive ones need a recent sign-in.
  */

@@ -16,7 +16,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: pageTit
 export const headers = interactionHeaders;
 
 /**
- * GET/POST /{slug}/reset-password?token=…: a reset link opens in any browser (issue 19). In this
+ * GET/POST /{slug}/reset-password?token=…: a reset link opens in any browser (decision 032). In this
  * order: the link (unknown, used, expired: a page that says which and what to do next), the
  * password method for the link's client (403 before any user lookup and CSRF), the CSRF token
  * (bound to the link), then the new password. A completed reset continues the sign-in that asked

@@ -50,7 +50,7 @@ export async function action(args: ActionFunctionArgs) {
   // The interaction is optional here: without it the link is still consumed (and the sign-in cannot go on).
   const gate = await passGate(args, { interaction: "optional" });
   const org = String(gate.form.get("org") ?? "");
-  // The spec's one generic failure (invalid, expired, used, another organization's or sign-in's
+  // One generic failure (invalid, expired, used, another organization's or sign-in's
   // link): its page comes from the URL's organization alone, never from the token nor from the
   // sign-in the address names, so a used link and a made-up one (any uid) show the same page with
   // the same way on. Pages for a link that did work (the sign-in cannot go on, the pairing) name

@@ -102,7 +102,7 @@ export const AccessTokenTtlSchema = lifetime(ACCESS_TOKEN_TTL_BOUNDS);
 export const RefreshTokenTtlSchema = lifetime(REFRESH_TOKEN_TTL_BOUNDS);
 
 /**
- * A client's public signing keys (issue 24 §2): for `private_key_jwt` and signed request objects.
+ * A client's public signing keys (decision 045): for `private_key_jwt` and signed request objects.
  * ES256 is the product's one algorithm, so each key is a P-256 EC public key; a private part is
  * refused, never stored.
  */

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { UuidSchema } from "~/schemas/uuid";
 
 /**
- * Upstream identity providers of an organization (issue 22, decision 046): the Admin API's
+ * Upstream identity providers of an organization (decision 046): the Admin API's
  * shapes, the OpenAPI document, the console and the CLI read these. The client secret is
  * write-only: a body may carry it, an answer only says whether one is set.
  */

@@ -86,7 +86,7 @@ export const PackageClientSchema = z
     name: ClientNameSchema,
     applicationType: z.enum(CLIENT_APPLICATION_TYPE_VALUES),
     tokenEndpointAuthMethod: z.enum(["client_secret_basic", "client_secret_post", "private_key_jwt", "none"]),
-    // Public keys only (issue 24 §2); packages made before they existed carry none.
+    // Public keys only (decision 045); packages made before clients had keys carry none.
     jwks: Nullable(JwksSchema).default(null),
     jwksUri: Nullable(JwksUriSchema).default(null),
     redirectUris: UrisSchema,

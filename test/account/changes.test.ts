@@ -7,7 +7,7 @@ import { codeIn, enrollTotp, freshTotpCode, waitForMail } from "../two-factor/he
 import { ageSignIns, completeSignIn, createAccountTenant, createAccountUser, openAccount, PASSWORD, postAccount, shown, signInToAccount, signInWithSecondFactor } from "./helpers";
 
 /**
- * Issue 19 §2: what a person changes on the account page, and what is refused: a foreign or
+ * The account page (decision 038): what a person changes on the account page, and what is refused: a foreign or
  * missing CSRF token, bad input, a wrong current password, what the organization's policy
  * forbids, a sign-in too old for a sensitive change (step-up), another person's session.
  */

@@ -8,7 +8,7 @@ import type { ReceivedMail } from "../support/smtp-sink";
 import { ageSignIns, createAccountTenant, createAccountUser, openAccount, PASSWORD, postAccount, shown, signInToAccount, type AccountTenant, type SignedInPage } from "./helpers";
 
 /**
- * Issue 19 §2 "email with re-verification": a person asks for a new address on the account page
+ * Email with re-verification (decision 042): a person asks for a new address on the account page
  * (after a recent sign-in); the link goes to the new address and a notice to the current one;
  * the address changes, verified, only when the link is used, in any browser; the page never says
  * whether another account has the address.

@@ -3,7 +3,7 @@ import { TestBrowser } from "../support/browser";
 import { startTestPorta, type TestPorta } from "../support/porta";
 import { createAccountTenant, createAccountUser, shown, signInToAccount } from "./helpers";
 
-/** Issue 19 §2: the account page signs in through the organization's own pages, with its own session. */
+/** The account page (decision 038) signs in through the organization's own pages, with its own session. */
 describe("account page: signing in", () => {
   let porta: TestPorta;
   beforeAll(async () => {

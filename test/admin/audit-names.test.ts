@@ -8,7 +8,7 @@ import { createTenant, expect422, unique, type Tenant } from "./helpers";
 import type { Page } from "~/.server/admin/http/pagination";
 
 /**
- * Names, not ids (issue 20 §3, decision 039): audit entries and histories carry the names of
+ * Names, not ids (decision 039): audit entries and histories carry the names of
  * what they name, resolved per page in one query per kind; updates record their change field by
  * field; one entry can be read on its own; the filters take names; suggestions search them.
  */

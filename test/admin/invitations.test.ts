@@ -5,7 +5,7 @@ import { linkIn, startSmtpPeer, type SmtpPeer } from "../support/smtp";
 import { createTenant, expectError, unique, type ErrorBody, type Tenant } from "./helpers";
 
 /**
- * Pending invitations (issue 20 §6): listed per organization, resent (same link, renewed
+ * Pending invitations (decision 040): listed per organization, resent (same link, renewed
  * expiry, a second mail) and revoked (the link stops working), each audited; inviting an
  * address that already has a pending invitation is a 409 `invitation_pending` naming the email
  * field, while an expired one is replaced.

@@ -7,7 +7,7 @@ import { createTenant, mainOf, message, openLoginPage, PASSWORD, passwordLoginTo
 import { expectError } from "./helpers";
 
 /**
- * Lockouts as an administrator handles them (issue 20 §4): a user locked by strangers' wrong
+ * Lockouts as an administrator handles them (decision 040): a user locked by strangers' wrong
  * passwords shows `lockedUntil`, the list filters the locked users, and Unlock (audited, in
  * both path shapes) lets the owner sign in again at once, also when the strangers used up the
  * account's password limit while it was locked.

@@ -8,7 +8,7 @@ import { createTenant as createLoginTenant } from "../login/helpers";
 import { consoleSignIn, type ConsoleVisit } from "./helpers";
 
 /**
- * The console's audit log, entry page, histories and sessions by name (issue 20 §3, decision
+ * The console's audit log, entry page, histories and sessions by name (decision
  * 039), as a browser without JavaScript gets them: names with links and the ids on hover, the
  * filters as a plain GET form resolved on the server, the change as a diff.
  */

@@ -6,7 +6,7 @@ import { createTenant } from "../admin/helpers";
 import { consoleSignIn, type ConsoleVisit } from "./helpers";
 
 /**
- * The dashboard's figures add up (issue 20 §5): deleted organizations are not counted, the
+ * The dashboard's figures add up (decision 040): deleted organizations are not counted, the
  * counts read as words with the right plural ("1 organization"), in English and in German, and
  * an empty login chart says that there were none instead of a made-up scale.
  */

@@ -6,7 +6,7 @@ import { consoleSignIn, pageWithCsrf, type ConsoleVisit } from "./helpers";
 
 /**
  * The console's lockout and invitation pages in German, as a German-speaking operator reads them
- * (issue 20 §4, §6): "Gesperrt bis …" with Entsperren, the locked filter, and a second invitation
+ * (decision 040): "Gesperrt bis …" with Entsperren, the locked filter, and a second invitation
  * to a pending address refused beside the email field. The English journey is e2e/console-lockouts.spec.ts.
  */
 let porta: TestPorta;

@@ -108,7 +108,7 @@ describe("the invitation mail", () => {
     expect(mainOf(accepted.body)).toContain(pageText("en", (m) => m.invitation.done));
     expect(mainOf(accepted.body)).toContain(pageText("en", (m) => m.invitation.doneTitle));
     expect(mainOf(accepted.body)).toContain(tenant.org.name);
-    // The next step: the organization's account page (issue 19: an accepted invitation is no dead end).
+    // The next step: the organization's account page (an accepted invitation is no dead end).
     const toAccount = `<a class="button" href="/${tenant.org.slug}/account">${pageText("en", (m) => m.invitation.toAccount)}</a>`;
     expect(mainOf(accepted.body)).toContain(toAccount);
 
@@ -123,7 +123,7 @@ describe("the invitation mail", () => {
     expect(again.status).toBe(400);
     const againMain = mainOf(await again.text());
     expect(againMain).toContain(pageText("en", (m) => m.invitation.invalid));
-    // Still the organization's page: the address names it (issue 19, no unbranded dead end).
+    // Still the organization's page: the address names it (no unbranded dead end).
     expect(againMain).toContain(tenant.org.name);
     expect(againMain).toContain(toAccount);
     // An address that names no organization offers no account page of one.

@@ -352,7 +352,7 @@ describe("using a link", () => {
   });
 });
 
-describe("a link opened on another device while the asking sign-in is open (issue 19, decision 033)", () => {
+describe("a link opened on another device while the asking sign-in is open (decision 033)", () => {
   const numberOn = (html: string) => /<p class="pairing-code"[^>]*>(\d{2})<\/p>/.exec(html)?.[1];
 
   /** The asking page's number, and the link's pairing page in another browser. */

@@ -11,7 +11,7 @@ import { jobRows } from "./helpers";
 /**
  * A job that committed with its write (the outbox) while the process died before handing it to
  * the queue is not lost, and is not left waiting long: after the restart the embedded database's
- * sole process hands it over at start (its polling safety nets are minutes apart, issue 18); a
+ * sole process hands it over at start (its polling safety nets are minutes apart, decision 029); a
  * process on PostgreSQL, which shares the database, within one sweep.
  */
 let database: TestDatabase | undefined;

@@ -52,7 +52,7 @@ function expectResetMail(mail: PeerMail, language: Language, link: string) {
   expect(mail.text).toContain(mailText(language, (m) => m.passwordReset.body, { organization: tenant.org.name }));
   expect(mail.text).toContain(mailText(language, (m) => m.passwordReset.expiry_other, { count: 60 }));
   expect(mail.html).toContain(`href="${link.replace(/&/g, "&amp;")}"`);
-  // The footer names the person's account page (issue 19 §2).
+  // The footer names the person's account page (decision 038).
   expect(mail.text).toContain(mailText(language, (m) => m.common.account, { url: `${porta.baseUrl}/${tenant.org.slug}/account` }));
   expect(mail.html).toMatch(new RegExp(`<html[^>]*lang="${language}"`));
 }
@@ -291,7 +291,7 @@ describe("completing a reset", () => {
   });
 });
 
-describe("a reset link opens in any browser (issue 19)", () => {
+describe("a reset link opens in any browser (decision 032)", () => {
   const clientName = async (t: Tenant) => (await prisma().client.findUniqueOrThrow({ where: { id: t.client.id } })).name;
 
   it("opened on another device while the sign-in is open: sets the password there, ends on 'password changed' with the way back; the asking browser signs in with it", async () => {

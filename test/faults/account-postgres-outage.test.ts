@@ -5,7 +5,7 @@ import { startPrivatePostgres, type PostgresServer } from "../support/process";
 import { startSmtpSink, type SmtpSink } from "../support/smtp-sink";
 
 /**
- * Issue 19 §2 under a fault: PostgreSQL stops while a person uses the account page. Every page
+ * The account page under a fault: PostgreSQL stops while a person uses the account page. Every page
  * and form answers the branded "try again shortly" (503, Retry-After), never a 500 or a sign-in
  * loop; nothing is half-written; and once the database is back the same browser session carries
  * on where it was, the change it retries saved and audited once. The database is a private

@@ -6,7 +6,7 @@ import { freePort, startTestPorta, type TestPorta } from "../support/porta";
 import { startPrivateRedis, type RedisServer } from "../support/process";
 
 /**
- * Issue 23 with its store taken away: the metrics (decision 050) keep answering at once while
+ * The metrics (decision 050) keep answering at once while
  * Redis is frozen or killed, say so in `porta_cache_up`, and keep counting the grants that go on
  * without it. The Redis is a private server this test freezes and kills.
  */

@@ -6,7 +6,7 @@ import { headlessLogin, runPorta } from "../cli/helpers";
 import { createOrganization } from "../support/factories";
 import { startTestPorta, type TestPorta } from "../support/porta";
 
-/** Issue 22: `porta identity-providers create …` (the command comes from the OpenAPI document, decision 037). */
+/** Federation (decision 046): `porta identity-providers create …` (the command comes from the OpenAPI document, decision 037). */
 describe("porta identity-providers", () => {
   let porta: TestPorta;
   let configDir: string;

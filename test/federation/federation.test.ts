@@ -10,7 +10,7 @@ import { freePort, startTestPorta, type TestPorta } from "../support/porta";
 import { createTenant, escapeHtml, mainOf, PASSWORD, type Tenant } from "../login/helpers";
 
 /**
- * Issue 22: signing in with another identity provider. A second Porta organization is the
+ * Decision 046: signing in with another identity provider. A second Porta organization is the
  * upstream OpenID provider (real discovery, login pages, tokens, JWKS); the organization under
  * test signs its people in through it. Everything a browser does goes through real HTTP with a
  * cookie jar that keeps cookies by name and path, as browsers do.

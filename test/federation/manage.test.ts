@@ -6,7 +6,7 @@ import { consoleSignIn, pageWithCsrf } from "../console/helpers";
 import { startTestPorta, type TestPorta } from "../support/porta";
 
 /**
- * Issue 22: managing identity providers and links where people do it. The console adds, edits
+ * Decision 046: managing identity providers and links where people do it. The console adds, edits
  * (the secret write-only) and deletes a provider and removes a user's link; a person sees and
  * removes their own link on the account page.
  */

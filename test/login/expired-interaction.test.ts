@@ -7,7 +7,7 @@ import { startTestPorta, type TestPorta } from "../support/porta";
 import { createTenant, escapeHtml, htmlLang, mainOf, message, openLoginPage, PASSWORD, passwordLoginToCallback, type LoginPage, type Tenant } from "./helpers";
 
 /**
- * Issue 19 §1, "expired or finished flows": /interaction/:uid of a sign-in that expired, finished
+ * Expired or finished flows (decision 035): /interaction/:uid of a sign-in that expired, finished
  * or belongs to another browser is no dead end. The URL names no organization, but the uid's index
  * outlives the interaction (decision 035): the page is branded for the sign-in's organization,
  * says what happened and offers the application's own sign-in start. It stays the 400 every

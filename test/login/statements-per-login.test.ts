@@ -4,7 +4,7 @@ import { startTestPorta, type TestPorta } from "../support/porta";
 import { createTenant, openLoginPage, PASSWORD, passwordLoginToCallback, redeem, sqlDuring, submitPassword, type Tenant } from "./helpers";
 
 /**
- * Each SQL statement costs ~1.4 ms of CPU embedded and ~0.55 ms on PostgreSQL (issue 18), about
+ * Each SQL statement costs ~1.4 ms of CPU embedded and ~0.55 ms on PostgreSQL (decision 026), about
  * as much as everything else a password login does besides Argon2id: what the password POST and
  * the whole flow send is counted, not timed, so that it cannot creep back up.
  */

@@ -7,7 +7,7 @@ import { scrapeMetrics } from "../support/metrics";
 import { freePort, startTestPorta, type TestPorta } from "../support/porta";
 
 /**
- * Issue 23, "Observe": Prometheus metrics (decision 050). Counters move with a scripted sign-in
+ * Observing Porta: Prometheus metrics (decision 050). Counters move with a scripted sign-in
  * and grants, and the scrape is off the public surface (its own port, or the main port only
  * with the bearer). That the series do not grow with organizations: test/operations/metrics-cardinality.test.ts.
  */

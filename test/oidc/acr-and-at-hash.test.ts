@@ -6,7 +6,7 @@ import { codeFlow, issuerOf, type OrgRef, relyingPartySetup } from "../support/o
 import { startTestPorta, type TestPorta } from "../support/porta";
 
 /**
- * Issue 24 §2: the ID token says how the person signed in (`acr`: one factor or two, from the
+ * Decision 044: the ID token says how the person signed in (`acr`: one factor or two, from the
  * factors' `amr`) and carries `at_hash` for the access token issued with it (OpenID Connect
  * Core §3.1.3.6), at the code exchange and at every refresh.
  */

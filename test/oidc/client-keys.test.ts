@@ -10,7 +10,7 @@ import { followAuthorization, issuerOf, oidcError, type OrgRef } from "../suppor
 import { startTestPorta, type TestPorta } from "../support/porta";
 
 /**
- * Issue 24 §2: a client registers its public keys (inline `jwks` or a `jwksUri`) through the
+ * Decision 045: a client registers its public keys (inline `jwks` or a `jwksUri`) through the
  * Admin API and then authenticates with `private_key_jwt` and signs its request objects (ES256),
  * end to end with openid-client. The provider fetches a `jwksUri` with a time and size limit and
  * never from a private or loopback address unless the operator allows it.

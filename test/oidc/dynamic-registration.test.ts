@@ -8,7 +8,7 @@ import { getOrganizationBySlug } from "~/.server/directory/organizations";
 import { registrationPolicyOf } from "~/schemas/registration";
 
 /**
- * Issue 24 §3, dynamic client registration (RFC 7591 / RFC 7592, decision 054): off until an
+ * Dynamic client registration (RFC 7591 / RFC 7592, decision 054): off until an
  * administrator turns it on for an organization; then a client registers with an initial access
  * token, signs a person in like any other client, and reads, changes and deletes itself with its
  * registration access token. Everything it does is on the audit record.

@@ -8,7 +8,7 @@ import { createTenant, PASSWORD, RP_CALLBACK, unique, userinfoStatus, type Tenan
 import type { Page } from "~/.server/admin/http/pagination";
 
 /**
- * One grant per sign-in (DESIGN: "Grant: one grant per sign-in, not per account and client").
+ * One grant per sign-in, not per account and client (decision 017).
  * Two devices are two browsers with cookie jars of their own, signing one user in at one
  * client through the real login and consent pages: each sign-in holds its own grant, so ending
  * one (RFC 7009 revocation, RP-initiated logout) leaves the other working, while the consent

@@ -5,7 +5,7 @@ import { authorizationUrl, clientConfiguration, codeFlow } from "../support/oidc
 import { startTestPorta, type TestPorta } from "../support/porta";
 
 /**
- * Issue 24 §3, OAuth 2.1 mode (decision 052): in an organization that follows OAuth 2.1 every
+ * OAuth 2.1 mode (decision 052): in an organization that follows OAuth 2.1 every
  * client must use PKCE S256, confidential ones too; an organization made before the mode keeps
  * its behaviour until switched; the Admin API turns it on for new organizations.
  */

@@ -5,7 +5,7 @@ import { basicAuth, codeFlow, CookieJar, followAuthorization, issuerOf, pkcePair
 import { startTestPorta, type TestPorta } from "../support/porta";
 
 /**
- * Issue 24 §1: the authorization endpoint (OpenID Connect Core §3.1.2.1) and the end-session
+ * Decision 043: the authorization endpoint (OpenID Connect Core §3.1.2.1) and the end-session
  * endpoint (RP-Initiated Logout §2) MUST accept POST. Porta parks the posted parameters and
  * sends the browser on with 303 to a GET that carries only a single-use handle (decision 043),
  * so the session cookie keeps SameSite=Lax and nothing posted appears in a URL.

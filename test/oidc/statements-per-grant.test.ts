@@ -5,7 +5,7 @@ import { clientConfiguration, codeFlow, type OrgRef, relyingPartySetup } from ".
 import { startTestPorta, type TestPorta } from "../support/porta";
 
 /**
- * Each SQL statement costs ~1.4 ms of CPU embedded and ~0.55 ms on PostgreSQL (issue 18), more
+ * Each SQL statement costs ~1.4 ms of CPU embedded and ~0.55 ms on PostgreSQL (decision 026), more
  * than oidc-provider's own work on a grant: what a refresh sends is counted, not timed.
  */
 

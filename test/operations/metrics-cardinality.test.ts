@@ -6,7 +6,7 @@ import { scrapeMetrics } from "../support/metrics";
 import { freePort, startTestPorta, type TestPorta } from "../support/porta";
 
 /**
- * Issue 23: the metrics' label cardinality is bounded (decision 050). A thousand organizations
+ * The metrics' label cardinality is bounded (decision 050). A thousand organizations
  * in use make no series that ten did not, and no series names one. It builds a thousand
  * providers, so it runs once in CI (on PostgreSQL; test/operations is not rerun embedded).
  */

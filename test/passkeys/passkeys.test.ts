@@ -10,7 +10,7 @@ import { createAccountTenant, createAccountUser, PASSWORD, postAccount, shown, s
 import { SoftAuthenticator, type CreationOptions, type RequestOptions, type SoftCredential } from "./authenticator";
 
 /**
- * Issue 21: passkeys, verified by @simplewebauthn/server against real WebAuthn answers of a
+ * Passkeys (decision 041), verified by @simplewebauthn/server against real WebAuthn answers of a
  * software authenticator. Registration on the account page, sign-in with a passkey as the
  * primary method (complete proof, amr), and what is refused: another origin or RP ID, a
  * replayed answer, a challenge of another interaction, a counter that went back, another

@@ -7,7 +7,7 @@ import { createUser } from "../support/factories";
 import { freePort, startTestPorta, type TestPorta } from "../support/porta";
 
 /**
- * Issue 23, "Observe": OpenTelemetry traces (decision 051) exported over OTLP/HTTP to a receiver
+ * OpenTelemetry traces (decision 051) exported over OTLP/HTTP to a receiver
  * in the test. One password sign-in makes a trace per request whose server span carries the
  * request id and holds the database's (and, with Redis, the cache's) spans; a mail is a job span
  * holding a mail span; an incoming traceparent is continued.

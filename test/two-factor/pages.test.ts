@@ -186,7 +186,7 @@ describe("the choice page (required_any)", () => {
     expect(third.sub).toBe(user.id);
   });
 
-  it("limits 'email me a code' like 'send another code': choosing email again and again does not mail each time (issue 19)", async () => {
+  it("limits 'email me a code' like 'send another code': choosing email again and again does not mail each time", async () => {
     const user = await createUserInState(porta, tenants.required_any, "totp");
     const { page, step } = await passwordStep(tenants.required_any, user);
     if (step.kind !== "choose") throw new Error("no choice");

@@ -292,7 +292,7 @@ describe("rate limiting", () => {
     }
   });
 
-  it("counts failures only: right codes beyond the limit's number are accepted, and failures after them are still limited (issue 19)", async () => {
+  it("counts failures only: right codes beyond the limit's number are accepted, and failures after them are still limited", async () => {
     const user = await newUser("email");
     const rightCode = async () => {
       await issueEmailOtp(porta.services, user.id, "en");

@@ -19,7 +19,7 @@ import {
 } from "./helpers";
 
 /**
- * Step-up (issue 24): a relying party that accepts only two factors (`acr_values` of
+ * Step-up (decision 044): a relying party that accepts only two factors (`acr_values` of
  * urn:porta:acr:2fa alone) gets them even where the organization's
  * policy asks for none: the password is followed by a second factor (an emailed code for a user
  * who set up nothing), and a session of one factor signs in again instead of answering with 1fa.

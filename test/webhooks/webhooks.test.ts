@@ -7,7 +7,7 @@ import { createTenant, eventually, openLoginPage, PASSWORD, submitPassword, uniq
 import { startReceiver, type Received, type Receiver } from "./helpers";
 
 /**
- * Signed webhooks per organization (issue 23, decision 047), end to end: a receiver in the test
+ * Signed webhooks per organization (decision 047), end to end: a receiver in the test
  * gets deliveries of admin changes and sign-ins, verifies them with the Standard Webhooks
  * library, and sees retries, a dead letter, a replay and an endpoint turned off after failures.
  * A write that rolls back sends nothing. The retry schedule is shortened to 1 s, 1 s.

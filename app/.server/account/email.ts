@@ -13,7 +13,7 @@ import type { Services } from "../services";
 import { maySubmitSensitive, type SignedIn } from "./session";
 
 /**
- * A person's own email address (issue 19 §2, decision 042): the account page asks for the new
+ * A person's own email address (decision 042): the account page asks for the new
  * address after a recent sign-in; a single-use link goes to the new address and a notice to the
  * current one; the address changes, verified, only when the link is used, in any browser. Until
  * then the account keeps its address, and a new request ends the earlier link.

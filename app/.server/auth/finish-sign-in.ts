@@ -36,7 +36,7 @@ export interface SignIn {
  * right), so it passes it here. A step never catches the error of that transaction: a step that
  * returns has committed what `complete` wrote. `changes` are the step's own changes to the user
  * row (a lockout reset, a rehashed password), written in the same UPDATE as `lastLoginAt`: every
- * statement of a sign-in costs about a millisecond of CPU (issue 18).
+ * statement of a sign-in costs about a millisecond of CPU (docs/benchmarks.md).
  */
 export type UserChanges = Pick<Prisma.UserUpdateInput, "failedLoginCount" | "lockedUntil" | "passwordHash">;
 export type CompleteSignIn = (ctx: Context, userId: string, changes?: UserChanges) => Promise<void>;

@@ -28,8 +28,9 @@ export type MagicLinkRequestOutcome =
   | { status: "rate_limited"; retryAfterSeconds: number };
 
 /**
- * The request looks nothing up and writes nothing (spec), so its job has no write to commit with:
- * it goes straight to the queue with `services.jobs.enqueue`. An outbox row (`ctx.enqueue`) would
+ * The request looks nothing up and writes nothing (so that its answer tells nobody whether an
+ * address has an account), so its job has no write to commit with: it goes straight to the
+ * queue with `services.jobs.enqueue`. An outbox row (`ctx.enqueue`) would
  * only add a transaction and a hand-over to the one insert, and no audit entry belongs here.
  */
 /** The per-account limit's key: the address as typed (normalized), within the organization. */

@@ -21,7 +21,7 @@ export interface PasswordCheck {
 let breached: Set<string> | undefined;
 function breachedPasswords(): Set<string> {
   // Required when a password is first set, not imported at start: the package's word lists cost
-  // ~12 MB that a server nobody sets a password on never needs (issue 18).
+  // ~12 MB that a server nobody sets a password on never needs (decision 056).
   if (!breached) {
     const { dictionary } = createRequire(import.meta.url)("@zxcvbn-ts/language-common") as typeof CommonWords;
     breached = new Set(dictionary["passwords-common"].map((p) => p.toLowerCase()));

@@ -86,7 +86,7 @@ export async function sendPasswordResetJob(services: Services, data: JobPayloads
 
 /**
  * What a reset link is, for the page that opens it. The link carries only its token and its
- * organization's slug, so it works in any browser (issue 19): the interaction it was asked from is
+ * organization's slug, so it works in any browser (decision 032): the interaction it was asked from is
  * a place to return to, not a condition. A link of another organization is `unknown`, like a made-up
  * one; `used` and `expired` are told apart because only the holder of the token learns it. The
  * user is not read here: the page refuses a disabled password method before any user lookup.

@@ -50,7 +50,7 @@ export function deserialize<T>(text: string): T {
 /**
  * Values are also kept, parsed and frozen, in this process's memory for a short while, so that a
  * hot organization, client or user costs neither a cache round trip nor a JSON parse per request
- * (issue 18). Invalidations reach every process's copy through the database's notifications; the
+ * (decision 058). Invalidations reach every process's copy through the database's notifications; the
  * time to live bounds what a lost notification could leave behind.
  */
 const LOCAL_TTL_MS = 30_000;

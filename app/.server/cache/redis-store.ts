@@ -4,7 +4,7 @@ import type { CacheStore } from "./store";
 
 /**
  * Options that make every command fail fast instead of queueing while Redis is away
- * (STACK-NOTES §9): no offline queue, one retry, and a hard per-command time limit that also
+ * (decision 006; by default ioredis keeps a command to an unreachable Redis pending for seconds): no offline queue, one retry, and a hard per-command time limit that also
  * covers a Redis that accepts connections but never answers.
  */
 export const FAIL_FAST_OPTIONS: RedisOptions = {

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { emailSchema } from "~/schemas/email";
 
 /**
- * The one place that reads Porta's environment. Every variable of DESIGN.md is parsed here;
+ * The one place that reads Porta's environment. Every variable Porta reads is parsed here;
  * a bad value becomes a ConfigError whose message names the variable and the expected form.
  */
 

@@ -266,7 +266,7 @@ const AS_NODE_POSTGRES = { parsers: { 20: (value: string) => value, 1700: (value
 
 async function openPglite(dataDir: string, seed?: Blob): Promise<Database> {
   if (!dataDir.startsWith("memory://")) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  // Loaded only here: a server on PostgreSQL never pays for PGlite's code (issue 18).
+  // Loaded only here: a server on PostgreSQL never pays for PGlite's code (decision 056).
   const [{ PGlite }, { citext }, { pg_trgm }, { PrismaPGlite }] = await Promise.all([
     import("@electric-sql/pglite"),
     import("@electric-sql/pglite/contrib/citext"),

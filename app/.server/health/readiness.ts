@@ -1,5 +1,5 @@
 /**
- * Liveness and readiness for orchestrators (issue 23): `/health/live` says the process answers
+ * Liveness and readiness for orchestrators (docs/operations.md): `/health/live` says the process answers
  * (no dependency is asked, so a database outage never gets a healthy process restarted);
  * `/health/ready` says this node should get traffic: its database answers, every migration this
  * build ships is applied (a node of a newer version waits for `npm run migrate`), and it is not

@@ -88,7 +88,7 @@ export const DEFAULT_QUEUE_SETTINGS: QueueSettings = {
  * The safety nets of the embedded database, rarer: there the process is the database's only
  * user, so no other process can abandon a job (its own previous run's are taken at start), and
  * the wake-up NOTIFY is a call within the process that cannot be lost on a network. Each look
- * is a PGlite statement with its garbage, most of the idle process's CPU (issue 18).
+ * is a PGlite statement with its garbage, most of the idle process's CPU (decision 029, docs/benchmarks.md).
  */
 export const SOLE_PROCESS_SAFETY_NETS = { maintenanceIntervalSeconds: 300, pollingIntervalSeconds: 300, outboxSweepSeconds: 300 } as const satisfies Partial<QueueSettings>;
 

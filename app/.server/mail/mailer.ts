@@ -114,7 +114,7 @@ function createSmtpMailer(config: Config, logger: Logger): Mailer {
     disableFileAccess: true,
     disableUrlAccess: true,
   };
-  // nodemailer is loaded by the first message, not at start: most servers send mail rarely (issue 18).
+  // nodemailer is loaded by the first message, not at start: most servers send mail rarely (decision 056).
   let opened: Transporter | undefined;
   const connect = onFirstUse(() => import("nodemailer").then(({ default: nodemailer }) => (opened = nodemailer.createTransport(transportOptions))));
   return {

@@ -10,7 +10,7 @@ import { accountSessionsKey, sessionDeviceKey } from "./sessions";
 import { verifiedJwtClaims, withVerifiedJwt } from "./verified-jwt";
 
 /**
- * oidc-provider storage, split as DESIGN.md says: AccessToken, RefreshToken and Grant are
+ * oidc-provider storage, split by lifetime (decisions 024 and 057): AccessToken, RefreshToken and Grant are
  * durable rows in PostgreSQL; everything short-lived lives in the ephemeral store with its
  * natural TTL. Every key carries the organization id, so one tenant's artifacts are invisible
  * to another's provider. Artifact ids (which are the token values of opaque tokens, codes and

@@ -4,7 +4,7 @@ import type { JobQueue } from "../jobs/queue";
 import type { ProviderRegistry } from "./registry";
 
 /**
- * OpenID Back-Channel Logout 1.0 (issue 24 §3, decision 048). When a session ends, each client
+ * OpenID Back-Channel Logout 1.0 (decision 048). When a session ends, each client
  * of it that registered a `backchannel_logout_uri` is told with a logout token. Telling is a job
  * (`backchannel-logout`, retried on its own schedule), never a request inside the one that ended
  * the session: a receiver that is slow or down must neither hold up a sign-out nor lose its notice.

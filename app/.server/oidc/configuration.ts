@@ -73,7 +73,7 @@ export interface ProviderInput {
 }
 
 const ES256_ONLY = ["ES256"];
-/** The authorization code flow only: no implicit or hybrid response types (the spec). */
+/** The authorization code flow only: no implicit or hybrid response types (the product's rule). */
 export const RESPONSE_TYPES: ResponseType[] = ["code"];
 
 /** Cookie signing keys derived per organization, so that one tenant's cookies never verify at another. */

@@ -3,7 +3,7 @@ import type Provider from "oidc-provider";
 import type { Database } from "../db/client";
 
 /**
- * One grant per sign-in (DESIGN.md): a grant belongs to one browser session of the provider and
+ * One grant per sign-in (decision 017): a grant belongs to one browser session of the provider and
  * one client, as oidc-provider records it in the session. oidc-provider revokes a token's whole
  * grant, so a grant shared by every sign-in of an account at a client would let one logout or
  * one revoked refresh token end every device. Consent is remembered per account and client all

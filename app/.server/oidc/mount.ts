@@ -18,7 +18,8 @@ import { CLIENT_CORS_PATHS, type PreflightOrigins } from "./preflight";
 
 /**
  * The protocol paths of an organization, relative to /{slug}. Only these reach oidc-provider;
- * every other /{slug}/* path belongs to Remix (STACK-NOTES §3).
+ * every other /{slug}/* path belongs to Remix (a provider mounted on all of /{slug} would answer
+ * those with its own 404).
  */
 export const PROTOCOL_PATH =
   /^\/(?:\.well-known\/(?:openid-configuration|jwks)|auth\/(?:authorize|token|par)(?:\/[^/]+)?|token(?:\/introspection|\/revocation)?|me|session\/end(?:\/confirm|\/success)?|device(?:\/[^/]+)?)$/;

@@ -7,7 +7,7 @@ import type { Database } from "../db/client";
  * the one thing kept: a marker in the ephemeral store until the token would have expired).
  *
  * Each process mirrors the markers in memory, so that introspecting a valid token sends no
- * statement (issue 18). A "revoked" from the mirror is always right; a "not revoked" is given
+ * statement (decision 061). A "revoked" from the mirror is always right; a "not revoked" is given
  * only while the mirror is provably complete, else the marker is read from the store as before:
  * - the mirror is loaded after this process listens for new markers, and again whenever the
  *   listening connection was lost ("*");

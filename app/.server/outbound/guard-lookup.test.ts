@@ -1,6 +1,6 @@
-import type * as Dns from "node:dns";
 import type { LookupAddress } from "node:dns";
-import { beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
+import { guardedLookup as guarded, OutboundRefusedError, type Resolver } from "./guard";
 
 /**
  * The guarded `lookup` that webhooks connect through: a name is resolved once, its special-use
@@ -9,18 +9,11 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
  * The resolver is scripted here; the rest of the guard's tests (guard.test.ts) use the real one.
  */
 const answers: LookupAddress[][] = [];
-vi.mock("node:dns", async (importOriginal) => {
-  const dns = await importOriginal<typeof Dns>();
-  return {
-    ...dns,
-    lookup: (_host: string, _options: unknown, callback: (error: Error | null, addresses: LookupAddress[]) => void) => {
-      const next = answers.shift();
-      setImmediate(() => (next ? callback(null, next) : callback(Object.assign(new Error("not found"), { code: "ENOTFOUND" }), [])));
-    },
-  };
-});
-
-const { guardedLookup, OutboundRefusedError } = await import("./guard");
+const scripted: Resolver = (_host, _options, callback) => {
+  const next = answers.shift();
+  setImmediate(() => (next ? callback(null, next) : callback(Object.assign(new Error("not found"), { code: "ENOTFOUND" }), [])));
+};
+const guardedLookup = (allowPrivateNetworks: boolean) => guarded(allowPrivateNetworks, scripted);
 
 function resolve(lookup: ReturnType<typeof guardedLookup>, options: Parameters<ReturnType<typeof guardedLookup>>[1]) {
   return new Promise<{ address: string | LookupAddress[]; family?: number | undefined }>((done, fail) =>

@@ -95,17 +95,20 @@ const refusedHost = (host: string) => new OutboundRefusedError(`refused to conne
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
+/** What resolves a name to every address it has (node:dns's `lookup` with `all: true`). */
+export type Resolver = (hostname: string, options: { all: true; family: 0 | 4 | 6 }, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+
 /**
  * A `lookup` for node:http(s) that resolves the name and refuses special-use addresses. The
  * socket connects to the address checked here, so a name that resolves differently a moment
  * later (DNS rebinding) cannot slip through. IP literals skip `lookup`: check them with
  * `assertPublicHost` before connecting.
  */
-export function guardedLookup(allowPrivateNetworks: boolean) {
+export function guardedLookup(allowPrivateNetworks: boolean, resolve: Resolver = dnsLookup) {
   return (hostname: string, options: LookupAllOptions | LookupOneOptions | number, callback: LookupCallback) => {
     const family = typeof options === "number" ? options : (options.family ?? 0);
     const all = typeof options === "object" && "all" in options && options.all === true;
-    dnsLookup(hostname, { all: true, family: family as 0 | 4 | 6 }, (error, addresses) => {
+    resolve(hostname, { all: true, family: family as 0 | 4 | 6 }, (error, addresses) => {
       if (error) return callback(error, []);
       const usable = allowPrivateNetworks ? addresses : addresses.filter((a) => !isSpecialUseAddress(a.address));
       if (usable.length === 0) return callback(refusedHost(hostname), []);

@@ -36,7 +36,7 @@ const PASSKEY_ALGORITHMS = [-8, -7, -257];
  *     grow (written with a compare-and-set, so two uses of one assertion never both pass).
  */
 
-/** The WebAuthn library loads with the first ceremony: its ASN.1 and COSE code costs ~0.3 CPU-s and ~20 MB at start (issue 18). */
+/** The WebAuthn library loads with the first ceremony: its ASN.1 and COSE code costs ~0.3 CPU-s and ~20 MB at start (decision 056). */
 const webauthn = onFirstUse((): Promise<typeof WebAuthn> => import("@simplewebauthn/server"));
 
 export const MAX_PASSKEYS_PER_USER = 10;

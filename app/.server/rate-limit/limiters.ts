@@ -90,7 +90,7 @@ export interface RateLimits {
 
 /**
  * One attempt counted in one statement: RateLimiterPrisma deletes an ended window and then upserts
- * (two statements, ~0.55 ms each on PostgreSQL, issue 18). INSERT … ON CONFLICT does both under the
+ * (two statements, ~0.55 ms each on PostgreSQL; decision 026). INSERT … ON CONFLICT does both under the
  * row's lock: an ended window restarts at `points`, a current one adds them, so attempts made at
  * once are all counted. PostgreSQL evaluates every SET expression against the row as it was, so
  * both CASEs see the old "expire". A row without an expiry never ends, as in RateLimiterPrisma.

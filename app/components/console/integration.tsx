@@ -68,7 +68,7 @@ export function quickStart(client: Pick<Client, "id" | "clientType" | "grantType
 }
 
 /**
- * ID tokens are ES256 only and the code flow is the only response type (the spec): a library that
+ * ID tokens are ES256 only and the code flow is the only response type (the product's rules): a library that
  * defaults to RS256 or to an ID token from the authorization endpoint fails with an error of its
  * own that names neither, so the page says it, with express-openid-connect's two lines.
  */

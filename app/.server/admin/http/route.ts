@@ -161,7 +161,7 @@ function json(body: unknown, status: number, headers: Record<string, string> = {
 /**
  * The one error body. The X-Request-Id header is not set here: http/request-id.ts has already
  * set it on the response, and Remix's Express adapter appends a Response's headers to it, so a
- * second one here made the header "id, id" (issue 20).
+ * second one here would make the header "id, id".
  */
 export function errorResponse(error: AppError) {
   return json({ error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } }, error.status, { ...error.headers });

@@ -55,7 +55,7 @@ function auditModule(audit: Audit, eventType: AuditEventType, { app, module }: M
   auditApplication(audit, eventType, app, { moduleId: module.id, moduleName: module.name, change });
 }
 
-/** api.admin.applications */
+/** /applications */
 export const applicationsOperations = [
   operation({
     method: "GET",
@@ -88,7 +88,7 @@ export const applicationsOperations = [
   }),
 ];
 
-/** api.admin.applications_.$id */
+/** /applications/{id} */
 export const applicationsIdOperations = [
   operation({
     method: "GET",
@@ -164,13 +164,13 @@ function statusOperation(status: "active" | "inactive") {
   });
 }
 
-/** api.admin.applications_.$id_.activate */
+/** /applications/{id}/activate */
 export const applicationsIdActivateOperations = [statusOperation("active")];
 
-/** api.admin.applications_.$id_.deactivate */
+/** /applications/{id}/deactivate */
 export const applicationsIdDeactivateOperations = [statusOperation("inactive")];
 
-/** api.admin.applications_.$id_.history */
+/** /applications/{id}/history */
 export const applicationsIdHistoryOperations = [
   operation({
     method: "GET",
@@ -189,7 +189,7 @@ export const applicationsIdHistoryOperations = [
   }),
 ];
 
-/** api.admin.applications_.$id_.modules */
+/** /applications/{id}/modules */
 export const applicationsIdModulesOperations = [
   operation({
     method: "GET",
@@ -223,7 +223,7 @@ export const applicationsIdModulesOperations = [
   }),
 ];
 
-/** api.admin.applications_.$id_.modules_.$moduleId */
+/** /applications/{id}/modules/{moduleId} */
 export const applicationsIdModulesIdOperations = [
   operation({
     method: "PUT",
@@ -260,7 +260,7 @@ export const applicationsIdModulesIdOperations = [
   }),
 ];
 
-/** api.admin.applications_.$id_.modules_.$moduleId_.deactivate */
+/** /applications/{id}/modules/{moduleId}/deactivate */
 export const applicationsIdModulesIdDeactivateOperations = [
   operation({
     method: "POST",

@@ -16,7 +16,7 @@ import { operation } from "../http/route";
 const OrgParams = z.object({ orgId: UuidSchema });
 const AssetQuery = z.object({ kind: z.enum(ASSET_KINDS).describe("logo (at most 1 MiB) or favicon (at most 256 KiB)") }).strict();
 
-/** api.admin.organizations_.$orgId_.branding */
+/** /organizations/{orgId}/branding */
 export const brandingOperations = [
   operation({
     method: "GET",
@@ -54,7 +54,7 @@ export const brandingOperations = [
   }),
 ];
 
-/** api.admin.organizations_.$orgId_.branding_.assets */
+/** /organizations/{orgId}/branding/assets */
 export const brandingAssetOperations = [
   operation({
     method: "POST",

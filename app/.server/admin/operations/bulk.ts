@@ -2,7 +2,7 @@ import { BulkRequestSchema, BulkResultSchema } from "~/schemas/bulk";
 import { executeBulk } from "../bulk/service";
 import { operation } from "../http/route";
 
-/** api.admin.bulk */
+/** /bulk */
 export const bulkOperations = [
   operation({
     method: "POST",

@@ -44,7 +44,7 @@ function auditValue(audit: Audit, eventType: AuditEventType, { value, organizati
   });
 }
 
-/** api.admin.applications_.$appId_.claims */
+/** /applications/{appId}/claims */
 export const applicationsIdClaimsOperations = [
   operation({
     method: "GET",
@@ -78,7 +78,7 @@ export const applicationsIdClaimsOperations = [
   }),
 ];
 
-/** api.admin.applications_.$appId_.claims_.$claimId */
+/** /applications/{appId}/claims/{claimId} */
 export const applicationsIdClaimsIdOperations = [
   operation({
     method: "GET",
@@ -128,7 +128,7 @@ export const applicationsIdClaimsIdOperations = [
   }),
 ];
 
-/** api.admin.applications_.$appId_.claims_.$claimId_.users_.$userId */
+/** /applications/{appId}/claims/{claimId}/users/{userId} */
 export const applicationsIdClaimsIdUsersIdOperations = [
   operation({
     method: "GET",
@@ -177,7 +177,7 @@ export const applicationsIdClaimsIdUsersIdOperations = [
   }),
 ];
 
-/** api.admin.users_.$id_.claims */
+/** /users/{id}/claims */
 export const usersIdClaimsOperations = [
   operation({
     method: "GET",

@@ -60,7 +60,7 @@ function auditClient(audit: Audit, eventType: AuditEventType, client: ClientWith
   audit({ eventType, organizationId: client.organizationId, targetType: "client", targetId: client.id, data, ...(changes ? { changes } : {}) });
 }
 
-/** api.admin.clients */
+/** /clients */
 export const clientsOperations = [
   operation({
     method: "GET",
@@ -93,7 +93,7 @@ export const clientsOperations = [
   }),
 ];
 
-/** api.admin.clients_.$id */
+/** /clients/{id} */
 export const clientsIdOperations = [
   operation({
     method: "GET",
@@ -169,13 +169,13 @@ function statusOperation(status: "active" | "inactive") {
   });
 }
 
-/** api.admin.clients_.$id_.activate */
+/** /clients/{id}/activate */
 export const clientsIdActivateOperations = [statusOperation("active")];
 
-/** api.admin.clients_.$id_.deactivate */
+/** /clients/{id}/deactivate */
 export const clientsIdDeactivateOperations = [statusOperation("inactive")];
 
-/** api.admin.clients_.$id_.history */
+/** /clients/{id}/history */
 export const clientsIdHistoryOperations = [
   operation({
     method: "GET",
@@ -194,7 +194,7 @@ export const clientsIdHistoryOperations = [
   }),
 ];
 
-/** api.admin.clients_.$id_.secrets */
+/** /clients/{id}/secrets */
 export const clientsIdSecretsOperations = [
   operation({
     method: "GET",
@@ -228,7 +228,7 @@ export const clientsIdSecretsOperations = [
   }),
 ];
 
-/** api.admin.clients_.$id_.secrets_.$secretId */
+/** /clients/{id}/secrets/{secretId} */
 export const clientsIdSecretsIdOperations = [
   operation({
     method: "DELETE",
@@ -248,7 +248,7 @@ export const clientsIdSecretsIdOperations = [
   }),
 ];
 
-/** api.admin.clients_.$id_.login-methods */
+/** /clients/{id}/login-methods */
 export const clientsIdLoginMethodsOperations = [
   operation({
     method: "PUT",

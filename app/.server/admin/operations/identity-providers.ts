@@ -20,7 +20,7 @@ import { ListQuerySchema } from "../http/pagination";
 import { IdParams, operation } from "../http/route";
 
 /**
- * Upstream identity providers of an organization (issue 22, decision 046). The client secret is
+ * Upstream identity providers of an organization (decision 046). The client secret is
  * write-only: bodies may carry it, answers say `hasClientSecret`, the audit entry names a change
  * of it without its value.
  */
@@ -33,7 +33,7 @@ function withoutSecret<T extends { clientSecret?: string | null }>(body: T) {
   return clientSecret === undefined ? rest : { ...rest, clientSecret: clientSecret === null ? "removed" : "set" };
 }
 
-/** api.admin.identity-providers */
+/** /identity-providers */
 export const identityProvidersOperations = [
   operation({
     method: "GET",
@@ -66,7 +66,7 @@ export const identityProvidersOperations = [
   }),
 ];
 
-/** api.admin.identity-providers_.$id */
+/** /identity-providers/{id} */
 export const identityProviderOperations = [
   operation({
     method: "GET",
@@ -127,7 +127,7 @@ export const identityProviderOperations = [
   }),
 ];
 
-/** api.admin.users_.$id_.federated-identities */
+/** /users/{id}/federated-identities */
 export const userFederatedIdentityOperations = [
   operation({
     method: "GET",

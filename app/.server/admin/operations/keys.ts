@@ -44,7 +44,7 @@ const toKey = (key: SigningKeyInfo) => ({
   publicJwk: key.publicJwk,
 });
 
-/** api.admin.keys */
+/** /keys */
 export const keysOperations = [
   operation({
     method: "GET",
@@ -62,7 +62,7 @@ export const keysOperations = [
   }),
 ];
 
-/** api.admin.keys_.rotate */
+/** /keys/rotate */
 export const keysRotateOperations = [
   operation({
     method: "POST",
@@ -89,7 +89,7 @@ export const keysRotateOperations = [
   }),
 ];
 
-/** api.admin.organizations_.$orgId_.keys */
+/** /organizations/{orgId}/keys */
 export const organizationKeysOperations = [
   operation({
     method: "GET",
@@ -129,7 +129,7 @@ export const organizationKeysOperations = [
   }),
 ];
 
-/** api.admin.organizations_.$orgId_.keys_.rotate */
+/** /organizations/{orgId}/keys/rotate */
 export const organizationKeysRotateOperations = [
   operation({
     method: "POST",

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ADMIN_CLIENT_ID } from "../permissions";
 import { operation } from "../http/route";
 
-/** api.admin.metadata */
+/** /metadata */
 export const metadataOperations = [
   operation({
     method: "GET",
@@ -23,7 +23,7 @@ export const metadataOperations = [
   }),
 ];
 
-/** api.admin.openapi[.]json */
+/** /openapi.json */
 export const openapiJsonOperations = [
   operation({
     method: "GET",

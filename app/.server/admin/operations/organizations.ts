@@ -22,7 +22,7 @@ const ListQuery = ListQuerySchema.extend({
   sort: z.enum(["createdAt", "name", "slug"]).optional(),
 }).strict();
 
-/** api.admin.organizations */
+/** /organizations */
 export const organizationsOperations = [
   operation({
     method: "GET",
@@ -54,7 +54,7 @@ export const organizationsOperations = [
   }),
 ];
 
-/** api.admin.organizations_.$id */
+/** /organizations/{id} */
 export const organizationsIdOperations = [
   operation({
     method: "GET",
@@ -108,7 +108,7 @@ export const organizationsIdOperations = [
   }),
 ];
 
-/** api.admin.organizations_.$id_.activate */
+/** /organizations/{id}/activate */
 export const organizationsIdActivateOperations = [
   operation({
     method: "POST",
@@ -128,7 +128,7 @@ export const organizationsIdActivateOperations = [
   }),
 ];
 
-/** api.admin.organizations_.$id_.history */
+/** /organizations/{id}/history */
 export const organizationsIdHistoryOperations = [
   operation({
     method: "GET",
@@ -147,7 +147,7 @@ export const organizationsIdHistoryOperations = [
   }),
 ];
 
-/** api.admin.organizations_.$id_.suspend */
+/** /organizations/{id}/suspend */
 export const organizationsIdSuspendOperations = [
   operation({
     method: "POST",
@@ -167,7 +167,7 @@ export const organizationsIdSuspendOperations = [
   }),
 ];
 
-/** api.admin.organizations_.validate-slug */
+/** /organizations/validate-slug */
 export const organizationsValidateSlugOperations = [
   operation({
     method: "GET",

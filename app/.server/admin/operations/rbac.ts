@@ -43,7 +43,7 @@ const RolePermissionParams = z.object({ id: uuid(), permissionId: uuid() });
 const UserRoleParams = z.object({ id: uuid(), roleId: uuid() });
 const UserRolesResponse = z.object({ data: z.array(UserRoleSchema) });
 
-/** api.admin.roles */
+/** /roles */
 export const rolesOperations = [
   operation({
     method: "GET",
@@ -76,7 +76,7 @@ export const rolesOperations = [
   }),
 ];
 
-/** api.admin.roles_.$id */
+/** /roles/{id} */
 export const roleOperations = [
   operation({
     method: "GET",
@@ -115,7 +115,7 @@ export const roleOperations = [
   }),
 ];
 
-/** api.admin.roles_.$id_.permissions_.$permissionId */
+/** /roles/{id}/permissions/{permissionId} */
 export const rolePermissionOperations = [
   operation({
     method: "PUT",
@@ -153,7 +153,7 @@ export const rolePermissionOperations = [
   }),
 ];
 
-/** api.admin.permissions */
+/** /permissions */
 export const permissionsOperations = [
   operation({
     method: "GET",
@@ -185,7 +185,7 @@ export const permissionsOperations = [
   }),
 ];
 
-/** api.admin.permissions_.$id */
+/** /permissions/{id} */
 export const permissionOperations = [
   operation({
     method: "GET",
@@ -217,7 +217,7 @@ export const permissionOperations = [
   }),
 ];
 
-/** api.admin.users_.$id_.roles */
+/** /users/{id}/roles */
 export const userRolesOperations = [
   operation({
     method: "GET",
@@ -233,7 +233,7 @@ export const userRolesOperations = [
   }),
 ];
 
-/** api.admin.users_.$id_.roles_.$roleId */
+/** /users/{id}/roles/{roleId} */
 export const userRoleOperations = [
   operation({
     method: "PUT",
@@ -269,7 +269,7 @@ export const userRoleOperations = [
   }),
 ];
 
-/** api.admin.users_.$id_.effective-permissions */
+/** /users/{id}/effective-permissions */
 export const userEffectivePermissionsOperations = [
   operation({
     method: "GET",

@@ -19,14 +19,14 @@ import { ListQuerySchema } from "../http/pagination";
 import { IdParams, operation } from "../http/route";
 
 /**
- * Dynamic client registration per organization (issue 24 §3, decision 054): the policy, and the
+ * Dynamic client registration per organization (decision 054): the policy, and the
  * initial access tokens whose value is in the creating response only. The registration endpoint
  * itself is a protocol path (`/{slug}/register`), not part of this API.
  */
 const NoQuery = z.object({}).strict();
 const TokenParams = z.object({ id: UuidSchema, tokenId: UuidSchema });
 
-/** api.admin.organizations_.$id_.registration-policy */
+/** /organizations/{id}/registration-policy */
 export const registrationPolicyOperations = [
   operation({
     method: "GET",
@@ -71,7 +71,7 @@ export const registrationPolicyOperations = [
   }),
 ];
 
-/** api.admin.organizations_.$id_.registration-tokens */
+/** /organizations/{id}/registration-tokens */
 export const registrationTokensOperations = [
   operation({
     method: "GET",

@@ -5,7 +5,7 @@ import { operation } from "../http/route";
 import { organizationStats } from "../stats/organization";
 import { statsOverview } from "../stats/service";
 
-/** api.admin.stats_.overview */
+/** /stats/overview */
 export const statsOverviewOperations = [
   operation({
     method: "GET",
@@ -20,7 +20,7 @@ export const statsOverviewOperations = [
   }),
 ];
 
-/** api.admin.stats_.organizations_.$orgId */
+/** /stats/organizations/{orgId} */
 export const organizationStatsOperations = [
   operation({
     method: "GET",

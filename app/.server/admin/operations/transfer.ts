@@ -8,7 +8,7 @@ import { applyImport, previewImport } from "../transfer/import";
 /** Exports and imports of whole organizations (see ../transfer). */
 const OrgParams = z.object({ orgId: UuidSchema });
 
-/** api.admin.organizations_.$orgId_.export */
+/** /organizations/{orgId}/export */
 export const exportOperations = [
   operation({
     method: "GET",
@@ -31,7 +31,7 @@ export const exportOperations = [
   }),
 ];
 
-/** api.admin.organizations_.$orgId_.export_.manifest */
+/** /organizations/{orgId}/export/manifest */
 export const exportManifestOperations = [
   operation({
     method: "GET",
@@ -47,7 +47,7 @@ export const exportManifestOperations = [
   }),
 ];
 
-/** api.admin.imports_.preview */
+/** /imports/preview */
 export const importPreviewOperations = [
   operation({
     method: "POST",
@@ -64,7 +64,7 @@ export const importPreviewOperations = [
   }),
 ];
 
-/** api.admin.imports_.apply */
+/** /imports/apply */
 export const importApplyOperations = [
   operation({
     method: "POST",

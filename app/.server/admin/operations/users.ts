@@ -137,7 +137,7 @@ function byIdStateOperation(kind: StateChange, segment: string) {
 // ---------------------------------------------------------------------------------------------
 // Organization-scoped
 
-/** api.admin.organizations_.$orgId_.users */
+/** /organizations/{orgId}/users */
 export const orgUsersOperations = [
   operation({
     method: "GET",
@@ -173,7 +173,7 @@ export const orgUsersOperations = [
   }),
 ];
 
-/** api.admin.organizations_.$orgId_.users_.invite */
+/** /organizations/{orgId}/users/invite */
 export const orgUsersInviteOperations = [
   operation({
     method: "POST",
@@ -205,7 +205,7 @@ export const orgUsersInviteOperations = [
 
 const OrgInvitationParams = z.object({ orgId: uuid(), invitationId: uuid() });
 
-/** api.admin.organizations_.$orgId_.invitations */
+/** /organizations/{orgId}/invitations */
 export const orgInvitationsOperations = [
   operation({
     method: "GET",
@@ -221,7 +221,7 @@ export const orgInvitationsOperations = [
   }),
 ];
 
-/** api.admin.organizations_.$orgId_.invitations_.$invitationId */
+/** /organizations/{orgId}/invitations/{invitationId} */
 export const orgInvitationOperations = [
   operation({
     method: "DELETE",
@@ -242,7 +242,7 @@ export const orgInvitationOperations = [
   }),
 ];
 
-/** api.admin.organizations_.$orgId_.invitations_.$invitationId_.resend */
+/** /organizations/{orgId}/invitations/{invitationId}/resend */
 export const orgInvitationResendOperations = [
   operation({
     method: "POST",
@@ -269,7 +269,7 @@ export const orgInvitationResendOperations = [
   }),
 ];
 
-/** api.admin.organizations_.$orgId_.users_.invite_.preview */
+/** /organizations/{orgId}/users/invite/preview */
 export const orgUsersInvitePreviewOperations = [
   operation({
     method: "POST",
@@ -291,7 +291,7 @@ export const orgUsersInvitePreviewOperations = [
   }),
 ];
 
-/** api.admin.organizations_.$orgId_.users_.$userId */
+/** /organizations/{orgId}/users/{userId} */
 export const orgUserOperations = [
   operation({
     method: "GET",
@@ -348,7 +348,7 @@ export const orgUserOperations = [
   }),
 ];
 
-/** api.admin.organizations_.$orgId_.users_.$userId_.password */
+/** /organizations/{orgId}/users/{userId}/password */
 export const orgUserPasswordOperations = [
   operation({
     method: "PUT",
@@ -385,13 +385,13 @@ export const orgUserPasswordOperations = [
   }),
 ];
 
-/** api.admin.organizations_.$orgId_.users_.$userId_.verify-email */
+/** /organizations/{orgId}/users/{userId}/verify-email */
 export const orgUserVerifyEmailOperations = [orgStateOperation("verifyEmail", "verify-email")];
-/** api.admin.organizations_.$orgId_.users_.$userId_.activate */
+/** /organizations/{orgId}/users/{userId}/activate */
 export const orgUserActivateOperations = [orgStateOperation("activate", "activate")];
-/** api.admin.organizations_.$orgId_.users_.$userId_.deactivate */
+/** /organizations/{orgId}/users/{userId}/deactivate */
 export const orgUserDeactivateOperations = [orgStateOperation("deactivate", "deactivate")];
-/** api.admin.organizations_.$orgId_.users_.$userId_.unlock */
+/** /organizations/{orgId}/users/{userId}/unlock */
 export const orgUserUnlockOperations = [orgStateOperation("unlock", "unlock")];
 
 const CLEAR_BLOCK_SUMMARY =
@@ -405,7 +405,7 @@ async function clearUserBlock(ctx: Parameters<typeof clearBlock>[0], user: UserR
   return { ...toUser(row), blocks: await describeBlocks(ctx, row) };
 }
 
-/** api.admin.organizations_.$orgId_.users_.$userId_.blocks_.$blockId */
+/** /organizations/{orgId}/users/{userId}/blocks/{blockId} */
 export const orgUserBlockOperations = [
   operation({
     method: "DELETE",
@@ -421,7 +421,7 @@ export const orgUserBlockOperations = [
   }),
 ];
 
-/** api.admin.organizations_.$orgId_.users_.$userId_.export */
+/** /organizations/{orgId}/users/{userId}/export */
 export const orgUserExportOperations = [
   operation({
     method: "GET",
@@ -442,7 +442,7 @@ export const orgUserExportOperations = [
   }),
 ];
 
-/** api.admin.organizations_.$orgId_.users_.$userId_.history */
+/** /organizations/{orgId}/users/{userId}/history */
 export const orgUserHistoryOperations = [
   operation({
     method: "GET",
@@ -464,7 +464,7 @@ export const orgUserHistoryOperations = [
 // ---------------------------------------------------------------------------------------------
 // By id
 
-/** api.admin.users_.$id */
+/** /users/{id} */
 export const userByIdOperations = [
   operation({
     method: "GET",
@@ -503,16 +503,16 @@ export const userByIdOperations = [
   }),
 ];
 
-/** api.admin.users_.$id_.activate */
+/** /users/{id}/activate */
 export const userByIdActivateOperations = [byIdStateOperation("activate", "activate")];
-/** api.admin.users_.$id_.deactivate */
+/** /users/{id}/deactivate */
 export const userByIdDeactivateOperations = [byIdStateOperation("deactivate", "deactivate")];
-/** api.admin.users_.$id_.unlock */
+/** /users/{id}/unlock */
 export const userByIdUnlockOperations = [byIdStateOperation("unlock", "unlock")];
-/** api.admin.users_.$id_.verify-email */
+/** /users/{id}/verify-email */
 export const userByIdVerifyEmailOperations = [byIdStateOperation("verifyEmail", "verify-email")];
 
-/** api.admin.users_.$id_.blocks_.$blockId */
+/** /users/{id}/blocks/{blockId} */
 export const userByIdBlockOperations = [
   operation({
     method: "DELETE",
@@ -528,7 +528,7 @@ export const userByIdBlockOperations = [
   }),
 ];
 
-/** api.admin.users_.$id_.impersonate */
+/** /users/{id}/impersonate */
 export const userByIdImpersonateOperations = [
   operation({
     method: "POST",
@@ -551,7 +551,7 @@ export const userByIdImpersonateOperations = [
   }),
 ];
 
-/** api.admin.users_.$id_.history */
+/** /users/{id}/history */
 export const userByIdHistoryOperations = [
   operation({
     method: "GET",

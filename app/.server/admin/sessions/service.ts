@@ -8,7 +8,7 @@ import { matchSubjects } from "../audit/subjects";
 
 /**
  * An admin "session" is a grant: one user's authorization of one client, which carries the
- * refresh and access tokens issued under it (DESIGN keeps grants durable; browser cookies are
+ * refresh and access tokens issued under it (grants are durable rows, decision 057; browser cookies are
  * short-lived and belong to the grant's user). Revoking it ends those tokens at once.
  */
 export interface SessionView {

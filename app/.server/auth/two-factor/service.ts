@@ -133,7 +133,7 @@ export type ResendOutcome = { ok: true } | { ok: false; retryAfterSeconds: numbe
 /**
  * The person picks one of the plan's factors (anything else changes nothing); an emailed code
  * goes out at once, within the same per-user limit on mails as "send another code": choosing
- * email again and again must not send a mail each time (issue 19).
+ * email again and again must not send a mail each time.
  */
 export async function chooseSecondFactor(services: Services, ic: InteractionContext, pending: PendingSecondFactor, method: unknown): Promise<ResendOutcome> {
   if ((method !== "totp" && method !== "email" && method !== "passkey") || !pending.plan.methods.includes(method)) return { ok: true };
@@ -247,7 +247,7 @@ export async function verifySecondFactor(services: Services, input: VerifyInput,
     if (outcome.ok && complete) await complete(ctx, input.userId);
     return outcome;
   });
-  // The limit counts failures: a right code gives its point back (issue 19).
+  // The limit counts failures: a right code gives its point back (decision 066).
   if (outcome.ok) await refundEach(services.limits, limits);
   return outcome;
 }

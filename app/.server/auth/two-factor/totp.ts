@@ -23,7 +23,7 @@ export function totpUri(secretBase32: string, issuer: string, label: string): st
   return totpFor(secretBase32, issuer, label).toString();
 }
 
-/** The QR code of an otpauth:// URI as a data: URL; qrcode loads with the first enrollment, not at start (issue 18). */
+/** The QR code of an otpauth:// URI as a data: URL; qrcode loads with the first enrollment, not at start (decision 056). */
 export async function totpQrDataUrl(uri: string): Promise<string> {
   const { default: QRCode } = await import("qrcode");
   return QRCode.toDataURL(uri, { margin: 1, width: 220 });
