@@ -43,7 +43,8 @@ function migratedPgliteSeed(): Blob | undefined {
   return pgliteSeed;
 }
 
-async function onServer<T>(base: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+/** Runs `work` on a connection of its own to the server `base` names, closed afterwards. */
+export async function onServer<T>(base: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: base });
   await client.connect();
   try {

@@ -2,10 +2,9 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import pg from "pg";
 import { openDatabase } from "~/.server/db/client";
 import { applyMigrations, readMigrations } from "~/.server/db/migrate";
-import { dropRunDatabases, RUN_VARIABLE, TEMPLATE_DATABASE_VARIABLE, TEMPLATE_PGLITE_VARIABLE } from "./database";
+import { dropRunDatabases, onServer, RUN_VARIABLE, TEMPLATE_DATABASE_VARIABLE, TEMPLATE_PGLITE_VARIABLE } from "./database";
 
 /**
  * The run's migrated template, made once before any test file starts (global-setup.ts): on
@@ -59,15 +58,6 @@ export async function makeTemplates(): Promise<() => Promise<void>> {
   return async () => rmSync(dir, { recursive: true, force: true });
 }
 
-async function onServer<T>(base: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: base });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 /** Drops the databases of earlier runs whose process is gone (killed before its teardown). */
 async function dropDeadRuns(base: string): Promise<void> {
