@@ -13,6 +13,7 @@ import { embeddedDatabaseDir, ensureDataDir } from "./config/data-dir";
 import { lockDataDir, type DataDirLock } from "./config/data-dir-lock";
 import { ConfigError, parseConfig, type Config } from "./config/env";
 import { assertPortFree } from "./config/port";
+import { startBanner } from "./bootstrap/start-banner";
 import { readPackageVersion } from "./root";
 
 export function fail(message: string): never {
@@ -106,7 +107,7 @@ export async function serve({ config, dataDirLock }: Preflight): Promise<void> {
     { url: config.baseUrl, release: readPackageVersion(), node: process.version, database: porta.services.db.kind, cache: config.redisUrl ? "redis" : "memory" },
     "Porta is listening",
   );
-  process.stdout.write(`  Porta is running at ${config.baseUrl}  (health: ${config.baseUrl}/health)\n`);
+  process.stdout.write(startBanner(config.baseUrl, created ? (created.generatedPassword ? "printed" : "environment") : "earlier"));
 
   let stopping = false;
   const stop = (signal: string) => {
