@@ -108,6 +108,7 @@ const SNIPPETS: Record<LibraryId, (f: Facts) => string> = {
       `  clientID: "${f.clientId}",`,
       f.secret && `  clientSecret: "${f.secret}",`,
       `  secret: "a long random string for the session cookie",`,
+      `  idpLogout: true, // its /logout also ends the session at Porta`,
       `  idTokenSigningAlg: "ES256",`,
       `  authorizationParams: { response_type: "code", scope: "${f.scope}"${f.consentForRefresh ? `, prompt: "consent"` : ""} },`,
       `}));`,
