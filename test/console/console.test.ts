@@ -217,6 +217,13 @@ describe("organizations", () => {
     expect(await orgBySlug(slug)).toBeNull();
   });
 
+  it("starts the new-organization form from the defaults the Admin API and the CLI apply", async () => {
+    const { html } = await pageWithCsrf(admin.browser, `${porta.baseUrl}/console/organizations/new`);
+    const checkedMethods = [...html.matchAll(/<input[^>]*name="defaultLoginMethods"[^>]*>/g)].map((m) => m[0]).filter((tag) => /\bchecked\b/.test(tag)).map((tag) => /value="([^"]+)"/.exec(tag)?.[1]);
+    // test/admin/organizations.test.ts holds the Admin API to the same two.
+    expect(checkedMethods).toEqual(["password", "magic_link"]);
+  });
+
   it("shows field errors next to their fields and writes nothing for bad input", async () => {
     const { browser } = admin;
     const { csrf } = await pageWithCsrf(browser, `${porta.baseUrl}/console/organizations/new`);
