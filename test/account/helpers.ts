@@ -1,5 +1,5 @@
 import type { Prisma } from "~/generated/prisma/client";
-import { ACCOUNT_CLIENT_ID } from "~/.server/oidc/features/account-client";
+import { ACCOUNT_CLIENT_ID } from "~/.server/oidc/storage/account-client";
 import { accountSessionsKey } from "~/.server/oidc/storage/sessions";
 import { csrfOf, TestBrowser } from "../support/browser";
 import { createUser } from "../support/factories";

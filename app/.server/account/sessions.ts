@@ -2,7 +2,7 @@ import { userActor, type RequestMeta } from "../auth/actors";
 import type { KeyValueStore } from "../cache/store";
 import { inTransaction, type Context } from "../context";
 import { getClientRecord } from "../directory/clients";
-import { ACCOUNT_CLIENT_ID } from "../oidc/features/account-client";
+import { ACCOUNT_CLIENT_ID } from "../oidc/storage/account-client";
 import { grantRowsWhere } from "../oidc/storage/adapter";
 import { accountSessionsKey, sessionDeviceKey } from "../oidc/storage/sessions";
 import { noticesForSessions } from "../oidc/features/backchannel-logout";

@@ -7,7 +7,7 @@ import { inTransaction, type Context } from "../context";
 import type { InteractionContext } from "../interaction/context";
 import type { JobContext, JobPayloads } from "../jobs/queue";
 import { sendBrandedEmail } from "../mail/send";
-import { accountPageUrl } from "../oidc/features/account-client";
+import { accountPageUrl } from "../oidc/storage/account-client";
 import type { Services } from "../services";
 import { systemActor, userActor, type RequestMeta } from "./actors";
 import { finishSignIn } from "./finish-sign-in";

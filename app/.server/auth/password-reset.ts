@@ -8,7 +8,7 @@ import type { JobContext, JobPayloads } from "../jobs/queue";
 import { sendBrandedEmail } from "../mail/send";
 import { lookupInteractionOrganization } from "../oidc/storage/adapter";
 import { endBrowserSessions, grantClientIds } from "../oidc/storage/sessions";
-import { accountPageUrl } from "../oidc/features/account-client";
+import { accountPageUrl } from "../oidc/storage/account-client";
 import type { Services } from "../services";
 import { anonymousActor, systemActor, userActor, type RequestMeta } from "./actors";
 import { passwordResetUrl } from "./email-links";

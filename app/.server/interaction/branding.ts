@@ -1,5 +1,5 @@
 import type { Organization } from "~/generated/prisma/client";
-import { ACCOUNT_CLIENT_ID, accountPageUrl } from "../oidc/features/account-client";
+import { ACCOUNT_CLIENT_ID, accountPageUrl } from "../oidc/storage/account-client";
 import { assetPath, readStoredBranding } from "~/schemas/branding";
 import { SlugSchema } from "~/schemas/organization";
 import { applicationHome } from "../auth/application-home";

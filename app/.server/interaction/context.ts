@@ -3,7 +3,7 @@ import type { Organization } from "~/generated/prisma/client";
 import { effectiveLoginMethods, type LoginMethod } from "~/schemas/login-methods";
 import { getClientRecord, type ClientRecord } from "../directory/clients";
 import { getOrganizationById } from "../directory/organizations";
-import { ACCOUNT_CLIENT_ID, accountClientRecord } from "../oidc/features/account-client";
+import { ACCOUNT_CLIENT_ID, accountClientRecord } from "../oidc/storage/account-client";
 import { lookupInteractionOrganization } from "../oidc/storage/adapter";
 import { organizationIssuer } from "../oidc/edge/endpoints";
 import type { Interaction } from "../oidc/provider/interaction-results";

@@ -3,7 +3,7 @@ import { inTransaction, type Context, type Db } from "../../context";
 import type { JobContext, JobPayloads } from "../../jobs/queue";
 import { sendBrandedEmail } from "../../mail/send";
 import type { InteractionContext } from "../../interaction/context";
-import { accountPageUrl } from "../../oidc/features/account-client";
+import { accountPageUrl } from "../../oidc/storage/account-client";
 import type { Services } from "../../services";
 import { NO_REQUEST, userActor, type RequestMeta } from "../actors";
 import { finishSignIn, type CompleteSignIn } from "../finish-sign-in";

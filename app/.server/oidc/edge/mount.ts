@@ -11,8 +11,7 @@ import type { KeyValueStore } from "../../cache/store";
 import { parkPostedRequest, POSTABLE_PATHS, takePostedRequest } from "./posted-requests";
 import type { ProviderRegistry, TenantProvider } from "../provider/registry";
 import type { RateLimits } from "../../rate-limit/limiters";
-import { DEVICE_CODE_GRANT } from "~/schemas/client";
-import { limitedCodeEntries, pollsTooSoon } from "../features/device-flow";
+import { deviceFlowRefusal } from "../features/device-flow";
 import { publicCacheControlOf } from "./well-known";
 import { CLIENT_CORS_PATHS, type PreflightOrigins } from "./preflight";
 
@@ -117,7 +116,7 @@ function parseProtocolForm(req: ProtocolIncoming, res: ServerResponse): Promise<
 
 /**
  * oidc-provider refuses JWTs at introspection and revocation because it never stores them;
- * Porta does (internals.storeJwtAccessToken), under their jti. A JWT in the `token` field
+ * Porta does (storage/jwt-access-tokens.ts), under their jti. A JWT in the `token` field
  * whose signature verifies for this organization is therefore replaced by its jti before the
  * provider sees the (pre-parsed) form. Any other structured value (another organization's
  * token, a forgery) becomes a value no token has: unknown here, so inactive at introspection
@@ -133,38 +132,8 @@ async function presentJwtsByJti(body: Record<string, unknown> | undefined, tenan
 }
 
 /**
- * RFC 8628 (decision 049): a device that polls the token endpoint again within the interval is
- * told `slow_down`; a browser that used up its code entries is handed to the provider without
- * a code, and the page says to wait (pages.ts).
- */
-async function deviceFlowRefusal(
-  req: ProtocolIncoming,
-  res: ServerResponse,
-  target: ProtocolTarget,
-  tenant: TenantProvider,
-  store: KeyValueStore,
-  limits: RateLimits | undefined,
-): Promise<boolean> {
-  const body = req.body;
-  if (target.path === "/auth/token" && body?.grant_type === DEVICE_CODE_GRANT && typeof body.device_code === "string" && body.device_code !== "") {
-    if (!(await pollsTooSoon(store, tenant.organization.id, body.device_code))) return false;
-    sendJson(res, 400, { error: "slow_down", error_description: "The device polls too often: wait 5 seconds longer between requests." });
-    return true;
-  }
-  if (target.path === "/device" && limits && body && typeof body.user_code === "string" && body.confirm === undefined && body.abort === undefined) {
-    const outcome = await limits.consume("deviceCodeEntryIp", `${tenant.organization.id}:${target.ip ?? "unknown"}`);
-    if (!outcome.allowed) {
-      body.user_code = "";
-      limitedCodeEntries.add(req);
-      res.setHeader("Retry-After", String(outcome.retryAfterSeconds));
-    }
-  }
-  return false;
-}
-
-/**
  * Hands a protocol request to its organization's provider: the form parsed and checked, JWTs
- * presented by their jti, device polling paced, form posts to authorize/end-session parked, and
+ * presented by their jti, device polling paced (features/device-flow.ts), form posts to authorize/end-session parked, and
  * the provider shown the canonical /{slug} it is mounted at. Node's request and response only,
  * so that Express (protocolRoutes) and the lane before it (http/protocol-first.ts) share it.
  */
@@ -202,7 +171,8 @@ export function createProtocolHandler(registry: ProviderRegistry, store: KeyValu
         return sendJson(res, error.status, { error: "invalid_request", error_description: error.description });
       }
       if (TOKEN_ENDPOINTS.has(path)) presented = await presentJwtsByJti(body, tenant);
-      if (await deviceFlowRefusal(req, res, { ...target, path }, tenant, store, limits)) return;
+      const refusal = await deviceFlowRefusal(req, res, { ...target, path }, tenant, store, limits);
+      if (refusal) return sendJson(res, refusal.status, refusal.body);
       if (POSTABLE_PATHS.has(path)) {
         const next = await parkPostedRequest(store, tenant.organization.id, path, body);
         res.statusCode = 303;

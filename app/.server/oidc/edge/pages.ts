@@ -4,7 +4,7 @@ import type { Organization } from "~/generated/prisma/client";
 import { isSupportedLanguage, type Language } from "~/i18n/config";
 import { brandingOf, type Branding } from "../../interaction/branding";
 import { resolveLanguage, translator } from "../../i18n";
-import { accountPageOfIssuer } from "../features/account-client";
+import { accountPageOfIssuer } from "../storage/account-client";
 import { limitedCodeEntries } from "../features/device-flow";
 
 /**

@@ -1,3 +1,6 @@
+import { interactionPolicy } from "oidc-provider";
+import type { Feature } from "./index";
+
 /**
  * Authentication context class references (OpenID Connect Core §2, `acr`), defined once. Porta
  * names how many independent factors the sign-in used, derived from its `amr` (RFC 8176): a
@@ -30,3 +33,23 @@ export function stepUpRequested(params: Record<string, unknown> | undefined): bo
   const known = values.filter((value) => (ACR_VALUES as readonly string[]).includes(value));
   return known.length > 0 && known.every((value) => value === ACR.twoFactors);
 }
+
+/**
+ * Step-up as a feature of the provider: discovery names the two levels (`acr_values_supported`),
+ * and a session of one factor does not answer a request that accepts only two: the person signs
+ * in again and the sign-in asks for the second factor. Not after the sign-in just made: it reached
+ * what it could, and the ID token's acr says so.
+ */
+export const acr: Feature = {
+  name: "acr",
+  configuration: () => ({ acrValues: ACR_VALUES }),
+  loginChecks: [
+    new interactionPolicy.Check(
+      "acr_step_up",
+      "the request asks for a sign-in with two factors",
+      "login_required",
+      (ctx) =>
+        Boolean(ctx.oidc.session?.accountId) && !ctx.oidc.result?.login && stepUpRequested(ctx.oidc.params) && ctx.oidc.session?.acr !== ACR.twoFactors,
+    ),
+  ],
+};

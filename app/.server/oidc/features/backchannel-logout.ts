@@ -1,7 +1,10 @@
 import type { Logger } from "pino";
 import type { PrismaClient } from "~/generated/prisma/client";
 import type { JobQueue } from "../../jobs/queue";
+import type Provider from "oidc-provider";
+import type { PatchContext } from "../provider/patches";
 import type { ProviderRegistry } from "../provider/registry";
+import type { Feature } from "./index";
 
 /**
  * OpenID Back-Channel Logout 1.0 (decision 048). When a session ends, each client
@@ -96,3 +99,42 @@ export async function deliverLogoutNotice(services: { db: { prisma: PrismaClient
   const sent = await tenant.deliverBackchannelLogout(notice.clientId, notice.sub, notice.sid);
   if (sent) services.logger.info({ organizationId: notice.organizationId, clientId: notice.clientId }, "back-channel logout delivered");
 }
+
+type LogoutTokenSender = (this: InstanceType<Provider["Client"]>, sub: string, sid: string | undefined) => Promise<void>;
+
+/** Each provider's own way of making and sending a logout token, which the job calls (`sendLogoutToken`). */
+const senders = new WeakMap<Provider, LogoutTokenSender>();
+
+/**
+ * The provider would POST logout tokens inside the sign-out request, once, without retries;
+ * Porta queues them instead and sends them from a job with the provider's own method.
+ */
+function queueLogoutTokens(provider: Provider, context: PatchContext): void {
+  const prototype = provider.Client.prototype as unknown as { backchannelLogout: LogoutTokenSender };
+  senders.set(provider, prototype.backchannelLogout);
+  prototype.backchannelLogout = async function queueLogoutToken(sub, sid) {
+    await context.onBackchannelLogout?.({ organizationId: context.organization.id, clientId: this.clientId, sub, sid: sid ?? null });
+  };
+}
+
+/**
+ * Makes a logout token for the client with the provider's own method and POSTs it to its
+ * backchannel_logout_uri; false when the client is gone or takes none any more. Throws when the
+ * receiver does not answer 200 or 204.
+ */
+export async function sendLogoutToken(provider: Provider, clientId: string, sub: string, sid: string | null): Promise<boolean> {
+  const client = await provider.Client.find(clientId);
+  if (!client?.backchannelLogoutUri) return false;
+  const send = senders.get(provider);
+  if (!send) throw new Error("the provider was built without the back-channel logout feature");
+  // The provider adds sid when the client requires it (backchannel_logout_session_required).
+  await send.call(client, sub, sid ?? undefined);
+  return true;
+}
+
+/** Logout tokens queued at sign-out and sent from the `backchannel-logout` job (backchannel-logout-job.ts). */
+export const backchannelLogout: Feature = {
+  name: "backchannel-logout",
+  configuration: () => ({ features: { backchannelLogout: { enabled: true } } }),
+  patches: [queueLogoutTokens],
+};

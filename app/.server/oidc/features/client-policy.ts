@@ -1,7 +1,9 @@
 import { decodeJwt, decodeProtectedHeader } from "jose";
 import { errors, type Client, type ClientMetadata, type KoaContextWithOIDC } from "oidc-provider";
 import type { ClientRecord } from "../../directory/clients";
-import type { Grant } from "../storage/grants";
+import { LIFETIMES } from "../provider/lifetimes";
+import { createLoadExistingGrant, type Grant } from "../storage/grants";
+import type { Feature } from "./index";
 import { TOKEN_EXCHANGE_AUDIENCES_PROPERTY } from "./token-exchange";
 
 /**
@@ -165,3 +167,28 @@ export function withSkipConsent(load: LoadExistingGrant): LoadExistingGrant {
     return grant;
   };
 }
+
+/**
+ * Per-client policy in the provider's configuration: the properties in the client metadata, the
+ * client's token lifetimes, PKCE (public clients always; others by their setting, or in OAuth 2.1
+ * mode: decisions 052, 073; S256 is the only method), consent skipped for a first-party client
+ * and its offline_access without prompt=consent, and CORS per client.
+ */
+export const clientPolicy: Feature = {
+  name: "client-policy",
+  configuration: ({ organization, sql, accessTokenTtl }) => ({
+    // They come from Porta's own store, already checked.
+    extraClientMetadata: { properties: [...CLIENT_POLICY_PROPERTIES] },
+    ttl: {
+      AccessToken: (_ctx, _token, client) => accessTokenTtlOf(client, accessTokenTtl),
+      ClientCredentials: (_ctx, _token, client) => accessTokenTtlOf(client, accessTokenTtl),
+      RefreshToken: (_ctx, _token, client) => refreshTokenTtlOf(client, LIFETIMES.RefreshToken),
+    },
+    pkce: { required: requirePkceOf(organization.oauth21) },
+    loadExistingGrant: withSkipConsent(createLoadExistingGrant(sql, organization.id)),
+    extraParams: { scope: keepOfflineAccessOfFirstParty },
+    clientBasedCORS(_ctx, origin, client) {
+      return corsAllowed(origin, client);
+    },
+  }),
+};

@@ -3,6 +3,7 @@ import type Provider from "oidc-provider";
 import { errors } from "oidc-provider";
 import { TOKEN_EXCHANGE_GRANT } from "~/schemas/client";
 import type { AuditRecord } from "../../audit/audit";
+import type { Feature } from "./index";
 
 /**
  * RFC 8693 token exchange at an organization's token endpoint (decision 053): a confidential
@@ -163,7 +164,7 @@ export async function mintDelegatedToken(provider: Provider, input: DelegatedTok
   return { token, value: await token.save() };
 }
 
-export function registerTokenExchange(provider: Provider, options: TokenExchangeOptions): void {
+function registerTokenExchange(provider: Provider, options: TokenExchangeOptions): void {
   async function exchange(ctx: ExchangeContext): Promise<void> {
     const { client, params } = ctx.oidc;
     // The grant type is in a client's metadata only with audiences and a confidential client
@@ -219,3 +220,24 @@ export function registerTokenExchange(provider: Provider, options: TokenExchange
   }
   provider.registerGrantType(TOKEN_EXCHANGE_GRANT, exchange, PARAMETERS, ["audience", "resource"]);
 }
+
+/**
+ * The grant at the token endpoint, for the clients whose metadata has it (storage/client-metadata.ts),
+ * and the exchanged token's `act` kept when the provider saves it.
+ */
+export const tokenExchange: Feature = {
+  name: "token-exchange",
+  configuration: () => ({
+    extraTokenClaims(_ctx, token) {
+      return exchangedTokenClaims(token);
+    },
+  }),
+  patches: [
+    (provider, context) =>
+      registerTokenExchange(provider, {
+        findAccount: context.findAccount,
+        reservedAudiences: context.adminApiResource ? [context.adminApiResource] : [],
+        onExchanged: async (record) => context.onTokenExchanged?.(context.organization.id, record),
+      }),
+  ],
+};

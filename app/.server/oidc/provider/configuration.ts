@@ -1,6 +1,6 @@
 import { hkdfSync } from "node:crypto";
 import { createLocalJWKSet, jwtVerify, type JWTPayload } from "jose";
-import type { Configuration, KoaContextWithOIDC, ResponseType } from "oidc-provider";
+import type { Configuration, CookiesSetOptions, KoaContextWithOIDC, ResponseType } from "oidc-provider";
 import { errors, interactionPolicy } from "oidc-provider";
 import type { Organization, PrismaClient } from "~/generated/prisma/client";
 import type { Database } from "../../db/client";
@@ -13,20 +13,15 @@ import { createFindAccount } from "./account";
 import { createAdapterFactory } from "../storage/adapter";
 import type { RevokedTokens } from "../storage/revoked-tokens";
 import { createClientAdapter } from "../storage/client-metadata";
-import { accessTokenTtlOf, CLIENT_POLICY_PROPERTIES, corsAllowed, keepOfflineAccessOfFirstParty, refreshTokenTtlOf, requirePkceOf, withSkipConsent } from "../features/client-policy";
-import { createLoadExistingGrant } from "../storage/grants";
-import { storeJwtAccessToken } from "./patches";
+import { storeJwtAccessToken } from "../storage/jwt-access-tokens";
+import { accessTokenTtlOf } from "../features/client-policy";
+import { FEATURES } from "../features";
 import type { PrivateSigningJwk } from "./keys";
 import { LIFETIMES } from "./lifetimes";
-import { ACR, ACR_VALUES, stepUpRequested } from "../features/acr";
 import { refuseUnknownClientCredentialsScopes } from "./token-errors";
 import { JWKS_URI_MAX_BYTES, outboundFetch } from "../../outbound/guard";
-import { providerPages } from "../edge/pages";
+import { providerPages, type ProviderPages } from "../edge/pages";
 import { PROVIDER_ROUTES } from "../edge/endpoints";
-import { exchangedTokenClaims } from "../features/token-exchange";
-import { registrationPolicyOf } from "~/schemas/registration";
-import { registrationEndpointOf } from "../../registration/paths";
-import { keepSessionOfShownForm } from "../features/device-flow";
 
 export const BASE_SCOPES = ["openid", "offline_access", "profile", "email", "roles"] as const;
 /**
@@ -72,6 +67,51 @@ export interface ProviderInput {
   allowPrivateNetworks?: boolean;
 }
 
+/** What a feature's configuration is made from (features/index.ts): the provider's input, its pages and its session cookie. */
+export interface FeatureInput extends ProviderInput {
+  pages: ProviderPages;
+  sessionCookie: CookiesSetOptions;
+}
+
+/** What one feature adds to the configuration. */
+export type ConfigurationFragment = Partial<Configuration>;
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype;
+
+/**
+ * The base configuration with each feature's fragment: a fragment's value replaces the base's,
+ * and an object of settings (`features`, `ttl`…) is merged into the base's one, one level deep.
+ * Two features that set the same thing would silently overrule each other: that is refused
+ * when the provider is built.
+ */
+export function composeConfiguration(base: Configuration, fragments: ReadonlyArray<{ name: string; fragment: ConfigurationFragment }>): Configuration {
+  const composed: Record<string, unknown> = { ...base };
+  const setBy = new Map<string, string>();
+  const claim = (name: string, key: string, whole: string = key) => {
+    const earlier = setBy.get(key) ?? setBy.get(whole);
+    if (earlier) throw new Error(`the features ${earlier} and ${name} both configure ${key}`);
+    setBy.set(key, name);
+  };
+  for (const { name, fragment } of fragments) {
+    for (const [key, value] of Object.entries(fragment)) {
+      const current = composed[key];
+      if (isPlainObject(value) && isPlainObject(current)) {
+        const merged = { ...current };
+        for (const [inner, innerValue] of Object.entries(value)) {
+          claim(name, `${key}.${inner}`, key);
+          merged[inner] = innerValue;
+        }
+        composed[key] = merged;
+      } else {
+        claim(name, key);
+        composed[key] = value;
+      }
+    }
+  }
+  return composed as Configuration;
+}
+
 const ES256_ONLY = ["ES256"];
 /** The authorization code flow only: no implicit or hybrid response types (the product's rule). */
 export const RESPONSE_TYPES: ResponseType[] = ["code"];
@@ -95,11 +135,13 @@ export function scopesAndClaims(customClaims: ProviderInput["customClaims"]) {
 /**
  * oidc-provider's prompts, plus one login check: a session whose account can no longer be
  * found (deactivated or deleted since it signed in, or not of this organization) signs in
- * again, instead of the provider failing with a server error further on.
+ * again, instead of the provider failing with a server error further on. The features' own
+ * checks follow (step-up: features/acr.ts).
  */
 function interactionPolicyOf() {
   const policy = interactionPolicy.base();
-  policy.get("login")!.checks.add(
+  const login = policy.get("login")!;
+  login.checks.add(
     new interactionPolicy.Check(
       "account_unavailable",
       "the signed-in account is no longer available",
@@ -107,24 +149,16 @@ function interactionPolicyOf() {
       (ctx) => Boolean(ctx.oidc.session?.accountId) && !ctx.oidc.account,
     ),
   );
-  // A session of one factor does not answer a request that accepts only two (step-up,
-  // oidc/features/acr.ts): the person signs in again and the sign-in asks for the second factor. Not
-  // after the sign-in just made: it reached what it could, and the ID token's acr says so.
-  policy.get("login")!.checks.add(
-    new interactionPolicy.Check(
-      "acr_step_up",
-      "the request asks for a sign-in with two factors",
-      "login_required",
-      (ctx) =>
-        Boolean(ctx.oidc.session?.accountId) && !ctx.oidc.result?.login && stepUpRequested(ctx.oidc.params) && ctx.oidc.session?.acr !== ACR.twoFactors,
-    ),
-  );
+  for (const check of FEATURES.flatMap((feature) => feature.loginChecks ?? [])) login.checks.add(check);
   return policy;
 }
 /** The same for every organization and only read by the providers: built once, not per provider build. */
 const INTERACTION_POLICY = interactionPolicyOf();
 
-/** oidc-provider configuration for one organization. Policy lives here, not in Express. */
+/**
+ * oidc-provider configuration for one organization: the base below, and what each feature adds
+ * (features/index.ts). Policy lives here and in the features, not in Express.
+ */
 export function buildProviderConfiguration(input: ProviderInput): Configuration {
   const { organization, issuer, prisma, sql, cache, store, revokedTokens } = input;
   const { scopes, claims } = scopesAndClaims(input.customClaims);
@@ -140,15 +174,15 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
     const client = await getClientRecord(prisma, cache, clientId);
     return Boolean(client && isAdminApiClient(client));
   };
+  const featureInput: FeatureInput = { ...input, pages, sessionCookie };
 
-  return {
+  const base: Configuration = {
     adapter: (name: string) => (name === "Client" ? clientAdapter : adapterFor(name)),
     jwks: { keys: input.jwks },
     findAccount: createFindAccount({ prisma, cache, organizationId: organization.id, customClaims: input.customClaims }),
     scopes,
     claims,
     conformIdTokenClaims: false,
-    acrValues: ACR_VALUES,
     responseTypes: RESPONSE_TYPES,
     clientDefaults: {
       grant_types: ["authorization_code"],
@@ -170,11 +204,7 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
     clientAuthMethods: ["none", "client_secret_basic", "client_secret_post", "private_key_jwt"],
     fetch: outboundFetch(input.allowPrivateNetworks ?? false),
     fetchResponseBodyLimits: { jwks_uri: JWKS_URI_MAX_BYTES, sector_identifier_uri: JWKS_URI_MAX_BYTES, "client_id metadata document": 5 * 1024 },
-    // Porta's per-client settings (client-policy.ts); they come from Porta's own store, already checked.
-    extraClientMetadata: { properties: [...CLIENT_POLICY_PROPERTIES] },
     routes: PROVIDER_ROUTES,
-    // Porta's own registration endpoint (registration/, decision 054), named only while it is open.
-    discovery: registrationPolicyOf(organization.registrationPolicy).enabled ? { registration_endpoint: registrationEndpointOf(issuer) } : {},
     interactions: {
       policy: INTERACTION_POLICY,
       url: (_ctx: KoaContextWithOIDC, interaction) => `/interaction/${interaction.uid}`,
@@ -184,29 +214,13 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
       long: sessionCookie,
       short: { httpOnly: true, sameSite: "lax" },
     },
-    ttl: {
-      ...LIFETIMES,
-      AccessToken: (_ctx, _token, client) => accessTokenTtlOf(client, input.accessTokenTtl),
-      ClientCredentials: (_ctx, _token, client) => accessTokenTtlOf(client, input.accessTokenTtl),
-      RefreshToken: (_ctx, _token, client) => refreshTokenTtlOf(client, LIFETIMES.RefreshToken),
-    },
+    // The access token's and refresh token's are each client's (features/client-policy.ts).
+    ttl: { ...LIFETIMES },
     rotateRefreshToken: true,
-    // Public clients always; others by their setting, or in OAuth 2.1 mode (decisions 052, 073). S256 is the only method.
-    pkce: { required: requirePkceOf(organization.oauth21) },
-    loadExistingGrant: withSkipConsent(createLoadExistingGrant(sql, organization.id)),
-    // A first-party client gets offline_access without prompt=consent (client-policy.ts, decision 073).
-    extraParams: { scope: keepOfflineAccessOfFirstParty },
     async issueRefreshToken(_ctx, client, code) {
       if (!client.grantTypeAllowed("refresh_token")) return false;
       // The shared admin client (CLI and console) always refreshes, as the spec's admin flow needs.
       return code.scopes.has("offline_access") || client.clientId === ADMIN_CLIENT_ID;
-    },
-    // An exchanged token's act (decision 053).
-    extraTokenClaims(_ctx, token) {
-      return exchangedTokenClaims(token);
-    },
-    clientBasedCORS(_ctx, origin, client) {
-      return corsAllowed(origin, client);
     },
     renderError: pages.renderError,
     formats: {
@@ -233,20 +247,6 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
       dPoP: { enabled: true },
       requestObjects: { enabled: true },
       rpInitiatedLogout: { enabled: true, logoutSource: pages.logoutSource, postLogoutSuccessSource: pages.postLogoutSuccessSource },
-      // Logout tokens are queued and sent from a job (registry.ts, oidc/features/backchannel-logout.ts; decision 048).
-      backchannelLogout: { enabled: true },
-      // RFC 8628 for clients that have the grant type (decision 049); Porta's own pages (pages.ts).
-      deviceFlow: {
-        enabled: true,
-        charset: "base-20",
-        mask: "****-****",
-        async userCodeInputSource(ctx, form, out, err) {
-          if (err) await keepSessionOfShownForm(ctx, sessionCookie, LIFETIMES.Session);
-          return pages.userCodeInputSource(ctx, form, out, err);
-        },
-        userCodeConfirmSource: pages.userCodeConfirmSource,
-        successSource: pages.successSource,
-      },
       userinfo: { enabled: true },
       resourceIndicators: {
         enabled: true,
@@ -276,6 +276,7 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
       },
     },
   };
+  return composeConfiguration(base, FEATURES.flatMap((feature) => (feature.configuration ? [{ name: feature.name, fragment: feature.configuration(featureInput) }] : [])));
 }
 
 /** Verifies an access token JWT of this issuer against its published keys and returns its claims. */

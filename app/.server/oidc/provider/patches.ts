@@ -1,11 +1,57 @@
 /**
- * The single module that reaches into oidc-provider beyond its documented configuration.
- * Each patch is small, applied per provider instance, and covered by a protocol test.
+ * Every change Porta makes to a built oidc-provider beyond its documented configuration is applied
+ * here, and only here (oidc/features.test.ts holds the code to it): Porta's own patches below, and
+ * each feature's from its module in features/ (FEATURES), in one fixed order. Each patch is small,
+ * applied per provider instance, and covered by a protocol test.
  */
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { EventEmitter } from "node:events";
 import type Provider from "oidc-provider";
-import { errors } from "oidc-provider";
+import { errors, type FindAccount } from "oidc-provider";
+import type { Logger } from "pino";
+import type { Organization } from "~/generated/prisma/client";
+import { isDatabaseUnavailable } from "../../db/errors";
+import { RETRY_AFTER_SECONDS } from "../../errors";
 import { requestScope } from "../../request-scope";
+import { UNAVAILABLE_BODY } from "../edge/unavailable";
+import type { LogoutNotice } from "../features/backchannel-logout";
+import { FEATURES } from "../features";
+import type { TokenExchangeRecord } from "../features/token-exchange";
+import { RESPONSE_TYPES } from "./configuration";
+
+/** What the patches of one organization's provider are made with. */
+export interface PatchContext {
+  organization: Organization;
+  issuer: string;
+  /** The Admin API as a resource, in the super-admin organization only. */
+  adminApiResource: string | undefined;
+  /** The provider's own account lookup (provider/account.ts). */
+  findAccount: FindAccount;
+  /** Whether `presented` is an active secret of this organization's client (secrets are stored hashed). */
+  clientSecretMatches(clientId: string, presented: string): Promise<boolean>;
+  logger: Logger;
+  /** Where a provider's sign-out (end_session) hands the logout tokens it would send: to the job queue (decision 048). */
+  onBackchannelLogout?: ((notice: LogoutNotice) => Promise<void>) | undefined;
+  /** Records a token exchange (the audit); the token is answered only once this resolves (decision 053). */
+  onTokenExchanged?: ((organizationId: string, record: TokenExchangeRecord) => Promise<void>) | undefined;
+}
+
+/**
+ * Applies every patch to a provider just built, before it serves: Porta's own, then each
+ * feature's, then the answer of 503 for an absent database, which, registered last, sits closest
+ * to the provider's own routes.
+ */
+export function applyPatches(provider: Provider, context: PatchContext): void {
+  useHashedClientSecrets(provider, context.clientSecretMatches);
+  acceptOwnAudienceAtUserinfo(provider, context.adminApiResource ? [context.issuer, context.adminApiResource] : [context.issuer]);
+  answerTokenErrorsPerRfc6749(provider);
+  explainUnsupportedResponseTypes(provider, RESPONSE_TYPES);
+  hashAccessTokenIntoIdToken(provider);
+  for (const patch of FEATURES.flatMap((feature) => feature.patches ?? [])) patch(provider, context);
+  const { logger, organization } = context;
+  answerUnavailableAs503(provider, (error) => logger.error({ err: error, organizationId: organization.id }, "oidc server error"), (status) =>
+    logger.warn({ organizationId: organization.id, status }, `database unavailable: a protocol request answered ${status}`),
+  );
+}
 
 interface ClientPrototype {
   clientId: string;
@@ -23,7 +69,7 @@ type FindFn = (this: unknown, ...args: unknown[]) => Promise<AccessTokenLike | u
  * Client secrets are stored hashed, so the provider cannot compare them itself; its
  * comparison is replaced by one against the client's active secret hashes.
  */
-export function useHashedClientSecrets(provider: Provider, verify: (clientId: string, presented: string) => Promise<boolean>) {
+function useHashedClientSecrets(provider: Provider, verify: (clientId: string, presented: string) => Promise<boolean>) {
   const prototype = (provider.Client as unknown as { prototype: ClientPrototype }).prototype;
   prototype.compareClientSecret = function (actual: string) {
     return verify(this.clientId, actual);
@@ -41,7 +87,7 @@ export const ONLY_CODE_RESPONSE_TYPE = "only response_type=code is supported (th
  * `code` is refused here first, with the same error code and a description that says what to ask
  * for. The refusal goes to the redirect URI as the provider's own would.
  */
-export function explainUnsupportedResponseTypes(provider: Provider, supported: readonly string[]) {
+function explainUnsupportedResponseTypes(provider: Provider, supported: readonly string[]) {
   const prototype = (provider.Client as unknown as { prototype: ClientPrototype }).prototype;
   const original = prototype.responseModeAllowed;
   prototype.responseModeAllowed = function (responseMode, responseType, fapiProfile) {
@@ -59,7 +105,7 @@ export function explainUnsupportedResponseTypes(provider: Provider, supported: r
  * audience. For userinfo requests only, a token whose audience is exactly one of these
  * resources of Porta's own is treated as audience-free.
  */
-export function acceptOwnAudienceAtUserinfo(provider: Provider, audiences: string[]) {
+function acceptOwnAudienceAtUserinfo(provider: Provider, audiences: string[]) {
   const model = provider.AccessToken as unknown as { find: FindFn };
   const original = model.find;
   model.find = async function (this: unknown, ...args: unknown[]) {
@@ -89,7 +135,7 @@ interface IdTokenPrototype {
  * endpoint only): the access token's value is remembered when it is saved, and the ID token of
  * the same request carries its hash, which the provider computes for the signing algorithm.
  */
-export function hashAccessTokenIntoIdToken(provider: Provider) {
+function hashAccessTokenIntoIdToken(provider: Provider) {
   const issued = new WeakMap<object, string>();
   const accessToken = (provider.AccessToken as unknown as { prototype: SavedToken }).prototype;
   const save = accessToken.save;
@@ -108,53 +154,69 @@ export function hashAccessTokenIntoIdToken(provider: Provider) {
   };
 }
 
-interface IssuedToken {
-  jti: string;
-  kind: string;
-  exp?: number;
-  constructor: { IN_PAYLOAD: string[] };
-  adapter: { upsert(id: string, payload: Record<string, unknown>, expiresIn: number): Promise<unknown> };
+/**
+ * Error codes of the token endpoint as RFC 6749 §5.2 names them, where oidc-provider's differ: a
+ * client asking for a grant type it is not registered for is `unauthorized_client` ("the
+ * authenticated client is not authorized to use this authorization grant type"), which the
+ * library reports as `invalid_request`. Matched on the library's own description so that any
+ * other invalid_request stays one; test/oidc/post-methods.test.ts notices if an upgrade changes it.
+ */
+const GRANT_TYPE_NOT_ALLOWED = "requested grant type is not allowed for this client";
+/** The same refusal at the device authorization endpoint (RFC 8628 §3.2 answers with RFC 6749 §5.2's codes). */
+const DEVICE_GRANT_NOT_ALLOWED = "urn:ietf:params:oauth:grant-type:device_code is not allowed for this client";
+
+function answerTokenErrorsPerRfc6749(provider: Provider): void {
+  provider.use(async (ctx, next) => {
+    await next();
+    const route = ctx.oidc?.route;
+    if (ctx.status !== 400 || (route !== "token" && route !== "device_authorization")) return;
+    const body = ctx.body as { error?: unknown; error_description?: unknown } | undefined;
+    const refusal = route === "token" ? GRANT_TYPE_NOT_ALLOWED : DEVICE_GRANT_NOT_ALLOWED;
+    if (body && body.error === "invalid_request" && body.error_description === refusal) {
+      ctx.body = { ...body, error: "unauthorized_client" };
+    }
+  });
 }
 
 /**
- * oidc-provider issues JWT access tokens without storing them, which would leave them outside
- * userinfo, introspection, revocation and grant revocation. Registered as the JWT format
- * customizer (awaited before signing), this stores each one under its `jti` through the
- * model's own adapter (PostgreSQL for AccessToken, the ephemeral store for ClientCredentials).
+ * The provider reports every unexpected error as `server_error`; those caused by the database
+ * are remembered per request and turned into a 503 on the way out. So is one thrown past the
+ * provider's own error handlers: it saves the browser's session after it has answered, outside
+ * them, so a database that went away meanwhile would otherwise reach Koa, which answers 500.
+ * The 503 is logged once it is the answer, so the log never names a status that was not sent.
+ * Other errors keep the provider's answer and are logged as before; one that escapes the
+ * provider entirely is logged here too (Koa would print it to stderr with its stack).
  */
-export async function storeJwtAccessToken(token: unknown, jwtPayload: Record<string, unknown>): Promise<void> {
-  const issued = token as IssuedToken;
-  const source = token as Record<string, unknown>;
-  const payload: Record<string, unknown> = { kind: issued.kind };
-  for (const key of issued.constructor.IN_PAYLOAD) {
-    if (key !== "format" && source[key] !== undefined) payload[key] = source[key];
-  }
-  payload.iat = jwtPayload.iat;
-  payload.exp = jwtPayload.exp;
-  const expiresIn = Math.max(1, Number(jwtPayload.exp) - Math.floor(Date.now() / 1000));
-  await issued.adapter.upsert(issued.jti, payload, expiresIn);
-}
-
-/** The part of the provider's browser session the account page reads. */
-export interface BrowserSession {
-  /** The session id: the value of the session cookie (stored only hashed, adapter.ts). */
-  id: string;
-  accountId: string | undefined;
-  /** auth_time: when the person last proved who they are in this browser. */
-  loginTs: number | undefined;
-  amr: string[] | undefined;
-}
-
-interface SessionModel {
-  get(ctx: { req: IncomingMessage; res: ServerResponse }): Promise<{ jti: string; accountId?: string; loginTs?: number; amr?: string[] }>;
-}
-
-/**
- * The provider's session of the browser that sent `req`, read outside the provider's own routes
- * (the account page) with the provider's own check of the signed session cookie. oidc-provider
- * documents `Session.get` for its own middleware only.
- */
-export async function browserSessionOf(provider: Provider, req: IncomingMessage, res: ServerResponse): Promise<BrowserSession> {
-  const session = await (provider.Session as unknown as SessionModel).get({ req, res });
-  return { id: session.jti, accountId: session.accountId, loginTs: session.loginTs, amr: session.amr };
+function answerUnavailableAs503(provider: Provider, logServerError: (error: unknown) => void, logUnavailable: (status: number) => void): void {
+  const unavailable = new WeakSet<object>();
+  provider.on("server_error", (ctx: object, error: unknown) => {
+    if (isDatabaseUnavailable(error)) unavailable.add(ctx);
+    else logServerError(error);
+  });
+  // The provider is the Koa application; Koa's "error" event is not in the provider's typed events.
+  (provider as unknown as EventEmitter).on("error", (error: unknown) => {
+    // Koa's own answer to an error nobody handled: a 4xx it exposes is the request's fault, not Porta's.
+    const status = (error as { status?: unknown }).status;
+    if (typeof status !== "number" || status >= 500) logServerError(error);
+  });
+  provider.use(async (ctx, next) => {
+    let thrown = false;
+    try {
+      await next();
+    } catch (error) {
+      if (!isDatabaseUnavailable(error)) throw error;
+      unavailable.add(ctx);
+      thrown = true;
+    }
+    if (!unavailable.has(ctx)) return;
+    if (thrown || ctx.status === 500) {
+      ctx.status = 503;
+      ctx.remove("Location");
+      ctx.set("Retry-After", String(RETRY_AFTER_SECONDS));
+      ctx.set("Cache-Control", "no-store");
+      // JSON endpoints get the OAuth error body; a page the provider rendered (authorize) keeps its HTML.
+      if (typeof ctx.body !== "string" || !ctx.response.is("html")) ctx.body = UNAVAILABLE_BODY;
+    }
+    logUnavailable(ctx.status);
+  });
 }

@@ -1,7 +1,5 @@
 import { exportJWK, generateKeyPair, type JWK, type JWTPayload } from "jose";
 import Provider from "oidc-provider";
-import { answerTokenErrorsPerRfc6749 } from "./token-errors";
-import { answerUnavailableAs503 } from "../edge/unavailable";
 import { LRUCache } from "lru-cache";
 import { createProviderPool } from "./provider-pool";
 import type { Logger } from "pino";
@@ -11,14 +9,13 @@ import type { ReadThroughCache } from "../../cache/read-through";
 import type { KeyValueStore } from "../../cache/store";
 import type { Database } from "../../db/client";
 import { getClientRecord, secretMatches } from "../../directory/clients";
-import { buildProviderConfiguration, createSignedJwtReader, RESPONSE_TYPES } from "./configuration";
+import { buildProviderConfiguration, createSignedJwtReader } from "./configuration";
 import { createRevokedTokens } from "../storage/revoked-tokens";
-import { acceptOwnAudienceAtUserinfo, explainUnsupportedResponseTypes, hashAccessTokenIntoIdToken, useHashedClientSecrets } from "./patches";
+import { applyPatches } from "./patches";
 import { keysChangeAt, type KeyService, type PrivateSigningJwk } from "./keys";
-import type { LogoutNotice } from "../features/backchannel-logout";
-import { statePollInterval } from "../features/device-flow";
+import { sendLogoutToken, type LogoutNotice } from "../features/backchannel-logout";
 import { createFindAccount } from "./account";
-import { mintDelegatedToken, registerTokenExchange, type TokenExchangeRecord } from "../features/token-exchange";
+import { mintDelegatedToken, type TokenExchangeRecord } from "../features/token-exchange";
 import { loadActiveTenantsAfter, loadPublicTenant, loadPublicTenants, loadTenant, type PublicTenantInput, type TenantInput } from "./tenant-load";
 import type { Settings } from "../../settings/settings";
 
@@ -215,38 +212,23 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
     provider.proxy = true;
     builds += 1;
     options.onProviderBuilt?.(provider);
-    useHashedClientSecrets(provider, async (clientId, presented) => {
-      const client = await getClientRecord(prisma, cache, clientId);
-      return Boolean(client && client.organizationId === organization.id && secretMatches(client, presented));
-    });
-    acceptOwnAudienceAtUserinfo(provider, adminResource ? [issuer, adminResource] : [issuer]);
-    answerTokenErrorsPerRfc6749(provider);
-    explainUnsupportedResponseTypes(provider, RESPONSE_TYPES);
-    hashAccessTokenIntoIdToken(provider);
-    statePollInterval(provider);
-    registerTokenExchange(provider, {
+    // Every change beyond the configuration: Porta's own and each feature's (provider/patches.ts).
+    applyPatches(provider, {
+      organization,
+      issuer,
+      adminApiResource: adminResource,
       findAccount: createFindAccount({ prisma, cache, organizationId: organization.id, customClaims }),
-      reservedAudiences: adminResource ? [adminResource] : [],
-      onExchanged: async (record) => options.onTokenExchanged?.(organization.id, record),
+      async clientSecretMatches(clientId, presented) {
+        const client = await getClientRecord(prisma, cache, clientId);
+        return Boolean(client && client.organizationId === organization.id && secretMatches(client, presented));
+      },
+      logger,
+      onBackchannelLogout: options.onBackchannelLogout,
+      onTokenExchanged: options.onTokenExchanged,
     });
-    // The provider would POST logout tokens inside the sign-out request, once, without retries;
-    // Porta queues them instead and sends them from a job with the provider's own method.
-    type LogoutTokenSender = (this: InstanceType<Provider["Client"]>, sub: string, sid: string | undefined) => Promise<void>;
-    const prototype = provider.Client.prototype as unknown as { backchannelLogout: LogoutTokenSender };
-    const sendLogoutToken = prototype.backchannelLogout;
-    prototype.backchannelLogout = async function queueLogoutToken(sub, sid) {
-      await options.onBackchannelLogout?.({ organizationId: organization.id, clientId: this.clientId, sub, sid: sid ?? null });
-    };
     async function deliverBackchannelLogout(clientId: string, sub: string, sid: string | null): Promise<boolean> {
-      const client = await provider.Client.find(clientId);
-      if (!client?.backchannelLogoutUri) return false;
-      // The provider adds sid when the client requires it (backchannel_logout_session_required).
-      await sendLogoutToken.call(client, sub, sid ?? undefined);
-      return true;
+      return sendLogoutToken(provider, clientId, sub, sid);
     }
-    answerUnavailableAs503(provider, (error) => logger.error({ err: error, organizationId: organization.id }, "oidc server error"), (status) =>
-      logger.warn({ organizationId: organization.id, status }, `database unavailable: a protocol request answered ${status}`),
-    );
     async function issueImpersonationToken(input: { clientId: string; accountId: string; actorId: string; expiresIn: number }) {
       const client = await provider.Client.find(input.clientId);
       if (!client) return undefined;

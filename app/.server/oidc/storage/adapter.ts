@@ -103,7 +103,7 @@ export interface AdapterContext {
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
-/** Models whose tokens are ES256 JWTs (see internals.storeJwtAccessToken). */
+/** Models whose tokens are ES256 JWTs (see jwt-access-tokens.ts). */
 const JWT_MODELS = new Set(["AccessToken", "ClientCredentials"]);
 
 export function createAdapterFactory(context: AdapterContext): (name: string) => Adapter {

@@ -3,7 +3,7 @@ import { TOKEN_EXCHANGE_GRANT, usesSecret } from "~/schemas/client";
 import type { PrismaClient } from "~/generated/prisma/client";
 import type { ReadThroughCache } from "../../cache/read-through";
 import { getClientRecord, isClientUsable, type ClientRecord } from "../../directory/clients";
-import { ACCOUNT_CLIENT_ID, accountClientMetadata } from "../features/account-client";
+import { ACCOUNT_CLIENT_ID, accountClientMetadata } from "./account-client";
 import { clientPolicyMetadata } from "../features/client-policy";
 
 /**

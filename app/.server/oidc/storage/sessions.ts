@@ -1,3 +1,5 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type Provider from "oidc-provider";
 import type { KeyValueStore } from "../../cache/store";
 import type { Context, Db } from "../../context";
 import { noticesForSessions, parseStoredSession, type LogoutNotices } from "../features/backchannel-logout";
@@ -43,4 +45,28 @@ export async function endBrowserSessions(
   const stored = tell && sessions.length > 0 ? await store.getMany(sessions) : [];
   await store.del(...sessions, ...sessions.map(sessionDeviceKey), key);
   if (tell) await tell.notices.send(noticesForSessions(organizationId, userId, stored.map(parseStoredSession), tell.grantClientIds));
+}
+
+/** The part of the provider's browser session the account page reads. */
+export interface BrowserSession {
+  /** The session id: the value of the session cookie (stored only hashed, adapter.ts). */
+  id: string;
+  accountId: string | undefined;
+  /** auth_time: when the person last proved who they are in this browser. */
+  loginTs: number | undefined;
+  amr: string[] | undefined;
+}
+
+interface SessionModel {
+  get(ctx: { req: IncomingMessage; res: ServerResponse }): Promise<{ jti: string; accountId?: string; loginTs?: number; amr?: string[] }>;
+}
+
+/**
+ * The provider's session of the browser that sent `req`, read outside the provider's own routes
+ * (the account page) with the provider's own check of the signed session cookie. oidc-provider
+ * documents `Session.get` for its own middleware only.
+ */
+export async function browserSessionOf(provider: Provider, req: IncomingMessage, res: ServerResponse): Promise<BrowserSession> {
+  const session = await (provider.Session as unknown as SessionModel).get({ req, res });
+  return { id: session.jti, accountId: session.accountId, loginTs: session.loginTs, amr: session.amr };
 }

@@ -1,7 +1,7 @@
 import type { ClientMetadata } from "oidc-provider";
 import type { Organization } from "~/generated/prisma/client";
 import type { ClientRecord } from "../../directory/clients";
-import { clientPolicyMetadata } from "./client-policy";
+import { clientPolicyMetadata } from "../features/client-policy";
 import { organizationIssuer } from "../edge/endpoints";
 
 /**
