@@ -27,7 +27,7 @@ export function clientPolicyMetadata(client: PolicyRecord): Partial<ClientMetada
     ...(client.pkce === "required" || client.pkce === "not_required" ? { porta_pkce: client.pkce } : {}),
     ...(typeof client.accessTokenTtlSeconds === "number" ? { porta_access_token_ttl: client.accessTokenTtlSeconds } : {}),
     ...(typeof client.refreshTokenTtlSeconds === "number" ? { porta_refresh_token_ttl: client.refreshTokenTtlSeconds } : {}),
-    // Token exchange (decision 053): the audiences it may exchange for; the grant type follows (client-metadata.ts).
+    // Token exchange (decision 053): the audiences it may exchange for; the grant type follows (storage/client-metadata.ts).
     ...(client.tokenExchangeAudiences?.length ? { [TOKEN_EXCHANGE_AUDIENCES_PROPERTY]: client.tokenExchangeAudiences } : {}),
   };
 }

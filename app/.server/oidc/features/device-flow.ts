@@ -20,7 +20,7 @@ export const DEVICE_POLL_INTERVAL_SECONDS = 5;
 
 /**
  * Requests to the code entry page whose address used up its attempts: the provider is handed no
- * code, and the page says to wait (pages.ts) with 429.
+ * code, and the page says to wait (edge/pages.ts) with 429.
  */
 export const limitedCodeEntries = new WeakSet<IncomingMessage>();
 

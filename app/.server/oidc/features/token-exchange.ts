@@ -42,7 +42,7 @@ export interface Actor {
 }
 
 export interface TokenExchangeOptions {
-  /** The provider's own account lookup (account.ts): an active person of this organization, or undefined. */
+  /** The provider's own account lookup (provider/account.ts): an active person of this organization, or undefined. */
   findAccount: FindAccount;
   /**
    * Audiences never issued by exchange, whatever a client's list says: the Admin API (the
@@ -168,7 +168,7 @@ function registerTokenExchange(provider: Provider, options: TokenExchangeOptions
   async function exchange(ctx: ExchangeContext): Promise<void> {
     const { client, params } = ctx.oidc;
     // The grant type is in a client's metadata only with audiences and a confidential client
-    // (client-metadata.ts); this holds even if a cached record disagreed.
+    // (storage/client-metadata.ts); this holds even if a cached record disagreed.
     const allowed = tokenExchangeAudiencesOf(client);
     if (client.clientAuthMethod === "none" || allowed.length === 0) throw new errors.UnauthorizedClient("the client may not exchange tokens");
 

@@ -58,7 +58,7 @@ export interface ProviderInput {
   /** Seconds; the `tokens.accessTokenTtlSeconds` setting when the provider was built. */
   accessTokenTtl: number;
   prisma: PrismaClient;
-  /** Plain SQL for the durable token and grant rows (adapter.ts). */
+  /** Plain SQL for the durable token and grant rows (storage/adapter.ts). */
   sql: Pick<Database, "query">;
   cache: ReadThroughCache;
   store: KeyValueStore;

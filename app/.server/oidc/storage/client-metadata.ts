@@ -28,7 +28,7 @@ export function toClientMetadata(client: ClientRecord): ClientMetadata {
     ...(client.jwks ? { jwks: client.jwks as unknown as JWKS } : {}),
     ...(client.jwksUri ? { jwks_uri: client.jwksUri } : {}),
     // A confidential client with token exchange audiences has the grant (decision 053); the
-    // provider answers any other client's exchange with unauthorized_client (token-errors.ts).
+    // provider answers any other client's exchange with unauthorized_client (provider/patches.ts).
     grant_types: exchangesTokens(client) ? [...client.grantTypes, TOKEN_EXCHANGE_GRANT] : client.grantTypes,
     response_types: codeFlow ? ["code"] : [],
     redirect_uris: codeFlow ? client.redirectUris : [],

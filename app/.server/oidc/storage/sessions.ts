@@ -7,7 +7,7 @@ import { noticesForSessions, parseStoredSession, type LogoutNotices } from "../f
 /** Where the ephemeral adapter records an account's sessions, so they can be ended together. */
 export const accountSessionsKey = (organizationId: string, accountId: string) => `oidc:${organizationId}:account-sessions:${accountId}`;
 
-/** Where a session's last request came from (request-device.ts), kept beside the session's own key. */
+/** Where a session's last request came from (edge/request-device.ts), kept beside the session's own key. */
 export const sessionDeviceKey = (sessionKey: string) => `${sessionKey}:device`;
 
 /** The clients a user holds grants of in one organization (read before the grants end, to tell them: decision 048). */
