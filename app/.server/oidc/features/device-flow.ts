@@ -31,7 +31,7 @@ const pollKey = (organizationId: string, deviceCode: string) => `device-poll:${o
  * slack: a device waits the interval after the previous answer, which arrives a little after
  * its request.
  */
-export async function pollsTooSoon(store: KeyValueStore, organizationId: string, deviceCode: string): Promise<boolean> {
+async function pollsTooSoon(store: KeyValueStore, organizationId: string, deviceCode: string): Promise<boolean> {
   return (await store.increment(pollKey(organizationId, deviceCode), DEVICE_POLL_INTERVAL_SECONDS - 1)) > 1;
 }
 

@@ -122,7 +122,7 @@ function scopeOf(requested: string | undefined, subjectScope: string | undefined
  * The provider's `extraTokenClaims`: it replaces a token's `extra` when saving it, so an
  * exchanged token's `act`, set when the grant made it, is handed back here. Other tokens have none.
  */
-export function exchangedTokenClaims(token: { gty?: string; extra?: Record<string, unknown> | undefined }): { act: Actor } | undefined {
+function exchangedTokenClaims(token: { gty?: string; extra?: Record<string, unknown> | undefined }): { act: Actor } | undefined {
   const act = token.gty === TOKEN_EXCHANGE_GRANT ? token.extra?.act : undefined;
   return act && typeof act === "object" ? { act: act as Actor } : undefined;
 }
