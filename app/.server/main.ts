@@ -45,7 +45,7 @@ export async function preflight(env: NodeJS.ProcessEnv = process.env): Promise<P
 /**
  * oidc-provider prints notices to stderr: "Unsupported runtime" when it is imported on a Node it
  * was not released for, and once that it found a parsed form (Porta parses protocol forms
- * itself, oidc/mount.ts). On stderr they would break the one-line start-up
+ * itself, oidc/edge/mount.ts). On stderr they would break the one-line start-up
  * contract and the JSON log, so they go to the log instead. The server modules are imported
  * only after this is in place.
  */

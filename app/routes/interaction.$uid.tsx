@@ -13,8 +13,8 @@ import { completePasswordLogin, consentView, isFirstPartyClient } from "~/.serve
 import { deviceCookieOf } from "~/.server/auth/device-cookie";
 import { passGate } from "~/.server/interaction/gate";
 import { interactionHeaders, isAfterAction, NO_STORE } from "~/.server/interaction/request";
-import { skipsConsent } from "~/.server/oidc/client-policy";
-import { recordConsent } from "~/.server/oidc/interaction-results";
+import { skipsConsent } from "~/.server/oidc/features/client-policy";
+import { recordConsent } from "~/.server/oidc/provider/interaction-results";
 import { LOGIN_METHODS, type LoginMethod } from "~/schemas/login-methods";
 
 export const headers = interactionHeaders;

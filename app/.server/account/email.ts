@@ -7,7 +7,7 @@ import { inTransaction } from "../context";
 import { invalidateUser } from "../directory/users";
 import type { JobContext, JobPayloads } from "../jobs/queue";
 import { sendBrandedEmail } from "../mail/send";
-import { accountPageUrl } from "../oidc/account-client";
+import { accountPageUrl } from "../oidc/storage/account-client";
 import { consumeEach } from "../rate-limit/limiters";
 import type { Services } from "../services";
 import { maySubmitSensitive, type SignedIn } from "./session";

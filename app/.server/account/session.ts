@@ -2,11 +2,11 @@ import { createHash, randomBytes } from "node:crypto";
 import type { Request as ExpressRequest, Response as ExpressResponse } from "express";
 import type { Organization } from "~/generated/prisma/client";
 import { getUserById, type CachedUser } from "../directory/users";
-import { ACCOUNT_CLIENT_ID, accountCallbackUri } from "../oidc/account-client";
-import { ephemeralKey } from "../oidc/adapter";
-import { organizationIssuer, PROVIDER_ROUTES } from "../oidc/endpoints";
-import { browserSessionOf } from "../oidc/internals";
-import type { TenantProvider } from "../oidc/registry";
+import { ACCOUNT_CLIENT_ID, accountCallbackUri } from "../oidc/storage/account-client";
+import { ephemeralKey } from "../oidc/storage/adapter";
+import { organizationIssuer, PROVIDER_ROUTES } from "../oidc/edge/endpoints";
+import { browserSessionOf } from "../oidc/storage/sessions";
+import type { TenantProvider } from "../oidc/provider/registry";
 import type { Services } from "../services";
 
 /**

@@ -2,7 +2,7 @@ import type { Prisma } from "~/generated/prisma/client";
 import type { LoginMethod } from "~/schemas/login-methods";
 import type { Context } from "../context";
 import type { InteractionContext } from "../interaction/context";
-import { recordLogin } from "../oidc/interaction-results";
+import { recordLogin } from "../oidc/provider/interaction-results";
 import type { Services } from "../services";
 import type { RequestMeta } from "./actors";
 import { forgetAllFactorFailures } from "./two-factor/factor-failures";

@@ -7,13 +7,13 @@ import { inTransaction, type Context } from "../context";
 import type { InteractionContext } from "../interaction/context";
 import type { JobContext, JobPayloads } from "../jobs/queue";
 import { sendBrandedEmail } from "../mail/send";
-import { accountPageUrl } from "../oidc/account-client";
+import { accountPageUrl } from "../oidc/storage/account-client";
 import type { Services } from "../services";
 import { systemActor, userActor, type RequestMeta } from "./actors";
 import { finishSignIn } from "./finish-sign-in";
 import { auditMethodRefusal } from "./method-refusal";
 import { checkPairing, isConfirmed, markConfirmed, pairingCode, startPairing, takeConfirmed } from "./magic-link-pairing";
-import { lookupInteractionOrganization } from "../oidc/adapter";
+import { lookupInteractionOrganization } from "../oidc/storage/adapter";
 import { consumeEach } from "../rate-limit/limiters";
 
 /**

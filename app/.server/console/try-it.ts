@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from "jose";
 import type { Client } from "~/schemas/client";
-import { organizationIssuer, PROVIDER_ROUTES } from "../oidc/endpoints";
+import { organizationIssuer, PROVIDER_ROUTES } from "../oidc/edge/endpoints";
 import type { Services } from "../services";
 import type { Console } from "./page";
 import { newSecret } from "./session";

@@ -22,7 +22,7 @@ import type { Context, Db } from "../context";
 import type { Encrypter } from "../crypto/encryption";
 import { conflict, notFound, staleEtag, validation } from "../errors";
 import { listMode, listPage, type ListQuery, type Page } from "../admin/http/pagination";
-import { organizationIssuer } from "../oidc/endpoints";
+import { organizationIssuer } from "../oidc/edge/endpoints";
 import { applePrivateKey } from "./apple";
 
 /**

@@ -6,7 +6,7 @@ import { finishSignIn } from "../auth/finish-sign-in";
 import { planForSignIn, readSecondFactorEnrollment, startSecondFactor, type SecondFactorPlan } from "../auth/two-factor/service";
 import { inTransaction } from "../context";
 import type { InteractionContext } from "../interaction/context";
-import { ACR, stepUpRequested } from "../oidc/acr";
+import { ACR, stepUpRequested } from "../oidc/features/acr";
 import { guardedFetch } from "../outbound/guard";
 import { consumeEach, refundEach, type LimitName, type LimitOutcome } from "../rate-limit/limiters";
 import type { Services } from "../services";

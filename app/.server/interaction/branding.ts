@@ -1,11 +1,11 @@
 import type { Organization } from "~/generated/prisma/client";
-import { ACCOUNT_CLIENT_ID, accountPageUrl } from "../oidc/account-client";
+import { ACCOUNT_CLIENT_ID, accountPageUrl } from "../oidc/storage/account-client";
 import { assetPath, readStoredBranding } from "~/schemas/branding";
 import { SlugSchema } from "~/schemas/organization";
 import { applicationHome } from "../auth/application-home";
 import { getClientRecord } from "../directory/clients";
 import { getOrganizationById, getOrganizationBySlug } from "../directory/organizations";
-import { lookupInteractionOrigin } from "../oidc/adapter";
+import { lookupInteractionOrigin } from "../oidc/storage/adapter";
 import type { Services } from "../services";
 
 /**

@@ -3,11 +3,11 @@ import type { Organization } from "~/generated/prisma/client";
 import { effectiveLoginMethods, type LoginMethod } from "~/schemas/login-methods";
 import { getClientRecord, type ClientRecord } from "../directory/clients";
 import { getOrganizationById } from "../directory/organizations";
-import { ACCOUNT_CLIENT_ID, accountClientRecord } from "../oidc/account-client";
-import { lookupInteractionOrganization } from "../oidc/adapter";
-import { organizationIssuer } from "../oidc/endpoints";
-import type { Interaction } from "../oidc/interaction-results";
-import type { TenantProvider } from "../oidc/registry";
+import { ACCOUNT_CLIENT_ID, accountClientRecord } from "../oidc/storage/account-client";
+import { lookupInteractionOrganization } from "../oidc/storage/adapter";
+import { organizationIssuer } from "../oidc/edge/endpoints";
+import type { Interaction } from "../oidc/provider/interaction-results";
+import type { TenantProvider } from "../oidc/provider/registry";
 import type { Services } from "../services";
 
 /** Everything a login page needs about the interaction it serves. */

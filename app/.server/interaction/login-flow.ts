@@ -5,7 +5,7 @@ import { issueDeviceCookie } from "../auth/device-cookie";
 import { attemptPasswordLogin } from "../auth/password-login";
 import { planForSignIn, startSecondFactor, type SecondFactorPlan } from "../auth/two-factor/service";
 import { getUserById } from "../directory/users";
-import { stepUpRequested } from "../oidc/acr";
+import { stepUpRequested } from "../oidc/features/acr";
 import type { Services } from "../services";
 import type { InteractionContext } from "./context";
 

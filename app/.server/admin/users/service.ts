@@ -4,7 +4,7 @@ import { InvitationConflictError, InvitationPendingError, inviteUser, previewInv
 import { checkNewPassword, type PasswordCheck } from "../../auth/password-policy";
 import { passwordLimitKey } from "../../auth/password-login";
 import { invalidateUser } from "../../directory/users";
-import { endUserSessions } from "../../oidc/sessions";
+import { endUserSessions } from "../../oidc/storage/sessions";
 import type { Context } from "../../context";
 import type { Services } from "../../services";
 import { conflict, notFound, staleEtag, validation } from "../../errors";

@@ -3,7 +3,7 @@ import { inTransaction, type Context, type Db } from "../../context";
 import type { JobContext, JobPayloads } from "../../jobs/queue";
 import { sendBrandedEmail } from "../../mail/send";
 import type { InteractionContext } from "../../interaction/context";
-import { accountPageUrl } from "../../oidc/account-client";
+import { accountPageUrl } from "../../oidc/storage/account-client";
 import type { Services } from "../../services";
 import { NO_REQUEST, userActor, type RequestMeta } from "../actors";
 import { finishSignIn, type CompleteSignIn } from "../finish-sign-in";
@@ -90,7 +90,7 @@ export function planFromEnrollment(enrollment: SecondFactorEnrollment, policy: s
 
 /**
  * The plan of one sign-in: the organization's policy, or any factor the user can use when the
- * relying party accepts only two (step-up, `stepUpRequested` in oidc/acr.ts): every account
+ * relying party accepts only two (step-up, `stepUpRequested` in oidc/features/acr.ts): every account
  * has an email address, so an emailed code is always possible.
  */
 export function planForSignIn(enrollment: SecondFactorEnrollment, policy: string, stepUp: boolean): SecondFactorPlan | null {
