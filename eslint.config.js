@@ -35,7 +35,7 @@ export default tseslint.config(
     ignores: ["**/*.test.ts"],
     rules: {
       "no-restricted-imports": ["error", { patterns: [
-        { group: ["**/admin/*", "**/auth/*", "**/console/*", "**/interaction/*", "**/oidc/*", "**/http/*", "**/services", "**/context", "**/mail/*", "**/jobs/*", "**/branding/*", "**/directory/*"], message: "The storage and infrastructure layer never imports the services above it." },
+        { group: ["**/admin/*", "**/auth/*", "**/console/*", "**/interaction/*", "**/sign-in/*", "**/oidc/*", "**/http/*", "**/services", "**/context", "**/mail/*", "**/jobs/*", "**/branding/*", "**/directory/*"], message: "The storage and infrastructure layer never imports the services above it." },
         { group: ["**/routes/*", "~/routes/*", "**/components/*", "~/components/*"], message: "Server code never imports routes or components." },
       ] }],
     },

@@ -2,10 +2,10 @@ import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type 
 import { useActionData } from "@remix-run/react";
 import { useLoaderData } from "@remix-run/react";
 import { FederationFailurePage } from "~/components/federation";
-import { continueFromCallback } from "~/.server/federation/sign-in";
+import { continueFromCallback } from "~/.server/sign-in/methods/federated";
 import { resolveLanguage } from "~/.server/i18n";
-import { brandingForSlug } from "~/.server/interaction/branding";
-import { interactionHeaders, NO_STORE, requestMeta } from "~/.server/interaction/request";
+import { brandingForSlug } from "~/.server/branding/pages";
+import { interactionHeaders, NO_STORE, requestMeta } from "~/.server/sign-in/page";
 import { pageTitle } from "~/i18n/page-title";
 
 export const headers = interactionHeaders;

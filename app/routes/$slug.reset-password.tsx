@@ -5,12 +5,12 @@ import { pageTitle } from "~/i18n/page-title";
 import { AuthCard, Field, FormMessage } from "~/components/auth-card";
 import { BackToApplication, PasswordChangedCard, UnknownResetLink } from "~/components/password-changed";
 import { applicationHome } from "~/.server/auth/application-home";
-import { auditMethodRefusal } from "~/.server/auth/method-refusal";
+import { auditMethodRefusal } from "~/.server/sign-in/method-refusal";
 import { completePasswordReset, continuationAfterReset, findResetLink, resettableUserEmail, type ResetLink } from "~/.server/auth/password-reset";
 import { readForm } from "~/.server/http/form";
 import { resolveLanguage } from "~/.server/i18n";
-import { brandingOf } from "~/.server/interaction/branding";
-import { interactionHeaders, isAfterAction, NO_STORE } from "~/.server/interaction/request";
+import { brandingOf } from "~/.server/branding/pages";
+import { interactionHeaders, isAfterAction, NO_STORE } from "~/.server/sign-in/page";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: pageTitle(data?.language, (m) => m.reset.title) }, { name: "robots", content: "noindex" }];
 export const headers = interactionHeaders;

@@ -5,9 +5,9 @@ import { EmailSchema } from "~/schemas/email";
 import { FederationFailurePage } from "~/components/federation";
 import { GateRefusalPage } from "~/components/gate-refusal";
 import { resolveLanguage } from "~/.server/i18n";
-import { startFederatedSignIn, startForEmail } from "~/.server/federation/sign-in";
-import { passGate } from "~/.server/interaction/gate";
-import { interactionHeaders, isAfterAction, NO_STORE } from "~/.server/interaction/request";
+import { startFederatedSignIn, startForEmail } from "~/.server/sign-in/methods/federated";
+import { passGate } from "~/.server/sign-in/door";
+import { interactionHeaders, isAfterAction, NO_STORE } from "~/.server/sign-in/page";
 import { pageTitle } from "~/i18n/page-title";
 
 export const headers = interactionHeaders;

@@ -2,9 +2,9 @@ import { data, redirect, type LoaderFunctionArgs, type MetaFunction } from "@rem
 import { useLoaderData } from "@remix-run/react";
 import { FederationFailurePage } from "~/components/federation";
 import { GateRefusalPage, isGateRefusal } from "~/components/gate-refusal";
-import { completeFederatedSignIn } from "~/.server/federation/sign-in";
-import { passGate } from "~/.server/interaction/gate";
-import { interactionHeaders, NO_STORE } from "~/.server/interaction/request";
+import { completeFederatedSignIn } from "~/.server/sign-in/methods/federated";
+import { passGate } from "~/.server/sign-in/door";
+import { interactionHeaders, NO_STORE } from "~/.server/sign-in/page";
 import { pageTitle } from "~/i18n/page-title";
 
 export const headers = interactionHeaders;

@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { confirmedElsewhere } from "~/.server/auth/magic-link";
-import { passGate } from "~/.server/interaction/gate";
-import { NO_STORE } from "~/.server/interaction/request";
+import { confirmedElsewhere } from "~/.server/sign-in/methods/magic-link";
+import { passGate } from "~/.server/sign-in/door";
+import { NO_STORE } from "~/.server/sign-in/page";
 
 /**
  * GET /interaction/:uid/magic-link/status: `{ confirmed }` for the asking page's script (decision

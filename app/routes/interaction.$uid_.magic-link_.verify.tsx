@@ -5,10 +5,10 @@ import { pageTitle } from "~/i18n/page-title";
 import { AuthCard, Field, FormMessage } from "~/components/auth-card";
 import { BackToApplication } from "~/components/password-changed";
 import { useNonce } from "~/components/nonce";
-import { confirmMagicLinkElsewhere, signInWithMagicLink, type MagicLinkPairing, type MagicLinkSignIn } from "~/.server/auth/magic-link";
-import { passGate } from "~/.server/interaction/gate";
-import { brandingForSlug } from "~/.server/interaction/branding";
-import { NO_STORE } from "~/.server/interaction/request";
+import { confirmMagicLinkElsewhere, signInWithMagicLink, type MagicLinkPairing, type MagicLinkSignIn } from "~/.server/sign-in/methods/magic-link";
+import { passGate } from "~/.server/sign-in/door";
+import { brandingForSlug } from "~/.server/branding/pages";
+import { NO_STORE } from "~/.server/sign-in/page";
 import { resolveLanguage } from "~/.server/i18n";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: pageTitle(data?.language, (m) => m.magicLink.confirmTitle) }, { name: "robots", content: "noindex" }];

@@ -5,9 +5,9 @@ import { pageTitle } from "~/i18n/page-title";
 import { AuthCard } from "~/components/auth-card";
 import { GateRefusalPage, isGateRefusal } from "~/components/gate-refusal";
 import { MagicLinkWaiting } from "~/components/magic-link-waiting";
-import { finishConfirmedElsewhere, pairingCodeFor } from "~/.server/auth/magic-link";
-import { passGate } from "~/.server/interaction/gate";
-import { interactionHeaders, NO_STORE } from "~/.server/interaction/request";
+import { finishConfirmedElsewhere, pairingCodeFor } from "~/.server/sign-in/methods/magic-link";
+import { passGate } from "~/.server/sign-in/door";
+import { interactionHeaders, NO_STORE } from "~/.server/sign-in/page";
 
 export const headers = interactionHeaders;
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: pageTitle(data?.language, (m) => m.magicLink.title) }, { name: "robots", content: "noindex" }];

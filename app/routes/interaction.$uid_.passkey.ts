@@ -1,7 +1,7 @@
 import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
-import { passGate } from "~/.server/interaction/gate";
-import { NO_STORE } from "~/.server/interaction/request";
-import { passkeyLoginOptions, signInWithPasskey } from "~/.server/passkeys/sign-in";
+import { passGate } from "~/.server/sign-in/door";
+import { NO_STORE } from "~/.server/sign-in/page";
+import { passkeyLoginOptions, signInWithPasskey } from "~/.server/sign-in/methods/passkey";
 
 /**
  * POST /interaction/:uid/passkey, for the login page's passkey script (decision 041):

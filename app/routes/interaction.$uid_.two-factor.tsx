@@ -5,7 +5,7 @@ import { AuthCard, Field, FormMessage } from "~/components/auth-card";
 import { pageTitle } from "~/i18n/page-title";
 import { GateRefusalPage, isGateRefusal } from "~/components/gate-refusal";
 import { PasskeyRegister, PasskeySignIn } from "~/components/passkey";
-import { passkeyEnrollmentDue } from "~/.server/passkeys/sign-in";
+import { passkeyEnrollmentDue } from "~/.server/sign-in/methods/passkey";
 import {
   chooseSecondFactor,
   loadSecondFactorStep,
@@ -13,8 +13,8 @@ import {
   signInWithSecondFactor,
 } from "~/.server/auth/two-factor/service";
 import { isFactorLocked } from "~/.server/auth/two-factor/factor-failures";
-import { passGate } from "~/.server/interaction/gate";
-import { interactionHeaders, NO_STORE } from "~/.server/interaction/request";
+import { passGate } from "~/.server/sign-in/door";
+import { interactionHeaders, NO_STORE } from "~/.server/sign-in/page";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: pageTitle(data && "language" in data ? data.language : undefined, (m) => (data && "registerPasskey" in data && data.registerPasskey ? m.twoFactor.passkeySetupTitle : m.twoFactor.title)) },

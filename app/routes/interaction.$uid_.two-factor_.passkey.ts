@@ -1,8 +1,8 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { loadSecondFactorStep } from "~/.server/auth/two-factor/service";
-import { passGate } from "~/.server/interaction/gate";
-import { NO_STORE } from "~/.server/interaction/request";
-import { enrollPasskeyAtSignIn, passkeyEnrollmentOptions, passkeySecondFactorOptions, verifyPasskeySecondFactor } from "~/.server/passkeys/sign-in";
+import { passGate } from "~/.server/sign-in/door";
+import { NO_STORE } from "~/.server/sign-in/page";
+import { enrollPasskeyAtSignIn, passkeyEnrollmentOptions, passkeySecondFactorOptions, verifyPasskeySecondFactor } from "~/.server/sign-in/methods/passkey";
 
 /**
  * POST /interaction/:uid/two-factor/passkey, for the second-factor page's passkey script

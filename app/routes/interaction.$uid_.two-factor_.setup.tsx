@@ -8,8 +8,8 @@ import { GateRefusalPage, isGateRefusal } from "~/components/gate-refusal";
 import { beginTotpEnrollment, enrollTotpAtSignIn, loadSecondFactorStep, signInAfterEnrollment } from "~/.server/auth/two-factor/service";
 import { totpQrDataUrl, totpUri } from "~/.server/auth/two-factor/totp";
 import { getUserById } from "~/.server/directory/users";
-import { passGate } from "~/.server/interaction/gate";
-import { interactionHeaders, NO_STORE } from "~/.server/interaction/request";
+import { passGate } from "~/.server/sign-in/door";
+import { interactionHeaders, NO_STORE } from "~/.server/sign-in/page";
 
 // Without it Remix drops the loader's and action's headers (no-store, Retry-After) from the page.
 export const headers = interactionHeaders;

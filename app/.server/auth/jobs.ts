@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineJob } from "../jobs/job";
 import { mailExpiry } from "../mail/mail-jobs";
 import { sendInvitationJob } from "./invitations";
-import { sendMagicLinkJob } from "./magic-link";
+import { sendMagicLinkJob } from "../sign-in/methods/magic-link";
 import { sendPasswordResetJob } from "./password-reset";
 import { sendEmailOtpJob } from "./two-factor/service";
 

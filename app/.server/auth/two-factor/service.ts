@@ -2,15 +2,15 @@ import type { PasswordHasher } from "../password-hash";
 import { inTransaction, type Context, type Db } from "../../context";
 import type { JobContext, JobPayloads } from "../../jobs/queue";
 import { sendBrandedEmail } from "../../mail/send";
-import type { InteractionContext } from "../../interaction/context";
+import type { InteractionContext } from "../../sign-in/interaction";
 import { accountPageUrl } from "../../oidc/account-client";
 import type { Services } from "../../services";
 import { NO_REQUEST, userActor, type RequestMeta } from "../actors";
-import { finishSignIn, type CompleteSignIn } from "../finish-sign-in";
+import { finishSignIn, type CompleteSignIn } from "../../sign-in/finish";
 import { consumeEach, refundEach, type LimitName } from "../../rate-limit/limiters";
 import { MAX_ACTIVE_EMAIL_OTPS } from "./email-otp";
 import { countFactorAttempt, forgetFactorFailures, isCountedFactor, isFactorLocked, isRefused, reachesLimit } from "./factor-failures";
-import { clearPending, loadPending, primaryOf, savePending, type PendingSecondFactor } from "./pending";
+import { clearPending, loadPending, primaryOf, savePending, type PendingSecondFactor } from "../../sign-in/pending";
 import { generateRecoveryCodes, looksLikeRecoveryCode, normalizeRecoveryCode } from "./recovery-codes";
 import { generateTotpSecret, matchTotpStep } from "./totp";
 
@@ -23,7 +23,7 @@ import { generateTotpSecret, matchTotpStep } from "./totp";
  * the transaction that consumes the code.
  */
 export type SecondFactorMethod = "totp" | "email" | "passkey";
-/** The factors checked with a typed code (a passkey is checked in app/.server/passkeys/sign-in.ts). */
+/** The factors checked with a typed code (a passkey is checked in app/.server/sign-in/methods/passkey.ts). */
 export type VerifyMethod = "totp" | "email" | "recovery";
 
 export interface SecondFactorPlan {
@@ -76,7 +76,7 @@ export function planFromEnrollment(enrollment: SecondFactorEnrollment, policy: s
     case "required_totp":
       return totpEnrolled ? { methods: ["totp"], enrollTotp: false, recovery } : { methods: ["totp"], enrollTotp: true, recovery: false };
     case "required_passkey":
-      // Without a passkey the step registers one first (passkeys/sign-in.ts, enrollPasskeyAtSignIn).
+      // Without a passkey the step registers one first (sign-in/methods/passkey.ts, enrollPasskeyAtSignIn).
       return { methods: ["passkey"], enrollTotp: false, recovery: enrollment.passkey && recovery };
     case "required_any":
       // Every account has an email address, so email codes are always available.

@@ -1,20 +1,20 @@
 import { createHash } from "node:crypto";
 import type * as Oidc from "openid-client";
-import type { RequestMeta } from "../auth/actors";
-import { anonymousActor } from "../auth/actors";
-import { finishSignIn } from "../auth/finish-sign-in";
-import { planForSignIn, readSecondFactorEnrollment, startSecondFactor, type SecondFactorPlan } from "../auth/two-factor/service";
-import { inTransaction } from "../context";
-import type { InteractionContext } from "../interaction/context";
-import { ACR, stepUpRequested } from "../oidc/acr";
-import { guardedFetch } from "../outbound/guard";
-import { consumeEach, refundEach, type LimitName, type LimitOutcome } from "../rate-limit/limiters";
-import type { Services } from "../services";
-import { getOrganizationBySlug } from "../directory/organizations";
-import { onFirstUse } from "../lazy";
-import { appleClientSecret, appleFirstSignInName } from "./apple";
-import { githubAuthorizationUrl, githubPerson } from "./github";
-import { claimMappingOf, clientSecretOf, enabledProviders, endpointsOf, federationCallbackUrl, providerForEmail, trustOf, type ProviderRow } from "./providers";
+import type { RequestMeta } from "../../auth/actors";
+import { anonymousActor } from "../../auth/actors";
+import { finishSignIn } from "../finish";
+import { planForSignIn, readSecondFactorEnrollment, startSecondFactor, type SecondFactorPlan } from "../../auth/two-factor/service";
+import { inTransaction } from "../../context";
+import type { InteractionContext } from "../interaction";
+import { ACR, stepUpRequested } from "../../oidc/acr";
+import { guardedFetch } from "../../outbound/guard";
+import { consumeEach, refundEach, type LimitName, type LimitOutcome } from "../../rate-limit/limiters";
+import type { Services } from "../../services";
+import { getOrganizationBySlug } from "../../directory/organizations";
+import { onFirstUse } from "../../lazy";
+import { appleClientSecret, appleFirstSignInName } from "../../federation/apple";
+import { githubAuthorizationUrl, githubPerson } from "../../federation/github";
+import { claimMappingOf, clientSecretOf, enabledProviders, endpointsOf, federationCallbackUrl, providerForEmail, trustOf, type ProviderRow } from "../../federation/providers";
 
 /**
  * Signing in through an upstream OpenID provider (decision 046). openid-client (on

@@ -1,20 +1,20 @@
 import { effectiveLoginMethods } from "~/schemas/login-methods";
 import { normalizeEmail } from "~/schemas/email";
-import { magicLinkUrl } from "./email-links";
-import { getClientRecord } from "../directory/clients";
-import { getOrganizationBySlug } from "../directory/organizations";
-import { inTransaction, type Context } from "../context";
-import type { InteractionContext } from "../interaction/context";
-import type { JobContext, JobPayloads } from "../jobs/queue";
-import { sendBrandedEmail } from "../mail/send";
-import { accountPageUrl } from "../oidc/account-client";
-import type { Services } from "../services";
-import { systemActor, userActor, type RequestMeta } from "./actors";
-import { finishSignIn } from "./finish-sign-in";
-import { auditMethodRefusal } from "./method-refusal";
-import { checkPairing, isConfirmed, markConfirmed, pairingCode, startPairing, takeConfirmed } from "./magic-link-pairing";
-import { lookupInteractionOrganization } from "../oidc/adapter";
-import { consumeEach } from "../rate-limit/limiters";
+import { magicLinkUrl } from "../../auth/email-links";
+import { getClientRecord } from "../../directory/clients";
+import { getOrganizationBySlug } from "../../directory/organizations";
+import { inTransaction, type Context } from "../../context";
+import type { InteractionContext } from "../interaction";
+import type { JobContext, JobPayloads } from "../../jobs/queue";
+import { sendBrandedEmail } from "../../mail/send";
+import { accountPageUrl } from "../../oidc/account-client";
+import type { Services } from "../../services";
+import { systemActor, userActor, type RequestMeta } from "../../auth/actors";
+import { finishSignIn } from "../finish";
+import { auditMethodRefusal } from "../method-refusal";
+import { checkPairing, isConfirmed, markConfirmed, pairingCode, startPairing, takeConfirmed } from "../magic-link-pairing";
+import { lookupInteractionOrganization } from "../../oidc/adapter";
+import { consumeEach } from "../../rate-limit/limiters";
 
 /**
  * Magic links (spec "Magic link rules"). The request only enqueues tenant-bound work; the job

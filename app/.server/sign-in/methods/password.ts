@@ -1,13 +1,13 @@
 import { normalizeEmail } from "~/schemas/email";
-import { inTransaction, type Context } from "../context";
-import type { Services } from "../services";
-import { anonymousActor, userActor, type RequestMeta } from "./actors";
-import type { CompleteSignIn, UserChanges } from "./finish-sign-in";
-import type { SecondFactorEnrollment } from "./two-factor/service";
-import { SETTINGS } from "../settings/registry";
-import { MAX_PASSWORD_LENGTH } from "./password-policy";
-import { consumeEach, refundEach, type LimitName } from "../rate-limit/limiters";
-import { trustedDevice } from "./device-cookie";
+import { inTransaction, type Context } from "../../context";
+import type { Services } from "../../services";
+import { anonymousActor, userActor, type RequestMeta } from "../../auth/actors";
+import type { CompleteSignIn, UserChanges } from "../finish";
+import type { SecondFactorEnrollment } from "../../auth/two-factor/service";
+import { SETTINGS } from "../../settings/registry";
+import { MAX_PASSWORD_LENGTH } from "../../auth/password-policy";
+import { consumeEach, refundEach, type LimitName } from "../../rate-limit/limiters";
+import { trustedDevice } from "../device-cookie";
 
 /**
  * Password login, built so that failures look alike from outside: every admitted attempt runs
@@ -88,7 +88,7 @@ async function findLoginAccount(services: Services, organizationId: string, emai
   return rows[0] ?? null;
 }
 
-/** A sign-in step (see finish-sign-in.ts): `complete` runs in the transaction of a right password without a second factor. */
+/** A sign-in step (see ../finish.ts): `complete` runs in the transaction of a right password without a second factor. */
 export async function attemptPasswordLogin(services: Services, input: PasswordLoginInput, complete: CompleteSignIn): Promise<PasswordLoginResult> {
   const { passwords: hasher, limits } = services;
   const lockout = input.lockout ?? DEFAULT_LOCKOUT;

@@ -1,12 +1,12 @@
 import type { AuthenticationResponseJSON, PublicKeyCredentialRequestOptionsJSON } from "@simplewebauthn/server";
-import { anonymousActor, userActor, type RequestMeta } from "../auth/actors";
-import { finishSignIn } from "../auth/finish-sign-in";
-import { clearPending, primaryOf, type PendingSecondFactor } from "../auth/two-factor/pending";
-import { secondFactorLimits } from "../auth/two-factor/service";
-import { inTransaction } from "../context";
-import type { InteractionContext } from "../interaction/context";
-import { consumeEach, refundEach, type LimitName } from "../rate-limit/limiters";
-import type { Services } from "../services";
+import { anonymousActor, userActor, type RequestMeta } from "../../auth/actors";
+import { finishSignIn } from "../finish";
+import { clearPending, primaryOf, type PendingSecondFactor } from "../pending";
+import { secondFactorLimits } from "../../auth/two-factor/service";
+import { inTransaction } from "../../context";
+import type { InteractionContext } from "../interaction";
+import { consumeEach, refundEach, type LimitName } from "../../rate-limit/limiters";
+import type { Services } from "../../services";
 import type { PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
 import {
   AuthenticationResponseSchema,
@@ -20,7 +20,7 @@ import {
   startRegistration,
   type AssertionClaim,
   type ChallengeBinding,
-} from "./service";
+} from "../../passkeys/service";
 
 /**
  * A passkey at the sign-in pages: as the primary method (a complete proof, like a magic link:

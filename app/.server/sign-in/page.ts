@@ -1,7 +1,8 @@
 import type { AppLoadContext, HeadersFunction } from "@remix-run/node";
 import { resolveLanguage } from "../i18n";
-import { brandingForInteraction, brandingOf, type Branding, type FlowEnd } from "./branding";
-import { InteractionExpiredError, loadInteraction, type InteractionContext } from "./context";
+import { brandingForInteraction, brandingOf } from "../branding/pages";
+import type { Branding, FlowEnd } from "~/schemas/branding";
+import { InteractionExpiredError, loadInteraction, type InteractionContext } from "./interaction";
 import type { Language } from "~/i18n/config";
 
 /** What every interaction page shows around its form. */

@@ -1,11 +1,11 @@
 import { data, type AppLoadContext } from "@remix-run/node";
 import type { LoginMethod } from "~/schemas/login-methods";
 import type { RequestMeta } from "../auth/actors";
-import { auditMethodRefusal } from "../auth/method-refusal";
+import { auditMethodRefusal } from "./method-refusal";
 import { readForm } from "../http/form";
 import type { Services } from "../services";
-import type { InteractionContext } from "./context";
-import { isAfterAction, loadInteractionPage, NO_STORE, type ExpiredFrame, type PageFrame } from "./request";
+import type { InteractionContext } from "./interaction";
+import { isAfterAction, loadInteractionPage, NO_STORE, type ExpiredFrame, type PageFrame } from "./page";
 
 /**
  * The front door of every interaction route (/interaction/:uid and the pages below it). In this

@@ -1,13 +1,13 @@
 import { ADMIN_CLIENT_ID } from "../admin/permissions";
 import type { RequestMeta } from "../auth/actors";
-import { finishSignIn } from "../auth/finish-sign-in";
-import { issueDeviceCookie } from "../auth/device-cookie";
-import { attemptPasswordLogin } from "../auth/password-login";
+import { finishSignIn } from "./finish";
+import { issueDeviceCookie } from "./device-cookie";
+import { attemptPasswordLogin } from "./methods/password";
 import { planForSignIn, startSecondFactor, type SecondFactorPlan } from "../auth/two-factor/service";
 import { getUserById } from "../directory/users";
 import { stepUpRequested } from "../oidc/acr";
 import type { Services } from "../services";
-import type { InteractionContext } from "./context";
+import type { InteractionContext } from "./interaction";
 
 const KNOWN_SCOPES = new Set(["openid", "profile", "email", "offline_access", "roles"]);
 

@@ -1,11 +1,11 @@
 import type { Prisma } from "~/generated/prisma/client";
 import type { LoginMethod } from "~/schemas/login-methods";
 import type { Context } from "../context";
-import type { InteractionContext } from "../interaction/context";
+import type { InteractionContext } from "./interaction";
 import { recordLogin } from "../oidc/interaction-results";
 import type { Services } from "../services";
-import type { RequestMeta } from "./actors";
-import { forgetAllFactorFailures } from "./two-factor/factor-failures";
+import type { RequestMeta } from "../auth/actors";
+import { forgetAllFactorFailures } from "../auth/two-factor/factor-failures";
 
 /**
  * The one place a sign-in ends. Whatever proved who signs in (a password, a password and a second

@@ -1,7 +1,7 @@
 import type { LoginMethod } from "~/schemas/login-methods";
 import { inTransaction } from "../context";
 import type { Services } from "../services";
-import { anonymousActor, type RequestMeta } from "./actors";
+import { anonymousActor, type RequestMeta } from "../auth/actors";
 
 /**
  * The audit entry of a login method refused because it is not effective for the client (spec:
