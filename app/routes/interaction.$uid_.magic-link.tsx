@@ -7,7 +7,7 @@ import { EmailSchema } from "~/schemas/email";
 import { AuthCard, FormMessage } from "~/components/auth-card";
 import { GateRefusalPage } from "~/components/gate-refusal";
 import { MagicLinkWaiting } from "~/components/magic-link-waiting";
-import { requestMagicLink } from "~/.server/sign-in/methods/magic-link";
+import { requestMagicLink } from "~/.server/sign-in/magic-link-request";
 import { passGate } from "~/.server/sign-in/door";
 import { interactionHeaders, isAfterAction, NO_STORE } from "~/.server/sign-in/page";
 

@@ -5,7 +5,8 @@ import { pageTitle } from "~/i18n/page-title";
 import { AuthCard, Field, FormMessage } from "~/components/auth-card";
 import { BackToApplication } from "~/components/password-changed";
 import { useNonce } from "~/components/nonce";
-import { confirmMagicLinkElsewhere, signInWithMagicLink, type MagicLinkPairing, type MagicLinkSignIn } from "~/.server/sign-in/methods/magic-link";
+import { confirmMagicLinkElsewhere, magicLinkSignIn } from "~/.server/sign-in/flow";
+import type { MagicLinkPairing, MagicLinkSignIn } from "~/.server/sign-in/methods/magic-link";
 import { passGate } from "~/.server/sign-in/door";
 import { brandingForSlug } from "~/.server/branding/pages";
 import { NO_STORE } from "~/.server/sign-in/page";
@@ -69,10 +70,10 @@ export async function action(args: ActionFunctionArgs) {
   const input = { token, organizationSlug: org, interactionUid: gate.uid, meta: gate.meta };
   const code = gate.form.get("code");
   if (!gate.context && typeof code === "string") {
-    const paired = await confirmMagicLinkElsewhere(context.services, { ...input, code });
+    const paired = await confirmMagicLinkElsewhere(gate.ctx, { ...input, code });
     return answer(paired.status, STATUS[paired.status], paired.status === "wrong_code" ? { token } : {});
   }
-  const outcome = await signInWithMagicLink(context.services, { ...input, at: gate.context });
+  const outcome = await magicLinkSignIn(gate.ctx, { ...input, at: gate.context });
   if (outcome.status === "signed_in") return redirect(outcome.redirectTo, { headers: NO_STORE });
   return answer(outcome.status, STATUS[outcome.status], outcome.status === "confirm_elsewhere" ? { token } : {});
 }

@@ -1,7 +1,7 @@
 import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
 import { passGate } from "~/.server/sign-in/door";
 import { NO_STORE } from "~/.server/sign-in/page";
-import { passkeyLoginOptions, signInWithPasskey } from "~/.server/sign-in/methods/passkey";
+import { passkeyLoginOptions, passkeySignIn } from "~/.server/sign-in/flow";
 
 /**
  * POST /interaction/:uid/passkey, for the login page's passkey script (decision 041):
@@ -19,11 +19,10 @@ export async function loader(args: LoaderFunctionArgs) {
 export async function action(args: ActionFunctionArgs) {
   const gate = await passGate(args, { method: "passkey", endpoint: "POST /interaction/:uid/passkey" });
   if (!gate.open) return Response.json({ error: gate.refusal.view }, { status: gate.refusal.view === "expired" ? 400 : 403, headers: NO_STORE });
-  const { services } = args.context;
   if (gate.form.get("intent") === "options") {
-    return Response.json({ options: await passkeyLoginOptions(services, gate.context) }, { headers: NO_STORE });
+    return Response.json({ options: await passkeyLoginOptions(gate.ctx, gate.context) }, { headers: NO_STORE });
   }
-  const outcome = await signInWithPasskey(services, gate.context, { credential: gate.form.get("credential"), meta: gate.meta });
+  const outcome = await passkeySignIn(gate.ctx, gate.context, { credential: gate.form.get("credential"), meta: gate.meta });
   if (outcome.kind === "signed_in") return Response.json({ redirectTo: outcome.redirectTo }, { headers: NO_STORE });
   if (outcome.kind === "rate_limited") {
     return Response.json(

@@ -1,5 +1,5 @@
 import type { KeyValueStore } from "../cache/store";
-import type { SecondFactorMethod, SecondFactorPlan } from "../auth/two-factor/service";
+import type { SecondFactorMethod, SecondFactorPlan } from "./plan";
 
 /**
  * "Password accepted, second factor pending" lives on the server, keyed by the interaction

@@ -4,7 +4,7 @@ import { normalizeEmail } from "~/schemas/email";
 import type { SettingKey } from "~/schemas/settings";
 import type { UserBlock } from "~/schemas/user";
 import { emailChangeAddressKey, emailChangeLimitKey } from "../../account/email";
-import { magicLinkLimitKey } from "../../sign-in/methods/magic-link";
+import { magicLinkLimitKey } from "../../sign-in/magic-link-request";
 import { deviceLimitKey, passwordLimitKey } from "../../sign-in/methods/password";
 import { resetLimitKey } from "../../auth/password-reset";
 import { lockedFactors } from "../../auth/two-factor/factor-failures";

@@ -1,95 +1,23 @@
 import { effectiveLoginMethods } from "~/schemas/login-methods";
-import { normalizeEmail } from "~/schemas/email";
-import { magicLinkUrl } from "../../auth/email-links";
 import { getClientRecord } from "../../directory/clients";
 import { getOrganizationBySlug } from "../../directory/organizations";
-import { inTransaction, type Context } from "../../context";
+import type { Context } from "../../context";
 import type { InteractionContext } from "../interaction";
-import type { JobContext, JobPayloads } from "../../jobs/queue";
-import { sendBrandedEmail } from "../../mail/send";
-import { accountPageUrl } from "../../oidc/account-client";
-import type { Services } from "../../services";
-import { systemActor, userActor, type RequestMeta } from "../../auth/actors";
-import { finishSignIn } from "../finish";
+import { userActor, type RequestMeta } from "../../auth/actors";
 import { auditMethodRefusal } from "../method-refusal";
-import { checkPairing, isConfirmed, markConfirmed, pairingCode, startPairing, takeConfirmed } from "../magic-link-pairing";
+import { checkPairing, isConfirmed, markConfirmed, pairingCode, takeConfirmed } from "../magic-link-pairing";
 import { lookupInteractionOrganization } from "../../oidc/adapter";
-import { consumeEach } from "../../rate-limit/limiters";
+import type { FirstFactor, Prove, SignInContext } from "../method";
 
 /**
- * Magic links (spec "Magic link rules"). The request only enqueues tenant-bound work; the job
- * looks the account up, mints the link and mails it; absent or ineligible accounts end there,
- * silently. At the callback the organization and interaction in the link are untrusted: they
- * must equal what was stored, and a mismatch neither tells nor consumes anything.
+ * Signing in with a magic link (spec "Magic link rules"; asking for one is
+ * ../magic-link-request.ts). At the callback the organization and interaction in the link are
+ * untrusted: they must equal what was stored, and a mismatch neither tells nor consumes anything.
  */
-export type MagicLinkRequestOutcome =
-  /** `pairingCode`: the number the asking page shows, for a link opened on another device (decision 033). */
-  | { status: "accepted"; pairingCode: string }
-  | { status: "rate_limited"; retryAfterSeconds: number };
+export const magicLink: FirstFactor = { kind: "first", method: "magic_link" };
 
-/**
- * The request looks nothing up and writes nothing (so that its answer tells nobody whether an
- * address has an account), so its job has no write to commit with: it goes straight to the
- * queue with `services.jobs.enqueue`. An outbox row (`ctx.enqueue`) would
- * only add a transaction and a hand-over to the one insert, and no audit entry belongs here.
- */
-/** The per-account limit's key: the address as typed (normalized), within the organization. */
-export const magicLinkLimitKey = (organizationId: string, email: string) => `${organizationId}:${normalizeEmail(email)}`;
-
-export async function requestMagicLink(services: Services, input: JobPayloads["magic-link"]): Promise<MagicLinkRequestOutcome> {
-  const email = normalizeEmail(input.email);
-  const limit = await consumeEach(services.limits, [
-    ["magicLinkIp", input.ip],
-    ["magicLink", magicLinkLimitKey(input.organizationId, email)],
-  ]);
-  if (!limit.allowed) return { status: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
-  const jobId = await services.jobs.enqueue("magic-link", { ...input, email });
-  if (!jobId) services.logger.warn({ organizationId: input.organizationId }, "magic link request dropped: queue full");
-  // Shown whether or not the address has an account: it tells nothing about the account.
-  const ttlSeconds = (await services.settings.get("auth.magicLinkTtlMinutes")) * 60;
-  const pairingCode = input.interactionUid ? await startPairing(services.store, input.interactionUid, ttlSeconds) : "";
-  return { status: "accepted", pairingCode };
-}
-
-/**
- * Mints the link and mails it. The token row and its `auth.magic_link.sent` entry commit together,
- * once per job (the row is keyed by the job), before the mail goes out: a retry finds the row and
- * sends the same link again, so one job never has two active links nor two entries.
- */
-export async function sendMagicLinkJob(services: Services, data: JobPayloads["magic-link"], job: JobContext): Promise<void> {
-  const user = await services.db.prisma.user.findUnique({
-    where: { organizationId_email: { organizationId: data.organizationId, email: data.email } },
-    include: { organization: true },
-  });
-  if (!user || user.status !== "active" || user.organization.status !== "active" || !data.interactionUid) return;
-  const interactionUid = data.interactionUid;
-
-  const token = services.tokens.derive("magic-link", job.id);
-  const ttlMinutes = await services.settings.get("auth.magicLinkTtlMinutes");
-  await inTransaction(services, systemActor(data.ip), async (ctx) => {
-    if (await ctx.db.magicLinkToken.findUnique({ where: { jobId: job.id }, select: { id: true } })) return;
-    await ctx.db.magicLinkToken.create({
-      data: {
-        jobId: job.id,
-        tokenHash: ctx.tokens.hash(token),
-        organizationId: user.organizationId,
-        userId: user.id,
-        interactionUid,
-        clientId: data.clientId,
-        expiresAt: new Date(Date.now() + ttlMinutes * 60_000),
-      },
-    });
-    ctx.audit({ eventType: "auth.magic_link.sent", organizationId: user.organizationId, targetType: "user", targetId: user.id, data: { email: user.email } });
-  });
-  const link = magicLinkUrl(services.config.baseUrl, { interactionUid, organizationSlug: user.organization.slug, token });
-  await sendBrandedEmail(services.mailer, {
-    to: user.email,
-    organization: user.organization,
-    accountUrl: accountPageUrl(services.config.baseUrl, user.organization.slug),
-    language: user.locale ?? data.language,
-    template: { kind: "magic-link", link, expiresMinutes: ttlMinutes },
-  });
-}
+/** What the magic-link steps are handed: the door's context and, when an interaction can be signed in to, the flow's runner. */
+type LinkContext = SignInContext<"store" | "tokens" | "cache"> & { prove: Prove | null };
 
 export type MagicLinkSignIn =
   | { status: "signed_in"; redirectTo: string }
@@ -120,25 +48,21 @@ type UsableLink = { id: string; userId: string; organizationId: string; clientId
  * the link is consumed all the same and the person must ask for a new one.
  */
 export async function signInWithMagicLink(
-  services: Services,
+  ctx: LinkContext,
   input: { token: string; organizationSlug: string; interactionUid: string; at: InteractionContext | null; meta: RequestMeta },
 ): Promise<MagicLinkSignIn> {
-  const link = await findUsableLink(services, input);
+  const link = await findUsableLink(ctx, input);
   if (link.status !== "usable") return link;
   const { row } = link;
 
-  const consume = (ctx: Context) => consumeLink(ctx, row);
+  const consume = (tx: Context) => consumeLink(tx, row);
   const actor = userActor(row.userId, input.meta);
   const ic = input.at;
-  if (!ic && (await canPairWith(services, input.interactionUid, row))) return { status: "confirm_elsewhere" };
-  if (!ic || ic.organization.id !== row.organizationId || ic.interaction.prompt.name !== "login") {
-    return (await inTransaction(services, actor, consume)) ? { status: "continuation_lost" } : { status: "invalid" };
+  if (!ic && (await canPairWith(ctx, input.interactionUid, row))) return { status: "confirm_elsewhere" };
+  if (!ic || !ctx.prove || ic.organization.id !== row.organizationId || ic.interaction.prompt.name !== "login") {
+    return (await ctx.transaction(actor, consume)) ? { status: "continuation_lost" } : { status: "invalid" };
   }
-  const { redirectTo } = await finishSignIn(services, { at: ic, method: "magic_link", meta: input.meta }, (complete) =>
-    inTransaction(services, actor, async (ctx) => {
-      if (await consume(ctx)) await complete(ctx, row.userId);
-    }),
-  );
+  const { redirectTo } = await ctx.prove(actor, async (tx) => ({ value: null, proof: (await consume(tx)) ? { userId: row.userId } : null }));
   return redirectTo ? { status: "signed_in", redirectTo } : { status: "invalid" };
 }
 
@@ -152,9 +76,9 @@ async function consumeLink(ctx: Context, row: UsableLink): Promise<boolean> {
 }
 
 /** Whether the link's own interaction is still open somewhere and showing a number. */
-async function canPairWith(services: Services, interactionUid: string, row: UsableLink): Promise<boolean> {
-  if ((await lookupInteractionOrganization(services.store, interactionUid)) !== row.organizationId) return false;
-  return (await pairingCode(services.store, interactionUid)) !== null;
+async function canPairWith(ctx: Context<"store">, interactionUid: string, row: UsableLink): Promise<boolean> {
+  if ((await lookupInteractionOrganization(ctx.store, interactionUid)) !== row.organizationId) return false;
+  return (await pairingCode(ctx.store, interactionUid)) !== null;
 }
 
 /** How long the asking page may take to notice the confirmation. */
@@ -167,19 +91,19 @@ const CONFIRMED_TTL_SECONDS = 10 * 60;
  * (the asking page asked again, or it lapsed) the link is used up as a lost continuation.
  */
 export async function confirmMagicLinkElsewhere(
-  services: Services,
+  ctx: SignInContext<"store" | "tokens" | "cache">,
   input: { token: string; organizationSlug: string; interactionUid: string; code: string; meta: RequestMeta },
 ): Promise<MagicLinkPairing> {
-  const link = await findUsableLink(services, input);
+  const link = await findUsableLink(ctx, input);
   if (link.status !== "usable") return link;
   const { row } = link;
-  const check = await checkPairing(services.store, input.interactionUid, input.code);
+  const check = await checkPairing(ctx.store, input.interactionUid, input.code);
   if (check === "wrong") return { status: "wrong_code" };
-  const consumed = await inTransaction(services, userActor(row.userId, input.meta), (ctx) => consumeLink(ctx, row));
+  const consumed = await ctx.transaction(userActor(row.userId, input.meta), (tx) => consumeLink(tx, row));
   if (!consumed) return { status: "invalid" };
   if (check === "exhausted") return { status: "pairing_exhausted" };
   if (check === "none") return { status: "continuation_lost" };
-  await markConfirmed(services.store, input.interactionUid, row.userId, CONFIRMED_TTL_SECONDS);
+  await markConfirmed(ctx.store, input.interactionUid, row.userId, CONFIRMED_TTL_SECONDS);
   return { status: "confirmed_elsewhere" };
 }
 
@@ -187,49 +111,47 @@ export async function confirmMagicLinkElsewhere(
  * The asking browser finishes a sign-in another browser confirmed: the link is already used (its
  * entry committed there), so this is the sign-in alone, once (`takeConfirmed`).
  */
-export async function finishConfirmedElsewhere(services: Services, input: { at: InteractionContext; meta: RequestMeta }): Promise<string | null> {
+export async function finishConfirmedElsewhere(ctx: SignInContext<"store"> & { prove: Prove }, input: { at: InteractionContext; meta: RequestMeta }): Promise<string | null> {
   const ic = input.at;
   if (ic.interaction.prompt.name !== "login") return null;
-  const userId = await takeConfirmed(services.store, ic.uid);
+  const userId = await takeConfirmed(ctx.store, ic.uid);
   if (!userId) return null;
-  const user = await services.db.prisma.user.findUnique({ where: { id: userId }, select: { status: true, organizationId: true } });
+  const user = await ctx.db.user.findUnique({ where: { id: userId }, select: { status: true, organizationId: true } });
   if (!user || user.status !== "active" || user.organizationId !== ic.organization.id) return null;
-  const { redirectTo } = await finishSignIn(services, { at: ic, method: "magic_link", meta: input.meta }, (complete) =>
-    inTransaction(services, userActor(userId, input.meta), (ctx) => complete(ctx, userId)),
-  );
+  const { redirectTo } = await ctx.prove(userActor(userId, input.meta), async () => ({ value: null, proof: { userId } }));
   return redirectTo;
 }
 
 /** The number the asking page shows for a link opened on another device ("" when none was asked for). */
-export async function pairingCodeFor(services: Services, uid: string): Promise<string> {
-  return (await pairingCode(services.store, uid)) ?? "";
+export async function pairingCodeFor(ctx: Context<"store">, uid: string): Promise<string> {
+  return (await pairingCode(ctx.store, uid)) ?? "";
 }
 
 /** Whether another browser has confirmed this interaction's link (the asking page polls it). */
-export function confirmedElsewhere(services: Services, uid: string): Promise<boolean> {
-  return isConfirmed(services.store, uid);
+export function confirmedElsewhere(ctx: Context<"store">, uid: string): Promise<boolean> {
+  return isConfirmed(ctx.store, uid);
 }
 
 /** The checks that change nothing: the link, its authority (organization, interaction), its method, its user. */
 async function findUsableLink(
-  services: Services,
+  ctx: SignInContext<"tokens" | "cache">,
   input: { token: string; organizationSlug: string; interactionUid: string; meta: RequestMeta },
 ): Promise<{ status: "usable"; row: UsableLink } | { status: "invalid" } | { status: "method_disabled" }> {
-  const { prisma } = services.db;
+  const prisma = ctx.db;
   const invalid = { status: "invalid" } as const;
   if (input.token.length < 20 || input.token.length > 100) return invalid;
-  const row = await prisma.magicLinkToken.findUnique({ where: { tokenHash: services.tokens.hash(input.token) } });
+  const row = await prisma.magicLinkToken.findUnique({ where: { tokenHash: ctx.tokens.hash(input.token) } });
   if (!row) return invalid;
-  const organization = await getOrganizationBySlug(prisma, services.cache, input.organizationSlug);
+  const organization = await getOrganizationBySlug(prisma, ctx.cache, input.organizationSlug);
   if (!organization || organization.id !== row.organizationId || organization.status !== "active") return invalid;
   if (row.interactionUid !== input.interactionUid) return invalid;
   if (row.consumedAt || row.expiresAt <= new Date()) return invalid;
 
   // The organization (or the client's override) may have turned magic links off since sending.
-  const client = row.clientId ? await getClientRecord(prisma, services.cache, row.clientId) : null;
+  const client = row.clientId ? await getClientRecord(prisma, ctx.cache, row.clientId) : null;
   const methods = effectiveLoginMethods(client ?? { loginMethods: [] }, organization);
   if (!methods.includes("magic_link")) {
-    await auditMethodRefusal(services, input.meta, {
+    await auditMethodRefusal(ctx, input.meta, {
       organizationId: organization.id,
       clientId: row.clientId,
       method: "magic_link",
