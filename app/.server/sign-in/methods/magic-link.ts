@@ -43,7 +43,7 @@ type UsableLink = { id: string; userId: string; organizationId: string; clientId
 /**
  * Signs in with a link. Organization slug and interaction uid come from the request and are
  * compared with the stored ones before anything changes. The consumption, its
- * `auth.magic_link.verified` entry and the sign-in (finishSignIn) commit in one transaction; when
+ * `auth.magic_link.verified` entry and the sign-in (../finish.ts) commit in one transaction; when
  * the interaction cannot continue (`at` is null: this browser has none, or it is not a login),
  * the link is consumed all the same and the person must ask for a new one.
  */
