@@ -83,7 +83,7 @@ export async function passGate({ request, params, context }: RouteArgs, options:
     form,
   });
 
-  const loaded = await loadInteractionPage(request, context, uid);
+  const loaded = await loadInteractionPage(request, context, ctx, uid);
   if (!loaded.ok && options.interaction !== "optional" && options.interaction !== "forward") return closed({ view: "expired", ...loaded.expired }, 400);
 
   if (loaded.ok && options.method && !(await methodAllowed(ctx, request, context, loaded.context, options.method, options.endpoint, meta))) {
