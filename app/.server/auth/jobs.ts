@@ -4,7 +4,7 @@ import { mailExpiry } from "../mail/mail-jobs";
 import { sendInvitationJob } from "./invitations";
 import { sendMagicLinkJob } from "../sign-in/magic-link-request";
 import { sendPasswordResetJob } from "./password-reset";
-import { sendEmailOtpJob } from "../sign-in/methods/email-code";
+import { sendEmailOtpJob } from "../sign-in/email-code-mail";
 
 /** The mail jobs of sign-in and invitations (decision 072): each sends one mail, retried on mail's schedule. */
 const magicLinkPayload = z.object({

@@ -1,9 +1,5 @@
 import { userActor, NO_REQUEST } from "../../auth/actors";
 import { MAX_ACTIVE_EMAIL_OTPS } from "../../auth/two-factor/email-otp";
-import type { JobContext, JobPayloads } from "../../jobs/queue";
-import { sendBrandedEmail } from "../../mail/send";
-import { accountPageUrl } from "../../oidc/account-client";
-import type { Services } from "../../services";
 import { once, type CodeFactor } from "../code-factor";
 import type { UnitRunner } from "../method";
 
@@ -46,18 +42,5 @@ export async function issueEmailOtp(ctx: UnitRunner, userId: string, language: s
     if (retired.length > 0) await tx.db.emailOtpCode.updateMany({ where: { id: { in: retired } }, data: { usedAt: new Date() } });
     // The code row and its mail job commit together: no code without its mail, no mail without its code.
     await tx.enqueue("email-otp", { userId, codeId: id, language });
-  });
-}
-
-/** Mails a code (the job writes nothing: the code row was committed with the job). Jobs are handed the services, like routes. */
-export async function sendEmailOtpJob(services: Services, data: JobPayloads["email-otp"], _job: JobContext): Promise<void> {
-  const row = await services.db.prisma.emailOtpCode.findUnique({ where: { id: data.codeId }, include: { user: { include: { organization: true } } } });
-  if (!row || row.usedAt || row.expiresAt <= new Date() || row.user.status !== "active") return;
-  await sendBrandedEmail(services.mailer, {
-    to: row.user.email,
-    organization: row.user.organization,
-    accountUrl: accountPageUrl(services.config.baseUrl, row.user.organization.slug),
-    language: row.user.locale ?? data.language,
-    template: { kind: "email-otp", code: services.otp.codeFor(row.id), expiresMinutes: Math.max(1, Math.round((row.expiresAt.getTime() - row.createdAt.getTime()) / 60_000)) },
   });
 }
