@@ -1,5 +1,5 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
-import { passGate } from "~/.server/sign-in/door";
+import { closedGateJson, passGate, rateLimitedJson, signedInJson } from "~/.server/sign-in/door";
 import { NO_STORE } from "~/.server/sign-in/page";
 import { loadSecondFactorStep, passkeyAtStep, passkeyEnrollmentOptions, passkeySecondFactorOptions } from "~/.server/sign-in/flow";
 
@@ -13,7 +13,7 @@ import { loadSecondFactorStep, passkeyAtStep, passkeyEnrollmentOptions, passkeyS
  */
 export async function action(args: ActionFunctionArgs) {
   const gate = await passGate(args);
-  if (!gate.open) return Response.json({ error: gate.refusal.view }, { status: gate.refusal.view === "expired" ? 400 : 403, headers: NO_STORE });
+  if (!gate.open) return closedGateJson(gate);
   const pending = await loadSecondFactorStep(gate.ctx, gate.context);
   if (!pending) return Response.json({ error: "expired" }, { status: 400, headers: NO_STORE });
   if (gate.form.get("intent") === "options") {
@@ -31,13 +31,8 @@ export async function action(args: ActionFunctionArgs) {
     meta: gate.meta,
     enroll: intent === "register" ? { name: String(gate.form.get("name") ?? "") } : null,
   });
-  if (outcome.kind === "signed_in") return Response.json({ redirectTo: outcome.redirectTo }, { headers: NO_STORE });
+  if (outcome.kind === "signed_in") return signedInJson(outcome.redirectTo);
   if (outcome.kind === "not_offered") return Response.json({ error: "unavailable" }, { status: 403, headers: NO_STORE });
-  if (outcome.kind === "rate_limited") {
-    return Response.json(
-      { error: "rate_limited", minutes: Math.ceil(outcome.retryAfterSeconds / 60) },
-      { status: 429, headers: { ...NO_STORE, "Retry-After": String(outcome.retryAfterSeconds) } },
-    );
-  }
+  if (outcome.kind === "rate_limited") return rateLimitedJson(outcome.retryAfterSeconds);
   return Response.json({ error: "failed" }, { status: 401, headers: NO_STORE });
 }

@@ -115,6 +115,18 @@ export function unitOfWork(services: Services, meta: RequestMeta): SignInContext
 }
 
 /**
+ * The answers of the JSON endpoints the pages' scripts call (passkeys, the magic-link poll): a
+ * closed gate (400 for an expired interaction, else 403), where the browser goes once signed in,
+ * and a refused attempt past a limit (429 with Retry-After in seconds, the page shows minutes).
+ */
+export const closedGateJson = (gate: ClosedGate) => Response.json({ error: gate.refusal.view }, { status: gate.refusal.view === "expired" ? 400 : 403, headers: NO_STORE });
+
+export const signedInJson = (redirectTo: string) => Response.json({ redirectTo }, { headers: NO_STORE });
+
+export const rateLimitedJson = (retryAfterSeconds: number) =>
+  Response.json({ error: "rate_limited", minutes: Math.ceil(retryAfterSeconds / 60) }, { status: 429, headers: { ...NO_STORE, "Retry-After": String(retryAfterSeconds) } });
+
+/**
  * Whether the route's login method is effective for the client; a refusal is audited. Remix
  * re-runs a page's loaders after its action, and a loader that refused (and audited) the same
  * request a second time would double the entry: the action's audit is the only one.
