@@ -2,7 +2,7 @@ import type { ActionFunctionArgs } from "@remix-run/node";
 import { openAccountPage } from "~/.server/account/page";
 import { addAccountPasskey, beginAccountPasskey } from "~/.server/account/passkeys";
 import { stepUpUrl } from "~/.server/account/session";
-import { NO_STORE } from "~/.server/interaction/request";
+import { NO_STORE } from "~/.server/sign-in/page";
 
 /**
  * POST /{slug}/account/passkeys, for the account page's passkey script (decision 041):

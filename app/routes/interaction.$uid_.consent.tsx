@@ -1,6 +1,6 @@
 import { data, redirect, type ActionFunctionArgs } from "@remix-run/node";
-import { passGate } from "~/.server/interaction/gate";
-import { NO_STORE } from "~/.server/interaction/request";
+import { passGate } from "~/.server/sign-in/door";
+import { NO_STORE } from "~/.server/sign-in/page";
 import { recordConsent, recordInteractionResult } from "~/.server/oidc/provider/interaction-results";
 
 /** POST /interaction/:uid/consent: allow (the grant is stored and remembered) or deny. */

@@ -4,8 +4,9 @@ import { SlugSchema } from "~/schemas/organization";
 import type { RequestMeta } from "../auth/actors";
 import { readForm } from "../http/form";
 import { resolveLanguage } from "../i18n";
-import { brandingOf, type Branding } from "../interaction/branding";
-import { NO_STORE } from "../interaction/request";
+import { brandingOf } from "../branding/pages";
+import type { Branding } from "~/schemas/branding";
+import { NO_STORE } from "../sign-in/page";
 import { accountSignInUrl, readAccountAccess, stepUpUrl, verifyAccountCsrf, type AccountReturn, type SignedIn } from "./session";
 
 /**

@@ -1,5 +1,5 @@
 import { Prisma } from "~/generated/prisma/client";
-import { totpAad } from "../../auth/two-factor/service";
+import { totpAad } from "../../auth/two-factor/totp";
 import { invalidateClient } from "../../directory/clients";
 import { invalidateOrganization } from "../../directory/organizations";
 import { invalidateUser } from "../../directory/users";

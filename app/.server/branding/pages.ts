@@ -7,20 +7,12 @@ import { getClientRecord } from "../directory/clients";
 import { getOrganizationById, getOrganizationBySlug } from "../directory/organizations";
 import { lookupInteractionOrigin } from "../oidc/storage/adapter";
 import type { Services } from "../services";
+import type { Branding, FlowEnd } from "~/schemas/branding";
 
 /**
- * An organization's branding for its login pages and emails, read from the organization record
- * through the branding schema (app/schemas/branding.ts) and reduced to values that cannot break
- * out of CSS or point anywhere unexpected.
+ * What the login pages, the account page and emails show of an organization's branding and of a
+ * flow that ended (the shapes are in app/schemas/branding.ts, which emails and components share).
  */
-export interface Branding {
-  name: string;
-  logoUrl: string | null;
-  faviconUrl?: string | null;
-  footerText?: string | null;
-  /** CSS custom properties applied to the page (all prefixed --porta-). */
-  cssVariables: Record<string, string>;
-}
 
 /** A same-origin path or an https URL; anything else (javascript:, data:, //host) is dropped. */
 function safeLogoUrl(value: string | undefined): string | null {
@@ -46,20 +38,6 @@ export function brandingOf(organization: { id: string; name: string; branding: u
     footerText: stored.footerText ?? null,
     cssVariables,
   };
-}
-
-/**
- * What a page about a flow that ended shows (an expired sign-in, a used link, an accepted
- * invitation, a changed password): whose it was and the next step. `branding` is null when
- * nothing names an active organization; `home` (see applicationHome) and `clientName` only for
- * an active client of that organization, never an address from the request.
- */
-export interface FlowEnd {
-  branding: Branding | null;
-  home: string | null;
-  clientName: string | null;
-  /** The organization's default language, for a page that has no `ui_locales` to go by. */
-  defaultLocale: string | null;
 }
 
 const NOTHING_KNOWN: FlowEnd = { branding: null, home: null, clientName: null, defaultLocale: null };

@@ -1,7 +1,6 @@
 import type { LoginMethod } from "~/schemas/login-methods";
-import { inTransaction } from "../context";
-import type { Services } from "../services";
-import { anonymousActor, type RequestMeta } from "./actors";
+import { anonymousActor, type RequestMeta } from "../auth/actors";
+import type { UnitRunner } from "./method";
 
 /**
  * The audit entry of a login method refused because it is not effective for the client (spec:
@@ -9,12 +8,12 @@ import { anonymousActor, type RequestMeta } from "./actors";
  * link's callback or a reset link.
  */
 export async function auditMethodRefusal(
-  services: Services,
+  ctx: UnitRunner,
   meta: RequestMeta,
   refused: { organizationId: string; clientId: string | null; method: LoginMethod; endpoint: string },
 ): Promise<void> {
-  await inTransaction(services, anonymousActor(meta), async (ctx) => {
-    ctx.audit({
+  await ctx.transaction(anonymousActor(meta), async (tx) => {
+    tx.audit({
       eventType: "security.login_method_disabled",
       organizationId: refused.organizationId,
       ...(refused.clientId ? { targetType: "client", targetId: refused.clientId } : {}),

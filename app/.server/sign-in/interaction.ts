@@ -8,7 +8,7 @@ import { lookupInteractionOrganization } from "../oidc/storage/adapter";
 import { organizationIssuer } from "../oidc/edge/endpoints";
 import type { Interaction } from "../oidc/provider/interaction-results";
 import type { TenantProvider } from "../oidc/provider/registry";
-import type { Services } from "../services";
+import type { Context } from "../context";
 
 /** Everything a login page needs about the interaction it serves. */
 export interface InteractionContext {
@@ -32,12 +32,12 @@ export class InteractionExpiredError extends Error {
  * provider's own check of the interaction cookie. Any mismatch (unknown uid, expired, another
  * browser's uid, suspended organization) is the same InteractionExpiredError.
  */
-export async function loadInteraction(services: Services, req: ExpressRequest, res: ExpressResponse, uid: string): Promise<InteractionContext> {
-  const organizationId = await lookupInteractionOrganization(services.store, uid);
+export async function loadInteraction(ctx: Context<"store" | "cache" | "oidc" | "config">, req: ExpressRequest, res: ExpressResponse, uid: string): Promise<InteractionContext> {
+  const organizationId = await lookupInteractionOrganization(ctx.store, uid);
   if (!organizationId) throw new InteractionExpiredError();
-  const organization = await getOrganizationById(services.db.prisma, services.cache, organizationId);
+  const organization = await getOrganizationById(ctx.db, ctx.cache, organizationId);
   if (!organization) throw new InteractionExpiredError();
-  const tenant = await services.oidc.get(organization.slug);
+  const tenant = await ctx.oidc.get(organization.slug);
   if (!tenant) throw new InteractionExpiredError();
   let interaction: Interaction;
   try {
@@ -49,8 +49,8 @@ export async function loadInteraction(services: Services, req: ExpressRequest, r
   const clientId = String(interaction.params.client_id);
   const client =
     clientId === ACCOUNT_CLIENT_ID
-      ? accountClientRecord(organization, organizationIssuer(services.config.baseUrl, organization.slug))
-      : await getClientRecord(services.db.prisma, services.cache, clientId);
+      ? accountClientRecord(organization, organizationIssuer(ctx.config.baseUrl, organization.slug))
+      : await getClientRecord(ctx.db, ctx.cache, clientId);
   if (!client || client.organizationId !== organization.id) throw new InteractionExpiredError();
   return { uid, tenant, organization, client, interaction, methods: effectiveLoginMethods(client, organization) };
 }

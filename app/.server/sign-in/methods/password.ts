@@ -1,13 +1,12 @@
 import { normalizeEmail } from "~/schemas/email";
-import { inTransaction, type Context } from "../context";
-import type { Services } from "../services";
-import { anonymousActor, userActor, type RequestMeta } from "./actors";
-import type { CompleteSignIn, UserChanges } from "./finish-sign-in";
-import type { SecondFactorEnrollment } from "./two-factor/service";
-import { SETTINGS } from "../settings/registry";
-import { MAX_PASSWORD_LENGTH } from "./password-policy";
-import { consumeEach, refundEach, type LimitName } from "../rate-limit/limiters";
-import { trustedDevice } from "./device-cookie";
+import type { Context, Db } from "../../context";
+import { anonymousActor, userActor, type RequestMeta } from "../../auth/actors";
+import type { FirstFactor, MethodContext, UserChanges } from "../method";
+import type { SecondFactorEnrollment } from "../plan";
+import { SETTINGS } from "../../settings/registry";
+import { MAX_PASSWORD_LENGTH } from "../../auth/password-policy";
+import { consumeEach, refundEach, type LimitName } from "../../rate-limit/limiters";
+import { trustedDevice } from "../device-cookie";
 
 /**
  * Password login, built so that failures look alike from outside: every admitted attempt runs
@@ -37,7 +36,8 @@ export const DEFAULT_LOCKOUT: LockoutPolicy = {
 export type FailureReason = "unknown_user" | "inactive" | "no_password" | "locked" | "wrong_password" | "rate_limited" | "malformed";
 
 export type PasswordLoginResult =
-  | { outcome: "success"; userId: string; email: string }
+  /** `redirectTo`: where the browser goes when the password completed the sign-in (null when a second factor follows). */
+  | { outcome: "success"; userId: string; email: string; redirectTo: string | null }
   | { outcome: "failure"; reason: FailureReason }
   | { outcome: "rate_limited"; retryAfterSeconds: number };
 
@@ -77,8 +77,8 @@ interface LoginAccount extends SecondFactorEnrollment {
  * The account an attempt names, with what the second-factor policy needs, in one statement
  * (three more reads cost a login ~4 ms of CPU embedded). Every attempt sends it, eligible or not.
  */
-async function findLoginAccount(services: Services, organizationId: string, email: string): Promise<LoginAccount | null> {
-  const rows = await services.db.prisma.$queryRaw<LoginAccount[]>`
+async function findLoginAccount(db: Db, organizationId: string, email: string): Promise<LoginAccount | null> {
+  const rows = await db.$queryRaw<LoginAccount[]>`
     SELECT u."id"::text AS "id", u."email"::text AS "email", u."status", u."passwordHash", u."lockedUntil", u."failedLoginCount",
       u."emailOtpEnabled", COALESCE(t."status" = 'enrolled', false) AS "totpEnrolled",
       EXISTS (SELECT 1 FROM "RecoveryCode" r WHERE r."userId" = u."id" AND r."usedAt" IS NULL) AS "recoveryLeft",
@@ -88,9 +88,11 @@ async function findLoginAccount(services: Services, organizationId: string, emai
   return rows[0] ?? null;
 }
 
-/** A sign-in step (see finish-sign-in.ts): `complete` runs in the transaction of a right password without a second factor. */
-export async function attemptPasswordLogin(services: Services, input: PasswordLoginInput, complete: CompleteSignIn): Promise<PasswordLoginResult> {
-  const { passwords: hasher, limits } = services;
+export const password: FirstFactor = { kind: "first", method: "password" };
+
+/** A right password without a second factor proves who signs in, in the transaction of its own writes (../finish.ts). */
+export async function attemptPasswordLogin(ctx: MethodContext<"passwords" | "limits" | "tokens">, input: PasswordLoginInput): Promise<PasswordLoginResult> {
+  const { passwords: hasher, limits } = ctx;
   const lockout = input.lockout ?? DEFAULT_LOCKOUT;
   const now = (input.now ?? (() => new Date()))();
   const email = normalizeEmail(input.email);
@@ -106,16 +108,16 @@ export async function attemptPasswordLogin(services: Services, input: PasswordLo
       data: { method: "password", email, reason, clientId: input.clientId },
     });
   const fail = async (reason: FailureReason): Promise<PasswordLoginResult> => {
-    await inTransaction(services, anonymousActor(input), async (ctx) => failure(ctx, reason));
+    await ctx.transaction(anonymousActor(input), async (tx) => failure(tx, reason));
     return { outcome: "failure", reason };
   };
 
   // Not admitted: a password beyond the policy's maximum is never hashed (it would only cost CPU).
   if ([...input.password].length > MAX_PASSWORD_LENGTH) return fail("malformed");
 
-  const user = await findLoginAccount(services, input.organizationId, email);
+  const user = await findLoginAccount(ctx.db, input.organizationId, email);
   targeted = user?.id ?? null;
-  const device = user ? trustedDevice(services, input.organizationId, user.id, input.deviceCookie) : null;
+  const device = user ? trustedDevice(ctx, input.organizationId, user.id, input.deviceCookie) : null;
   const deviceKey = device && deviceLimitKey(user!.id, device);
 
   // The limits count failures: the point is taken before the check (so parallel guesses cannot
@@ -128,7 +130,7 @@ export async function attemptPasswordLogin(services: Services, input: PasswordLo
       ];
   const limit = await consumeEach(limits, counted);
   if (!limit.allowed) {
-    await inTransaction(services, anonymousActor(input), async (ctx) => failure(ctx, "rate_limited"));
+    await ctx.transaction(anonymousActor(input), async (tx) => failure(tx, "rate_limited"));
     return { outcome: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
   }
 
@@ -156,22 +158,23 @@ export async function attemptPasswordLogin(services: Services, input: PasswordLo
     // count that is already clear is not written again.
     const resetLockout = !deviceKey && (account.failedLoginCount !== 0 || account.lockedUntil !== null);
     const changes: UserChanges = { ...(resetLockout ? { failedLoginCount: 0, lockedUntil: null } : {}), ...(rehash ? { passwordHash: rehash } : {}) };
-    await inTransaction(services, userActor(userId, input), async (ctx) => {
+    const { redirectTo } = await ctx.prove(userActor(userId, input), async (tx) => {
       // Completing the sign-in writes the changes with lastLoginAt, in one UPDATE.
-      if (!secondFactor) return complete(ctx, userId, changes);
-      if (Object.keys(changes).length > 0) await ctx.db.user.update({ where: { id: userId }, data: changes });
-      ctx.audit({
+      if (!secondFactor) return { value: null, proof: { userId, changes } };
+      if (Object.keys(changes).length > 0) await tx.db.user.update({ where: { id: userId }, data: changes });
+      tx.audit({
         eventType: "auth.password.verified",
         organizationId: input.organizationId,
         targetType: "user",
         targetId: userId,
         data: { clientId: input.clientId },
       });
+      return { value: null, proof: null };
     });
     // A right password is no guess: neither the account's budget nor the address's pays for it
     // (outside the transaction: the limiter uses the shared client).
     await refundEach(limits, counted);
-    return { outcome: "success", userId, email: user!.email };
+    return { outcome: "success", userId, email: user!.email, redirectTo };
   }
 
   const reason = ineligibility ?? "wrong_password";
@@ -183,8 +186,8 @@ export async function attemptPasswordLogin(services: Services, input: PasswordLo
   // One statement for every untrusted failure (it matches no row for an unknown email). A lock
   // that has run out starts a fresh count; a running lock is not extended by further attempts.
   const lockUntil = new Date(now.getTime() + lockout.cooldownSeconds * 1000);
-  await inTransaction(services, anonymousActor(input), async (ctx) => {
-    await ctx.db.$executeRaw`
+  await ctx.transaction(anonymousActor(input), async (tx) => {
+    await tx.db.$executeRaw`
       UPDATE "User" SET
         "failedLoginCount" = CASE WHEN "lockedUntil" IS NOT NULL AND "lockedUntil" <= ${now} THEN 1 ELSE "failedLoginCount" + 1 END,
         "lockedUntil" = CASE
@@ -192,7 +195,7 @@ export async function attemptPasswordLogin(services: Services, input: PasswordLo
           WHEN (CASE WHEN "lockedUntil" IS NOT NULL AND "lockedUntil" <= ${now} THEN 1 ELSE "failedLoginCount" + 1 END) >= ${lockout.maxFailures} THEN ${lockUntil}
           ELSE NULL END
       WHERE "organizationId" = ${input.organizationId}::uuid AND "email" = ${email}::citext`;
-    failure(ctx, reason);
+    failure(tx, reason);
   });
   return { outcome: "failure", reason };
 }

@@ -1,6 +1,6 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { cookieHeader, readCookie } from "../http/cookies";
-import type { Services } from "../services";
+import type { Context } from "../context";
 
 /**
  * Device cookies (OWASP "Slow Down Online Guessing Attacks with Device Cookies", decision 026).
@@ -17,14 +17,14 @@ const NONCE = /^[A-Za-z0-9_-]{22}$/;
 
 export const deviceCookieName = (organizationId: string) => `porta_device_${organizationId}`;
 
-const sign = (services: Services, organizationId: string, userId: string, nonce: string) =>
-  services.tokens.derive("device-cookie", `${organizationId}:${userId}:${nonce}`);
+const sign = (ctx: Context<"tokens">, organizationId: string, userId: string, nonce: string) =>
+  ctx.tokens.derive("device-cookie", `${organizationId}:${userId}:${nonce}`);
 
 /** The Set-Cookie header of a fresh device cookie (a new nonce each time: a new device budget). */
-export function issueDeviceCookie(services: Services, organizationId: string, userId: string): string {
+export function issueDeviceCookie(ctx: Context<"tokens" | "config">, organizationId: string, userId: string): string {
   const nonce = randomBytes(16).toString("base64url");
-  const value = `${userId}.${nonce}.${sign(services, organizationId, userId, nonce)}`;
-  return cookieHeader(services.config.baseUrl, deviceCookieName(organizationId), value, { path: PATH, maxAge: MAX_AGE_SECONDS });
+  const value = `${userId}.${nonce}.${sign(ctx, organizationId, userId, nonce)}`;
+  return cookieHeader(ctx.config.baseUrl, deviceCookieName(organizationId), value, { path: PATH, maxAge: MAX_AGE_SECONDS });
 }
 
 /** The request's device cookie for the organization, unverified (verified per account by `trustedDevice`). */
@@ -34,10 +34,10 @@ export const deviceCookieOf = (request: Request, organizationId: string) => read
  * The device's id when `cookie` is a valid device cookie of this user in this organization;
  * null for anything else (no cookie, another user or organization, a tampered one).
  */
-export function trustedDevice(services: Services, organizationId: string, userId: string, cookie: string | undefined): string | null {
+export function trustedDevice(ctx: Context<"tokens">, organizationId: string, userId: string, cookie: string | undefined): string | null {
   const [cookieUser, nonce, signature, ...rest] = (cookie ?? "").split(".");
   if (rest.length > 0 || cookieUser !== userId || !nonce || !NONCE.test(nonce) || !signature) return null;
-  const expected = Buffer.from(sign(services, organizationId, userId, nonce));
+  const expected = Buffer.from(sign(ctx, organizationId, userId, nonce));
   const given = Buffer.from(signature);
   return given.length === expected.length && timingSafeEqual(given, expected) ? nonce : null;
 }

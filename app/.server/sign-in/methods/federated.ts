@@ -1,20 +1,20 @@
 import { createHash } from "node:crypto";
 import type * as Oidc from "openid-client";
-import type { RequestMeta } from "../auth/actors";
-import { anonymousActor } from "../auth/actors";
-import { finishSignIn } from "../auth/finish-sign-in";
-import { planForSignIn, readSecondFactorEnrollment, startSecondFactor, type SecondFactorPlan } from "../auth/two-factor/service";
-import { inTransaction } from "../context";
-import type { InteractionContext } from "../interaction/context";
-import { ACR, stepUpRequested } from "../oidc/features/acr";
-import { guardedFetch } from "../outbound/guard";
-import { consumeEach, refundEach, type LimitName, type LimitOutcome } from "../rate-limit/limiters";
-import type { Services } from "../services";
-import { getOrganizationBySlug } from "../directory/organizations";
-import { onFirstUse } from "../lazy";
-import { appleClientSecret, appleFirstSignInName } from "./apple";
-import { githubAuthorizationUrl, githubPerson } from "./github";
-import { claimMappingOf, clientSecretOf, enabledProviders, endpointsOf, federationCallbackUrl, providerForEmail, trustOf, type ProviderRow } from "./providers";
+import type { RequestMeta } from "../../auth/actors";
+import { anonymousActor } from "../../auth/actors";
+import { planForSignIn, readSecondFactorEnrollment, type SecondFactorPlan } from "../plan";
+import type { PendingSecondFactor } from "../pending";
+import type { FirstFactor, MethodContext, Proved, SignInContext } from "../method";
+import type { Db } from "../../context";
+import type { InteractionContext } from "../interaction";
+import { ACR, stepUpRequested } from "../../oidc/features/acr";
+import { guardedFetch } from "../../outbound/guard";
+import { consumeEach, refundEach, type LimitName, type LimitOutcome } from "../../rate-limit/limiters";
+import { getOrganizationBySlug } from "../../directory/organizations";
+import { onFirstUse } from "../../lazy";
+import { appleClientSecret, appleFirstSignInName } from "../../federation/apple";
+import { githubAuthorizationUrl, githubPerson } from "../../federation/github";
+import { claimMappingOf, clientSecretOf, enabledProviders, endpointsOf, federationCallbackUrl, providerForEmail, trustOf, type ProviderRow } from "../../federation/providers";
 
 /**
  * Signing in through an upstream OpenID provider (decision 046). openid-client (on
@@ -24,6 +24,12 @@ import { claimMappingOf, clientSecretOf, enabledProviders, endpointsOf, federati
  * announces). Every outbound request goes through the SSRF guard with a timeout. The state,
  * nonce and verifier stay on the server, bound to the interaction, and are taken once.
  */
+
+export const federated: FirstFactor = { kind: "first", method: "federated" };
+
+/** What the federated steps use: the base URL, the secrets' key, the limits, the store of states, the log. */
+type FederationContext = SignInContext<"config" | "encrypter" | "limits" | "store" | "logger" | "cache">;
+type FederationSignIn = MethodContext<"config" | "encrypter" | "limits" | "store" | "logger" | "cache">;
 
 const STATE_TTL_SECONDS = 10 * 60;
 const OUTBOUND_TIMEOUT_MS = 5_000;
@@ -46,18 +52,18 @@ const openidClient = onFirstUse(() => import("openid-client"));
 /** The upstream's configuration (discovery document) per provider version, kept a few minutes. */
 const discovered = new Map<string, { at: number; config: Oidc.Configuration }>();
 
-const upstreamFetch = (services: Services) =>
-  guardedFetch({ allowPrivateNetworks: services.config.outboundAllowPrivateNetworks, timeoutMs: OUTBOUND_TIMEOUT_MS, maxBytes: OUTBOUND_MAX_BYTES });
+const upstreamFetch = (ctx: FederationContext) =>
+  guardedFetch({ allowPrivateNetworks: ctx.config.outboundAllowPrivateNetworks, timeoutMs: OUTBOUND_TIMEOUT_MS, maxBytes: OUTBOUND_MAX_BYTES });
 
-export async function upstreamConfiguration(services: Services, row: ProviderRow): Promise<Oidc.Configuration> {
+export async function upstreamConfiguration(ctx: FederationContext, row: ProviderRow): Promise<Oidc.Configuration> {
   const oidc = await openidClient();
   const cacheKey = `${row.id}:${row.version}`;
   const hit = discovered.get(cacheKey);
   if (hit && Date.now() - hit.at < DISCOVERY_TTL_MS) return hit.config;
-  const allowPrivate = services.config.outboundAllowPrivateNetworks;
-  const guarded = upstreamFetch(services);
+  const allowPrivate = ctx.config.outboundAllowPrivateNetworks;
+  const guarded = upstreamFetch(ctx);
   const fetchGuarded: Oidc.CustomFetch = (url, options) => guarded(url, options as RequestInit);
-  const secret = clientSecretOf(services.encrypter, row);
+  const secret = clientSecretOf(ctx.encrypter, row);
   // Apple's client secret is a JWT signed with its key, sent in the body (the only method Apple takes).
   const auth =
     row.kind === "apple" && secret
@@ -88,36 +94,36 @@ const failureLimits = (ic: InteractionContext, ip: string | null): Array<[LimitN
 ];
 
 /** Whether the failures so far still allow a try, without counting one (starting is not a failure). */
-async function checkFailures(services: Services, checks: Array<[LimitName, string | null]>): Promise<LimitOutcome> {
+async function checkFailures(ctx: FederationContext, checks: Array<[LimitName, string | null]>): Promise<LimitOutcome> {
   for (const [name, key] of checks) {
     if (key === null) continue;
-    const outcome = await services.limits.check(name, key);
+    const outcome = await ctx.limits.check(name, key);
     if (!outcome.allowed) return outcome;
   }
   return { allowed: true };
 }
 
 /** The provider row of this interaction's organization, when enabled. */
-async function enabledProvider(services: Services, organizationId: string, providerId: string): Promise<ProviderRow | null> {
-  return services.db.prisma.identityProvider.findFirst({ where: { id: providerId, organizationId, enabled: true } });
+async function enabledProvider(ctx: FederationContext, organizationId: string, providerId: string): Promise<ProviderRow | null> {
+  return ctx.db.identityProvider.findFirst({ where: { id: providerId, organizationId, enabled: true } });
 }
 
 /** Sends the browser to the upstream provider, with state, nonce and PKCE kept for this interaction. */
-export async function startFederatedSignIn(services: Services, ic: InteractionContext, input: { providerId: string; loginHint?: string; ip: string | null }): Promise<StartOutcome> {
+export async function startFederatedSignIn(ctx: FederationContext, ic: InteractionContext, input: { providerId: string; loginHint?: string; ip: string | null }): Promise<StartOutcome> {
   const oidc = await openidClient();
-  const limit = await checkFailures(services, failureLimits(ic, input.ip));
+  const limit = await checkFailures(ctx, failureLimits(ic, input.ip));
   if (!limit.allowed) return { kind: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
-  const row = await enabledProvider(services, ic.organization.id, input.providerId);
+  const row = await enabledProvider(ctx, ic.organization.id, input.providerId);
   if (!row) return { kind: "unknown" };
   if (row.kind === "github") {
     // OAuth 2.0 without discovery: state and PKCE as for every provider, no nonce (there is no ID token).
     const state = oidc.randomState();
     const verifier = oidc.randomPKCECodeVerifier();
     const pending: PendingUpstream = { uid: ic.uid, organizationId: ic.organization.id, providerId: row.id, nonce: "", verifier };
-    await services.store.set(stateKey(state), JSON.stringify(pending), STATE_TTL_SECONDS);
+    await ctx.store.set(stateKey(state), JSON.stringify(pending), STATE_TTL_SECONDS);
     const to = githubAuthorizationUrl(endpointsOf(row), {
       clientId: row.clientId,
-      redirectUri: federationCallbackUrl(services.config.baseUrl, ic.organization.slug),
+      redirectUri: federationCallbackUrl(ctx.config.baseUrl, ic.organization.slug),
       scopes: row.scopes,
       state,
       codeChallenge: await oidc.calculatePKCECodeChallenge(verifier),
@@ -126,18 +132,18 @@ export async function startFederatedSignIn(services: Services, ic: InteractionCo
   }
   let config: Oidc.Configuration;
   try {
-    config = await upstreamConfiguration(services, row);
+    config = await upstreamConfiguration(ctx, row);
   } catch (error) {
-    services.logger.warn({ err: errorSummary(error), providerId: row.id }, "upstream identity provider unreachable");
+    ctx.logger.warn({ err: errorSummary(error), providerId: row.id }, "upstream identity provider unreachable");
     return { kind: "unreachable", providerName: row.name };
   }
   const state = oidc.randomState();
   const nonce = oidc.randomNonce();
   const verifier = oidc.randomPKCECodeVerifier();
   const pending: PendingUpstream = { uid: ic.uid, organizationId: ic.organization.id, providerId: row.id, nonce, verifier };
-  await services.store.set(stateKey(state), JSON.stringify(pending), STATE_TTL_SECONDS);
+  await ctx.store.set(stateKey(state), JSON.stringify(pending), STATE_TTL_SECONDS);
   const url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: federationCallbackUrl(services.config.baseUrl, ic.organization.slug),
+    redirect_uri: federationCallbackUrl(ctx.config.baseUrl, ic.organization.slug),
     scope: row.scopes.join(" "),
     state,
     nonce,
@@ -155,9 +161,9 @@ export async function startFederatedSignIn(services: Services, ic: InteractionCo
  * the interaction's own page takes it, with the browser's interaction cookie) and of which
  * organization. Null for an unknown, expired or used state, or another organization's.
  */
-export async function interactionOfState(services: Services, organizationId: string, state: string): Promise<string | null> {
+export async function interactionOfState(ctx: FederationContext, organizationId: string, state: string): Promise<string | null> {
   if (!state || state.length > 512) return null;
-  const text = await services.store.get(stateKey(state));
+  const text = await ctx.store.get(stateKey(state));
   if (!text) return null;
   const pending = JSON.parse(text) as PendingUpstream;
   return pending.organizationId === organizationId ? pending.uid : null;
@@ -179,7 +185,12 @@ export type FederatedFailure =
   /** The account is deactivated. */
   | "inactive";
 
-export type CompleteOutcome = { kind: "redirect"; to: string } | { kind: "failed"; reason: FederatedFailure; providerName: string | null } | RateLimited;
+export type CompleteOutcome =
+  | { kind: "redirect"; to: string }
+  /** The upstream proved who signs in, but the organization's second factor must follow (decision 046). */
+  | { kind: "second_factor"; userId: string; plan: SecondFactorPlan; primary: NonNullable<PendingSecondFactor["primary"]> }
+  | { kind: "failed"; reason: FederatedFailure; providerName: string | null }
+  | RateLimited;
 
 /** Claims the mapping names, from the ID token and, when it lacks them, the userinfo endpoint. */
 interface UpstreamPerson {
@@ -222,32 +233,32 @@ function errorSummary(error: unknown): string {
  * answer leads on (signed in, or on to the second factor): the limits count failures only.
  */
 export async function completeFederatedSignIn(
-  services: Services,
+  ctx: FederationSignIn,
   ic: InteractionContext,
   input: { search: URLSearchParams; meta: RequestMeta; language: string },
 ): Promise<CompleteOutcome> {
   const limits = failureLimits(ic, input.meta.ip);
-  const limit = await consumeEach(services.limits, limits);
+  const limit = await consumeEach(ctx.limits, limits);
   if (!limit.allowed) {
-    await inTransaction(services, anonymousActor(input.meta), async (ctx) => {
-      ctx.audit({ eventType: "auth.login.failure", organizationId: ic.organization.id, data: { method: "federated", reason: "rate_limited", clientId: ic.client.id } });
+    await ctx.transaction(anonymousActor(input.meta), async (tx) => {
+      tx.audit({ eventType: "auth.login.failure", organizationId: ic.organization.id, data: { method: "federated", reason: "rate_limited", clientId: ic.client.id } });
     });
     return { kind: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
   }
-  const outcome = await checkAnswer(services, ic, input);
-  if (outcome.kind === "redirect") await refundEach(services.limits, limits);
+  const outcome = await checkAnswer(ctx, ic, input);
+  if (outcome.kind === "redirect" || outcome.kind === "second_factor") await refundEach(ctx.limits, limits);
   return outcome;
 }
 
 /** The answer checked, then the account, then the sign-in or the second factor. */
-async function checkAnswer(services: Services, ic: InteractionContext, input: { search: URLSearchParams; meta: RequestMeta; language: string }): Promise<CompleteOutcome> {
+async function checkAnswer(ctx: FederationSignIn, ic: InteractionContext, input: { search: URLSearchParams; meta: RequestMeta; language: string }): Promise<CompleteOutcome> {
   const oidc = await openidClient();
   const state = input.search.get("state") ?? "";
-  const taken = state ? await services.store.take(stateKey(state)) : null;
+  const taken = state ? await ctx.store.take(stateKey(state)) : null;
   const pending = taken ? (JSON.parse(taken) as PendingUpstream) : null;
   const audit = (reason: string, providerId: string | null, userId?: string) =>
-    inTransaction(services, anonymousActor(input.meta), async (ctx) => {
-      ctx.audit({
+    ctx.transaction(anonymousActor(input.meta), async (tx) => {
+      tx.audit({
         eventType: "auth.login.failure",
         organizationId: ic.organization.id,
         ...(userId ? { targetType: "user", targetId: userId } : {}),
@@ -258,7 +269,7 @@ async function checkAnswer(services: Services, ic: InteractionContext, input: { 
     await audit("invalid_state", pending?.providerId ?? null);
     return { kind: "failed", reason: "expired", providerName: null };
   }
-  const row = await enabledProvider(services, ic.organization.id, pending.providerId);
+  const row = await enabledProvider(ctx, ic.organization.id, pending.providerId);
   if (!row) {
     await audit("provider_disabled", pending.providerId);
     return { kind: "failed", reason: "expired", providerName: null };
@@ -272,13 +283,13 @@ async function checkAnswer(services: Services, ic: InteractionContext, input: { 
     const code = input.search.get("code");
     if (!code) return fail("invalid", "invalid_upstream_response");
     try {
-      const github = await githubPerson(upstreamFetch(services), endpointsOf(row), {
+      const github = await githubPerson(upstreamFetch(ctx), endpointsOf(row), {
         clientId: row.clientId,
-        clientSecret: clientSecretOf(services.encrypter, row),
+        clientSecret: clientSecretOf(ctx.encrypter, row),
         code,
-        redirectUri: federationCallbackUrl(services.config.baseUrl, ic.organization.slug),
+        redirectUri: federationCallbackUrl(ctx.config.baseUrl, ic.organization.slug),
         verifier: pending.verifier,
-        allowInsecure: services.config.outboundAllowPrivateNetworks,
+        allowInsecure: ctx.config.outboundAllowPrivateNetworks,
       });
       const [givenName, ...rest] = (github.name ?? "").split(/\s+/).filter(Boolean);
       const person: UpstreamPerson = {
@@ -290,20 +301,20 @@ async function checkAnswer(services: Services, ic: InteractionContext, input: { 
         // GitHub says nothing about how the person signed in there.
         mfa: false,
       };
-      return signInAs(services, ic, row, person, input);
+      return signInAs(ctx, ic, row, person, input);
     } catch (error) {
-      return upstreamError(services, row, error, fail);
+      return upstreamError(ctx, row, error, fail);
     }
   }
 
   let config: Oidc.Configuration;
   try {
-    config = await upstreamConfiguration(services, row);
+    config = await upstreamConfiguration(ctx, row);
   } catch (error) {
-    services.logger.warn({ err: errorSummary(error), providerId: row.id }, "upstream identity provider unreachable");
+    ctx.logger.warn({ err: errorSummary(error), providerId: row.id }, "upstream identity provider unreachable");
     return fail("unreachable", "upstream_unreachable");
   }
-  const callback = new URL(federationCallbackUrl(services.config.baseUrl, ic.organization.slug));
+  const callback = new URL(federationCallbackUrl(ctx.config.baseUrl, ic.organization.slug));
   callback.search = input.search.toString();
   let person: UpstreamPerson;
   try {
@@ -328,18 +339,18 @@ async function checkAnswer(services: Services, ic: InteractionContext, input: { 
       person = { ...person, ...appleFirstSignInName(input.search.get("user")) };
     }
   } catch (error) {
-    return upstreamError(services, row, error, fail);
+    return upstreamError(ctx, row, error, fail);
   }
-  return signInAs(services, ic, row, person, input);
+  return signInAs(ctx, ic, row, person, input);
 }
 
 /** An upstream request that failed: unreachable (502) or an answer that cannot be used (400). */
-function upstreamError(services: Services, row: ProviderRow, error: unknown, fail: (reason: FederatedFailure, detail: string) => Promise<CompleteOutcome>) {
+function upstreamError(ctx: FederationContext, row: ProviderRow, error: unknown, fail: (reason: FederatedFailure, detail: string) => Promise<CompleteOutcome>) {
   if (isUnreachable(error)) {
-    services.logger.warn({ err: errorSummary(error), providerId: row.id }, "upstream identity provider unreachable");
+    ctx.logger.warn({ err: errorSummary(error), providerId: row.id }, "upstream identity provider unreachable");
     return fail("unreachable", "upstream_unreachable");
   }
-  services.logger.info({ err: errorSummary(error), providerId: row.id }, "upstream sign-in answer refused");
+  ctx.logger.info({ err: errorSummary(error), providerId: row.id }, "upstream sign-in answer refused");
   return fail("invalid", "invalid_upstream_response");
 }
 
@@ -360,7 +371,7 @@ type Resolution =
  * someone else later). All in the transaction that signs in.
  */
 async function signInAs(
-  services: Services,
+  ctx: FederationSignIn,
   ic: InteractionContext,
   row: ProviderRow,
   person: UpstreamPerson,
@@ -368,49 +379,35 @@ async function signInAs(
 ): Promise<CompleteOutcome> {
   const trust = trustOf(row);
   const upstreamMfa = trust === "always" || (trust === "when_asserted" && person.mfa);
-  const resolved: { value?: Resolution } = {};
   const provider = { id: row.id, name: row.name };
-  const { redirectTo } = await finishSignIn(services, { at: ic, method: "federated", upstreamMfa, provider, meta: input.meta }, (complete) =>
-    inTransaction(services, anonymousActor(input.meta), async (ctx) => {
-      const resolution = await resolveAccount(ctx.db, ic, row, person);
-      resolved.value = resolution;
-      if (!resolution.ok) {
-        ctx.audit({
-          eventType: "auth.login.failure",
-          organizationId: ic.organization.id,
-          ...(resolution.userId ? { targetType: "user", targetId: resolution.userId } : {}),
-          data: { method: "federated", reason: resolution.reason, clientId: ic.client.id, providerId: row.id, ...(person.email ? { email: person.email } : {}) },
-        });
-        return;
-      }
-      const actorData = { organizationId: ic.organization.id, targetType: "user", targetId: resolution.userId } as const;
-      if (resolution.created) ctx.audit({ eventType: "user.created", ...actorData, data: { source: "federation", providerId: row.id, provider: row.name } });
-      if (resolution.linked) ctx.audit({ eventType: "user.federated_identity.linked", ...actorData, data: { providerId: row.id, provider: row.name, subject: person.subject } });
-      if (!upstreamMfa) {
-        const plan = planForSignIn(await readSecondFactorEnrollment(ctx.db, resolution.userId), ic.organization.twoFactorPolicy, stepUpRequested(ic.interaction.params));
-        if (plan) {
-          resolution.plan = plan;
-          return;
-        }
-      }
-      await complete(ctx, resolution.userId);
-    }),
-  );
-  const resolution = resolved.value;
-  if (!resolution) return { kind: "failed", reason: "invalid", providerName: row.name };
+  const { value: resolution, redirectTo } = await ctx.prove(anonymousActor(input.meta), async (tx): Promise<Proved<Resolution>> => {
+    const resolution = await resolveAccount(tx.db, ic, row, person);
+    if (!resolution.ok) {
+      tx.audit({
+        eventType: "auth.login.failure",
+        organizationId: ic.organization.id,
+        ...(resolution.userId ? { targetType: "user", targetId: resolution.userId } : {}),
+        data: { method: "federated", reason: resolution.reason, clientId: ic.client.id, providerId: row.id, ...(person.email ? { email: person.email } : {}) },
+      });
+      return { value: resolution, proof: null };
+    }
+    const actorData = { organizationId: ic.organization.id, targetType: "user", targetId: resolution.userId } as const;
+    if (resolution.created) tx.audit({ eventType: "user.created", ...actorData, data: { source: "federation", providerId: row.id, provider: row.name } });
+    if (resolution.linked) tx.audit({ eventType: "user.federated_identity.linked", ...actorData, data: { providerId: row.id, provider: row.name, subject: person.subject } });
+    if (!upstreamMfa) {
+      const plan = planForSignIn(await readSecondFactorEnrollment(tx.db, resolution.userId), ic.organization.twoFactorPolicy, stepUpRequested(ic.interaction.params));
+      if (plan) return { value: { ...resolution, plan }, proof: null };
+    }
+    return { value: resolution, proof: { userId: resolution.userId, provider, upstreamMfa } };
+  });
   if (!resolution.ok) return { kind: "failed", reason: resolution.reason, providerName: row.name };
   if (redirectTo) return { kind: "redirect", to: redirectTo };
-  // The organization's second factor follows an upstream sign-in it does not trust as complete.
-  const to = await startSecondFactor(services, ic, {
-    userId: resolution.userId,
-    plan: resolution.plan!,
-    language: input.language,
-    primary: { method: "federated", providerId: row.id, providerName: row.name },
-  });
-  return { kind: "redirect", to };
+  if (!resolution.plan) return { kind: "failed", reason: "invalid", providerName: row.name };
+  // The organization's second factor follows an upstream sign-in it does not trust as complete (the flow starts it).
+  return { kind: "second_factor", userId: resolution.userId, plan: resolution.plan, primary: { method: "federated", providerId: row.id, providerName: row.name } };
 }
 
-async function resolveAccount(db: Parameters<typeof readSecondFactorEnrollment>[0], ic: InteractionContext, row: ProviderRow, person: UpstreamPerson): Promise<Resolution> {
+async function resolveAccount(db: Db, ic: InteractionContext, row: ProviderRow, person: UpstreamPerson): Promise<Resolution> {
   const linked = await db.federatedIdentity.findUnique({
     where: { providerId_subject: { providerId: row.id, subject: person.subject } },
     select: { id: true, user: { select: { id: true, status: true, organizationId: true } } },
@@ -449,19 +446,19 @@ async function resolveAccount(db: Parameters<typeof readSecondFactorEnrollment>[
  * requests past the limit gain nothing).
  */
 export async function continueFromCallback(
-  services: Services,
+  ctx: FederationContext,
   slug: string,
   search: URLSearchParams,
   ip: string | null,
 ): Promise<{ kind: "next"; to: string } | { kind: "unknown" } | RateLimited> {
   const limits: Array<[LimitName, string | null]> = [["federatedLoginIp", ip]];
-  const limit = await checkFailures(services, limits);
+  const limit = await checkFailures(ctx, limits);
   if (!limit.allowed) return { kind: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
-  const organization = await getOrganizationBySlug(services.db.prisma, services.cache, slug);
+  const organization = await getOrganizationBySlug(ctx.db, ctx.cache, slug);
   if (!organization || organization.status !== "active") return { kind: "unknown" };
-  const uid = await interactionOfState(services, organization.id, search.get("state") ?? "");
+  const uid = await interactionOfState(ctx, organization.id, search.get("state") ?? "");
   if (!uid) {
-    await consumeEach(services.limits, limits);
+    await consumeEach(ctx.limits, limits);
     return { kind: "unknown" };
   }
   const next = new URLSearchParams();
@@ -473,16 +470,16 @@ export async function continueFromCallback(
 }
 
 /** Home-realm discovery: the sign-in at the provider that claims the email's domain, or null when none does. */
-export async function startForEmail(services: Services, ic: InteractionContext, email: string, ip: string | null): Promise<StartOutcome | null> {
+export async function startForEmail(ctx: FederationContext, ic: InteractionContext, email: string, ip: string | null): Promise<StartOutcome | null> {
   if (!ic.methods.includes("federated")) return null;
-  const provider = await providerForEmail(services.db.prisma, ic.organization.id, email);
+  const provider = await providerForEmail(ctx.db, ic.organization.id, email);
   if (!provider) return null;
-  return startFederatedSignIn(services, ic, { providerId: provider.id, loginHint: email, ip });
+  return startFederatedSignIn(ctx, ic, { providerId: provider.id, loginHint: email, ip });
 }
 
 /** The login page's buttons (enabled providers) and whether typing an email can find one (home-realm discovery). */
-export async function loginPageProviders(services: Services, ic: InteractionContext): Promise<{ providers: Array<{ id: string; name: string }>; discovery: boolean }> {
+export async function loginPageProviders(ctx: FederationContext, ic: InteractionContext): Promise<{ providers: Array<{ id: string; name: string }>; discovery: boolean }> {
   if (!ic.methods.includes("federated")) return { providers: [], discovery: false };
-  const rows = await enabledProviders(services.db.prisma, ic.organization.id);
+  const rows = await enabledProviders(ctx.db, ic.organization.id);
   return { providers: rows.map(({ id, name }) => ({ id, name })), discovery: rows.some((r) => r.domains.length > 0) };
 }

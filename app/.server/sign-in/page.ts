@@ -1,8 +1,10 @@
 import type { AppLoadContext, HeadersFunction } from "@remix-run/node";
 import { resolveLanguage } from "../i18n";
-import { brandingForInteraction, brandingOf, type Branding, type FlowEnd } from "./branding";
-import { InteractionExpiredError, loadInteraction, type InteractionContext } from "./context";
+import { brandingForInteraction, brandingOf } from "../branding/pages";
+import type { Branding, FlowEnd } from "~/schemas/branding";
+import { InteractionExpiredError, loadInteraction, type InteractionContext } from "./interaction";
 import type { Language } from "~/i18n/config";
+import type { SignInContext } from "./method";
 
 /** What every interaction page shows around its form. */
 export interface PageFrame {
@@ -24,10 +26,11 @@ export type Loaded =
  * Loads the interaction and the page frame, or says the request expired or ended: branded for its
  * organization while the uid's index remembers it (decision 035), in the browser's language.
  */
-export async function loadInteractionPage(request: Request, context: AppLoadContext, uid: string): Promise<Loaded> {
+/** `ctx`: the door's unit of work for the request (door.ts). */
+export async function loadInteractionPage(request: Request, context: AppLoadContext, ctx: SignInContext<"store" | "cache" | "oidc" | "config" | "csrf">, uid: string): Promise<Loaded> {
   const { services, req, res } = context;
   try {
-    const interaction = await loadInteraction(services, req, res, uid);
+    const interaction = await loadInteraction(ctx, req, res, uid);
     const language = await resolveLanguage(request, {
       uiLocales: interaction.interaction.params.ui_locales,
       organizationDefault: interaction.organization.defaultLocale,
@@ -38,7 +41,7 @@ export async function loadInteractionPage(request: Request, context: AppLoadCont
       frame: {
         language,
         uid,
-        csrf: services.csrf.tokenFor(uid),
+        csrf: ctx.csrf.tokenFor(uid),
         branding: brandingOf(interaction.organization),
         clientName: interaction.client.name,
       },

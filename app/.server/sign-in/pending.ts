@@ -1,5 +1,5 @@
-import type { KeyValueStore } from "../../cache/store";
-import type { SecondFactorMethod, SecondFactorPlan } from "./service";
+import type { KeyValueStore } from "../cache/store";
+import type { SecondFactorMethod, SecondFactorPlan } from "./plan";
 
 /**
  * "Password accepted, second factor pending" lives on the server, keyed by the interaction
@@ -17,7 +17,7 @@ export interface PendingSecondFactor {
   primary?: { method: "federated"; providerId: string; providerName: string };
 }
 
-/** How the sign-in that the second factor completes began, as finishSignIn records it. */
+/** How the sign-in that the second factor completes began, as finish.ts records it. */
 export function primaryOf(pending: Pick<PendingSecondFactor, "primary">): { method: "password" | "federated"; provider?: { id: string; name: string } } {
   if (pending.primary?.method === "federated") return { method: "federated", provider: { id: pending.primary.providerId, name: pending.primary.providerName } };
   return { method: "password" };

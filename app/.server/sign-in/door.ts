@@ -1,11 +1,14 @@
 import { data, type AppLoadContext } from "@remix-run/node";
 import type { LoginMethod } from "~/schemas/login-methods";
 import type { RequestMeta } from "../auth/actors";
-import { auditMethodRefusal } from "../auth/method-refusal";
+import { anonymousActor } from "../auth/actors";
+import { inTransaction, readContext, type CollaboratorName } from "../context";
+import { auditMethodRefusal } from "./method-refusal";
 import { readForm } from "../http/form";
 import type { Services } from "../services";
-import type { InteractionContext } from "./context";
-import { isAfterAction, loadInteractionPage, NO_STORE, type ExpiredFrame, type PageFrame } from "./request";
+import type { SignInContext, UnitRunner } from "./method";
+import type { InteractionContext } from "./interaction";
+import { isAfterAction, loadInteractionPage, NO_STORE, type ExpiredFrame, type PageFrame } from "./page";
 
 /**
  * The front door of every interaction route (/interaction/:uid and the pages below it). In this
@@ -30,6 +33,8 @@ export interface OpenGate {
   /** The posted form (empty for a GET). */
   form: FormData;
   meta: RequestMeta;
+  /** The unit of work of the request: what every sign-in step is handed instead of the services. */
+  ctx: SignInContext<CollaboratorName>;
 }
 
 /** The magic-link callback goes on without its interaction (the link is consumed all the same). */
@@ -69,6 +74,7 @@ export async function passGate({ request, params, context }: RouteArgs, options:
   const uid = params.uid!;
   const { services } = context;
   const meta: RequestMeta = { ip: context.req.ip ?? null, requestId: context.requestId };
+  const ctx = unitOfWork(services, meta);
   const form = request.method === "POST" ? await readForm(request) : new FormData();
   const closed = (refusal: GateRefusal, status: number): ClosedGate => ({
     open: false,
@@ -77,10 +83,10 @@ export async function passGate({ request, params, context }: RouteArgs, options:
     form,
   });
 
-  const loaded = await loadInteractionPage(request, context, uid);
+  const loaded = await loadInteractionPage(request, context, ctx, uid);
   if (!loaded.ok && options.interaction !== "optional" && options.interaction !== "forward") return closed({ view: "expired", ...loaded.expired }, 400);
 
-  if (loaded.ok && options.method && !(await methodAllowed(services, request, context, loaded.context, options.method, options.endpoint, meta))) {
+  if (loaded.ok && options.method && !(await methodAllowed(ctx, request, context, loaded.context, options.method, options.endpoint, meta))) {
     return closed({ view: "unavailable", method: options.method, ...loaded.frame }, 403);
   }
 
@@ -89,9 +95,36 @@ export async function passGate({ request, params, context }: RouteArgs, options:
     return closed(loaded.ok ? { view: "csrf", ...loaded.frame } : { view: "expired", ...loaded.expired }, 403);
   }
   return loaded.ok
-    ? { open: true, uid, context: loaded.context, frame: loaded.frame, form, meta }
-    : { open: true, uid, context: null, frame: null, form, meta };
+    ? { open: true, uid, context: loaded.context, frame: loaded.frame, form, meta, ctx }
+    : { open: true, uid, context: null, frame: null, form, meta, ctx };
 }
+
+/**
+ * The unit of work a sign-in route hands its steps (as the Admin API's runOperation hands its
+ * handlers one, admin/http/route.ts): reads outside any transaction, as the anonymous visitor,
+ * and `transaction`, the one place sign-in code opens a transaction. A step verifies first (an
+ * Argon2id hash, a signature, an upstream's answer) and writes after, so the transaction cannot
+ * span the request: each write is a unit of its own, with the actor it proved.
+ */
+export function unitOfWork(services: Services, meta: RequestMeta): SignInContext<CollaboratorName> {
+  return {
+    ...readContext(services, anonymousActor(meta)),
+    transaction: (actor, work) => inTransaction(services, actor, work),
+    query: services.db.query,
+  };
+}
+
+/**
+ * The answers of the JSON endpoints the pages' scripts call (passkeys, the magic-link poll): a
+ * closed gate (400 for an expired interaction, else 403), where the browser goes once signed in,
+ * and a refused attempt past a limit (429 with Retry-After in seconds, the page shows minutes).
+ */
+export const closedGateJson = (gate: ClosedGate) => Response.json({ error: gate.refusal.view }, { status: gate.refusal.view === "expired" ? 400 : 403, headers: NO_STORE });
+
+export const signedInJson = (redirectTo: string) => Response.json({ redirectTo }, { headers: NO_STORE });
+
+export const rateLimitedJson = (retryAfterSeconds: number) =>
+  Response.json({ error: "rate_limited", minutes: Math.ceil(retryAfterSeconds / 60) }, { status: 429, headers: { ...NO_STORE, "Retry-After": String(retryAfterSeconds) } });
 
 /**
  * Whether the route's login method is effective for the client; a refusal is audited. Remix
@@ -99,7 +132,7 @@ export async function passGate({ request, params, context }: RouteArgs, options:
  * request a second time would double the entry: the action's audit is the only one.
  */
 async function methodAllowed(
-  services: Services,
+  ctx: UnitRunner,
   request: Request,
   context: AppLoadContext,
   ic: InteractionContext,
@@ -109,6 +142,6 @@ async function methodAllowed(
 ): Promise<boolean> {
   if (ic.methods.includes(method)) return true;
   if (request.method !== "POST" && isAfterAction(context)) return false;
-  await auditMethodRefusal(services, meta, { organizationId: ic.organization.id, clientId: ic.client.id, method, endpoint });
+  await auditMethodRefusal(ctx, meta, { organizationId: ic.organization.id, clientId: ic.client.id, method, endpoint });
   return false;
 }
