@@ -130,3 +130,19 @@ for (const language of LANGUAGES) {
     }
   });
 }
+
+test("an address of a sign-in nobody knows leads back to the page the browser came from", async ({ browser }, testInfo) => {
+  const t = messages("en");
+  const context = await browser.newContext({ locale: LOCALES.en });
+  await answerRelyingParty(context);
+  const page = await context.newPage();
+  const problems = watchForPageErrors(page);
+  await page.goto(RP_HOME);
+  await page.goto(`/interaction/${"u".repeat(21)}`);
+  await expect(page.getByRole("heading", { name: t.expired.title })).toBeVisible();
+  await checkPage(page, testInfo, "unknown-interaction");
+  await page.getByRole("button", { name: t.expired.goBack }).click();
+  await expect(page).toHaveURL(RP_HOME);
+  expect(problems).toEqual([]);
+  await context.close();
+});

@@ -1,3 +1,4 @@
+import { useEffect, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { AuthCard, FormMessage, type BrandingView } from "./auth-card";
 import { BackToApplication } from "./password-changed";
@@ -23,7 +24,7 @@ export function GateRefusalPage({ refusal }: { refusal: Refusal }) {
     return (
       <AuthCard branding={refusal.branding} title={t("expired.title")}>
         <p>{t("expired.body")}</p>
-        {refusal.home ? <BackToApplication home={refusal.home} clientName={refusal.clientName} /> : null}
+        {refusal.home ? <BackToApplication home={refusal.home} clientName={refusal.clientName} /> : <GoBack />}
       </AuthCard>
     );
   }
@@ -45,5 +46,24 @@ export function GateRefusalPage({ refusal }: { refusal: Refusal }) {
       <FormMessage tone="error">{t("csrf.invalid")}</FormMessage>
       {back}
     </AuthCard>
+  );
+}
+
+/**
+ * When nothing about the sign-in is known (a made-up or long-gone address), the page the browser
+ * came from is the way onward: usually the application that sent it here. Shown once the page runs
+ * script (history is the browser's); without script the text above says where to go.
+ */
+function GoBack() {
+  const { t } = useTranslation();
+  const [canGoBack, setCanGoBack] = useState(false);
+  useEffect(() => setCanGoBack(window.history.length > 1), []);
+  if (!canGoBack) return null;
+  return (
+    <p>
+      <button type="button" className="button" onClick={() => window.history.back()}>
+        {t("expired.goBack")}
+      </button>
+    </p>
   );
 }

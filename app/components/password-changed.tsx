@@ -16,12 +16,12 @@ export function PasswordChangedCard({ branding, home, clientName }: { branding: 
 }
 
 /** A reset link that names no usable link of a known organization: plain, with the way on. */
-export function UnknownResetLink() {
+export function UnknownResetLink({ home }: { home: string | null }) {
   const { t } = useTranslation();
   return (
     <AuthCard branding={null} title={t("reset.problemTitle")}>
       <FormMessage tone="error">{t("reset.invalid")}</FormMessage>
-      <p>{t("reset.backToApplication")}</p>
+      <BackToApplication home={home} clientName={null} />
     </AuthCard>
   );
 }

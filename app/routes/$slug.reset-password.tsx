@@ -10,7 +10,8 @@ import { unitOfWork } from "~/.server/sign-in/door";
 import { completePasswordReset, continuationAfterReset, findResetLink, resettableUserEmail, type ResetLink } from "~/.server/auth/password-reset";
 import { readForm } from "~/.server/http/form";
 import { resolveLanguage } from "~/.server/i18n";
-import { brandingOf } from "~/.server/branding/pages";
+import { brandingForSlug, brandingOf } from "~/.server/branding/pages";
+import { accountPageUrl } from "~/.server/oidc/storage/account-client";
 import { interactionHeaders, isAfterAction, NO_STORE } from "~/.server/sign-in/page";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: pageTitle(data?.language, (m) => m.reset.title) }, { name: "robots", content: "noindex" }];
@@ -31,30 +32,33 @@ const languageOf = (request: Request) => resolveLanguage(request, { uiLocales: n
 
 type Found = Extract<ResetLink, { row: unknown }>;
 
-function frame(link: Found, language: string) {
-  return { language, branding: brandingOf(link.organization), clientName: link.client?.name ?? null, home: applicationHome(link.client) };
+/** Without the application's address, the organization's own sign-in is the way onward (a new link is asked for there). */
+function frame(link: Found, language: string, baseUrl: string) {
+  const home = applicationHome(link.client);
+  return { language, branding: brandingOf(link.organization), clientName: home ? (link.client?.name ?? null) : null, home: home ?? accountPageUrl(baseUrl, link.organization.slug) };
 }
 
-function problemPage(link: ResetLink, language: string) {
-  if (link.status === "unknown") return data({ view: "unknown" as const, language }, { status: 400, headers: NO_STORE });
-  return data({ view: link.status === "used" ? ("used" as const) : ("expired" as const), ...frame(link, language) }, { status: 400, headers: NO_STORE });
+/** The page of a link that does not work; `unknownHome`: the way onward when not even the link is known (the slug's sign-in). */
+function problemPage(link: ResetLink, language: string, baseUrl: string, unknownHome: string | null = null) {
+  if (link.status === "unknown") return data({ view: "unknown" as const, language, home: unknownHome }, { status: 400, headers: NO_STORE });
+  return data({ view: link.status === "used" ? ("used" as const) : ("expired" as const), ...frame(link, language, baseUrl) }, { status: 400, headers: NO_STORE });
 }
 
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const language = await languageOf(request);
   const token = tokenOf(request);
   const link = await findResetLink(context.services, params.slug!, token);
-  if (link.status === "unknown") return problemPage(link, language);
+  if (link.status === "unknown") return problemPage(link, language, context.services.config.baseUrl, (await brandingForSlug(context.services, params.slug!)).signIn);
   if (!link.methods.includes("password")) {
     // Remix re-runs the loader after the action; only the action's refusal is audited.
     if (!isAfterAction(context)) await auditMethodRefusal(unitOfWork(context.services, metaOf(context)), metaOf(context), refusal(link, "GET /{slug}/reset-password"));
-    return data({ view: "unavailable" as const, ...frame(link, language) }, { status: 403, headers: NO_STORE });
+    return data({ view: "unavailable" as const, ...frame(link, language, context.services.config.baseUrl) }, { status: 403, headers: NO_STORE });
   }
-  if (link.status !== "usable") return problemPage(link, language);
+  if (link.status !== "usable") return problemPage(link, language, context.services.config.baseUrl);
   // A deactivated account's link no longer works: to its holder that is an expired link.
-  if ((await resettableUserEmail(context.services, link.row)) === null) return problemPage({ ...link, status: "expired" }, language);
+  if ((await resettableUserEmail(context.services, link.row)) === null) return problemPage({ ...link, status: "expired" }, language, context.services.config.baseUrl);
   const minLength = await context.services.settings.get("auth.passwordMinLength");
-  return data({ view: "form" as const, ...frame(link, language), token, minLength, csrf: context.services.csrf.tokenFor(csrfKey(link.row.id)) }, { headers: NO_STORE });
+  return data({ view: "form" as const, ...frame(link, language, context.services.config.baseUrl), token, minLength, csrf: context.services.csrf.tokenFor(csrfKey(link.row.id)) }, { headers: NO_STORE });
 }
 
 export async function action({ request, params, context }: ActionFunctionArgs) {
@@ -62,17 +66,17 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const form = await readForm(request);
   const token = String(form.get("token") ?? "");
   const link = await findResetLink(context.services, params.slug!, token);
-  if (link.status === "unknown") return problemPage(link, language);
+  if (link.status === "unknown") return problemPage(link, language, context.services.config.baseUrl, (await brandingForSlug(context.services, params.slug!)).signIn);
   if (!link.methods.includes("password")) {
     await auditMethodRefusal(unitOfWork(context.services, metaOf(context)), metaOf(context), refusal(link, "POST /{slug}/reset-password"));
-    return data({ view: "unavailable" as const, ...frame(link, language) }, { status: 403, headers: NO_STORE });
+    return data({ view: "unavailable" as const, ...frame(link, language, context.services.config.baseUrl) }, { status: 403, headers: NO_STORE });
   }
   if (!context.services.csrf.verify(csrfKey(link.row.id), form.get("csrf"))) {
     const csrf = context.services.csrf.tokenFor(csrfKey(link.row.id));
     const minLength = await context.services.settings.get("auth.passwordMinLength");
-    return data({ view: "csrf" as const, ...frame(link, language), token, csrf, minLength }, { status: 403, headers: NO_STORE });
+    return data({ view: "csrf" as const, ...frame(link, language, context.services.config.baseUrl), token, csrf, minLength }, { status: 403, headers: NO_STORE });
   }
-  if (link.status !== "usable") return problemPage(link, language);
+  if (link.status !== "usable") return problemPage(link, language, context.services.config.baseUrl);
   const outcome = await completePasswordReset(context.services, {
     row: link.row,
     organizationName: link.organization.name,
@@ -83,12 +87,12 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
     const next = await continuationAfterReset(context.services, link.row, { organizationSlug: link.organization.slug, language });
     if (next) return redirect(next, { status: 303, headers: NO_STORE });
     // An explicit 200: the loader Remix re-runs after the action finds the link used (400).
-    return data({ view: "changed" as const, ...frame(link, language) }, { status: 200, headers: NO_STORE });
+    return data({ view: "changed" as const, ...frame(link, language, context.services.config.baseUrl) }, { status: 200, headers: NO_STORE });
   }
-  if (outcome.reason === "invalid_token") return problemPage({ ...link, status: "used" }, language);
+  if (outcome.reason === "invalid_token") return problemPage({ ...link, status: "used" }, language, context.services.config.baseUrl);
   const csrf = context.services.csrf.tokenFor(csrfKey(link.row.id));
   const minLength = await context.services.settings.get("auth.passwordMinLength");
-  return data({ view: "form" as const, ...frame(link, language), token, csrf, minLength, problem: outcome.problem, limit: outcome.limit }, { status: 422, headers: NO_STORE });
+  return data({ view: "form" as const, ...frame(link, language, context.services.config.baseUrl), token, csrf, minLength, problem: outcome.problem, limit: outcome.limit }, { status: 422, headers: NO_STORE });
 }
 
 function refusal(link: Found, endpoint: string) {
@@ -100,7 +104,7 @@ export default function ResetPassword() {
   const result = useActionData<typeof action>();
   const { t } = useTranslation();
   const shown = result ?? page;
-  if (shown.view === "unknown") return <UnknownResetLink />;
+  if (shown.view === "unknown") return <UnknownResetLink home={shown.home} />;
   if (shown.view === "changed") return <PasswordChangedCard branding={shown.branding} home={shown.home} clientName={shown.clientName} />;
   if (shown.view !== "form" && shown.view !== "csrf") {
     const message = shown.view === "unavailable" ? t("methodUnavailable.password") : t(shown.view === "used" ? "reset.used" : "reset.expired");

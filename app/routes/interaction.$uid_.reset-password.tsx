@@ -4,6 +4,7 @@ import { useLoaderData, useActionData } from "@remix-run/react";
 import { UnknownResetLink } from "~/components/password-changed";
 import { GateRefusalPage, isGateRefusal } from "~/components/gate-refusal";
 import { legacyResetLinkSlug } from "~/.server/auth/password-reset";
+import { brandingForInteraction } from "~/.server/branding/pages";
 import { resolveLanguage } from "~/.server/i18n";
 import { passGate } from "~/.server/sign-in/door";
 import { interactionHeaders, NO_STORE } from "~/.server/sign-in/page";
@@ -24,7 +25,11 @@ async function forward(args: LoaderFunctionArgs | ActionFunctionArgs, endpoint: 
   if (!gate.open) return gate.response;
   const token = String(gate.form.get("token") ?? new URL(request.url).searchParams.get("token") ?? "");
   const slug = await legacyResetLinkSlug(context.services, token);
-  if (!slug) return data({ view: "unknown" as const, language: await resolveLanguage(request, {}) }, { status: 400, headers: NO_STORE });
+  if (!slug) {
+    // The sign-in this link was asked from names the organization whose sign-in is the way onward.
+    const { signIn } = await brandingForInteraction(context.services, args.params.uid ?? "");
+    return data({ view: "unknown" as const, language: await resolveLanguage(request, {}), home: signIn }, { status: 400, headers: NO_STORE });
+  }
   return redirect(`/${slug}/reset-password?${new URLSearchParams({ token })}`, { status: 303, headers: NO_STORE });
 }
 
@@ -40,5 +45,5 @@ export default function LegacyResetLink() {
   const page = useLoaderData<typeof loader>();
   const shown = useActionData<typeof action>() ?? page;
   if (isGateRefusal(shown)) return <GateRefusalPage refusal={shown} />;
-  return <UnknownResetLink />;
+  return <UnknownResetLink home={shown.home} />;
 }

@@ -140,4 +140,9 @@ export interface FlowEnd {
   clientName: string | null;
   /** The organization's default language, for a page that has no `ui_locales` to go by. */
   defaultLocale: string | null;
+  /**
+   * The organization's own sign-in (its account page), when the organization is known: the way
+   * onward from an expired sign-in or a reset link when the application's address is unknown.
+   */
+  signIn: string | null;
 }

@@ -356,7 +356,10 @@ describe("a reset link opens in any browser (decision 032)", () => {
     expect(foreignHtml).not.toContain(tenant.org.name);
     const madeUp = await browser.get(`${porta.baseUrl}/${tenant.org.slug}/reset-password?token=${"x".repeat(43)}`);
     expect(madeUp.status).toBe(400);
-    expect(mainOf(await madeUp.text())).toContain(pageText("en", (m) => m.reset.invalid));
+    const madeUpHtml = mainOf(await madeUp.text());
+    expect(madeUpHtml).toContain(pageText("en", (m) => m.reset.invalid));
+    // No dead end: the address names the organization, whose sign-in page offers a new link.
+    expect(madeUpHtml).toContain(`href="${porta.baseUrl}/${tenant.org.slug}/account"`);
 
     await prisma().passwordResetToken.updateMany({ where: { userId: user.id }, data: { expiresAt: new Date(Date.now() - 1_000) } });
     const expired = await browser.get(link);
@@ -403,6 +406,8 @@ describe("a reset link opens in any browser (decision 032)", () => {
     expect(legacy.headers.get("location")).toBe(`/${tenant.org.slug}/reset-password?token=${token}`);
     const unknown = await browser.get(`${porta.baseUrl}/interaction/${page.uid}/reset-password?token=${"y".repeat(43)}`);
     expect(unknown.status).toBe(400);
-    expect(mainOf(await unknown.text())).toContain(pageText("en", (m) => m.reset.invalid));
+    const unknownHtml = mainOf(await unknown.text());
+    expect(unknownHtml).toContain(pageText("en", (m) => m.reset.invalid));
+    expect(unknownHtml).toContain(`href="${porta.baseUrl}/${tenant.org.slug}/account"`);
   });
 });

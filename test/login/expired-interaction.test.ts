@@ -107,7 +107,7 @@ describe("an interaction page that can no longer continue", () => {
     expect(buttonTo(main)).toBeNull();
   });
 
-  it("names no organization once it is suspended, and offers no way back to a client that is not active or has no web address", async () => {
+  it("names no organization once it is suspended; for a client with no web address, offers the organization's own sign-in", async () => {
     const suspended = await createTenant(porta, { defaultLoginMethods: ["password"], name: "Soon Suspended" });
     const page = await openLoginPage(suspended);
     await porta.services.db.prisma.organization.update({ where: { id: suspended.org.id }, data: { status: "suspended" } });
@@ -121,7 +121,8 @@ describe("an interaction page that can no longer continue", () => {
     const nativePage = await openLoginPage(nativeApp, { redirectUri: "com.example.app:/callback" });
     const native = mainOf(await (await new TestBrowser().get(nativePage.interactionUrl)).text());
     expect(native).toContain(`<p class="brand-name">Native Example</p>`);
-    expect(buttonTo(native)).toBeNull();
+    // No dead end: the organization's account page signs the person in again.
+    expect(buttonTo(native)?.[1]).toBe(`${porta.baseUrl}/${nativeApp.org.slug}/account`);
 
     const res = await new TestBrowser().get(page.interactionUrl);
     expect(res.status).toBe(400);
@@ -151,9 +152,9 @@ describe("an interaction page that can no longer continue", () => {
     await porta.services.store.set(interactionOrgKey("legacy-uid"), tenant.org.id, 60);
     expect(await lookupInteractionOrganization(porta.services.store, "legacy-uid")).toBe(tenant.org.id);
     expect(await lookupInteractionOrigin(porta.services.store, "legacy-uid")).toEqual({ organizationId: tenant.org.id, clientId: null, open: true });
-    // Its page is branded, with no button: no client is known.
+    // Its page is branded; no client is known, so the way onward is the organization's own sign-in.
     const main = mainOf(await (await new TestBrowser().get(`${porta.baseUrl}/interaction/legacy-uid`)).text());
     expect(brandShown(main)).toBe(true);
-    expect(buttonTo(main)).toBeNull();
+    expect(buttonTo(main)?.[1]).toBe(`${porta.baseUrl}/${tenant.org.slug}/account`);
   });
 });

@@ -40,7 +40,7 @@ export function brandingOf(organization: { id: string; name: string; branding: u
   };
 }
 
-const NOTHING_KNOWN: FlowEnd = { branding: null, home: null, clientName: null, defaultLocale: null };
+const NOTHING_KNOWN: FlowEnd = { branding: null, home: null, clientName: null, defaultLocale: null, signIn: null };
 
 /**
  * The one lookup behind every page about a link or flow whose URL names its organization by slug.
@@ -75,11 +75,12 @@ async function flowEndOf(services: Services, organization: Organization | null, 
   if (!organization || organization.status !== "active") return NOTHING_KNOWN;
   // The account page's sign-in starts again at the account page.
   if (clientId === ACCOUNT_CLIENT_ID) {
-    return { branding: brandingOf(organization), home: accountPageUrl(services.config.baseUrl, organization.slug), clientName: null, defaultLocale: organization.defaultLocale };
+    const account = accountPageUrl(services.config.baseUrl, organization.slug);
+    return { branding: brandingOf(organization), home: account, clientName: null, defaultLocale: organization.defaultLocale, signIn: account };
   }
   const usableId = clientId !== null && clientId.length > 0 && clientId.length <= 200 && !clientId.includes("\0");
   const found = usableId ? await getClientRecord(services.db.prisma, services.cache, clientId) : null;
   const client = found && found.organizationId === organization.id ? found : null;
   const home = applicationHome(client);
-  return { branding: brandingOf(organization), home, clientName: client?.name ?? null, defaultLocale: organization.defaultLocale };
+  return { branding: brandingOf(organization), home, clientName: client?.name ?? null, defaultLocale: organization.defaultLocale, signIn: accountPageUrl(services.config.baseUrl, organization.slug) };
 }

@@ -48,8 +48,9 @@ export async function loadInteractionPage(request: Request, context: AppLoadCont
     };
   } catch (error) {
     if (!(error instanceof InteractionExpiredError)) throw error;
-    const { branding, home, clientName, defaultLocale } = await brandingForInteraction(services, uid);
-    return { ok: false, expired: { language: await resolveLanguage(request, { organizationDefault: defaultLocale }), branding, home, clientName } };
+    const { branding, home, clientName, defaultLocale, signIn } = await brandingForInteraction(services, uid);
+    // Without the application's address, the organization's own sign-in is the way onward.
+    return { ok: false, expired: { language: await resolveLanguage(request, { organizationDefault: defaultLocale }), branding, home: home ?? signIn, clientName: home ? clientName : null } };
   }
 }
 

@@ -58,10 +58,11 @@ export function planFromEnrollment(enrollment: SecondFactorEnrollment, policy: s
     case "required_any":
       // Every account has an email address, so email codes are always available.
       return { methods: [...passkey, ...(totpEnrolled ? (["totp"] as const) : []), "email"], enrollTotp: false, recovery };
-    default:
-      if (totpEnrolled) return { methods: [...passkey, "totp"], enrollTotp: false, recovery };
-      if (enrollment.emailOtpEnabled) return { methods: [...passkey, "email"], enrollTotp: false, recovery };
-      return null;
+    default: {
+      // Optional: every factor the person turned on is offered, and they choose (an app and email codes both on: both).
+      const chosen: SecondFactorMethod[] = [...(totpEnrolled ? (["totp"] as const) : []), ...(enrollment.emailOtpEnabled ? (["email"] as const) : [])];
+      return chosen.length > 0 ? { methods: [...passkey, ...chosen], enrollTotp: false, recovery } : null;
+    }
   }
 }
 
