@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTenant, passwordSignIn, PASSWORD, type Tenant } from "../email/helpers";
@@ -87,6 +88,21 @@ describe("/metrics", () => {
     expect(after).toMatch(/^porta_jobs_queued\{queue="magic-link",state="waiting"\} \d+$/m);
     expect(after).toMatch(/^porta_process_resident_memory_bytes \d+/m);
     if (porta.services.db.kind === "postgres") expect(sample(after, "porta_db_pool_connections", { state: "total" })).toBeGreaterThan(0);
+  });
+
+  it("has every metric and label the README's operator queries name", async () => {
+    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    const section = readme.slice(readme.indexOf("### Metrics: sign-ins, lockouts, tokens"), readme.indexOf("## What works today"));
+    const queries = [...section.matchAll(/`(sum by [^`]+)`/g)].map((m) => m[1]!);
+    expect(queries.length).toBeGreaterThanOrEqual(4);
+    const exposed = await scrape();
+    for (const query of queries) {
+      const metric = /\((porta_[a-z_]+)/.exec(query)![1]!;
+      expect(exposed, query).toContain(`# TYPE ${metric} counter`);
+      // A counter shows its labels only once counted: its declared label names are the registry's.
+      const declared = (porta.services.metrics.registry.getSingleMetric(metric) as unknown as { labelNames: string[] }).labelNames;
+      for (const label of /by \(([^)]+)\)/.exec(query)![1]!.split(",").map((l) => l.trim())) expect(declared, `${metric} ${label}`).toContain(label);
+    }
   });
 
   it("counts refusals by a rate limit", async () => {
