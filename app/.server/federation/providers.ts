@@ -20,7 +20,8 @@ import {
 import { requireManagedOrganization } from "../admin/users/service";
 import type { Context, Db } from "../context";
 import type { Encrypter } from "../crypto/encryption";
-import { conflict, notFound, staleEtag, validation } from "../errors";
+import { compareAndSet } from "../db/compare-and-set";
+import { conflict, notFound, validation } from "../errors";
 import { listMode, listPage, type ListQuery, type Page } from "../admin/http/pagination";
 import { organizationIssuer } from "../oidc/endpoints";
 import { applePrivateKey } from "./apple";
@@ -205,8 +206,8 @@ export async function updateIdentityProvider(
   if (input.name !== undefined) await refuseTakenName(ctx.db, current.organizationId, input.name, id);
   const domains = input.domains === undefined ? undefined : unique(input.domains);
   if (domains) await refuseTakenDomains(ctx.db, current.organizationId, domains, id);
-  const updated = await ctx.db.identityProvider.updateMany({
-    where: { id, ...(expectedVersion !== undefined ? { version: expectedVersion } : {}) },
+  await compareAndSet({ ifMatch: expectedVersion }, (guard) => ctx.db.identityProvider.updateMany({
+    where: { id, ...guard },
     data: {
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.issuer !== undefined ? { issuer: input.issuer.replace(/\/$/, "") } : {}),
@@ -223,8 +224,7 @@ export async function updateIdentityProvider(
       ...(input.keyId !== undefined ? { keyId: input.keyId } : {}),
       version: { increment: 1 },
     },
-  });
-  if (updated.count !== 1) throw staleEtag();
+  }));
   const { row, body } = await getIdentityProvider(ctx, id);
   return { before, row, body };
 }
@@ -232,8 +232,7 @@ export async function updateIdentityProvider(
 /** Deletes the provider and every user's link to it (the accounts stay). */
 export async function deleteIdentityProvider(ctx: AdminContext, id: string, expectedVersion: number | undefined): Promise<{ row: ProviderRow; body: IdentityProvider }> {
   const found = await getIdentityProvider(ctx, id);
-  const deleted = await ctx.db.identityProvider.deleteMany({ where: { id, ...(expectedVersion !== undefined ? { version: expectedVersion } : {}) } });
-  if (deleted.count !== 1) throw staleEtag();
+  await compareAndSet({ ifMatch: expectedVersion }, (guard) => ctx.db.identityProvider.deleteMany({ where: { id, ...guard } }));
   return found;
 }
 

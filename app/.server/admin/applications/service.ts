@@ -3,7 +3,8 @@ import type { Application, ApplicationCreate, ApplicationModule, ApplicationUpda
 import { invalidateClient } from "../../directory/clients";
 import type { Context } from "../../context";
 import { assertScopesStayUsable } from "../claims/scopes";
-import { conflict, notFound, staleEtag, validation } from "../../errors";
+import { compareAndSet } from "../../db/compare-and-set";
+import { conflict, notFound, validation } from "../../errors";
 import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";
 
 export function toApplication(row: ApplicationRow): Application {
@@ -79,11 +80,9 @@ export async function createApplication(ctx: Context, input: ApplicationCreate):
 /** Updates with optimistic concurrency: `expectedVersion` (from If-Match) must still be current. */
 export async function updateApplication(ctx: Context, id: string, input: ApplicationUpdate, expectedVersion: number | undefined): Promise<ApplicationRow> {
   const current = await getApplication(ctx, id);
-  const updated = await ctx.db.application.updateMany({
-    where: { id, version: expectedVersion ?? current.version },
-    data: { ...input, version: { increment: 1 } },
-  });
-  if (updated.count !== 1) throw staleEtag();
+  await compareAndSet({ ifMatch: expectedVersion, read: current.version }, (guard) =>
+    ctx.db.application.updateMany({ where: { id, ...guard }, data: { ...input, version: { increment: 1 } } }),
+  );
   return getApplication(ctx, id);
 }
 
@@ -98,11 +97,9 @@ async function invalidateApplicationClients(ctx: Context<"cache">, applicationId
 /** Deactivating an application stops all of its clients at once; activating lets them work again. */
 export async function setApplicationStatus(ctx: Context<"cache">, id: string, status: "active" | "inactive", expectedVersion: number | undefined): Promise<ApplicationRow> {
   const current = await getApplication(ctx, id);
-  const updated = await ctx.db.application.updateMany({
-    where: { id, version: expectedVersion ?? current.version },
-    data: { status, version: { increment: 1 } },
-  });
-  if (updated.count !== 1) throw staleEtag();
+  await compareAndSet({ ifMatch: expectedVersion, read: current.version }, (guard) =>
+    ctx.db.application.updateMany({ where: { id, ...guard }, data: { status, version: { increment: 1 } } }),
+  );
   await invalidateApplicationClients(ctx, id);
   return getApplication(ctx, id);
 }
@@ -124,8 +121,7 @@ export async function deleteApplication(ctx: Context<"oidc">, id: string, expect
   }
   const claims = await prisma.customClaimDefinition.findMany({ where: { applicationId: id }, select: { id: true } });
   await assertScopesStayUsable(ctx, current.organizationId, claims.map((c) => c.id));
-  const deleted = await prisma.application.deleteMany({ where: { id, version: expectedVersion ?? current.version } });
-  if (deleted.count !== 1) throw staleEtag();
+  await compareAndSet({ ifMatch: expectedVersion, read: current.version }, (guard) => prisma.application.deleteMany({ where: { id, ...guard } }));
   // Its claim definitions are gone: the organization's provider no longer advertises them.
   ctx.afterCommit(() => ctx.oidc.invalidate(current.organizationId));
   return current;

@@ -21,7 +21,8 @@ import { newUuidV7 } from "../../db/ids";
 import { ADMIN_API_SCOPES, isAdminApiClient } from "../api-access";
 import { requireOrganizationRef } from "../applications/service";
 import { requireSupportedScope } from "../claims/scopes";
-import { conflict, notFound, staleEtag, validation } from "../../errors";
+import { compareAndSet } from "../../db/compare-and-set";
+import { conflict, notFound, validation } from "../../errors";
 import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";
 import { ADMIN_CLIENT_ID } from "../permissions";
 
@@ -217,11 +218,9 @@ export async function createClient(ctx: Context<"cache" | "config">, input: Clie
 
 /** Writes `data` if the client is still at `expectedVersion` (If-Match); the cached client goes once that has committed. */
 async function writeClient(ctx: Context<"cache">, current: ClientWithOrg, data: Prisma.ClientUpdateManyMutationInput & { applicationId?: string | null }, expectedVersion: number | undefined) {
-  const updated = await ctx.db.client.updateMany({
-    where: { id: current.id, version: expectedVersion ?? current.version },
-    data: { ...data, version: { increment: 1 } },
-  });
-  if (updated.count !== 1) throw staleEtag();
+  await compareAndSet({ ifMatch: expectedVersion, read: current.version }, (guard) =>
+    ctx.db.client.updateMany({ where: { id: current.id, ...guard }, data: { ...data, version: { increment: 1 } } }),
+  );
   ctx.afterCommit(() => invalidateClient(ctx.cache, current.id));
   return getClient(ctx, current.id);
 }
@@ -275,8 +274,7 @@ export async function setClientLoginMethods(ctx: Context<"cache">, id: string, l
 export async function deleteClient(ctx: Context<"cache">, id: string, expectedVersion: number | undefined): Promise<ClientWithOrg> {
   const current = await getClient(ctx, id);
   assertChangeable(current);
-  const deleted = await ctx.db.client.deleteMany({ where: { id, version: expectedVersion ?? current.version } });
-  if (deleted.count !== 1) throw staleEtag();
+  await compareAndSet({ ifMatch: expectedVersion, read: current.version }, (guard) => ctx.db.client.deleteMany({ where: { id, ...guard } }));
   ctx.afterCommit(() => invalidateClient(ctx.cache, id));
   return current;
 }

@@ -3,7 +3,8 @@ import type { Organization, OrganizationCreate, OrganizationUpdate } from "~/sch
 import { SlugSchema } from "~/schemas/organization";
 import { invalidateOrganization } from "../../directory/organizations";
 import type { Context } from "../../context";
-import { conflict, notFound, staleEtag } from "../../errors";
+import { compareAndSet } from "../../db/compare-and-set";
+import { conflict, notFound } from "../../errors";
 import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";
 
 export function toOrganization(row: OrganizationRow): Organization {
@@ -72,11 +73,9 @@ export async function updateOrganization(ctx: Context<"cache" | "oidc">, id: str
   const prisma = ctx.db;
   const current = await getOrganization(ctx, id);
   if (current.status === "deleted") throw notFound("organization");
-  const updated = await prisma.organization.updateMany({
-    where: { id, version: expectedVersion ?? current.version },
-    data: { ...input, version: { increment: 1 } },
-  });
-  if (updated.count !== 1) throw staleEtag();
+  await compareAndSet({ ifMatch: expectedVersion, read: current.version }, (guard) =>
+    prisma.organization.updateMany({ where: { id, ...guard }, data: { ...input, version: { increment: 1 } } }),
+  );
   const row = await getOrganization(ctx, id);
   ctx.afterCommit(() => forgetOrganization(ctx, row));
   return row;

@@ -1,7 +1,8 @@
 import type { Prisma } from "~/generated/prisma/client";
 import type { Permission, PermissionCreate, Role, RoleCreate, RoleUpdate, UserRole } from "~/schemas/rbac";
 import type { Context, Db } from "../../context";
-import { conflict, notFound, staleEtag, validation } from "../../errors";
+import { compareAndSet } from "../../db/compare-and-set";
+import { conflict, notFound, validation } from "../../errors";
 import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";
 import { ADMIN_PERMISSIONS, SERVICE_ADMIN_ROLE } from "../permissions";
 import { getUser, requireManagedOrganization } from "../users/service";
@@ -100,18 +101,13 @@ export async function updateRole(ctx: Context<"config">, id: string, input: Role
   if (input.name !== undefined && input.name !== role.name && (await isProtectedRole(ctx, role))) {
     throw conflict("protected_role", `The ${SERVICE_ADMIN_ROLE} role of the super-admin organization cannot be renamed.`);
   }
-  const updated = await prisma.role.updateMany({
-    where: { id, ...(expectedVersion !== undefined ? { version: expectedVersion } : {}) },
-    data: { ...input, version: { increment: 1 } },
-  });
-  if (updated.count !== 1) throw staleEtag();
+  await compareAndSet({ ifMatch: expectedVersion }, (guard) => prisma.role.updateMany({ where: { id, ...guard }, data: { ...input, version: { increment: 1 } } }));
   return getRole(ctx, id);
 }
 
 /** Bumps the role's version in the write; a stale If-Match rolls the whole write back. */
 async function bumpRole(tx: Db, roleId: string, expectedVersion: number | undefined) {
-  const bumped = await tx.role.updateMany({ where: { id: roleId, ...(expectedVersion !== undefined ? { version: expectedVersion } : {}) }, data: { version: { increment: 1 } } });
-  if (bumped.count !== 1) throw staleEtag();
+  await compareAndSet({ ifMatch: expectedVersion }, (guard) => tx.role.updateMany({ where: { id: roleId, ...guard }, data: { version: { increment: 1 } } }));
 }
 
 export async function assignPermission(ctx: Context, roleId: string, permissionId: string, expectedVersion: number | undefined): Promise<RoleRow> {

@@ -7,6 +7,7 @@ import { invalidateUser } from "../../directory/users";
 import { endUserSessions } from "../../oidc/sessions";
 import type { Context } from "../../context";
 import type { Services } from "../../services";
+import { compareAndSet } from "../../db/compare-and-set";
 import { conflict, notFound, staleEtag, validation } from "../../errors";
 import { boundedCount, COUNT_BOUND, listMode, listPage, type ListQuery, type Page } from "../http/pagination";
 
@@ -179,14 +180,11 @@ export async function createUser(ctx: UserWriteContext, organizationId: string, 
  */
 async function writeUser(ctx: Context<"cache">, user: UserRow, data: Prisma.UserUpdateManyMutationInput, expectedVersion: number | undefined): Promise<UserRow> {
   const prisma = ctx.db;
-  const updated = await prisma.user.updateMany({
-    where: { id: user.id, ...(expectedVersion !== undefined ? { version: expectedVersion } : {}) },
-    data: { ...data, version: { increment: 1 } },
-  });
-  if (updated.count !== 1) {
-    const exists = await prisma.user.findUnique({ where: { id: user.id }, select: { id: true } });
-    throw exists ? staleEtag() : notFound("user");
-  }
+  await compareAndSet(
+    { ifMatch: expectedVersion },
+    (guard) => prisma.user.updateMany({ where: { id: user.id, ...guard }, data: { ...data, version: { increment: 1 } } }),
+    async () => ((await prisma.user.findUnique({ where: { id: user.id }, select: { id: true } })) ? staleEtag() : notFound("user")),
+  );
   ctx.afterCommit(() => invalidateUser(ctx.cache, user.id));
   return prisma.user.findUniqueOrThrow({ where: { id: user.id } });
 }
@@ -254,8 +252,11 @@ export async function deactivateUser(ctx: Context<"cache" | "store" | "logoutNot
 
 export async function deleteUser(ctx: Context<"cache" | "store" | "logoutNotices">, user: UserRow, adminId: string, expectedVersion: number | undefined): Promise<void> {
   refuseSelf(user, adminId, "delete");
-  const deleted = await ctx.db.user.deleteMany({ where: { id: user.id, ...(expectedVersion !== undefined ? { version: expectedVersion } : {}) } });
-  if (deleted.count !== 1) throw expectedVersion !== undefined ? staleEtag() : notFound("user");
+  await compareAndSet(
+    { ifMatch: expectedVersion },
+    (guard) => ctx.db.user.deleteMany({ where: { id: user.id, ...guard } }),
+    () => (expectedVersion !== undefined ? staleEtag() : notFound("user")),
+  );
   ctx.afterCommit(() => invalidateUser(ctx.cache, user.id));
   await endUserSessions(ctx, user.organizationId, user.id);
 }

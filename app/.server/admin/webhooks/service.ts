@@ -10,7 +10,8 @@ import type {
 } from "~/schemas/webhook";
 import type { Context } from "../../context";
 import { newUuidV7 } from "../../db/ids";
-import { conflict, notFound, staleEtag, validation } from "../../errors";
+import { compareAndSet } from "../../db/compare-and-set";
+import { conflict, notFound, validation } from "../../errors";
 import { isSpecialUseAddress } from "../../outbound/guard";
 import { newWebhookSecret, sealWebhookSecret } from "../../webhooks/secrets";
 import { getOrganization } from "../organizations/service";
@@ -124,8 +125,9 @@ export async function createWebhookEndpoint(
 }
 
 async function writeEndpoint(ctx: Context, current: EndpointRow, data: Prisma.WebhookEndpointUpdateManyMutationInput, expectedVersion: number | undefined) {
-  const updated = await ctx.db.webhookEndpoint.updateMany({ where: { id: current.id, version: expectedVersion ?? current.version }, data: { ...data, version: { increment: 1 } } });
-  if (updated.count !== 1) throw staleEtag();
+  await compareAndSet({ ifMatch: expectedVersion, read: current.version }, (guard) =>
+    ctx.db.webhookEndpoint.updateMany({ where: { id: current.id, ...guard }, data: { ...data, version: { increment: 1 } } }),
+  );
   return getWebhookEndpoint(ctx, current.organizationId, current.id);
 }
 
@@ -168,8 +170,7 @@ export async function rotateWebhookSecret(
 
 export async function deleteWebhookEndpoint(ctx: Context, organizationId: string, id: string, expectedVersion: number | undefined): Promise<EndpointRow> {
   const current = await getWebhookEndpoint(ctx, organizationId, id);
-  const deleted = await ctx.db.webhookEndpoint.deleteMany({ where: { id, version: expectedVersion ?? current.version } });
-  if (deleted.count !== 1) throw staleEtag();
+  await compareAndSet({ ifMatch: expectedVersion, read: current.version }, (guard) => ctx.db.webhookEndpoint.deleteMany({ where: { id, ...guard } }));
   return current;
 }
 
