@@ -12,18 +12,18 @@ import { deleteRegisteredClient, readRegisteredClient, registerClient, Registrat
  * The routes only read the request and write the answer; the registration service decides.
  */
 
-/** A body beyond the limit: 413, the one answer that is not an RFC 7591 error. */
-class BodyTooLarge extends Error {}
+/** A body beyond the limit: 413 (the one status RFC 7591 does not name), and the connection closes. */
+const bodyTooLarge = () => new RegistrationError(413, "invalid_client_metadata", "The request body is too large.", { Connection: "close" });
 
-/** Too deep a nesting is refused before the text is parsed, which such nesting makes slow (~/schemas/json-depth). */
-class TooDeep extends Error {}
+const tooDeep = () => new RegistrationError(400, "invalid_client_metadata", `The request body nests arrays or objects more than ${MAX_JSON_DEPTH} levels deep.`);
 
 const parseJson = express.json({
   limit: "64kb",
   type: () => true,
   strict: true,
+  // Too deep a nesting is refused before the text is parsed, which such nesting makes slow (~/schemas/json-depth).
   verify: (_req, _res, buffer) => {
-    if (textNestsDeeperThan(buffer.toString("utf8"))) throw new TooDeep();
+    if (textNestsDeeperThan(buffer.toString("utf8"))) throw tooDeep();
   },
 });
 
@@ -34,6 +34,7 @@ function bearerOf(req: Request): string | undefined {
 
 function answerError(req: Request, res: Response, error: RegistrationError) {
   res.status(error.status).setHeader("Cache-Control", "no-store");
+  for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
   // RFC 6750 §3.1: a request without a token gets the bare challenge; a bad token is named.
   if (error.status === 401) res.setHeader("WWW-Authenticate", bearerOf(req) ? `Bearer error="invalid_token", error_description="${error.description}"` : "Bearer");
   res.json({ error: error.error, error_description: error.description });
@@ -45,8 +46,8 @@ function readBody(req: Request, res: Response): Promise<unknown> {
     parseJson(req, res, (error?: unknown) => {
       if (!error) return resolve(req.body);
       const type = (error as { type?: string }).type;
-      if (type === "entity.too.large") return reject(new BodyTooLarge());
-      if (type === "entity.verify.failed") return reject(new RegistrationError(400, "invalid_client_metadata", `The request body nests arrays or objects more than ${MAX_JSON_DEPTH} levels deep.`));
+      if (type === "entity.too.large") return reject(bodyTooLarge());
+      if (type === "entity.verify.failed") return reject(tooDeep());
       reject(new RegistrationError(400, "invalid_client_metadata", "The request body must be a JSON object of client metadata."));
     });
   });
@@ -81,9 +82,7 @@ export function registrationRoutes(services: Services, limits: RateLimits): Rout
       res.setHeader("Pragma", "no-cache");
       await work(req, res, slug);
     })().catch((error: unknown) => {
-      if (error instanceof BodyTooLarge) {
-        res.status(413).setHeader("Connection", "close").json({ error: "invalid_client_metadata", error_description: "The request body is too large." });
-      } else if (error instanceof RegistrationError) {
+      if (error instanceof RegistrationError) {
         answerError(req, res, error);
       } else if (isDatabaseUnavailable(error) && !res.headersSent) {
         answerTemporarilyUnavailable(res);

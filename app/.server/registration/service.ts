@@ -25,14 +25,24 @@ import type { Services } from "../services";
  * rules and is an ordinary client of the console), with its audit entry in the same transaction.
  */
 
-/** An RFC 7591 §3.2.2 / RFC 6750 §3.1 error, as the wire shows it. */
-export class RegistrationError extends Error {
-  constructor(
-    readonly status: 400 | 401 | 404,
-    readonly error: "invalid_client_metadata" | "invalid_redirect_uri" | "invalid_software_statement" | "invalid_token" | "not_found",
-    readonly description: string,
-  ) {
-    super(description);
+type RegistrationErrorCode = "invalid_client_metadata" | "invalid_redirect_uri" | "invalid_software_statement" | "invalid_token" | "not_found";
+
+/** An RFC 7591 §3.2.2 / RFC 6750 §3.1 error, as the wire shows it: `error` is the code, `error_description` the message. */
+export class RegistrationError extends AppError {
+  declare readonly status: 400 | 401 | 404 | 413;
+  declare readonly code: RegistrationErrorCode;
+
+  constructor(status: 400 | 401 | 404 | 413, error: RegistrationErrorCode, description: string, headers?: Record<string, string>) {
+    super(status, error, description, undefined, headers);
+    this.name = "RegistrationError";
+  }
+
+  get error(): RegistrationErrorCode {
+    return this.code;
+  }
+
+  get description(): string {
+    return this.message;
   }
 }
 
