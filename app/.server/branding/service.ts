@@ -49,7 +49,7 @@ export function toBrandingSettings(ctx: Context<"config">, organization: Organiz
   };
 }
 
-export function getBranding(ctx: Context, organizationId: string): Promise<Organization> {
+export function requireBranding(ctx: Context, organizationId: string): Promise<Organization> {
   return liveOrganization(ctx, organizationId);
 }
 

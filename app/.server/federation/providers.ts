@@ -110,7 +110,7 @@ export async function listIdentityProviders(ctx: AdminContext, query: ListQuery 
   return { ...page, data: page.data.map((row) => toIdentityProvider(row, callbackUrl)) };
 }
 
-export async function getIdentityProvider(ctx: AdminContext, id: string): Promise<{ row: ProviderRow; body: IdentityProvider }> {
+export async function requireIdentityProvider(ctx: AdminContext, id: string): Promise<{ row: ProviderRow; body: IdentityProvider }> {
   const row = await ctx.db.identityProvider.findUnique({ where: { id } });
   if (!row) throw notFound("identity provider");
   return { row, body: toIdentityProvider(row, await callbackFor(ctx, row.organizationId)) };
@@ -192,7 +192,7 @@ export async function updateIdentityProvider(
   input: IdentityProviderUpdate,
   expectedVersion: number | undefined,
 ): Promise<{ before: IdentityProvider; row: ProviderRow; body: IdentityProvider }> {
-  const { row: current, body: before } = await getIdentityProvider(ctx, id);
+  const { row: current, body: before } = await requireIdentityProvider(ctx, id);
   if (input.issuer !== undefined && current.kind !== "oidc") {
     throw conflict("preset_issuer", `The issuer of a ${current.kind} provider is fixed.`, [{ field: "issuer", message: `is fixed for ${current.kind}` }]);
   }
@@ -225,13 +225,13 @@ export async function updateIdentityProvider(
       version: { increment: 1 },
     },
   }));
-  const { row, body } = await getIdentityProvider(ctx, id);
+  const { row, body } = await requireIdentityProvider(ctx, id);
   return { before, row, body };
 }
 
 /** Deletes the provider and every user's link to it (the accounts stay). */
 export async function deleteIdentityProvider(ctx: AdminContext, id: string, expectedVersion: number | undefined): Promise<{ row: ProviderRow; body: IdentityProvider }> {
-  const found = await getIdentityProvider(ctx, id);
+  const found = await requireIdentityProvider(ctx, id);
   await compareAndSet({ ifMatch: expectedVersion }, (guard) => ctx.db.identityProvider.deleteMany({ where: { id, ...guard } }));
   return found;
 }

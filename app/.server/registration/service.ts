@@ -11,7 +11,7 @@ import {
 } from "~/schemas/registration";
 import { findUnrepresentable } from "~/schemas/text";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "~/schemas/json-depth";
-import { createClient, deleteClient, getClient, updateClient } from "../admin/clients/service";
+import { createClient, deleteClient, requireClient, updateClient } from "../admin/clients/service";
 import { anonymousActor, type RequestMeta } from "../auth/actors";
 import { inTransaction, type Actor, type FullContext } from "../context";
 import { hashClientSecret } from "../directory/clients";
@@ -293,7 +293,7 @@ export async function updateRegisteredClient(services: Services, slug: string, c
   if (!parsed.success) throw errorOfIssues(parsed.error.issues);
   const input: ClientUpdate = parsed.data;
   return inTransaction(services, clientActor(clientId, meta), async (ctx) => {
-    const before = await getClient(ctx, clientId);
+    const before = await requireClient(ctx, clientId);
     await asRegistration(() => updateClient(ctx, clientId, input, undefined));
     const registrationAccessToken = mintToken();
     const row = await ctx.db.client.update({ where: { id: clientId }, data: { registrationAccessTokenHash: hashClientSecret(registrationAccessToken) } });

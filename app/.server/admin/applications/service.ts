@@ -57,7 +57,7 @@ export async function listApplications(ctx: Context, query: ApplicationListQuery
 }
 
 /** An application of a live (not deleted) organization, or 404. */
-export async function getApplication(ctx: Context, id: string): Promise<ApplicationRow> {
+export async function requireApplication(ctx: Context, id: string): Promise<ApplicationRow> {
   const row = await ctx.db.application.findFirst({ where: { id, organization: { status: { not: "deleted" } } } });
   if (!row) throw notFound("application");
   return row;
@@ -79,11 +79,11 @@ export async function createApplication(ctx: Context, input: ApplicationCreate):
 
 /** Updates with optimistic concurrency: `expectedVersion` (from If-Match) must still be current. */
 export async function updateApplication(ctx: Context, id: string, input: ApplicationUpdate, expectedVersion: number | undefined): Promise<ApplicationRow> {
-  const current = await getApplication(ctx, id);
+  const current = await requireApplication(ctx, id);
   await compareAndSet({ ifMatch: expectedVersion, read: current.version }, (guard) =>
     ctx.db.application.updateMany({ where: { id, ...guard }, data: { ...input, version: { increment: 1 } } }),
   );
-  return getApplication(ctx, id);
+  return requireApplication(ctx, id);
 }
 
 /** The clients of an application read the application's status through the client cache. */
@@ -96,12 +96,12 @@ async function invalidateApplicationClients(ctx: Context<"cache">, applicationId
 
 /** Deactivating an application stops all of its clients at once; activating lets them work again. */
 export async function setApplicationStatus(ctx: Context<"cache">, id: string, status: "active" | "inactive", expectedVersion: number | undefined): Promise<ApplicationRow> {
-  const current = await getApplication(ctx, id);
+  const current = await requireApplication(ctx, id);
   await compareAndSet({ ifMatch: expectedVersion, read: current.version }, (guard) =>
     ctx.db.application.updateMany({ where: { id, ...guard }, data: { status, version: { increment: 1 } } }),
   );
   await invalidateApplicationClients(ctx, id);
-  return getApplication(ctx, id);
+  return requireApplication(ctx, id);
 }
 
 /**
@@ -112,7 +112,7 @@ export async function setApplicationStatus(ctx: Context<"cache">, id: string, st
  */
 export async function deleteApplication(ctx: Context<"oidc">, id: string, expectedVersion: number | undefined): Promise<ApplicationRow> {
   const prisma = ctx.db;
-  const current = await getApplication(ctx, id);
+  const current = await requireApplication(ctx, id);
   const clients = await prisma.client.count({ where: { applicationId: id } });
   if (clients > 0) {
     throw conflict("application_has_clients", `The application still has ${clients} client(s). Delete them or move them to another application first.`, [
@@ -132,7 +132,7 @@ export async function deleteApplication(ctx: Context<"oidc">, id: string, expect
 
 export async function listModules(ctx: Context, applicationId: string, query: ListQuery): Promise<Page<ApplicationModule>> {
   const prisma = ctx.db;
-  await getApplication(ctx, applicationId);
+  await requireApplication(ctx, applicationId);
   const where: Prisma.ApplicationModuleWhereInput = { applicationId };
   const order = query.order ?? "asc";
   const page = await listPage(listMode(query), {
@@ -150,27 +150,27 @@ export interface ModuleOf {
   module: ModuleRow;
 }
 
-export async function getModule(ctx: Context, applicationId: string, moduleId: string): Promise<ModuleOf> {
-  const app = await getApplication(ctx, applicationId);
+export async function requireModule(ctx: Context, applicationId: string, moduleId: string): Promise<ModuleOf> {
+  const app = await requireApplication(ctx, applicationId);
   const module = await ctx.db.applicationModule.findFirst({ where: { id: moduleId, applicationId } });
   if (!module) throw notFound("module");
   return { app, module };
 }
 
 export async function addModule(ctx: Context, applicationId: string, input: ModuleCreate): Promise<ModuleOf> {
-  const app = await getApplication(ctx, applicationId);
+  const app = await requireApplication(ctx, applicationId);
   const module = await ctx.db.applicationModule.create({ data: { applicationId, name: input.name, description: input.description ?? null } });
   return { app, module };
 }
 
 export async function updateModule(ctx: Context, applicationId: string, moduleId: string, input: ModuleUpdate): Promise<ModuleOf> {
-  const { app } = await getModule(ctx, applicationId, moduleId);
+  const { app } = await requireModule(ctx, applicationId, moduleId);
   const module = await ctx.db.applicationModule.update({ where: { id: moduleId }, data: input });
   return { app, module };
 }
 
 export async function deleteModule(ctx: Context, applicationId: string, moduleId: string): Promise<ModuleOf> {
-  const found = await getModule(ctx, applicationId, moduleId);
+  const found = await requireModule(ctx, applicationId, moduleId);
   await ctx.db.applicationModule.delete({ where: { id: moduleId } });
   return found;
 }

@@ -32,7 +32,7 @@ function assertNotSuperAdmin(ctx: Context<"config">, slug: string) {
   }
 }
 
-export async function getRegistrationPolicy(ctx: Context, organizationId: string): Promise<{ policy: RegistrationPolicy; version: number }> {
+export async function requireRegistrationPolicy(ctx: Context, organizationId: string): Promise<{ policy: RegistrationPolicy; version: number }> {
   const org = await requireLiveOrganization(ctx, organizationId);
   return { policy: registrationPolicyOf(org.registrationPolicy), version: org.version };
 }

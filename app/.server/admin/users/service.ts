@@ -6,7 +6,6 @@ import { passwordLimitKey } from "../../auth/password-login";
 import { invalidateUser } from "../../directory/users";
 import { endUserSessions } from "../../oidc/sessions";
 import type { Context } from "../../context";
-import type { Services } from "../../services";
 import { compareAndSet } from "../../db/compare-and-set";
 import { conflict, notFound, staleEtag, validation } from "../../errors";
 import { boundedCount, COUNT_BOUND, listMode, listPage, type ListQuery, type Page } from "../http/pagination";
@@ -41,20 +40,10 @@ export async function requireManagedOrganization(ctx: Context, organizationId: s
 }
 
 /**
- * The same check for a caller still holding the `Services` bag (the organization export).
- * Transitional: it goes once that caller is on its context.
- */
-export async function requireOrganization(services: Services, organizationId: string) {
-  const org = await services.db.prisma.organization.findUnique({ where: { id: organizationId }, select: { id: true, slug: true, name: true, status: true } });
-  if (!org || org.status === "deleted") throw notFound("organization");
-  return org;
-}
-
-/**
  * The user `id`, optionally required to belong to `organizationId` (organization-scoped routes).
  * Users of a deleted organization are gone from the API.
  */
-export async function getUser(ctx: Context, id: string, organizationId?: string): Promise<UserRow> {
+export async function requireUser(ctx: Context, id: string, organizationId?: string): Promise<UserRow> {
   const row = await ctx.db.user.findUnique({ where: { id }, include: { organization: { select: { status: true } } } });
   if (!row || row.organization.status === "deleted" || (organizationId !== undefined && row.organizationId !== organizationId)) throw notFound("user");
   const { organization: _org, ...user } = row;
@@ -331,7 +320,7 @@ export async function listInvitations(ctx: Context, organizationId: string, quer
 }
 
 /** An invitation of the organization that is not accepted yet (an accepted one is the user's now). */
-export async function getPendingInvitation(ctx: Context, organizationId: string, invitationId: string): Promise<InvitationRow> {
+export async function requirePendingInvitation(ctx: Context, organizationId: string, invitationId: string): Promise<InvitationRow> {
   await requireManagedOrganization(ctx, organizationId);
   const row = await ctx.db.invitation.findFirst({ where: { id: invitationId, organizationId, acceptedAt: null } });
   if (!row) throw notFound("invitation");
