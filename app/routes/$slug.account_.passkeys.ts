@@ -21,7 +21,7 @@ export async function action(args: ActionFunctionArgs) {
       : await addAccountPasskey(services, access, { credential: form.get("credential"), name: String(form.get("name") ?? ""), meta });
   if (outcome.ok) return Response.json("options" in outcome ? { options: outcome.options } : { added: outcome.passkey.id }, { headers: NO_STORE });
   if (outcome.reason === "step_up") {
-    return Response.json({ error: "step_up", stepUpUrl: stepUpUrl(services, access, page.frame.language, "overview") }, { status: 403, headers: NO_STORE });
+    return Response.json({ error: "step_up", stepUpUrl: stepUpUrl(services.config.baseUrl, access, page.frame.language, "overview") }, { status: 403, headers: NO_STORE });
   }
   return Response.json({ error: outcome.reason }, { status: outcome.reason === "limit" ? 409 : 422, headers: NO_STORE });
 }

@@ -1,9 +1,8 @@
 import type { Organization } from "~/generated/prisma/client";
 import { EmailSchema } from "~/schemas/email";
 import { isRepresentableText } from "~/schemas/text";
-import { userActor, type RequestMeta } from "../auth/actors";
 import { EMAIL_CHANGE_TTL_MINUTES, emailChangeUrl } from "../auth/email-links";
-import { inTransaction } from "../context";
+import type { Context, StagedContext } from "../context";
 import { invalidateUser } from "../directory/users";
 import type { JobContext, JobPayloads } from "../jobs/queue";
 import { sendBrandedEmail } from "../mail/send";
@@ -34,7 +33,11 @@ export type EmailChangeRequest =
 export const emailChangeLimitKey = (organizationId: string, userId: string) => `email-change:${organizationId}:${userId}`;
 export const emailChangeAddressKey = (ip: string) => `email-change:${ip}`;
 
-export async function requestEmailChange(services: Services, access: SignedIn, input: { newEmail: unknown; language: string }, meta: RequestMeta): Promise<EmailChangeRequest> {
+export async function requestEmailChange(
+  staged: StagedContext<"limits" | "tokens" | "logger">,
+  access: SignedIn,
+  input: { newEmail: unknown; language: string },
+): Promise<EmailChangeRequest> {
   if (typeof input.newEmail !== "string" || !isRepresentableText(input.newEmail)) return { ok: false, reason: "field", problem: "unstorable" };
   const parsed = EmailSchema.safeParse(input.newEmail);
   if (!parsed.success) return { ok: false, reason: "field", problem: "invalid" };
@@ -42,13 +45,14 @@ export async function requestEmailChange(services: Services, access: SignedIn, i
   const { user, organization } = access;
   if (newEmail === user.email.toLowerCase()) return { ok: false, reason: "field", problem: "same" };
   if (!maySubmitSensitive(access)) return { ok: false, reason: "step_up" };
-  const limit = await consumeEach(services.limits, [
+  const { ip } = staged.actor;
+  const limit = await consumeEach(staged.limits, [
     ["passwordReset", emailChangeLimitKey(organization.id, user.id)],
-    ["passwordResetIp", meta.ip === null ? null : emailChangeAddressKey(meta.ip)],
+    ["passwordResetIp", ip === null ? null : emailChangeAddressKey(ip)],
   ]);
   if (!limit.allowed) return { ok: false, reason: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
-  const taken = await services.db.prisma.user.findUnique({ where: { organizationId_email: { organizationId: organization.id, email: newEmail } }, select: { id: true } });
-  await inTransaction(services, userActor(user.id, meta), async (ctx) => {
+  const taken = await staged.db.user.findUnique({ where: { organizationId_email: { organizationId: organization.id, email: newEmail } }, select: { id: true } });
+  await staged.transaction(async (ctx) => {
     const now = new Date();
     await ctx.db.emailChangeToken.updateMany({ where: { userId: user.id, consumedAt: null }, data: { consumedAt: now } });
     const payload = { organizationId: organization.id, userId: user.id, newEmail, language: input.language };
@@ -58,7 +62,7 @@ export async function requestEmailChange(services: Services, access: SignedIn, i
         await ctx.db.emailChangeToken.create({
           data: {
             jobId,
-            tokenHash: ctx.tokens.hash(services.tokens.derive("email-change", jobId)),
+            tokenHash: ctx.tokens.hash(ctx.tokens.derive("email-change", jobId)),
             organizationId: organization.id,
             userId: user.id,
             newEmail,
@@ -74,8 +78,8 @@ export async function requestEmailChange(services: Services, access: SignedIn, i
 }
 
 /** The address a change is waiting on, while its link works: the page says where to look. */
-export async function pendingEmailChange(services: Services, userId: string): Promise<string | null> {
-  const row = await services.db.prisma.emailChangeToken.findFirst({
+export async function pendingEmailChange(ctx: Context, userId: string): Promise<string | null> {
+  const row = await ctx.db.emailChangeToken.findFirst({
     where: { userId, consumedAt: null, expiresAt: { gt: new Date() } },
     orderBy: { createdAt: "desc" },
     select: { newEmail: true },
@@ -127,9 +131,9 @@ export interface FoundEmailChangeLink {
 }
 export type EmailChangeLink = { status: "unknown" } | ({ status: "usable" | "used" | "expired" } & FoundEmailChangeLink);
 
-export async function findEmailChangeLink(services: Services, organizationSlug: string, token: string): Promise<EmailChangeLink> {
+export async function findEmailChangeLink(ctx: Context<"tokens">, organizationSlug: string, token: string): Promise<EmailChangeLink> {
   if (token.length < 20 || token.length > 100) return { status: "unknown" };
-  const row = await services.db.prisma.emailChangeToken.findUnique({ where: { tokenHash: services.tokens.hash(token) }, include: { organization: true } });
+  const row = await ctx.db.emailChangeToken.findUnique({ where: { tokenHash: ctx.tokens.hash(token) }, include: { organization: true } });
   if (!row || row.organization.slug !== organizationSlug.toLowerCase() || row.organization.status !== "active") return { status: "unknown" };
   const status = row.consumedAt ? "used" : row.expiresAt <= new Date() ? "expired" : "usable";
   return { status, id: row.id, userId: row.userId, newEmail: row.newEmail, organization: row.organization };
@@ -141,10 +145,10 @@ export type EmailChangeOutcome = { ok: true; email: string } | { ok: false; reas
  * The change itself: the used link, the new address (verified: the link proved it receives mail)
  * and the `account.email_changed` entry commit together. Sessions stay: the person is the same.
  */
-export async function confirmEmailChange(services: Services, link: FoundEmailChangeLink, meta: RequestMeta): Promise<EmailChangeOutcome> {
-  const user = await services.db.prisma.user.findUnique({ where: { id: link.userId }, select: { email: true, status: true } });
+export async function confirmEmailChange(staged: StagedContext<"cache">, link: FoundEmailChangeLink): Promise<EmailChangeOutcome> {
+  const user = await staged.db.user.findUnique({ where: { id: link.userId }, select: { email: true, status: true } });
   if (!user || user.status !== "active") return { ok: false, reason: "invalid_token" };
-  return inTransaction(services, userActor(link.userId, meta), async (ctx): Promise<EmailChangeOutcome> => {
+  return staged.transaction(async (ctx): Promise<EmailChangeOutcome> => {
     const now = new Date();
     const consumed = await ctx.db.emailChangeToken.updateMany({ where: { id: link.id, consumedAt: null, expiresAt: { gt: now } }, data: { consumedAt: now } });
     if (consumed.count !== 1) return { ok: false, reason: "invalid_token" };

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import type { PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
 import { UuidSchema } from "~/schemas/uuid";
-import { userActor, type RequestMeta } from "../auth/actors";
-import { inTransaction } from "../context";
+import type { RequestMeta } from "../auth/actors";
+import type { Context, StagedContext } from "../context";
 import {
   deletePasskey,
   finishRegistration,
@@ -31,8 +31,8 @@ export interface AccountPasskeys {
   mayRemove: boolean;
 }
 
-export async function readAccountPasskeys(services: Services, access: SignedIn): Promise<AccountPasskeys> {
-  const list = await listPasskeys(services.db.prisma, access.user.id);
+export async function readAccountPasskeys(ctx: Context, access: SignedIn): Promise<AccountPasskeys> {
+  const list = await listPasskeys(ctx.db, access.user.id);
   return { list, max: MAX_PASSKEYS_PER_USER, mayAdd: list.length < MAX_PASSKEYS_PER_USER, mayRemove: access.organization.twoFactorPolicy !== "required_passkey" || list.length > 1 };
 }
 
@@ -60,20 +60,20 @@ export async function addAccountPasskey(
   return finishRegistration(services, ownerOf(access), registerBinding(access), { response: response as unknown as RegistrationResponseJSON, name: input.name, meta: input.meta });
 }
 
-export async function renameAccountPasskey(services: Services, access: SignedIn, passkeyId: string, name: string, meta: RequestMeta): Promise<{ ok: true } | PasskeyRefusal> {
+export async function renameAccountPasskey(staged: StagedContext, access: SignedIn, passkeyId: string, name: string): Promise<{ ok: true } | PasskeyRefusal> {
   if (!maySubmitSensitive(access)) return { ok: false, reason: "step_up" };
   if (!UuidSchema.safeParse(passkeyId).success) return { ok: false, reason: "not_found" };
-  return inTransaction(services, userActor(access.user.id, meta), (ctx) =>
+  return staged.transaction((ctx) =>
     renamePasskey(ctx, { organizationId: access.organization.id, userId: access.user.id }, passkeyId, name),
   );
 }
 
-export async function removeAccountPasskey(services: Services, access: SignedIn, passkeyId: string, meta: RequestMeta): Promise<{ ok: true } | PasskeyRefusal> {
+export async function removeAccountPasskey(staged: StagedContext, access: SignedIn, passkeyId: string): Promise<{ ok: true } | PasskeyRefusal> {
   if (!maySubmitSensitive(access)) return { ok: false, reason: "step_up" };
   if (!UuidSchema.safeParse(passkeyId).success) return { ok: false, reason: "not_found" };
   const userId = access.user.id;
   const organizationId = access.organization.id;
-  return inTransaction(services, userActor(userId, meta), async (ctx) => {
+  return staged.transaction(async (ctx) => {
     if (access.organization.twoFactorPolicy === "required_passkey" && (await ctx.db.passkey.count({ where: { userId } })) <= 1) return { ok: false as const, reason: "not_allowed" as const };
     const removed = await deletePasskey(ctx.db, { organizationId, userId }, passkeyId);
     if (!removed) return { ok: false as const, reason: "not_found" as const };
