@@ -1,4 +1,5 @@
 import express, { type Request, type Response, type Router } from "express";
+import { stagedContext } from "../context";
 import { isDatabaseUnavailable } from "../db/errors";
 import { answerTemporarilyUnavailable } from "../oidc/unavailable";
 import type { RateLimits } from "../rate-limit/limiters";
@@ -67,6 +68,9 @@ export function registrationRoutes(services: Services, limits: RateLimits): Rout
     res.status(204).end();
   });
   const meta = (req: Request) => ({ ip: req.ip ?? null, requestId: (req.res?.locals.requestId as string | undefined) ?? null });
+  // A registration is a stranger's (anonymous); the client configuration endpoint acts as the client its path names.
+  const asStranger = (req: Request) => stagedContext(services, { type: "anonymous", id: null, ...meta(req) });
+  const asClient = (req: Request) => stagedContext(services, { type: "client", id: req.params.clientId!, ...meta(req) });
 
   const handle = (work: (req: Request, res: Response, slug: string) => Promise<void>) => (req: Request, res: Response, next: (error?: unknown) => void) => {
     const slug = (req.params as { slug?: string }).slug ?? "";
@@ -96,26 +100,26 @@ export function registrationRoutes(services: Services, limits: RateLimits): Rout
     "/",
     handle(async (req, res, slug) => {
       const body = await readBody(req, res);
-      res.status(201).json(await registerClient(services, slug, bearerOf(req), body, meta(req)));
+      res.status(201).json(await registerClient(asStranger(req), slug, bearerOf(req), body));
     }),
   );
   router.get(
     "/:clientId",
     handle(async (req, res, slug) => {
-      res.json(await readRegisteredClient(services, slug, req.params.clientId!, bearerOf(req)));
+      res.json(await readRegisteredClient(asClient(req), slug, req.params.clientId!, bearerOf(req)));
     }),
   );
   router.put(
     "/:clientId",
     handle(async (req, res, slug) => {
       const body = await readBody(req, res);
-      res.json(await updateRegisteredClient(services, slug, req.params.clientId!, bearerOf(req), body, meta(req)));
+      res.json(await updateRegisteredClient(asClient(req), slug, req.params.clientId!, bearerOf(req), body));
     }),
   );
   router.delete(
     "/:clientId",
     handle(async (req, res, slug) => {
-      await deleteRegisteredClient(services, slug, req.params.clientId!, bearerOf(req), meta(req));
+      await deleteRegisteredClient(asClient(req), slug, req.params.clientId!, bearerOf(req));
       res.status(204).end();
     }),
   );
