@@ -52,6 +52,11 @@ export type StagedContext<C extends CollaboratorName = never> = Context<C> & {
   transaction<T>(work: (ctx: Context<C>) => Promise<T>): Promise<T>;
 };
 
+/** What a job's handler is handed (the job table builds it once): a staged context acting as the system, and the queue's retry schedules. */
+export type JobServiceContext<C extends CollaboratorName = never> = StagedContext<C> & {
+  retryScheduleOf(name: JobName): readonly number[];
+};
+
 /** Test-only faults: a hook that throws between a write and its audit entry proves they commit together. */
 export interface FaultHooks {
   beforeAudit?: () => void;
@@ -168,4 +173,12 @@ export async function withReadContext<T>(services: Services, actor: Actor, work:
 /** What a door hands a service that reads first and writes later (StagedContext): a read context, and writes in a transaction, both as `actor`. */
 export function stagedContext(services: Services, actor: Actor): StagedContext<CollaboratorName> {
   return { ...readContext(services, actor), transaction: (work) => inTransaction(services, actor, work) };
+}
+
+/** Who acts in a job: the system, with no request behind it. */
+const SYSTEM: Actor = { type: "system", id: null, ip: null, requestId: null };
+
+/** The job table's context for the handlers it registers (JobServiceContext). */
+export function jobServiceContext(services: Services): JobServiceContext<CollaboratorName> {
+  return { ...stagedContext(services, SYSTEM), retryScheduleOf: (name) => services.jobs.retryScheduleOf(name) };
 }

@@ -1,5 +1,6 @@
 import { accountJobs } from "./account/jobs";
 import { authJobs } from "./auth/jobs";
+import { jobServiceContext } from "./context";
 import type { JobName } from "./jobs/job";
 import { registerJobs } from "./jobs/job";
 import { backchannelLogoutJob } from "./oidc/backchannel-logout-job";
@@ -18,7 +19,12 @@ type Listed = (typeof JOB_TABLE)[number]["name"];
 const everyJobListed: [JobName] extends [Listed] ? ([Listed] extends [JobName] ? true : never) : never = true;
 void everyJobListed;
 
-/** Registers every handler, once per process before the workers start. */
+/**
+ * Registers every handler, once per process before the workers start. The account and webhook
+ * jobs are handed a context (acting as the system); the sign-in's and the provider's jobs still
+ * take the Services bag.
+ */
 export function registerJobHandlers(services: Services): void {
-  registerJobs(services.jobs, JOB_TABLE, services);
+  registerJobs(services.jobs, [...authJobs, backchannelLogoutJob], services);
+  registerJobs(services.jobs, [...accountJobs, webhookJob], jobServiceContext(services));
 }

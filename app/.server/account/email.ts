@@ -2,13 +2,12 @@ import type { Organization } from "~/generated/prisma/client";
 import { EmailSchema } from "~/schemas/email";
 import { isRepresentableText } from "~/schemas/text";
 import { EMAIL_CHANGE_TTL_MINUTES, emailChangeUrl } from "../auth/email-links";
-import type { Context, StagedContext } from "../context";
+import type { Context, JobServiceContext, StagedContext } from "../context";
 import { invalidateUser } from "../directory/users";
 import type { JobContext, JobPayloads } from "../jobs/queue";
 import { sendBrandedEmail } from "../mail/send";
 import { accountPageUrl } from "../oidc/account-client";
 import { consumeEach } from "../rate-limit/limiters";
-import type { Services } from "../services";
 import { maySubmitSensitive, type SignedIn } from "./session";
 
 /**
@@ -88,18 +87,18 @@ export async function pendingEmailChange(ctx: Context, userId: string): Promise<
 }
 
 /** Mails the link whose token the request stored; a link ended meanwhile (a newer request, used) is not sent. */
-export async function sendEmailChangeJob(services: Services, data: JobPayloads["email-change"], job: JobContext): Promise<void> {
-  const row = await services.db.prisma.emailChangeToken.findUnique({ where: { jobId: job.id }, include: { organization: true, user: { select: { status: true, locale: true } } } });
+export async function sendEmailChangeJob(ctx: JobServiceContext<"mailer" | "config" | "tokens">, data: JobPayloads["email-change"], job: JobContext): Promise<void> {
+  const row = await ctx.db.emailChangeToken.findUnique({ where: { jobId: job.id }, include: { organization: true, user: { select: { status: true, locale: true } } } });
   if (!row || row.consumedAt || row.expiresAt <= new Date() || row.user.status !== "active" || row.organization.status !== "active") return;
   const language = row.user.locale ?? data.language;
-  await sendBrandedEmail(services.mailer, {
+  await sendBrandedEmail(ctx.mailer, {
     to: row.newEmail,
     organization: row.organization,
-    accountUrl: accountPageUrl(services.config.baseUrl, row.organization.slug),
+    accountUrl: accountPageUrl(ctx.config.baseUrl, row.organization.slug),
     language,
     template: {
       kind: "email-change",
-      link: emailChangeUrl(services.config.baseUrl, { organizationSlug: row.organization.slug, token: services.tokens.derive("email-change", job.id), language }),
+      link: emailChangeUrl(ctx.config.baseUrl, { organizationSlug: row.organization.slug, token: ctx.tokens.derive("email-change", job.id), language }),
       newEmail: row.newEmail,
       expiresMinutes: Math.max(1, Math.round((row.expiresAt.getTime() - row.createdAt.getTime()) / 60_000)),
     },
@@ -107,13 +106,13 @@ export async function sendEmailChangeJob(services: Services, data: JobPayloads["
 }
 
 /** Tells the current address; sent whatever becomes of the change, to the address the account had then or has now. */
-export async function sendEmailChangeNoticeJob(services: Services, data: JobPayloads["email-change-notice"]): Promise<void> {
-  const user = await services.db.prisma.user.findUnique({ where: { id: data.userId }, select: { email: true, locale: true, status: true, organization: true } });
+export async function sendEmailChangeNoticeJob(ctx: JobServiceContext<"mailer" | "config">, data: JobPayloads["email-change-notice"]): Promise<void> {
+  const user = await ctx.db.user.findUnique({ where: { id: data.userId }, select: { email: true, locale: true, status: true, organization: true } });
   if (!user || user.status !== "active" || user.organization.status !== "active" || user.email.toLowerCase() === data.newEmail) return;
-  await sendBrandedEmail(services.mailer, {
+  await sendBrandedEmail(ctx.mailer, {
     to: user.email,
     organization: user.organization,
-    accountUrl: accountPageUrl(services.config.baseUrl, user.organization.slug),
+    accountUrl: accountPageUrl(ctx.config.baseUrl, user.organization.slug),
     language: user.locale ?? data.language,
     template: { kind: "email-change-notice", newEmail: data.newEmail },
   });
