@@ -14,11 +14,11 @@ export async function action(args: ActionFunctionArgs) {
   const page = await openAccountPage(args, "overview");
   if (!page.open) return Response.json({ error: "expired" }, { status: 403, headers: NO_STORE });
   const { services } = args.context;
-  const { access, form, meta } = page;
+  const { access, form, ctx } = page;
   const outcome =
     form.get("intent") === "options"
-      ? await beginAccountPasskey(services, access)
-      : await addAccountPasskey(services, access, { credential: form.get("credential"), name: String(form.get("name") ?? ""), meta });
+      ? await beginAccountPasskey(ctx, access)
+      : await addAccountPasskey(ctx, access, { credential: form.get("credential"), name: String(form.get("name") ?? "") });
   if (outcome.ok) return Response.json("options" in outcome ? { options: outcome.options } : { added: outcome.passkey.id }, { headers: NO_STORE });
   if (outcome.reason === "step_up") {
     return Response.json({ error: "step_up", stepUpUrl: stepUpUrl(services.config.baseUrl, access, page.frame.language, "overview") }, { status: 403, headers: NO_STORE });

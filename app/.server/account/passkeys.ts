@@ -1,22 +1,21 @@
 import { createHash } from "node:crypto";
 import type { PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
 import { UuidSchema } from "~/schemas/uuid";
-import type { RequestMeta } from "../auth/actors";
 import type { Context, StagedContext } from "../context";
 import {
   deletePasskey,
-  finishRegistration,
+  finishPasskeyRegistration,
   listPasskeys,
   parseCredential,
   RegistrationResponseSchema,
   renamePasskey,
-  startRegistration,
+  startPasskeyRegistration,
   MAX_PASSKEYS_PER_USER,
   type ChallengeBinding,
   type PasskeyOwner,
   type PasskeySummary,
+  type PasskeyRegistrationContext,
 } from "../passkeys/service";
-import type { Services } from "../services";
 import { maySubmitSensitive, type SignedIn } from "./session";
 
 /**
@@ -43,21 +42,21 @@ const ownerOf = (access: SignedIn): PasskeyOwner => ({ organization: access.orga
 
 export type PasskeyRefusal = { ok: false; reason: "step_up" | "limit" | "invalid" | "duplicate" | "not_found" | "not_allowed" | "invalid_name" };
 
-export async function beginAccountPasskey(services: Services, access: SignedIn): Promise<{ ok: true; options: PublicKeyCredentialCreationOptionsJSON } | PasskeyRefusal> {
+export async function beginAccountPasskey(ctx: Context<"store" | "config">, access: SignedIn): Promise<{ ok: true; options: PublicKeyCredentialCreationOptionsJSON } | PasskeyRefusal> {
   if (!maySubmitSensitive(access)) return { ok: false, reason: "step_up" };
-  return startRegistration(services, ownerOf(access), registerBinding(access));
+  return startPasskeyRegistration(ctx, ownerOf(access), registerBinding(access));
 }
 
 export async function addAccountPasskey(
-  services: Services,
+  staged: PasskeyRegistrationContext,
   access: SignedIn,
-  input: { credential: unknown; name: string; meta: RequestMeta },
+  input: { credential: unknown; name: string },
 ): Promise<{ ok: true; passkey: PasskeySummary } | PasskeyRefusal> {
   if (!maySubmitSensitive(access)) return { ok: false, reason: "step_up" };
   const response = parseCredential(RegistrationResponseSchema, input.credential);
   if (!response) return { ok: false, reason: "invalid" };
   // The schema checked the shape; the library checks everything inside it.
-  return finishRegistration(services, ownerOf(access), registerBinding(access), { response: response as unknown as RegistrationResponseJSON, name: input.name, meta: input.meta });
+  return finishPasskeyRegistration(staged, ownerOf(access), registerBinding(access), { response: response as unknown as RegistrationResponseJSON, name: input.name });
 }
 
 export async function renameAccountPasskey(staged: StagedContext, access: SignedIn, passkeyId: string, name: string): Promise<{ ok: true } | PasskeyRefusal> {

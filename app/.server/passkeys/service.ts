@@ -8,8 +8,9 @@ import type {
 } from "@simplewebauthn/server";
 import { z } from "zod";
 import type { Passkey } from "~/generated/prisma/client";
-import { userActor, type RequestMeta } from "../auth/actors";
-import { inTransaction, type Context, type Db } from "../context";
+import { NO_REQUEST, userActor, type RequestMeta } from "../auth/actors";
+import type { KeyValueStore } from "../cache/store";
+import { stagedContext, type Context, type Db, type StagedContext } from "../context";
 import type { Services } from "../services";
 import { onFirstUse } from "../lazy";
 import { textNestsDeeperThan } from "~/schemas/json-depth";
@@ -60,13 +61,13 @@ export type ChallengeBinding = { purpose: "login" | "second-factor" | "register"
 
 const challengeKey = (b: ChallengeBinding) => `passkey:${b.purpose}:${b.subject}`;
 
-async function keepChallenge(services: Services, binding: ChallengeBinding, challenge: string): Promise<void> {
-  await services.store.set(challengeKey(binding), challenge, CHALLENGE_TTL_SECONDS);
+async function keepChallenge(store: KeyValueStore, binding: ChallengeBinding, challenge: string): Promise<void> {
+  await store.set(challengeKey(binding), challenge, CHALLENGE_TTL_SECONDS);
 }
 
 /** The challenge issued for this binding, once: a second call (a replayed answer) finds nothing. */
-async function takeChallenge(services: Services, binding: ChallengeBinding): Promise<string | null> {
-  return services.store.take(challengeKey(binding));
+async function takeChallenge(store: KeyValueStore, binding: ChallengeBinding): Promise<string | null> {
+  return store.take(challengeKey(binding));
 }
 
 /** Browsers send the credential as JSON; its shape is checked before the library reads it. */
@@ -149,11 +150,24 @@ const userHandleOf = (userId: string) => Buffer.from(userId, "utf8").toString("b
 
 export type RegistrationStart = { ok: true; options: PublicKeyCredentialCreationOptionsJSON } | { ok: false; reason: "limit" };
 
+/** What a registration reads and writes with: the challenge in the store, the relying party from the base URL. */
+export type PasskeyRegistrationContext = StagedContext<"store" | "config">;
+
+/**
+ * The sign-in's passkey enrollment (passkeys/sign-in.ts) still holds the Services bag: these two
+ * build its context, acting as the user, until it builds its own.
+ */
+export const startRegistration = (services: Services, owner: PasskeyOwner, binding: ChallengeBinding) =>
+  startPasskeyRegistration(stagedContext(services, userActor(owner.user.id, NO_REQUEST)), owner, binding);
+
+export const finishRegistration = (services: Services, owner: PasskeyOwner, binding: ChallengeBinding, input: { response: RegistrationResponseJSON; name: string; meta: RequestMeta }) =>
+  finishPasskeyRegistration(stagedContext(services, userActor(owner.user.id, input.meta)), owner, binding, input);
+
 /** Options to create a discoverable credential for the user (its user handle is the user's id). */
-export async function startRegistration(services: Services, owner: PasskeyOwner, binding: ChallengeBinding): Promise<RegistrationStart> {
-  const existing = await services.db.prisma.passkey.findMany({ where: { userId: owner.user.id }, select: { credentialId: true, transports: true } });
+export async function startPasskeyRegistration(ctx: Context<"store" | "config">, owner: PasskeyOwner, binding: ChallengeBinding): Promise<RegistrationStart> {
+  const existing = await ctx.db.passkey.findMany({ where: { userId: owner.user.id }, select: { credentialId: true, transports: true } });
   if (existing.length >= MAX_PASSKEYS_PER_USER) return { ok: false, reason: "limit" };
-  const rp = relyingPartyOf(services.config.baseUrl);
+  const rp = relyingPartyOf(ctx.config.baseUrl);
   const displayName = [owner.user.givenName, owner.user.familyName].filter(Boolean).join(" ") || owner.user.email;
   const options = await (await webauthn()).generateRegistrationOptions({
     rpName: owner.organization.name,
@@ -167,22 +181,25 @@ export async function startRegistration(services: Services, owner: PasskeyOwner,
     authenticatorSelection: { residentKey: "required", requireResidentKey: true, userVerification: "required" },
     supportedAlgorithmIDs: PASSKEY_ALGORITHMS,
   });
-  await keepChallenge(services, binding, options.challenge);
+  await keepChallenge(ctx.store, binding, options.challenge);
   return { ok: true, options };
 }
 
 export type RegistrationOutcome = { ok: true; passkey: PasskeySummary } | { ok: false; reason: "invalid" | "limit" | "duplicate" };
 
-/** Checks the browser's answer to `startRegistration` and stores the credential, audited as `account.passkey.added`. */
-export async function finishRegistration(
-  services: Services,
+/**
+ * Checks the browser's answer to `startPasskeyRegistration` and stores the credential, audited as
+ * `account.passkey.added` (the context's actor is the user).
+ */
+export async function finishPasskeyRegistration(
+  staged: PasskeyRegistrationContext,
   owner: PasskeyOwner,
   binding: ChallengeBinding,
-  input: { response: RegistrationResponseJSON; name: string; meta: RequestMeta },
+  input: { response: RegistrationResponseJSON; name: string },
 ): Promise<RegistrationOutcome> {
-  const expectedChallenge = await takeChallenge(services, binding);
+  const expectedChallenge = await takeChallenge(staged.store, binding);
   if (!expectedChallenge) return { ok: false, reason: "invalid" };
-  const rp = relyingPartyOf(services.config.baseUrl);
+  const rp = relyingPartyOf(staged.config.baseUrl);
   let info;
   try {
     const verified = await (await webauthn()).verifyRegistrationResponse({
@@ -199,7 +216,7 @@ export async function finishRegistration(
     return { ok: false, reason: "invalid" };
   }
   const userId = owner.user.id;
-  return inTransaction(services, userActor(userId, input.meta), async (ctx) => {
+  return staged.transaction(async (ctx) => {
     // Counted in the write (rows of this user locked), so that two tabs cannot pass the limit together.
     await ctx.db.$queryRaw`SELECT 1 FROM "User" WHERE "id" = ${userId}::uuid FOR UPDATE`;
     if ((await countPasskeys(ctx.db, userId)) >= MAX_PASSKEYS_PER_USER) return { ok: false as const, reason: "limit" as const };
@@ -253,7 +270,7 @@ export async function startAssertion(services: Services, binding: ChallengeBindi
       }))
     : undefined;
   const options = await (await webauthn()).generateAuthenticationOptions({ rpID: rp.id, userVerification: "required", ...(allow ? { allowCredentials: allow } : {}) });
-  await keepChallenge(services, binding, options.challenge);
+  await keepChallenge(services.store, binding, options.challenge);
   return options;
 }
 
@@ -278,7 +295,7 @@ export async function checkAssertion(
   services: Services,
   input: { organizationId: string; binding: ChallengeBinding; response: AuthenticationResponseJSON; userId?: string },
 ): Promise<AssertionClaim> {
-  const expectedChallenge = await takeChallenge(services, input.binding);
+  const expectedChallenge = await takeChallenge(services.store, input.binding);
   if (!expectedChallenge) return { ok: false, reason: "no_challenge" };
   const passkey = await services.db.prisma.passkey.findUnique({
     where: { organizationId_credentialId: { organizationId: input.organizationId, credentialId: input.response.id } },
