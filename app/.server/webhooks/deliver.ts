@@ -1,5 +1,6 @@
 import { Webhook } from "standardwebhooks";
 import type { JobServiceContext, StagedContext } from "../context";
+import { AppError } from "../errors";
 import type { JobContext, JobPayloads } from "../jobs/queue";
 import { openWebhookSecret } from "./secrets";
 import { sendWebhook } from "./send";
@@ -13,10 +14,13 @@ import { sendWebhook } from "./send";
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 export const WEBHOOK_MAX_RESPONSE_BYTES = 64 * 1024;
 
-/** A failed attempt, for the queue: a reason code only (the endpoint's answer stays in the log). */
-export class WebhookAttemptFailed extends Error {
-  constructor(readonly code: string) {
-    super(`webhook not delivered: ${code}`);
+/**
+ * A failed attempt, for the queue: a reason code only (the endpoint's answer stays in the
+ * attempt log). No one is answered with it; 502 says the fault is the endpoint's.
+ */
+export class WebhookAttemptFailed extends AppError {
+  constructor(code: string) {
+    super(502, code, `webhook not delivered: ${code}`);
     this.name = "WebhookAttemptFailed";
   }
 }
