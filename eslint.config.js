@@ -35,7 +35,7 @@ export default tseslint.config(
     ignores: ["**/*.test.ts"],
     rules: {
       "no-restricted-imports": ["error", { patterns: [
-        { group: ["**/admin/*", "**/auth/*", "**/console/*", "**/interaction/*", "**/oidc/*", "**/http/*", "**/services", "**/context", "**/mail/*", "**/jobs/*", "**/branding/*", "**/directory/*"], message: "The storage and infrastructure layer never imports the services above it." },
+        { group: ["**/admin/*", "**/auth/*", "**/console/*", "**/interaction/*", "**/sign-in/*", "**/oidc/*", "**/http/*", "**/services", "**/context", "**/mail/*", "**/jobs/*", "**/branding/*", "**/directory/*"], message: "The storage and infrastructure layer never imports the services above it." },
         { group: ["**/routes/*", "~/routes/*", "**/components/*", "~/components/*"], message: "Server code never imports routes or components." },
       ] }],
     },
@@ -57,6 +57,20 @@ export default tseslint.config(
     ],
     rules: {
       "no-restricted-imports": ["error", { patterns: [
+        { group: ["**/routes/*", "~/routes/*", "**/components/*", "~/components/*"], message: "Server code never imports routes or components." },
+        { group: ["**/http/route", "**/http/serve", "**/http/router", "**/http/require-admin"], message: "Services never depend on the Admin API's HTTP layer; they throw errors from app/.server/errors.ts and take a context." },
+      ] }],
+    },
+  },
+  {
+    // A sign-in method (docs/architecture.md, "Sign-in") is one file behind the method contract:
+    // it never imports another method nor the flow that sequences them. This block comes after the
+    // one for app/.server/** and replaces its list for these files, so it repeats that list.
+    files: ["app/.server/sign-in/methods/**"],
+    ignores: ["**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [
+        { group: ["./*", "../methods/*", "../flow", "~/.server/sign-in/methods/*", "~/.server/sign-in/flow", "**/sign-in/flow", "**/sign-in/methods/*"], message: "A sign-in method never imports another method nor the flow: what methods share lives beside them in app/.server/sign-in (method.ts, code-factor.ts, plan.ts, pending.ts)." },
         { group: ["**/routes/*", "~/routes/*", "**/components/*", "~/components/*"], message: "Server code never imports routes or components." },
         { group: ["**/http/route", "**/http/serve", "**/http/router", "**/http/require-admin"], message: "Services never depend on the Admin API's HTTP layer; they throw errors from app/.server/errors.ts and take a context." },
       ] }],

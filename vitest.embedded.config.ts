@@ -16,8 +16,8 @@ export const EMBEDDED_STAGE = [
   // The store layer itself.
   "app/.server/cache/*.test.ts",
   "app/.server/rate-limit/*.test.ts",
-  "app/.server/oidc/revoked-tokens.test.ts",
-  "app/.server/auth/magic-link-pairing.test.ts",
+  "app/.server/oidc/storage/revoked-tokens.test.ts",
+  "app/.server/sign-in/magic-link-pairing.test.ts",
   // Migrations, bootstrap, health and restarts on the run's own database.
   "test/migrations.test.ts",
   "test/schema-agreement.test.ts",

@@ -10,7 +10,7 @@ import { performance } from "node:perf_hooks";
 import { ADMIN_API_SCOPES } from "../app/.server/admin/api-access";
 import { SERVICE_ADMIN_ROLE } from "../app/.server/admin/permissions";
 import { hashClientSecret } from "../app/.server/directory/clients";
-import { recordConsent, recordLogin } from "../app/.server/oidc/interaction-results";
+import { recordConsent, recordLogin } from "../app/.server/oidc/provider/interaction-results";
 import type { RunningPorta } from "../app/.server/start";
 import { FLOW_SCOPE, REDIRECT_URI, obtainRefreshTokens, type AdminListSeed } from "./flow";
 

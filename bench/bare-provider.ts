@@ -1,7 +1,7 @@
 /**
  * The baseline: a bare oidc-provider (same version as Porta's) on plain node:http with the
  * default in-memory adapter, one ES256 key and one static confidential client. Its
- * configuration mirrors app/.server/oidc/configuration.ts wherever that applies without a
+ * configuration mirrors app/.server/oidc/provider/configuration.ts wherever that applies without a
  * database: ES256 only, the same scopes, claims, lifetimes, features, refresh-token rotation and
  * JWT access tokens (ES256) for a default resource (the issuer). What it leaves out is Porta's
  * own work: Express/Helmet/Remix around the provider, the registry, the Prisma/store adapters,
@@ -22,8 +22,8 @@ import { exportJWK, generateKeyPair } from "jose";
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from "oidc-provider";
 import MemoryAdapter from "oidc-provider/lib/adapters/memory_adapter.js";
 import LRU from "oidc-provider/lib/helpers/lru.js";
-import { recordConsent, recordLogin } from "../app/.server/oidc/interaction-results";
-import { LIFETIMES } from "../app/.server/oidc/lifetimes";
+import { recordConsent, recordLogin } from "../app/.server/oidc/provider/interaction-results";
+import { LIFETIMES } from "../app/.server/oidc/provider/lifetimes";
 import { FLOW_SCOPE, REDIRECT_URI, announce, onStop, profileOnSignal, seedRefreshPool } from "./flow";
 
 export const OPAQUE_RESOURCE = "urn:bench:opaque";

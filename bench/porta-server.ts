@@ -15,7 +15,7 @@ import { createServer } from "node:http";
 import { parseConfig } from "../app/.server/config/env";
 import { hashClientSecret } from "../app/.server/directory/clients";
 import { createLogger } from "../app/.server/logging/logger";
-import { recordConsent, recordLogin } from "../app/.server/oidc/interaction-results";
+import { recordConsent, recordLogin } from "../app/.server/oidc/provider/interaction-results";
 import type { Services } from "../app/.server/services";
 import { startPorta } from "../app/.server/start";
 import { seedAdminList } from "./admin-list-seed";

@@ -66,6 +66,12 @@ export interface Seed {
     user: { email: string; password: string; id: string };
     rp: Pick<SeededOrganization, "issuer" | "clientId" | "clientSecret" | "redirectUri">;
   };
+  /** Off-the-shelf relying parties (e2e/interop.spec.ts, e2e/interop-seed.ts): one client per library. */
+  interop?: {
+    issuer: string;
+    user: { email: string; password: string; id: string };
+    clients: Record<"expressOpenidConnect" | "authjs" | "oidcClientTs" | "passport", { clientId: string; clientSecret: string }>;
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { Body, Button, Container, Head, Heading, Hr, Html, Img, Link, Preview, Section, Text } from "@react-email/components";
 import { type CSSProperties, type ReactNode } from "react";
 import { type Language } from "../app/i18n/config";
-import { type Branding } from "../app/.server/interaction/branding";
+import type { Branding } from "../app/schemas/branding";
 import { emailText } from "./i18n";
 
 /** What every template receives besides its own values. */

@@ -31,10 +31,12 @@ describe("layer boundaries enforced by the linter", () => {
     { name: "a service imports the Admin API's route helper", file: "app/.server/admin/users/probe.ts", code: 'import { runOperation } from "../http/route";\nexport const x = runOperation;\n', says: /Services never depend on the Admin API's HTTP layer/ },
     { name: "server code imports a component", file: "app/.server/auth/probe.ts", code: 'import { AuthCard } from "~/components/auth-card";\nexport const x = AuthCard;\n', says: /never imports routes or components/ },
     { name: "a component imports server code", file: "app/components/probe.tsx", code: 'import { createServices } from "~/.server/services";\nexport const x = createServices;\n', says: /never imports server code or routes/ },
-    { name: "the job queue imports a feature's handler", file: "app/.server/jobs/probe.ts", code: 'import { sendMagicLinkJob } from "../auth/magic-link";\nexport const x = sendMagicLinkJob;\n', says: /job queue knows no feature/ },
-    { name: "the job queue imports a feature's type", file: "app/.server/jobs/probe.ts", code: 'import type { LogoutNotice } from "~/.server/oidc/backchannel-logout";\nexport type X = LogoutNotice;\n', says: /job queue knows no feature/ },
+    { name: "the job queue imports a feature's handler", file: "app/.server/jobs/probe.ts", code: 'import { sendMagicLinkJob } from "../sign-in/magic-link-request";\nexport const x = sendMagicLinkJob;\n', says: /job queue knows no feature/ },
+    { name: "the job queue imports a feature's type", file: "app/.server/jobs/probe.ts", code: 'import type { LogoutNotice } from "~/.server/oidc/features/backchannel-logout";\nexport type X = LogoutNotice;\n', says: /job queue knows no feature/ },
     { name: "the job queue imports the services or the context", file: "app/.server/jobs/probe.ts", code: 'import type { Services } from "../services";\nimport type { Db } from "../context";\nexport type X = [Services, Db];\n', says: /job queue knows no feature/ },
     { name: "the job queue imports the job table", file: "app/.server/jobs/probe.ts", code: 'import { JOB_TABLE } from "../job-table";\nexport const x = JOB_TABLE;\n', says: /job queue knows no feature/ },
+    { name: "a sign-in method imports another method", file: "app/.server/sign-in/methods/probe.ts", code: 'import { totp } from "./totp";\nexport const x = totp;\n', says: /never imports another method nor the flow/ },
+    { name: "a sign-in method imports the flow", file: "app/.server/sign-in/methods/probe.ts", code: 'import { FIRST_FACTORS } from "../flow";\nexport const x = FIRST_FACTORS;\n', says: /never imports another method nor the flow/ },
     { name: "the outbound guard imports a feature", file: "app/.server/outbound/probe.ts", code: 'import { sendWebhook } from "../webhooks/send";\nexport const x = sendWebhook;\n', says: /outbound guard imports nothing of Porta's/ },
   ];
 
@@ -46,6 +48,7 @@ describe("layer boundaries enforced by the linter", () => {
   it("accepts the allowed direction: a route calling a service, a service using the database", async () => {
     expect(await problemsOf("app/routes/console.probe.tsx", 'import { readForm } from "~/.server/http/form";\nexport const x = readForm;\n')).toEqual([]);
     expect(await problemsOf("app/.server/admin/users/probe.ts", 'import type { Db } from "../../context";\nexport type X = Db;\n')).toEqual([]);
+    expect(await problemsOf("app/.server/sign-in/methods/probe.ts", 'import { secondFactorLimits } from "../code-factor";\nexport const x = secondFactorLimits;\n')).toEqual([]);
     expect(await problemsOf("app/.server/jobs/probe.ts", 'import type { Database } from "../db/client";\nimport { decideRetry } from "./schedule";\nexport const x = decideRetry;\nexport type X = Database;\n')).toEqual([]);
   });
 });
@@ -150,6 +153,28 @@ describe("recipes (docs/architecture.md)", () => {
     } finally {
       await database.dispose();
     }
+  });
+
+  it("add a login method: each module in sign-in/methods/ is one method of the flow's tables, with its unit test beside it", SLOW, async () => {
+    const { FIRST_FACTORS, SECOND_FACTORS } = await import("~/.server/sign-in/flow");
+    const { LOGIN_METHODS } = await import("~/schemas/login-methods");
+    const folder = path.join(ROOT, "app/.server/sign-in/methods");
+    const files = readdirSync(folder);
+    const modules = files.filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"));
+    const tabled: unknown[] = [...Object.values(FIRST_FACTORS), ...Object.values(SECOND_FACTORS)];
+    const found: unknown[] = [];
+    for (const file of modules) {
+      expect(files, `${file} has its unit test`).toContain(file.replace(/\.ts$/, ".test.ts"));
+      const exported = Object.values((await import(/* @vite-ignore */ path.join(folder, file))) as Record<string, unknown>);
+      const methods = exported.filter((value) => typeof value === "object" && value !== null && "kind" in value && (value.kind === "first" || value.kind === "second"));
+      expect(methods, `${file} declares exactly one method`).toHaveLength(1);
+      expect(tabled, `${file}'s method is in the flow's tables`).toContain(methods[0]);
+      found.push(methods[0]);
+    }
+    expect(found).toHaveLength(tabled.length);
+    // Every login method an organization or client can enable has its first factor.
+    expect(Object.keys(FIRST_FACTORS).sort()).toEqual([...LOGIN_METHODS].sort());
+    for (const [name, method] of Object.entries(FIRST_FACTORS)) expect(method.method).toBe(name);
   });
 
   it("audit events: the documented catalogue is the one the writer accepts", async () => {

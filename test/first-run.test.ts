@@ -50,9 +50,12 @@ describe("the first run with no configuration", () => {
     first = await startFresh(dataDir);
     expect((await waitForHealth(first.url, first.server, 90_000)).status).toBe(200);
     // The credentials block is written before the "running at" line.
-    while (!first.server.stdout().includes("Porta is running at")) await new Promise((resolve) => setTimeout(resolve, 50));
+    while (!first.server.stdout().includes("Console:")) await new Promise((resolve) => setTimeout(resolve, 50));
     const credentials = printedCredentials(first.server.stdout());
     expect(credentials.email).toBe("admin@localhost");
+    // The banner says where those credentials are used, and that address answers.
+    expect(first.server.stdout()).toContain(`Console: ${first.url}/console  (sign in as the administrator printed above)`);
+    expect((await fetch(`${first.url}/console`, { redirect: "manual" })).status).toBe(302);
 
     const tokens = await signInAsAdmin(`${first.url}/porta-admin`, credentials);
     const res = await fetch(`${first.url}/api/admin/organizations`, { headers: { authorization: `Bearer ${tokens.accessToken}` } });
@@ -78,6 +81,8 @@ describe("the first run with no configuration", () => {
     const again = await startFresh(dataDir);
     expect((await waitForHealth(again.url, again.server, 90_000)).status).toBe(200);
     expect(again.server.stdout()).not.toContain("shown only this once");
+    while (!again.server.stdout().includes("Console:")) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(again.server.stdout()).toContain("(sign in as the administrator printed at the first start)");
     again.server.kill("SIGTERM");
     expect((await exitWithin(again.server, 20_000))?.code).toBe(0);
     // A clean stop leaves no lock behind.

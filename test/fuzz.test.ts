@@ -60,7 +60,7 @@ const HOSTILE_STRINGS = [
 const DEEP_BODIES = ["[".repeat(20_000) + "]".repeat(20_000), '{"a":'.repeat(5_000) + "1" + "}".repeat(5_000), `{"name":${"[".repeat(20_000)}${"]".repeat(20_000)}}`];
 const HOSTILE_VALUES: unknown[] = [...HOSTILE_STRINGS, -1, 0, 1e308, -1e308, 3.5, true, false, null, [], {}, [null], { a: "\u0000" }, ["\ud800"]];
 
-/** The protocol's form endpoints and their parameters (oidc/mount.ts PROTOCOL_PATH), `token` being the token endpoint's alias. */
+/** The protocol's form endpoints and their parameters (oidc/edge/mount.ts PROTOCOL_PATH), `token` being the token endpoint's alias. */
 const PROTOCOL_FORMS: Array<{ path: string; params: string[] }> = [
   { path: "auth/token", params: ["grant_type", "code", "redirect_uri", "client_id", "client_secret", "code_verifier", "refresh_token", "scope", "resource", "device_code"] },
   { path: "token", params: ["grant_type", "client_id", "client_secret", "scope", "device_code"] },
@@ -240,7 +240,7 @@ describe("fuzzing with hostile values", () => {
   }, 240_000);
 
   /**
-   * One round over every protocol path (oidc/mount.ts PROTOCOL_PATH): hostile forms and queries,
+   * One round over every protocol path (oidc/edge/mount.ts PROTOCOL_PATH): hostile forms and queries,
    * other methods, unknown uids; with `browser`, as that signed-in browser (its cookies, and the
    * device page's real form secret in some of the posts).
    */

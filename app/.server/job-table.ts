@@ -3,7 +3,7 @@ import { authJobs } from "./auth/jobs";
 import { jobServiceContext } from "./context";
 import type { JobName } from "./jobs/job";
 import { registerJobs } from "./jobs/job";
-import { backchannelLogoutJob } from "./oidc/backchannel-logout-job";
+import { backchannelLogoutJob } from "./oidc/features/backchannel-logout-job";
 import type { Services } from "./services";
 import { webhookJob } from "./webhooks/jobs";
 

@@ -13,6 +13,7 @@ import { embeddedDatabaseDir, ensureDataDir } from "./config/data-dir";
 import { lockDataDir, type DataDirLock } from "./config/data-dir-lock";
 import { ConfigError, parseConfig, type Config } from "./config/env";
 import { assertPortFree } from "./config/port";
+import { startBanner } from "./bootstrap/start-banner";
 import { readPackageVersion } from "./root";
 
 export function fail(message: string): never {
@@ -44,7 +45,7 @@ export async function preflight(env: NodeJS.ProcessEnv = process.env): Promise<P
 /**
  * oidc-provider prints notices to stderr: "Unsupported runtime" when it is imported on a Node it
  * was not released for, and once that it found a parsed form (Porta parses protocol forms
- * itself, oidc/mount.ts). On stderr they would break the one-line start-up
+ * itself, oidc/edge/mount.ts). On stderr they would break the one-line start-up
  * contract and the JSON log, so they go to the log instead. The server modules are imported
  * only after this is in place.
  */
@@ -106,7 +107,7 @@ export async function serve({ config, dataDirLock }: Preflight): Promise<void> {
     { url: config.baseUrl, release: readPackageVersion(), node: process.version, database: porta.services.db.kind, cache: config.redisUrl ? "redis" : "memory" },
     "Porta is listening",
   );
-  process.stdout.write(`  Porta is running at ${config.baseUrl}  (health: ${config.baseUrl}/health)\n`);
+  process.stdout.write(startBanner(config.baseUrl, created ? (created.generatedPassword ? "printed" : "environment") : "earlier"));
 
   let stopping = false;
   const stop = (signal: string) => {

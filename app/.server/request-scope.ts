@@ -1,19 +1,19 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { JWTPayload } from "jose";
-import type { DurableRow } from "./oidc/adapter";
-import type { RequestDevice } from "./oidc/request-device";
+import type { DurableRow } from "./oidc/storage/adapter";
+import type { RequestDevice } from "./oidc/edge/request-device";
 
 /** What Porta keeps about the request being handled, for code far from the HTTP layer. */
 export interface RequestScope {
   /** Put on every log line (logging/logger.ts). */
   requestId?: string;
-  /** Where the browser is, kept beside its session (oidc/request-device.ts). */
+  /** Where the browser is, kept beside its session (oidc/edge/request-device.ts). */
   device?: RequestDevice;
-  /** The claims of the access token JWT the request presented, once verified (oidc/verified-jwt.ts). */
+  /** The claims of the access token JWT the request presented, once verified (oidc/storage/verified-jwt.ts). */
   verifiedJwt?: JWTPayload;
-  /** Set while a provider serves userinfo (oidc/internals.ts). */
+  /** Set while a provider serves userinfo (oidc/provider/patches.ts). */
   userinfo?: boolean;
-  /** Grant rows read with a token during this protocol request, by grant id, each handed out once (oidc/adapter.ts). */
+  /** Grant rows read with a token during this protocol request, by grant id, each handed out once (oidc/storage/adapter.ts). */
   prefetchedGrants?: Map<string, DurableRow | null>;
 }
 

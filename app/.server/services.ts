@@ -24,17 +24,17 @@ import { createJobQueue, type JobQueue, type QueueSettings } from "./jobs/queue"
 import { createSettings, type Settings } from "./settings/settings";
 import type { FaultHooks } from "./context";
 import { createMailer, type Mailer } from "./mail/mailer";
-import { createKeyService, type KeyService } from "./oidc/keys";
-import { MAX_SIGNED_TOKEN_LIFETIME } from "./oidc/lifetimes";
-import { createProviderRegistry, PROVIDER_MAX_AGE_MS, type ProviderRegistry } from "./oidc/registry";
-import { createDocumentDirectory, type DocumentDirectory } from "./oidc/document-directory";
-import { createDocumentTemplates } from "./oidc/well-known";
+import { createKeyService, type KeyService } from "./oidc/provider/keys";
+import { MAX_SIGNED_TOKEN_LIFETIME } from "./oidc/provider/lifetimes";
+import { createProviderRegistry, PROVIDER_MAX_AGE_MS, type ProviderRegistry } from "./oidc/provider/registry";
+import { createDocumentDirectory, type DocumentDirectory } from "./oidc/edge/document-directory";
+import { createDocumentTemplates } from "./oidc/edge/well-known";
 import { createMetrics, type Metrics } from "./metrics/metrics";
 import { startTracing, type Tracing } from "./tracing/tracing";
 import { readPackageVersion } from "./root";
 import { createWebhookOutbox } from "./webhooks/outbox";
-import { createLogoutNotices, type LogoutNotices } from "./oidc/backchannel-logout";
-import { tokenExchangeAuditEntry } from "./oidc/token-exchange";
+import { createLogoutNotices, type LogoutNotices } from "./oidc/features/backchannel-logout";
+import { tokenExchangeAuditEntry } from "./oidc/features/token-exchange";
 
 /**
  * Everything a request handler may need, built once per process and handed to Remix through the

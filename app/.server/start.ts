@@ -11,9 +11,9 @@ import { createHttpApp } from "./http/app";
 import { answerClientError } from "./http/client-error";
 import { protocolFirst, type ProtocolFirstOptions } from "./http/protocol-first";
 import { wellKnownFirst } from "./http/well-known-first";
-import { createProtocolHandler } from "./oidc/mount";
+import { createProtocolHandler } from "./oidc/edge/mount";
 import { metricsOnMainPort, startMetricsServer } from "./metrics/serve";
-import { createPreflightOrigins } from "./oidc/preflight";
+import { createPreflightOrigins } from "./oidc/edge/preflight";
 import { PROJECT_ROOT } from "./root";
 import { createServices, type CreateServicesOptions, type Services } from "./services";
 

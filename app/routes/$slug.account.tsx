@@ -11,7 +11,7 @@ import { removeAccountLink } from "~/.server/account/federated";
 import { updateProfile } from "~/.server/account/profile";
 import { endAccountSession, endOtherAccountSessions } from "~/.server/account/sessions";
 import { regenerateRecoveryCodes, removeTotp, setEmailCodes } from "~/.server/account/two-factor";
-import { interactionHeaders, NO_STORE } from "~/.server/interaction/request";
+import { interactionHeaders, NO_STORE } from "~/.server/sign-in/page";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: pageTitle(data?.language, (m) => m.account.title) }, { name: "robots", content: "noindex" }];
 export const headers = interactionHeaders;

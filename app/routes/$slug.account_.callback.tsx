@@ -6,8 +6,8 @@ import { AuthCard, FormMessage } from "~/components/auth-card";
 import { pageTitle } from "~/i18n/page-title";
 import { accountReturnPath, accountSignInUrl, discardAccountCode } from "~/.server/account/session";
 import { resolveLanguage } from "~/.server/i18n";
-import { brandingOf } from "~/.server/interaction/branding";
-import { interactionHeaders, NO_STORE } from "~/.server/interaction/request";
+import { brandingOf } from "~/.server/branding/pages";
+import { interactionHeaders, NO_STORE } from "~/.server/sign-in/page";
 import { SlugSchema } from "~/schemas/organization";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: pageTitle(data?.language, (m) => m.account.title) }, { name: "robots", content: "noindex" }];

@@ -7,8 +7,8 @@ import { confirmEmailChange, findEmailChangeLink } from "~/.server/account/email
 import { accountContext, anonymousAccountContext } from "~/.server/account/page";
 import { readForm } from "~/.server/http/form";
 import { resolveLanguage } from "~/.server/i18n";
-import { brandingForSlug, brandingOf } from "~/.server/interaction/branding";
-import { interactionHeaders, NO_STORE } from "~/.server/interaction/request";
+import { brandingForSlug, brandingOf } from "~/.server/branding/pages";
+import { interactionHeaders, NO_STORE } from "~/.server/sign-in/page";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: pageTitle(data?.language, (m) => m.account.email.confirmTitle) }, { name: "robots", content: "noindex" }];
 export const headers = interactionHeaders;

@@ -2,7 +2,8 @@ import type { ActionFunctionArgs } from "@remix-run/node";
 import { openAccountPage } from "~/.server/account/page";
 import { addAccountPasskey, beginAccountPasskey } from "~/.server/account/passkeys";
 import { stepUpUrl } from "~/.server/account/session";
-import { NO_STORE } from "~/.server/interaction/request";
+import { passkeyContext } from "~/.server/passkeys/service";
+import { NO_STORE } from "~/.server/sign-in/page";
 
 /**
  * POST /{slug}/account/passkeys, for the account page's passkey script (decision 041):
@@ -14,11 +15,13 @@ export async function action(args: ActionFunctionArgs) {
   const page = await openAccountPage(args, "overview");
   if (!page.open) return Response.json({ error: "expired" }, { status: 403, headers: NO_STORE });
   const { services } = args.context;
-  const { access, form, ctx } = page;
+  const { access, form, meta } = page;
+  // The passkey service's own context shape (its writes name their actor): the account page builds it from the services.
+  const ctx = passkeyContext(services, meta);
   const outcome =
     form.get("intent") === "options"
       ? await beginAccountPasskey(ctx, access)
-      : await addAccountPasskey(ctx, access, { credential: form.get("credential"), name: String(form.get("name") ?? "") });
+      : await addAccountPasskey(ctx, access, { credential: form.get("credential"), name: String(form.get("name") ?? ""), meta });
   if (outcome.ok) return Response.json("options" in outcome ? { options: outcome.options } : { added: outcome.passkey.id }, { headers: NO_STORE });
   if (outcome.reason === "step_up") {
     return Response.json({ error: "step_up", stepUpUrl: stepUpUrl(services.config.baseUrl, access, page.frame.language, "overview") }, { status: 403, headers: NO_STORE });

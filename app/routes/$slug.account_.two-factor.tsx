@@ -10,7 +10,7 @@ import { openAccountPage, stepUp } from "~/.server/account/page";
 import { accountSignOutUrl, mayOpenSensitive } from "~/.server/account/session";
 import { finishTotpSetup, startTotpSetup } from "~/.server/account/two-factor";
 import { totpQrDataUrl, totpUri } from "~/.server/auth/two-factor/totp";
-import { interactionHeaders, isAfterAction, NO_STORE } from "~/.server/interaction/request";
+import { interactionHeaders, isAfterAction, NO_STORE } from "~/.server/sign-in/page";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: pageTitle(data?.language, (m) => m.twoFactor.setupTitle) }, { name: "robots", content: "noindex" }];
 export const headers = interactionHeaders;

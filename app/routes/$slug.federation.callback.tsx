@@ -2,10 +2,11 @@ import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type 
 import { useActionData } from "@remix-run/react";
 import { useLoaderData } from "@remix-run/react";
 import { FederationFailurePage } from "~/components/federation";
-import { continueFromCallback } from "~/.server/federation/sign-in";
+import { continueFromCallback } from "~/.server/sign-in/flow";
+import { unitOfWork } from "~/.server/sign-in/door";
 import { resolveLanguage } from "~/.server/i18n";
-import { brandingForSlug } from "~/.server/interaction/branding";
-import { interactionHeaders, NO_STORE, requestMeta } from "~/.server/interaction/request";
+import { brandingForSlug } from "~/.server/branding/pages";
+import { interactionHeaders, NO_STORE, requestMeta } from "~/.server/sign-in/page";
 import { pageTitle } from "~/i18n/page-title";
 
 export const headers = interactionHeaders;
@@ -34,7 +35,8 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
 }
 
 async function answer(request: Request, slug: string, context: LoaderFunctionArgs["context"], search: URLSearchParams) {
-  const next = await continueFromCallback(context.services, slug, search, requestMeta(context, `${request.method} /{slug}/federation/callback`).ip);
+  const meta = requestMeta(context, `${request.method} /{slug}/federation/callback`);
+  const next = await continueFromCallback(unitOfWork(context.services, meta), slug, search, meta.ip);
   if (next.kind === "next") return redirect(next.to, { status: 303, headers: NO_STORE });
   const end = await brandingForSlug(context.services, slug);
   const language = await resolveLanguage(request, { organizationDefault: end.defaultLocale });

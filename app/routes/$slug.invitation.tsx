@@ -4,8 +4,8 @@ import { useTranslation } from "react-i18next";
 import { AuthCard, Field, FormMessage } from "~/components/auth-card";
 import { acceptInvitation, findOpenInvitation } from "~/.server/auth/invitations";
 import { effectiveLoginMethods } from "~/schemas/login-methods";
-import { brandingForSlug, brandingOf } from "~/.server/interaction/branding";
-import { NO_STORE } from "~/.server/interaction/request";
+import { brandingForSlug, brandingOf } from "~/.server/branding/pages";
+import { NO_STORE } from "~/.server/sign-in/page";
 import { resolveLanguage } from "~/.server/i18n";
 import { readForm } from "~/.server/http/form";
 

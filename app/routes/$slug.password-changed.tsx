@@ -3,8 +3,8 @@ import { useLoaderData } from "@remix-run/react";
 import { pageTitle } from "~/i18n/page-title";
 import { PasswordChangedCard } from "~/components/password-changed";
 import { resolveLanguage } from "~/.server/i18n";
-import { brandingForSlug } from "~/.server/interaction/branding";
-import { interactionHeaders, NO_STORE } from "~/.server/interaction/request";
+import { brandingForSlug } from "~/.server/branding/pages";
+import { interactionHeaders, NO_STORE } from "~/.server/sign-in/page";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: pageTitle(data?.language, (m) => m.reset.changedTitle) }, { name: "robots", content: "noindex" }];
 export const headers = interactionHeaders;

@@ -5,12 +5,13 @@ import { pageTitle } from "~/i18n/page-title";
 import { AuthCard, Field, FormMessage } from "~/components/auth-card";
 import { BackToApplication, PasswordChangedCard, UnknownResetLink } from "~/components/password-changed";
 import { applicationHome } from "~/.server/auth/application-home";
-import { auditMethodRefusal } from "~/.server/auth/method-refusal";
+import { auditMethodRefusal } from "~/.server/sign-in/method-refusal";
+import { unitOfWork } from "~/.server/sign-in/door";
 import { completePasswordReset, continuationAfterReset, findResetLink, resettableUserEmail, type ResetLink } from "~/.server/auth/password-reset";
 import { readForm } from "~/.server/http/form";
 import { resolveLanguage } from "~/.server/i18n";
-import { brandingOf } from "~/.server/interaction/branding";
-import { interactionHeaders, isAfterAction, NO_STORE } from "~/.server/interaction/request";
+import { brandingOf } from "~/.server/branding/pages";
+import { interactionHeaders, isAfterAction, NO_STORE } from "~/.server/sign-in/page";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: pageTitle(data?.language, (m) => m.reset.title) }, { name: "robots", content: "noindex" }];
 export const headers = interactionHeaders;
@@ -23,6 +24,7 @@ export const headers = interactionHeaders;
  * when it is still open, else ends on "password changed" with the way back to the application.
  */
 const csrfKey = (linkId: string) => `password-reset:${linkId}`;
+const metaOf = (context: LoaderFunctionArgs["context"]) => ({ ip: context.req.ip ?? null, requestId: context.requestId });
 const tokenOf = (request: Request) => new URL(request.url).searchParams.get("token") ?? "";
 /** The link's `lang` (the asking sign-in's language) first, then this browser's. */
 const languageOf = (request: Request) => resolveLanguage(request, { uiLocales: new URL(request.url).searchParams.get("lang") });
@@ -45,7 +47,7 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   if (link.status === "unknown") return problemPage(link, language);
   if (!link.methods.includes("password")) {
     // Remix re-runs the loader after the action; only the action's refusal is audited.
-    if (!isAfterAction(context)) await auditMethodRefusal(context.services, { ip: context.req.ip ?? null, requestId: context.requestId }, refusal(link, "GET /{slug}/reset-password"));
+    if (!isAfterAction(context)) await auditMethodRefusal(unitOfWork(context.services, metaOf(context)), metaOf(context), refusal(link, "GET /{slug}/reset-password"));
     return data({ view: "unavailable" as const, ...frame(link, language) }, { status: 403, headers: NO_STORE });
   }
   if (link.status !== "usable") return problemPage(link, language);
@@ -62,7 +64,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const link = await findResetLink(context.services, params.slug!, token);
   if (link.status === "unknown") return problemPage(link, language);
   if (!link.methods.includes("password")) {
-    await auditMethodRefusal(context.services, { ip: context.req.ip ?? null, requestId: context.requestId }, refusal(link, "POST /{slug}/reset-password"));
+    await auditMethodRefusal(unitOfWork(context.services, metaOf(context)), metaOf(context), refusal(link, "POST /{slug}/reset-password"));
     return data({ view: "unavailable" as const, ...frame(link, language) }, { status: 403, headers: NO_STORE });
   }
   if (!context.services.csrf.verify(csrfKey(link.row.id), form.get("csrf"))) {

@@ -5,6 +5,7 @@ import { useTranslation } from "react-i18next";
 import { consoleHeaders, NO_STORE, requireConsole } from "~/.server/console/page";
 import { DailyLoginsChart } from "~/components/console/daily-chart";
 import { UsersChart } from "~/components/console/organization-stats";
+import { FirstStepsPanel } from "~/components/console/first-steps";
 import { BarChart, Notice } from "~/components/console/ui";
 
 export const headers = consoleHeaders;
@@ -26,6 +27,7 @@ export default function Dashboard() {
     <>
       <h1>{t("dashboard.title")}</h1>
       <div className="grid">
+        <FirstStepsPanel steps={stats.firstSteps} />
         <section className="panel" aria-labelledby="orgs-title">
           <h2 id="orgs-title">{t("dashboard.organizations")}</h2>
           <p className="figure">{t("dashboard.organizationCount", { count: stats.organizations.total })}</p>

@@ -17,7 +17,7 @@ export async function loader(args: LoaderFunctionArgs) {
 
 type ActionResult =
   | { kind: "error"; message: string; field: "file" | "slug" | "form" }
-  | { kind: "preview"; plan: ImportPlan; token: string; slug: string }
+  | { kind: "preview"; plan: ImportPlan; token: string; slug: string; copy: boolean }
   | { kind: "applied"; plan: ImportPlan };
 
 function parsePackage(text: string): unknown {
@@ -32,6 +32,7 @@ export async function action(args: ActionFunctionArgs) {
   const { console, form } = await requireConsoleForm(args, MAX_IMPORT_BYTES + 64 * 1024);
   const { services } = args.context;
   const slug = String(form.get("slug") ?? "").trim();
+  const copy = form.get("copy") === "on";
   const fail = (status: number, field: "file" | "slug" | "form", message: string) => data<ActionResult>({ kind: "error", field, message }, { status, headers: NO_STORE });
 
   let packageText: string | null;
@@ -46,7 +47,7 @@ export async function action(args: ActionFunctionArgs) {
   const pkg = parsePackage(packageText);
   if (pkg === undefined) return fail(422, "file", "json");
   // The file's JSON as it is: the Admin API checks it against the package schema (422 names the fields).
-  const body = { package: pkg as NonNullable<OperationInput<"imports.apply">["body"]>["package"], ...(slug ? { slug } : {}) };
+  const body = { package: pkg as NonNullable<OperationInput<"imports.apply">["body"]>["package"], ...(slug ? { slug } : {}), ...(copy ? { copy } : {}) };
   const operationId = form.get("intent") === "apply" ? "imports.apply" : "imports.preview";
   const result = await console.admin(operationId, { body });
   if (!result.ok) {
@@ -57,7 +58,7 @@ export async function action(args: ActionFunctionArgs) {
   }
   if (operationId === "imports.apply") return data<ActionResult>({ kind: "applied", plan: result.body }, { headers: NO_STORE });
   const token = await stashImport(services, console.sessionId, packageText);
-  return data<ActionResult>({ kind: "preview", plan: result.body, token, slug }, { headers: NO_STORE });
+  return data<ActionResult>({ kind: "preview", plan: result.body, token, slug, copy }, { headers: NO_STORE });
 }
 
 function Plan({ plan }: { plan: ImportPlan }) {
@@ -122,6 +123,7 @@ export default function Imports() {
             <input type="hidden" name="intent" value="apply" />
             <input type="hidden" name="token" value={result.token} />
             <input type="hidden" name="slug" value={result.slug} />
+            {result.copy ? <input type="hidden" name="copy" value="on" /> : null}
             <BusyButton label={t("imports.apply")} busyLabel={t("imports.working")} />
           </Form>
         </section>
@@ -136,6 +138,14 @@ export default function Imports() {
             {error?.field === "file" ? <p id="file-error" className="field-error" role="alert">{message(error.message)}</p> : null}
           </div>
           <TextField name="slug" label={t("imports.slug")} hint={t("imports.slugHint")} error={error?.field === "slug" ? error.message : undefined} />
+          <div className="field">
+            <label>
+              <input type="checkbox" name="copy" aria-describedby="copy-hint" /> {t("imports.copy")}
+            </label>
+            <p id="copy-hint" className="hint">
+              {t("imports.copyHint")}
+            </p>
+          </div>
           <BusyButton label={t("imports.previewButton")} busyLabel={t("imports.working")} />
         </Form>
       )}

@@ -3,7 +3,7 @@ import { Form, Link, useActionData, useLoaderData, useLocation } from "@remix-ru
 import { useState, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
-import { organizationEndpoints } from "~/.server/oidc/endpoints";
+import { organizationEndpoints } from "~/.server/oidc/edge/endpoints";
 import { ConflictView } from "~/components/console/detail-parts";
 import { detailErrors, ORGANIZATION_FIELDS, organizationFields, zodFieldErrors } from "~/components/console/forms";
 import { HistorySection, historyQuery } from "~/components/console/history";

@@ -2,7 +2,7 @@ import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type 
 import { Form, Link, useActionData, useLoaderData, useLocation } from "@remix-run/react";
 import { useState, type CSSProperties, type FormEvent } from "react";
 import { useTranslation } from "react-i18next";
-import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
+import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm, type Console } from "~/.server/console/page";
 import { detailErrors, text, zodFieldErrors } from "~/components/console/forms";
 import { ConfirmAction, Csrf, Notice, SelectField, TextField } from "~/components/console/ui";
 import { ASSET_KINDS, ASSET_MAX_BYTES, BrandingUpdateSchema, HEX_COLOR } from "~/schemas/branding";
@@ -30,15 +30,25 @@ function settingsInput(form: FormData) {
 
 const UPLOAD_MAX_BYTES = ASSET_MAX_BYTES.logo + 64 * 1024;
 
+/** A chosen file of the form, or null when none was chosen. */
+function chosenFile(form: FormData): File | null {
+  const file = form.get("file");
+  return file instanceof File && file.size > 0 ? file : null;
+}
+
+async function uploadAsset(console: Console, orgId: string, form: FormData, file: File) {
+  const kind = String(form.get("kind") ?? "");
+  // Any other kind is the Admin API's to refuse (422 names the field).
+  return console.admin("branding.uploadAsset", { params: { orgId }, query: { kind: kind as "logo" | "favicon" }, raw: { contentType: file.type || "application/octet-stream", bytes: await file.arrayBuffer() } });
+}
+
 export async function action(args: ActionFunctionArgs) {
   const { console, form } = await requireConsoleForm(args, UPLOAD_MAX_BYTES);
   const orgId = args.params.id!;
   if (form.get("intent") === "upload") {
-    const file = form.get("file");
-    const kind = String(form.get("kind") ?? "");
-    if (!(file instanceof File) || file.size === 0) return data({ errors: { file: "file" }, values: null }, { status: 422, headers: NO_STORE });
-    // Any other kind is the Admin API's to refuse (422 names the field).
-    const result = await console.admin("branding.uploadAsset", { params: { orgId }, query: { kind: kind as "logo" | "favicon" }, raw: { contentType: file.type || "application/octet-stream", bytes: await file.arrayBuffer() } });
+    const file = chosenFile(form);
+    if (!file) return data({ errors: { file: "file" }, values: null }, { status: 422, headers: NO_STORE });
+    const result = await uploadAsset(console, orgId, form, file);
     if (!result.ok) return data({ errors: { file: result.error.message }, values: null }, { status: result.status, headers: NO_STORE });
     return redirect(`/console/organizations/${orgId}/branding?done=uploaded`);
   }
@@ -58,7 +68,15 @@ export async function action(args: ActionFunctionArgs) {
   if (!parsed.success) return data({ errors: zodFieldErrors(parsed.error), values }, { status: 422, headers: NO_STORE });
   const version = Number(form.get("version"));
   const result = await console.admin("branding.updateSettings", { params: { orgId }, body: parsed.data, ifMatch: Number.isSafeInteger(version) ? version : undefined });
-  if (result.ok) return redirect(`/console/organizations/${orgId}/branding?done=saved`);
+  if (result.ok) {
+    // A file chosen beside the settings goes up with Save, after them (the upload changes the version they were checked against).
+    const file = chosenFile(form);
+    if (file) {
+      const uploaded = await uploadAsset(console, orgId, form, file);
+      if (!uploaded.ok) return data({ errors: { file: uploaded.error.message }, values }, { status: uploaded.status, headers: NO_STORE });
+    }
+    return redirect(`/console/organizations/${orgId}/branding?done=saved`);
+  }
   const errors = result.status === 409 ? { conflict: result.error.message } : result.error.details ? detailErrors(result.error.details, TEXT_FIELDS) : { form: result.error.message };
   return data({ errors, values }, { status: result.status, headers: NO_STORE });
 }
@@ -118,7 +136,7 @@ export default function BrandingPage() {
         </Notice>
       ) : null}
       <div className="grid branding-grid">
-        <Form method="post" reloadDocument noValidate onSubmit={onSubmit} className="panel form" aria-labelledby="settings-title">
+        <Form method="post" reloadDocument noValidate onSubmit={onSubmit} encType="multipart/form-data" className="panel form" aria-labelledby="settings-title">
           <h2 id="settings-title">{t("branding.settings")}</h2>
           {errors.form ? <Notice kind="error">{errors.form}</Notice> : null}
           <Csrf />
@@ -127,22 +145,19 @@ export default function BrandingPage() {
           {TEXT_FIELDS.map((f) => (
             <TextField key={f} name={f} label={t(`branding.${f}`)} defaultValue={initial[f]} error={errors[f]} onChange={set(f)} hint={f.endsWith("Color") ? t("branding.colorHint") : undefined} />
           ))}
+          <SelectField name="kind" label={t("branding.kind")} options={ASSET_KINDS.map((k) => ({ value: k, label: t(`branding.kinds.${k}`) }))} defaultValue="logo" />
+          <div className="field">
+            <label htmlFor="file">{t("branding.file")}</label>
+            <input id="file" name="file" type="file" accept="image/png,image/jpeg,image/webp,image/svg+xml,image/x-icon" aria-describedby={errors.file ? "file-hint file-error" : "file-hint"} />
+            <p id="file-hint" className="hint">
+              {t("branding.fileWithSave")}
+            </p>
+            {errors.file ? <p id="file-error" className="field-error" role="alert">{errors.file === "file" ? t("branding.chooseFile") : errors.file}</p> : null}
+          </div>
           <button type="submit" className="button button-inline">{t("common.save")}</button>
         </Form>
         <LoginPreview name={live.displayName || org.name} colors={live} footer={live.footerText} logoUrl={branding.logo?.url ?? null} />
       </div>
-      <Form method="post" reloadDocument encType="multipart/form-data" className="panel form" aria-labelledby="upload-title">
-        <h2 id="upload-title">{t("branding.upload")}</h2>
-        <Csrf />
-        <input type="hidden" name="intent" value="upload" />
-        <SelectField name="kind" label={t("branding.kind")} options={ASSET_KINDS.map((k) => ({ value: k, label: t(`branding.kinds.${k}`) }))} defaultValue="logo" />
-        <div className="field">
-          <label htmlFor="file">{t("branding.file")}</label>
-          <input id="file" name="file" type="file" accept="image/png,image/jpeg,image/webp,image/svg+xml,image/x-icon" required aria-describedby={errors.file ? "file-error" : undefined} />
-          {errors.file ? <p id="file-error" className="field-error" role="alert">{errors.file === "file" ? t("branding.chooseFile") : errors.file}</p> : null}
-        </div>
-        <button type="submit" className="button button-inline">{t("branding.uploadButton")}</button>
-      </Form>
       <section className="panel" aria-labelledby="assets-title">
         <h2 id="assets-title">{t("branding.assets")}</h2>
         {errors.assets ? <Notice kind="error">{errors.assets === "unknown_kind" ? t("branding.unknownKind") : errors.assets}</Notice> : null}

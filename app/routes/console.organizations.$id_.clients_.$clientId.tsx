@@ -3,14 +3,16 @@ import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import type { AdminResult } from "~/.server/console/gateway";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm, type Console } from "~/.server/console/page";
-import { organizationEndpoints } from "~/.server/oidc/endpoints";
-import { LIFETIMES } from "~/.server/oidc/lifetimes";
+import { startTryIt, tryItRedirectUri, tryItRefusal } from "~/.server/console/try-it";
+import { organizationEndpoints } from "~/.server/oidc/edge/endpoints";
+import { LIFETIMES } from "~/.server/oidc/provider/lifetimes";
 import { ClientActions, ClientEditForm, ClientSecrets, LoginMethodsPanel } from "~/components/console/client-sections";
 import { CLIENT_FIELDS, clientUpdateInput, type ClientFormValues } from "~/components/console/client-fields";
 import { detailErrors, list, text, zodFieldErrors } from "~/components/console/forms";
 import { HistorySection, historyQuery } from "~/components/console/history";
 import { ClientIntegrationPanel } from "~/components/console/integration";
 import { SecretOnce } from "~/components/console/secret-once";
+import { TryItPanel } from "~/components/console/try-it";
 import { Notice, SectionNav } from "~/components/console/ui";
 import { ClientUpdateSchema, LoginMethodsBodySchema, SecretCreateSchema, type Client } from "~/schemas/client";
 
@@ -37,6 +39,7 @@ export async function loader(args: LoaderFunctionArgs) {
       client: client.body,
       version: client.version!,
       org: { id: org.body.id, name: org.body.name, defaultLoginMethods: org.body.defaultLoginMethods, oauth21: org.body.oauth21 },
+      tryIt: { state: tryItRefusal(client.body, args.context.services.config.baseUrl) ?? "ready", redirectUri: tryItRedirectUri(args.context.services.config.baseUrl) } as const,
       endpoints: organizationEndpoints(args.context.services.config.baseUrl, org.body.slug),
       // Only the super-admin organization's clients may call the Admin API (decision 017).
       offerAdminApiAccess: org.body.slug === args.context.services.config.superAdminSlug,
@@ -114,6 +117,22 @@ export async function action(args: ActionFunctionArgs) {
     // The value is in this one response only; the page that shows it is never cached.
     return reply({ kind: "secret", value: result.body.value });
   }
+  if (intent === "tryIt" || intent === "tryItAddRedirect") {
+    const { services } = args.context;
+    let client = owner.body;
+    if (intent === "tryItAddRedirect" && tryItRefusal(client, services.config.baseUrl) === "needs_redirect_uri") {
+      const added = await console.admin("clients.update", { params: { id }, body: { redirectUris: [...client.redirectUris, tryItRedirectUri(services.config.baseUrl)] }, ifMatch: owner.version });
+      if (!added.ok) return reply({ kind: "failed", message: added.error.message }, added.status);
+      client = added.body;
+    }
+    const refusal = tryItRefusal(client, services.config.baseUrl);
+    if (refusal) return reply({ kind: "failed", message: refusal }, 409);
+    const org = await console.admin("organizations.get", { params: { id: orgId } });
+    if (!org.ok) return reply({ kind: "failed", message: org.error.message }, org.status);
+    const started = await startTryIt(services, console, { orgId, slug: org.body.slug, client });
+    if (!started.ok) return reply({ kind: "failed", message: started.message }, 409);
+    return redirect(started.location, { headers: NO_STORE });
+  }
   if (intent === "delete") {
     const result = await console.admin("clients.delete", { params: { id } });
     if (!result.ok) return reply({ kind: "failed", message: result.error.message }, result.status);
@@ -127,7 +146,7 @@ export async function action(args: ActionFunctionArgs) {
 }
 
 export default function ClientPage() {
-  const { client, version, org, endpoints, offerAdminApiAccess, apps, secrets, history, defaults, done } = useLoaderData<typeof loader>();
+  const { client, version, org, tryIt, endpoints, offerAdminApiAccess, apps, secrets, history, defaults, done } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const { t } = useTranslation("console");
   return (
@@ -142,6 +161,7 @@ export default function ClientPage() {
       <SectionNav
         sections={[
           { id: "client-integration-title", label: t("integration.clientTitle") },
+          tryIt.state === "no_code_flow" ? null : { id: "try-it-title", label: t("tryIt.title") },
           { id: "edit-client-title", label: t("clientDetail.edit") },
           { id: "login-methods-title", label: t("clients.loginMethods") },
           client.clientType === "confidential" ? { id: "secrets-title", label: t("clientDetail.secrets") } : null,
@@ -153,6 +173,7 @@ export default function ClientPage() {
       {result?.kind === "failed" ? <Notice kind="error">{result.message}</Notice> : null}
       {result?.kind === "secret" ? <SecretOnce secret={result.value} /> : null}
       <ClientIntegrationPanel client={client} endpoints={endpoints} />
+      <TryItPanel state={tryIt.state} redirectUri={tryIt.redirectUri} />
       <ClientEditForm client={client} version={version} apps={apps} offerAdminApiAccess={offerAdminApiAccess} defaults={defaults} oauth21={org.oauth21} result={result?.kind === "invalid" || result?.kind === "conflict" ? result : undefined} />
       <LoginMethodsPanel client={client} orgDefault={org.defaultLoginMethods} errors={result?.kind === "loginInvalid" ? result.errors : {}} />
       {client.clientType === "confidential" ? <ClientSecrets secrets={secrets} errors={result?.kind === "secretInvalid" ? result.errors : {}} /> : null}

@@ -6,7 +6,7 @@ import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/
 import { detailErrors, ORGANIZATION_FIELDS, organizationFields, text, zodFieldErrors } from "~/components/console/forms";
 import { OrganizationFields } from "~/components/console/organization-fields";
 import { Csrf, Notice, TextField } from "~/components/console/ui";
-import { OrganizationCreateSchema } from "~/schemas/organization";
+import { NEW_ORGANIZATION_DEFAULTS, OrganizationCreateSchema } from "~/schemas/organization";
 
 export const headers = consoleHeaders;
 export const meta: MetaFunction = () => [{ title: "New organization · Porta console" }];
@@ -94,7 +94,12 @@ export default function NewOrganization() {
         <TextField name="name" label={t("common.name")} defaultValue={values?.name} error={errors.name} required />
         <TextField name="slug" label={t("orgs.slug")} defaultValue={values?.slug} error={errors.slug} hint={t("orgs.slugHint")} required onChange={setSlug} status={slugStatus} />
         <OrganizationFields
-          values={{ defaultLoginMethods: values?.defaultLoginMethods ?? ["password"], twoFactorPolicy: values?.twoFactorPolicy ?? "optional", defaultLocale: values?.defaultLocale ?? "en", oauth21: values?.oauth21 ?? true }}
+          values={{
+            defaultLoginMethods: values?.defaultLoginMethods ?? NEW_ORGANIZATION_DEFAULTS.defaultLoginMethods,
+            twoFactorPolicy: values?.twoFactorPolicy ?? NEW_ORGANIZATION_DEFAULTS.twoFactorPolicy,
+            defaultLocale: values?.defaultLocale ?? NEW_ORGANIZATION_DEFAULTS.defaultLocale,
+            oauth21: values?.oauth21 ?? NEW_ORGANIZATION_DEFAULTS.oauth21,
+          }}
           errors={errors}
         />
         <button type="submit" className="button button-inline">{t("orgs.create")}</button>

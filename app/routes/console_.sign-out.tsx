@@ -2,7 +2,7 @@ import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type 
 import { useTranslation } from "react-i18next";
 import { consoleLanguage } from "~/.server/console/page";
 import { signOut } from "~/.server/console/sign-out";
-import { isAfterAction } from "~/.server/interaction/request";
+import { isAfterAction } from "~/.server/sign-in/page";
 
 export const meta: MetaFunction = () => [{ title: "Porta console" }, { name: "robots", content: "noindex" }];
 

@@ -8,13 +8,13 @@ import { AuthCard, Field, FormMessage } from "~/components/auth-card";
 import { GateRefusalPage, isGateRefusal } from "~/components/gate-refusal";
 import { PasskeySignIn } from "~/components/passkey";
 import { FederatedButtons } from "~/components/federation";
-import { loginPageProviders, startForEmail } from "~/.server/federation/sign-in";
-import { completePasswordLogin, consentView, isFirstPartyClient } from "~/.server/interaction/login-flow";
-import { deviceCookieOf } from "~/.server/auth/device-cookie";
-import { passGate } from "~/.server/interaction/gate";
-import { interactionHeaders, isAfterAction, NO_STORE } from "~/.server/interaction/request";
-import { skipsConsent } from "~/.server/oidc/client-policy";
-import { recordConsent } from "~/.server/oidc/interaction-results";
+import { loginPageProviders, startForEmail } from "~/.server/sign-in/flow";
+import { completePasswordLogin, consentView, isFirstPartyClient } from "~/.server/sign-in/flow";
+import { deviceCookieOf } from "~/.server/sign-in/device-cookie";
+import { passGate } from "~/.server/sign-in/door";
+import { interactionHeaders, isAfterAction, NO_STORE } from "~/.server/sign-in/page";
+import { skipsConsent } from "~/.server/oidc/features/client-policy";
+import { recordConsent } from "~/.server/oidc/provider/interaction-results";
 import { LOGIN_METHODS, type LoginMethod } from "~/schemas/login-methods";
 
 export const headers = interactionHeaders;
@@ -43,13 +43,13 @@ export async function loader(args: LoaderFunctionArgs) {
     // authorizations is a sign-in of its own (see grantMissingConsent).
     if (isFirstPartyClient(ic.client.id)) return redirect(await recordConsent(ic.tenant.provider, ic.interaction, { newSignIn: true }), { headers: NO_STORE });
     if (skipsConsent(ic.client)) return redirect(await recordConsent(ic.tenant.provider, ic.interaction), { headers: NO_STORE });
-    return data({ view: "consent" as const, ...frame, ...(await consentView(context.services, ic)) }, { headers: NO_STORE });
+    return data({ view: "consent" as const, ...frame, ...(await consentView(gate.ctx, ic)) }, { headers: NO_STORE });
   }
 
   const ssoNone = search.get("sso") === "none";
   const loginHint = ssoNone ? (search.get("login_hint") ?? "").slice(0, 320) : typeof ic.interaction.params.login_hint === "string" ? ic.interaction.params.login_hint : "";
   const methods = only ? [only] : ic.methods;
-  const federation = methods.includes("federated") ? await loginPageProviders(context.services, ic) : { providers: [], discovery: false };
+  const federation = methods.includes("federated") ? await loginPageProviders(gate.ctx, ic) : { providers: [], discovery: false };
   return data(
     {
       view: "login" as const,
@@ -106,7 +106,7 @@ export async function action(args: ActionFunctionArgs) {
   }
 
   // Home-realm discovery (decision 046): an email whose domain an upstream provider claims signs in there; the password is not looked at.
-  const federated = await startForEmail(args.context.services, gate.context, parsed.data.email, gate.meta.ip);
+  const federated = await startForEmail(gate.ctx, gate.context, parsed.data.email, gate.meta.ip);
   if (federated?.kind === "redirect") return redirect(federated.to, { status: 303, headers: NO_STORE });
   if (federated?.kind === "rate_limited") {
     // The address belongs to a provider whose sign-ins failed too often here: the password is not tried instead.
@@ -116,7 +116,7 @@ export async function action(args: ActionFunctionArgs) {
     );
   }
 
-  const outcome = await completePasswordLogin(args.context.services, gate.context, {
+  const outcome = await completePasswordLogin(gate.ctx, gate.context, {
     email: parsed.data.email,
     password: parsed.data.password,
     language: gate.frame.language,

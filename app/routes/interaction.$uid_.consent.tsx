@@ -1,7 +1,7 @@
 import { data, redirect, type ActionFunctionArgs } from "@remix-run/node";
-import { passGate } from "~/.server/interaction/gate";
-import { NO_STORE } from "~/.server/interaction/request";
-import { recordConsent, recordInteractionResult } from "~/.server/oidc/interaction-results";
+import { passGate } from "~/.server/sign-in/door";
+import { NO_STORE } from "~/.server/sign-in/page";
+import { recordConsent, recordInteractionResult } from "~/.server/oidc/provider/interaction-results";
 
 /** POST /interaction/:uid/consent: allow (the grant is stored and remembered) or deny. */
 export async function loader({ params }: ActionFunctionArgs) {

@@ -5,9 +5,9 @@ import { EmailSchema } from "~/schemas/email";
 import { FederationFailurePage } from "~/components/federation";
 import { GateRefusalPage } from "~/components/gate-refusal";
 import { resolveLanguage } from "~/.server/i18n";
-import { startFederatedSignIn, startForEmail } from "~/.server/federation/sign-in";
-import { passGate } from "~/.server/interaction/gate";
-import { interactionHeaders, isAfterAction, NO_STORE } from "~/.server/interaction/request";
+import { startFederatedSignIn, startForEmail } from "~/.server/sign-in/flow";
+import { passGate } from "~/.server/sign-in/door";
+import { interactionHeaders, isAfterAction, NO_STORE } from "~/.server/sign-in/page";
 import { pageTitle } from "~/i18n/page-title";
 
 export const headers = interactionHeaders;
@@ -30,15 +30,14 @@ const ProviderId = z.uuid();
 export async function action(args: ActionFunctionArgs) {
   const gate = await passGate(args, { method: "federated", endpoint: "POST /interaction/:uid/federated" });
   if (!gate.open) return gate.response;
-  const { services } = args.context;
   const providerId = ProviderId.safeParse(gate.form.get("provider"));
   let outcome;
   if (providerId.success) {
-    outcome = await startFederatedSignIn(services, gate.context, { providerId: providerId.data, ip: gate.meta.ip });
+    outcome = await startFederatedSignIn(gate.ctx, gate.context, { providerId: providerId.data, ip: gate.meta.ip });
   } else {
     const email = EmailSchema.safeParse(gate.form.get("email"));
     if (!email.success) return redirect(`/interaction/${gate.uid}?invalid=email`, { headers: NO_STORE });
-    outcome = await startForEmail(services, gate.context, email.data, gate.meta.ip);
+    outcome = await startForEmail(gate.ctx, gate.context, email.data, gate.meta.ip);
     if (!outcome) return redirect(`/interaction/${gate.uid}?sso=none&login_hint=${encodeURIComponent(email.data)}`, { headers: NO_STORE });
   }
   if (outcome.kind === "redirect") return redirect(outcome.to, { status: 303, headers: NO_STORE });

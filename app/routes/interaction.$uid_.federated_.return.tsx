@@ -2,9 +2,9 @@ import { data, redirect, type LoaderFunctionArgs, type MetaFunction } from "@rem
 import { useLoaderData } from "@remix-run/react";
 import { FederationFailurePage } from "~/components/federation";
 import { GateRefusalPage, isGateRefusal } from "~/components/gate-refusal";
-import { completeFederatedSignIn } from "~/.server/federation/sign-in";
-import { passGate } from "~/.server/interaction/gate";
-import { interactionHeaders, NO_STORE } from "~/.server/interaction/request";
+import { federatedSignIn } from "~/.server/sign-in/flow";
+import { passGate } from "~/.server/sign-in/door";
+import { interactionHeaders, NO_STORE } from "~/.server/sign-in/page";
 import { pageTitle } from "~/i18n/page-title";
 
 export const headers = interactionHeaders;
@@ -22,7 +22,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 export async function loader(args: LoaderFunctionArgs) {
   const gate = await passGate(args, { method: "federated", endpoint: "GET /interaction/:uid/federated/return" });
   if (!gate.open) return gate.response;
-  const outcome = await completeFederatedSignIn(args.context.services, gate.context, {
+  const outcome = await federatedSignIn(gate.ctx, gate.context, {
     search: new URL(args.request.url).searchParams,
     meta: gate.meta,
     language: gate.frame.language,

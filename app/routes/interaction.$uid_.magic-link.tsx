@@ -7,9 +7,9 @@ import { EmailSchema } from "~/schemas/email";
 import { AuthCard, FormMessage } from "~/components/auth-card";
 import { GateRefusalPage } from "~/components/gate-refusal";
 import { MagicLinkWaiting } from "~/components/magic-link-waiting";
-import { requestMagicLink } from "~/.server/auth/magic-link";
-import { passGate } from "~/.server/interaction/gate";
-import { interactionHeaders, isAfterAction, NO_STORE } from "~/.server/interaction/request";
+import { requestMagicLink } from "~/.server/sign-in/magic-link-request";
+import { passGate } from "~/.server/sign-in/door";
+import { interactionHeaders, isAfterAction, NO_STORE } from "~/.server/sign-in/page";
 
 export const headers = interactionHeaders;
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: pageTitle(data?.language, (m) => m.magicLink.title) }, { name: "robots", content: "noindex" }];

@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { confirmedElsewhere } from "~/.server/auth/magic-link";
-import { passGate } from "~/.server/interaction/gate";
-import { NO_STORE } from "~/.server/interaction/request";
+import { confirmedElsewhere } from "~/.server/sign-in/flow";
+import { closedGateJson, passGate } from "~/.server/sign-in/door";
+import { NO_STORE } from "~/.server/sign-in/page";
 
 /**
  * GET /interaction/:uid/magic-link/status: `{ confirmed }` for the asking page's script (decision
@@ -10,6 +10,6 @@ import { NO_STORE } from "~/.server/interaction/request";
  */
 export async function loader(args: LoaderFunctionArgs) {
   const gate = await passGate(args, { method: "magic_link", endpoint: "GET /interaction/:uid/magic-link/status" });
-  if (!gate.open) return Response.json({ error: gate.refusal.view }, { status: gate.refusal.view === "expired" ? 400 : 403, headers: NO_STORE });
-  return Response.json({ confirmed: await confirmedElsewhere(args.context.services, gate.uid) }, { headers: NO_STORE });
+  if (!gate.open) return closedGateJson(gate);
+  return Response.json({ confirmed: await confirmedElsewhere(gate.ctx, gate.uid) }, { headers: NO_STORE });
 }

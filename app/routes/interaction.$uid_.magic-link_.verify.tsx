@@ -5,10 +5,11 @@ import { pageTitle } from "~/i18n/page-title";
 import { AuthCard, Field, FormMessage } from "~/components/auth-card";
 import { BackToApplication } from "~/components/password-changed";
 import { useNonce } from "~/components/nonce";
-import { confirmMagicLinkElsewhere, signInWithMagicLink, type MagicLinkPairing, type MagicLinkSignIn } from "~/.server/auth/magic-link";
-import { passGate } from "~/.server/interaction/gate";
-import { brandingForSlug } from "~/.server/interaction/branding";
-import { NO_STORE } from "~/.server/interaction/request";
+import { confirmMagicLinkElsewhere, magicLinkSignIn } from "~/.server/sign-in/flow";
+import type { MagicLinkPairing, MagicLinkSignIn } from "~/.server/sign-in/methods/magic-link";
+import { passGate } from "~/.server/sign-in/door";
+import { brandingForSlug } from "~/.server/branding/pages";
+import { NO_STORE } from "~/.server/sign-in/page";
 import { resolveLanguage } from "~/.server/i18n";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: pageTitle(data?.language, (m) => m.magicLink.confirmTitle) }, { name: "robots", content: "noindex" }];
@@ -69,10 +70,10 @@ export async function action(args: ActionFunctionArgs) {
   const input = { token, organizationSlug: org, interactionUid: gate.uid, meta: gate.meta };
   const code = gate.form.get("code");
   if (!gate.context && typeof code === "string") {
-    const paired = await confirmMagicLinkElsewhere(context.services, { ...input, code });
+    const paired = await confirmMagicLinkElsewhere(gate.ctx, { ...input, code });
     return answer(paired.status, STATUS[paired.status], paired.status === "wrong_code" ? { token } : {});
   }
-  const outcome = await signInWithMagicLink(context.services, { ...input, at: gate.context });
+  const outcome = await magicLinkSignIn(gate.ctx, { ...input, at: gate.context });
   if (outcome.status === "signed_in") return redirect(outcome.redirectTo, { headers: NO_STORE });
   return answer(outcome.status, STATUS[outcome.status], outcome.status === "confirm_elsewhere" ? { token } : {});
 }

@@ -5,9 +5,9 @@ import { pageTitle } from "~/i18n/page-title";
 import { AuthCard } from "~/components/auth-card";
 import { GateRefusalPage, isGateRefusal } from "~/components/gate-refusal";
 import { MagicLinkWaiting } from "~/components/magic-link-waiting";
-import { finishConfirmedElsewhere, pairingCodeFor } from "~/.server/auth/magic-link";
-import { passGate } from "~/.server/interaction/gate";
-import { interactionHeaders, NO_STORE } from "~/.server/interaction/request";
+import { magicLinkConfirmedElsewhere, pairingCodeFor } from "~/.server/sign-in/flow";
+import { passGate } from "~/.server/sign-in/door";
+import { interactionHeaders, NO_STORE } from "~/.server/sign-in/page";
 
 export const headers = interactionHeaders;
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: pageTitle(data?.language, (m) => m.magicLink.title) }, { name: "robots", content: "noindex" }];
@@ -21,10 +21,9 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: pageTit
 export async function loader(args: LoaderFunctionArgs) {
   const gate = await passGate(args, { method: "magic_link", endpoint: "GET /interaction/:uid/magic-link/wait" });
   if (!gate.open) return gate.response;
-  const { services } = args.context;
-  const redirectTo = await finishConfirmedElsewhere(services, { at: gate.context, meta: gate.meta });
+  const redirectTo = await magicLinkConfirmedElsewhere(gate.ctx, { at: gate.context, meta: gate.meta });
   if (redirectTo) return redirect(redirectTo, { status: 303, headers: NO_STORE });
-  return data({ view: "waiting" as const, ...gate.frame, pairingCode: await pairingCodeFor(services, gate.uid) }, { headers: NO_STORE });
+  return data({ view: "waiting" as const, ...gate.frame, pairingCode: await pairingCodeFor(gate.ctx, gate.uid) }, { headers: NO_STORE });
 }
 
 export default function MagicLinkWait() {

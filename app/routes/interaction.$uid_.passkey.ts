@@ -1,7 +1,7 @@
 import { redirect, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
-import { passGate } from "~/.server/interaction/gate";
-import { NO_STORE } from "~/.server/interaction/request";
-import { passkeyLoginOptions, signInWithPasskey } from "~/.server/passkeys/sign-in";
+import { closedGateJson, passGate, rateLimitedJson, signedInJson } from "~/.server/sign-in/door";
+import { NO_STORE } from "~/.server/sign-in/page";
+import { passkeyLoginOptions, passkeySignIn } from "~/.server/sign-in/flow";
 
 /**
  * POST /interaction/:uid/passkey, for the login page's passkey script (decision 041):
@@ -18,18 +18,12 @@ export async function loader(args: LoaderFunctionArgs) {
 
 export async function action(args: ActionFunctionArgs) {
   const gate = await passGate(args, { method: "passkey", endpoint: "POST /interaction/:uid/passkey" });
-  if (!gate.open) return Response.json({ error: gate.refusal.view }, { status: gate.refusal.view === "expired" ? 400 : 403, headers: NO_STORE });
-  const { services } = args.context;
+  if (!gate.open) return closedGateJson(gate);
   if (gate.form.get("intent") === "options") {
-    return Response.json({ options: await passkeyLoginOptions(services, gate.context) }, { headers: NO_STORE });
+    return Response.json({ options: await passkeyLoginOptions(gate.ctx, gate.context) }, { headers: NO_STORE });
   }
-  const outcome = await signInWithPasskey(services, gate.context, { credential: gate.form.get("credential"), meta: gate.meta });
-  if (outcome.kind === "signed_in") return Response.json({ redirectTo: outcome.redirectTo }, { headers: NO_STORE });
-  if (outcome.kind === "rate_limited") {
-    return Response.json(
-      { error: "rate_limited", minutes: Math.ceil(outcome.retryAfterSeconds / 60) },
-      { status: 429, headers: { ...NO_STORE, "Retry-After": String(outcome.retryAfterSeconds) } },
-    );
-  }
+  const outcome = await passkeySignIn(gate.ctx, gate.context, { credential: gate.form.get("credential"), meta: gate.meta });
+  if (outcome.kind === "signed_in") return signedInJson(outcome.redirectTo);
+  if (outcome.kind === "rate_limited") return rateLimitedJson(outcome.retryAfterSeconds);
   return Response.json({ error: "failed" }, { status: 401, headers: NO_STORE });
 }

@@ -5,8 +5,8 @@ import { UnknownResetLink } from "~/components/password-changed";
 import { GateRefusalPage, isGateRefusal } from "~/components/gate-refusal";
 import { legacyResetLinkSlug } from "~/.server/auth/password-reset";
 import { resolveLanguage } from "~/.server/i18n";
-import { passGate } from "~/.server/interaction/gate";
-import { interactionHeaders, NO_STORE } from "~/.server/interaction/request";
+import { passGate } from "~/.server/sign-in/door";
+import { interactionHeaders, NO_STORE } from "~/.server/sign-in/page";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: pageTitle(data?.language, (m) => m.reset.problemTitle) }, { name: "robots", content: "noindex" }];
 export const headers = interactionHeaders;

@@ -5,16 +5,9 @@ import { AuthCard, Field, FormMessage } from "~/components/auth-card";
 import { pageTitle } from "~/i18n/page-title";
 import { GateRefusalPage, isGateRefusal } from "~/components/gate-refusal";
 import { PasskeyRegister, PasskeySignIn } from "~/components/passkey";
-import { passkeyEnrollmentDue } from "~/.server/passkeys/sign-in";
-import {
-  chooseSecondFactor,
-  loadSecondFactorStep,
-  resendEmailOtp,
-  signInWithSecondFactor,
-} from "~/.server/auth/two-factor/service";
-import { isFactorLocked } from "~/.server/auth/two-factor/factor-failures";
-import { passGate } from "~/.server/interaction/gate";
-import { interactionHeaders, NO_STORE } from "~/.server/interaction/request";
+import { chooseSecondFactor, isFactorLocked, loadSecondFactorStep, passkeyEnrollmentDue, resendEmailOtp, signInWithSecondFactor } from "~/.server/sign-in/flow";
+import { passGate } from "~/.server/sign-in/door";
+import { interactionHeaders, NO_STORE } from "~/.server/sign-in/page";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: pageTitle(data && "language" in data ? data.language : undefined, (m) => (data && "registerPasskey" in data && data.registerPasskey ? m.twoFactor.passkeySetupTitle : m.twoFactor.title)) },
@@ -29,7 +22,7 @@ export async function loader(args: LoaderFunctionArgs) {
   const gate = await passGate(args);
   if (!gate.open) return gate.response;
   const { uid } = gate;
-  const pending = await loadSecondFactorStep(args.context.services, gate.context);
+  const pending = await loadSecondFactorStep(gate.ctx, gate.context);
   if (!pending) return redirect(`/interaction/${uid}`, { headers: NO_STORE });
   if (pending.plan.enrollTotp && !pending.enrolled) return redirect(`/interaction/${uid}/two-factor/setup`, { headers: NO_STORE });
   const asked = new URL(args.request.url).searchParams.get("method");
@@ -38,15 +31,15 @@ export async function loader(args: LoaderFunctionArgs) {
   const choose = asked === "choose" && pending.plan.methods.length > 1;
   const view = recovery ? ("recovery" as const) : pending.chosen === null || choose ? ("choose" as const) : pending.chosen;
   // A factor refused after too many wrong codes in a row says so before a code is typed.
-  const locked = view === "totp" || view === "email" ? await isFactorLocked(args.context.services, pending.userId, view) : false;
+  const locked = view === "totp" || view === "email" ? await isFactorLocked(gate.ctx, pending.userId, view) : false;
   return data(
     {
       view,
       ...gate.frame,
-      registerPasskey: view === "passkey" && (await passkeyEnrollmentDue(args.context.services, pending)),
+      registerPasskey: view === "passkey" && (await passkeyEnrollmentDue(gate.ctx, pending)),
       methods: pending.plan.methods,
       recoveryAvailable: pending.plan.recovery,
-      minutes: await args.context.services.settings.get("auth.emailOtpTtlMinutes"),
+      minutes: await gate.ctx.settings.get("auth.emailOtpTtlMinutes"),
       locked,
     },
     { headers: NO_STORE },
@@ -54,16 +47,15 @@ export async function loader(args: LoaderFunctionArgs) {
 }
 
 export async function action(args: ActionFunctionArgs) {
-  const { services } = args.context;
   const gate = await passGate(args);
   if (!gate.open) return gate.response;
   const { uid, form } = gate;
-  const pending = await loadSecondFactorStep(services, gate.context);
+  const pending = await loadSecondFactorStep(gate.ctx, gate.context);
   if (!pending) return redirect(`/interaction/${uid}`, { headers: NO_STORE });
   const intent = form.get("intent");
 
   if (intent === "choose") {
-    const chosen = await chooseSecondFactor(services, gate.context, pending, form.get("method"));
+    const chosen = await chooseSecondFactor(gate.ctx, gate.context, pending, form.get("method"));
     if (chosen.ok) return redirect(`/interaction/${uid}/two-factor`, { headers: NO_STORE });
     return data(
       { error: "resend_limited" as const, minutes: Math.ceil(chosen.retryAfterSeconds / 60) },
@@ -71,7 +63,7 @@ export async function action(args: ActionFunctionArgs) {
     );
   }
   if (intent === "resend" && pending.chosen === "email") {
-    const resent = await resendEmailOtp(services, pending);
+    const resent = await resendEmailOtp(gate.ctx, pending);
     if (!resent.ok) {
       return data(
         { error: "resend_limited" as const, minutes: Math.ceil(resent.retryAfterSeconds / 60) },
@@ -81,7 +73,7 @@ export async function action(args: ActionFunctionArgs) {
     return data({ notice: "resent" as const }, { headers: NO_STORE });
   }
 
-  const outcome = await signInWithSecondFactor(services, gate.context, pending, {
+  const outcome = await signInWithSecondFactor(gate.ctx, gate.context, pending, {
     method: form.get("method"),
     code: String(form.get("code") ?? "").slice(0, 64),
     meta: gate.meta,

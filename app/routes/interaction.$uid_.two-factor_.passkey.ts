@@ -1,8 +1,7 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
-import { loadSecondFactorStep } from "~/.server/auth/two-factor/service";
-import { passGate } from "~/.server/interaction/gate";
-import { NO_STORE } from "~/.server/interaction/request";
-import { enrollPasskeyAtSignIn, passkeyEnrollmentOptions, passkeySecondFactorOptions, verifyPasskeySecondFactor } from "~/.server/passkeys/sign-in";
+import { closedGateJson, passGate, rateLimitedJson, signedInJson } from "~/.server/sign-in/door";
+import { NO_STORE } from "~/.server/sign-in/page";
+import { loadSecondFactorStep, passkeyAtStep, passkeyEnrollmentOptions, passkeySecondFactorOptions } from "~/.server/sign-in/flow";
 
 /**
  * POST /interaction/:uid/two-factor/passkey, for the second-factor page's passkey script
@@ -14,31 +13,26 @@ import { enrollPasskeyAtSignIn, passkeyEnrollmentOptions, passkeySecondFactorOpt
  */
 export async function action(args: ActionFunctionArgs) {
   const gate = await passGate(args);
-  if (!gate.open) return Response.json({ error: gate.refusal.view }, { status: gate.refusal.view === "expired" ? 400 : 403, headers: NO_STORE });
-  const { services } = args.context;
-  const pending = await loadSecondFactorStep(services, gate.context);
+  if (!gate.open) return closedGateJson(gate);
+  const pending = await loadSecondFactorStep(gate.ctx, gate.context);
   if (!pending) return Response.json({ error: "expired" }, { status: 400, headers: NO_STORE });
   if (gate.form.get("intent") === "options") {
-    const options = await passkeySecondFactorOptions(services, gate.context, pending);
+    const options = await passkeySecondFactorOptions(gate.ctx, gate.context, pending);
     return options ? Response.json({ options }, { headers: NO_STORE }) : Response.json({ error: "unavailable" }, { status: 403, headers: NO_STORE });
   }
   const intent = gate.form.get("intent");
   if (intent === "register-options") {
-    const options = await passkeyEnrollmentOptions(services, gate.context, pending);
+    const options = await passkeyEnrollmentOptions(gate.ctx, gate.context, pending);
     return options ? Response.json({ options }, { headers: NO_STORE }) : Response.json({ error: "unavailable" }, { status: 403, headers: NO_STORE });
   }
   const credential = gate.form.get("credential");
-  const outcome =
-    intent === "register"
-      ? await enrollPasskeyAtSignIn(services, gate.context, pending, { credential, name: String(gate.form.get("name") ?? ""), meta: gate.meta })
-      : await verifyPasskeySecondFactor(services, gate.context, pending, { credential, meta: gate.meta });
-  if (outcome.kind === "signed_in") return Response.json({ redirectTo: outcome.redirectTo }, { headers: NO_STORE });
+  const outcome = await passkeyAtStep(gate.ctx, gate.context, pending, {
+    credential,
+    meta: gate.meta,
+    enroll: intent === "register" ? { name: String(gate.form.get("name") ?? "") } : null,
+  });
+  if (outcome.kind === "signed_in") return signedInJson(outcome.redirectTo);
   if (outcome.kind === "not_offered") return Response.json({ error: "unavailable" }, { status: 403, headers: NO_STORE });
-  if (outcome.kind === "rate_limited") {
-    return Response.json(
-      { error: "rate_limited", minutes: Math.ceil(outcome.retryAfterSeconds / 60) },
-      { status: 429, headers: { ...NO_STORE, "Retry-After": String(outcome.retryAfterSeconds) } },
-    );
-  }
+  if (outcome.kind === "rate_limited") return rateLimitedJson(outcome.retryAfterSeconds);
   return Response.json({ error: "failed" }, { status: 401, headers: NO_STORE });
 }

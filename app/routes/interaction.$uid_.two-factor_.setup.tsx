@@ -5,11 +5,12 @@ import { RecoveryCodes } from "~/components/recovery-codes";
 import { AuthCard } from "~/components/auth-card";
 import { TotpSetupForm } from "~/components/totp-setup";
 import { GateRefusalPage, isGateRefusal } from "~/components/gate-refusal";
-import { beginTotpEnrollment, enrollTotpAtSignIn, loadSecondFactorStep, signInAfterEnrollment } from "~/.server/auth/two-factor/service";
+import { beginTotpEnrollment, enrollTotp } from "~/.server/auth/two-factor/service";
+import { loadSecondFactorStep, signInAfterEnrollment, totpEnrolledAtStep } from "~/.server/sign-in/flow";
 import { totpQrDataUrl, totpUri } from "~/.server/auth/two-factor/totp";
 import { getUserById } from "~/.server/directory/users";
-import { passGate } from "~/.server/interaction/gate";
-import { interactionHeaders, NO_STORE } from "~/.server/interaction/request";
+import { passGate } from "~/.server/sign-in/door";
+import { interactionHeaders, NO_STORE } from "~/.server/sign-in/page";
 
 // Without it Remix drops the loader's and action's headers (no-store, Retry-After) from the page.
 export const headers = interactionHeaders;
@@ -19,7 +20,7 @@ export async function loader(args: LoaderFunctionArgs) {
   const { services } = args.context;
   const gate = await passGate(args);
   if (!gate.open) return gate.response;
-  const pending = await loadSecondFactorStep(services, gate.context);
+  const pending = await loadSecondFactorStep(gate.ctx, gate.context);
   if (!pending || !pending.plan.enrollTotp) return redirect(`/interaction/${gate.uid}`, { headers: NO_STORE });
   // Also reached right after a successful confirmation (Remix reloads after an action).
   if (pending.enrolled) return data({ view: "enrolled" as const, ...gate.frame, accountPath: `/${gate.context.organization.slug}/account` }, { headers: NO_STORE });
@@ -41,14 +42,16 @@ export async function action(args: ActionFunctionArgs) {
   const { services } = args.context;
   const gate = await passGate(args);
   if (!gate.open) return gate.response;
-  const pending = await loadSecondFactorStep(services, gate.context);
+  const pending = await loadSecondFactorStep(gate.ctx, gate.context);
   if (!pending || !pending.plan.enrollTotp) return redirect(`/interaction/${gate.uid}`, { headers: NO_STORE });
 
   if (gate.form.get("intent") === "continue" && pending.enrolled) {
-    const to = await signInAfterEnrollment(services, gate.context, pending, gate.meta);
+    const to = await signInAfterEnrollment(gate.ctx, gate.context, pending, gate.meta);
     return redirect(to ?? `/interaction/${gate.uid}`, { headers: NO_STORE });
   }
-  const enrolled = await enrollTotpAtSignIn(services, gate.context, pending, { code: String(gate.form.get("code") ?? "").slice(0, 16), meta: gate.meta });
+  // Enrollment is the account's (auth/two-factor/service.ts); the step only remembers it happened.
+  const enrolled = await enrollTotp(services, { userId: pending.userId, organizationId: pending.organizationId, code: String(gate.form.get("code") ?? "").slice(0, 16), meta: gate.meta });
+  if (enrolled.ok) await totpEnrolledAtStep(gate.ctx, gate.context, pending);
   if (!enrolled.ok && enrolled.reason === "rate_limited") {
     return data({ view: "setup-failed" as const, ...gate.frame }, { status: 429, headers: { ...NO_STORE, "Retry-After": String(enrolled.retryAfterSeconds) } });
   }

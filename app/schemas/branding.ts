@@ -113,3 +113,31 @@ export const BrandingAssetSchema = z.object({
   createdAt: z.string(),
 });
 export type BrandingAsset = z.infer<typeof BrandingAssetSchema>;
+
+/**
+ * An organization's branding for its login pages and emails, read from the organization record
+ * through the schema above (app/.server/branding/pages.ts, `brandingOf`) and reduced to values that cannot break
+ * out of CSS or point anywhere unexpected.
+ */
+export interface Branding {
+  name: string;
+  logoUrl: string | null;
+  faviconUrl?: string | null;
+  footerText?: string | null;
+  /** CSS custom properties applied to the page (all prefixed --porta-). */
+  cssVariables: Record<string, string>;
+}
+
+/**
+ * What a page about a flow that ended shows (an expired sign-in, a used link, an accepted
+ * invitation, a changed password): whose it was and the next step. `branding` is null when
+ * nothing names an active organization; `home` (app/.server/auth/application-home.ts) and `clientName` only for
+ * an active client of that organization, never an address from the request.
+ */
+export interface FlowEnd {
+  branding: Branding | null;
+  home: string | null;
+  clientName: string | null;
+  /** The organization's default language, for a page that has no `ui_locales` to go by. */
+  defaultLocale: string | null;
+}

@@ -43,6 +43,17 @@ export const OrganizationSchema = z.object({
   updatedAt: z.iso.datetime(),
 });
 
+/**
+ * What a new organization gets for each field its creator leaves out: the Admin API, the CLI and
+ * the console's form all start from these (the spec: both login methods by default).
+ */
+export const NEW_ORGANIZATION_DEFAULTS = {
+  defaultLoginMethods: ["password", "magic_link"],
+  twoFactorPolicy: "optional",
+  defaultLocale: "en",
+  oauth21: true,
+} as const satisfies { defaultLoginMethods: ReadonlyArray<(typeof LOGIN_METHODS)[number]>; twoFactorPolicy: (typeof TWO_FACTOR_POLICIES)[number]; defaultLocale: string; oauth21: boolean };
+
 export const OrganizationCreateSchema = z
   .object({
     name: NameSchema,

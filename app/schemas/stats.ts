@@ -13,6 +13,19 @@ const LoginDaySchema = LoginWindowSchema.extend({ date: z.iso.date() });
 export type LoginWindow = z.infer<typeof LoginWindowSchema>;
 export type LoginDay = z.infer<typeof LoginDaySchema>;
 
+/**
+ * The dashboard's checklist to a first app, outside the super-admin organization:
+ * `organizationId` is the newest organization (null without one).
+ */
+export const FirstStepsSchema = z.object({
+  organizationId: z.uuid().nullable(),
+  application: z.boolean(),
+  client: z.boolean(),
+  user: z.boolean(),
+  signIn: z.boolean(),
+});
+export type FirstSteps = z.infer<typeof FirstStepsSchema>;
+
 export const StatsOverviewSchema = z.object({
   generatedAt: z.iso.datetime(),
   organizations: z.object({
@@ -32,6 +45,7 @@ export const StatsOverviewSchema = z.object({
     /** anyEnrolled / users.total, 0 without users. */
     adoptionRate: z.number(),
   }),
+  firstSteps: FirstStepsSchema,
 });
 
 export type StatsOverview = z.infer<typeof StatsOverviewSchema>;

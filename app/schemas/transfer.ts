@@ -249,6 +249,10 @@ export const ImportRequestSchema = z
   .object({
     package: ExportPackageSchema,
     slug: SlugSchema.optional().meta({ description: "Import into this organization slug instead of the package's own" }),
+    copy: z
+      .boolean()
+      .optional()
+      .meta({ description: "Import as a copy (clone an organization on the same deployment): clients get new ids of their own and no secrets; create a secret per client afterwards" }),
   })
   .strict();
 

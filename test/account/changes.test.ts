@@ -130,6 +130,8 @@ describe("account page: changes and refusals", () => {
 
       const after = await openAccount(tenant, page.browser);
       expect(shown(after.html)).toContain("On: signing in with your password also asks for a second factor.");
+      // The spec's rule a person with a second factor may not expect: a magic link does not ask for it.
+      expect(shown(after.html)).toContain("such a link signs you in without asking for the second factor");
       const removed = await postAccount(tenant, after, { intent: "totp-remove" });
       expect(removed.status).toBe(303);
       expect(await porta.services.db.prisma.totpCredential.count({ where: { userId: user.id } })).toBe(0);

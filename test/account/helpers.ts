@@ -1,6 +1,6 @@
 import type { Prisma } from "~/generated/prisma/client";
-import { ACCOUNT_CLIENT_ID } from "~/.server/oidc/account-client";
-import { accountSessionsKey } from "~/.server/oidc/sessions";
+import { ACCOUNT_CLIENT_ID } from "~/.server/oidc/storage/account-client";
+import { accountSessionsKey } from "~/.server/oidc/storage/sessions";
 import { csrfOf, TestBrowser } from "../support/browser";
 import { createUser } from "../support/factories";
 import type { TestPorta } from "../support/porta";

@@ -527,9 +527,36 @@ describe("refused packages", () => {
       "package.content.clients.0.id",
       "package.content.clients.0.secrets.0",
     ]);
+    expect((res.body as { error: { message: string } }).error.message).toContain("import it as a copy (copy: true)");
     const { audit: _a, lastAudit: _l, ...rest } = await dataFingerprint(source);
     const { audit: _b, lastAudit: _m, ...restBefore } = before;
     expect(rest).toEqual(restBefore);
+  });
+
+  it("clones an organization on the same deployment as a copy: its clients get ids of their own and no secret; a second apply changes nothing", async () => {
+    const prisma = source.services.db.prisma;
+    const original = await prisma.organization.findUniqueOrThrow({ where: { slug: fx.slug }, include: { clients: { include: { secrets: true } } } });
+    const slug = unique("clone");
+    const preview = await sourceApi.post<{ summary: { create: number } }>("/imports/preview", { package: pkg, slug, copy: true });
+    expect(preview.status).toBe(200);
+    expect(preview.body.summary.create).toBeGreaterThan(0);
+    const res = await sourceApi.post<{ organizationId: string }>("/imports/apply", { package: pkg, slug, copy: true });
+    expect(res.status).toBe(200);
+    const clone = await prisma.organization.findUniqueOrThrow({ where: { id: res.body.organizationId }, include: { clients: { include: { secrets: true } }, users: true } });
+    expect(clone.slug).toBe(slug);
+    expect(clone.users.map((u) => u.email).sort()).toEqual(pkg.content.users.map((u) => u.email).sort());
+    expect(clone.clients.map((c) => c.name).sort()).toEqual(original.clients.map((c) => c.name).sort());
+    for (const client of clone.clients) {
+      expect(original.clients.map((c) => c.id)).not.toContain(client.id);
+      expect(client.secrets).toEqual([]);
+    }
+    // The original keeps its clients and their secrets.
+    const after = await prisma.organization.findUniqueOrThrow({ where: { id: original.id }, include: { clients: { include: { secrets: true } } } });
+    expect(after.clients).toEqual(original.clients);
+    const again = await sourceApi.post<{ summary: { create: number; update: number }; changes: unknown[] }>("/imports/apply", { package: pkg, slug, copy: true });
+    expect(again.status).toBe(200);
+    expect(again.body.changes).toEqual([]);
+    expect(again.body.summary).toMatchObject({ create: 0, update: 0 });
   });
 
   it("needs admin:import:write, and a token", async () => {

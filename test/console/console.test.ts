@@ -6,7 +6,7 @@ import { startAuthorization, TestBrowser } from "../support/browser";
 import { createUser } from "../support/factories";
 import { TEST_ADMIN, startTestPorta, type TestPorta } from "../support/porta";
 import { createTenant, dataFingerprint, PASSWORD, RP_CALLBACK, signIn, unique, userinfoStatus } from "../admin/helpers";
-import { consoleSignIn, cookieNamed, createServiceAdmin, pageWithCsrf, uploadLogo, type ConsoleVisit } from "./helpers";
+import { consoleSignIn, cookieNamed, createServiceAdmin, pageWithCsrf, TINY_PNG, uploadLogo, type ConsoleVisit } from "./helpers";
 
 /**
  * The admin console over HTTP, as a browser drives it: OIDC sign-in with the shared admin client,
@@ -215,6 +215,13 @@ describe("organizations", () => {
     expect(cross.status).toBe(403);
     expect(await dataFingerprint(porta)).toEqual(before);
     expect(await orgBySlug(slug)).toBeNull();
+  });
+
+  it("starts the new-organization form from the defaults the Admin API and the CLI apply", async () => {
+    const { html } = await pageWithCsrf(admin.browser, `${porta.baseUrl}/console/organizations/new`);
+    const checkedMethods = [...html.matchAll(/<input[^>]*name="defaultLoginMethods"[^>]*>/g)].map((m) => m[0]).filter((tag) => /\bchecked\b/.test(tag)).map((tag) => /value="([^"]+)"/.exec(tag)?.[1]);
+    // test/admin/organizations.test.ts holds the Admin API to the same two.
+    expect(checkedMethods).toEqual(["password", "magic_link"]);
   });
 
   it("shows field errors next to their fields and writes nothing for bad input", async () => {
@@ -638,6 +645,26 @@ describe("branding", () => {
     const tooBig = await fetch(url, { method: "POST", body: "x".repeat(2 * 1024 * 1024), redirect: "manual", headers: { cookie: admin.browser.cookieHeader(url), "content-type": "application/x-www-form-urlencoded" } });
     expect(tooBig.status).toBe(413);
     expect(tooBig.headers.get("connection")).toBe("close");
+  });
+});
+
+describe("branding: one Save", () => {
+  it("uploads the file chosen beside the settings when Save is pressed, and keeps the settings", async () => {
+    const tenant = await createTenant(porta);
+    const url = `${porta.baseUrl}/console/organizations/${tenant.org.id}/branding`;
+    const { csrf, html } = await pageWithCsrf(admin.browser, url);
+    expect(html).toMatch(/enctype="multipart\/form-data"/i);
+    const version = /name="version" value="(\d+)"/.exec(html)![1]!;
+    const form = new FormData();
+    for (const [name, value] of Object.entries({ csrf, intent: "save", version, displayName: "Saved With Logo", primaryColor: "#114477", kind: "logo" })) form.set(name, value);
+    form.set("file", new Blob([TINY_PNG], { type: "image/png" }), "logo.png");
+    const saved = await fetch(url, { method: "POST", body: form, redirect: "manual", headers: { cookie: admin.browser.cookieHeader(url) } });
+    expect(saved.status).toBe(302);
+    expect(saved.headers.get("location")).toBe(`/console/organizations/${tenant.org.id}/branding?done=saved`);
+    const login = await startAuthorization({ issuer: tenant.issuer, clientId: tenant.clientId, clientSecret: tenant.secret, redirectUri: RP_CALLBACK });
+    const loginHtml = await (await login.browser.get(login.interactionUrl)).text();
+    expect(loginHtml).toContain("--porta-primary:#114477");
+    expect(loginHtml).toMatch(/<img src="[^"]+" alt="Saved With Logo" class="brand-logo"/);
   });
 });
 

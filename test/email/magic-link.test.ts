@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Language } from "~/i18n/config";
-import { interactionOrgKey } from "~/.server/oidc/adapter";
+import { interactionOrgKey } from "~/.server/oidc/storage/adapter";
 import { TestBrowser } from "../support/browser";
 import { createUser } from "../support/factories";
 import { startTestPorta, type TestPorta } from "../support/porta";

@@ -1,7 +1,7 @@
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Language } from "~/i18n/config";
-import { interactionOrgKey } from "~/.server/oidc/adapter";
+import { interactionOrgKey } from "~/.server/oidc/storage/adapter";
 import { csrfOf, TestBrowser } from "../support/browser";
 import { createUser } from "../support/factories";
 import { startTestPorta, type TestPorta } from "../support/porta";

@@ -1,7 +1,7 @@
 import v8 from "node:v8";
 import vm from "node:vm";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { requestMagicLink } from "~/.server/auth/magic-link";
+import { requestMagicLink } from "~/.server/sign-in/magic-link-request";
 import { csrfOf } from "../support/browser";
 import { createUser } from "../support/factories";
 import { startTestPorta, type TestPorta } from "../support/porta";

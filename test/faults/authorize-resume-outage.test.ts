@@ -1,6 +1,6 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { accountSessionsKey } from "~/.server/oidc/sessions";
+import { accountSessionsKey } from "~/.server/oidc/storage/sessions";
 import { createUser } from "../support/factories";
 import { startTestPorta, type TestPorta } from "../support/porta";
 import { startPrivatePostgres, type PostgresServer } from "../support/process";

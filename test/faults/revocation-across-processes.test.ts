@@ -7,7 +7,7 @@ import { startPrivatePostgres, type PostgresServer } from "../support/process";
 
 /**
  * Two Porta processes on one database: each answers introspections of client_credentials
- * tokens from its memory of the revocations (oidc/revoked-tokens.ts). A token revoked at one
+ * tokens from its memory of the revocations (oidc/storage/revoked-tokens.ts). A token revoked at one
  * must be inactive at the other as soon as the revocation's notification arrives (well within a
  * second), and stay so after the other restarts. A private PostgreSQL (two processes cannot
  * share the embedded database).

@@ -5,12 +5,12 @@ import { openDatabase, type Database } from "~/.server/db/client";
 import { isDatabaseUnavailable } from "~/.server/db/errors";
 import { applyMigrations } from "~/.server/db/migrate";
 import { testLogger } from "../support/logs";
-import { createRevokedTokens } from "~/.server/oidc/revoked-tokens";
+import { createRevokedTokens } from "~/.server/oidc/storage/revoked-tokens";
 import { startPrivatePostgres, type PostgresServer } from "../support/process";
 
 /**
  * Each process answers "is this client_credentials token revoked?" from memory while its
- * listening connection provably hears every new marker (oidc/revoked-tokens.ts). Here that
+ * listening connection provably hears every new marker (oidc/storage/revoked-tokens.ts). Here that
  * connection goes away for real: a private PostgreSQL (never the shared one) is killed and
  * started again, and a token revoked by one process right after must be refused by the other at
  * the first ask, whether or not its listener is back yet.

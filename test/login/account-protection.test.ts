@@ -2,7 +2,7 @@ import argon2 from "argon2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_ARGON2_PARAMS } from "~/.server/auth/password-hash";
 import { argon2Parameters } from "~/schemas/argon2-hash";
-import { DEFAULT_LOCKOUT } from "~/.server/auth/password-login";
+import { DEFAULT_LOCKOUT } from "~/.server/sign-in/methods/password";
 import { DEFAULT_LIMITS } from "~/.server/rate-limit/limiters";
 import { createUser } from "../support/factories";
 import { startTestPorta, type TestPorta } from "../support/porta";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deviceCookieName } from "~/.server/auth/device-cookie";
+import { deviceCookieName } from "~/.server/sign-in/device-cookie";
 import { adminApi, obtainAdminTokens } from "../support/admin-api";
 import { TestBrowser } from "../support/browser";
 import { createUser } from "../support/factories";

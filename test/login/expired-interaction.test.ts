@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { invalidateOrganization } from "~/.server/directory/organizations";
-import { interactionOrgKey, lookupInteractionOrganization, lookupInteractionOrigin } from "~/.server/oidc/adapter";
+import { interactionOrgKey, lookupInteractionOrganization, lookupInteractionOrigin } from "~/.server/oidc/storage/adapter";
 import { TestBrowser } from "../support/browser";
 import { createUser } from "../support/factories";
 import { startTestPorta, type TestPorta } from "../support/porta";

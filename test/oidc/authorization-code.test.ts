@@ -2,7 +2,7 @@ import { decodeProtectedHeader } from "jose";
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { invalidateUser } from "~/.server/directory/users";
-import { recordLogin } from "~/.server/oidc/interaction-results";
+import { recordLogin } from "~/.server/oidc/provider/interaction-results";
 import { createClient, createOrganization, createUser } from "../support/factories";
 import { authorizationUrl, clientConfiguration, codeFlow, CookieJar, followAuthorization, issuerOf, pkcePair, verifyWithJwks } from "../support/oidc";
 import { startTestPorta, type TestPorta } from "../support/porta";

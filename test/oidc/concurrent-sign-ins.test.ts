@@ -1,6 +1,6 @@
 import type * as oidc from "openid-client";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { accountSessionsKey } from "~/.server/oidc/sessions";
+import { accountSessionsKey } from "~/.server/oidc/storage/sessions";
 import { codeFlow, CookieJar, type OrgRef, relyingPartySetup } from "../support/oidc";
 import { startTestPorta, type TestPorta } from "../support/porta";
 

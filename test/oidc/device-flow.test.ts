@@ -1,6 +1,6 @@
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ephemeralKey } from "~/.server/oidc/adapter";
+import { ephemeralKey } from "~/.server/oidc/storage/adapter";
 import { DEVICE_CODE_GRANT } from "~/schemas/client";
 import { adminApi, obtainAdminTokens } from "../support/admin-api";
 import { createClient, createOrganization, createUser } from "../support/factories";

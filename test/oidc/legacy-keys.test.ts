@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEncrypter } from "~/.server/crypto/encryption";
 import { openDatabase } from "~/.server/db/client";
 import { applyMigrations, DEFAULT_MIGRATIONS_DIR } from "~/.server/db/migrate";
-import { MAX_SIGNED_TOKEN_LIFETIME } from "~/.server/oidc/lifetimes";
+import { MAX_SIGNED_TOKEN_LIFETIME } from "~/.server/oidc/provider/lifetimes";
 import { adminApi, obtainAdminTokens } from "../support/admin-api";
 import { createTestDatabase, usingPostgres, type TestDatabase } from "../support/database";
 import { createClient, createUser } from "../support/factories";

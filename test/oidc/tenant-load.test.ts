@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PrismaClient } from "~/generated/prisma/client";
-import { PUBLISHED } from "~/.server/oidc/keys";
-import { loadActiveTenantsAfter, loadPublicTenant, loadPublicTenants, loadTenant } from "~/.server/oidc/tenant-load";
+import { PUBLISHED } from "~/.server/oidc/provider/keys";
+import { loadActiveTenantsAfter, loadPublicTenant, loadPublicTenants, loadTenant } from "~/.server/oidc/provider/tenant-load";
 import { createApplication, createOrganization } from "../support/factories";
 import { openMigratedDatabase, type MigratedDatabase } from "../support/migrated-database";
 

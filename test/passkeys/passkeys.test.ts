@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAX_PASSKEYS_PER_USER } from "~/.server/passkeys/service";
-import { accountSessionsKey } from "~/.server/oidc/sessions";
+import { accountSessionsKey } from "~/.server/oidc/storage/sessions";
 import { consoleSignIn, pageWithCsrf } from "../console/helpers";
 import { adminApi, obtainAdminTokens } from "../support/admin-api";
 import { csrfOf, TestBrowser } from "../support/browser";

@@ -1,6 +1,6 @@
 import { createRemoteJWKSet, jwtVerify, type JWTPayload, type JWTVerifyResult } from "jose";
 import * as oidc from "openid-client";
-import { recordConsent, recordLogin } from "~/.server/oidc/interaction-results";
+import { recordConsent, recordLogin } from "~/.server/oidc/provider/interaction-results";
 import { createClient, createOrganization, createUser, type ClientInput } from "./factories";
 import type { TestPorta } from "./porta";
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { loadPending } from "~/.server/auth/two-factor/pending";
+import { loadPending } from "~/.server/sign-in/pending";
 import { csrfOf } from "../support/browser";
 import { startTestPorta, type TestPorta } from "../support/porta";
 import { startSmtpSink, type SmtpSink } from "../support/smtp-sink";

@@ -11,17 +11,14 @@ import {
   StaleVersionError,
 } from "~/.server/auth/two-factor/admin";
 import { EMAIL_OTP_TTL_MINUTES, MAX_ACTIVE_EMAIL_OTPS } from "~/.server/auth/two-factor/email-otp";
-import {
-  beginTotpEnrollment,
-  confirmTotpEnrollment,
-  issueEmailOtp,
-  planSecondFactor,
-  replaceRecoveryCodes,
-  verifySecondFactor,
-  type VerifyMethod,
-} from "~/.server/auth/two-factor/service";
+import { beginTotpEnrollment, confirmTotpEnrollment, replaceRecoveryCodes } from "~/.server/auth/two-factor/service";
+import type { VerifyMethod } from "~/.server/sign-in/code-factor";
+import { unitOfWork } from "~/.server/sign-in/door";
+import { verifySecondFactor } from "~/.server/sign-in/flow";
+import { issueEmailOtp } from "~/.server/sign-in/methods/email-code";
+import { planSecondFactor } from "~/.server/sign-in/plan";
 import { currentTotpCode, TOTP_PERIOD_SECONDS } from "~/.server/auth/two-factor/totp";
-import { systemActor } from "~/.server/auth/actors";
+import { NO_REQUEST, systemActor } from "~/.server/auth/actors";
 import { inTransaction, readContext, type FullContext } from "~/.server/context";
 import { DEFAULT_LIMITS } from "~/.server/rate-limit/limiters";
 import { createOrganization, createUser } from "../support/factories";
@@ -55,7 +52,7 @@ const tenant = (): Tenant => ({ org, client: { id: "unused" }, secret: "", issue
 const newUser = async (state: UserState = "none") => createUserInState(porta, tenant(), state);
 
 function verify(userId: string, method: VerifyMethod, code: string) {
-  return verifySecondFactor(porta.services, { userId, organizationId: org.id, method, code, ip: "203.0.113.9", requestId: null });
+  return verifySecondFactor(unitOfWork(porta.services, NO_REQUEST), { userId, organizationId: org.id, method, code, ip: "203.0.113.9", requestId: null });
 }
 
 /** The user's email codes, newest first, with the code each one carries (the mail job derives it the same way). */
@@ -141,7 +138,7 @@ describe("email codes", () => {
   it("are six digits, stored only as an HMAC, and expire after ten minutes", async () => {
     const user = await newUser("email");
     const before = Date.now();
-    await issueEmailOtp(porta.services, user.id, "en");
+    await issueEmailOtp(unitOfWork(porta.services, NO_REQUEST), user.id, "en");
     const [row] = await emailCodes(user.id);
     expect(row!.code).toMatch(/^\d{6}$/);
     expect(row!.codeHash).toMatch(/^[0-9a-f]{64}$/);
@@ -155,7 +152,7 @@ describe("email codes", () => {
   it("keep at most three active codes: a fourth retires the oldest, and the three newest still work", async () => {
     const user = await newUser("email");
     for (let i = 0; i < MAX_ACTIVE_EMAIL_OTPS + 1; i++) {
-      await issueEmailOtp(porta.services, user.id, "en");
+      await issueEmailOtp(unitOfWork(porta.services, NO_REQUEST), user.id, "en");
     }
     const codes = await emailCodes(user.id);
     expect(codes).toHaveLength(4);
@@ -173,20 +170,20 @@ describe("email codes", () => {
 
   it("are refused once expired", async () => {
     const user = await newUser("email");
-    await issueEmailOtp(porta.services, user.id, "en");
+    await issueEmailOtp(unitOfWork(porta.services, NO_REQUEST), user.id, "en");
     const [row] = await emailCodes(user.id);
     await prisma().emailOtpCode.update({ where: { id: row!.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
     expect(await verify(user.id, "email", row!.code)).toEqual({ ok: false, reason: "invalid_code" });
     // Expired codes do not count against the cap either.
-    for (let i = 0; i < 3; i++) await issueEmailOtp(porta.services, user.id, "en");
+    for (let i = 0; i < 3; i++) await issueEmailOtp(unitOfWork(porta.services, NO_REQUEST), user.id, "en");
     const active = await prisma().emailOtpCode.count({ where: { userId: user.id, usedAt: null, expiresAt: { gt: new Date() } } });
     expect(active).toBe(3);
   });
 
   it("are each used once", async () => {
     const user = await newUser("email");
-    await issueEmailOtp(porta.services, user.id, "en");
-    await issueEmailOtp(porta.services, user.id, "en");
+    await issueEmailOtp(unitOfWork(porta.services, NO_REQUEST), user.id, "en");
+    await issueEmailOtp(unitOfWork(porta.services, NO_REQUEST), user.id, "en");
     const [second, first] = await emailCodes(user.id);
     expect(await verify(user.id, "email", first!.code)).toEqual({ ok: true });
     expect(await verify(user.id, "email", first!.code)).toEqual({ ok: false, reason: "invalid_code" });
@@ -198,7 +195,7 @@ describe("email codes", () => {
   it("belong to their user only", async () => {
     const alice = await newUser("email");
     const bob = await newUser("email");
-    await issueEmailOtp(porta.services, alice.id, "en");
+    await issueEmailOtp(unitOfWork(porta.services, NO_REQUEST), alice.id, "en");
     const [row] = await emailCodes(alice.id);
     expect(await verify(bob.id, "email", row!.code)).toEqual({ ok: false, reason: "invalid_code" });
     expect(await verify(alice.id, "email", row!.code)).toEqual({ ok: true });
@@ -206,7 +203,7 @@ describe("email codes", () => {
 
   it("refuse malformed input", async () => {
     const user = await newUser("email");
-    await issueEmailOtp(porta.services, user.id, "en");
+    await issueEmailOtp(unitOfWork(porta.services, NO_REQUEST), user.id, "en");
     for (const code of ["", "12345", "1234567", "abcdef", "12-345"]) expect(await verify(user.id, "email", code)).toEqual({ ok: false, reason: "invalid_code" });
   });
 });
@@ -271,10 +268,10 @@ describe("rate limiting", () => {
   it("limits verifications per client address too, whatever the user, as the rateLimits.twoFactor.perIp entry says", async () => {
     await porta.services.settings.set("rateLimits.twoFactor.perIp", { points: 3, windowMinutes: 15 }, "test");
     try {
-      const fromAddress = (userId: string, ip: string) => verifySecondFactor(porta.services, { userId, organizationId: org.id, method: "totp", code: "000000", ip, requestId: null });
+      const fromAddress = (userId: string, ip: string) => verifySecondFactor(unitOfWork(porta.services, NO_REQUEST), { userId, organizationId: org.id, method: "totp", code: "000000", ip, requestId: null });
       for (let i = 0; i < 3; i++) expect(await fromAddress((await newUser("totp")).id, "198.51.100.7")).toMatchObject({ ok: false, reason: "invalid_code" });
       const fresh = await newUser("totp");
-      const refused = await verifySecondFactor(porta.services, {
+      const refused = await verifySecondFactor(unitOfWork(porta.services, NO_REQUEST), {
         userId: fresh.id,
         organizationId: org.id,
         method: "totp",
@@ -295,7 +292,7 @@ describe("rate limiting", () => {
   it("counts failures only: right codes beyond the limit's number are accepted, and failures after them are still limited", async () => {
     const user = await newUser("email");
     const rightCode = async () => {
-      await issueEmailOtp(porta.services, user.id, "en");
+      await issueEmailOtp(unitOfWork(porta.services, NO_REQUEST), user.id, "en");
       const [row] = await emailCodes(user.id);
       return row!;
     };
@@ -315,7 +312,7 @@ describe("audit", () => {
   it("records auth.2fa.verified with the user id and the method (otp, totp, recovery), and never the code", async () => {
     const user = await newUser("totp");
     await prisma().user.update({ where: { id: user.id }, data: { emailOtpEnabled: true } });
-    await issueEmailOtp(porta.services, user.id, "en");
+    await issueEmailOtp(unitOfWork(porta.services, NO_REQUEST), user.id, "en");
     const [row] = await emailCodes(user.id);
     const totpCode = await freshTotpCode(porta, user.id, user.totpSecret!);
     expect(await verify(user.id, "email", row!.code)).toEqual({ ok: true });
@@ -398,7 +395,7 @@ describe("planSecondFactor (the policy applied after a password)", () => {
     for (const state of USER_STATES) users[state] = await newUser(state);
     for (const policy of POLICIES) {
       for (const state of USER_STATES) {
-        expect(await planSecondFactor(porta.services, users[state].id, policy), `${policy} × ${state}`).toEqual(expected[policy][state]);
+        expect(await planSecondFactor(porta.services.db.prisma, users[state].id, policy), `${policy} × ${state}`).toEqual(expected[policy][state]);
       }
     }
   });
@@ -406,8 +403,8 @@ describe("planSecondFactor (the policy applied after a password)", () => {
   it("treats a pending (unconfirmed) TOTP enrollment as not enrolled", async () => {
     const user = await newUser();
     await beginTotpEnrollment(porta.services, user.id);
-    expect(await planSecondFactor(porta.services, user.id, "optional")).toBeNull();
-    expect(await planSecondFactor(porta.services, user.id, "required_totp")).toEqual({ methods: ["totp"], enrollTotp: true, recovery: false });
+    expect(await planSecondFactor(porta.services.db.prisma, user.id, "optional")).toBeNull();
+    expect(await planSecondFactor(porta.services.db.prisma, user.id, "required_totp")).toEqual({ methods: ["totp"], enrollTotp: true, recovery: false });
   });
 });
 
@@ -438,7 +435,7 @@ describe("administration", () => {
   it("disableTwoFactor removes TOTP, recovery codes and email codes, and turns email codes off", async () => {
     const user = await newUser("totp");
     await prisma().user.update({ where: { id: user.id }, data: { emailOtpEnabled: true } });
-    await issueEmailOtp(porta.services, user.id, "en");
+    await issueEmailOtp(unitOfWork(porta.services, NO_REQUEST), user.id, "en");
     const [row] = await emailCodes(user.id);
 
     const status = await write((ctx) => disableTwoFactor(ctx, user.id));
@@ -452,7 +449,7 @@ describe("administration", () => {
     expect(await verify(user.id, "email", row!.code)).toEqual({ ok: false, reason: "invalid_code" });
     expect(await verify(user.id, "recovery", user.recoveryCodes![1]!)).toEqual({ ok: false, reason: "invalid_code" });
     expect(await verify(user.id, "totp", currentTotpCode(user.totpSecret!))).toEqual({ ok: false, reason: "not_enrolled" });
-    expect(await planSecondFactor(porta.services, user.id, "optional")).toBeNull();
+    expect(await planSecondFactor(porta.services.db.prisma, user.id, "optional")).toBeNull();
   });
 
   it("resetTwoFactor forgets TOTP and recovery codes but keeps email codes on; required_totp enrolls again", async () => {
@@ -462,8 +459,8 @@ describe("administration", () => {
     expect(status.totp).toEqual({ enrolled: false, pending: false, enrolledAt: null });
     expect(status.emailOtp).toEqual({ enabled: true });
     expect(status.recoveryCodes).toEqual({ remaining: 0, total: 0 });
-    expect(await planSecondFactor(porta.services, user.id, "required_totp")).toEqual({ methods: ["totp"], enrollTotp: true, recovery: false });
-    expect(await planSecondFactor(porta.services, user.id, "optional")).toEqual({ methods: ["email"], enrollTotp: false, recovery: false });
+    expect(await planSecondFactor(porta.services.db.prisma, user.id, "required_totp")).toEqual({ methods: ["totp"], enrollTotp: true, recovery: false });
+    expect(await planSecondFactor(porta.services.db.prisma, user.id, "optional")).toEqual({ methods: ["email"], enrollTotp: false, recovery: false });
     // A new enrollment gets a new key; the old one is worthless.
     const { secret } = await enrollTotp(porta, user.id);
     expect(secret).not.toBe(user.totpSecret);

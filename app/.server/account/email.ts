@@ -6,7 +6,7 @@ import type { Context, JobServiceContext, StagedContext } from "../context";
 import { invalidateUser } from "../directory/users";
 import type { JobContext, JobPayloads } from "../jobs/queue";
 import { sendBrandedEmail } from "../mail/send";
-import { accountPageUrl } from "../oidc/account-client";
+import { accountPageUrl } from "../oidc/storage/account-client";
 import { consumeEach } from "../rate-limit/limiters";
 import { maySubmitSensitive, type SignedIn } from "./session";
 

@@ -5,8 +5,9 @@ import { anonymousActor, userActor, type RequestMeta } from "../auth/actors";
 import { readContext, stagedContext, type CollaboratorName, type StagedContext } from "../context";
 import { readForm } from "../http/form";
 import { resolveLanguage } from "../i18n";
-import { brandingOf, type Branding } from "../interaction/branding";
-import { NO_STORE } from "../interaction/request";
+import { brandingOf } from "../branding/pages";
+import type { Branding } from "~/schemas/branding";
+import { NO_STORE } from "../sign-in/page";
 import { accountSignInUrl, readAccountAccess, stepUpUrl, verifyAccountCsrf, type AccountReturn, type SignedIn } from "./session";
 
 /**

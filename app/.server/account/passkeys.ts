@@ -1,20 +1,21 @@
 import { createHash } from "node:crypto";
 import type { PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
 import { UuidSchema } from "~/schemas/uuid";
+import type { RequestMeta } from "../auth/actors";
 import type { Context, StagedContext } from "../context";
 import {
+  beginRegistration,
+  completeRegistration,
   deletePasskey,
-  finishPasskeyRegistration,
   listPasskeys,
   parseCredential,
   RegistrationResponseSchema,
   renamePasskey,
-  startPasskeyRegistration,
   MAX_PASSKEYS_PER_USER,
   type ChallengeBinding,
   type PasskeyOwner,
+  type PasskeyContext,
   type PasskeySummary,
-  type PasskeyRegistrationContext,
 } from "../passkeys/service";
 import { maySubmitSensitive, type SignedIn } from "./session";
 
@@ -42,21 +43,21 @@ const ownerOf = (access: SignedIn): PasskeyOwner => ({ organization: access.orga
 
 export type PasskeyRefusal = { ok: false; reason: "step_up" | "limit" | "invalid" | "duplicate" | "not_found" | "not_allowed" | "invalid_name" };
 
-export async function beginAccountPasskey(ctx: Context<"store" | "config">, access: SignedIn): Promise<{ ok: true; options: PublicKeyCredentialCreationOptionsJSON } | PasskeyRefusal> {
+export async function beginAccountPasskey(ctx: PasskeyContext, access: SignedIn): Promise<{ ok: true; options: PublicKeyCredentialCreationOptionsJSON } | PasskeyRefusal> {
   if (!maySubmitSensitive(access)) return { ok: false, reason: "step_up" };
-  return startPasskeyRegistration(ctx, ownerOf(access), registerBinding(access));
+  return beginRegistration(ctx, ownerOf(access), registerBinding(access));
 }
 
 export async function addAccountPasskey(
-  staged: PasskeyRegistrationContext,
+  ctx: PasskeyContext,
   access: SignedIn,
-  input: { credential: unknown; name: string },
+  input: { credential: unknown; name: string; meta: RequestMeta },
 ): Promise<{ ok: true; passkey: PasskeySummary } | PasskeyRefusal> {
   if (!maySubmitSensitive(access)) return { ok: false, reason: "step_up" };
   const response = parseCredential(RegistrationResponseSchema, input.credential);
   if (!response) return { ok: false, reason: "invalid" };
   // The schema checked the shape; the library checks everything inside it.
-  return finishPasskeyRegistration(staged, ownerOf(access), registerBinding(access), { response: response as unknown as RegistrationResponseJSON, name: input.name });
+  return completeRegistration(ctx, ownerOf(access), registerBinding(access), { response: response as unknown as RegistrationResponseJSON, name: input.name, meta: input.meta });
 }
 
 export async function renameAccountPasskey(staged: StagedContext, access: SignedIn, passkeyId: string, name: string): Promise<{ ok: true } | PasskeyRefusal> {

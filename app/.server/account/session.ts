@@ -3,11 +3,11 @@ import type { Request as ExpressRequest, Response as ExpressResponse } from "exp
 import type { Organization } from "~/generated/prisma/client";
 import type { Context } from "../context";
 import { getUserById, type CachedUser } from "../directory/users";
-import { ACCOUNT_CLIENT_ID, accountCallbackUri } from "../oidc/account-client";
-import { ephemeralKey } from "../oidc/adapter";
-import { organizationIssuer, PROVIDER_ROUTES } from "../oidc/endpoints";
-import { browserSessionOf } from "../oidc/internals";
-import type { TenantProvider } from "../oidc/registry";
+import { ACCOUNT_CLIENT_ID, accountCallbackUri } from "../oidc/storage/account-client";
+import { ephemeralKey } from "../oidc/storage/adapter";
+import { organizationIssuer, PROVIDER_ROUTES } from "../oidc/edge/endpoints";
+import { browserSessionOf } from "../oidc/storage/sessions";
+import type { TenantProvider } from "../oidc/provider/registry";
 
 /**
  * Who is at `/{slug}/account`: the person of this browser's session at the organization's own

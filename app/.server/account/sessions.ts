@@ -1,10 +1,10 @@
 import type { KeyValueStore } from "../cache/store";
 import type { Context, StagedContext } from "../context";
 import { getClientRecord } from "../directory/clients";
-import { ACCOUNT_CLIENT_ID } from "../oidc/account-client";
-import { grantRowsWhere } from "../oidc/adapter";
-import { accountSessionsKey, sessionDeviceKey } from "../oidc/sessions";
-import { noticesForSessions } from "../oidc/backchannel-logout";
+import { ACCOUNT_CLIENT_ID } from "../oidc/storage/account-client";
+import { grantRowsWhere } from "../oidc/storage/adapter";
+import { accountSessionsKey, sessionDeviceKey } from "../oidc/storage/sessions";
+import { noticesForSessions } from "../oidc/features/backchannel-logout";
 import type { SignedIn } from "./session";
 
 /**

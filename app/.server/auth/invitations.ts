@@ -2,7 +2,7 @@ import { normalizeEmail } from "~/schemas/email";
 import type { JobContext, JobPayloads } from "../jobs/queue";
 import { sendBrandedEmail } from "../mail/send";
 import { renderEmail } from "../mail/render";
-import { brandingOf } from "../interaction/branding";
+import { brandingOf } from "../branding/pages";
 import { inTransaction, type Context } from "../context";
 import { newUuidV7 } from "../db/ids";
 import { invalidateUser } from "../directory/users";

@@ -2,9 +2,9 @@ import { z } from "zod";
 import { defineJob } from "../jobs/job";
 import { mailExpiry } from "../mail/mail-jobs";
 import { sendInvitationJob } from "./invitations";
-import { sendMagicLinkJob } from "./magic-link";
+import { sendMagicLinkJob } from "../sign-in/magic-link-request";
 import { sendPasswordResetJob } from "./password-reset";
-import { sendEmailOtpJob } from "./two-factor/service";
+import { sendEmailOtpJob } from "../sign-in/email-code-mail";
 
 /** The mail jobs of sign-in and invitations (decision 072): each sends one mail, retried on mail's schedule. */
 const magicLinkPayload = z.object({

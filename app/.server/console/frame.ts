@@ -2,7 +2,7 @@ import type { AppLoadContext } from "@remix-run/node";
 import { AppError } from "../errors";
 import { requireAdmin } from "../admin/http/require-admin";
 import { getOrganizationBySlug } from "../directory/organizations";
-import { brandingOf } from "../interaction/branding";
+import { brandingOf } from "../branding/pages";
 import { requireConsole } from "./page";
 
 /**

@@ -1,6 +1,6 @@
 import { createLocalJWKSet, jwtVerify } from "jose";
 import { ADMIN_CLIENT_ID, ADMIN_CLIENT_SCOPE } from "../admin/permissions";
-import { superAdminPublicJwks } from "../oidc/super-admin-keys";
+import { superAdminPublicJwks } from "../oidc/provider/super-admin-keys";
 import type { Services } from "../services";
 import { AppError } from "../errors";
 

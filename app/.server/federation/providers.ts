@@ -23,7 +23,7 @@ import type { Encrypter } from "../crypto/encryption";
 import { compareAndSet } from "../db/compare-and-set";
 import { conflict, notFound, validation } from "../errors";
 import { listMode, listPage, type ListQuery, type Page } from "../admin/http/pagination";
-import { organizationIssuer } from "../oidc/endpoints";
+import { organizationIssuer } from "../oidc/edge/endpoints";
 import { applePrivateKey } from "./apple";
 
 /**

@@ -1,7 +1,7 @@
 import type { Database } from "../db/client";
 import type { ReadThroughCache } from "../cache/read-through";
 import type { Mailer } from "../mail/mailer";
-import type { KeyService } from "../oidc/keys";
+import type { KeyService } from "../oidc/provider/keys";
 
 export type CheckState = "ok" | "unavailable";
 

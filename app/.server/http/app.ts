@@ -8,7 +8,7 @@ import express, { type ErrorRequestHandler, type RequestHandler } from "express"
 import helmet from "helmet";
 import { BRANDING_ASSET_ROUTE, serveBrandingAsset } from "../branding/serve";
 import { checkHealth } from "../health/health";
-import { protocolRoutes, type ProtocolHandler } from "../oidc/mount";
+import { protocolRoutes, type ProtocolHandler } from "../oidc/edge/mount";
 import { registrationRoutes } from "../registration/routes";
 import type { Services } from "../services";
 import { edgeGuard } from "./edge-guard";
@@ -26,7 +26,7 @@ export interface HttpAppOptions {
   mode: "production" | "development";
   /** Vite's middleware in development; production serves build/client instead. */
   viteMiddleware?: RequestHandler;
-  /** Serves /{slug}/<protocol path> (oidc/mount.ts); the lane before Express shares it. */
+  /** Serves /{slug}/<protocol path> (oidc/edge/mount.ts); the lane before Express shares it. */
   protocol: ProtocolHandler;
 }
 

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from "express";
 import type { Logger } from "pino";
 import { isRepresentableText, UNREPRESENTABLE_MESSAGE } from "~/schemas/text";
-import { isProtocolPath } from "../oidc/mount";
+import { isProtocolPath } from "../oidc/edge/mount";
 import { isRegistrationPath } from "../registration/paths";
 
 /**
@@ -9,7 +9,7 @@ import { isRegistrationPath } from "../registration/paths";
  * sent to, and logged as one line: a malformed percent-encoding in the path or query, text
  * PostgreSQL cannot store (see ~/schemas/text), a cross-origin form post, or a page form that
  * is not a form. Bodies are checked where they are parsed: the Admin API's JSON in its route
- * helper, protocol forms in oidc/mount.ts.
+ * helper, protocol forms in oidc/edge/mount.ts.
  */
 type Area = "admin" | "protocol" | "page";
 

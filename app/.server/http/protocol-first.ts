@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import proxyaddr from "proxy-addr";
 import type { Logger } from "pino";
 import { SLUG_PATTERN_ANY_CASE } from "~/schemas/slug";
-import type { ProtocolHandler, ProtocolIncoming } from "../oidc/mount";
+import type { ProtocolHandler, ProtocolIncoming } from "../oidc/edge/mount";
 import { answerInternalError } from "./internal-error";
 import { rewriteToPublicOrigin } from "./public-origin";
 import { startRequest } from "./request-id";
@@ -34,7 +34,7 @@ const MACHINE_POST_URL = /^\/([^/]+)(\/auth\/token|\/token(?:\/introspection|\/r
  * What the Express path does for these requests is done here with the same helpers: Host and
  * the forwarding headers rewritten to BASE_URL (public-origin.ts), the request id, its log
  * context and access line (request-id.ts), Helmet's headers as computed once for documents
- * without script, and then the same protocol handler (oidc/mount.ts). The edge guard has nothing
+ * without script, and then the same protocol handler (oidc/edge/mount.ts). The edge guard has nothing
  * to check: the path admits no encoding and there is no query, and protocol endpoints take posts
  * from any origin. Everything else goes to `next`, the Express app, untouched.
  */

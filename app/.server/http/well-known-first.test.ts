@@ -5,9 +5,9 @@ import Provider from "oidc-provider";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Organization } from "~/generated/prisma/client";
-import { createDocumentDirectory, type DocumentDirectory } from "../oidc/document-directory";
-import type { ProviderRegistry, TenantProvider } from "../oidc/registry";
-import { createDocumentTemplates } from "../oidc/well-known";
+import { createDocumentDirectory, type DocumentDirectory } from "../oidc/edge/document-directory";
+import type { ProviderRegistry, TenantProvider } from "../oidc/provider/registry";
+import { createDocumentTemplates } from "../oidc/edge/well-known";
 import { noneMatch, wellKnownFirst } from "./well-known-first";
 
 const BASE_URL = "http://id.example.test";

@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { SLUG_PATTERN_ANY_CASE } from "~/schemas/slug";
-import type { DocumentDirectory } from "../oidc/document-directory";
-import type { ProviderRegistry, TenantProvider } from "../oidc/registry";
-import { getReadyWellKnown, type WellKnownDocument, type WellKnownPath } from "../oidc/well-known";
+import type { DocumentDirectory } from "../oidc/edge/document-directory";
+import type { ProviderRegistry, TenantProvider } from "../oidc/provider/registry";
+import { getReadyWellKnown, type WellKnownDocument, type WellKnownPath } from "../oidc/edge/well-known";
 import { requestIdFrom } from "./request-id";
 import { staticSecurityHeaders } from "./security-headers";
 
@@ -33,8 +33,8 @@ export function noneMatch(header: string | undefined, etag: string): boolean {
 
 /**
  * Answers discovery and JWKS of an active organization from documents computed once per
- * provider (oidc/well-known.ts), or from the directory of every organization's documents
- * (oidc/document-directory.ts), before Express, Helmet and the provider run: these are the
+ * provider (oidc/edge/well-known.ts), or from the directory of every organization's documents
+ * (oidc/edge/document-directory.ts), before Express, Helmet and the provider run: these are the
  * most frequent requests a relying party makes, and each used to cost a pass through all three.
  * What the fast path answers is byte for byte what the provider answers, with the same
  * Cache-Control, CORS and security headers (without the per-request CSP nonce: no script runs

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import de from "../../../public/locales/de/email.json";
 import en from "../../../public/locales/en/email.json";
 import { type Language } from "~/i18n/config";
-import { type Branding } from "../interaction/branding";
+import type { Branding } from "~/schemas/branding";
 import { renderEmail, type EmailTemplate } from "./render";
 
 const LINK = "https://id.example.com/interaction/abc123/magic-link/verify?org=acme&token=tok_9f8e7d";

@@ -1,5 +1,5 @@
 import { type Language } from "~/i18n/config";
-import { type Branding } from "../interaction/branding";
+import type { Branding } from "~/schemas/branding";
 
 export type EmailTemplate =
   | { kind: "magic-link"; link: string; expiresMinutes: number }

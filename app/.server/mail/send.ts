@@ -1,6 +1,6 @@
 import type { Organization } from "~/generated/prisma/client";
 import { isSupportedLanguage, FALLBACK_LANGUAGE } from "~/i18n/config";
-import { brandingOf } from "../interaction/branding";
+import { brandingOf } from "../branding/pages";
 import type { Mailer } from "./mailer";
 import { renderEmail, type EmailTemplate } from "./render";
 

@@ -1,4 +1,4 @@
-import { DISCOVERY_PATH, PROVIDER_ROUTES } from "../oidc/endpoints";
+import { DISCOVERY_PATH, PROVIDER_ROUTES } from "../oidc/edge/endpoints";
 
 /**
  * The route template a request is counted under. Labels must stay a small fixed set whatever

@@ -8,10 +8,10 @@ import type {
 } from "@simplewebauthn/server";
 import { z } from "zod";
 import type { Passkey } from "~/generated/prisma/client";
-import { NO_REQUEST, userActor, type RequestMeta } from "../auth/actors";
-import type { KeyValueStore } from "../cache/store";
-import { stagedContext, type Context, type Db, type StagedContext } from "../context";
+import { userActor, type RequestMeta } from "../auth/actors";
+import { inTransaction, readContext, type Context, type Db } from "../context";
 import type { Services } from "../services";
+import type { UnitRunner } from "../sign-in/method";
 import { onFirstUse } from "../lazy";
 import { textNestsDeeperThan } from "~/schemas/json-depth";
 
@@ -61,13 +61,25 @@ export type ChallengeBinding = { purpose: "login" | "second-factor" | "register"
 
 const challengeKey = (b: ChallengeBinding) => `passkey:${b.purpose}:${b.subject}`;
 
-async function keepChallenge(store: KeyValueStore, binding: ChallengeBinding, challenge: string): Promise<void> {
-  await store.set(challengeKey(binding), challenge, CHALLENGE_TTL_SECONDS);
+/**
+ * What registering and checking a passkey need: the base URL (the relying party), the store (the
+ * challenge) and the runner of the one write. The sign-in's steps hand theirs (sign-in/method.ts);
+ * the account page's registration still hands the services, through `passkeyContext`.
+ */
+export type PasskeyContext = Context<"config" | "store"> & Pick<UnitRunner, "transaction">;
+
+/** The account page's bridge: its passkey routes are handed the services. */
+export function passkeyContext(services: Services, meta: RequestMeta): PasskeyContext {
+  return { ...readContext(services, { type: "anonymous", id: null, ip: meta.ip, requestId: meta.requestId }), transaction: (actor, work) => inTransaction(services, actor, work) };
+}
+
+async function keepChallenge(ctx: Context<"store">, binding: ChallengeBinding, challenge: string): Promise<void> {
+  await ctx.store.set(challengeKey(binding), challenge, CHALLENGE_TTL_SECONDS);
 }
 
 /** The challenge issued for this binding, once: a second call (a replayed answer) finds nothing. */
-async function takeChallenge(store: KeyValueStore, binding: ChallengeBinding): Promise<string | null> {
-  return store.take(challengeKey(binding));
+async function takeChallenge(ctx: Context<"store">, binding: ChallengeBinding): Promise<string | null> {
+  return ctx.store.take(challengeKey(binding));
 }
 
 /** Browsers send the credential as JSON; its shape is checked before the library reads it. */
@@ -150,21 +162,12 @@ const userHandleOf = (userId: string) => Buffer.from(userId, "utf8").toString("b
 
 export type RegistrationStart = { ok: true; options: PublicKeyCredentialCreationOptionsJSON } | { ok: false; reason: "limit" };
 
-/** What a registration reads and writes with: the challenge in the store, the relying party from the base URL. */
-export type PasskeyRegistrationContext = StagedContext<"store" | "config">;
-
-/**
- * The sign-in's passkey enrollment (passkeys/sign-in.ts) still holds the Services bag: these two
- * build its context, acting as the user, until it builds its own.
- */
-export const startRegistration = (services: Services, owner: PasskeyOwner, binding: ChallengeBinding) =>
-  startPasskeyRegistration(stagedContext(services, userActor(owner.user.id, NO_REQUEST)), owner, binding);
-
-export const finishRegistration = (services: Services, owner: PasskeyOwner, binding: ChallengeBinding, input: { response: RegistrationResponseJSON; name: string; meta: RequestMeta }) =>
-  finishPasskeyRegistration(stagedContext(services, userActor(owner.user.id, input.meta)), owner, binding, input);
-
 /** Options to create a discoverable credential for the user (its user handle is the user's id). */
-export async function startPasskeyRegistration(ctx: Context<"store" | "config">, owner: PasskeyOwner, binding: ChallengeBinding): Promise<RegistrationStart> {
+export function startRegistration(services: Services, owner: PasskeyOwner, binding: ChallengeBinding): Promise<RegistrationStart> {
+  return beginRegistration(passkeyContext(services, { ip: null, requestId: null }), owner, binding);
+}
+
+export async function beginRegistration(ctx: PasskeyContext, owner: PasskeyOwner, binding: ChallengeBinding): Promise<RegistrationStart> {
   const existing = await ctx.db.passkey.findMany({ where: { userId: owner.user.id }, select: { credentialId: true, transports: true } });
   if (existing.length >= MAX_PASSKEYS_PER_USER) return { ok: false, reason: "limit" };
   const rp = relyingPartyOf(ctx.config.baseUrl);
@@ -181,25 +184,31 @@ export async function startPasskeyRegistration(ctx: Context<"store" | "config">,
     authenticatorSelection: { residentKey: "required", requireResidentKey: true, userVerification: "required" },
     supportedAlgorithmIDs: PASSKEY_ALGORITHMS,
   });
-  await keepChallenge(ctx.store, binding, options.challenge);
+  await keepChallenge(ctx, binding, options.challenge);
   return { ok: true, options };
 }
 
 export type RegistrationOutcome = { ok: true; passkey: PasskeySummary } | { ok: false; reason: "invalid" | "limit" | "duplicate" };
 
-/**
- * Checks the browser's answer to `startPasskeyRegistration` and stores the credential, audited as
- * `account.passkey.added` (the context's actor is the user).
- */
-export async function finishPasskeyRegistration(
-  staged: PasskeyRegistrationContext,
+/** Checks the browser's answer to `startRegistration` and stores the credential, audited as `account.passkey.added`. */
+export function finishRegistration(
+  services: Services,
   owner: PasskeyOwner,
   binding: ChallengeBinding,
-  input: { response: RegistrationResponseJSON; name: string },
+  input: { response: RegistrationResponseJSON; name: string; meta: RequestMeta },
 ): Promise<RegistrationOutcome> {
-  const expectedChallenge = await takeChallenge(staged.store, binding);
+  return completeRegistration(passkeyContext(services, input.meta), owner, binding, input);
+}
+
+export async function completeRegistration(
+  ctx: PasskeyContext,
+  owner: PasskeyOwner,
+  binding: ChallengeBinding,
+  input: { response: RegistrationResponseJSON; name: string; meta: RequestMeta },
+): Promise<RegistrationOutcome> {
+  const expectedChallenge = await takeChallenge(ctx, binding);
   if (!expectedChallenge) return { ok: false, reason: "invalid" };
-  const rp = relyingPartyOf(staged.config.baseUrl);
+  const rp = relyingPartyOf(ctx.config.baseUrl);
   let info;
   try {
     const verified = await (await webauthn()).verifyRegistrationResponse({
@@ -216,7 +225,7 @@ export async function finishPasskeyRegistration(
     return { ok: false, reason: "invalid" };
   }
   const userId = owner.user.id;
-  return staged.transaction(async (ctx) => {
+  return ctx.transaction(userActor(userId, input.meta), async (ctx) => {
     // Counted in the write (rows of this user locked), so that two tabs cannot pass the limit together.
     await ctx.db.$queryRaw`SELECT 1 FROM "User" WHERE "id" = ${userId}::uuid FOR UPDATE`;
     if ((await countPasskeys(ctx.db, userId)) >= MAX_PASSKEYS_PER_USER) return { ok: false as const, reason: "limit" as const };
@@ -261,16 +270,16 @@ const defaultName = (deviceType: string) => (deviceType === "multiDevice" ? "Syn
 // Use: sign-in and second factor
 
 /** Options for an assertion. Without `userId` any discoverable credential of the RP answers (sign-in). */
-export async function startAssertion(services: Services, binding: ChallengeBinding, userId?: string): Promise<PublicKeyCredentialRequestOptionsJSON> {
-  const rp = relyingPartyOf(services.config.baseUrl);
+export async function startAssertion(ctx: PasskeyContext, binding: ChallengeBinding, userId?: string): Promise<PublicKeyCredentialRequestOptionsJSON> {
+  const rp = relyingPartyOf(ctx.config.baseUrl);
   const allow = userId
-    ? (await services.db.prisma.passkey.findMany({ where: { userId }, select: { credentialId: true, transports: true } })).map((c) => ({
+    ? (await ctx.db.passkey.findMany({ where: { userId }, select: { credentialId: true, transports: true } })).map((c) => ({
         id: c.credentialId,
         transports: c.transports as AuthenticatorTransport[],
       }))
     : undefined;
   const options = await (await webauthn()).generateAuthenticationOptions({ rpID: rp.id, userVerification: "required", ...(allow ? { allowCredentials: allow } : {}) });
-  await keepChallenge(services.store, binding, options.challenge);
+  await keepChallenge(ctx, binding, options.challenge);
   return options;
 }
 
@@ -292,12 +301,12 @@ export type AssertionClaim =
  * claim's `take` records the use with a compare-and-set on the counter.
  */
 export async function checkAssertion(
-  services: Services,
+  ctx: PasskeyContext,
   input: { organizationId: string; binding: ChallengeBinding; response: AuthenticationResponseJSON; userId?: string },
 ): Promise<AssertionClaim> {
-  const expectedChallenge = await takeChallenge(services.store, input.binding);
+  const expectedChallenge = await takeChallenge(ctx, input.binding);
   if (!expectedChallenge) return { ok: false, reason: "no_challenge" };
-  const passkey = await services.db.prisma.passkey.findUnique({
+  const passkey = await ctx.db.passkey.findUnique({
     where: { organizationId_credentialId: { organizationId: input.organizationId, credentialId: input.response.id } },
   });
   if (!passkey) return { ok: false, reason: "unknown_credential" };
@@ -306,7 +315,7 @@ export async function checkAssertion(
   if ((input.userId && passkey.userId !== input.userId) || (userHandle !== undefined && userHandle !== passkey.userHandle)) {
     return { ok: false, reason: "wrong_user", userId: passkey.userId };
   }
-  const rp = relyingPartyOf(services.config.baseUrl);
+  const rp = relyingPartyOf(ctx.config.baseUrl);
   let newCounter: number;
   try {
     const verified = await (await webauthn()).verifyAuthenticationResponse({

@@ -1,7 +1,7 @@
 import express, { type Request, type Response, type Router } from "express";
 import { stagedContext } from "../context";
 import { isDatabaseUnavailable } from "../db/errors";
-import { answerTemporarilyUnavailable } from "../oidc/unavailable";
+import { answerTemporarilyUnavailable } from "../oidc/edge/unavailable";
 import type { RateLimits } from "../rate-limit/limiters";
 import type { Services } from "../services";
 import { SLUG_PATTERN_ANY_CASE } from "~/schemas/slug";

@@ -375,6 +375,7 @@ function TwoFactorSection({ page }: { page: AccountView }) {
   return (
     <Section id="two-factor" title={t("account.twoFactor.title")}>
       <p>{policyText}</p>
+      {tf.active ? <p className="muted" id="magic-link-note">{t("account.twoFactor.magicLinkNote")}</p> : null}
       {page.fresh ? null : <StepUp page={page} />}
       <dl className="account-facts">
         <dt>{t("account.twoFactor.totp")}</dt>

@@ -1,5 +1,7 @@
+import { useState } from "react";
 import { useTranslation } from "react-i18next";
 import type { Client } from "~/schemas/client";
+import { connectSnippet, LIBRARIES, type LibraryId } from "./connect-snippets";
 import { CopyButton } from "./ui";
 
 /** An organization's protocol addresses, in the order `organizationEndpoints` gives them. */
@@ -82,6 +84,31 @@ function LibraryHint() {
   );
 }
 
+/** "Connect your app": the chosen library's lines with this client's values. */
+function ConnectYourApp({ client, issuer }: { client: Client; issuer: string }) {
+  const { t } = useTranslation("console");
+  const [library, setLibrary] = useState<LibraryId>("openid-client");
+  const snippet = connectSnippet(library, { issuer, client });
+  return (
+    <>
+      <h3 id="connect-title">{t("integration.connectTitle")}</h3>
+      <p className="muted">{t("integration.connectText")}</p>
+      <label htmlFor="connect-library">{t("integration.library")}</label>{" "}
+      <select id="connect-library" value={library} onChange={(event) => setLibrary(event.target.value as LibraryId)}>
+        {LIBRARIES.map((l) => (
+          <option key={l.id} value={l.id}>
+            {l.name}
+          </option>
+        ))}
+      </select>
+      <pre className="quick-start" aria-labelledby="connect-title">
+        <code>{snippet}</code>
+      </pre>
+      <CopyButton value={snippet} label={t("integration.copyNamed", { name: t("integration.connectTitle") })} />
+    </>
+  );
+}
+
 /** The client page's "use this client" panel: its id, redirect URIs, the issuer and a quick start. */
 export function ClientIntegrationPanel({ client, endpoints }: { client: Client; endpoints: Endpoints }) {
   const { t } = useTranslation("console");
@@ -128,6 +155,7 @@ export function ClientIntegrationPanel({ client, endpoints }: { client: Client; 
       <CopyButton value={commands} label={t("integration.copyNamed", { name: t("integration.quickStart") })} />
       {kind !== "public" ? <p className="hint">CLIENT_SECRET: {t("integration.secretPlaceholder")}</p> : null}
       {kind !== "machine" ? <LibraryHint /> : null}
+      {kind !== "machine" ? <ConnectYourApp client={client} issuer={urlOf(endpoints, "issuer")} /> : null}
     </section>
   );
 }

@@ -1,4 +1,4 @@
-import { BASE_SCOPES } from "../../oidc/configuration";
+import { BASE_SCOPES } from "../../oidc/provider/configuration";
 import type { Context } from "../../context";
 import { conflict, validation } from "../../errors";
 

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { isDatabaseUnavailable } from "../../db/errors";
 import { isUuid } from "~/schemas/uuid";
 import { createLocalJWKSet, jwtVerify, type JWK } from "jose";
-import { superAdminPublicJwks } from "../../oidc/super-admin-keys";
+import { superAdminPublicJwks } from "../../oidc/provider/super-admin-keys";
 import type { Services } from "../../services";
 import { adminApiResource, mayCallAdminApi } from "../api-access";
 import { SERVICE_ADMIN_ROLE } from "../permissions";

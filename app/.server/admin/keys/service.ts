@@ -1,5 +1,5 @@
 import type { Prisma } from "~/generated/prisma/client";
-import { toSigningKeyInfo, type SigningKeyInfo } from "../../oidc/keys";
+import { toSigningKeyInfo, type SigningKeyInfo } from "../../oidc/provider/keys";
 import type { Context } from "../../context";
 import { notFound } from "../../errors";
 import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";

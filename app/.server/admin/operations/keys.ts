@@ -1,6 +1,6 @@
 import { UuidSchema } from "~/schemas/uuid";
 import { z } from "zod";
-import type { SigningKeyInfo } from "../../oidc/keys";
+import type { SigningKeyInfo } from "../../oidc/provider/keys";
 import { listKeys, requireKeyOrganization } from "../keys/service";
 import { pageOf } from "../http/openapi-shapes";
 import { ListQuerySchema } from "../http/pagination";

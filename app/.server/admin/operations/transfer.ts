@@ -60,7 +60,7 @@ export const importPreviewOperations = [
     response: ImportPlanSchema,
     maxBodyBytes: MAX_IMPORT_BYTES,
     readOnly: true,
-    handler: async ({ ctx, body }) => ({ body: await previewImport(ctx, body.package, body.slug) }),
+    handler: async ({ ctx, body }) => ({ body: await previewImport(ctx, body.package, { slug: body.slug, copy: body.copy }) }),
   }),
 ];
 
@@ -79,7 +79,7 @@ export const importApplyOperations = [
     // A whole organization's package is applied in one write.
     transactionTimeoutMs: 600_000,
     handler: async ({ ctx, body }) => {
-      const result = await applyImport(ctx, body.package, body.slug);
+      const result = await applyImport(ctx, body.package, { slug: body.slug, copy: body.copy });
       ctx.audit({
         eventType: "organization.imported",
         organizationId: result.organizationId,

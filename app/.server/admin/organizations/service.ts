@@ -1,6 +1,6 @@
 import type { Organization as OrganizationRow, Prisma } from "~/generated/prisma/client";
 import type { Organization, OrganizationCreate, OrganizationUpdate } from "~/schemas/organization";
-import { SlugSchema } from "~/schemas/organization";
+import { NEW_ORGANIZATION_DEFAULTS, SlugSchema } from "~/schemas/organization";
 import { invalidateOrganization } from "../../directory/organizations";
 import type { Context } from "../../context";
 import { compareAndSet } from "../../db/compare-and-set";
@@ -56,10 +56,10 @@ export async function createOrganization(ctx: Context<"keys" | "oidc">, input: O
     data: {
       name: input.name,
       slug: input.slug,
-      ...(input.defaultLoginMethods ? { defaultLoginMethods: input.defaultLoginMethods } : {}),
-      ...(input.twoFactorPolicy ? { twoFactorPolicy: input.twoFactorPolicy } : {}),
-      ...(input.defaultLocale ? { defaultLocale: input.defaultLocale } : {}),
-      oauth21: input.oauth21 ?? true,
+      defaultLoginMethods: [...(input.defaultLoginMethods ?? NEW_ORGANIZATION_DEFAULTS.defaultLoginMethods)],
+      twoFactorPolicy: input.twoFactorPolicy ?? NEW_ORGANIZATION_DEFAULTS.twoFactorPolicy,
+      defaultLocale: input.defaultLocale ?? NEW_ORGANIZATION_DEFAULTS.defaultLocale,
+      oauth21: input.oauth21 ?? NEW_ORGANIZATION_DEFAULTS.oauth21,
     },
   });
   await ctx.keys.ensureActiveKeyIn(ctx.db, row.id);

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { OidcPayload, Prisma } from "~/generated/prisma/client";
-import { accountSessionsKey, endUserSessions, sessionDeviceKey } from "../../oidc/sessions";
+import { accountSessionsKey, endUserSessions, sessionDeviceKey } from "../../oidc/storage/sessions";
 import type { Context } from "../../context";
 import { notFound, validation } from "../../errors";
 import { encodeCursor, listMode, type ListQuery, type Page } from "../http/pagination";
@@ -23,7 +23,7 @@ export interface SessionView {
 /**
  * A session as the console shows it: who (the user's email), through what (the client's name),
  * and from where: the IP address, browser and last activity of the browser session that holds
- * the grant, as the account page records them (oidc/request-device.ts). A grant whose browser
+ * the grant, as the account page records them (oidc/edge/request-device.ts). A grant whose browser
  * session ended (a refresh token outlives the cookie) has none of those.
  */
 export interface DescribedSession extends SessionView {

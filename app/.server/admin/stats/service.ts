@@ -1,5 +1,6 @@
 import type { StatsOverview } from "~/schemas/stats";
 import type { Context } from "../../context";
+import { firstSteps } from "./first-steps";
 import { loginFigures } from "./logins";
 
 /** Days of the overview's login series: two weeks show a weekly rhythm. */
@@ -9,7 +10,7 @@ const OVERVIEW_DAYS = 14;
  * The system-wide overview. Everything is counted in the database (count, group by, one
  * aggregate over the login audit entries); no rows are loaded.
  */
-export async function statsOverview(ctx: Context): Promise<StatsOverview> {
+export async function statsOverview(ctx: Context<"config">): Promise<StatsOverview> {
   const prisma = ctx.db;
   const now = new Date();
   const liveUser = { organization: { status: { not: "deleted" } } };
@@ -24,6 +25,7 @@ export async function statsOverview(ctx: Context): Promise<StatsOverview> {
     prisma.user.count({ where: { ...liveUser, OR: [{ emailOtpEnabled: true }, { totp: { is: { status: "enrolled" } } }] } }),
     loginFigures(ctx, { now, windows: ["last24h", "last7d"], days: OVERVIEW_DAYS }),
   ]);
+  const steps = await firstSteps(ctx);
 
   const byStatus = { active: 0, suspended: 0, deleted: 0 };
   for (const row of orgsByStatus) if (row.status in byStatus) byStatus[row.status as keyof typeof byStatus] = row._count._all;
@@ -34,5 +36,6 @@ export async function statsOverview(ctx: Context): Promise<StatsOverview> {
     users: { total: usersTotal, active: usersActive, inactive: usersTotal - usersActive, locked: usersLocked },
     logins: { ...logins.windows, daily: logins.daily },
     twoFactor: { totpEnrolled, emailOtpEnabled, anyEnrolled, adoptionRate: usersTotal === 0 ? 0 : Math.round((anyEnrolled / usersTotal) * 10_000) / 10_000 },
+    firstSteps: steps,
   };
 }

@@ -1,4 +1,4 @@
-import { totpAad } from "../../auth/two-factor/service";
+import { totpAad } from "../../auth/two-factor/totp";
 import type { Context } from "../../context";
 import { notFound } from "../../errors";
 import {

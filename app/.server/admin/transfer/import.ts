@@ -1,5 +1,5 @@
 import { Prisma } from "~/generated/prisma/client";
-import { totpAad } from "../../auth/two-factor/service";
+import { totpAad } from "../../auth/two-factor/totp";
 import { invalidateClient } from "../../directory/clients";
 import { invalidateOrganization } from "../../directory/organizations";
 import { invalidateUser } from "../../directory/users";
@@ -7,6 +7,7 @@ import type { Context } from "../../context";
 import { conflict, validation, type FieldDetail } from "../../errors";
 import type { ExportPackage, ImportChange, ImportPlan, PackageClient, PackageContent, PackageIdentityProvider, PackageUser } from "~/schemas/transfer";
 import { assetProblems, materializeBranding, portableBranding } from "./branding-assets";
+import { asCopy } from "./copy";
 import { canonicalJson, sealedTotpAad } from "./package-seal";
 import { loadTarget, type TargetState, type TargetUser } from "./target-state";
 
@@ -368,23 +369,39 @@ async function resolveTarget(ctx: Context<"config">, content: PackageContent, sl
     const owner = [...target.identityProviders].find(([name, other]) => name !== p.name && other.domains.some((d) => p.domains.includes(d)));
     if (owner) details.push({ field: `package.content.identityProviders.${i}.domains`, message: `claims a domain of the identity provider ${owner[0]}` });
   });
-  if (details.length > 0) throw conflict("import_conflict", "The package names clients or domains that belong elsewhere.", details.slice(0, 100));
+  if (details.length > 0) {
+    // Most often an organization imported again under a new slug on the same deployment: say how to clone it.
+    const clone = target.foreignClientIds.size > 0 ? " To clone the organization on this deployment, import it as a copy (copy: true)." : "";
+    throw conflict("import_conflict", `The package names clients or domains that belong elsewhere.${clone}`, details.slice(0, 100));
+  }
   return target;
 }
 
-export async function previewImport(ctx: PreviewContext, pkg: ExportPackage, slug?: string): Promise<ImportPlan> {
+/** Where a package goes and how: into its own slug or another, as itself or as a copy (copy.ts). */
+export interface ImportOptions {
+  slug?: string | undefined;
+  copy?: boolean | undefined;
+}
+
+/** The verified package as it will be imported: a copy's clients carry their new ids. */
+function packageFor(ctx: Context<"packageSeal">, pkg: ExportPackage, options: ImportOptions): { pkg: ExportPackage; targetSlug: string } {
   verifyPackage(ctx, pkg);
-  const target = await resolveTarget(ctx, pkg.content, slug ?? pkg.content.organization.slug);
-  return planImport(ctx, pkg, slug ?? pkg.content.organization.slug, target).plan;
+  const targetSlug = options.slug ?? pkg.content.organization.slug;
+  return { pkg: options.copy ? { ...pkg, content: asCopy(pkg.content, targetSlug) } : pkg, targetSlug };
+}
+
+export async function previewImport(ctx: PreviewContext, original: ExportPackage, options: ImportOptions = {}): Promise<ImportPlan> {
+  const { pkg, targetSlug } = packageFor(ctx, original, options);
+  const target = await resolveTarget(ctx, pkg.content, targetSlug);
+  return planImport(ctx, pkg, targetSlug, target).plan;
 }
 
 /**
  * Reads the target, checks it and runs the plan in the write's transaction, so it acts on what it
  * checked; caches and the organization's provider are told once it has committed.
  */
-export async function applyImport(ctx: PreviewContext & Context<"cache" | "oidc">, pkg: ExportPackage, slug?: string): Promise<ImportPlan & { organizationId: string }> {
-  verifyPackage(ctx, pkg);
-  const targetSlug = slug ?? pkg.content.organization.slug;
+export async function applyImport(ctx: PreviewContext & Context<"cache" | "oidc">, original: ExportPackage, options: ImportOptions = {}): Promise<ImportPlan & { organizationId: string }> {
+  const { pkg, targetSlug } = packageFor(ctx, original, options);
   // The target is read once, inside the transaction: what the plan acts on is what it checked.
   const target = await resolveTarget(ctx, pkg.content, targetSlug);
   const planned = planImport(ctx, pkg, targetSlug, target);

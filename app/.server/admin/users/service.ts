@@ -2,9 +2,9 @@ import type { Invitation as InvitationRow, Prisma, User as UserRow } from "~/gen
 import type { Invitation, Invite, User, UserCreate, UserExport, UserUpdate } from "~/schemas/user";
 import { InvitationConflictError, InvitationPendingError, inviteUser, previewInvitation, resendInvitation, type InvitationOutcome } from "../../auth/invitations";
 import { checkNewPassword, type PasswordCheck } from "../../auth/password-policy";
-import { passwordLimitKey } from "../../auth/password-login";
+import { passwordLimitKey } from "../../sign-in/methods/password";
 import { invalidateUser } from "../../directory/users";
-import { endUserSessions } from "../../oidc/sessions";
+import { endUserSessions } from "../../oidc/storage/sessions";
 import type { Context } from "../../context";
 import { compareAndSet } from "../../db/compare-and-set";
 import { conflict, notFound, staleEtag, validation } from "../../errors";

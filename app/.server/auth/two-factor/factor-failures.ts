@@ -1,5 +1,5 @@
-import type { Db } from "../../context";
-import type { Services } from "../../services";
+import type { Context, Db } from "../../context";
+import type { UnitRunner } from "../../sign-in/method";
 
 /**
  * Wrong codes in a row per user and factor, across rate-limit windows (NIST SP 800-63B §5.2.2).
@@ -8,7 +8,7 @@ import type { Services } from "../../services";
  * counted before its code is checked (one statement, so attempts made at once are all counted),
  * a right code of the factor deletes the count, and past `auth.twoFactor.maxConsecutiveFailures`
  * the factor is refused without looking at the code, until the person signs in another way (a
- * recovery code or a passkey, `finishSignIn`) or an administrator clears the block.
+ * recovery code or a passkey, sign-in/finish.ts) or an administrator clears the block.
  *
  * Recovery codes are not counted: each is one of ten 8-character codes over 31 symbols
  * (~1.2·10⁻¹¹ a guess), and they are the way out of a locked factor. Passkeys are not guessed.
@@ -36,9 +36,9 @@ const COUNT_ATTEMPT = `INSERT INTO "SecondFactorFailureCount" ("userId", "factor
   RETURNING "failures"`;
 
 /** Counts one attempt at the factor before its code is checked (outside any transaction: the shared client). */
-export async function countFactorAttempt(services: Services, userId: string, factor: CountedFactor): Promise<FactorAttempt> {
-  const max = await services.settings.get("auth.twoFactor.maxConsecutiveFailures");
-  const [row] = await services.db.query<{ failures: number }>(COUNT_ATTEMPT, [userId, factor, new Date()]);
+export async function countFactorAttempt(ctx: Context<"settings"> & Pick<UnitRunner, "query">, userId: string, factor: CountedFactor): Promise<FactorAttempt> {
+  const max = await ctx.settings.get("auth.twoFactor.maxConsecutiveFailures");
+  const [row] = await ctx.query<{ failures: number }>(COUNT_ATTEMPT, [userId, factor, new Date()]);
   return { factor, failures: row?.failures ?? 1, max };
 }
 
@@ -65,7 +65,7 @@ export async function lockedFactors(db: Db, max: number, userId: string): Promis
 }
 
 /** Whether the factor is refused for the user now (the sign-in page says so before a code is typed). */
-export async function isFactorLocked(services: Services, userId: string, factor: CountedFactor): Promise<boolean> {
-  const max = await services.settings.get("auth.twoFactor.maxConsecutiveFailures");
-  return (await services.db.prisma.secondFactorFailureCount.count({ where: { userId, factor, failures: { gte: max } } })) > 0;
+export async function isFactorLocked(ctx: Context<"settings">, userId: string, factor: CountedFactor): Promise<boolean> {
+  const max = await ctx.settings.get("auth.twoFactor.maxConsecutiveFailures");
+  return (await ctx.db.secondFactorFailureCount.count({ where: { userId, factor, failures: { gte: max } } })) > 0;
 }

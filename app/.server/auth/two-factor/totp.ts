@@ -45,3 +45,6 @@ export function matchTotpStep(secretBase32: string, code: string, now = Date.now
 export function currentTotpCode(secretBase32: string, now = Date.now()): string {
   return totpFor(secretBase32).generate({ timestamp: now });
 }
+
+/** The additional data a user's TOTP secret is encrypted under: a secret copied to another user does not decrypt. */
+export const totpAad = (userId: string) => `totp-secret:${userId}`;

@@ -1,0 +1,324 @@
+import { exportJWK, generateKeyPair, type JWK, type JWTPayload } from "jose";
+import Provider from "oidc-provider";
+import { LRUCache } from "lru-cache";
+import { createProviderPool } from "./provider-pool";
+import type { Logger } from "pino";
+import type { Organization, PrismaClient } from "~/generated/prisma/client";
+import { adminApiResource } from "../../admin/api-access";
+import type { ReadThroughCache } from "../../cache/read-through";
+import type { KeyValueStore } from "../../cache/store";
+import type { Database } from "../../db/client";
+import { getClientRecord, secretMatches } from "../../directory/clients";
+import { buildProviderConfiguration, createSignedJwtReader } from "./configuration";
+import { createRevokedTokens } from "../storage/revoked-tokens";
+import { applyPatches } from "./patches";
+import { keysChangeAt, type KeyService, type PrivateSigningJwk } from "./keys";
+import { sendLogoutToken, type LogoutNotice } from "../features/backchannel-logout";
+import { createFindAccount } from "./account";
+import { mintDelegatedToken, type TokenExchangeRecord } from "../features/token-exchange";
+import { loadActiveTenantsAfter, loadPublicTenant, loadPublicTenants, loadTenant, type PublicTenantInput, type TenantInput } from "./tenant-load";
+import type { Settings } from "../../settings/settings";
+
+/** One organization's provider and what was true of the organization when it was built. */
+export interface TenantProvider {
+  organization: Organization;
+  issuer: string;
+  provider: Provider;
+  callback: ReturnType<Provider["callback"]>;
+  /** The claims of one of this organization's access token JWTs, once its signature verifies. */
+  claimsOfSignedJwt(value: string): Promise<JWTPayload | undefined>;
+  /**
+   * Makes a logout token for the client and POSTs it to its backchannel_logout_uri (decision 048);
+   * false when the client is gone or takes none any more. Throws when the receiver does not
+   * answer 200 or 204.
+   */
+  deliverBackchannelLogout(clientId: string, sub: string, sid: string | null): Promise<boolean>;
+  /**
+   * An access token for the person at one of this organization's clients that says an
+   * administrator acts (`act`), for the organization's own resource (decision 053); undefined
+   * when the client is unknown or not usable here.
+   */
+  issueImpersonationToken(input: { clientId: string; accountId: string; actorId: string; expiresIn: number }): Promise<{ value: string; scope: string } | undefined>;
+}
+
+export interface ProviderRegistry {
+  /** The provider of an active organization, or undefined (unknown, suspended, deleted). */
+  get(slug: string): Promise<TenantProvider | undefined>;
+  /**
+   * The provider `get` would answer with, when it is built and still in the pool; undefined
+   * otherwise (never built, being built, dropped). Synchronous, for the well-known fast path.
+   */
+  peek(slug: string): TenantProvider | undefined;
+  /**
+   * What an active organization's discovery and JWKS are made of, read in one round trip without
+   * building its provider (oidc/edge/well-known.ts); undefined for an unknown or inactive organization,
+   * and for one whose provider has more to do than publish (the super-admin organization, keys
+   * due to retire or missing), which `get` then builds.
+   */
+  describe(slug: string): Promise<DescribedOrganization | undefined>;
+  /**
+   * `describe` for a page of active organizations in slug order, after `afterSlug` ("" first), in
+   * one round trip: what it would answer, and the last slug read (undefined past the last page).
+   */
+  describePage(afterSlug: string, limit: number): Promise<{ described: DescribedOrganization[]; last: string | undefined }>;
+  /** `describe` for many (lower-case) slugs in one round trip: the slugs it would answer for. */
+  describeMany(slugs: string[]): Promise<Map<string, DescribedOrganization>>;
+  /**
+   * A provider as `get` builds one, for another issuer, outside the pool and signing with a key of
+   * its own: the template of the documents of every organization with the same custom claims.
+   */
+  buildDetached(organization: Organization, issuer: string, customClaims: TenantInput["customClaims"]): Promise<TenantProvider>;
+  /** Drops one organization's provider (or all), in this process and in every other one. */
+  invalidate(organizationId: string | "*"): Promise<void>;
+  /**
+   * Calls `listener` with the organization (or "*") whenever its providers are dropped, in this
+   * process or on another's notice: what is kept beside the pool (oidc/edge/well-known.ts) goes with them.
+   */
+  onDrop(listener: (organizationId: string) => void): void;
+  /** The pool's state for the metrics. */
+  poolStats(): PoolStats;
+  close(): Promise<void>;
+}
+
+export interface PoolStats {
+  size: number;
+  capacity: number;
+  /** Providers built since start (each a pool miss or a detached build). */
+  builds: number;
+  evictions: number;
+}
+
+export interface DescribedOrganization {
+  organization: Organization;
+  issuer: string;
+  customClaims: TenantInput["customClaims"];
+  /** As the provider publishes them, in its order. */
+  publicJwks: Array<JWK & { kid: string }>;
+  /** When a published key is due to retire (ms since the epoch, Infinity for never): the description holds until then. */
+  keysChangeAt: number;
+}
+
+export interface RegistryOptions {
+  baseUrl: string;
+  superAdminSlug: string;
+  prisma: PrismaClient;
+  cache: ReadThroughCache;
+  store: KeyValueStore;
+  /**
+   * How processes sharing the database tell each other that an organization's provider changed:
+   * the database's own notifications (PostgreSQL LISTEN/NOTIFY), so that it works whether or not
+   * Redis answers.
+   */
+  notifications: Pick<Database, "notify" | "listen">;
+  /** Plain SQL for the providers' durable token and grant rows. */
+  sql: Pick<Database, "query">;
+  keys: KeyService;
+  encryptionKey: Buffer;
+  logger: Logger;
+  settings: Settings;
+  /** The heap the pool of built providers may hold (OIDC_PROVIDER_POOL_MB); default 64 MB. */
+  poolBytes?: number;
+  /** OUTBOUND_ALLOW_PRIVATE_NETWORKS: the provider's outbound requests may reach private addresses. */
+  allowPrivateNetworks?: boolean;
+  /** Called with each provider built (the metrics count its grants and errors). */
+  onProviderBuilt?: (provider: Provider) => void;
+  /** Where a provider's sign-out (end_session) hands the logout tokens it would send: to the job queue (decision 048). */
+  onBackchannelLogout?: (notice: LogoutNotice) => Promise<void>;
+  /** Records a token exchange (the audit); the token is answered only once this resolves (decision 053). */
+  onTokenExchanged?: (organizationId: string, record: TokenExchangeRecord) => Promise<void>;
+}
+
+const CHANNEL = "porta_oidc_invalidate";
+/** A safety net for a missed invalidation notice (the listener reconnects and then drops every provider). */
+export const PROVIDER_MAX_AGE_MS = 10 * 60_000;
+const NEGATIVE_TTL_MS = 5_000;
+/**
+ * The heap one built provider holds, measured after full garbage collections over 400 builds
+ * (65 KB on oidc-provider 9.13; `npm run bench:orgs`), rounded up for what a provider gathers
+ * while it serves (its well-known documents, oidc-provider's own small caches).
+ */
+export const PROVIDER_HEAP_BYTES = 80 * 1024;
+export const DEFAULT_POOL_BYTES = 64 * 1024 * 1024;
+
+export async function createProviderRegistry(options: RegistryOptions): Promise<ProviderRegistry> {
+  const { prisma, cache, store, notifications, keys, logger } = options;
+  const revokedTokens = createRevokedTokens(notifications, store);
+  const providers = createProviderPool<Promise<TenantProvider | undefined>>({
+    maxBytes: options.poolBytes ?? DEFAULT_POOL_BYTES,
+    bytesPerEntry: PROVIDER_HEAP_BYTES,
+    maxAgeMs: PROVIDER_MAX_AGE_MS,
+  });
+  const unknown = new LRUCache<string, true>({ max: 10_000, ttl: NEGATIVE_TTL_MS });
+  // The settled value of each pool entry; it goes with its entry (dropped, evicted, expired).
+  const settled = new WeakMap<Promise<TenantProvider | undefined>, TenantProvider>();
+
+  let templateKey: Promise<PrivateSigningJwk> | undefined;
+  let builds = 0;
+  const dropListeners: Array<(organizationId: string) => void> = [];
+
+  function dropLocal(organizationId: string) {
+    unknown.clear();
+    for (const listener of dropListeners) listener(organizationId);
+    if (organizationId === "*") {
+      providers.clear();
+      return;
+    }
+    for (const [slug, entry] of providers.entries()) {
+      entry.then(
+        (tenant) => {
+          if (!tenant || tenant.organization.id === organizationId) providers.delete(slug);
+        },
+        () => providers.delete(slug),
+      );
+    }
+  }
+
+  const unsubscribe = await notifications.listen(CHANNEL, dropLocal).catch((error: unknown) => {
+    logger.warn({ err: error }, "provider invalidation channel unavailable; providers refresh every 10 minutes");
+    return async () => {};
+  });
+
+  async function build(slug: string): Promise<TenantProvider | undefined> {
+    // One round trip for the organization, its keys and its custom claims (decision 034).
+    const [input, accessTokenTtl] = await Promise.all([loadTenant(options.sql, slug), options.settings.get("tokens.accessTokenTtlSeconds")]);
+    if (!input || input.organization.status !== "active") return undefined;
+    // The organization's own keys (and the shared keys of earlier versions while they retire).
+    const keySet = await keys.providerJwksFrom(input.organization.id, input.keys);
+    return construct(input.organization, `${options.baseUrl}/${input.organization.slug}`, keySet, input.customClaims, accessTokenTtl);
+  }
+
+  function construct(organization: Organization, issuer: string, keySet: PrivateSigningJwk[], customClaims: TenantInput["customClaims"], accessTokenTtl: number): TenantProvider {
+    const adminResource = organization.slug === options.superAdminSlug ? adminApiResource(options.baseUrl) : undefined;
+    const claimsOfSignedJwt = createSignedJwtReader(issuer, keySet);
+    const provider = new Provider(
+      issuer,
+      buildProviderConfiguration({
+        organization,
+        issuer,
+        jwks: keySet,
+        customClaims,
+        encryptionKey: options.encryptionKey,
+        adminApiResource: adminResource,
+        claimsOfSignedJwt,
+        accessTokenTtl,
+        prisma,
+        sql: options.sql,
+        cache,
+        store,
+        revokedTokens,
+        allowPrivateNetworks: options.allowPrivateNetworks ?? false,
+      }),
+    );
+    provider.proxy = true;
+    builds += 1;
+    options.onProviderBuilt?.(provider);
+    // Every change beyond the configuration: Porta's own and each feature's (provider/patches.ts).
+    applyPatches(provider, {
+      organization,
+      issuer,
+      adminApiResource: adminResource,
+      findAccount: createFindAccount({ prisma, cache, organizationId: organization.id, customClaims }),
+      async clientSecretMatches(clientId, presented) {
+        const client = await getClientRecord(prisma, cache, clientId);
+        return Boolean(client && client.organizationId === organization.id && secretMatches(client, presented));
+      },
+      logger,
+      onBackchannelLogout: options.onBackchannelLogout,
+      onTokenExchanged: options.onTokenExchanged,
+    });
+    async function deliverBackchannelLogout(clientId: string, sub: string, sid: string | null): Promise<boolean> {
+      return sendLogoutToken(provider, clientId, sub, sid);
+    }
+    async function issueImpersonationToken(input: { clientId: string; accountId: string; actorId: string; expiresIn: number }) {
+      const client = await provider.Client.find(input.clientId);
+      if (!client) return undefined;
+      // What the client may ask for, without offline_access: this token is never refreshed.
+      const scope = (client.scope ?? "").split(" ").filter((s) => s && s !== "offline_access").join(" ");
+      const { value } = await mintDelegatedToken(provider, { client, accountId: input.accountId, audience: issuer, scope, expiresIn: input.expiresIn, act: { sub: input.actorId } });
+      return { value, scope };
+    }
+    return { organization, issuer, provider, callback: provider.callback(), claimsOfSignedJwt, deliverBackchannelLogout, issueImpersonationToken };
+  }
+
+  /** What `describe` answers for an organization read from the database (see its comment). */
+  function describedFrom(input: PublicTenantInput): DescribedOrganization | undefined {
+    const { organization } = input;
+    if (organization.status !== "active" || organization.slug === options.superAdminSlug) return undefined;
+    const publicJwks = keys.publicJwksFrom(organization.id, input.keys);
+    if (!publicJwks) return undefined;
+    return { organization, issuer: `${options.baseUrl}/${organization.slug}`, customClaims: input.customClaims, publicJwks, keysChangeAt: keysChangeAt(input.keys) };
+  }
+
+  return {
+    async get(rawSlug) {
+      const slug = rawSlug.toLowerCase();
+      if (unknown.has(slug)) return undefined;
+      let entry = providers.get(slug);
+      if (!entry) {
+        const built = build(slug);
+        entry = built;
+        providers.set(slug, built);
+        built.then(
+          (tenant) => {
+            if (tenant) {
+              settled.set(built, tenant);
+            } else {
+              providers.delete(slug);
+              unknown.set(slug, true);
+            }
+          },
+          () => providers.delete(slug),
+        );
+      }
+      return entry;
+    },
+    poolStats() {
+      return { size: providers.size, capacity: providers.capacity, builds, evictions: providers.evictions };
+    },
+    peek(rawSlug) {
+      const entry = providers.get(rawSlug.toLowerCase());
+      return entry && settled.get(entry);
+    },
+    async invalidate(organizationId) {
+      dropLocal(organizationId);
+      await notifications.notify(CHANNEL, organizationId).catch((error: unknown) => {
+        logger.warn({ err: error }, "could not notify other processes of a provider change");
+      });
+    },
+    async describe(rawSlug) {
+      const slug = rawSlug.toLowerCase();
+      if (unknown.has(slug) || slug === options.superAdminSlug) return undefined;
+      const input = await loadPublicTenant(options.sql, slug);
+      return input && describedFrom(input);
+    },
+    async describePage(afterSlug, limit) {
+      const inputs = await loadActiveTenantsAfter(options.sql, afterSlug, limit);
+      const described = inputs.flatMap((input) => describedFrom(input) ?? []);
+      return { described, last: inputs.length === limit ? inputs[inputs.length - 1]!.organization.slug : undefined };
+    },
+    async describeMany(slugs) {
+      const inputs = await loadPublicTenants(options.sql, slugs);
+      return new Map(inputs.flatMap((input) => {
+        const described = describedFrom(input);
+        return described ? [[described.organization.slug.toLowerCase(), described] as const] : [];
+      }));
+    },
+    async buildDetached(organization, issuer, customClaims) {
+      templateKey ??= generateKeyPair("ES256", { extractable: true }).then(async ({ privateKey }) => ({
+        ...(await exportJWK(privateKey)),
+        kid: "well-known-template",
+        alg: "ES256" as const,
+        use: "sig" as const,
+      }));
+      return construct(organization, issuer, [await templateKey], customClaims, await options.settings.get("tokens.accessTokenTtlSeconds"));
+    },
+    onDrop(listener) {
+      dropListeners.push(listener);
+    },
+    async close() {
+      await unsubscribe();
+      await revokedTokens.close();
+      providers.clear();
+    },
+  };
+}

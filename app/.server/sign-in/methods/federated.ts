@@ -1,0 +1,485 @@
+import { createHash } from "node:crypto";
+import type * as Oidc from "openid-client";
+import type { RequestMeta } from "../../auth/actors";
+import { anonymousActor } from "../../auth/actors";
+import { planForSignIn, readSecondFactorEnrollment, type SecondFactorPlan } from "../plan";
+import type { PendingSecondFactor } from "../pending";
+import type { FirstFactor, MethodContext, Proved, SignInContext } from "../method";
+import type { Db } from "../../context";
+import type { InteractionContext } from "../interaction";
+import { ACR, stepUpRequested } from "../../oidc/features/acr";
+import { guardedFetch } from "../../outbound/guard";
+import { consumeEach, refundEach, type LimitName, type LimitOutcome } from "../../rate-limit/limiters";
+import { getOrganizationBySlug } from "../../directory/organizations";
+import { onFirstUse } from "../../lazy";
+import { appleClientSecret, appleFirstSignInName } from "../../federation/apple";
+import { githubAuthorizationUrl, githubPerson } from "../../federation/github";
+import { claimMappingOf, clientSecretOf, enabledProviders, endpointsOf, federationCallbackUrl, providerForEmail, trustOf, type ProviderRow } from "../../federation/providers";
+
+/**
+ * Signing in through an upstream OpenID provider (decision 046). openid-client (on
+ * oauth4webapi) speaks the protocol: discovery, the authorization request with state, nonce and
+ * PKCE (S256) on every request, the code exchange and the ID token's checks (iss, aud, exp,
+ * iat, nonce, azp, its signature against the upstream JWKS with the algorithms the upstream
+ * announces). Every outbound request goes through the SSRF guard with a timeout. The state,
+ * nonce and verifier stay on the server, bound to the interaction, and are taken once.
+ */
+
+export const federated: FirstFactor = { kind: "first", method: "federated" };
+
+/** What the federated steps use: the base URL, the secrets' key, the limits, the store of states, the log. */
+type FederationContext = SignInContext<"config" | "encrypter" | "limits" | "store" | "logger" | "cache">;
+type FederationSignIn = MethodContext<"config" | "encrypter" | "limits" | "store" | "logger" | "cache">;
+
+const STATE_TTL_SECONDS = 10 * 60;
+const OUTBOUND_TIMEOUT_MS = 5_000;
+const OUTBOUND_MAX_BYTES = 512 * 1024;
+const DISCOVERY_TTL_MS = 10 * 60 * 1000;
+
+const stateKey = (state: string) => `federation:state:${createHash("sha256").update(state).digest("hex")}`;
+
+interface PendingUpstream {
+  uid: string;
+  organizationId: string;
+  providerId: string;
+  nonce: string;
+  verifier: string;
+}
+
+/** openid-client (with oauth4webapi) loads with the first federated sign-in, not at every start (decision 056). */
+const openidClient = onFirstUse(() => import("openid-client"));
+
+/** The upstream's configuration (discovery document) per provider version, kept a few minutes. */
+const discovered = new Map<string, { at: number; config: Oidc.Configuration }>();
+
+const upstreamFetch = (ctx: FederationContext) =>
+  guardedFetch({ allowPrivateNetworks: ctx.config.outboundAllowPrivateNetworks, timeoutMs: OUTBOUND_TIMEOUT_MS, maxBytes: OUTBOUND_MAX_BYTES });
+
+export async function upstreamConfiguration(ctx: FederationContext, row: ProviderRow): Promise<Oidc.Configuration> {
+  const oidc = await openidClient();
+  const cacheKey = `${row.id}:${row.version}`;
+  const hit = discovered.get(cacheKey);
+  if (hit && Date.now() - hit.at < DISCOVERY_TTL_MS) return hit.config;
+  const allowPrivate = ctx.config.outboundAllowPrivateNetworks;
+  const guarded = upstreamFetch(ctx);
+  const fetchGuarded: Oidc.CustomFetch = (url, options) => guarded(url, options as RequestInit);
+  const secret = clientSecretOf(ctx.encrypter, row);
+  // Apple's client secret is a JWT signed with its key, sent in the body (the only method Apple takes).
+  const auth =
+    row.kind === "apple" && secret
+      ? oidc.ClientSecretPost(await appleClientSecret({ pem: secret, teamId: row.teamId ?? "", keyId: row.keyId ?? "", clientId: row.clientId }))
+      : secret
+        ? oidc.ClientSecretBasic(secret)
+        : oidc.None();
+  const config = await oidc.discovery(new URL(row.issuer), row.clientId, undefined, auth, {
+    [oidc.customFetch]: fetchGuarded,
+    timeout: OUTBOUND_TIMEOUT_MS / 1000,
+    // Plain http only where an operator lets requests reach private networks (tests, closed networks).
+    execute: [...(allowPrivate ? [oidc.allowInsecureRequests] : []), oidc.enableNonRepudiationChecks],
+  });
+  config[oidc.customFetch] = fetchGuarded;
+  if (discovered.size > 500) discovered.clear();
+  discovered.set(cacheKey, { at: Date.now(), config });
+  return config;
+}
+
+export type RateLimited = { kind: "rate_limited"; retryAfterSeconds: number };
+
+export type StartOutcome = { kind: "redirect"; to: string } | { kind: "unknown" } | { kind: "unreachable"; providerName: string } | RateLimited;
+
+/** Failed federated sign-ins are counted per client address and per interaction; a successful one gives its points back. */
+const failureLimits = (ic: InteractionContext, ip: string | null): Array<[LimitName, string | null]> => [
+  ["federatedLogin", ic.uid],
+  ["federatedLoginIp", ip],
+];
+
+/** Whether the failures so far still allow a try, without counting one (starting is not a failure). */
+async function checkFailures(ctx: FederationContext, checks: Array<[LimitName, string | null]>): Promise<LimitOutcome> {
+  for (const [name, key] of checks) {
+    if (key === null) continue;
+    const outcome = await ctx.limits.check(name, key);
+    if (!outcome.allowed) return outcome;
+  }
+  return { allowed: true };
+}
+
+/** The provider row of this interaction's organization, when enabled. */
+async function enabledProvider(ctx: FederationContext, organizationId: string, providerId: string): Promise<ProviderRow | null> {
+  return ctx.db.identityProvider.findFirst({ where: { id: providerId, organizationId, enabled: true } });
+}
+
+/** Sends the browser to the upstream provider, with state, nonce and PKCE kept for this interaction. */
+export async function startFederatedSignIn(ctx: FederationContext, ic: InteractionContext, input: { providerId: string; loginHint?: string; ip: string | null }): Promise<StartOutcome> {
+  const oidc = await openidClient();
+  const limit = await checkFailures(ctx, failureLimits(ic, input.ip));
+  if (!limit.allowed) return { kind: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
+  const row = await enabledProvider(ctx, ic.organization.id, input.providerId);
+  if (!row) return { kind: "unknown" };
+  if (row.kind === "github") {
+    // OAuth 2.0 without discovery: state and PKCE as for every provider, no nonce (there is no ID token).
+    const state = oidc.randomState();
+    const verifier = oidc.randomPKCECodeVerifier();
+    const pending: PendingUpstream = { uid: ic.uid, organizationId: ic.organization.id, providerId: row.id, nonce: "", verifier };
+    await ctx.store.set(stateKey(state), JSON.stringify(pending), STATE_TTL_SECONDS);
+    const to = githubAuthorizationUrl(endpointsOf(row), {
+      clientId: row.clientId,
+      redirectUri: federationCallbackUrl(ctx.config.baseUrl, ic.organization.slug),
+      scopes: row.scopes,
+      state,
+      codeChallenge: await oidc.calculatePKCECodeChallenge(verifier),
+    });
+    return { kind: "redirect", to };
+  }
+  let config: Oidc.Configuration;
+  try {
+    config = await upstreamConfiguration(ctx, row);
+  } catch (error) {
+    ctx.logger.warn({ err: errorSummary(error), providerId: row.id }, "upstream identity provider unreachable");
+    return { kind: "unreachable", providerName: row.name };
+  }
+  const state = oidc.randomState();
+  const nonce = oidc.randomNonce();
+  const verifier = oidc.randomPKCECodeVerifier();
+  const pending: PendingUpstream = { uid: ic.uid, organizationId: ic.organization.id, providerId: row.id, nonce, verifier };
+  await ctx.store.set(stateKey(state), JSON.stringify(pending), STATE_TTL_SECONDS);
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: federationCallbackUrl(ctx.config.baseUrl, ic.organization.slug),
+    scope: row.scopes.join(" "),
+    state,
+    nonce,
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: "S256",
+    ...(input.loginHint ? { login_hint: input.loginHint } : {}),
+    // Apple answers a request for the name or email only by a form posted to the callback.
+    ...(row.kind === "apple" ? { response_mode: "form_post" } : {}),
+  });
+  return { kind: "redirect", to: url.href };
+}
+
+/**
+ * The callback knows only the state: it finds which interaction it belongs to (read, not taken:
+ * the interaction's own page takes it, with the browser's interaction cookie) and of which
+ * organization. Null for an unknown, expired or used state, or another organization's.
+ */
+export async function interactionOfState(ctx: FederationContext, organizationId: string, state: string): Promise<string | null> {
+  if (!state || state.length > 512) return null;
+  const text = await ctx.store.get(stateKey(state));
+  if (!text) return null;
+  const pending = JSON.parse(text) as PendingUpstream;
+  return pending.organizationId === organizationId ? pending.uid : null;
+}
+
+export type FederatedFailure =
+  /** No such state for this interaction (forged, replayed, expired, another browser's). */
+  | "expired"
+  /** The upstream answered with an error (the person cancelled, or it refused). */
+  | "refused"
+  /** The upstream could not be reached. */
+  | "unreachable"
+  /** The answer did not pass the checks (ID token, nonce, code). */
+  | "invalid"
+  /** Nobody here for that upstream account and no account may be created. */
+  | "no_account"
+  /** An account with the asserted email exists but the upstream did not say the email is verified. */
+  | "unverified_email"
+  /** The account is deactivated. */
+  | "inactive";
+
+export type CompleteOutcome =
+  | { kind: "redirect"; to: string }
+  /** The upstream proved who signs in, but the organization's second factor must follow (decision 046). */
+  | { kind: "second_factor"; userId: string; plan: SecondFactorPlan; primary: NonNullable<PendingSecondFactor["primary"]> }
+  | { kind: "failed"; reason: FederatedFailure; providerName: string | null }
+  | RateLimited;
+
+/** Claims the mapping names, from the ID token and, when it lacks them, the userinfo endpoint. */
+interface UpstreamPerson {
+  subject: string;
+  email: string | null;
+  emailVerified: boolean;
+  givenName: string | null;
+  familyName: string | null;
+  /** The upstream said the sign-in used more than one factor (amr mfa, or a multi-factor acr). */
+  mfa: boolean;
+}
+
+const MULTI_FACTOR_ACR = new Set([ACR.twoFactors, "http://schemas.openid.net/pape/policies/2007/06/multi-factor", "urn:mace:incommon:iap:silver:mfa", "mfa"]);
+
+function personOf(row: ProviderRow, claims: Record<string, unknown>): UpstreamPerson {
+  const mapping = claimMappingOf(row);
+  const text = (name: string) => (typeof claims[name] === "string" && (claims[name] as string).trim() ? (claims[name] as string).trim() : null);
+  const amr = Array.isArray(claims.amr) ? claims.amr.filter((v): v is string => typeof v === "string") : [];
+  const acr = typeof claims.acr === "string" ? claims.acr : "";
+  const verified = claims[mapping.emailVerified ?? "email_verified"];
+  return {
+    subject: String(claims.sub),
+    email: text(mapping.email ?? "email")?.toLowerCase() ?? null,
+    // Only a literal true (or the string "true" some providers send) counts as verified.
+    emailVerified: verified === true || verified === "true",
+    givenName: text(mapping.givenName ?? "given_name"),
+    familyName: text(mapping.familyName ?? "family_name"),
+    mfa: amr.includes("mfa") || MULTI_FACTOR_ACR.has(acr),
+  };
+}
+
+function errorSummary(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`.slice(0, 300);
+  return "unknown error";
+}
+
+/**
+ * The upstream's answer at /interaction/:uid/federated/return. The point is taken before anything
+ * is looked at (so parallel forged answers cannot overrun the limit) and given back when the
+ * answer leads on (signed in, or on to the second factor): the limits count failures only.
+ */
+export async function completeFederatedSignIn(
+  ctx: FederationSignIn,
+  ic: InteractionContext,
+  input: { search: URLSearchParams; meta: RequestMeta; language: string },
+): Promise<CompleteOutcome> {
+  const limits = failureLimits(ic, input.meta.ip);
+  const limit = await consumeEach(ctx.limits, limits);
+  if (!limit.allowed) {
+    await ctx.transaction(anonymousActor(input.meta), async (tx) => {
+      tx.audit({ eventType: "auth.login.failure", organizationId: ic.organization.id, data: { method: "federated", reason: "rate_limited", clientId: ic.client.id } });
+    });
+    return { kind: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
+  }
+  const outcome = await checkAnswer(ctx, ic, input);
+  if (outcome.kind === "redirect" || outcome.kind === "second_factor") await refundEach(ctx.limits, limits);
+  return outcome;
+}
+
+/** The answer checked, then the account, then the sign-in or the second factor. */
+async function checkAnswer(ctx: FederationSignIn, ic: InteractionContext, input: { search: URLSearchParams; meta: RequestMeta; language: string }): Promise<CompleteOutcome> {
+  const oidc = await openidClient();
+  const state = input.search.get("state") ?? "";
+  const taken = state ? await ctx.store.take(stateKey(state)) : null;
+  const pending = taken ? (JSON.parse(taken) as PendingUpstream) : null;
+  const audit = (reason: string, providerId: string | null, userId?: string) =>
+    ctx.transaction(anonymousActor(input.meta), async (tx) => {
+      tx.audit({
+        eventType: "auth.login.failure",
+        organizationId: ic.organization.id,
+        ...(userId ? { targetType: "user", targetId: userId } : {}),
+        data: { method: "federated", reason, clientId: ic.client.id, ...(providerId ? { providerId } : {}) },
+      });
+    });
+  if (!pending || pending.uid !== ic.uid || pending.organizationId !== ic.organization.id) {
+    await audit("invalid_state", pending?.providerId ?? null);
+    return { kind: "failed", reason: "expired", providerName: null };
+  }
+  const row = await enabledProvider(ctx, ic.organization.id, pending.providerId);
+  if (!row) {
+    await audit("provider_disabled", pending.providerId);
+    return { kind: "failed", reason: "expired", providerName: null };
+  }
+  const fail = async (reason: FederatedFailure, detail: string, userId?: string): Promise<CompleteOutcome> => {
+    await audit(detail, row.id, userId);
+    return { kind: "failed", reason, providerName: row.name };
+  };
+  if (input.search.has("error")) return fail("refused", `upstream_${(input.search.get("error") ?? "").slice(0, 64)}`);
+  if (row.kind === "github") {
+    const code = input.search.get("code");
+    if (!code) return fail("invalid", "invalid_upstream_response");
+    try {
+      const github = await githubPerson(upstreamFetch(ctx), endpointsOf(row), {
+        clientId: row.clientId,
+        clientSecret: clientSecretOf(ctx.encrypter, row),
+        code,
+        redirectUri: federationCallbackUrl(ctx.config.baseUrl, ic.organization.slug),
+        verifier: pending.verifier,
+        allowInsecure: ctx.config.outboundAllowPrivateNetworks,
+      });
+      const [givenName, ...rest] = (github.name ?? "").split(/\s+/).filter(Boolean);
+      const person: UpstreamPerson = {
+        subject: github.subject,
+        email: github.email,
+        emailVerified: github.emailVerified,
+        givenName: givenName ?? null,
+        familyName: rest.length > 0 ? rest.join(" ") : null,
+        // GitHub says nothing about how the person signed in there.
+        mfa: false,
+      };
+      return signInAs(ctx, ic, row, person, input);
+    } catch (error) {
+      return upstreamError(ctx, row, error, fail);
+    }
+  }
+
+  let config: Oidc.Configuration;
+  try {
+    config = await upstreamConfiguration(ctx, row);
+  } catch (error) {
+    ctx.logger.warn({ err: errorSummary(error), providerId: row.id }, "upstream identity provider unreachable");
+    return fail("unreachable", "upstream_unreachable");
+  }
+  const callback = new URL(federationCallbackUrl(ctx.config.baseUrl, ic.organization.slug));
+  callback.search = input.search.toString();
+  let person: UpstreamPerson;
+  try {
+    const tokens = await oidc.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: pending.verifier,
+      expectedState: state,
+      expectedNonce: pending.nonce,
+      idTokenExpected: true,
+    });
+    const idClaims = tokens.claims();
+    if (!idClaims) return fail("invalid", "no_id_token");
+    let claims: Record<string, unknown> = { ...idClaims };
+    const mapping = claimMappingOf(row);
+    if (claims[mapping.email ?? "email"] === undefined && tokens.access_token && config.serverMetadata().userinfo_endpoint) {
+      // Providers that answer profile claims at userinfo only (Porta among them, when it issues an access token).
+      const userinfo = await oidc.fetchUserInfo(config, tokens.access_token, idClaims.sub);
+      claims = { ...userinfo, ...idClaims };
+    }
+    person = personOf(row, claims);
+    if (row.kind === "apple" && !person.givenName && !person.familyName) {
+      // Apple's ID token has no name; the posted `user` has it, on the first sign-in only.
+      person = { ...person, ...appleFirstSignInName(input.search.get("user")) };
+    }
+  } catch (error) {
+    return upstreamError(ctx, row, error, fail);
+  }
+  return signInAs(ctx, ic, row, person, input);
+}
+
+/** An upstream request that failed: unreachable (502) or an answer that cannot be used (400). */
+function upstreamError(ctx: FederationContext, row: ProviderRow, error: unknown, fail: (reason: FederatedFailure, detail: string) => Promise<CompleteOutcome>) {
+  if (isUnreachable(error)) {
+    ctx.logger.warn({ err: errorSummary(error), providerId: row.id }, "upstream identity provider unreachable");
+    return fail("unreachable", "upstream_unreachable");
+  }
+  ctx.logger.info({ err: errorSummary(error), providerId: row.id }, "upstream sign-in answer refused");
+  return fail("invalid", "invalid_upstream_response");
+}
+
+function isUnreachable(error: unknown): boolean {
+  const text = error instanceof Error ? `${error.name} ${error.message} ${error.cause instanceof Error ? error.cause.message : ""}` : "";
+  return /fetch failed|ECONNREFUSED|ENOTFOUND|EREFUSED|TimeoutError|aborted|special-use|timed out/i.test(text);
+}
+
+type Resolution =
+  | { ok: true; userId: string; plan: SecondFactorPlan | null; linked: boolean; created: boolean }
+  | { ok: false; reason: "no_account" | "unverified_email" | "inactive"; userId?: string };
+
+/**
+ * Which account the upstream person is: an existing link by (provider, subject); otherwise an
+ * account with the same email only when the upstream asserts the email verified (never by an
+ * unverified one: that is how accounts are taken over); otherwise a new account when the
+ * provider creates accounts (also only for a verified email, which then cannot be claimed by
+ * someone else later). All in the transaction that signs in.
+ */
+async function signInAs(
+  ctx: FederationSignIn,
+  ic: InteractionContext,
+  row: ProviderRow,
+  person: UpstreamPerson,
+  input: { meta: RequestMeta; language: string },
+): Promise<CompleteOutcome> {
+  const trust = trustOf(row);
+  const upstreamMfa = trust === "always" || (trust === "when_asserted" && person.mfa);
+  const provider = { id: row.id, name: row.name };
+  const { value: resolution, redirectTo } = await ctx.prove(anonymousActor(input.meta), async (tx): Promise<Proved<Resolution>> => {
+    const resolution = await resolveAccount(tx.db, ic, row, person);
+    if (!resolution.ok) {
+      tx.audit({
+        eventType: "auth.login.failure",
+        organizationId: ic.organization.id,
+        ...(resolution.userId ? { targetType: "user", targetId: resolution.userId } : {}),
+        data: { method: "federated", reason: resolution.reason, clientId: ic.client.id, providerId: row.id, ...(person.email ? { email: person.email } : {}) },
+      });
+      return { value: resolution, proof: null };
+    }
+    const actorData = { organizationId: ic.organization.id, targetType: "user", targetId: resolution.userId } as const;
+    if (resolution.created) tx.audit({ eventType: "user.created", ...actorData, data: { source: "federation", providerId: row.id, provider: row.name } });
+    if (resolution.linked) tx.audit({ eventType: "user.federated_identity.linked", ...actorData, data: { providerId: row.id, provider: row.name, subject: person.subject } });
+    if (!upstreamMfa) {
+      const plan = planForSignIn(await readSecondFactorEnrollment(tx.db, resolution.userId), ic.organization.twoFactorPolicy, stepUpRequested(ic.interaction.params));
+      if (plan) return { value: { ...resolution, plan }, proof: null };
+    }
+    return { value: resolution, proof: { userId: resolution.userId, provider, upstreamMfa } };
+  });
+  if (!resolution.ok) return { kind: "failed", reason: resolution.reason, providerName: row.name };
+  if (redirectTo) return { kind: "redirect", to: redirectTo };
+  if (!resolution.plan) return { kind: "failed", reason: "invalid", providerName: row.name };
+  // The organization's second factor follows an upstream sign-in it does not trust as complete (the flow starts it).
+  return { kind: "second_factor", userId: resolution.userId, plan: resolution.plan, primary: { method: "federated", providerId: row.id, providerName: row.name } };
+}
+
+async function resolveAccount(db: Db, ic: InteractionContext, row: ProviderRow, person: UpstreamPerson): Promise<Resolution> {
+  const linked = await db.federatedIdentity.findUnique({
+    where: { providerId_subject: { providerId: row.id, subject: person.subject } },
+    select: { id: true, user: { select: { id: true, status: true, organizationId: true } } },
+  });
+  if (linked) {
+    if (linked.user.organizationId !== ic.organization.id || linked.user.status !== "active") return { ok: false, reason: "inactive", userId: linked.user.id };
+    await db.federatedIdentity.update({ where: { id: linked.id }, data: { lastUsedAt: new Date(), ...(person.email ? { email: person.email } : {}) } });
+    return { ok: true, userId: linked.user.id, plan: null, linked: false, created: false };
+  }
+  if (!person.email) return { ok: false, reason: "no_account" };
+  const existing = await db.user.findUnique({ where: { organizationId_email: { organizationId: ic.organization.id, email: person.email } }, select: { id: true, status: true } });
+  if (existing) {
+    if (!person.emailVerified) return { ok: false, reason: "unverified_email", userId: existing.id };
+    if (existing.status !== "active") return { ok: false, reason: "inactive", userId: existing.id };
+    await db.federatedIdentity.create({ data: { organizationId: ic.organization.id, userId: existing.id, providerId: row.id, subject: person.subject, email: person.email, lastUsedAt: new Date() } });
+    // The upstream proved the address: the account's email is verified from here on.
+    await db.user.update({ where: { id: existing.id }, data: { emailVerified: true } });
+    return { ok: true, userId: existing.id, plan: null, linked: true, created: false };
+  }
+  if (!row.createAccounts) return { ok: false, reason: "no_account" };
+  if (!person.emailVerified) return { ok: false, reason: "unverified_email" };
+  const user = await db.user.create({
+    data: { organizationId: ic.organization.id, email: person.email, emailVerified: true, givenName: person.givenName, familyName: person.familyName },
+    select: { id: true },
+  });
+  await db.federatedIdentity.create({ data: { organizationId: ic.organization.id, userId: user.id, providerId: row.id, subject: person.subject, email: person.email, lastUsedAt: new Date() } });
+  return { ok: true, userId: user.id, plan: null, linked: true, created: true };
+}
+
+/**
+ * GET {BASE_URL}/{slug}/federation/callback: the address registered at the upstream. It has no
+ * interaction cookie (that cookie's path is the interaction's), so it only finds the interaction
+ * the state belongs to and sends the browser on to that interaction's page with the same query;
+ * there the state is taken and everything is checked. An unknown state counts as a failure of
+ * the client address (checked first, counted after: a state is not guessable, so a few parallel
+ * requests past the limit gain nothing).
+ */
+export async function continueFromCallback(
+  ctx: FederationContext,
+  slug: string,
+  search: URLSearchParams,
+  ip: string | null,
+): Promise<{ kind: "next"; to: string } | { kind: "unknown" } | RateLimited> {
+  const limits: Array<[LimitName, string | null]> = [["federatedLoginIp", ip]];
+  const limit = await checkFailures(ctx, limits);
+  if (!limit.allowed) return { kind: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
+  const organization = await getOrganizationBySlug(ctx.db, ctx.cache, slug);
+  if (!organization || organization.status !== "active") return { kind: "unknown" };
+  const uid = await interactionOfState(ctx, organization.id, search.get("state") ?? "");
+  if (!uid) {
+    await consumeEach(ctx.limits, limits);
+    return { kind: "unknown" };
+  }
+  const next = new URLSearchParams();
+  for (const name of ["code", "state", "iss", "error", "error_description", "session_state", "user"]) {
+    const value = search.get(name);
+    if (value !== null) next.set(name, value.slice(0, 4096));
+  }
+  return { kind: "next", to: `/interaction/${encodeURIComponent(uid)}/federated/return?${next}` };
+}
+
+/** Home-realm discovery: the sign-in at the provider that claims the email's domain, or null when none does. */
+export async function startForEmail(ctx: FederationContext, ic: InteractionContext, email: string, ip: string | null): Promise<StartOutcome | null> {
+  if (!ic.methods.includes("federated")) return null;
+  const provider = await providerForEmail(ctx.db, ic.organization.id, email);
+  if (!provider) return null;
+  return startFederatedSignIn(ctx, ic, { providerId: provider.id, loginHint: email, ip });
+}
+
+/** The login page's buttons (enabled providers) and whether typing an email can find one (home-realm discovery). */
+export async function loginPageProviders(ctx: FederationContext, ic: InteractionContext): Promise<{ providers: Array<{ id: string; name: string }>; discovery: boolean }> {
+  if (!ic.methods.includes("federated")) return { providers: [], discovery: false };
+  const rows = await enabledProviders(ctx.db, ic.organization.id);
+  return { providers: rows.map(({ id, name }) => ({ id, name })), discovery: rows.some((r) => r.domains.length > 0) };
+}
