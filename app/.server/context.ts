@@ -41,6 +41,22 @@ export type Context<C extends CollaboratorName = never> = UnitOfWork & Pick<Coll
 /** What route helpers build and hand down; every narrower Context accepts it. */
 export type FullContext = Context<CollaboratorName>;
 
+/**
+ * For a service that checks outside a transaction and writes in one (the account page checks a
+ * password, a step-up or the sessions in the store first, then writes): its reads go through `db`
+ * without a transaction (it may not audit or enqueue there), and `transaction` runs the write's
+ * unit of work as the same actor. The door builds it (`stagedContext`), the way the Admin API's
+ * `runOperation` picks the transaction, so that no service opens one itself.
+ */
+export type StagedContext<C extends CollaboratorName = never> = Context<C> & {
+  transaction<T>(work: (ctx: Context<C>) => Promise<T>): Promise<T>;
+};
+
+/** What a job's handler is handed (the job table builds it once): a staged context acting as the system, and the queue's retry schedules. */
+export type JobServiceContext<C extends CollaboratorName = never> = StagedContext<C> & {
+  retryScheduleOf(name: JobName): readonly number[];
+};
+
 /** Test-only faults: a hook that throws between a write and its audit entry proves they commit together. */
 export interface FaultHooks {
   beforeAudit?: () => void;
@@ -152,4 +168,17 @@ export async function withReadContext<T>(services: Services, actor: Actor, work:
     if (jobIds.length > 0) await runEffects(services, [() => services.jobs.handOver(jobIds)]);
   }
   return value;
+}
+
+/** What a door hands a service that reads first and writes later (StagedContext): a read context, and writes in a transaction, both as `actor`. */
+export function stagedContext(services: Services, actor: Actor): StagedContext<CollaboratorName> {
+  return { ...readContext(services, actor), transaction: (work) => inTransaction(services, actor, work) };
+}
+
+/** Who acts in a job: the system, with no request behind it. */
+const SYSTEM: Actor = { type: "system", id: null, ip: null, requestId: null };
+
+/** The job table's context for the handlers it registers (JobServiceContext). */
+export function jobServiceContext(services: Services): JobServiceContext<CollaboratorName> {
+  return { ...stagedContext(services, SYSTEM), retryScheduleOf: (name) => services.jobs.retryScheduleOf(name) };
 }

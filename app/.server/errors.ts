@@ -1,7 +1,8 @@
 /**
  * The one family of errors a service throws when a request cannot be done as asked. Each carries
  * the HTTP status, a snake_case `code`, a public `message` and, for invalid input, the fields at
- * fault. Services never build HTTP responses: the Admin API's route helper, the console and the
+ * fault. Errors of one kind (a registration refusal, a refused SVG) are subclasses, so callers
+ * can still tell them apart. Services never build HTTP responses: the Admin API's route helper, the console and the
  * pages map these to their own bodies.
  */
 export interface FieldDetail {
@@ -10,15 +11,20 @@ export interface FieldDetail {
 }
 
 export class AppError extends Error {
+  /** What only the logs may see (an upstream's answer, an internal reason); `message` is what the caller is told. */
+  readonly detail?: string;
+
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
     readonly details?: FieldDetail[],
     readonly headers?: Record<string, string>,
+    options?: { detail?: string; cause?: unknown },
   ) {
-    super(message);
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "AppError";
+    if (options?.detail !== undefined) this.detail = options.detail;
   }
 }
 

@@ -1,5 +1,6 @@
 import { accountJobs } from "./account/jobs";
 import { authJobs } from "./auth/jobs";
+import { jobServiceContext } from "./context";
 import type { JobName } from "./jobs/job";
 import { registerJobs } from "./jobs/job";
 import { backchannelLogoutJob } from "./oidc/features/backchannel-logout-job";
@@ -18,7 +19,16 @@ type Listed = (typeof JOB_TABLE)[number]["name"];
 const everyJobListed: [JobName] extends [Listed] ? ([Listed] extends [JobName] ? true : never) : never = true;
 void everyJobListed;
 
-/** Registers every handler, once per process before the workers start. */
+/** What each job's handler is handed: the sign-in's and the provider's jobs still the Services bag, the others a context. */
+const JOBS_ON_SERVICES = [...authJobs, backchannelLogoutJob] as const;
+const JOBS_ON_CONTEXT = [...accountJobs, webhookJob] as const;
+/** Every listed job is in one of the two, so every one gets its handler (checked by tsc). */
+type Handed = (typeof JOBS_ON_SERVICES)[number]["name"] | (typeof JOBS_ON_CONTEXT)[number]["name"];
+const everyJobHanded: [Listed] extends [Handed] ? true : never = true;
+void everyJobHanded;
+
+/** Registers every handler, once per process before the workers start; the context-handed jobs act as the system. */
 export function registerJobHandlers(services: Services): void {
-  registerJobs(services.jobs, JOB_TABLE, services);
+  registerJobs(services.jobs, JOBS_ON_SERVICES, services);
+  registerJobs(services.jobs, JOBS_ON_CONTEXT, jobServiceContext(services));
 }

@@ -74,7 +74,7 @@ export async function serve({ config, dataDirLock }: Preflight): Promise<void> {
     try {
       await assertPostgresReachable(config.databaseUrl);
     } catch (error) {
-      if (error instanceof DatabaseUnavailableError) fail(`database error: ${error.message}`);
+      if (error instanceof DatabaseUnavailableError) fail(`database error: ${error.detail}`);
       throw error;
     }
   }
@@ -85,7 +85,7 @@ export async function serve({ config, dataDirLock }: Preflight): Promise<void> {
     porta = await startPorta(config, logger, dataDirLock ? { dataDirLock } : {});
   } catch (error) {
     if (error instanceof ConfigError) fail(`configuration error: ${error.message}`);
-    if (error instanceof DatabaseUnavailableError) fail(`database error: ${error.message}`);
+    if (error instanceof DatabaseUnavailableError) fail(`database error: ${error.detail}`);
     if (error instanceof MigrationError) fail(error.message);
     if (error instanceof Error) fail(`cannot start: ${error.message}`);
     throw error;
@@ -154,7 +154,7 @@ export async function migrate(env: NodeJS.ProcessEnv = process.env): Promise<voi
       await db.close();
     }
   } catch (error) {
-    if (error instanceof DatabaseUnavailableError) fail(`database error: ${error.message}`);
+    if (error instanceof DatabaseUnavailableError) fail(`database error: ${error.detail}`);
     if (error instanceof MigrationError) fail(error.message);
     throw error;
   } finally {

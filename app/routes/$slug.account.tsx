@@ -45,7 +45,7 @@ export async function loader(args: LoaderFunctionArgs) {
   const search = new URL(args.request.url).searchParams;
   const notice = NOTICES.find((n) => n === search.get("done")) ?? null;
   const count = Number(search.get("count") ?? 0) || 0;
-  const overview = await accountOverview(args.context.services, page.access, page.frame.language);
+  const overview = await accountOverview(page.ctx, page.access, page.frame.language);
   return data({ view: "account" as const, ...page.frame, ...overview, notice, count }, { headers: NO_STORE });
 }
 
@@ -74,16 +74,15 @@ function passwordAnswer(page: OpenAccountPage, outcome: PasswordOutcome, notice:
 export async function action(args: ActionFunctionArgs) {
   const page = await openAccountPage(args, "overview");
   if (!page.open) return page.response;
-  const { services } = args.context;
-  const { access, form, meta } = page;
+  const { access, form, ctx } = page;
   const text = (name: string) => String(form.get(name) ?? "");
   switch (form.get("intent")) {
     case "profile": {
-      const outcome = await updateProfile(services, access, { givenName: text("givenName"), familyName: text("familyName"), locale: text("locale") }, meta);
+      const outcome = await updateProfile(ctx, access, { givenName: text("givenName"), familyName: text("familyName"), locale: text("locale") });
       return outcome.ok ? done(page, "profile") : data({ view: "profile" as const, fields: outcome.fields }, { status: 422, headers: NO_STORE });
     }
     case "email": {
-      const outcome = await requestEmailChange(services, access, { newEmail: form.get("newEmail"), language: page.frame.language }, meta);
+      const outcome = await requestEmailChange(ctx, access, { newEmail: form.get("newEmail"), language: page.frame.language });
       if (outcome.ok) return done(page, "email_sent");
       if (outcome.reason === "step_up") return stepUp(args.context, page, "overview");
       if (outcome.reason === "rate_limited") {
@@ -92,51 +91,51 @@ export async function action(args: ActionFunctionArgs) {
       return data({ view: "email" as const, error: outcome.problem }, { status: 422, headers: NO_STORE });
     }
     case "password": {
-      const input = { next: text("newPassword"), endOtherSessions: form.get("endOtherSessions") === "on", meta };
-      return passwordAnswer(page, await changePassword(services, access, { ...input, current: text("currentPassword") }), "password", args.context);
+      const input = { next: text("newPassword"), endOtherSessions: form.get("endOtherSessions") === "on" };
+      return passwordAnswer(page, await changePassword(ctx, access, { ...input, current: text("currentPassword") }), "password", args.context);
     }
     case "set-password":
-      return passwordAnswer(page, await setFirstPassword(services, access, { next: text("newPassword"), endOtherSessions: form.get("endOtherSessions") === "on", meta }), "password_set", args.context);
+      return passwordAnswer(page, await setFirstPassword(ctx, access, { next: text("newPassword"), endOtherSessions: form.get("endOtherSessions") === "on" }), "password_set", args.context);
     case "email-codes": {
       const on = text("value") === "on";
-      const outcome = await setEmailCodes(services, access, on, meta);
+      const outcome = await setEmailCodes(ctx, access, on);
       if (outcome.ok) return done(page, on ? "email_on" : "email_off");
       return outcome.reason === "step_up" ? stepUp(args.context, page, "overview") : refused(403, "notAllowed");
     }
     case "totp-remove": {
-      const outcome = await removeTotp(services, access, meta);
+      const outcome = await removeTotp(ctx, access);
       if (outcome.ok) return done(page, "totp_removed");
       return outcome.reason === "step_up" ? stepUp(args.context, page, "overview") : refused(403, "notAllowed");
     }
     case "recovery-codes": {
-      const outcome = await regenerateRecoveryCodes(services, access, meta);
+      const outcome = await regenerateRecoveryCodes(ctx, access);
       // Shown once, in this answer: never in a URL or a redirect.
       if (outcome.ok) return data({ view: "codes" as const, codes: outcome.codes }, { headers: NO_STORE });
       return outcome.reason === "step_up" ? stepUp(args.context, page, "overview") : refused(403, "notAllowed");
     }
     case "passkey-rename": {
-      const outcome = await renameAccountPasskey(services, access, text("passkey"), text("name"), meta);
+      const outcome = await renameAccountPasskey(ctx, access, text("passkey"), text("name"));
       if (outcome.ok) return done(page, "passkey_renamed");
       if (outcome.reason === "step_up") return stepUp(args.context, page, "overview");
       return outcome.reason === "invalid_name" ? refused(422, "passkeyName") : refused(404, "gone");
     }
     case "passkey-remove": {
-      const outcome = await removeAccountPasskey(services, access, text("passkey"), meta);
+      const outcome = await removeAccountPasskey(ctx, access, text("passkey"));
       if (outcome.ok) return done(page, "passkey_removed");
       if (outcome.reason === "step_up") return stepUp(args.context, page, "overview");
       return outcome.reason === "not_allowed" ? refused(403, "notAllowed") : refused(404, "gone");
     }
     case "federated-remove": {
-      const outcome = await removeAccountLink(services, access, text("link"), meta);
+      const outcome = await removeAccountLink(ctx, access, text("link"));
       if (outcome.ok) return done(page, "link_removed");
       return outcome.reason === "step_up" ? stepUp(args.context, page, "overview") : refused(404, "gone");
     }
     case "end-session": {
-      const outcome = await endAccountSession(services, access, text("session"), meta);
+      const outcome = await endAccountSession(ctx, access, text("session"));
       return outcome.ok ? done(page, "session_ended") : refused(outcome.reason === "current" ? 409 : 404, "gone");
     }
     case "end-other-sessions":
-      return done(page, "others_ended", await endOtherAccountSessions(services, access, meta));
+      return done(page, "others_ended", await endOtherAccountSessions(ctx, access));
     default:
       return data({ view: "refused" as const, error: "notAllowed" as const }, { status: 400, headers: NO_STORE });
   }

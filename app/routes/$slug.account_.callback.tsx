@@ -28,7 +28,7 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
   if (!tenant || tenant.organization.status !== "active") return data({ view: "unknown" as const, language }, { status: 404, headers: NO_STORE });
   const orgSlug = tenant.organization.slug;
   if (search.has("error") || !search.has("code")) {
-    const retry = accountSignInUrl(services, orgSlug, { returnTo: "overview", uiLocales: language });
+    const retry = accountSignInUrl(services.config.baseUrl, orgSlug, { returnTo: "overview", uiLocales: language });
     return data({ view: "failed" as const, language, branding: brandingOf(tenant.organization), retry }, { status: 400, headers: NO_STORE });
   }
   await discardAccountCode(tenant, search.get("code"));

@@ -4,6 +4,7 @@ import { useTranslation } from "react-i18next";
 import { AuthCard, FormMessage } from "~/components/auth-card";
 import { pageTitle } from "~/i18n/page-title";
 import { confirmEmailChange, findEmailChangeLink } from "~/.server/account/email";
+import { accountContext, anonymousAccountContext } from "~/.server/account/page";
 import { readForm } from "~/.server/http/form";
 import { resolveLanguage } from "~/.server/i18n";
 import { brandingForSlug, brandingOf } from "~/.server/branding/pages";
@@ -32,7 +33,7 @@ async function ending(context: LoaderFunctionArgs["context"], slug: string, view
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const language = await languageOf(request);
   const token = new URL(request.url).searchParams.get("token") ?? "";
-  const link = await findEmailChangeLink(context.services, params.slug!, token);
+  const link = await findEmailChangeLink(anonymousAccountContext(context), params.slug!, token);
   if (link.status !== "usable") return ending(context, params.slug!, link.status === "unknown" ? "invalid" : link.status, language);
   return data(
     {
@@ -51,10 +52,10 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
 export async function action({ request, params, context }: ActionFunctionArgs) {
   const language = await languageOf(request);
   const form = await readForm(request);
-  const link = await findEmailChangeLink(context.services, params.slug!, String(form.get("token") ?? ""));
+  const link = await findEmailChangeLink(anonymousAccountContext(context), params.slug!, String(form.get("token") ?? ""));
   if (link.status !== "usable") return ending(context, params.slug!, link.status === "unknown" ? "invalid" : link.status, language);
   if (!context.services.csrf.verify(csrfKey(link.id), form.get("csrf"))) return ending(context, params.slug!, "invalid", language);
-  const outcome = await confirmEmailChange(context.services, link, { ip: context.req.ip ?? null, requestId: context.requestId });
+  const outcome = await confirmEmailChange(accountContext(context, link.userId), link);
   if (!outcome.ok) return ending(context, params.slug!, outcome.reason === "taken" ? "taken" : "used", language);
   // An explicit 200: the loader Remix runs after the action no longer finds a usable link.
   return data({ view: "done" as const, language, branding: brandingOf(link.organization), account: `/${link.organization.slug}/account`, email: outcome.email }, { status: 200, headers: NO_STORE });

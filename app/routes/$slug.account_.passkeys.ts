@@ -2,6 +2,7 @@ import type { ActionFunctionArgs } from "@remix-run/node";
 import { openAccountPage } from "~/.server/account/page";
 import { addAccountPasskey, beginAccountPasskey } from "~/.server/account/passkeys";
 import { stepUpUrl } from "~/.server/account/session";
+import { passkeyContext } from "~/.server/passkeys/service";
 import { NO_STORE } from "~/.server/sign-in/page";
 
 /**
@@ -15,13 +16,15 @@ export async function action(args: ActionFunctionArgs) {
   if (!page.open) return Response.json({ error: "expired" }, { status: 403, headers: NO_STORE });
   const { services } = args.context;
   const { access, form, meta } = page;
+  // The passkey service's own context shape (its writes name their actor): the account page builds it from the services.
+  const ctx = passkeyContext(services, meta);
   const outcome =
     form.get("intent") === "options"
-      ? await beginAccountPasskey(services, access)
-      : await addAccountPasskey(services, access, { credential: form.get("credential"), name: String(form.get("name") ?? ""), meta });
+      ? await beginAccountPasskey(ctx, access)
+      : await addAccountPasskey(ctx, access, { credential: form.get("credential"), name: String(form.get("name") ?? ""), meta });
   if (outcome.ok) return Response.json("options" in outcome ? { options: outcome.options } : { added: outcome.passkey.id }, { headers: NO_STORE });
   if (outcome.reason === "step_up") {
-    return Response.json({ error: "step_up", stepUpUrl: stepUpUrl(services, access, page.frame.language, "overview") }, { status: 403, headers: NO_STORE });
+    return Response.json({ error: "step_up", stepUpUrl: stepUpUrl(services.config.baseUrl, access, page.frame.language, "overview") }, { status: 403, headers: NO_STORE });
   }
   return Response.json({ error: outcome.reason }, { status: outcome.reason === "limit" ? 409 : 422, headers: NO_STORE });
 }

@@ -25,7 +25,7 @@ export async function loader(args: LoaderFunctionArgs) {
   const page = await openAccountPage(args, "two-factor");
   if (!page.open) return page.response;
   const { services } = args.context;
-  const shell = { ...page.frame, signOutUrl: accountSignOutUrl(services, page.frame.slug) };
+  const shell = { ...page.frame, signOutUrl: accountSignOutUrl(services.config.baseUrl, page.frame.slug) };
   // Remix renders the action's answer (the recovery codes) with this loader run after it: no new secret then.
   if (isAfterAction(args.context)) return data({ view: "after" as const, ...shell, secret: "", qr: "" }, { headers: NO_STORE });
   if (!mayOpenSensitive(page.access)) return stepUp(args.context, page, "two-factor");

@@ -1,7 +1,7 @@
 import { data, type HeadersFunction, type LoaderFunctionArgs } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { LinkifiedText } from "~/components/linkified-text";
-import { getDevOutboxMessage } from "~/.server/mail/dev-outbox";
+import { requireDevOutboxMessage } from "~/.server/mail/dev-outbox";
 
 const NO_STORE = { "Cache-Control": "no-store" };
 
@@ -9,7 +9,7 @@ export const headers: HeadersFunction = () => NO_STORE;
 
 /** GET /dev/outbox/:id: one message, its HTML part in a sandboxed frame and its text part. */
 export async function loader({ context, params }: LoaderFunctionArgs) {
-  return data({ message: await getDevOutboxMessage(context, params.id) }, { headers: NO_STORE });
+  return data({ message: await requireDevOutboxMessage(context, params.id) }, { headers: NO_STORE });
 }
 
 export default function DevOutboxMessage() {

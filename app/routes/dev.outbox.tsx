@@ -1,6 +1,6 @@
 import { data, type HeadersFunction, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Link, Outlet, useLoaderData, useParams } from "@remix-run/react";
-import { getDevOutboxList } from "~/.server/mail/dev-outbox";
+import { requireDevOutboxList } from "~/.server/mail/dev-outbox";
 
 const NO_STORE = { "Cache-Control": "no-store" };
 
@@ -10,7 +10,7 @@ export const headers: HeadersFunction = () => NO_STORE;
 
 /** GET /dev/outbox: mail Porta would have sent, while SMTP_HOST is unset (loopback requests only). */
 export async function loader({ context }: LoaderFunctionArgs) {
-  return data(await getDevOutboxList(context), { headers: NO_STORE });
+  return data(await requireDevOutboxList(context), { headers: NO_STORE });
 }
 
 export default function DevOutbox() {

@@ -1,5 +1,5 @@
 import type { AuditEventType } from "~/schemas/audit-events";
-import type { Services } from "../services";
+import type { Context } from "../context";
 import type { SignedIn } from "./session";
 
 /**
@@ -48,8 +48,8 @@ export interface SecurityEvent {
 
 export const RECENT_EVENTS = 20;
 
-export async function recentSecurityEvents(services: Services, access: SignedIn): Promise<SecurityEvent[]> {
-  const rows = await services.db.prisma.auditEntry.findMany({
+export async function recentSecurityEvents(ctx: Context, access: SignedIn): Promise<SecurityEvent[]> {
+  const rows = await ctx.db.auditEntry.findMany({
     where: { targetType: "user", targetId: access.user.id, organizationId: access.organization.id, eventType: { in: [...SECURITY_EVENTS] } },
     orderBy: { createdAt: "desc" },
     take: RECENT_EVENTS,

@@ -1,15 +1,13 @@
 import type { Organization } from "~/generated/prisma/client";
 import { EmailSchema } from "~/schemas/email";
 import { isRepresentableText } from "~/schemas/text";
-import { userActor, type RequestMeta } from "../auth/actors";
 import { EMAIL_CHANGE_TTL_MINUTES, emailChangeUrl } from "../auth/email-links";
-import { inTransaction } from "../context";
+import type { Context, JobServiceContext, StagedContext } from "../context";
 import { invalidateUser } from "../directory/users";
 import type { JobContext, JobPayloads } from "../jobs/queue";
 import { sendBrandedEmail } from "../mail/send";
 import { accountPageUrl } from "../oidc/storage/account-client";
 import { consumeEach } from "../rate-limit/limiters";
-import type { Services } from "../services";
 import { maySubmitSensitive, type SignedIn } from "./session";
 
 /**
@@ -34,7 +32,11 @@ export type EmailChangeRequest =
 export const emailChangeLimitKey = (organizationId: string, userId: string) => `email-change:${organizationId}:${userId}`;
 export const emailChangeAddressKey = (ip: string) => `email-change:${ip}`;
 
-export async function requestEmailChange(services: Services, access: SignedIn, input: { newEmail: unknown; language: string }, meta: RequestMeta): Promise<EmailChangeRequest> {
+export async function requestEmailChange(
+  staged: StagedContext<"limits" | "tokens" | "logger">,
+  access: SignedIn,
+  input: { newEmail: unknown; language: string },
+): Promise<EmailChangeRequest> {
   if (typeof input.newEmail !== "string" || !isRepresentableText(input.newEmail)) return { ok: false, reason: "field", problem: "unstorable" };
   const parsed = EmailSchema.safeParse(input.newEmail);
   if (!parsed.success) return { ok: false, reason: "field", problem: "invalid" };
@@ -42,13 +44,14 @@ export async function requestEmailChange(services: Services, access: SignedIn, i
   const { user, organization } = access;
   if (newEmail === user.email.toLowerCase()) return { ok: false, reason: "field", problem: "same" };
   if (!maySubmitSensitive(access)) return { ok: false, reason: "step_up" };
-  const limit = await consumeEach(services.limits, [
+  const { ip } = staged.actor;
+  const limit = await consumeEach(staged.limits, [
     ["passwordReset", emailChangeLimitKey(organization.id, user.id)],
-    ["passwordResetIp", meta.ip === null ? null : emailChangeAddressKey(meta.ip)],
+    ["passwordResetIp", ip === null ? null : emailChangeAddressKey(ip)],
   ]);
   if (!limit.allowed) return { ok: false, reason: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
-  const taken = await services.db.prisma.user.findUnique({ where: { organizationId_email: { organizationId: organization.id, email: newEmail } }, select: { id: true } });
-  await inTransaction(services, userActor(user.id, meta), async (ctx) => {
+  const taken = await staged.db.user.findUnique({ where: { organizationId_email: { organizationId: organization.id, email: newEmail } }, select: { id: true } });
+  await staged.transaction(async (ctx) => {
     const now = new Date();
     await ctx.db.emailChangeToken.updateMany({ where: { userId: user.id, consumedAt: null }, data: { consumedAt: now } });
     const payload = { organizationId: organization.id, userId: user.id, newEmail, language: input.language };
@@ -58,7 +61,7 @@ export async function requestEmailChange(services: Services, access: SignedIn, i
         await ctx.db.emailChangeToken.create({
           data: {
             jobId,
-            tokenHash: ctx.tokens.hash(services.tokens.derive("email-change", jobId)),
+            tokenHash: ctx.tokens.hash(ctx.tokens.derive("email-change", jobId)),
             organizationId: organization.id,
             userId: user.id,
             newEmail,
@@ -74,8 +77,8 @@ export async function requestEmailChange(services: Services, access: SignedIn, i
 }
 
 /** The address a change is waiting on, while its link works: the page says where to look. */
-export async function pendingEmailChange(services: Services, userId: string): Promise<string | null> {
-  const row = await services.db.prisma.emailChangeToken.findFirst({
+export async function pendingEmailChange(ctx: Context, userId: string): Promise<string | null> {
+  const row = await ctx.db.emailChangeToken.findFirst({
     where: { userId, consumedAt: null, expiresAt: { gt: new Date() } },
     orderBy: { createdAt: "desc" },
     select: { newEmail: true },
@@ -84,18 +87,18 @@ export async function pendingEmailChange(services: Services, userId: string): Pr
 }
 
 /** Mails the link whose token the request stored; a link ended meanwhile (a newer request, used) is not sent. */
-export async function sendEmailChangeJob(services: Services, data: JobPayloads["email-change"], job: JobContext): Promise<void> {
-  const row = await services.db.prisma.emailChangeToken.findUnique({ where: { jobId: job.id }, include: { organization: true, user: { select: { status: true, locale: true } } } });
+export async function sendEmailChangeJob(ctx: JobServiceContext<"mailer" | "config" | "tokens">, data: JobPayloads["email-change"], job: JobContext): Promise<void> {
+  const row = await ctx.db.emailChangeToken.findUnique({ where: { jobId: job.id }, include: { organization: true, user: { select: { status: true, locale: true } } } });
   if (!row || row.consumedAt || row.expiresAt <= new Date() || row.user.status !== "active" || row.organization.status !== "active") return;
   const language = row.user.locale ?? data.language;
-  await sendBrandedEmail(services.mailer, {
+  await sendBrandedEmail(ctx.mailer, {
     to: row.newEmail,
     organization: row.organization,
-    accountUrl: accountPageUrl(services.config.baseUrl, row.organization.slug),
+    accountUrl: accountPageUrl(ctx.config.baseUrl, row.organization.slug),
     language,
     template: {
       kind: "email-change",
-      link: emailChangeUrl(services.config.baseUrl, { organizationSlug: row.organization.slug, token: services.tokens.derive("email-change", job.id), language }),
+      link: emailChangeUrl(ctx.config.baseUrl, { organizationSlug: row.organization.slug, token: ctx.tokens.derive("email-change", job.id), language }),
       newEmail: row.newEmail,
       expiresMinutes: Math.max(1, Math.round((row.expiresAt.getTime() - row.createdAt.getTime()) / 60_000)),
     },
@@ -103,13 +106,13 @@ export async function sendEmailChangeJob(services: Services, data: JobPayloads["
 }
 
 /** Tells the current address; sent whatever becomes of the change, to the address the account had then or has now. */
-export async function sendEmailChangeNoticeJob(services: Services, data: JobPayloads["email-change-notice"]): Promise<void> {
-  const user = await services.db.prisma.user.findUnique({ where: { id: data.userId }, select: { email: true, locale: true, status: true, organization: true } });
+export async function sendEmailChangeNoticeJob(ctx: JobServiceContext<"mailer" | "config">, data: JobPayloads["email-change-notice"]): Promise<void> {
+  const user = await ctx.db.user.findUnique({ where: { id: data.userId }, select: { email: true, locale: true, status: true, organization: true } });
   if (!user || user.status !== "active" || user.organization.status !== "active" || user.email.toLowerCase() === data.newEmail) return;
-  await sendBrandedEmail(services.mailer, {
+  await sendBrandedEmail(ctx.mailer, {
     to: user.email,
     organization: user.organization,
-    accountUrl: accountPageUrl(services.config.baseUrl, user.organization.slug),
+    accountUrl: accountPageUrl(ctx.config.baseUrl, user.organization.slug),
     language: user.locale ?? data.language,
     template: { kind: "email-change-notice", newEmail: data.newEmail },
   });
@@ -127,9 +130,9 @@ export interface FoundEmailChangeLink {
 }
 export type EmailChangeLink = { status: "unknown" } | ({ status: "usable" | "used" | "expired" } & FoundEmailChangeLink);
 
-export async function findEmailChangeLink(services: Services, organizationSlug: string, token: string): Promise<EmailChangeLink> {
+export async function findEmailChangeLink(ctx: Context<"tokens">, organizationSlug: string, token: string): Promise<EmailChangeLink> {
   if (token.length < 20 || token.length > 100) return { status: "unknown" };
-  const row = await services.db.prisma.emailChangeToken.findUnique({ where: { tokenHash: services.tokens.hash(token) }, include: { organization: true } });
+  const row = await ctx.db.emailChangeToken.findUnique({ where: { tokenHash: ctx.tokens.hash(token) }, include: { organization: true } });
   if (!row || row.organization.slug !== organizationSlug.toLowerCase() || row.organization.status !== "active") return { status: "unknown" };
   const status = row.consumedAt ? "used" : row.expiresAt <= new Date() ? "expired" : "usable";
   return { status, id: row.id, userId: row.userId, newEmail: row.newEmail, organization: row.organization };
@@ -141,10 +144,10 @@ export type EmailChangeOutcome = { ok: true; email: string } | { ok: false; reas
  * The change itself: the used link, the new address (verified: the link proved it receives mail)
  * and the `account.email_changed` entry commit together. Sessions stay: the person is the same.
  */
-export async function confirmEmailChange(services: Services, link: FoundEmailChangeLink, meta: RequestMeta): Promise<EmailChangeOutcome> {
-  const user = await services.db.prisma.user.findUnique({ where: { id: link.userId }, select: { email: true, status: true } });
+export async function confirmEmailChange(staged: StagedContext<"cache">, link: FoundEmailChangeLink): Promise<EmailChangeOutcome> {
+  const user = await staged.db.user.findUnique({ where: { id: link.userId }, select: { email: true, status: true } });
   if (!user || user.status !== "active") return { ok: false, reason: "invalid_token" };
-  return inTransaction(services, userActor(link.userId, meta), async (ctx): Promise<EmailChangeOutcome> => {
+  return staged.transaction(async (ctx): Promise<EmailChangeOutcome> => {
     const now = new Date();
     const consumed = await ctx.db.emailChangeToken.updateMany({ where: { id: link.id, consumedAt: null, expiresAt: { gt: now } }, data: { consumedAt: now } });
     if (consumed.count !== 1) return { ok: false, reason: "invalid_token" };

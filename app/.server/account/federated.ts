@@ -1,22 +1,20 @@
 import type { FederatedIdentity } from "~/schemas/identity-provider";
 import { UuidSchema } from "~/schemas/uuid";
-import { userActor, type RequestMeta } from "../auth/actors";
-import { inTransaction } from "../context";
+import type { Context, StagedContext } from "../context";
 import { deleteUserLink, listUserLinks } from "../federation/links";
-import type { Services } from "../services";
 import { maySubmitSensitive, type SignedIn } from "./session";
 
 /** A person's links to upstream identity providers on the account page (decision 046). */
-export function readAccountLinks(services: Services, access: SignedIn): Promise<FederatedIdentity[]> {
-  return listUserLinks(services.db.prisma, access.user.id);
+export function readAccountLinks(ctx: Context, access: SignedIn): Promise<FederatedIdentity[]> {
+  return listUserLinks(ctx.db, access.user.id);
 }
 
 /** Removing a way to sign in is sensitive: it needs a recent sign-in, like removing a passkey. */
-export async function removeAccountLink(services: Services, access: SignedIn, linkId: string, meta: RequestMeta): Promise<{ ok: true } | { ok: false; reason: "step_up" | "not_found" }> {
+export async function removeAccountLink(staged: StagedContext, access: SignedIn, linkId: string): Promise<{ ok: true } | { ok: false; reason: "step_up" | "not_found" }> {
   if (!maySubmitSensitive(access)) return { ok: false, reason: "step_up" };
   if (!UuidSchema.safeParse(linkId).success) return { ok: false, reason: "not_found" };
   const userId = access.user.id;
-  return inTransaction(services, userActor(userId, meta), async (ctx) => {
+  return staged.transaction(async (ctx) => {
     const removed = await deleteUserLink(ctx.db, userId, linkId);
     if (!removed) return { ok: false as const, reason: "not_found" as const };
     ctx.audit({

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { JobServiceContext } from "../context";
 import { defineJob } from "../jobs/job";
 import { mailExpiry } from "../mail/mail-jobs";
 import { sendEmailChangeJob, sendEmailChangeNoticeJob } from "./email";
@@ -15,7 +16,15 @@ declare module "../jobs/job" {
   }
 }
 
+/** What the mails and their expiry (which reads the settings and audits) are handed. */
+type EmailChangeJobContext = JobServiceContext<"mailer" | "config" | "tokens" | "settings">;
+
 export const accountJobs = [
-  defineJob({ name: "email-change", payload: emailChangePayload, handler: sendEmailChangeJob, expiry: mailExpiry("email-change") }),
-  defineJob({ name: "email-change-notice", payload: emailChangePayload, handler: sendEmailChangeNoticeJob, expiry: mailExpiry("email-change-notice") }),
+  defineJob<"email-change", EmailChangeJobContext>({ name: "email-change", payload: emailChangePayload, handler: sendEmailChangeJob, expiry: mailExpiry("email-change") }),
+  defineJob<"email-change-notice", EmailChangeJobContext>({
+    name: "email-change-notice",
+    payload: emailChangePayload,
+    handler: sendEmailChangeNoticeJob,
+    expiry: mailExpiry("email-change-notice"),
+  }),
 ] as const;

@@ -1,5 +1,5 @@
 import type { Language } from "~/i18n/config";
-import type { Services } from "../services";
+import type { Context } from "../context";
 import { recentSecurityEvents } from "./activity";
 import { pendingEmailChange } from "./email";
 import { formatWhen } from "./page";
@@ -11,16 +11,16 @@ import { listAccountSessions } from "./sessions";
 import { readTwoFactorChoices } from "./two-factor";
 
 /** Everything the account page shows, read in parallel, with dates already in the page's language. */
-export async function accountOverview(services: Services, access: SignedIn, language: Language) {
+export async function accountOverview(ctx: Context<"store" | "cache" | "settings" | "config">, access: SignedIn, language: Language) {
   const [password, twoFactor, sessions, events, minLength, pendingEmail, passkeys, links] = await Promise.all([
-    hasPassword(services, access),
-    readTwoFactorChoices(services, access),
-    listAccountSessions(services, access),
-    recentSecurityEvents(services, access),
-    services.settings.get("auth.passwordMinLength"),
-    pendingEmailChange(services, access.user.id),
-    readAccountPasskeys(services, access),
-    readAccountLinks(services, access),
+    hasPassword(ctx, access),
+    readTwoFactorChoices(ctx, access),
+    listAccountSessions(ctx, access),
+    recentSecurityEvents(ctx, access),
+    ctx.settings.get("auth.passwordMinLength"),
+    pendingEmailChange(ctx, access.user.id),
+    readAccountPasskeys(ctx, access),
+    readAccountLinks(ctx, access),
   ]);
   const { user } = access;
   return {
@@ -46,8 +46,8 @@ export async function accountOverview(services: Services, access: SignedIn, lang
     events: events.map((e) => ({ ...e, at: formatWhen(language, e.at)! })),
     fresh: mayOpenSensitive(access),
     stepUpMinutes: STEP_UP_OPEN_SECONDS / 60,
-    stepUpUrl: stepUpUrl(services, access, language, "overview"),
-    signOutUrl: accountSignOutUrl(services, access.organization.slug),
+    stepUpUrl: stepUpUrl(ctx.config.baseUrl, access, language, "overview"),
+    signOutUrl: accountSignOutUrl(ctx.config.baseUrl, access.organization.slug),
   };
 }
 

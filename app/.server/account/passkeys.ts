@@ -1,22 +1,22 @@
 import { createHash } from "node:crypto";
 import type { PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
 import { UuidSchema } from "~/schemas/uuid";
-import { userActor, type RequestMeta } from "../auth/actors";
-import { inTransaction } from "../context";
+import type { RequestMeta } from "../auth/actors";
+import type { Context, StagedContext } from "../context";
 import {
+  beginRegistration,
+  completeRegistration,
   deletePasskey,
-  finishRegistration,
   listPasskeys,
   parseCredential,
   RegistrationResponseSchema,
   renamePasskey,
-  startRegistration,
   MAX_PASSKEYS_PER_USER,
   type ChallengeBinding,
   type PasskeyOwner,
+  type PasskeyContext,
   type PasskeySummary,
 } from "../passkeys/service";
-import type { Services } from "../services";
 import { maySubmitSensitive, type SignedIn } from "./session";
 
 /**
@@ -31,8 +31,8 @@ export interface AccountPasskeys {
   mayRemove: boolean;
 }
 
-export async function readAccountPasskeys(services: Services, access: SignedIn): Promise<AccountPasskeys> {
-  const list = await listPasskeys(services.db.prisma, access.user.id);
+export async function readAccountPasskeys(ctx: Context, access: SignedIn): Promise<AccountPasskeys> {
+  const list = await listPasskeys(ctx.db, access.user.id);
   return { list, max: MAX_PASSKEYS_PER_USER, mayAdd: list.length < MAX_PASSKEYS_PER_USER, mayRemove: access.organization.twoFactorPolicy !== "required_passkey" || list.length > 1 };
 }
 
@@ -43,13 +43,13 @@ const ownerOf = (access: SignedIn): PasskeyOwner => ({ organization: access.orga
 
 export type PasskeyRefusal = { ok: false; reason: "step_up" | "limit" | "invalid" | "duplicate" | "not_found" | "not_allowed" | "invalid_name" };
 
-export async function beginAccountPasskey(services: Services, access: SignedIn): Promise<{ ok: true; options: PublicKeyCredentialCreationOptionsJSON } | PasskeyRefusal> {
+export async function beginAccountPasskey(ctx: PasskeyContext, access: SignedIn): Promise<{ ok: true; options: PublicKeyCredentialCreationOptionsJSON } | PasskeyRefusal> {
   if (!maySubmitSensitive(access)) return { ok: false, reason: "step_up" };
-  return startRegistration(services, ownerOf(access), registerBinding(access));
+  return beginRegistration(ctx, ownerOf(access), registerBinding(access));
 }
 
 export async function addAccountPasskey(
-  services: Services,
+  ctx: PasskeyContext,
   access: SignedIn,
   input: { credential: unknown; name: string; meta: RequestMeta },
 ): Promise<{ ok: true; passkey: PasskeySummary } | PasskeyRefusal> {
@@ -57,23 +57,23 @@ export async function addAccountPasskey(
   const response = parseCredential(RegistrationResponseSchema, input.credential);
   if (!response) return { ok: false, reason: "invalid" };
   // The schema checked the shape; the library checks everything inside it.
-  return finishRegistration(services, ownerOf(access), registerBinding(access), { response: response as unknown as RegistrationResponseJSON, name: input.name, meta: input.meta });
+  return completeRegistration(ctx, ownerOf(access), registerBinding(access), { response: response as unknown as RegistrationResponseJSON, name: input.name, meta: input.meta });
 }
 
-export async function renameAccountPasskey(services: Services, access: SignedIn, passkeyId: string, name: string, meta: RequestMeta): Promise<{ ok: true } | PasskeyRefusal> {
+export async function renameAccountPasskey(staged: StagedContext, access: SignedIn, passkeyId: string, name: string): Promise<{ ok: true } | PasskeyRefusal> {
   if (!maySubmitSensitive(access)) return { ok: false, reason: "step_up" };
   if (!UuidSchema.safeParse(passkeyId).success) return { ok: false, reason: "not_found" };
-  return inTransaction(services, userActor(access.user.id, meta), (ctx) =>
+  return staged.transaction((ctx) =>
     renamePasskey(ctx, { organizationId: access.organization.id, userId: access.user.id }, passkeyId, name),
   );
 }
 
-export async function removeAccountPasskey(services: Services, access: SignedIn, passkeyId: string, meta: RequestMeta): Promise<{ ok: true } | PasskeyRefusal> {
+export async function removeAccountPasskey(staged: StagedContext, access: SignedIn, passkeyId: string): Promise<{ ok: true } | PasskeyRefusal> {
   if (!maySubmitSensitive(access)) return { ok: false, reason: "step_up" };
   if (!UuidSchema.safeParse(passkeyId).success) return { ok: false, reason: "not_found" };
   const userId = access.user.id;
   const organizationId = access.organization.id;
-  return inTransaction(services, userActor(userId, meta), async (ctx) => {
+  return staged.transaction(async (ctx) => {
     if (access.organization.twoFactorPolicy === "required_passkey" && (await ctx.db.passkey.count({ where: { userId } })) <= 1) return { ok: false as const, reason: "not_allowed" as const };
     const removed = await deletePasskey(ctx.db, { organizationId, userId }, passkeyId);
     if (!removed) return { ok: false as const, reason: "not_found" as const };

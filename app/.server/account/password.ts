@@ -1,10 +1,8 @@
 import { normalizeEmail } from "~/schemas/email";
-import { userActor, type RequestMeta } from "../auth/actors";
 import { checkNewPassword, type PasswordProblem } from "../auth/password-policy";
-import { inTransaction } from "../context";
+import type { Context, StagedContext } from "../context";
 import { invalidateUser } from "../directory/users";
 import { consumeEach, refundEach, type LimitName } from "../rate-limit/limiters";
-import type { Services } from "../services";
 import { endAllButThisSession, readAccountSessions } from "./sessions";
 import { maySubmitSensitive, type SignedIn } from "./session";
 
@@ -23,38 +21,41 @@ export type PasswordOutcome =
 export interface NewPasswordInput {
   next: string;
   endOtherSessions: boolean;
-  meta: RequestMeta;
 }
 
-export async function changePassword(services: Services, access: SignedIn, input: NewPasswordInput & { current: string }): Promise<PasswordOutcome> {
-  const stored = await services.db.prisma.user.findUnique({ where: { id: access.user.id }, select: { passwordHash: true } });
+/** Saving a password: its rules, its hash, and the other sessions it may end. */
+type SavePasswordContext = StagedContext<"settings" | "passwords" | "store" | "logoutNotices" | "cache">;
+
+/** The current password is checked within the password sign-in limits of the actor's address and the account. */
+export async function changePassword(ctx: SavePasswordContext & Context<"limits">, access: SignedIn, input: NewPasswordInput & { current: string }): Promise<PasswordOutcome> {
+  const stored = await ctx.db.user.findUnique({ where: { id: access.user.id }, select: { passwordHash: true } });
   if (!stored?.passwordHash) return { ok: false, reason: "no_password" };
   const limits: Array<[LimitName, string | null]> = [
-    ["passwordLoginIp", input.meta.ip],
+    ["passwordLoginIp", ctx.actor.ip],
     ["passwordLogin", `${access.organization.id}:${normalizeEmail(access.user.email)}`],
   ];
-  const limit = await consumeEach(services.limits, limits);
+  const limit = await consumeEach(ctx.limits, limits);
   if (!limit.allowed) return { ok: false, reason: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
-  if (!(await services.passwords.verify(stored.passwordHash, input.current))) return { ok: false, reason: "wrong_password" };
-  await refundEach(services.limits, limits);
-  return savePassword(services, access, input, "account.password_changed");
+  if (!(await ctx.passwords.verify(stored.passwordHash, input.current))) return { ok: false, reason: "wrong_password" };
+  await refundEach(ctx.limits, limits);
+  return savePassword(ctx, access, input, "account.password_changed");
 }
 
-export async function setFirstPassword(services: Services, access: SignedIn, input: NewPasswordInput): Promise<PasswordOutcome> {
+export async function setFirstPassword(ctx: SavePasswordContext, access: SignedIn, input: NewPasswordInput): Promise<PasswordOutcome> {
   if (!maySubmitSensitive(access)) return { ok: false, reason: "step_up" };
-  const stored = await services.db.prisma.user.findUnique({ where: { id: access.user.id }, select: { passwordHash: true } });
+  const stored = await ctx.db.user.findUnique({ where: { id: access.user.id }, select: { passwordHash: true } });
   if (stored?.passwordHash) return { ok: false, reason: "has_password" };
-  return savePassword(services, access, input, "account.password_set");
+  return savePassword(ctx, access, input, "account.password_set");
 }
 
-async function savePassword(services: Services, access: SignedIn, input: NewPasswordInput, eventType: "account.password_changed" | "account.password_set"): Promise<PasswordOutcome> {
-  const minLength = await services.settings.get("auth.passwordMinLength");
+async function savePassword(staged: SavePasswordContext, access: SignedIn, input: NewPasswordInput, eventType: "account.password_changed" | "account.password_set"): Promise<PasswordOutcome> {
+  const minLength = await staged.settings.get("auth.passwordMinLength");
   const check = checkNewPassword(input.next, { minLength, email: access.user.email, organizationName: access.organization.name });
   if (!check.ok) return { ok: false, reason: "weak_password", problem: check.problem!, ...(check.limit ? { limit: check.limit } : {}) };
-  const passwordHash = await services.passwords.hash(input.next);
-  const sessions = input.endOtherSessions ? await readAccountSessions(services, access) : [];
+  const passwordHash = await staged.passwords.hash(input.next);
+  const sessions = input.endOtherSessions ? await readAccountSessions(staged.store, access) : [];
   const userId = access.user.id;
-  const ended = await inTransaction(services, userActor(userId, input.meta), async (ctx) => {
+  const ended = await staged.transaction(async (ctx) => {
     await ctx.db.user.update({ where: { id: userId }, data: { passwordHash, failedLoginCount: 0, lockedUntil: null, version: { increment: 1 } } });
     const ended = input.endOtherSessions ? await endAllButThisSession(ctx, access, sessions) : 0;
     ctx.afterCommit(() => invalidateUser(ctx.cache, userId));
@@ -64,7 +65,7 @@ async function savePassword(services: Services, access: SignedIn, input: NewPass
   return { ok: true, otherSessionsEnded: ended };
 }
 
-export async function hasPassword(services: Services, access: SignedIn): Promise<boolean> {
-  const row = await services.db.prisma.user.findUnique({ where: { id: access.user.id }, select: { passwordHash: true } });
+export async function hasPassword(ctx: Context, access: SignedIn): Promise<boolean> {
+  const row = await ctx.db.user.findUnique({ where: { id: access.user.id }, select: { passwordHash: true } });
   return Boolean(row?.passwordHash);
 }

@@ -1,17 +1,15 @@
 import { type z } from "zod";
 import { isRepresentableText } from "~/schemas/text";
 import { AccountProfileSchema } from "~/schemas/user";
-import { userActor, type RequestMeta } from "../auth/actors";
-import { inTransaction } from "../context";
+import type { StagedContext } from "../context";
 import { invalidateUser } from "../directory/users";
-import type { Services } from "../services";
 import type { SignedIn } from "./session";
 
 export type ProfileField = keyof z.infer<typeof AccountProfileSchema>;
 export type ProfileOutcome = { ok: true } | { ok: false; fields: Partial<Record<ProfileField, "too_long" | "unstorable" | "invalid">> };
 
 /** A person's own name and language; an empty name is no name. Audited with the fields that changed. */
-export async function updateProfile(services: Services, access: SignedIn, input: Record<ProfileField, unknown>, meta: RequestMeta): Promise<ProfileOutcome> {
+export async function updateProfile(staged: StagedContext<"cache">, access: SignedIn, input: Record<ProfileField, unknown>): Promise<ProfileOutcome> {
   const fields: Extract<ProfileOutcome, { ok: false }>["fields"] = {};
   for (const [name, value] of Object.entries(input) as Array<[ProfileField, unknown]>) {
     if (typeof value === "string" && !isRepresentableText(value)) fields[name] = "unstorable";
@@ -28,7 +26,7 @@ export async function updateProfile(services: Services, access: SignedIn, input:
   const { user } = access;
   const changed = (Object.keys(next) as ProfileField[]).filter((name) => next[name] !== user[name]);
   if (changed.length === 0) return { ok: true };
-  await inTransaction(services, userActor(user.id, meta), async (ctx) => {
+  await staged.transaction(async (ctx) => {
     await ctx.db.user.update({ where: { id: user.id }, data: { ...next, version: { increment: 1 } } });
     ctx.afterCommit(() => invalidateUser(ctx.cache, user.id));
     ctx.audit({ eventType: "account.profile_updated", organizationId: access.organization.id, targetType: "user", targetId: user.id, data: { fields: changed } });

@@ -1,13 +1,13 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Request as ExpressRequest, Response as ExpressResponse } from "express";
 import type { Organization } from "~/generated/prisma/client";
+import type { Context } from "../context";
 import { getUserById, type CachedUser } from "../directory/users";
 import { ACCOUNT_CLIENT_ID, accountCallbackUri } from "../oidc/storage/account-client";
 import { ephemeralKey } from "../oidc/storage/adapter";
 import { organizationIssuer, PROVIDER_ROUTES } from "../oidc/edge/endpoints";
 import { browserSessionOf } from "../oidc/storage/sessions";
 import type { TenantProvider } from "../oidc/provider/registry";
-import type { Services } from "../services";
 
 /**
  * Who is at `/{slug}/account`: the person of this browser's session at the organization's own
@@ -39,13 +39,13 @@ export type AccountAccess = { status: "unknown" } | { status: "signed_out"; orga
 /** The CSRF subject of the account page: bound to the browser session, so a token works only in it. */
 const csrfSubject = (sessionKey: string) => `account:${createHash("sha256").update(sessionKey).digest("base64url")}`;
 
-export async function readAccountAccess(services: Services, req: ExpressRequest, res: ExpressResponse, slug: string): Promise<AccountAccess> {
-  const tenant = await services.oidc.get(slug);
+export async function readAccountAccess(ctx: Context<"oidc" | "cache" | "csrf">, req: ExpressRequest, res: ExpressResponse, slug: string): Promise<AccountAccess> {
+  const tenant = await ctx.oidc.get(slug);
   if (!tenant || tenant.organization.status !== "active") return { status: "unknown" };
   const { organization } = tenant;
   const session = await browserSessionOf(tenant.provider, req, res);
   if (!session.accountId || session.loginTs === undefined) return { status: "signed_out", organization };
-  const user = await getUserById(services.db.prisma, services.cache, session.accountId);
+  const user = await getUserById(ctx.db, ctx.cache, session.accountId);
   // A deactivated or deleted account, or another organization's: signed out here (the provider's login check agrees).
   if (!user || user.organizationId !== organization.id || user.status !== "active") return { status: "signed_out", organization };
   const sessionKey = ephemeralKey(organization.id, "Session", session.id);
@@ -57,12 +57,12 @@ export async function readAccountAccess(services: Services, req: ExpressRequest,
     sessionKey,
     authTime: session.loginTs,
     amr: session.amr ?? [],
-    csrf: services.csrf.tokenFor(csrfSubject(sessionKey)),
+    csrf: ctx.csrf.tokenFor(csrfSubject(sessionKey)),
   };
 }
 
-export function verifyAccountCsrf(services: Services, access: SignedIn, token: unknown): boolean {
-  return services.csrf.verify(csrfSubject(access.sessionKey), token);
+export function verifyAccountCsrf(csrf: Context<"csrf">["csrf"], access: SignedIn, token: unknown): boolean {
+  return csrf.verify(csrfSubject(access.sessionKey), token);
 }
 
 export function signInAge(access: SignedIn, now = Date.now()): number {
@@ -86,16 +86,16 @@ export function accountReturnPath(slug: string, to: string | null): string {
  * (prompt=login, max_age=0), which renews auth_time and amr in the provider's session.
  */
 export function accountSignInUrl(
-  services: Services,
+  baseUrl: string,
   slug: string,
   options: { returnTo: AccountReturn; reauth?: boolean; loginHint?: string; uiLocales?: string },
 ): string {
-  const issuer = organizationIssuer(services.config.baseUrl, slug);
+  const issuer = organizationIssuer(baseUrl, slug);
   const params = new URLSearchParams({
     client_id: ACCOUNT_CLIENT_ID,
     response_type: "code",
     scope: "openid",
-    redirect_uri: accountCallbackUri(services.config.baseUrl, slug),
+    redirect_uri: accountCallbackUri(baseUrl, slug),
     state: options.returnTo,
     // PKCE is required of public clients; the account page reads the session, never redeems the code.
     code_challenge: randomBytes(32).toString("base64url"),
@@ -111,8 +111,8 @@ export function accountSignInUrl(
 }
 
 /** The step-up: the organization's sign-in again for this person (prompt=login), then back to `returnTo`. */
-export function stepUpUrl(services: Services, access: SignedIn, language: string, returnTo: AccountReturn): string {
-  return accountSignInUrl(services, access.organization.slug, { returnTo, reauth: true, loginHint: access.user.email, uiLocales: language });
+export function stepUpUrl(baseUrl: string, access: SignedIn, language: string, returnTo: AccountReturn): string {
+  return accountSignInUrl(baseUrl, access.organization.slug, { returnTo, reauth: true, loginHint: access.user.email, uiLocales: language });
 }
 
 /**
@@ -126,8 +126,8 @@ export async function discardAccountCode(tenant: TenantProvider, code: string | 
 }
 
 /** RP-initiated logout from the account page, back to its "signed out" page. */
-export function accountSignOutUrl(services: Services, slug: string): string {
-  const issuer = organizationIssuer(services.config.baseUrl, slug);
+export function accountSignOutUrl(baseUrl: string, slug: string): string {
+  const issuer = organizationIssuer(baseUrl, slug);
   const params = new URLSearchParams({ client_id: ACCOUNT_CLIENT_ID, post_logout_redirect_uri: `${issuer}/account/signed-out` });
   return `${issuer}${PROVIDER_ROUTES.end_session}?${params}`;
 }

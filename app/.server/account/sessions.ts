@@ -1,12 +1,10 @@
-import { userActor, type RequestMeta } from "../auth/actors";
 import type { KeyValueStore } from "../cache/store";
-import { inTransaction, type Context } from "../context";
+import type { Context, StagedContext } from "../context";
 import { getClientRecord } from "../directory/clients";
 import { ACCOUNT_CLIENT_ID } from "../oidc/storage/account-client";
 import { grantRowsWhere } from "../oidc/storage/adapter";
 import { accountSessionsKey, sessionDeviceKey } from "../oidc/storage/sessions";
 import { noticesForSessions } from "../oidc/features/backchannel-logout";
-import type { Services } from "../services";
 import type { SignedIn } from "./session";
 
 /**
@@ -63,15 +61,15 @@ async function liveSessions(store: KeyValueStore, access: SignedIn): Promise<Liv
   return found.filter((s): s is LiveSession => s.session !== null && s.session.accountId === access.user.id);
 }
 
-export async function listAccountSessions(services: Services, access: SignedIn): Promise<AccountSessionView[]> {
-  const sessions = await liveSessions(services.store, access);
+export async function listAccountSessions(ctx: Context<"store" | "cache">, access: SignedIn): Promise<AccountSessionView[]> {
+  const sessions = await liveSessions(ctx.store, access);
   const views = await Promise.all(
     sessions.map(async ({ key, session }) => {
-      const device = parse<StoredDevice>(await services.store.get(sessionDeviceKey(key)));
+      const device = parse<StoredDevice>(await ctx.store.get(sessionDeviceKey(key)));
       const clients = await Promise.all(
         Object.keys(session.authorizations ?? {}).map(async (clientId) => {
           if (clientId === ACCOUNT_CLIENT_ID) return null;
-          const client = await getClientRecord(services.db.prisma, services.cache, clientId);
+          const client = await getClientRecord(ctx.db, ctx.cache, clientId);
           return client && client.organizationId === access.organization.id ? client.name : clientId;
         }),
       );
@@ -122,12 +120,12 @@ export async function endAllButThisSession(ctx: Context<"store" | "logoutNotices
 export type EndOutcome = { ok: true } | { ok: false; reason: "unknown" | "current" };
 
 /** Ends one of the person's other sessions, named by its handle from the list. */
-export async function endAccountSession(services: Services, access: SignedIn, handle: string, meta: RequestMeta): Promise<EndOutcome> {
-  const sessions = await liveSessions(services.store, access);
+export async function endAccountSession(staged: StagedContext<"store" | "logoutNotices">, access: SignedIn, handle: string): Promise<EndOutcome> {
+  const sessions = await liveSessions(staged.store, access);
   const target = sessions.find((s) => handleOf(s.key) === handle);
   if (!target) return { ok: false, reason: "unknown" };
   if (target.key === access.sessionKey) return { ok: false, reason: "current" };
-  await inTransaction(services, userActor(access.user.id, meta), async (ctx) => {
+  await staged.transaction(async (ctx) => {
     await endTheseSessions(ctx, access, [target]);
     ctx.audit({ eventType: "account.session_ended", organizationId: access.organization.id, targetType: "user", targetId: access.user.id, data: {} });
   });
@@ -135,11 +133,11 @@ export async function endAccountSession(services: Services, access: SignedIn, ha
 }
 
 /** The person's live sessions, read before a write that ends the others (endAllButThisSession). */
-export const readAccountSessions = (services: Services, access: SignedIn) => liveSessions(services.store, access);
+export const readAccountSessions = (store: KeyValueStore, access: SignedIn) => liveSessions(store, access);
 
-export async function endOtherAccountSessions(services: Services, access: SignedIn, meta: RequestMeta): Promise<number> {
-  const sessions = await liveSessions(services.store, access);
-  return inTransaction(services, userActor(access.user.id, meta), async (ctx) => {
+export async function endOtherAccountSessions(staged: StagedContext<"store" | "logoutNotices">, access: SignedIn): Promise<number> {
+  const sessions = await liveSessions(staged.store, access);
+  return staged.transaction(async (ctx) => {
     const count = await endAllButThisSession(ctx, access, sessions);
     ctx.audit({ eventType: "account.sessions_ended", organizationId: access.organization.id, targetType: "user", targetId: access.user.id, data: { count } });
     return count;

@@ -2,7 +2,7 @@ import { TWO_FACTOR_POLICIES, type TwoFactorPolicy } from "~/schemas/two-factor-
 import { userActor, type RequestMeta } from "../auth/actors";
 import { getTwoFactorStatus, type TwoFactorStatus } from "../auth/two-factor/admin";
 import { beginTotpEnrollment, enrollTotp, newRecoveryCodes, storeRecoveryCodes, type EnrollmentOutcome } from "../auth/two-factor/service";
-import { inTransaction, readContext } from "../context";
+import { readContext, type Context, type StagedContext } from "../context";
 import { invalidateUser } from "../directory/users";
 import type { Services } from "../services";
 import { maySubmitSensitive, type SignedIn } from "./session";
@@ -44,33 +44,39 @@ export function twoFactorChoices(policy: TwoFactorPolicy, status: TwoFactorStatu
   };
 }
 
-export async function readTwoFactorChoices(services: Services, access: SignedIn): Promise<TwoFactorChoices> {
+export async function readTwoFactorChoices(ctx: Context, access: SignedIn): Promise<TwoFactorChoices> {
   const stored = access.organization.twoFactorPolicy;
   const policy = TWO_FACTOR_POLICIES.find((p) => p === stored) ?? "optional";
-  const status = await getTwoFactorStatus(readContext(services, userActor(access.user.id, { ip: null, requestId: null })), access.user.id);
+  const status = await getTwoFactorStatus(ctx, access.user.id);
   return twoFactorChoices(policy, status);
 }
 
 /** `step_up`: the sign-in is too old for a sensitive change; the person proves who they are again first. */
 export type TwoFactorRefusal = { ok: false; reason: "not_allowed" | "step_up" };
 
-async function allowed(services: Services, access: SignedIn, rule: (choices: TwoFactorChoices) => boolean): Promise<TwoFactorChoices | TwoFactorRefusal> {
+async function allowed(ctx: Context, access: SignedIn, rule: (choices: TwoFactorChoices) => boolean): Promise<TwoFactorChoices | TwoFactorRefusal> {
   if (!maySubmitSensitive(access)) return { ok: false, reason: "step_up" };
-  const choices = await readTwoFactorChoices(services, access);
+  const choices = await readTwoFactorChoices(ctx, access);
   return rule(choices) ? choices : { ok: false, reason: "not_allowed" };
 }
 
 const refused = (value: TwoFactorChoices | TwoFactorRefusal): value is TwoFactorRefusal => "ok" in value;
 
+/**
+ * The enrollment itself is auth/two-factor's, which still takes the Services bag: the two setup
+ * steps take it too, and read the choices through a read context of their own.
+ */
+const choicesContext = (services: Services, access: SignedIn) => readContext(services, userActor(access.user.id, { ip: null, requestId: null }));
+
 /** Starts (or resumes) setting up an authenticator app: the secret to show, or a refusal. */
 export async function startTotpSetup(services: Services, access: SignedIn): Promise<{ ok: true; secret: string } | TwoFactorRefusal> {
-  const choices = await allowed(services, access, (c) => c.mayAddTotp);
+  const choices = await allowed(choicesContext(services, access), access, (c) => c.mayAddTotp);
   if (refused(choices)) return choices;
   return { ok: true, secret: await beginTotpEnrollment(services, access.user.id) };
 }
 
 export async function finishTotpSetup(services: Services, access: SignedIn, code: string, meta: RequestMeta): Promise<EnrollmentOutcome | TwoFactorRefusal> {
-  const choices = await allowed(services, access, (c) => c.mayAddTotp);
+  const choices = await allowed(choicesContext(services, access), access, (c) => c.mayAddTotp);
   if (refused(choices)) return choices;
   return enrollTotp(services, { userId: access.user.id, organizationId: access.organization.id, code, meta });
 }
@@ -79,11 +85,11 @@ export async function finishTotpSetup(services: Services, access: SignedIn, code
  * Removes the authenticator app. When nothing else asks for a second factor afterwards (email
  * codes off under `optional`), the recovery codes go too: they would protect nothing.
  */
-export async function removeTotp(services: Services, access: SignedIn, meta: RequestMeta): Promise<{ ok: true } | TwoFactorRefusal> {
-  const choices = await allowed(services, access, (c) => c.mayRemoveTotp);
+export async function removeTotp(staged: StagedContext, access: SignedIn): Promise<{ ok: true } | TwoFactorRefusal> {
+  const choices = await allowed(staged, access, (c) => c.mayRemoveTotp);
   if (refused(choices)) return choices;
   const userId = access.user.id;
-  await inTransaction(services, userActor(userId, meta), async (ctx) => {
+  await staged.transaction(async (ctx) => {
     await ctx.db.totpCredential.deleteMany({ where: { userId } });
     if (!twoFactorChoices(choices.policy, { ...choices.status, totp: { enrolled: false, pending: false, enrolledAt: null } }).active) {
       await ctx.db.recoveryCode.deleteMany({ where: { userId } });
@@ -94,11 +100,11 @@ export async function removeTotp(services: Services, access: SignedIn, meta: Req
 }
 
 /** Turns email codes on or off (only the person's choice under `optional`). */
-export async function setEmailCodes(services: Services, access: SignedIn, enabled: boolean, meta: RequestMeta): Promise<{ ok: true } | TwoFactorRefusal> {
-  const choices = await allowed(services, access, (c) => c.mayToggleEmail);
+export async function setEmailCodes(staged: StagedContext<"cache">, access: SignedIn, enabled: boolean): Promise<{ ok: true } | TwoFactorRefusal> {
+  const choices = await allowed(staged, access, (c) => c.mayToggleEmail);
   if (refused(choices)) return choices;
   const userId = access.user.id;
-  await inTransaction(services, userActor(userId, meta), async (ctx) => {
+  await staged.transaction(async (ctx) => {
     await ctx.db.user.update({ where: { id: userId }, data: { emailOtpEnabled: enabled, version: { increment: 1 } } });
     if (!enabled && !choices.status.totp.enrolled) await ctx.db.recoveryCode.deleteMany({ where: { userId } });
     ctx.afterCommit(() => invalidateUser(ctx.cache, userId));
@@ -114,13 +120,13 @@ export async function setEmailCodes(services: Services, access: SignedIn, enable
 }
 
 /** Ten new recovery codes replacing the old ones, shown once. */
-export async function regenerateRecoveryCodes(services: Services, access: SignedIn, meta: RequestMeta): Promise<{ ok: true; codes: string[] } | TwoFactorRefusal> {
-  const choices = await allowed(services, access, (c) => c.mayRegenerateCodes);
+export async function regenerateRecoveryCodes(staged: StagedContext<"passwords">, access: SignedIn): Promise<{ ok: true; codes: string[] } | TwoFactorRefusal> {
+  const choices = await allowed(staged, access, (c) => c.mayRegenerateCodes);
   if (refused(choices)) return choices;
   const userId = access.user.id;
   // Hashed (Argon2id, slow) before the transaction, which only swaps the rows.
-  const { codes, hashes } = await newRecoveryCodes(services.passwords);
-  await inTransaction(services, userActor(userId, meta), async (ctx) => {
+  const { codes, hashes } = await newRecoveryCodes(staged.passwords);
+  await staged.transaction(async (ctx) => {
     await storeRecoveryCodes(ctx.db, userId, hashes);
     ctx.audit({ eventType: "account.2fa.recovery_codes_regenerated", organizationId: access.organization.id, targetType: "user", targetId: userId, data: {} });
   });

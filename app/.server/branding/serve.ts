@@ -1,7 +1,7 @@
 import type { RequestHandler } from "express";
 import { isUuid } from "~/schemas/uuid";
 import { ASSET_EXTENSIONS, type AssetContentType } from "~/schemas/branding";
-import type { Services } from "../services";
+import type { Db } from "../context";
 import { findServedAsset } from "./service";
 
 /**
@@ -17,7 +17,8 @@ const FILE = /^([0-9a-f]{64})\.([a-z]{3,4})$/;
 const SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
 const RASTER_POLICY = "default-src 'none'; sandbox";
 
-export function serveBrandingAsset(services: Services): RequestHandler {
+/** The handler reads the asset through `db` (the shared client: a read outside any transaction). */
+export function serveBrandingAsset(db: Db): RequestHandler {
   return (req, res, next) => {
     const organizationId = req.params.organizationId ?? "";
     const file = FILE.exec(req.params.file ?? "");
@@ -26,7 +27,7 @@ export function serveBrandingAsset(services: Services): RequestHandler {
       return;
     }
     const [, sha256, extension] = file;
-    findServedAsset(services.db.prisma, organizationId, sha256!)
+    findServedAsset(db, organizationId, sha256!)
       .then((asset) => {
         const contentType = asset?.contentType as AssetContentType | undefined;
         if (!asset || !contentType || ASSET_EXTENSIONS[contentType] !== extension) {

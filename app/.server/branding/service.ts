@@ -13,7 +13,8 @@ import {
 } from "~/schemas/branding";
 import { invalidateOrganization } from "../directory/organizations";
 import type { Context, Db } from "../context";
-import { notFound, staleEtag, validation } from "../errors";
+import { assertVersion, compareAndSet } from "../db/compare-and-set";
+import { notFound, validation } from "../errors";
 import { sniffContentType } from "./content-type";
 import { sanitizeSvg, SvgRefusedError } from "./svg";
 
@@ -48,7 +49,7 @@ export function toBrandingSettings(ctx: Context<"config">, organization: Organiz
   };
 }
 
-export function getBranding(ctx: Context, organizationId: string): Promise<Organization> {
+export function requireBranding(ctx: Context, organizationId: string): Promise<Organization> {
   return liveOrganization(ctx, organizationId);
 }
 
@@ -58,14 +59,12 @@ const refOf = (asset: Pick<AssetRow, "id" | "sha256" | "contentType">): AssetRef
   contentType: asset.contentType as AssetContentType,
 });
 
-/** Writes the new branding JSON if the organization is still at `expectedVersion`; the cached record goes once it has committed. */
-async function writeBranding(ctx: Context<"cache">, organization: Organization, next: BrandingStored, expectedVersion: number): Promise<Organization> {
+/** Writes the new branding JSON if the organization is still at If-Match's version, else the one read; the cached record goes once it has committed. */
+async function writeBranding(ctx: Context<"cache">, organization: Organization, next: BrandingStored, expectedVersion: number | undefined): Promise<Organization> {
   const prisma = ctx.db;
-  const updated = await prisma.organization.updateMany({
-    where: { id: organization.id, version: expectedVersion },
-    data: { branding: next as Prisma.InputJsonObject, version: { increment: 1 } },
-  });
-  if (updated.count !== 1) throw staleEtag();
+  await compareAndSet({ ifMatch: expectedVersion, read: organization.version }, (guard) =>
+    prisma.organization.updateMany({ where: { id: organization.id, ...guard }, data: { branding: next as Prisma.InputJsonObject, version: { increment: 1 } } }),
+  );
   ctx.afterCommit(() => invalidateOrganization(ctx.cache, organization));
   return prisma.organization.findUniqueOrThrow({ where: { id: organization.id } });
 }
@@ -99,7 +98,7 @@ export async function updateBranding(ctx: Context<"cache">, organizationId: stri
     if (assetId === null) delete next[slot];
     else next[slot] = await assetRefFor(ctx, organizationId, assetId, kind, field);
   }
-  return writeBranding(ctx, organization, next, ifMatch ?? organization.version);
+  return writeBranding(ctx, organization, next, ifMatch);
 }
 
 export function toBrandingAsset(ctx: Context<"config">, asset: AssetRow): BrandingAsset {
@@ -137,7 +136,7 @@ export async function uploadAsset(
 ): Promise<{ asset: AssetRow; organization: Organization }> {
   const organization = await liveOrganization(ctx, input.organizationId);
   // Checked before the asset is stored, so that a stale upload leaves nothing behind.
-  if (input.ifMatch !== undefined && input.ifMatch !== organization.version) throw staleEtag();
+  assertVersion(input.ifMatch, organization.version);
   const bytes = verifiedAssetBytes(input.contentType, input.bytes);
   const sha256 = createHash("sha256").update(bytes).digest("hex");
   const asset = await ctx.db.brandingAsset.upsert({
@@ -148,7 +147,7 @@ export async function uploadAsset(
   const next = readStoredBranding(organization.branding);
   next[input.kind] = refOf(asset);
   if (input.kind === "logo") delete next.logoUrl;
-  const updated = await writeBranding(ctx, organization, next, input.ifMatch ?? organization.version);
+  const updated = await writeBranding(ctx, organization, next, input.ifMatch);
   return { asset, organization: updated };
 }
 

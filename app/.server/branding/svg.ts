@@ -1,5 +1,6 @@
 import type * as Htmlparser2 from "htmlparser2";
 import { requiredOnFirstUse } from "../lazy";
+import { AppError } from "../errors";
 
 /** Loaded with the first logo upload, not at every start (decision 056). */
 const htmlparser2 = requiredOnFirstUse<typeof Htmlparser2>("htmlparser2");
@@ -11,9 +12,9 @@ const htmlparser2 = requiredOnFirstUse<typeof Htmlparser2>("htmlparser2");
  * references, javascript:/data: URLs, comments, DOCTYPEs and processing instructions do not
  * survive, because nothing is copied that was not rebuilt. The served bytes are this output.
  */
-export class SvgRefusedError extends Error {
-  constructor(message: string) {
-    super(message);
+export class SvgRefusedError extends AppError {
+  constructor(reason: string) {
+    super(422, "validation_failed", reason, [{ field: "body", message: reason }]);
     this.name = "SvgRefusedError";
   }
 }

@@ -1,7 +1,7 @@
 import type { AppLoadContext } from "@remix-run/node";
 import { adminOperations, type OperationId, type OperationInput, type OperationOutput } from "../admin/http/operation-table";
 import type { FieldDetail } from "../errors";
-import { etagOf } from "../admin/http/etag";
+import { etagOf, versionOfEtag } from "../admin/http/etag";
 import { runOperation, type Operation } from "../admin/http/route";
 import { nestsDeeperThan, TOO_DEEP_MESSAGE } from "~/schemas/json-depth";
 
@@ -37,11 +37,6 @@ function operationById(operationId: OperationId): Operation {
   return op;
 }
 
-function versionOf(etag: string | null): number | undefined {
-  const match = etag ? /^(?:W\/)?"v(\d+)"$/.exec(etag) : null;
-  return match ? Number(match[1]) : undefined;
-}
-
 /**
  * Runs one Admin API operation for the console, typed by its id: TypeScript checks the id, the
  * input and the result against the operation's own schemas (operation-table.ts).
@@ -71,7 +66,7 @@ export async function callAdmin<Id extends OperationId>(
   const response = await runOperation(op, { request, params, context });
   const text = await response.text();
   const body: unknown = text ? JSON.parse(text) : undefined;
-  if (response.ok) return { ok: true, status: response.status, body: body as OperationOutput<Id>, version: versionOf(response.headers.get("etag")) };
+  if (response.ok) return { ok: true, status: response.status, body: body as OperationOutput<Id>, version: versionOfEtag(response.headers.get("etag")) };
   const error = (body as { error?: AdminError } | undefined)?.error ?? { code: "internal_error", message: "The Admin API gave no answer." };
   return { ok: false, status: response.status, error };
 }

@@ -2,6 +2,7 @@ import { createLocalJWKSet, jwtVerify } from "jose";
 import { ADMIN_CLIENT_ID, ADMIN_CLIENT_SCOPE } from "../admin/permissions";
 import { superAdminPublicJwks } from "../oidc/provider/super-admin-keys";
 import type { Services } from "../services";
+import { AppError } from "../errors";
 
 /**
  * The console as a relying party of the super-admin organization: the shared admin client
@@ -44,9 +45,14 @@ export interface TokenSet {
   expiresAt: number;
 }
 
-export class TokenEndpointError extends Error {
-  constructor(readonly status: number, readonly code: string) {
-    super(`token endpoint answered ${status} ${code}`);
+/** Porta's own token endpoint refused the console (a spent refresh token, a bad code): the console signs in again. */
+export class TokenEndpointError extends AppError {
+  constructor(
+    readonly upstreamStatus: number,
+    readonly upstreamCode: string,
+  ) {
+    // No one is shown the message: the console logs it and signs in again.
+    super(502, "token_endpoint_refused", `token endpoint answered ${upstreamStatus} ${upstreamCode}`);
     this.name = "TokenEndpointError";
   }
 }

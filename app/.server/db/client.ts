@@ -5,6 +5,7 @@ import type { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaClient } from "~/generated/prisma/client";
+import { AppError, unavailable } from "../errors";
 
 /** A connection that runs raw SQL inside one transaction (migrations, locks, job claims). */
 export interface RawTransaction {
@@ -62,9 +63,16 @@ export interface DatabaseOptions {
   poolSize?: number;
 }
 
-export class DatabaseUnavailableError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+/**
+ * The database did not answer: to a request the same 503 as `unavailable()`; the reason (which
+ * names the database's address) is the private detail, for the logs and the startup message.
+ */
+export class DatabaseUnavailableError extends AppError {
+  declare readonly detail: string;
+
+  constructor(detail: string, options?: { cause?: unknown }) {
+    const answer = unavailable();
+    super(answer.status, answer.code, answer.message, undefined, answer.headers, { detail, cause: options?.cause });
     this.name = "DatabaseUnavailableError";
   }
 }

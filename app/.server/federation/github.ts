@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { OutboundRefusedError } from "../outbound/guard";
+import { AppError } from "../errors";
 import type { OAuthEndpoints } from "~/schemas/identity-provider";
 
 /**
@@ -17,9 +18,15 @@ export interface GitHubPerson {
   name: string | null;
 }
 
-/** Thrown for an answer that cannot be used (the caller shows "invalid"), never with a token in it. */
-export class GitHubAnswerError extends Error {
-  override name = "GitHubAnswerError";
+/**
+ * Thrown for an answer that cannot be used, never with a token in it. No one is shown the message
+ * (the sign-in says "invalid"): the federated sign-in logs it and reads it for signs of an unreachable upstream.
+ */
+export class GitHubAnswerError extends AppError {
+  constructor(message: string) {
+    super(502, "upstream_answer_invalid", message);
+    this.name = "GitHubAnswerError";
+  }
 }
 
 type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;

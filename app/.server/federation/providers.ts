@@ -20,7 +20,8 @@ import {
 import { requireManagedOrganization } from "../admin/users/service";
 import type { Context, Db } from "../context";
 import type { Encrypter } from "../crypto/encryption";
-import { conflict, notFound, staleEtag, validation } from "../errors";
+import { compareAndSet } from "../db/compare-and-set";
+import { conflict, notFound, validation } from "../errors";
 import { listMode, listPage, type ListQuery, type Page } from "../admin/http/pagination";
 import { organizationIssuer } from "../oidc/edge/endpoints";
 import { applePrivateKey } from "./apple";
@@ -109,7 +110,7 @@ export async function listIdentityProviders(ctx: AdminContext, query: ListQuery 
   return { ...page, data: page.data.map((row) => toIdentityProvider(row, callbackUrl)) };
 }
 
-export async function getIdentityProvider(ctx: AdminContext, id: string): Promise<{ row: ProviderRow; body: IdentityProvider }> {
+export async function requireIdentityProvider(ctx: AdminContext, id: string): Promise<{ row: ProviderRow; body: IdentityProvider }> {
   const row = await ctx.db.identityProvider.findUnique({ where: { id } });
   if (!row) throw notFound("identity provider");
   return { row, body: toIdentityProvider(row, await callbackFor(ctx, row.organizationId)) };
@@ -191,7 +192,7 @@ export async function updateIdentityProvider(
   input: IdentityProviderUpdate,
   expectedVersion: number | undefined,
 ): Promise<{ before: IdentityProvider; row: ProviderRow; body: IdentityProvider }> {
-  const { row: current, body: before } = await getIdentityProvider(ctx, id);
+  const { row: current, body: before } = await requireIdentityProvider(ctx, id);
   if (input.issuer !== undefined && current.kind !== "oidc") {
     throw conflict("preset_issuer", `The issuer of a ${current.kind} provider is fixed.`, [{ field: "issuer", message: `is fixed for ${current.kind}` }]);
   }
@@ -205,8 +206,8 @@ export async function updateIdentityProvider(
   if (input.name !== undefined) await refuseTakenName(ctx.db, current.organizationId, input.name, id);
   const domains = input.domains === undefined ? undefined : unique(input.domains);
   if (domains) await refuseTakenDomains(ctx.db, current.organizationId, domains, id);
-  const updated = await ctx.db.identityProvider.updateMany({
-    where: { id, ...(expectedVersion !== undefined ? { version: expectedVersion } : {}) },
+  await compareAndSet({ ifMatch: expectedVersion }, (guard) => ctx.db.identityProvider.updateMany({
+    where: { id, ...guard },
     data: {
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.issuer !== undefined ? { issuer: input.issuer.replace(/\/$/, "") } : {}),
@@ -223,17 +224,15 @@ export async function updateIdentityProvider(
       ...(input.keyId !== undefined ? { keyId: input.keyId } : {}),
       version: { increment: 1 },
     },
-  });
-  if (updated.count !== 1) throw staleEtag();
-  const { row, body } = await getIdentityProvider(ctx, id);
+  }));
+  const { row, body } = await requireIdentityProvider(ctx, id);
   return { before, row, body };
 }
 
 /** Deletes the provider and every user's link to it (the accounts stay). */
 export async function deleteIdentityProvider(ctx: AdminContext, id: string, expectedVersion: number | undefined): Promise<{ row: ProviderRow; body: IdentityProvider }> {
-  const found = await getIdentityProvider(ctx, id);
-  const deleted = await ctx.db.identityProvider.deleteMany({ where: { id, ...(expectedVersion !== undefined ? { version: expectedVersion } : {}) } });
-  if (deleted.count !== 1) throw staleEtag();
+  const found = await requireIdentityProvider(ctx, id);
+  await compareAndSet({ ifMatch: expectedVersion }, (guard) => ctx.db.identityProvider.deleteMany({ where: { id, ...guard } }));
   return found;
 }
 

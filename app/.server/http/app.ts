@@ -68,7 +68,7 @@ export function createHttpApp(services: Services, options: HttpAppOptions): expr
 
   app.use("/:slug/register", registrationRoutes(services, services.limits));
   app.use("/:slug", protocolRoutes(options.protocol));
-  app.get(BRANDING_ASSET_ROUTE, serveBrandingAsset(services));
+  app.get(BRANDING_ASSET_ROUTE, serveBrandingAsset(services.db.prisma));
 
   if (options.viteMiddleware) {
     app.use(options.viteMiddleware);

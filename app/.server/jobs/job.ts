@@ -46,7 +46,7 @@ export interface JobDefinition<N extends JobName = JobName, D = never> {
   payload: JobPayloadSchemas[N];
   handler(deps: D, data: JobPayloads[N], job: JobContext): Promise<void>;
   /** When its link expires, for a job that carries one (mail). */
-  expiry?: (deps: D) => ExpiryPolicy<N>;
+  expiry?: (deps: NoInfer<D>) => ExpiryPolicy<N>;
   /** Seconds between attempts after each failure; without it, the queue's default (mail's). */
   retrySchedule?: readonly number[];
   /**

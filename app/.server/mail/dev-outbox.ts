@@ -26,12 +26,12 @@ function requireDevOutbox(context: AppLoadContext): string {
 }
 
 /** GET /dev/outbox: the stored messages, newest first; throws a 404 Response when unavailable. */
-export async function getDevOutboxList(context: AppLoadContext): Promise<{ messages: OutboxSummary[] }> {
+export async function requireDevOutboxList(context: AppLoadContext): Promise<{ messages: OutboxSummary[] }> {
   return { messages: await listOutboxMessages(requireDevOutbox(context)) };
 }
 
 /** GET /dev/outbox/:id: one message with both parts; throws a 404 Response when unavailable or unknown. */
-export async function getDevOutboxMessage(context: AppLoadContext, id: string | undefined): Promise<OutboxMessage> {
+export async function requireDevOutboxMessage(context: AppLoadContext, id: string | undefined): Promise<OutboxMessage> {
   const dir = requireDevOutbox(context);
   const message = id ? await readOutboxMessage(dir, id) : null;
   if (!message) throw notFound();

@@ -1,6 +1,6 @@
 import { systemActor } from "../auth/actors";
 import { EMAIL_CHANGE_TTL_MINUTES } from "../auth/email-links";
-import { inTransaction, type Db } from "../context";
+import { stagedContext, type Db, type StagedContext } from "../context";
 import type { ExpiryPolicy, JobName, JobPayloads } from "../jobs/job";
 import type { Services } from "../services";
 import type { Settings } from "../settings/settings";
@@ -100,14 +100,22 @@ export async function describeMailJob<N extends MailJobName>(
  * could be delivered ends there, with a `mail.expired` entry (the kind and the number of
  * attempts, never the link).
  */
-export function mailExpiry<N extends MailJobName>(name: N): (services: Services) => ExpiryPolicy<N> {
-  return (services) => ({
+export function mailExpiry<N extends MailJobName>(name: N): (deps: Services | StagedContext<"settings">) => ExpiryPolicy<N> {
+  return (deps) => {
+    // The sign-in's mail jobs are still handed the Services bag; the others a context.
+    const staged = "transaction" in deps ? deps : stagedContext(deps, systemActor(null));
+    return expiryOf(staged, name);
+  };
+}
+
+function expiryOf<N extends MailJobName>(staged: StagedContext<"settings">, name: N): ExpiryPolicy<N> {
+  return {
     async deadline(data, job) {
-      return (await describeMailJob(services.db.prisma, services.settings, name, data, job)).deadline;
+      return (await describeMailJob(staged.db, staged.settings, name, data, job)).deadline;
     },
     async expired(data, job, attempts) {
-      const subject = await describeMailJob(services.db.prisma, services.settings, name, data, job);
-      await inTransaction(services, systemActor(null), async (ctx) => {
+      const subject = await describeMailJob(staged.db, staged.settings, name, data, job);
+      await staged.transaction(async (ctx) => {
         ctx.audit({
           eventType: "mail.expired",
           organizationId: subject.organizationId,
@@ -116,5 +124,5 @@ export function mailExpiry<N extends MailJobName>(name: N): (services: Services)
         });
       });
     },
-  });
+  };
 }

@@ -1,4 +1,5 @@
 import express, { type Request, type Response, type Router } from "express";
+import { stagedContext } from "../context";
 import { isDatabaseUnavailable } from "../db/errors";
 import { answerTemporarilyUnavailable } from "../oidc/edge/unavailable";
 import type { RateLimits } from "../rate-limit/limiters";
@@ -12,18 +13,18 @@ import { deleteRegisteredClient, readRegisteredClient, registerClient, Registrat
  * The routes only read the request and write the answer; the registration service decides.
  */
 
-/** A body beyond the limit: 413, the one answer that is not an RFC 7591 error. */
-class BodyTooLarge extends Error {}
+/** A body beyond the limit: 413 (the one status RFC 7591 does not name), and the connection closes. */
+const bodyTooLarge = () => new RegistrationError(413, "invalid_client_metadata", "The request body is too large.", { Connection: "close" });
 
-/** Too deep a nesting is refused before the text is parsed, which such nesting makes slow (~/schemas/json-depth). */
-class TooDeep extends Error {}
+const tooDeep = () => new RegistrationError(400, "invalid_client_metadata", `The request body nests arrays or objects more than ${MAX_JSON_DEPTH} levels deep.`);
 
 const parseJson = express.json({
   limit: "64kb",
   type: () => true,
   strict: true,
+  // Too deep a nesting is refused before the text is parsed, which such nesting makes slow (~/schemas/json-depth).
   verify: (_req, _res, buffer) => {
-    if (textNestsDeeperThan(buffer.toString("utf8"))) throw new TooDeep();
+    if (textNestsDeeperThan(buffer.toString("utf8"))) throw tooDeep();
   },
 });
 
@@ -34,6 +35,7 @@ function bearerOf(req: Request): string | undefined {
 
 function answerError(req: Request, res: Response, error: RegistrationError) {
   res.status(error.status).setHeader("Cache-Control", "no-store");
+  for (const [name, value] of Object.entries(error.headers ?? {})) res.setHeader(name, value);
   // RFC 6750 §3.1: a request without a token gets the bare challenge; a bad token is named.
   if (error.status === 401) res.setHeader("WWW-Authenticate", bearerOf(req) ? `Bearer error="invalid_token", error_description="${error.description}"` : "Bearer");
   res.json({ error: error.error, error_description: error.description });
@@ -45,8 +47,8 @@ function readBody(req: Request, res: Response): Promise<unknown> {
     parseJson(req, res, (error?: unknown) => {
       if (!error) return resolve(req.body);
       const type = (error as { type?: string }).type;
-      if (type === "entity.too.large") return reject(new BodyTooLarge());
-      if (type === "entity.verify.failed") return reject(new RegistrationError(400, "invalid_client_metadata", `The request body nests arrays or objects more than ${MAX_JSON_DEPTH} levels deep.`));
+      if (type === "entity.too.large") return reject(bodyTooLarge());
+      if (type === "entity.verify.failed") return reject(tooDeep());
       reject(new RegistrationError(400, "invalid_client_metadata", "The request body must be a JSON object of client metadata."));
     });
   });
@@ -66,6 +68,9 @@ export function registrationRoutes(services: Services, limits: RateLimits): Rout
     res.status(204).end();
   });
   const meta = (req: Request) => ({ ip: req.ip ?? null, requestId: (req.res?.locals.requestId as string | undefined) ?? null });
+  // A registration is a stranger's (anonymous); the client configuration endpoint acts as the client its path names.
+  const asStranger = (req: Request) => stagedContext(services, { type: "anonymous", id: null, ...meta(req) });
+  const asClient = (req: Request) => stagedContext(services, { type: "client", id: req.params.clientId!, ...meta(req) });
 
   const handle = (work: (req: Request, res: Response, slug: string) => Promise<void>) => (req: Request, res: Response, next: (error?: unknown) => void) => {
     const slug = (req.params as { slug?: string }).slug ?? "";
@@ -81,9 +86,7 @@ export function registrationRoutes(services: Services, limits: RateLimits): Rout
       res.setHeader("Pragma", "no-cache");
       await work(req, res, slug);
     })().catch((error: unknown) => {
-      if (error instanceof BodyTooLarge) {
-        res.status(413).setHeader("Connection", "close").json({ error: "invalid_client_metadata", error_description: "The request body is too large." });
-      } else if (error instanceof RegistrationError) {
+      if (error instanceof RegistrationError) {
         answerError(req, res, error);
       } else if (isDatabaseUnavailable(error) && !res.headersSent) {
         answerTemporarilyUnavailable(res);
@@ -97,26 +100,26 @@ export function registrationRoutes(services: Services, limits: RateLimits): Rout
     "/",
     handle(async (req, res, slug) => {
       const body = await readBody(req, res);
-      res.status(201).json(await registerClient(services, slug, bearerOf(req), body, meta(req)));
+      res.status(201).json(await registerClient(asStranger(req), slug, bearerOf(req), body));
     }),
   );
   router.get(
     "/:clientId",
     handle(async (req, res, slug) => {
-      res.json(await readRegisteredClient(services, slug, req.params.clientId!, bearerOf(req)));
+      res.json(await readRegisteredClient(asClient(req), slug, req.params.clientId!, bearerOf(req)));
     }),
   );
   router.put(
     "/:clientId",
     handle(async (req, res, slug) => {
       const body = await readBody(req, res);
-      res.json(await updateRegisteredClient(services, slug, req.params.clientId!, bearerOf(req), body, meta(req)));
+      res.json(await updateRegisteredClient(asClient(req), slug, req.params.clientId!, bearerOf(req), body));
     }),
   );
   router.delete(
     "/:clientId",
     handle(async (req, res, slug) => {
-      await deleteRegisteredClient(services, slug, req.params.clientId!, bearerOf(req), meta(req));
+      await deleteRegisteredClient(asClient(req), slug, req.params.clientId!, bearerOf(req));
       res.status(204).end();
     }),
   );

@@ -11,12 +11,10 @@ import {
 } from "~/schemas/registration";
 import { findUnrepresentable } from "~/schemas/text";
 import { MAX_JSON_DEPTH, nestsDeeperThan } from "~/schemas/json-depth";
-import { createClient, deleteClient, getClient, updateClient } from "../admin/clients/service";
-import { anonymousActor, type RequestMeta } from "../auth/actors";
-import { inTransaction, type Actor, type FullContext } from "../context";
+import { createClient, deleteClient, requireClient, updateClient } from "../admin/clients/service";
+import type { Context, StagedContext } from "../context";
 import { hashClientSecret } from "../directory/clients";
 import { AppError } from "../errors";
-import type { Services } from "../services";
 
 /**
  * The registration endpoint of an organization (RFC 7591) and its client configuration endpoint
@@ -25,14 +23,24 @@ import type { Services } from "../services";
  * rules and is an ordinary client of the console), with its audit entry in the same transaction.
  */
 
-/** An RFC 7591 §3.2.2 / RFC 6750 §3.1 error, as the wire shows it. */
-export class RegistrationError extends Error {
-  constructor(
-    readonly status: 400 | 401 | 404,
-    readonly error: "invalid_client_metadata" | "invalid_redirect_uri" | "invalid_software_statement" | "invalid_token" | "not_found",
-    readonly description: string,
-  ) {
-    super(description);
+type RegistrationErrorCode = "invalid_client_metadata" | "invalid_redirect_uri" | "invalid_software_statement" | "invalid_token" | "not_found";
+
+/** An RFC 7591 §3.2.2 / RFC 6750 §3.1 error, as the wire shows it: `error` is the code, `error_description` the message. */
+export class RegistrationError extends AppError {
+  declare readonly status: 400 | 401 | 404 | 413;
+  declare readonly code: RegistrationErrorCode;
+
+  constructor(status: 400 | 401 | 404 | 413, error: RegistrationErrorCode, description: string, headers?: Record<string, string>) {
+    super(status, error, description, undefined, headers);
+    this.name = "RegistrationError";
+  }
+
+  get error(): RegistrationErrorCode {
+    return this.code;
+  }
+
+  get description(): string {
+    return this.message;
   }
 }
 
@@ -161,14 +169,14 @@ export interface RegistrationTarget {
 }
 
 /** The organization behind /{slug}/register, when it is active and has registration on. */
-async function requireTarget(services: Services, slug: string): Promise<RegistrationTarget> {
+async function requireTarget(ctx: Context<"config">, slug: string): Promise<RegistrationTarget> {
   const lower = slug.toLowerCase();
-  if (lower === services.config.superAdminSlug) throw notEnabled();
-  const org = await services.db.prisma.organization.findUnique({ where: { slug: lower }, select: { id: true, slug: true, status: true, registrationPolicy: true } });
+  if (lower === ctx.config.superAdminSlug) throw notEnabled();
+  const org = await ctx.db.organization.findUnique({ where: { slug: lower }, select: { id: true, slug: true, status: true, registrationPolicy: true } });
   if (!org || org.status !== "active") throw notEnabled();
   const policy = registrationPolicyOf(org.registrationPolicy);
   if (!policy.enabled) throw notEnabled();
-  return { organizationId: org.id, issuer: `${services.config.baseUrl}/${org.slug}`, policy };
+  return { organizationId: org.id, issuer: `${ctx.config.baseUrl}/${org.slug}`, policy };
 }
 
 const mintToken = () => randomBytes(32).toString("base64url");
@@ -197,8 +205,8 @@ function clientInformation(row: ClientRow, issuer: string, extra: { clientSecret
 export type ClientInformation = ReturnType<typeof clientInformation>;
 
 /** A refusal is on the record too: probing with stolen or guessed tokens shows in the audit log. */
-async function auditRefusal(services: Services, actor: Actor, organizationId: string, error: RegistrationError, data: Record<string, unknown> = {}) {
-  await inTransaction(services, actor, async (ctx) => {
+async function auditRefusal(staged: StagedContext, organizationId: string, error: RegistrationError, data: Record<string, unknown> = {}) {
+  await staged.transaction(async (ctx) => {
     ctx.audit({ eventType: "client.registration_refused", organizationId, data: { error: error.error, description: error.description, ...data } });
   });
 }
@@ -208,7 +216,7 @@ async function auditRefusal(services: Services, actor: Actor, organizationId: st
  * registration that fails afterwards gives it back (rollback), and two registrations racing for
  * the last use cannot both have it (the UPDATE's own condition).
  */
-async function useInitialToken(ctx: FullContext, organizationId: string, token: string): Promise<string> {
+async function useInitialToken(ctx: Context, organizationId: string, token: string): Promise<string> {
   const row = await ctx.db.registrationToken.findUnique({ where: { tokenHash: hashClientSecret(token) } });
   if (!row || row.organizationId !== organizationId) throw invalidToken("The initial access token is not valid.");
   if (row.revokedAt) throw invalidToken("The initial access token was revoked.");
@@ -221,16 +229,22 @@ async function useInitialToken(ctx: FullContext, organizationId: string, token: 
 }
 
 /** RFC 7591 §3: registers a client; the answer carries its secret and registration access token, once. */
-export async function registerClient(services: Services, slug: string, bearer: string | undefined, body: unknown, meta: RequestMeta): Promise<ClientInformation> {
-  const target = await requireTarget(services, slug);
-  const actor = anonymousActor(meta);
+/**
+ * The collaborators of a registration: those of the clients service's writes. The door builds the
+ * context as the registering stranger (anonymous) or, for the client configuration endpoint, as
+ * the client the path names; checks run outside a transaction, the write in one.
+ */
+export type RegistrationContext = StagedContext<"cache" | "config">;
+
+export async function registerClient(staged: RegistrationContext, slug: string, bearer: string | undefined, body: unknown): Promise<ClientInformation> {
+  const target = await requireTarget(staged, slug);
   try {
     if (target.policy.requireInitialAccessToken && !bearer) throw invalidToken("An initial access token is required.");
     const fields = clientFieldsOf(parseMetadata(body), target.policy);
     const parsed = ClientCreateSchema.safeParse({ organizationId: target.organizationId, ...fields });
     if (!parsed.success) throw errorOfIssues(parsed.error.issues);
     const input: ClientCreate = parsed.data;
-    return await inTransaction(services, actor, async (ctx) => {
+    return await staged.transaction(async (ctx) => {
       const initialTokenId = target.policy.requireInitialAccessToken ? await useInitialToken(ctx, target.organizationId, bearer!) : null;
       const { client, secret } = await asRegistration(() => createClient(ctx, input));
       const registrationAccessToken = mintToken();
@@ -245,25 +259,23 @@ export async function registerClient(services: Services, slug: string, bearer: s
       return clientInformation(row, target.issuer, { ...(secret ? { clientSecret: secret.value } : {}), registrationAccessToken });
     });
   } catch (error) {
-    if (error instanceof RegistrationError) await auditRefusal(services, actor, target.organizationId, error);
+    if (error instanceof RegistrationError) await auditRefusal(staged, target.organizationId, error);
     throw error;
   }
 }
 
 /** RFC 7592 §2: the registration access token names the client; another client's id, or none, is 401. */
-async function requireRegisteredClient(services: Services, target: RegistrationTarget, clientId: string, bearer: string | undefined): Promise<ClientRow> {
+async function requireRegisteredClient(ctx: Context, target: RegistrationTarget, clientId: string, bearer: string | undefined): Promise<ClientRow> {
   if (!bearer) throw invalidToken("A registration access token is required.");
-  const row = await services.db.prisma.client.findUnique({ where: { registrationAccessTokenHash: hashClientSecret(bearer) } });
+  const row = await ctx.db.client.findUnique({ where: { registrationAccessTokenHash: hashClientSecret(bearer) } });
   if (!row || row.id !== clientId || row.organizationId !== target.organizationId) throw invalidToken("The registration access token is not valid for this client.");
   return row;
 }
 
-const clientActor = (clientId: string, meta: RequestMeta): Actor => ({ type: "client", id: clientId, ip: meta.ip, requestId: meta.requestId });
-
 /** RFC 7592 §2.1. The token is not in the answer: Porta keeps only its hash, and it stays valid. */
-export async function readRegisteredClient(services: Services, slug: string, clientId: string, bearer: string | undefined): Promise<ClientInformation> {
-  const target = await requireTarget(services, slug);
-  return clientInformation(await requireRegisteredClient(services, target, clientId, bearer), target.issuer);
+export async function readRegisteredClient(ctx: Context<"config">, slug: string, clientId: string, bearer: string | undefined): Promise<ClientInformation> {
+  const target = await requireTarget(ctx, slug);
+  return clientInformation(await requireRegisteredClient(ctx, target, clientId, bearer), target.issuer);
 }
 
 /**
@@ -271,9 +283,9 @@ export async function readRegisteredClient(services: Services, slug: string, cli
  * defaults). The authentication method cannot change (a secret or key would go missing); the
  * answer carries a new registration access token, and the old one stops working.
  */
-export async function updateRegisteredClient(services: Services, slug: string, clientId: string, bearer: string | undefined, body: unknown, meta: RequestMeta): Promise<ClientInformation> {
-  const target = await requireTarget(services, slug);
-  const current = await requireRegisteredClient(services, target, clientId, bearer);
+export async function updateRegisteredClient(staged: RegistrationContext, slug: string, clientId: string, bearer: string | undefined, body: unknown): Promise<ClientInformation> {
+  const target = await requireTarget(staged, slug);
+  const current = await requireRegisteredClient(staged, target, clientId, bearer);
   const metadata = parseMetadata(body);
   if (metadata.client_id !== clientId) throw invalidMetadata("client_id must be the id of the client being updated");
   const fields = clientFieldsOf(metadata, target.policy);
@@ -282,8 +294,8 @@ export async function updateRegisteredClient(services: Services, slug: string, c
   const parsed = ClientUpdateSchema.safeParse(changeable);
   if (!parsed.success) throw errorOfIssues(parsed.error.issues);
   const input: ClientUpdate = parsed.data;
-  return inTransaction(services, clientActor(clientId, meta), async (ctx) => {
-    const before = await getClient(ctx, clientId);
+  return staged.transaction(async (ctx) => {
+    const before = await requireClient(ctx, clientId);
     await asRegistration(() => updateClient(ctx, clientId, input, undefined));
     const registrationAccessToken = mintToken();
     const row = await ctx.db.client.update({ where: { id: clientId }, data: { registrationAccessTokenHash: hashClientSecret(registrationAccessToken) } });
@@ -304,10 +316,10 @@ function pick(row: object, keys: string[]): Record<string, unknown> {
 }
 
 /** RFC 7592 §2.3: the client is gone, with its secrets, grants' client and registration access token. */
-export async function deleteRegisteredClient(services: Services, slug: string, clientId: string, bearer: string | undefined, meta: RequestMeta): Promise<void> {
-  const target = await requireTarget(services, slug);
-  await requireRegisteredClient(services, target, clientId, bearer);
-  await inTransaction(services, clientActor(clientId, meta), async (ctx) => {
+export async function deleteRegisteredClient(staged: RegistrationContext, slug: string, clientId: string, bearer: string | undefined): Promise<void> {
+  const target = await requireTarget(staged, slug);
+  await requireRegisteredClient(staged, target, clientId, bearer);
+  await staged.transaction(async (ctx) => {
     const row = await deleteClient(ctx, clientId, undefined);
     ctx.audit({ eventType: "client.registration_deleted", organizationId: target.organizationId, targetType: "client", targetId: clientId, data: { name: row.name } });
   });

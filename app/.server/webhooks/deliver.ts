@@ -1,8 +1,7 @@
 import { Webhook } from "standardwebhooks";
-import { systemActor } from "../auth/actors";
-import { inTransaction } from "../context";
+import type { JobServiceContext, StagedContext } from "../context";
+import { AppError } from "../errors";
 import type { JobContext, JobPayloads } from "../jobs/queue";
-import type { Services } from "../services";
 import { openWebhookSecret } from "./secrets";
 import { sendWebhook } from "./send";
 
@@ -15,10 +14,13 @@ import { sendWebhook } from "./send";
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 export const WEBHOOK_MAX_RESPONSE_BYTES = 64 * 1024;
 
-/** A failed attempt, for the queue: a reason code only (the endpoint's answer stays in the log). */
-export class WebhookAttemptFailed extends Error {
-  constructor(readonly code: string) {
-    super(`webhook not delivered: ${code}`);
+/**
+ * A failed attempt, for the queue: a reason code only (the endpoint's answer stays in the
+ * attempt log). No one is answered with it; 502 says the fault is the endpoint's.
+ */
+export class WebhookAttemptFailed extends AppError {
+  constructor(code: string) {
+    super(502, code, `webhook not delivered: ${code}`);
     this.name = "WebhookAttemptFailed";
   }
 }
@@ -32,8 +34,11 @@ export function signedHeaders(secret: string, deliveryId: string, body: string, 
   };
 }
 
-export async function deliverWebhookJob(services: Services, data: JobPayloads["webhook"], job: JobContext): Promise<void> {
-  const prisma = services.db.prisma;
+/** The collaborators of a delivery: the secret's key, the outbound rule, the failure limit. */
+type DeliveryContext = JobServiceContext<"encrypter" | "config" | "settings">;
+
+export async function deliverWebhookJob(ctx: DeliveryContext, data: JobPayloads["webhook"], job: JobContext): Promise<void> {
+  const prisma = ctx.db;
   const delivery = await prisma.webhookDelivery.findUnique({ where: { id: data.deliveryId }, include: { endpoint: true } });
   // Deleted with its endpoint, or delivered by an earlier run whose report was lost.
   if (!delivery || delivery.status === "delivered") return;
@@ -42,22 +47,23 @@ export async function deliverWebhookJob(services: Services, data: JobPayloads["w
     await prisma.webhookDelivery.update({ where: { id: delivery.id }, data: { status: "dead", lastError: "endpoint_disabled", nextAttemptAt: null } });
     return;
   }
-  const secret = openWebhookSecret(services.encrypter, endpoint.id, endpoint.secretEncrypted);
+  const secret = openWebhookSecret(ctx.encrypter, endpoint.id, endpoint.secretEncrypted);
   const startedAt = new Date();
   const result = await sendWebhook(endpoint.url, {
     headers: signedHeaders(secret, delivery.id, delivery.payload, startedAt),
     body: delivery.payload,
-    allowPrivateNetworks: services.config.outboundAllowPrivateNetworks,
+    allowPrivateNetworks: ctx.config.outboundAllowPrivateNetworks,
     timeoutMs: WEBHOOK_TIMEOUT_MS,
     maxResponseBytes: WEBHOOK_MAX_RESPONSE_BYTES,
   });
   const delivered = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
   const reason = delivered ? null : (result.error ?? `HTTP_${result.statusCode}`);
-  const schedule = services.jobs.retryScheduleOf("webhook");
+  const schedule = ctx.retryScheduleOf("webhook");
   const wait = schedule[job.retryCount];
   const status = delivered ? "delivered" : wait === undefined ? "dead" : "retrying";
-  await prisma.$transaction([
-    prisma.webhookAttempt.create({
+  // The attempt and the delivery's state are written together.
+  await ctx.transaction(async (tx) => {
+    await tx.db.webhookAttempt.create({
       data: {
         deliveryId: delivery.id,
         attempt: delivery.attempts + 1,
@@ -67,8 +73,8 @@ export async function deliverWebhookJob(services: Services, data: JobPayloads["w
         error: result.error,
         responseBody: result.responseBody,
       },
-    }),
-    prisma.webhookDelivery.update({
+    });
+    await tx.db.webhookDelivery.update({
       where: { id: delivery.id },
       data: {
         status,
@@ -78,13 +84,13 @@ export async function deliverWebhookJob(services: Services, data: JobPayloads["w
         nextAttemptAt: status === "retrying" ? new Date(Date.now() + wait! * 1000) : null,
         ...(delivered ? { deliveredAt: new Date() } : {}),
       },
-    }),
-  ]);
+    });
+  });
   if (delivered) {
     if (endpoint.consecutiveFailures > 0) await prisma.webhookEndpoint.update({ where: { id: endpoint.id }, data: { consecutiveFailures: 0 } });
     return;
   }
-  if (await countFailure(services, endpoint.id, endpoint.organizationId)) {
+  if (await countFailure(ctx, endpoint.id, endpoint.organizationId)) {
     // Turned off by this failure: no more attempts until an administrator turns it on and replays.
     await prisma.webhookDelivery.update({ where: { id: delivery.id }, data: { status: "dead", nextAttemptAt: null } });
     return;
@@ -93,9 +99,9 @@ export async function deliverWebhookJob(services: Services, data: JobPayloads["w
 }
 
 /** Counts a failed attempt; returns true when it turned the endpoint off (with its audit entry). */
-async function countFailure(services: Services, endpointId: string, organizationId: string): Promise<boolean> {
-  const limit = await services.settings.get("webhooks.disableAfterFailures");
-  return inTransaction(services, systemActor(null), async (ctx) => {
+async function countFailure(staged: StagedContext<"settings">, endpointId: string, organizationId: string): Promise<boolean> {
+  const limit = await staged.settings.get("webhooks.disableAfterFailures");
+  return staged.transaction(async (ctx) => {
     const endpoint = await ctx.db.webhookEndpoint.update({ where: { id: endpointId }, data: { consecutiveFailures: { increment: 1 } } });
     if (!endpoint.enabled || endpoint.consecutiveFailures < limit) return false;
     await ctx.db.webhookEndpoint.update({ where: { id: endpointId }, data: { enabled: false, disabledReason: "consecutive_failures", version: { increment: 1 } } });

@@ -3,7 +3,8 @@ import type { Application, ApplicationCreate, ApplicationModule, ApplicationUpda
 import { invalidateClient } from "../../directory/clients";
 import type { Context } from "../../context";
 import { assertScopesStayUsable } from "../claims/scopes";
-import { conflict, notFound, staleEtag, validation } from "../../errors";
+import { compareAndSet } from "../../db/compare-and-set";
+import { conflict, notFound, validation } from "../../errors";
 import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";
 
 export function toApplication(row: ApplicationRow): Application {
@@ -56,7 +57,7 @@ export async function listApplications(ctx: Context, query: ApplicationListQuery
 }
 
 /** An application of a live (not deleted) organization, or 404. */
-export async function getApplication(ctx: Context, id: string): Promise<ApplicationRow> {
+export async function requireApplication(ctx: Context, id: string): Promise<ApplicationRow> {
   const row = await ctx.db.application.findFirst({ where: { id, organization: { status: { not: "deleted" } } } });
   if (!row) throw notFound("application");
   return row;
@@ -78,13 +79,11 @@ export async function createApplication(ctx: Context, input: ApplicationCreate):
 
 /** Updates with optimistic concurrency: `expectedVersion` (from If-Match) must still be current. */
 export async function updateApplication(ctx: Context, id: string, input: ApplicationUpdate, expectedVersion: number | undefined): Promise<ApplicationRow> {
-  const current = await getApplication(ctx, id);
-  const updated = await ctx.db.application.updateMany({
-    where: { id, version: expectedVersion ?? current.version },
-    data: { ...input, version: { increment: 1 } },
-  });
-  if (updated.count !== 1) throw staleEtag();
-  return getApplication(ctx, id);
+  const current = await requireApplication(ctx, id);
+  await compareAndSet({ ifMatch: expectedVersion, read: current.version }, (guard) =>
+    ctx.db.application.updateMany({ where: { id, ...guard }, data: { ...input, version: { increment: 1 } } }),
+  );
+  return requireApplication(ctx, id);
 }
 
 /** The clients of an application read the application's status through the client cache. */
@@ -97,14 +96,12 @@ async function invalidateApplicationClients(ctx: Context<"cache">, applicationId
 
 /** Deactivating an application stops all of its clients at once; activating lets them work again. */
 export async function setApplicationStatus(ctx: Context<"cache">, id: string, status: "active" | "inactive", expectedVersion: number | undefined): Promise<ApplicationRow> {
-  const current = await getApplication(ctx, id);
-  const updated = await ctx.db.application.updateMany({
-    where: { id, version: expectedVersion ?? current.version },
-    data: { status, version: { increment: 1 } },
-  });
-  if (updated.count !== 1) throw staleEtag();
+  const current = await requireApplication(ctx, id);
+  await compareAndSet({ ifMatch: expectedVersion, read: current.version }, (guard) =>
+    ctx.db.application.updateMany({ where: { id, ...guard }, data: { status, version: { increment: 1 } } }),
+  );
   await invalidateApplicationClients(ctx, id);
-  return getApplication(ctx, id);
+  return requireApplication(ctx, id);
 }
 
 /**
@@ -115,7 +112,7 @@ export async function setApplicationStatus(ctx: Context<"cache">, id: string, st
  */
 export async function deleteApplication(ctx: Context<"oidc">, id: string, expectedVersion: number | undefined): Promise<ApplicationRow> {
   const prisma = ctx.db;
-  const current = await getApplication(ctx, id);
+  const current = await requireApplication(ctx, id);
   const clients = await prisma.client.count({ where: { applicationId: id } });
   if (clients > 0) {
     throw conflict("application_has_clients", `The application still has ${clients} client(s). Delete them or move them to another application first.`, [
@@ -124,8 +121,7 @@ export async function deleteApplication(ctx: Context<"oidc">, id: string, expect
   }
   const claims = await prisma.customClaimDefinition.findMany({ where: { applicationId: id }, select: { id: true } });
   await assertScopesStayUsable(ctx, current.organizationId, claims.map((c) => c.id));
-  const deleted = await prisma.application.deleteMany({ where: { id, version: expectedVersion ?? current.version } });
-  if (deleted.count !== 1) throw staleEtag();
+  await compareAndSet({ ifMatch: expectedVersion, read: current.version }, (guard) => prisma.application.deleteMany({ where: { id, ...guard } }));
   // Its claim definitions are gone: the organization's provider no longer advertises them.
   ctx.afterCommit(() => ctx.oidc.invalidate(current.organizationId));
   return current;
@@ -136,7 +132,7 @@ export async function deleteApplication(ctx: Context<"oidc">, id: string, expect
 
 export async function listModules(ctx: Context, applicationId: string, query: ListQuery): Promise<Page<ApplicationModule>> {
   const prisma = ctx.db;
-  await getApplication(ctx, applicationId);
+  await requireApplication(ctx, applicationId);
   const where: Prisma.ApplicationModuleWhereInput = { applicationId };
   const order = query.order ?? "asc";
   const page = await listPage(listMode(query), {
@@ -154,27 +150,27 @@ export interface ModuleOf {
   module: ModuleRow;
 }
 
-export async function getModule(ctx: Context, applicationId: string, moduleId: string): Promise<ModuleOf> {
-  const app = await getApplication(ctx, applicationId);
+export async function requireModule(ctx: Context, applicationId: string, moduleId: string): Promise<ModuleOf> {
+  const app = await requireApplication(ctx, applicationId);
   const module = await ctx.db.applicationModule.findFirst({ where: { id: moduleId, applicationId } });
   if (!module) throw notFound("module");
   return { app, module };
 }
 
 export async function addModule(ctx: Context, applicationId: string, input: ModuleCreate): Promise<ModuleOf> {
-  const app = await getApplication(ctx, applicationId);
+  const app = await requireApplication(ctx, applicationId);
   const module = await ctx.db.applicationModule.create({ data: { applicationId, name: input.name, description: input.description ?? null } });
   return { app, module };
 }
 
 export async function updateModule(ctx: Context, applicationId: string, moduleId: string, input: ModuleUpdate): Promise<ModuleOf> {
-  const { app } = await getModule(ctx, applicationId, moduleId);
+  const { app } = await requireModule(ctx, applicationId, moduleId);
   const module = await ctx.db.applicationModule.update({ where: { id: moduleId }, data: input });
   return { app, module };
 }
 
 export async function deleteModule(ctx: Context, applicationId: string, moduleId: string): Promise<ModuleOf> {
-  const found = await getModule(ctx, applicationId, moduleId);
+  const found = await requireModule(ctx, applicationId, moduleId);
   await ctx.db.applicationModule.delete({ where: { id: moduleId } });
   return found;
 }

@@ -78,7 +78,7 @@ export async function listAudit(ctx: Context, query: AuditQuery): Promise<Page<A
 }
 
 /** One entry with its full data and names: the console's detail view. */
-export async function getAuditEntry(ctx: Context, id: string): Promise<AuditView> {
+export async function requireAuditEntry(ctx: Context, id: string): Promise<AuditView> {
   const row = await ctx.db.auditEntry.findUnique({ where: { id } });
   if (!row) throw notFound("audit entry");
   return (await withNames(ctx, [row]))[0]!;

@@ -4,7 +4,7 @@ import type { Context } from "../../context";
 import { AppError, validation } from "../../errors";
 import { toAppError } from "../../db/errors";
 import { assignUserRole } from "../rbac/service";
-import { activateUser, createUser, deactivateUser, deleteUser, getUser, requireManagedOrganization, toUser, updateUser } from "../users/service";
+import { activateUser, createUser, deactivateUser, deleteUser, requireUser, requireManagedOrganization, toUser, updateUser } from "../users/service";
 
 /**
  * Bulk user operations. Each item runs through the same service function as its single-item
@@ -52,7 +52,7 @@ async function runItem(ctx: BulkContext, organizationId: string, adminId: string
     return createUser(ctx, organizationId, input);
   }
   // Every other item names a user, who must belong to the batch's organization.
-  const user = await getUser(ctx, item.userId, organizationId);
+  const user = await requireUser(ctx, item.userId, organizationId);
   switch (item.op) {
     case "update": {
       const { op: _op, userId, ...input } = item;

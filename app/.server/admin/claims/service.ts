@@ -1,7 +1,7 @@
 import type { Application as ApplicationRow, CustomClaimDefinition as ClaimRow, Prisma, User as UserRow } from "~/generated/prisma/client";
 import { claimValueProblem, type ClaimType, type ClaimValue, type CustomClaim, type CustomClaimCreate, type CustomClaimUpdate } from "~/schemas/claim";
 import type { Context } from "../../context";
-import { getApplication } from "../applications/service";
+import { requireApplication } from "../applications/service";
 import { conflict, notFound, validation } from "../../errors";
 import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";
 import { assertScopesStayUsable } from "./scopes";
@@ -36,7 +36,7 @@ export function toClaimValue(row: ValueRow): ClaimValue {
 
 export async function listClaims(ctx: Context, applicationId: string, query: ListQuery): Promise<Page<CustomClaim>> {
   const prisma = ctx.db;
-  await getApplication(ctx, applicationId);
+  await requireApplication(ctx, applicationId);
   const where: Prisma.CustomClaimDefinitionWhereInput = { applicationId };
   const order = query.order ?? "asc";
   const page = await listPage(listMode(query), {
@@ -53,8 +53,8 @@ export interface ClaimOf {
   claim: ClaimRow;
 }
 
-export async function getClaim(ctx: Context, applicationId: string, claimId: string): Promise<ClaimOf> {
-  const app = await getApplication(ctx, applicationId);
+export async function requireClaim(ctx: Context, applicationId: string, claimId: string): Promise<ClaimOf> {
+  const app = await requireApplication(ctx, applicationId);
   const claim = await ctx.db.customClaimDefinition.findFirst({ where: { id: claimId, applicationId } });
   if (!claim) throw notFound("claim");
   return { app, claim };
@@ -77,7 +77,7 @@ async function assertNameFree(ctx: Context, organizationId: string, claimName: s
 }
 
 export async function createClaim(ctx: Context<"oidc">, applicationId: string, input: CustomClaimCreate): Promise<ClaimOf> {
-  const app = await getApplication(ctx, applicationId);
+  const app = await requireApplication(ctx, applicationId);
   await assertNameFree(ctx, app.organizationId, input.claimName);
   const claim = await ctx.db.customClaimDefinition.create({
     data: { applicationId, claimName: input.claimName, claimType: input.claimType, scope: input.scope, description: input.description ?? null },
@@ -88,7 +88,7 @@ export async function createClaim(ctx: Context<"oidc">, applicationId: string, i
 }
 
 export async function updateClaim(ctx: Context<"oidc">, applicationId: string, claimId: string, input: CustomClaimUpdate): Promise<ClaimOf> {
-  const { app, claim: current } = await getClaim(ctx, applicationId, claimId);
+  const { app, claim: current } = await requireClaim(ctx, applicationId, claimId);
   const prisma = ctx.db;
   if (input.claimName !== undefined && input.claimName !== current.claimName) await assertNameFree(ctx, app.organizationId, input.claimName, claimId);
   if (input.claimType !== undefined && input.claimType !== current.claimType) {
@@ -106,7 +106,7 @@ export async function updateClaim(ctx: Context<"oidc">, applicationId: string, c
 }
 
 export async function deleteClaim(ctx: Context<"oidc">, applicationId: string, claimId: string): Promise<ClaimOf> {
-  const found = await getClaim(ctx, applicationId, claimId);
+  const found = await requireClaim(ctx, applicationId, claimId);
   await assertScopesStayUsable(ctx, found.app.organizationId, [claimId]);
   // Its values go with it (cascade).
   await ctx.db.customClaimDefinition.delete({ where: { id: claimId } });
@@ -132,7 +132,7 @@ async function findUser(ctx: Context, userId: string): Promise<UserRow> {
   return user;
 }
 
-export async function getClaimValue(ctx: Context, claimId: string, userId: string): Promise<ClaimValue> {
+export async function requireClaimValue(ctx: Context, claimId: string, userId: string): Promise<ClaimValue> {
   await claimWithOrg(ctx, claimId);
   await findUser(ctx, userId);
   const row = await ctx.db.customClaimValue.findUnique({ where: { claimId_userId: { claimId, userId } }, include: { claim: true } });
@@ -164,7 +164,7 @@ export async function setClaimValue(ctx: Context, claimId: string, userId: strin
 }
 
 export async function deleteClaimValue(ctx: Context, claimId: string, userId: string): Promise<ValueChange> {
-  const value = await getClaimValue(ctx, claimId, userId);
+  const value = await requireClaimValue(ctx, claimId, userId);
   await ctx.db.customClaimValue.delete({ where: { claimId_userId: { claimId, userId } } });
   const user = await findUser(ctx, userId);
   return { value, organizationId: user.organizationId };

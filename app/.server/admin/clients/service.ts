@@ -21,7 +21,8 @@ import { newUuidV7 } from "../../db/ids";
 import { ADMIN_API_SCOPES, isAdminApiClient } from "../api-access";
 import { requireOrganizationRef } from "../applications/service";
 import { requireSupportedScope } from "../claims/scopes";
-import { conflict, notFound, staleEtag, validation } from "../../errors";
+import { compareAndSet } from "../../db/compare-and-set";
+import { conflict, notFound, validation } from "../../errors";
 import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";
 import { ADMIN_CLIENT_ID } from "../permissions";
 
@@ -113,7 +114,7 @@ export async function listClients(ctx: Context, query: ClientListQuery): Promise
 }
 
 /** A client of a live (not deleted) organization, or 404. */
-export async function getClient(ctx: Context, id: string): Promise<ClientWithOrg> {
+export async function requireClient(ctx: Context, id: string): Promise<ClientWithOrg> {
   const row = await ctx.db.client.findFirst({ where: { id, organization: { status: { not: "deleted" } } }, include: withOrg });
   if (!row) throw notFound("client");
   return row;
@@ -217,17 +218,15 @@ export async function createClient(ctx: Context<"cache" | "config">, input: Clie
 
 /** Writes `data` if the client is still at `expectedVersion` (If-Match); the cached client goes once that has committed. */
 async function writeClient(ctx: Context<"cache">, current: ClientWithOrg, data: Prisma.ClientUpdateManyMutationInput & { applicationId?: string | null }, expectedVersion: number | undefined) {
-  const updated = await ctx.db.client.updateMany({
-    where: { id: current.id, version: expectedVersion ?? current.version },
-    data: { ...data, version: { increment: 1 } },
-  });
-  if (updated.count !== 1) throw staleEtag();
+  await compareAndSet({ ifMatch: expectedVersion, read: current.version }, (guard) =>
+    ctx.db.client.updateMany({ where: { id: current.id, ...guard }, data: { ...data, version: { increment: 1 } } }),
+  );
   ctx.afterCommit(() => invalidateClient(ctx.cache, current.id));
-  return getClient(ctx, current.id);
+  return requireClient(ctx, current.id);
 }
 
 export async function updateClient(ctx: Context<"cache" | "config">, id: string, input: ClientUpdate, expectedVersion: number | undefined): Promise<ClientWithOrg> {
-  const current = await getClient(ctx, id);
+  const current = await requireClient(ctx, id);
   assertChangeable(current);
   if (input.applicationId) await requireApplicationRef(ctx, input.applicationId, current.organizationId);
   requireSettings({
@@ -260,23 +259,22 @@ export async function updateClient(ctx: Context<"cache" | "config">, id: string,
 }
 
 export async function setClientStatus(ctx: Context<"cache">, id: string, status: "active" | "inactive", expectedVersion: number | undefined): Promise<ClientWithOrg> {
-  const current = await getClient(ctx, id);
+  const current = await requireClient(ctx, id);
   assertChangeable(current);
   return writeClient(ctx, current, { status }, expectedVersion);
 }
 
 /** The client's login-method override; null clears it (the organization's default applies). */
 export async function setClientLoginMethods(ctx: Context<"cache">, id: string, loginMethods: string[] | null, expectedVersion: number | undefined): Promise<ClientWithOrg> {
-  const current = await getClient(ctx, id);
+  const current = await requireClient(ctx, id);
   assertChangeable(current);
   return writeClient(ctx, current, { loginMethods: loginMethods ?? [] }, expectedVersion);
 }
 
 export async function deleteClient(ctx: Context<"cache">, id: string, expectedVersion: number | undefined): Promise<ClientWithOrg> {
-  const current = await getClient(ctx, id);
+  const current = await requireClient(ctx, id);
   assertChangeable(current);
-  const deleted = await ctx.db.client.deleteMany({ where: { id, version: expectedVersion ?? current.version } });
-  if (deleted.count !== 1) throw staleEtag();
+  await compareAndSet({ ifMatch: expectedVersion, read: current.version }, (guard) => ctx.db.client.deleteMany({ where: { id, ...guard } }));
   ctx.afterCommit(() => invalidateClient(ctx.cache, id));
   return current;
 }
@@ -286,7 +284,7 @@ export async function deleteClient(ctx: Context<"cache">, id: string, expectedVe
 
 export async function listSecrets(ctx: Context, clientId: string, query: ListQuery): Promise<Page<ClientSecret>> {
   const prisma = ctx.db;
-  await getClient(ctx, clientId);
+  await requireClient(ctx, clientId);
   const where: Prisma.ClientSecretWhereInput = { clientId };
   const order = query.order ?? "asc";
   const page = await listPage(listMode(query), {
@@ -300,7 +298,7 @@ export async function listSecrets(ctx: Context, clientId: string, query: ListQue
 
 /** A further secret for a confidential client; the ones it already has stay valid until revoked. */
 export async function generateSecret(ctx: Context<"cache">, clientId: string, input: SecretCreate): Promise<{ client: ClientWithOrg; row: SecretRow; value: string }> {
-  const client = await getClient(ctx, clientId);
+  const client = await requireClient(ctx, clientId);
   assertChangeable(client);
   if (clientTypeOf(client.tokenEndpointAuthMethod) === "public") {
     throw conflict("public_client", "A public client authenticates without a secret; it cannot have secrets.");
@@ -315,7 +313,7 @@ export async function generateSecret(ctx: Context<"cache">, clientId: string, in
 
 /** Revokes one secret at once (revoking a revoked secret changes nothing). */
 export async function revokeSecret(ctx: Context<"cache">, clientId: string, secretId: string): Promise<{ client: ClientWithOrg; row: SecretRow }> {
-  const client = await getClient(ctx, clientId);
+  const client = await requireClient(ctx, clientId);
   assertChangeable(client);
   const prisma = ctx.db;
   const existing = await prisma.clientSecret.findFirst({ where: { id: secretId, clientId } });

@@ -17,7 +17,7 @@ import {
   createApplication,
   deleteApplication,
   deleteModule,
-  getApplication,
+  requireApplication,
   listApplications,
   listModules,
   type ModuleOf,
@@ -102,7 +102,7 @@ export const applicationsIdOperations = [
     response: ApplicationSchema,
     etag: true,
     handler: async ({ ctx, params }) => {
-      const row = await getApplication(ctx, params.id);
+      const row = await requireApplication(ctx, params.id);
       return { body: toApplication(row), version: row.version };
     },
   }),
@@ -119,7 +119,7 @@ export const applicationsIdOperations = [
     response: ApplicationSchema,
     etag: true,
     handler: async ({ ctx, params, body, ifMatch }) => {
-      const before = toApplication(await getApplication(ctx, params.id));
+      const before = toApplication(await requireApplication(ctx, params.id));
       const row = await updateApplication(ctx, params.id, body, ifMatch);
       auditApplication(ctx.audit, "application.updated", row, { change: body }, { before, after: toApplication(row) });
       return { body: toApplication(row), version: row.version };
@@ -183,7 +183,7 @@ export const applicationsIdHistoryOperations = [
     query: HistoryQuerySchema,
     response: historyOf(HistoryEntrySchema),
     handler: async ({ ctx, params, query }) => {
-      await getApplication(ctx, params.id);
+      await requireApplication(ctx, params.id);
       return { body: await auditHistory(ctx.db, { targetType: "application", targetId: params.id }, query) };
     },
   }),

@@ -1,6 +1,6 @@
 import { UuidSchema } from "~/schemas/uuid";
 import { z } from "zod";
-import { getAuditEntry, listAudit } from "../audit/service";
+import { requireAuditEntry, listAudit } from "../audit/service";
 import { searchSubjects, SUBJECT_TYPES } from "../audit/subjects";
 import { AuditNamesSchema, pageOf } from "../http/openapi-shapes";
 import { ListQuerySchema } from "../http/pagination";
@@ -88,6 +88,6 @@ export const auditOperations = [
     params: z.object({ id: UuidSchema }),
     query: z.object({}).strict(),
     response: AuditEntrySchema,
-    handler: async ({ ctx, params }) => ({ body: await getAuditEntry(ctx, params.id) }),
+    handler: async ({ ctx, params }) => ({ body: await requireAuditEntry(ctx, params.id) }),
   }),
 ];

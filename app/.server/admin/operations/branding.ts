@@ -9,7 +9,7 @@ import {
   BrandingUpdateSchema,
   type AssetContentType,
 } from "~/schemas/branding";
-import { getBranding, toBrandingAsset, toBrandingSettings, updateBranding, uploadAsset } from "../../branding/service";
+import { requireBranding, toBrandingAsset, toBrandingSettings, updateBranding, uploadAsset } from "../../branding/service";
 import { operation } from "../http/route";
 
 /** Branding settings and assets of an organization's login pages. */
@@ -29,7 +29,7 @@ export const brandingOperations = [
     response: BrandingSettingsSchema,
     etag: true,
     handler: async ({ ctx, params }) => {
-      const organization = await getBranding(ctx, params.orgId);
+      const organization = await requireBranding(ctx, params.orgId);
       return { body: toBrandingSettings(ctx, organization), version: organization.version };
     },
   }),
@@ -45,7 +45,7 @@ export const brandingOperations = [
     response: BrandingSettingsSchema,
     etag: true,
     handler: async ({ ctx, params, body, ifMatch }) => {
-      const before = toBrandingSettings(ctx, await getBranding(ctx, params.orgId));
+      const before = toBrandingSettings(ctx, await requireBranding(ctx, params.orgId));
       const organization = await updateBranding(ctx, params.orgId, body, ifMatch);
       const after = toBrandingSettings(ctx, organization);
       ctx.audit({ eventType: "organization.branding.updated", organizationId: organization.id, targetType: "organization", targetId: organization.id, data: { change: body }, changes: { before, after } });

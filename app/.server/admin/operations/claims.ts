@@ -6,8 +6,8 @@ import {
   createClaim,
   deleteClaim,
   deleteClaimValue,
-  getClaim,
-  getClaimValue,
+  requireClaim,
+  requireClaimValue,
   listClaims,
   listUserClaimValues,
   setClaimValue,
@@ -90,7 +90,7 @@ export const applicationsIdClaimsIdOperations = [
     params: ClaimParams,
     query: NoQuery,
     response: CustomClaimSchema,
-    handler: async ({ ctx, params }) => ({ body: toClaim((await getClaim(ctx, params.appId, params.claimId)).claim) }),
+    handler: async ({ ctx, params }) => ({ body: toClaim((await requireClaim(ctx, params.appId, params.claimId)).claim) }),
   }),
   operation({
     method: "PUT",
@@ -104,7 +104,7 @@ export const applicationsIdClaimsIdOperations = [
     body: CustomClaimUpdateSchema,
     response: CustomClaimSchema,
     handler: async ({ ctx, params, body }) => {
-      const before = toClaim((await getClaim(ctx, params.appId, params.claimId)).claim);
+      const before = toClaim((await requireClaim(ctx, params.appId, params.claimId)).claim);
       const found = await updateClaim(ctx, params.appId, params.claimId, body);
       auditClaim(ctx.audit, "custom_claim.updated", found, body, { before, after: toClaim(found.claim) });
       return { body: toClaim(found.claim) };
@@ -140,7 +140,7 @@ export const applicationsIdClaimsIdUsersIdOperations = [
     params: ValueParams,
     query: NoQuery,
     response: ClaimValueSchema,
-    handler: async ({ ctx, params }) => ({ body: await getClaimValue(ctx, params.claimId, params.userId) }),
+    handler: async ({ ctx, params }) => ({ body: await requireClaimValue(ctx, params.claimId, params.userId) }),
   }),
   operation({
     method: "PUT",

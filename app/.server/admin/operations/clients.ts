@@ -17,7 +17,7 @@ import {
   createClient,
   deleteClient,
   generateSecret,
-  getClient,
+  requireClient,
   listClients,
   listSecrets,
   revokeSecret,
@@ -107,7 +107,7 @@ export const clientsIdOperations = [
     response: ClientSchema,
     etag: true,
     handler: async ({ ctx, params }) => {
-      const row = await getClient(ctx, params.id);
+      const row = await requireClient(ctx, params.id);
       return { body: toClient(row), version: row.version };
     },
   }),
@@ -124,7 +124,7 @@ export const clientsIdOperations = [
     response: ClientSchema,
     etag: true,
     handler: async ({ ctx, params, body, ifMatch }) => {
-      const before = toClient(await getClient(ctx, params.id));
+      const before = toClient(await requireClient(ctx, params.id));
       const row = await updateClient(ctx, params.id, body, ifMatch);
       auditClient(ctx.audit, "client.updated", row, { change: body }, { before, after: toClient(row) });
       return { body: toClient(row), version: row.version };
@@ -188,7 +188,7 @@ export const clientsIdHistoryOperations = [
     query: HistoryQuerySchema,
     response: historyOf(HistoryEntrySchema),
     handler: async ({ ctx, params, query }) => {
-      await getClient(ctx, params.id);
+      await requireClient(ctx, params.id);
       return { body: await auditHistory(ctx.db, { targetType: "client", targetId: params.id }, query) };
     },
   }),

@@ -11,7 +11,7 @@ import { deleteUserLink, listUserLinks } from "../../federation/links";
 import {
   createIdentityProvider,
   deleteIdentityProvider,
-  getIdentityProvider,
+  requireIdentityProvider,
   listIdentityProviders,
   updateIdentityProvider,
 } from "../../federation/providers";
@@ -80,7 +80,7 @@ export const identityProviderOperations = [
     response: IdentityProviderSchema,
     etag: true,
     handler: async ({ ctx, params }) => {
-      const { row, body } = await getIdentityProvider(ctx, params.id);
+      const { row, body } = await requireIdentityProvider(ctx, params.id);
       return { body, version: row.version };
     },
   }),

@@ -7,7 +7,7 @@ import { HistoryQuerySchema, ListQuerySchema } from "../http/pagination";
 import { IdParams, operation } from "../http/route";
 import {
   createOrganization,
-  getOrganization,
+  requireOrganization,
   listOrganizations,
   setOrganizationStatus,
   toOrganization,
@@ -67,7 +67,7 @@ export const organizationsIdOperations = [
     response: OrganizationSchema,
     etag: true,
     handler: async ({ ctx, params }) => {
-      const row = await getOrganization(ctx, params.id);
+      const row = await requireOrganization(ctx, params.id);
       if (row.status === "deleted") throw notFound("organization");
       return { body: toOrganization(row), version: row.version };
     },
@@ -84,7 +84,7 @@ export const organizationsIdOperations = [
     response: OrganizationSchema,
     etag: true,
     handler: async ({ ctx, params, body, ifMatch }) => {
-      const before = toOrganization(await getOrganization(ctx, params.id));
+      const before = toOrganization(await requireOrganization(ctx, params.id));
       const row = await updateOrganization(ctx, params.id, body, ifMatch);
       const after = toOrganization(row);
       ctx.audit({ eventType: "organization.updated", organizationId: row.id, targetType: "organization", targetId: row.id, data: { change: body }, changes: { before, after } });
@@ -141,7 +141,7 @@ export const organizationsIdHistoryOperations = [
     query: HistoryQuerySchema,
     response: historyOf(HistoryEntrySchema),
     handler: async ({ ctx, params, query }) => {
-      await getOrganization(ctx, params.id);
+      await requireOrganization(ctx, params.id);
       return { body: await auditHistory(ctx.db, { targetType: "organization", targetId: params.id }, query) };
     },
   }),

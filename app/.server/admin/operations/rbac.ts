@@ -19,8 +19,8 @@ import {
   createRole,
   deletePermission,
   effectivePermissions,
-  getPermission,
-  getRole,
+  requirePermission,
+  requireRole,
   listPermissions,
   listRoles,
   listUserRoles,
@@ -90,7 +90,7 @@ export const roleOperations = [
     response: RoleSchema,
     etag: true,
     handler: async ({ ctx, params }) => {
-      const row = await getRole(ctx, params.id);
+      const row = await requireRole(ctx, params.id);
       return { body: toRole(row), version: row.version };
     },
   }),
@@ -107,7 +107,7 @@ export const roleOperations = [
     response: RoleSchema,
     etag: true,
     handler: async ({ ctx, params, body, ifMatch }) => {
-      const before = toRole(await getRole(ctx, params.id));
+      const before = toRole(await requireRole(ctx, params.id));
       const row = await updateRole(ctx, params.id, body, ifMatch);
       ctx.audit({ eventType: "role.updated", organizationId: row.organizationId, targetType: "role", targetId: row.id, data: { change: body }, changes: { before, after: toRole(row) } });
       return { body: toRole(row), version: row.version };
@@ -145,7 +145,7 @@ export const rolePermissionOperations = [
     params: RolePermissionParams,
     successStatus: 204,
     handler: async ({ ctx, params, ifMatch }) => {
-      const role = await getRole(ctx, params.id);
+      const role = await requireRole(ctx, params.id);
       await removePermission(ctx, params.id, params.permissionId, ifMatch);
       ctx.audit({ eventType: "role.permission_removed", organizationId: role.organizationId, targetType: "role", targetId: role.id, data: { change: { permissionId: params.permissionId } } });
       return {};
@@ -197,7 +197,7 @@ export const permissionOperations = [
     query: NoQuery,
     params: IdParams,
     response: PermissionSchema,
-    handler: async ({ ctx, params }) => ({ body: toPermission(await getPermission(ctx, params.id)) }),
+    handler: async ({ ctx, params }) => ({ body: toPermission(await requirePermission(ctx, params.id)) }),
   }),
   operation({
     method: "DELETE",

@@ -8,7 +8,7 @@ import {
 import { UuidSchema } from "~/schemas/uuid";
 import {
   createRegistrationToken,
-  getRegistrationPolicy,
+  requireRegistrationPolicy,
   listRegistrationTokens,
   revokeRegistrationToken,
   setRegistrationPolicy,
@@ -40,7 +40,7 @@ export const registrationPolicyOperations = [
     response: RegistrationPolicySchema,
     etag: true,
     handler: async ({ ctx, params }) => {
-      const { policy, version } = await getRegistrationPolicy(ctx, params.id);
+      const { policy, version } = await requireRegistrationPolicy(ctx, params.id);
       return { body: policy, version };
     },
   }),

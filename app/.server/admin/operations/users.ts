@@ -31,8 +31,8 @@ import {
   deactivateUser,
   deleteUser,
   exportUser,
-  getPendingInvitation,
-  getUser,
+  requirePendingInvitation,
+  requireUser,
   invite,
   invitePreview,
   listInvitations,
@@ -108,7 +108,7 @@ function orgStateOperation(kind: StateChange, segment: string) {
     params: OrgUserParams,
     response: UserSchema,
     handler: async ({ ctx, admin, params, ifMatch }) => {
-      const row = await runStateChange(kind, ctx, admin.id, await getUser(ctx, params.userId, params.orgId), ifMatch);
+      const row = await runStateChange(kind, ctx, admin.id, await requireUser(ctx, params.userId, params.orgId), ifMatch);
       auditUser(ctx, stateChanges[kind].event, row, stateChangeBody[kind]);
       return { body: toUser(row) };
     },
@@ -127,7 +127,7 @@ function byIdStateOperation(kind: StateChange, segment: string) {
     params: IdParams,
     response: UserSchema,
     handler: async ({ ctx, admin, params, ifMatch }) => {
-      const row = await runStateChange(kind, ctx, admin.id, await getUser(ctx, params.id), ifMatch);
+      const row = await runStateChange(kind, ctx, admin.id, await requireUser(ctx, params.id), ifMatch);
       auditUser(ctx, stateChanges[kind].event, row, stateChangeBody[kind]);
       return { body: toUser(row) };
     },
@@ -234,7 +234,7 @@ export const orgInvitationOperations = [
     params: OrgInvitationParams,
     successStatus: 204,
     handler: async ({ ctx, params }) => {
-      const invitation = await getPendingInvitation(ctx, params.orgId, params.invitationId);
+      const invitation = await requirePendingInvitation(ctx, params.orgId, params.invitationId);
       await revokeInvitation(ctx, invitation);
       ctx.audit({ eventType: "user.invitation_revoked", organizationId: params.orgId, targetType: "invitation", targetId: invitation.id, data: { change: {}, email: invitation.email } });
       return {};
@@ -255,7 +255,7 @@ export const orgInvitationResendOperations = [
     params: OrgInvitationParams,
     response: InvitationOutcomeSchema,
     handler: async ({ ctx, params }) => {
-      const invitation = await getPendingInvitation(ctx, params.orgId, params.invitationId);
+      const invitation = await requirePendingInvitation(ctx, params.orgId, params.invitationId);
       const outcome = await resendPendingInvitation(ctx, invitation);
       ctx.audit({
         eventType: "user.invitation_resent",
@@ -305,7 +305,7 @@ export const orgUserOperations = [
     response: UserDetailSchema,
     etag: true,
     handler: async ({ ctx, params }) => {
-      const row = await getUser(ctx, params.userId, params.orgId);
+      const row = await requireUser(ctx, params.userId, params.orgId);
       return { body: { ...toUser(row), blocks: await describeBlocks(ctx, row) }, version: row.version };
     },
   }),
@@ -323,7 +323,7 @@ export const orgUserOperations = [
     response: UserSchema,
     etag: true,
     handler: async ({ ctx, params, body, ifMatch }) => {
-      const user = await getUser(ctx, params.userId, params.orgId);
+      const user = await requireUser(ctx, params.userId, params.orgId);
       const row = await updateUser(ctx, user, body, ifMatch);
       auditUser(ctx, "user.updated", row, body, { before: toUser(user), after: toUser(row) });
       return { body: toUser(row), version: row.version };
@@ -340,7 +340,7 @@ export const orgUserOperations = [
     params: OrgUserParams,
     successStatus: 204,
     handler: async ({ ctx, params, admin, ifMatch }) => {
-      const user = await getUser(ctx, params.userId, params.orgId);
+      const user = await requireUser(ctx, params.userId, params.orgId);
       await deleteUser(ctx, user, admin.id, ifMatch);
       auditUser(ctx, "user.deleted", user, { email: user.email });
       return {};
@@ -362,7 +362,7 @@ export const orgUserPasswordOperations = [
     body: SetPasswordSchema,
     response: UserSchema,
     handler: async ({ ctx, params, body, ifMatch }) => {
-      const row = await setPassword(ctx, await getUser(ctx, params.userId, params.orgId), body.password, ifMatch);
+      const row = await setPassword(ctx, await requireUser(ctx, params.userId, params.orgId), body.password, ifMatch);
       auditUser(ctx, "user.password_set", row, { hasPassword: true });
       return { body: toUser(row) };
     },
@@ -378,7 +378,7 @@ export const orgUserPasswordOperations = [
     params: OrgUserParams,
     response: UserSchema,
     handler: async ({ ctx, params, ifMatch }) => {
-      const row = await clearPassword(ctx, await getUser(ctx, params.userId, params.orgId), ifMatch);
+      const row = await clearPassword(ctx, await requireUser(ctx, params.userId, params.orgId), ifMatch);
       auditUser(ctx, "user.password_cleared", row, { hasPassword: false });
       return { body: toUser(row) };
     },
@@ -401,7 +401,7 @@ const CLEAR_BLOCK_SUMMARY =
 async function clearUserBlock(ctx: Parameters<typeof clearBlock>[0], user: UserRow, blockId: string) {
   const block = await clearBlock(ctx, user, blockId);
   auditUser(ctx, "user.block_cleared", user, { block });
-  const row = await getUser(ctx, user.id);
+  const row = await requireUser(ctx, user.id);
   return { ...toUser(row), blocks: await describeBlocks(ctx, row) };
 }
 
@@ -417,7 +417,7 @@ export const orgUserBlockOperations = [
     query: NoQuery,
     params: OrgUserParams.extend({ blockId: UserBlockIdSchema }),
     response: UserDetailSchema,
-    handler: async ({ ctx, params }) => ({ body: await clearUserBlock(ctx, await getUser(ctx, params.userId, params.orgId), params.blockId) }),
+    handler: async ({ ctx, params }) => ({ body: await clearUserBlock(ctx, await requireUser(ctx, params.userId, params.orgId), params.blockId) }),
   }),
 ];
 
@@ -434,7 +434,7 @@ export const orgUserExportOperations = [
     params: OrgUserParams,
     response: UserExportSchema,
     handler: async ({ ctx, params }) => {
-      const user = await getUser(ctx, params.userId, params.orgId);
+      const user = await requireUser(ctx, params.userId, params.orgId);
       const body = await exportUser(ctx, user);
       ctx.audit({ eventType: "user.exported", organizationId: user.organizationId, targetType: "user", targetId: user.id, data: {} });
       return { body };
@@ -455,7 +455,7 @@ export const orgUserHistoryOperations = [
     query: HistoryQuerySchema,
     response: historyOf(HistoryEntrySchema),
     handler: async ({ ctx, params, query }) => {
-      await getUser(ctx, params.userId, params.orgId);
+      await requireUser(ctx, params.userId, params.orgId);
       return { body: await auditHistory(ctx.db, { targetType: "user", targetId: params.userId }, query) };
     },
   }),
@@ -478,7 +478,7 @@ export const userByIdOperations = [
     response: UserDetailSchema,
     etag: true,
     handler: async ({ ctx, params }) => {
-      const row = await getUser(ctx, params.id);
+      const row = await requireUser(ctx, params.id);
       return { body: { ...toUser(row), blocks: await describeBlocks(ctx, row) }, version: row.version };
     },
   }),
@@ -495,7 +495,7 @@ export const userByIdOperations = [
     response: UserSchema,
     etag: true,
     handler: async ({ ctx, params, body, ifMatch }) => {
-      const user = await getUser(ctx, params.id);
+      const user = await requireUser(ctx, params.id);
       const row = await updateUser(ctx, user, body, ifMatch);
       auditUser(ctx, "user.updated", row, body, { before: toUser(user), after: toUser(row) });
       return { body: toUser(row), version: row.version };
@@ -524,7 +524,7 @@ export const userByIdBlockOperations = [
     query: NoQuery,
     params: IdParams.extend({ blockId: UserBlockIdSchema }),
     response: UserDetailSchema,
-    handler: async ({ ctx, params }) => ({ body: await clearUserBlock(ctx, await getUser(ctx, params.id), params.blockId) }),
+    handler: async ({ ctx, params }) => ({ body: await clearUserBlock(ctx, await requireUser(ctx, params.id), params.blockId) }),
   }),
 ];
 
@@ -545,7 +545,7 @@ export const userByIdImpersonateOperations = [
     // process's own database client. The audit entry is written before the token is answered.
     readOnly: true,
     handler: async ({ ctx, params, body, admin }) => {
-      const user = await getUser(ctx, params.id);
+      const user = await requireUser(ctx, params.id);
       return { body: await impersonateUser(ctx, user, admin, body) };
     },
   }),
@@ -564,7 +564,7 @@ export const userByIdHistoryOperations = [
     query: NoQuery,
     response: historyOf(HistoryEntrySchema),
     handler: async ({ ctx, params }) => {
-      await getUser(ctx, params.id);
+      await requireUser(ctx, params.id);
       return { body: await auditHistory(ctx.db, { targetType: "user", targetId: params.id }, { limit: MAX_PAGE_SIZE }) };
     },
   }),

@@ -15,8 +15,8 @@ import type { AuditEntry } from "../../context";
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
-  getWebhookDelivery,
-  getWebhookEndpoint,
+  requireWebhookDelivery,
+  requireWebhookEndpoint,
   listWebhookDeliveries,
   listWebhookEndpoints,
   replayWebhookDelivery,
@@ -89,7 +89,7 @@ export const webhooksIdOperations = [
     response: WebhookEndpointSchema,
     etag: true,
     handler: async ({ ctx, params }) => {
-      const row = await getWebhookEndpoint(ctx, params.orgId, params.id);
+      const row = await requireWebhookEndpoint(ctx, params.orgId, params.id);
       return { body: toWebhookEndpoint(row), version: row.version };
     },
   }),
@@ -106,7 +106,7 @@ export const webhooksIdOperations = [
     response: WebhookEndpointSchema,
     etag: true,
     handler: async ({ ctx, params, body, ifMatch }) => {
-      const before = toWebhookEndpoint(await getWebhookEndpoint(ctx, params.orgId, params.id));
+      const before = toWebhookEndpoint(await requireWebhookEndpoint(ctx, params.orgId, params.id));
       const row = await updateWebhookEndpoint(ctx, params.orgId, params.id, body, ifMatch);
       auditWebhook(ctx.audit, "webhook.updated", row, { change: body }, { before, after: toWebhookEndpoint(row) });
       return { body: toWebhookEndpoint(row), version: row.version };
@@ -173,7 +173,7 @@ export const webhooksIdDeliveriesOperations = [
     params: DeliveryParams,
     query: NoQuery,
     response: WebhookDeliveryDetailSchema,
-    handler: async ({ ctx, params }) => ({ body: await getWebhookDelivery(ctx, params.orgId, params.id, params.deliveryId) }),
+    handler: async ({ ctx, params }) => ({ body: await requireWebhookDelivery(ctx, params.orgId, params.id, params.deliveryId) }),
   }),
   operation({
     method: "POST",

@@ -3,7 +3,8 @@ import type { Organization, OrganizationCreate, OrganizationUpdate } from "~/sch
 import { NEW_ORGANIZATION_DEFAULTS, SlugSchema } from "~/schemas/organization";
 import { invalidateOrganization } from "../../directory/organizations";
 import type { Context } from "../../context";
-import { conflict, notFound, staleEtag } from "../../errors";
+import { compareAndSet } from "../../db/compare-and-set";
+import { conflict, notFound } from "../../errors";
 import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";
 
 export function toOrganization(row: OrganizationRow): Organization {
@@ -43,7 +44,7 @@ export async function listOrganizations(ctx: Context, query: OrganizationListQue
   return { ...page, data: page.data.map(toOrganization) };
 }
 
-export async function getOrganization(ctx: Context, id: string): Promise<OrganizationRow> {
+export async function requireOrganization(ctx: Context, id: string): Promise<OrganizationRow> {
   const row = await ctx.db.organization.findUnique({ where: { id } });
   if (!row) throw notFound("organization");
   return row;
@@ -70,14 +71,12 @@ export async function createOrganization(ctx: Context<"keys" | "oidc">, input: O
 /** Updates with optimistic concurrency: `expectedVersion` (from If-Match) must still be current. */
 export async function updateOrganization(ctx: Context<"cache" | "oidc">, id: string, input: OrganizationUpdate, expectedVersion: number | undefined): Promise<OrganizationRow> {
   const prisma = ctx.db;
-  const current = await getOrganization(ctx, id);
+  const current = await requireOrganization(ctx, id);
   if (current.status === "deleted") throw notFound("organization");
-  const updated = await prisma.organization.updateMany({
-    where: { id, version: expectedVersion ?? current.version },
-    data: { ...input, version: { increment: 1 } },
-  });
-  if (updated.count !== 1) throw staleEtag();
-  const row = await getOrganization(ctx, id);
+  await compareAndSet({ ifMatch: expectedVersion, read: current.version }, (guard) =>
+    prisma.organization.updateMany({ where: { id, ...guard }, data: { ...input, version: { increment: 1 } } }),
+  );
+  const row = await requireOrganization(ctx, id);
   ctx.afterCommit(() => forgetOrganization(ctx, row));
   return row;
 }
@@ -88,7 +87,7 @@ export async function updateOrganization(ctx: Context<"cache" | "oidc">, id: str
  */
 export async function setOrganizationStatus(ctx: Context<"cache" | "oidc" | "config">, id: string, status: "active" | "suspended" | "deleted"): Promise<OrganizationRow> {
   const prisma = ctx.db;
-  const current = await getOrganization(ctx, id);
+  const current = await requireOrganization(ctx, id);
   if (current.status === "deleted") throw notFound("organization");
   if (current.slug === ctx.config.superAdminSlug && status !== "active") {
     throw conflict("protected_organization", "The super-admin organization cannot be suspended or deleted.");

@@ -1,10 +1,11 @@
 import type { Prisma } from "~/generated/prisma/client";
 import type { Permission, PermissionCreate, Role, RoleCreate, RoleUpdate, UserRole } from "~/schemas/rbac";
 import type { Context, Db } from "../../context";
-import { conflict, notFound, staleEtag, validation } from "../../errors";
+import { compareAndSet } from "../../db/compare-and-set";
+import { conflict, notFound, validation } from "../../errors";
 import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";
 import { ADMIN_PERMISSIONS, SERVICE_ADMIN_ROLE } from "../permissions";
-import { getUser, requireManagedOrganization } from "../users/service";
+import { requireUser, requireManagedOrganization } from "../users/service";
 
 /**
  * Roles, permissions and role assignments, each belonging to one organization. A role holds
@@ -58,7 +59,7 @@ export async function listRoles(ctx: Context, query: RbacListQuery): Promise<Pag
   return { ...page, data: page.data.map(toRole) };
 }
 
-export async function getRole(ctx: Context, id: string): Promise<RoleRow> {
+export async function requireRole(ctx: Context, id: string): Promise<RoleRow> {
   const row = await ctx.db.role.findUnique({ where: { id }, include: roleInclude });
   if (!row) throw notFound("role");
   return row;
@@ -96,38 +97,33 @@ export async function createRole(ctx: Context, input: RoleCreate): Promise<RoleR
 
 export async function updateRole(ctx: Context<"config">, id: string, input: RoleUpdate, expectedVersion: number | undefined): Promise<RoleRow> {
   const prisma = ctx.db;
-  const role = await getRole(ctx, id);
+  const role = await requireRole(ctx, id);
   if (input.name !== undefined && input.name !== role.name && (await isProtectedRole(ctx, role))) {
     throw conflict("protected_role", `The ${SERVICE_ADMIN_ROLE} role of the super-admin organization cannot be renamed.`);
   }
-  const updated = await prisma.role.updateMany({
-    where: { id, ...(expectedVersion !== undefined ? { version: expectedVersion } : {}) },
-    data: { ...input, version: { increment: 1 } },
-  });
-  if (updated.count !== 1) throw staleEtag();
-  return getRole(ctx, id);
+  await compareAndSet({ ifMatch: expectedVersion }, (guard) => prisma.role.updateMany({ where: { id, ...guard }, data: { ...input, version: { increment: 1 } } }));
+  return requireRole(ctx, id);
 }
 
 /** Bumps the role's version in the write; a stale If-Match rolls the whole write back. */
 async function bumpRole(tx: Db, roleId: string, expectedVersion: number | undefined) {
-  const bumped = await tx.role.updateMany({ where: { id: roleId, ...(expectedVersion !== undefined ? { version: expectedVersion } : {}) }, data: { version: { increment: 1 } } });
-  if (bumped.count !== 1) throw staleEtag();
+  await compareAndSet({ ifMatch: expectedVersion }, (guard) => tx.role.updateMany({ where: { id: roleId, ...guard }, data: { version: { increment: 1 } } }));
 }
 
 export async function assignPermission(ctx: Context, roleId: string, permissionId: string, expectedVersion: number | undefined): Promise<RoleRow> {
   const prisma = ctx.db;
-  const role = await getRole(ctx, roleId);
+  const role = await requireRole(ctx, roleId);
   const permission = await prisma.permission.findUnique({ where: { id: permissionId }, select: { organizationId: true } });
   if (!permission) throw notFound("permission");
   if (permission.organizationId !== role.organizationId) throw validation([{ field: "permissionId", message: "belongs to another organization than the role" }]);
   await prisma.rolePermission.createMany({ data: [{ roleId, permissionId }], skipDuplicates: true });
   await bumpRole(prisma, roleId, expectedVersion);
-  return getRole(ctx, roleId);
+  return requireRole(ctx, roleId);
 }
 
 export async function removePermission(ctx: Context<"config">, roleId: string, permissionId: string, expectedVersion: number | undefined): Promise<void> {
   const prisma = ctx.db;
-  const role = await getRole(ctx, roleId);
+  const role = await requireRole(ctx, roleId);
   const held = role.permissions.find((p) => p.permission.id === permissionId);
   if (!held) throw notFound("permission assignment");
   if ((ADMIN_PERMISSIONS as readonly string[]).includes(held.permission.name) && (await isProtectedRole(ctx, role))) {
@@ -150,7 +146,7 @@ export async function listPermissions(ctx: Context, query: RbacListQuery): Promi
   return { ...page, data: page.data.map(toPermission) };
 }
 
-export async function getPermission(ctx: Context, id: string) {
+export async function requirePermission(ctx: Context, id: string) {
   const row = await ctx.db.permission.findUnique({ where: { id } });
   if (!row) throw notFound("permission");
   return row;
@@ -164,7 +160,7 @@ export async function createPermission(ctx: Context, input: PermissionCreate) {
 /** Deleting a permission removes it from every role that held it. */
 export async function deletePermission(ctx: Context<"config">, id: string) {
   const prisma = ctx.db;
-  const permission = await getPermission(ctx, id);
+  const permission = await requirePermission(ctx, id);
   if ((ADMIN_PERMISSIONS as readonly string[]).includes(permission.name)) {
     const org = await prisma.organization.findUnique({ where: { id: permission.organizationId }, select: { slug: true } });
     if (org?.slug === ctx.config.superAdminSlug) throw conflict("protected_permission", "The Admin API's own permissions cannot be deleted.");
@@ -176,7 +172,7 @@ export async function deletePermission(ctx: Context<"config">, id: string) {
 }
 
 export async function listUserRoles(ctx: Context, userId: string): Promise<UserRole[]> {
-  await getUser(ctx, userId);
+  await requireUser(ctx, userId);
   const rows = await ctx.db.userRole.findMany({
     where: { userId },
     orderBy: { createdAt: "asc" },
@@ -186,16 +182,16 @@ export async function listUserRoles(ctx: Context, userId: string): Promise<UserR
 }
 
 export async function assignUserRole(ctx: Context, userId: string, roleId: string) {
-  const user = await getUser(ctx, userId);
-  const role = await getRole(ctx, roleId);
+  const user = await requireUser(ctx, userId);
+  const role = await requireRole(ctx, roleId);
   if (role.organizationId !== user.organizationId) throw validation([{ field: "roleId", message: "belongs to another organization than the user" }]);
   const created = await ctx.db.userRole.createMany({ data: [{ userId, roleId }], skipDuplicates: true });
   return { user, role, created: created.count === 1 };
 }
 
 export async function removeUserRole(ctx: Context<"config">, userId: string, roleId: string, adminId: string) {
-  const user = await getUser(ctx, userId);
-  const role = await getRole(ctx, roleId);
+  const user = await requireUser(ctx, userId);
+  const role = await requireRole(ctx, roleId);
   if (userId === adminId && (await isProtectedRole(ctx, role))) {
     throw conflict("self_modification", `You cannot remove the ${SERVICE_ADMIN_ROLE} role from your own account.`);
   }
@@ -205,7 +201,7 @@ export async function removeUserRole(ctx: Context<"config">, userId: string, rol
 }
 
 export async function effectivePermissions(ctx: Context, userId: string) {
-  const user = await getUser(ctx, userId);
+  const user = await requireUser(ctx, userId);
   const rows = await ctx.db.userRole.findMany({
     where: { userId },
     select: { role: { select: { name: true, permissions: { select: { permission: { select: { id: true, name: true, description: true } } } } } } },

@@ -8,7 +8,8 @@ import {
 } from "~/schemas/registration";
 import type { Context } from "../../context";
 import { hashClientSecret } from "../../directory/clients";
-import { conflict, notFound, staleEtag } from "../../errors";
+import { compareAndSet } from "../../db/compare-and-set";
+import { conflict, notFound } from "../../errors";
 import { forgetOrganization } from "../organizations/service";
 import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";
 
@@ -31,7 +32,7 @@ function assertNotSuperAdmin(ctx: Context<"config">, slug: string) {
   }
 }
 
-export async function getRegistrationPolicy(ctx: Context, organizationId: string): Promise<{ policy: RegistrationPolicy; version: number }> {
+export async function requireRegistrationPolicy(ctx: Context, organizationId: string): Promise<{ policy: RegistrationPolicy; version: number }> {
   const org = await requireLiveOrganization(ctx, organizationId);
   return { policy: registrationPolicyOf(org.registrationPolicy), version: org.version };
 }
@@ -45,11 +46,12 @@ export async function setRegistrationPolicy(
 ): Promise<{ before: RegistrationPolicy; policy: RegistrationPolicy; version: number }> {
   const org = await requireLiveOrganization(ctx, organizationId);
   if (policy.enabled) assertNotSuperAdmin(ctx, org.slug);
-  const updated = await ctx.db.organization.updateMany({
-    where: { id: organizationId, version: expectedVersion ?? org.version },
-    data: { registrationPolicy: policy as unknown as Prisma.InputJsonValue, version: { increment: 1 } },
-  });
-  if (updated.count !== 1) throw staleEtag();
+  await compareAndSet({ ifMatch: expectedVersion, read: org.version }, (guard) =>
+    ctx.db.organization.updateMany({
+      where: { id: organizationId, ...guard },
+      data: { registrationPolicy: policy as unknown as Prisma.InputJsonValue, version: { increment: 1 } },
+    }),
+  );
   ctx.afterCommit(() => forgetOrganization(ctx, org));
   return { before: registrationPolicyOf(org.registrationPolicy), policy, version: org.version + 1 };
 }

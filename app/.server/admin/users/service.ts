@@ -6,7 +6,7 @@ import { passwordLimitKey } from "../../sign-in/methods/password";
 import { invalidateUser } from "../../directory/users";
 import { endUserSessions } from "../../oidc/storage/sessions";
 import type { Context } from "../../context";
-import type { Services } from "../../services";
+import { compareAndSet } from "../../db/compare-and-set";
 import { conflict, notFound, staleEtag, validation } from "../../errors";
 import { boundedCount, COUNT_BOUND, listMode, listPage, type ListQuery, type Page } from "../http/pagination";
 
@@ -40,20 +40,10 @@ export async function requireManagedOrganization(ctx: Context, organizationId: s
 }
 
 /**
- * The same check for a caller still holding the `Services` bag (the organization export).
- * Transitional: it goes once that caller is on its context.
- */
-export async function requireOrganization(services: Services, organizationId: string) {
-  const org = await services.db.prisma.organization.findUnique({ where: { id: organizationId }, select: { id: true, slug: true, name: true, status: true } });
-  if (!org || org.status === "deleted") throw notFound("organization");
-  return org;
-}
-
-/**
  * The user `id`, optionally required to belong to `organizationId` (organization-scoped routes).
  * Users of a deleted organization are gone from the API.
  */
-export async function getUser(ctx: Context, id: string, organizationId?: string): Promise<UserRow> {
+export async function requireUser(ctx: Context, id: string, organizationId?: string): Promise<UserRow> {
   const row = await ctx.db.user.findUnique({ where: { id }, include: { organization: { select: { status: true } } } });
   if (!row || row.organization.status === "deleted" || (organizationId !== undefined && row.organizationId !== organizationId)) throw notFound("user");
   const { organization: _org, ...user } = row;
@@ -179,14 +169,11 @@ export async function createUser(ctx: UserWriteContext, organizationId: string, 
  */
 async function writeUser(ctx: Context<"cache">, user: UserRow, data: Prisma.UserUpdateManyMutationInput, expectedVersion: number | undefined): Promise<UserRow> {
   const prisma = ctx.db;
-  const updated = await prisma.user.updateMany({
-    where: { id: user.id, ...(expectedVersion !== undefined ? { version: expectedVersion } : {}) },
-    data: { ...data, version: { increment: 1 } },
-  });
-  if (updated.count !== 1) {
-    const exists = await prisma.user.findUnique({ where: { id: user.id }, select: { id: true } });
-    throw exists ? staleEtag() : notFound("user");
-  }
+  await compareAndSet(
+    { ifMatch: expectedVersion },
+    (guard) => prisma.user.updateMany({ where: { id: user.id, ...guard }, data: { ...data, version: { increment: 1 } } }),
+    async () => ((await prisma.user.findUnique({ where: { id: user.id }, select: { id: true } })) ? staleEtag() : notFound("user")),
+  );
   ctx.afterCommit(() => invalidateUser(ctx.cache, user.id));
   return prisma.user.findUniqueOrThrow({ where: { id: user.id } });
 }
@@ -254,8 +241,11 @@ export async function deactivateUser(ctx: Context<"cache" | "store" | "logoutNot
 
 export async function deleteUser(ctx: Context<"cache" | "store" | "logoutNotices">, user: UserRow, adminId: string, expectedVersion: number | undefined): Promise<void> {
   refuseSelf(user, adminId, "delete");
-  const deleted = await ctx.db.user.deleteMany({ where: { id: user.id, ...(expectedVersion !== undefined ? { version: expectedVersion } : {}) } });
-  if (deleted.count !== 1) throw expectedVersion !== undefined ? staleEtag() : notFound("user");
+  await compareAndSet(
+    { ifMatch: expectedVersion },
+    (guard) => ctx.db.user.deleteMany({ where: { id: user.id, ...guard } }),
+    () => (expectedVersion !== undefined ? staleEtag() : notFound("user")),
+  );
   ctx.afterCommit(() => invalidateUser(ctx.cache, user.id));
   await endUserSessions(ctx, user.organizationId, user.id);
 }
@@ -330,7 +320,7 @@ export async function listInvitations(ctx: Context, organizationId: string, quer
 }
 
 /** An invitation of the organization that is not accepted yet (an accepted one is the user's now). */
-export async function getPendingInvitation(ctx: Context, organizationId: string, invitationId: string): Promise<InvitationRow> {
+export async function requirePendingInvitation(ctx: Context, organizationId: string, invitationId: string): Promise<InvitationRow> {
   await requireManagedOrganization(ctx, organizationId);
   const row = await ctx.db.invitation.findFirst({ where: { id: invitationId, organizationId, acceptedAt: null } });
   if (!row) throw notFound("invitation");

@@ -10,10 +10,11 @@ import type {
 } from "~/schemas/webhook";
 import type { Context } from "../../context";
 import { newUuidV7 } from "../../db/ids";
-import { conflict, notFound, staleEtag, validation } from "../../errors";
+import { compareAndSet } from "../../db/compare-and-set";
+import { conflict, notFound, validation } from "../../errors";
 import { isSpecialUseAddress } from "../../outbound/guard";
 import { newWebhookSecret, sealWebhookSecret } from "../../webhooks/secrets";
-import { getOrganization } from "../organizations/service";
+import { requireOrganization } from "../organizations/service";
 import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";
 
 /**
@@ -82,7 +83,7 @@ function assertAllowedUrl(ctx: Context<"config">, value: string): void {
 }
 
 export async function listWebhookEndpoints(ctx: Context, organizationId: string, query: ListQuery): Promise<Page<WebhookEndpoint>> {
-  await getOrganization(ctx, organizationId);
+  await requireOrganization(ctx, organizationId);
   const where: Prisma.WebhookEndpointWhereInput = { organizationId };
   const order = query.order ?? "asc";
   const page = await listPage(listMode(query), {
@@ -94,7 +95,7 @@ export async function listWebhookEndpoints(ctx: Context, organizationId: string,
   return { ...page, data: page.data.map(toWebhookEndpoint) };
 }
 
-export async function getWebhookEndpoint(ctx: Context, organizationId: string, id: string): Promise<EndpointRow> {
+export async function requireWebhookEndpoint(ctx: Context, organizationId: string, id: string): Promise<EndpointRow> {
   const row = await ctx.db.webhookEndpoint.findFirst({ where: { id, organizationId } });
   if (!row) throw notFound("webhook endpoint");
   return row;
@@ -105,7 +106,7 @@ export async function createWebhookEndpoint(
   organizationId: string,
   input: WebhookEndpointCreate,
 ): Promise<{ endpoint: EndpointRow; secret: string }> {
-  await getOrganization(ctx, organizationId);
+  await requireOrganization(ctx, organizationId);
   assertAllowedUrl(ctx, input.url);
   const id = newUuidV7();
   const secret = newWebhookSecret();
@@ -124,9 +125,10 @@ export async function createWebhookEndpoint(
 }
 
 async function writeEndpoint(ctx: Context, current: EndpointRow, data: Prisma.WebhookEndpointUpdateManyMutationInput, expectedVersion: number | undefined) {
-  const updated = await ctx.db.webhookEndpoint.updateMany({ where: { id: current.id, version: expectedVersion ?? current.version }, data: { ...data, version: { increment: 1 } } });
-  if (updated.count !== 1) throw staleEtag();
-  return getWebhookEndpoint(ctx, current.organizationId, current.id);
+  await compareAndSet({ ifMatch: expectedVersion, read: current.version }, (guard) =>
+    ctx.db.webhookEndpoint.updateMany({ where: { id: current.id, ...guard }, data: { ...data, version: { increment: 1 } } }),
+  );
+  return requireWebhookEndpoint(ctx, current.organizationId, current.id);
 }
 
 export async function updateWebhookEndpoint(
@@ -136,7 +138,7 @@ export async function updateWebhookEndpoint(
   input: WebhookEndpointUpdate,
   expectedVersion: number | undefined,
 ): Promise<EndpointRow> {
-  const current = await getWebhookEndpoint(ctx, organizationId, id);
+  const current = await requireWebhookEndpoint(ctx, organizationId, id);
   if (input.url !== undefined) assertAllowedUrl(ctx, input.url);
   const turnedOn = input.enabled === true && !current.enabled;
   return writeEndpoint(
@@ -160,16 +162,15 @@ export async function rotateWebhookSecret(
   id: string,
   expectedVersion: number | undefined,
 ): Promise<{ endpoint: EndpointRow; secret: string }> {
-  const current = await getWebhookEndpoint(ctx, organizationId, id);
+  const current = await requireWebhookEndpoint(ctx, organizationId, id);
   const secret = newWebhookSecret();
   const endpoint = await writeEndpoint(ctx, current, { secretEncrypted: sealWebhookSecret(ctx.encrypter, id, secret) }, expectedVersion);
   return { endpoint, secret };
 }
 
 export async function deleteWebhookEndpoint(ctx: Context, organizationId: string, id: string, expectedVersion: number | undefined): Promise<EndpointRow> {
-  const current = await getWebhookEndpoint(ctx, organizationId, id);
-  const deleted = await ctx.db.webhookEndpoint.deleteMany({ where: { id, version: expectedVersion ?? current.version } });
-  if (deleted.count !== 1) throw staleEtag();
+  const current = await requireWebhookEndpoint(ctx, organizationId, id);
+  await compareAndSet({ ifMatch: expectedVersion, read: current.version }, (guard) => ctx.db.webhookEndpoint.deleteMany({ where: { id, ...guard } }));
   return current;
 }
 
@@ -179,7 +180,7 @@ export async function listWebhookDeliveries(
   endpointId: string,
   query: ListQuery & { status?: WebhookDeliveryStatus | undefined },
 ): Promise<Page<WebhookDelivery>> {
-  await getWebhookEndpoint(ctx, organizationId, endpointId);
+  await requireWebhookEndpoint(ctx, organizationId, endpointId);
   const where: Prisma.WebhookDeliveryWhereInput = { endpointId, ...(query.status ? { status: query.status } : {}) };
   // Newest first unless asked otherwise: the log is read for what just happened.
   const order = query.order ?? "desc";
@@ -192,8 +193,8 @@ export async function listWebhookDeliveries(
   return { ...page, data: page.data.map(toWebhookDelivery) };
 }
 
-export async function getWebhookDelivery(ctx: Context, organizationId: string, endpointId: string, deliveryId: string): Promise<WebhookDeliveryDetail> {
-  await getWebhookEndpoint(ctx, organizationId, endpointId);
+export async function requireWebhookDelivery(ctx: Context, organizationId: string, endpointId: string, deliveryId: string): Promise<WebhookDeliveryDetail> {
+  await requireWebhookEndpoint(ctx, organizationId, endpointId);
   const row = await ctx.db.webhookDelivery.findFirst({
     where: { id: deliveryId, endpointId },
     include: { attemptLog: { orderBy: [{ startedAt: "asc" }, { attempt: "asc" }] } },
@@ -207,17 +208,17 @@ export async function getWebhookDelivery(ctx: Context, organizationId: string, e
  * tell), on a fresh retry schedule. A delivery still being tried is not doubled.
  */
 export async function replayWebhookDelivery(ctx: Context, organizationId: string, endpointId: string, deliveryId: string): Promise<WebhookDeliveryDetail> {
-  const endpoint = await getWebhookEndpoint(ctx, organizationId, endpointId);
+  const endpoint = await requireWebhookEndpoint(ctx, organizationId, endpointId);
   if (!endpoint.enabled) throw conflict("webhook_disabled", "The endpoint is turned off. Turn it on before replaying a delivery.");
   const claimed = await ctx.db.webhookDelivery.updateMany({
     where: { id: deliveryId, endpointId, status: { in: ["delivered", "dead"] } },
     data: { status: "pending", nextAttemptAt: null },
   });
   if (claimed.count !== 1) {
-    await getWebhookDelivery(ctx, organizationId, endpointId, deliveryId);
+    await requireWebhookDelivery(ctx, organizationId, endpointId, deliveryId);
     throw conflict("webhook_delivery_in_progress", "The delivery is still being tried; replay it once it was delivered or is dead.");
   }
   const jobId = await ctx.enqueue("webhook", { deliveryId });
   if (!jobId) throw conflict("queue_full", "The webhook queue is full. Try again later.");
-  return getWebhookDelivery(ctx, organizationId, endpointId, deliveryId);
+  return requireWebhookDelivery(ctx, organizationId, endpointId, deliveryId);
 }
