@@ -2118,6 +2118,8 @@ export interface Operations {
         };
         /** Import into this organization slug instead of the package's own */
         slug?: string;
+        /** Import as a copy (clone an organization on the same deployment): clients get new ids of their own and no secrets; create a secret per client afterwards */
+        copy?: boolean;
       }, options?: CallOptions];
     response: {
         organization: {
@@ -2327,6 +2329,8 @@ export interface Operations {
         };
         /** Import into this organization slug instead of the package's own */
         slug?: string;
+        /** Import as a copy (clone an organization on the same deployment): clients get new ids of their own and no secrets; create a secret per client afterwards */
+        copy?: boolean;
       }, options?: CallOptions];
     response: {
         organization: {
@@ -3161,6 +3165,13 @@ export interface Operations {
           emailOtpEnabled: number;
           anyEnrolled: number;
           adoptionRate: number;
+        };
+        firstSteps: {
+          organizationId: string | null;
+          application: boolean;
+          client: boolean;
+          user: boolean;
+          signIn: boolean;
         };
       };
     etag: false;
@@ -4767,6 +4778,7 @@ export const operationHelp: Record<string, OperationHelp> = {
     fields: [
       {"name":"package","in":"body","type":"object","required":true},
       {"name":"slug","in":"body","type":"string (2–63 chars)","required":false,"description":"Import into this organization slug instead of the package's own"},
+      {"name":"copy","in":"body","type":"boolean","required":false,"description":"Import as a copy (clone an organization on the same deployment): clients get new ids of their own and no secrets; create a secret per client afterwards"},
     ],
   },
   "imports.preview": {
@@ -4774,6 +4786,7 @@ export const operationHelp: Record<string, OperationHelp> = {
     fields: [
       {"name":"package","in":"body","type":"object","required":true},
       {"name":"slug","in":"body","type":"string (2–63 chars)","required":false,"description":"Import into this organization slug instead of the package's own"},
+      {"name":"copy","in":"body","type":"boolean","required":false,"description":"Import as a copy (clone an organization on the same deployment): clients get new ids of their own and no secrets; create a secret per client afterwards"},
     ],
   },
   "invitations.list": {
