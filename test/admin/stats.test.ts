@@ -137,7 +137,11 @@ it("counts organizations by status, users, logins by method and window, and 2FA 
   // super-admin organization by slug when its cached record has lapsed), every statement over
   // organizations, users, factors and audit entries is an aggregate.
   const adminLookup = (statement: string) => /\."id" = \$1|WHERE u\.id = \$1::uuid|"Organization"\."slug" = \$1/.test(statement);
-  const statsSql = sql.filter((s) => /"(User|TotpCredential|AuditEntry|Organization)"/.test(s) && !adminLookup(s));
+  // The first-app checklist (firstSteps) asks five existence questions: each reads at most one id.
+  const existence = (statement: string) => /LIMIT \$\d+/i.test(statement) && !/COUNT\(/i.test(statement);
+  const over = sql.filter((s) => /"(User|TotpCredential|AuditEntry|Organization|Application|Client)"/.test(s) && !adminLookup(s));
+  expect(over.filter(existence)).toHaveLength(5);
+  const statsSql = over.filter((s) => !existence(s) && /"(User|TotpCredential|AuditEntry|Organization)"/.test(s));
   expect(statsSql).toHaveLength(8);
   for (const statement of statsSql) expect(statement, statement).toMatch(/COUNT\(/i);
   expect(statsSql.filter((s) => /GROUP BY/i.test(s)).map((s) => /"(AuditEntry|Organization)"/.exec(s)?.[1]).sort()).toEqual(["AuditEntry", "Organization"]);

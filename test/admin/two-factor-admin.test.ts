@@ -168,7 +168,8 @@ describe("a user's two-factor enrollment", () => {
   it("disable turns every factor off: the next login has no second step", async () => {
     const user = await createUserInState(porta, optional, "totp");
     await porta.services.db.prisma.user.update({ where: { id: user.id }, data: { emailOtpEnabled: true } });
-    expect(await stepAfterPassword(optional, user)).toBe("totp");
+    // Both factors on: the person chooses between them.
+    expect(await stepAfterPassword(optional, user)).toBe("choose");
 
     const res = await api.delete<Status>(`/users/${user.id}/two-factor`);
     expect(res.status).toBe(200);
