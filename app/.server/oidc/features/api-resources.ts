@@ -57,10 +57,10 @@ export function resourceIndicatorsOf(input: FeatureInput): ResourceIndicators {
       const own = resourceIndicator === issuer || (resourceIndicator === adminApiResource && (await mayUseAdminApiResource(client.clientId)));
       const resource = own ? undefined : byIdentifier.get(resourceIndicator);
       const granted = resource && grantedScopesOf(resource, client.clientId);
+      if (!own && !granted) throw new errors.InvalidTarget();
       // client_credentials names scopes of the organization or of the resource asked for (decision 071).
       refuseUnknownClientCredentialsScopes(ctx, resource && granted ? new Set([...knownScopes, ...resource.scopes]) : knownScopes, input.userScopes);
       if (resource && granted) return jwt(resource.identifier, granted.join(" "), resource.accessTokenTtlSeconds ?? accessTokenTtlOf(client, accessTokenTtl));
-      if (!own) throw new errors.InvalidTarget();
       return jwt(resourceIndicator, ownResource(client), accessTokenTtlOf(client, accessTokenTtl));
     },
   };

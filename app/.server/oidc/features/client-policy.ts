@@ -180,8 +180,9 @@ export const clientPolicy: Feature = {
     // They come from Porta's own store, already checked.
     extraClientMetadata: { properties: [...CLIENT_POLICY_PROPERTIES] },
     ttl: {
-      AccessToken: (_ctx, _token, client) => accessTokenTtlOf(client, accessTokenTtl),
-      ClientCredentials: (_ctx, _token, client) => accessTokenTtlOf(client, accessTokenTtl),
+      // The resource's lifetime first (features/api-resources.ts gives the client's where the resource has none).
+      AccessToken: (_ctx, token, client) => token.resourceServer?.accessTokenTTL ?? accessTokenTtlOf(client, accessTokenTtl),
+      ClientCredentials: (_ctx, token, client) => token.resourceServer?.accessTokenTTL ?? accessTokenTtlOf(client, accessTokenTtl),
       RefreshToken: (_ctx, _token, client) => refreshTokenTtlOf(client, LIFETIMES.RefreshToken),
     },
     pkce: { required: requirePkceOf(organization.oauth21) },
