@@ -2,7 +2,7 @@ import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminApi, obtainAdminTokens } from "../support/admin-api";
 import { createClient, createOrganization, createUser } from "../support/factories";
-import { basicAuth, clientConfiguration, followAuthorization, issuerOf, oidcError, pkcePair, postForm, verifyWithJwks, type OrgRef } from "../support/oidc";
+import { basicAuth, clientConfiguration, CookieJar, followAuthorization, issuerOf, oidcError, pkcePair, postForm, verifyWithJwks, type OrgRef } from "../support/oidc";
 import { startTestPorta, type TestPorta } from "../support/porta";
 
 /**
@@ -49,10 +49,10 @@ async function webClient(at: OrgRef = org) {
 }
 
 /** The code flow with PKCE; `tokenResource` also sends `resource` at the token endpoint. */
-async function codeFlowFor(config: oidc.Configuration, at: OrgRef, params: Record<string, string>, tokenResource?: string) {
+async function codeFlowFor(config: oidc.Configuration, at: OrgRef, params: Record<string, string>, tokenResource?: string, session: { jar?: CookieJar; prompts?: string[] } = {}) {
   const { verifier, challenge } = await pkcePair();
   const url = oidc.buildAuthorizationUrl(config, { redirect_uri: CB, code_challenge: challenge, code_challenge_method: "S256", ...params });
-  const callback = await followAuthorization(porta, at, url, { accountId: userId });
+  const callback = await followAuthorization(porta, at, url, { accountId: userId, ...session });
   if (callback.searchParams.has("error")) return { error: callback.searchParams.get("error")! };
   const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier }, tokenResource ? { resource: tokenResource } : undefined);
   return { tokens };
@@ -143,5 +143,31 @@ describe("client_credentials for an API resource", () => {
     const { client: plain, secret: plainSecret } = await createClient(prisma, org.id, { grantTypes: ["client_credentials"], scope: "openid" });
     const plainConfig = await clientConfiguration(porta, org, plain, { secret: plainSecret!.value });
     expect((await oidcError(oidc.clientCredentialsGrant(plainConfig, { resource: ORDERS, scope: "orders:read" }))).error).toBe("invalid_target");
+  });
+});
+
+describe("consent for an API resource", () => {
+  it("asks the person for a resource's scopes, unless the resource needs no consent", async () => {
+    const FREE = "https://api.example.com/free";
+    const free = await api.post<{ id: string }>(`/organizations/${org.id}/api-resources`, { identifier: FREE, name: "Free", scopes: ["free:read"], consentRequired: false });
+    expect(free.status).toBe(201);
+    const { client, config } = await webClient();
+    await grant(client.id, ordersId, ["orders:read"]);
+    await grant(client.id, free.body.id, ["free:read"]);
+    const jar = new CookieJar();
+    const first: string[] = [];
+    await codeFlowFor(config, org, { scope: "openid" }, undefined, { jar, prompts: first });
+    expect(first).toEqual(["login", "consent"]);
+
+    // The sign-in's grant has openid: the consent-free resource asks nothing more.
+    const second: string[] = [];
+    const { tokens } = await codeFlowFor(config, org, { scope: "openid free:read", resource: FREE }, undefined, { jar, prompts: second });
+    expect(second).toEqual([]);
+    expect((await verifyWithJwks(porta, org, tokens!.access_token, { audience: FREE })).payload.scope).toBe("free:read");
+
+    // A resource that needs consent asks for its scopes.
+    const third: string[] = [];
+    await codeFlowFor(config, org, { scope: "openid orders:read", resource: ORDERS }, undefined, { jar, prompts: third });
+    expect(third).toEqual(["consent"]);
   });
 });

@@ -22,6 +22,8 @@ export interface TenantApiResource {
   identifier: string;
   scopes: string[];
   accessTokenTtlSeconds: number | null;
+  /** False: the client's grant is enough, the person is not asked for these scopes. */
+  consentRequired: boolean;
   grants: Record<string, string[]>;
 }
 
@@ -53,7 +55,7 @@ type Row = Organization & {
 const RESOURCES_COLUMN = `,
       COALESCE((
         SELECT json_agg(json_build_object(
-          'identifier', r."identifier", 'scopes', r."scopes", 'accessTokenTtlSeconds', r."accessTokenTtlSeconds",
+          'identifier', r."identifier", 'scopes', r."scopes", 'accessTokenTtlSeconds', r."accessTokenTtlSeconds", 'consentRequired', r."consentRequired",
           'grants', COALESCE((SELECT json_object_agg(g."clientId", g."scopes") FROM "ClientResourceGrant" g WHERE g."resourceId" = r."id"), '{}'::json)
         ) ORDER BY r."identifier")
         FROM "ApiResource" r
