@@ -107,8 +107,12 @@ describe("API resources", () => {
     for (const [label, body, field] of bad) {
       expect422(await api.post(`/organizations/${org.id}/api-resources`, { identifier: "https://api.example.com/ok", name: "Bad", ...body }), field, label);
     }
+    // The organization's issuer and the Admin API are resources already.
+    expect422(await api.post(`/organizations/${org.id}/api-resources`, { identifier: `${porta.baseUrl}/${org.slug}`, name: "Issuer" }), "identifier", "issuer");
+    expect422(await api.post(`/organizations/${org.id}/api-resources`, { identifier: `${porta.baseUrl}/api/admin`, name: "Admin API" }), "identifier", "admin api");
     const resource = await create();
     expect422(await api.put(`/api-resources/${resource.id}`, { identifier: "https://api.example.com/#frag" }), "identifier", "update");
+    expect422(await api.put(`/api-resources/${resource.id}`, { identifier: `${porta.baseUrl}/${org.slug}` }), "identifier", "update to the issuer");
     expect(await porta.services.db.prisma.apiResource.count()).toBe(before + 1);
   });
 

@@ -2,6 +2,7 @@ import type { Prisma, ApiResource as ApiResourceRow } from "~/generated/prisma/c
 import type { ApiResource, ApiResourceCreate, ApiResourceUpdate, ClientResourceGrant } from "~/schemas/api-resource";
 import type { Context } from "../../context";
 import { conflict, notFound, staleEtag, validation } from "../../errors";
+import { adminApiResource } from "../api-access";
 import { getClient, type ClientWithOrg } from "../clients/service";
 import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";
 
@@ -41,9 +42,22 @@ export function toClientResourceGrant(row: GrantRow): ClientResourceGrant {
 
 const dropProvider = (ctx: Context<"oidc">, organizationId: string) => ctx.afterCommit(() => ctx.oidc.invalidate(organizationId));
 
-async function requireOrganization(ctx: Context, organizationId: string): Promise<void> {
-  const row = await ctx.db.organization.findUnique({ where: { id: organizationId }, select: { status: true } });
+async function requireOrganization(ctx: Context, organizationId: string): Promise<{ slug: string }> {
+  const row = await ctx.db.organization.findUnique({ where: { id: organizationId }, select: { status: true, slug: true } });
   if (!row || row.status === "deleted") throw notFound("organization");
+  return row;
+}
+
+/**
+ * The organization's issuer and the Admin API are resources already (features/api-resources.ts
+ * answers for them first): a registered resource of the same name would never be used.
+ */
+async function assertNotReserved(ctx: Context<"config">, organizationId: string, identifier: string) {
+  const { slug } = await requireOrganization(ctx, organizationId);
+  const reserved = [`${ctx.config.baseUrl}/${slug}`, adminApiResource(ctx.config.baseUrl)].map((value) => value.toLowerCase());
+  if (reserved.includes(identifier.toLowerCase())) {
+    throw validation([{ field: "identifier", message: "is the organization's issuer or the Admin API, which are resources already" }]);
+  }
 }
 
 export async function listApiResources(ctx: Context, organizationId: string, query: ListQuery): Promise<Page<ApiResource>> {
@@ -73,8 +87,8 @@ async function assertIdentifierFree(ctx: Context, organizationId: string, identi
   if (existing && existing.id !== exceptId) throw identifierTaken();
 }
 
-export async function createApiResource(ctx: Context<"oidc">, organizationId: string, input: ApiResourceCreate): Promise<ApiResourceRow> {
-  await requireOrganization(ctx, organizationId);
+export async function createApiResource(ctx: Context<"oidc" | "config">, organizationId: string, input: ApiResourceCreate): Promise<ApiResourceRow> {
+  await assertNotReserved(ctx, organizationId, input.identifier);
   await assertIdentifierFree(ctx, organizationId, input.identifier);
   const row = await ctx.db.apiResource.create({ data: { organizationId, ...input } });
   dropProvider(ctx, organizationId);
@@ -86,9 +100,12 @@ export async function createApiResource(ctx: Context<"oidc">, organizationId: st
  * longer defines leave its grants in the same write, so that a grant never names a scope its
  * resource lacks.
  */
-export async function updateApiResource(ctx: Context<"oidc">, id: string, input: ApiResourceUpdate, expectedVersion: number | undefined): Promise<ApiResourceRow> {
+export async function updateApiResource(ctx: Context<"oidc" | "config">, id: string, input: ApiResourceUpdate, expectedVersion: number | undefined): Promise<ApiResourceRow> {
   const current = await getApiResource(ctx, id);
-  if (input.identifier !== undefined && input.identifier !== current.identifier) await assertIdentifierFree(ctx, current.organizationId, input.identifier, id);
+  if (input.identifier !== undefined && input.identifier !== current.identifier) {
+    await assertNotReserved(ctx, current.organizationId, input.identifier);
+    await assertIdentifierFree(ctx, current.organizationId, input.identifier, id);
+  }
   const updated = await ctx.db.apiResource.updateMany({ where: { id, version: expectedVersion ?? current.version }, data: { ...input, version: { increment: 1 } } });
   if (updated.count !== 1) throw staleEtag();
   if (input.scopes !== undefined) {
