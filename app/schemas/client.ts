@@ -53,6 +53,9 @@ export const UrisSchema = z
 
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]{1,100}$/;
 
+/** One scope token (RFC 6749 §3.3: printable ASCII without space, `"` and `\`), at most 100 characters. */
+export const isScopeToken = (value: string) => SCOPE_TOKEN.test(value);
+
 /** Space-separated scope tokens (RFC 6749 §3.3), normalized to single spaces, without repeats. */
 export const ScopeSchema = z
   .string()

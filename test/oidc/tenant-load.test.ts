@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PrismaClient } from "~/generated/prisma/client";
 import { PUBLISHED } from "~/.server/oidc/provider/keys";
 import { loadActiveTenantsAfter, loadPublicTenant, loadPublicTenants, loadTenant } from "~/.server/oidc/provider/tenant-load";
-import { createApplication, createOrganization } from "../support/factories";
+import { createApplication, createClient, createOrganization } from "../support/factories";
 import { openMigratedDatabase, type MigratedDatabase } from "../support/migrated-database";
 
 /**
- * A provider's build reads the organization, its published keys and its custom claims in one
- * statement (decision 034). What it reads must be exactly what the three Prisma reads it
+ * A provider's build reads the organization, its published keys, its custom claims and its API
+ * resources in one statement (decisions 034, 077). What it reads must be exactly what the three Prisma reads it
  * replaces would have read.
  */
 let database: MigratedDatabase;
@@ -67,6 +67,31 @@ describe("loadTenant", () => {
     // The shared retiring key of the first test is published by every organization.
     expect(loaded?.keys.map((k) => k.id)).toEqual(["k-shared"]);
     expect(await loadTenant(database.db, "no-such-organization")).toBeUndefined();
+  });
+
+  it("reads the active API resources with their client grants for a provider's build only (decision 077)", async () => {
+    const org = await createOrganization(prisma);
+    const other = await createOrganization(prisma);
+    const { client } = await createClient(prisma, org.id);
+    const { client: second } = await createClient(prisma, org.id);
+    const orders = await prisma.apiResource.create({ data: { organizationId: org.id, identifier: "https://api.example.com/Orders", name: "Orders", scopes: ["a", "b"], accessTokenTtlSeconds: 600 } });
+    const bare = await prisma.apiResource.create({ data: { organizationId: org.id, identifier: "https://api.example.com/bare", name: "Bare", consentRequired: false } });
+    await prisma.apiResource.create({ data: { organizationId: org.id, identifier: "https://api.example.com/off", name: "Off", status: "inactive" } });
+    await prisma.apiResource.create({ data: { organizationId: other.id, identifier: "https://api.example.com/elsewhere", name: "Elsewhere" } });
+    await prisma.clientResourceGrant.create({ data: { clientId: client.id, resourceId: orders.id, scopes: ["a"] } });
+    await prisma.clientResourceGrant.create({ data: { clientId: second.id, resourceId: orders.id, scopes: [] } });
+
+    const loaded = await loadTenant(database.db, org.slug);
+    // In the database's collation order, which the provider does not depend on.
+    expect(loaded?.apiResources).toHaveLength(2);
+    expect(loaded?.apiResources).toEqual(
+      expect.arrayContaining([
+        { identifier: orders.identifier, scopes: ["a", "b"], accessTokenTtlSeconds: 600, consentRequired: true, grants: { [client.id]: ["a"], [second.id]: [] } },
+        { identifier: bare.identifier, scopes: [], accessTokenTtlSeconds: null, consentRequired: false, grants: {} },
+      ]),
+    );
+    expect((await loadTenant(database.db, other.slug))?.apiResources.map((r) => r.identifier)).toEqual(["https://api.example.com/elsewhere"]);
+    expect(await loadPublicTenant(database.db, org.slug)).not.toHaveProperty("apiResources");
   });
 
   it("reads the public inputs of a page of active organizations in slug order, and of many slugs at once, without private keys", async () => {

@@ -11,6 +11,8 @@ export const ADMIN_PERMISSIONS = [
   "admin:app:write",
   "admin:client:read",
   "admin:client:write",
+  "admin:resource:read",
+  "admin:resource:write",
   "admin:user:read",
   "admin:user:write",
   "admin:user:impersonate",

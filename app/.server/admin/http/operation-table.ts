@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import * as apiResources from "../operations/api-resources";
 import * as applications from "../operations/applications";
 import * as audit from "../operations/audit";
 import * as branding from "../operations/branding";
@@ -27,7 +28,7 @@ import type { Operation } from "./route";
  * operations; a new module is added here once. The router, the OpenAPI document, the console
  * gateway (typed by operation id) and the generated client all read this table.
  */
-export const MODULES = { applications, audit, branding, bulk, claims, clients, config, identityProviders, keys, mail, metadata, organizations, passkeys, rbac, registration, sessions, stats, transfer, twoFactor, users, webhooks };
+export const MODULES = { apiResources, applications, audit, branding, bulk, claims, clients, config, identityProviders, keys, mail, metadata, organizations, passkeys, rbac, registration, sessions, stats, transfer, twoFactor, users, webhooks };
 
 type Module = (typeof MODULES)[keyof typeof MODULES];
 // Distributes over the modules (keyof a union would keep only the keys they share).

@@ -37,7 +37,7 @@ import { operation, type OperationContext } from "../http/route";
 const uuid = () => UuidSchema;
 const NoQuery = z.object({}).strict();
 /** Client ids are UUIDs for clients made here, other tokens for clients made otherwise (the admin client). */
-const ClientId = z
+export const ClientId = z
   .string()
   .min(1)
   .max(200, "must have at most 200 characters")

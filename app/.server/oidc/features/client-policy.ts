@@ -139,31 +139,41 @@ type LoadExistingGrant = (ctx: KoaContextWithOIDC) => Promise<Grant | undefined>
  * it asks for, so the provider's consent prompt finds nothing missing and never shows. The grant
  * is this sign-in's own (or a new one for it), as `loadExistingGrant` gives it; only what is
  * missing is added. Native clients cannot skip consent (the settings refuse it; RFC 8252 §8.6).
+ * For any client, the scopes of an API resource that needs no consent (`consentFree`, its
+ * identifiers; decision 077) are added the same way: the administrator's grant to the client
+ * stands for the person's consent.
  */
-export function withSkipConsent(load: LoadExistingGrant): LoadExistingGrant {
+export function withSkipConsent(load: LoadExistingGrant, consentFree: ReadonlySet<string> = new Set()): LoadExistingGrant {
   return async (ctx) => {
     const existing = await load(ctx);
     const { client, session, provider } = ctx.oidc;
     const accountId = session?.accountId;
-    if (!client || client["porta_skip_consent"] !== true || !accountId) return existing;
+    if (!client || !accountId) return existing;
+    const firstParty = client["porta_skip_consent"] === true;
+    const resources = Object.entries(ctx.oidc.resourceServers ?? {}).filter(([indicator]) => firstParty || consentFree.has(indicator));
+    if (!firstParty && resources.length === 0) return existing;
     const grant = existing ?? new provider.Grant({ accountId, clientId: client.clientId });
-    let changed = !existing;
+    // A first-party client's sign-in always has a grant; another client's only when something was added.
+    let changed = firstParty && !existing;
 
-    const scopes = new Set(grant.getOIDCScopeEncountered().split(" "));
-    const missingScopes = [...ctx.oidc.requestParamOIDCScopes].filter((scope) => !scopes.has(scope));
-    if (missingScopes.length > 0) grant.addOIDCScope(missingScopes.join(" "));
-    const claims = new Set(grant.getOIDCClaimsEncountered());
-    const missingClaims = [...ctx.oidc.requestParamClaims].filter((claim) => !claims.has(claim));
-    if (missingClaims.length > 0) grant.addOIDCClaims(missingClaims);
-    changed ||= missingScopes.length > 0 || missingClaims.length > 0;
+    if (firstParty) {
+      const scopes = new Set(grant.getOIDCScopeEncountered().split(" "));
+      const missingScopes = [...ctx.oidc.requestParamOIDCScopes].filter((scope) => !scopes.has(scope));
+      if (missingScopes.length > 0) grant.addOIDCScope(missingScopes.join(" "));
+      const claims = new Set(grant.getOIDCClaimsEncountered());
+      const missingClaims = [...ctx.oidc.requestParamClaims].filter((claim) => !claims.has(claim));
+      if (missingClaims.length > 0) grant.addOIDCClaims(missingClaims);
+      changed ||= missingScopes.length > 0 || missingClaims.length > 0;
+    }
 
-    for (const [indicator, resourceServer] of Object.entries(ctx.oidc.resourceServers ?? {})) {
+    for (const [indicator, resourceServer] of resources) {
       const granted = new Set(grant.getResourceScopeEncountered(indicator).split(" "));
       const missing = [...ctx.oidc.requestParamScopes].filter((scope) => resourceServer.scopes.has(scope) && !granted.has(scope));
       if (missing.length > 0) grant.addResourceScope(indicator, missing.join(" "));
       changed ||= missing.length > 0;
     }
-    if (changed) await grant.save();
+    if (!changed) return existing;
+    await grant.save();
     return grant;
   };
 }
@@ -176,16 +186,20 @@ export function withSkipConsent(load: LoadExistingGrant): LoadExistingGrant {
  */
 export const clientPolicy: Feature = {
   name: "client-policy",
-  configuration: ({ organization, sql, accessTokenTtl }) => ({
+  configuration: ({ organization, sql, accessTokenTtl, apiResources }) => ({
     // They come from Porta's own store, already checked.
     extraClientMetadata: { properties: [...CLIENT_POLICY_PROPERTIES] },
     ttl: {
-      AccessToken: (_ctx, _token, client) => accessTokenTtlOf(client, accessTokenTtl),
-      ClientCredentials: (_ctx, _token, client) => accessTokenTtlOf(client, accessTokenTtl),
+      // The resource's lifetime first (features/api-resources.ts gives the client's where the resource has none).
+      AccessToken: (_ctx, token, client) => token.resourceServer?.accessTokenTTL ?? accessTokenTtlOf(client, accessTokenTtl),
+      ClientCredentials: (_ctx, token, client) => token.resourceServer?.accessTokenTTL ?? accessTokenTtlOf(client, accessTokenTtl),
       RefreshToken: (_ctx, _token, client) => refreshTokenTtlOf(client, LIFETIMES.RefreshToken),
     },
     pkce: { required: requirePkceOf(organization.oauth21) },
-    loadExistingGrant: withSkipConsent(createLoadExistingGrant(sql, organization.id)),
+    loadExistingGrant: withSkipConsent(
+      createLoadExistingGrant(sql, organization.id),
+      new Set((apiResources ?? []).filter((resource) => !resource.consentRequired).map((resource) => resource.identifier)),
+    ),
     extraParams: { scope: keepOfflineAccessOfFirstParty },
     clientBasedCORS(_ctx, origin, client) {
       return corsAllowed(origin, client);

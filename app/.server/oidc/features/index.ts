@@ -3,6 +3,7 @@ import type Provider from "oidc-provider";
 import type { ConfigurationFragment, FeatureInput } from "../provider/configuration";
 import type { PatchContext } from "../provider/patches";
 import { acr } from "./acr";
+import { apiResources } from "./api-resources";
 import { backchannelLogout } from "./backchannel-logout";
 import { clientPolicy } from "./client-policy";
 import { deviceFlow } from "./device-flow";
@@ -32,4 +33,4 @@ export interface Feature {
  * others' provider changes, as they always were). A feature's module is the one place to read
  * what it changes.
  */
-export const FEATURES: readonly Feature[] = [clientPolicy, acr, deviceFlow, tokenExchange, backchannelLogout, dynamicRegistration];
+export const FEATURES: readonly Feature[] = [clientPolicy, acr, deviceFlow, tokenExchange, backchannelLogout, dynamicRegistration, apiResources];

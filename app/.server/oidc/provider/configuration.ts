@@ -1,24 +1,21 @@
 import { hkdfSync } from "node:crypto";
 import { createLocalJWKSet, jwtVerify, type JWTPayload } from "jose";
 import type { Configuration, CookiesSetOptions, KoaContextWithOIDC, ResponseType } from "oidc-provider";
-import { errors, interactionPolicy } from "oidc-provider";
+import { interactionPolicy } from "oidc-provider";
 import type { Organization, PrismaClient } from "~/generated/prisma/client";
 import type { Database } from "../../db/client";
-import { isAdminApiClient } from "../../admin/api-access";
 import { ADMIN_CLIENT_ID } from "../../admin/permissions";
 import type { ReadThroughCache } from "../../cache/read-through";
 import type { KeyValueStore } from "../../cache/store";
-import { getClientRecord } from "../../directory/clients";
 import { createFindAccount } from "./account";
 import { createAdapterFactory } from "../storage/adapter";
 import type { RevokedTokens } from "../storage/revoked-tokens";
 import { createClientAdapter } from "../storage/client-metadata";
 import { storeJwtAccessToken } from "../storage/jwt-access-tokens";
-import { accessTokenTtlOf } from "../features/client-policy";
 import { FEATURES } from "../features";
 import type { PrivateSigningJwk } from "./keys";
+import type { TenantApiResource } from "./tenant-load";
 import { LIFETIMES } from "./lifetimes";
-import { refuseUnknownClientCredentialsScopes } from "./token-errors";
 import { JWKS_URI_MAX_BYTES, outboundFetch } from "../../outbound/guard";
 import { providerPages, type ProviderPages } from "../edge/pages";
 import { PROVIDER_ROUTES } from "../edge/endpoints";
@@ -47,6 +44,8 @@ export interface ProviderInput {
   jwks: PrivateSigningJwk[];
   /** Custom claim definitions of the organization's applications. */
   customClaims: Array<{ id: string; claimName: string; scope: string }>;
+  /** The organization's active API resources with their client grants (features/api-resources.ts). */
+  apiResources?: TenantApiResource[] | undefined;
   encryptionKey: Buffer;
   /**
    * The Admin API as a resource, in the super-admin organization only: admin clients' access
@@ -67,10 +66,15 @@ export interface ProviderInput {
   allowPrivateNetworks?: boolean;
 }
 
-/** What a feature's configuration is made from (features/index.ts): the provider's input, its pages and its session cookie. */
+/**
+ * What a feature's configuration is made from (features/index.ts): the provider's input, its
+ * pages, its session cookie, the organization's scopes and those of them that name a user.
+ */
 export interface FeatureInput extends ProviderInput {
   pages: ProviderPages;
   sessionCookie: CookiesSetOptions;
+  scopes: string[];
+  userScopes: ReadonlySet<string>;
 }
 
 /** What one feature adds to the configuration. */
@@ -162,19 +166,14 @@ const INTERACTION_POLICY = interactionPolicyOf();
 export function buildProviderConfiguration(input: ProviderInput): Configuration {
   const { organization, issuer, prisma, sql, cache, store, revokedTokens } = input;
   const { scopes, claims } = scopesAndClaims(input.customClaims);
-  const knownScopes = new Set(scopes);
   const adapterFor = createAdapterFactory({ sql, store, revokedTokens, organizationId: organization.id, claimsOfSignedJwt: input.claimsOfSignedJwt });
   const clientAdapter = createClientAdapter(prisma, cache, organization.id, issuer);
   const pages = providerPages(organization, issuer);
   // The session cookie of each organization lives under its own prefix, so two organizations on
   // one host never overwrite each other's session.
   const sessionCookie = { httpOnly: true, sameSite: "lax", path: `/${organization.slug}` } as const;
-  const mayUseAdminApiResource = async (clientId: string) => {
-    if (!input.adminApiResource) return false;
-    const client = await getClientRecord(prisma, cache, clientId);
-    return Boolean(client && isAdminApiClient(client));
-  };
-  const featureInput: FeatureInput = { ...input, pages, sessionCookie };
+
+  const featureInput: FeatureInput = { ...input, pages, sessionCookie, scopes, userScopes: USER_SCOPES };
 
   const base: Configuration = {
     adapter: (name: string) => (name === "Client" ? clientAdapter : adapterFor(name)),
@@ -248,32 +247,6 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
       requestObjects: { enabled: true },
       rpInitiatedLogout: { enabled: true, logoutSource: pages.logoutSource, postLogoutSuccessSource: pages.postLogoutSuccessSource },
       userinfo: { enabled: true },
-      resourceIndicators: {
-        enabled: true,
-        // Every access token is an ES256 JWT for this organization's own resource (its issuer),
-        // or, for an admin client of the super-admin organization, for the Admin API; a client
-        // may also name one of these resources itself.
-        async defaultResource(_ctx, client, oneOf) {
-          if (oneOf) return oneOf;
-          return (await mayUseAdminApiResource(client.clientId)) ? input.adminApiResource : issuer;
-        },
-        async useGrantedResource() {
-          return true;
-        },
-        async getResourceServerInfo(ctx, resourceIndicator, client) {
-          refuseUnknownClientCredentialsScopes(ctx, knownScopes, USER_SCOPES);
-          const known = resourceIndicator === issuer || (resourceIndicator === input.adminApiResource && (await mayUseAdminApiResource(client.clientId)));
-          if (!known) throw new errors.InvalidTarget();
-          const allowed = new Set((client.scope ?? scopes.join(" ")).split(" "));
-          return {
-            scope: scopes.filter((s) => allowed.has(s)).join(" "),
-            audience: resourceIndicator,
-            accessTokenFormat: "jwt",
-            accessTokenTTL: accessTokenTtlOf(client, input.accessTokenTtl),
-            jwt: { sign: { alg: "ES256" } },
-          };
-        },
-      },
     },
   };
   return composeConfiguration(base, FEATURES.flatMap((feature) => (feature.configuration ? [{ name: feature.name, fragment: feature.configuration(featureInput) }] : [])));

@@ -184,10 +184,17 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
     if (!input || input.organization.status !== "active") return undefined;
     // The organization's own keys (and the shared keys of earlier versions while they retire).
     const keySet = await keys.providerJwksFrom(input.organization.id, input.keys);
-    return construct(input.organization, `${options.baseUrl}/${input.organization.slug}`, keySet, input.customClaims, accessTokenTtl);
+    return construct(input.organization, `${options.baseUrl}/${input.organization.slug}`, keySet, input.customClaims, accessTokenTtl, input.apiResources);
   }
 
-  function construct(organization: Organization, issuer: string, keySet: PrivateSigningJwk[], customClaims: TenantInput["customClaims"], accessTokenTtl: number): TenantProvider {
+  function construct(
+    organization: Organization,
+    issuer: string,
+    keySet: PrivateSigningJwk[],
+    customClaims: TenantInput["customClaims"],
+    accessTokenTtl: number,
+    apiResources: TenantInput["apiResources"] = [],
+  ): TenantProvider {
     const adminResource = organization.slug === options.superAdminSlug ? adminApiResource(options.baseUrl) : undefined;
     const claimsOfSignedJwt = createSignedJwtReader(issuer, keySet);
     const provider = new Provider(
@@ -197,6 +204,7 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
         issuer,
         jwks: keySet,
         customClaims,
+        apiResources,
         encryptionKey: options.encryptionKey,
         adminApiResource: adminResource,
         claimsOfSignedJwt,

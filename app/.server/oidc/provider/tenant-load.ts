@@ -14,9 +14,23 @@ export interface PublicTenantInput {
   customClaims: Array<{ id: string; claimName: string; scope: string }>;
 }
 
-/** What a provider is built from: the public input and the sealed private keys. */
+/**
+ * An active API resource of the organization as its provider needs it (decision 077): the
+ * scopes it defines, its token lifetime and, per client id, the scopes that client was granted.
+ */
+export interface TenantApiResource {
+  identifier: string;
+  scopes: string[];
+  accessTokenTtlSeconds: number | null;
+  /** False: the client's grant is enough, the person is not asked for these scopes. */
+  consentRequired: boolean;
+  grants: Record<string, string[]>;
+}
+
+/** What a provider is built from: the public input, the sealed private keys and the API resources. */
 export interface TenantInput extends PublicTenantInput {
   keys: Array<PublicKeyRow & Pick<PublishedKeyRow, "privateJwkEncrypted">>;
+  apiResources: TenantApiResource[];
 }
 
 type Sql = Pick<Database, "query">;
@@ -24,6 +38,8 @@ type Sql = Pick<Database, "query">;
 type Row = Organization & {
   _keys: Array<Omit<PublicKeyRow, "retireAfter"> & { retireAfter: string | null; privateJwkEncrypted?: string }>;
   _claims: PublicTenantInput["customClaims"];
+  /** Only in a provider's build (the private variant): public documents do not name them. */
+  _resources?: TenantApiResource[];
 };
 
 /**
@@ -32,8 +48,20 @@ type Row = Organization & {
  * cost more than the statement). Providers are built and documents described on every pool
  * miss. The organization's own columns come back as Prisma reads them (test/oidc/tenant-load.test.ts
  * compares them with findUnique); the two lists come as JSON, so their timestamps are turned
- * back into Dates here. `where` is one of the fixed clauses below, never caller text.
+ * back into Dates here. A provider's build (`privateKeys`) also reads the active API resources
+ * with their client grants (decision 077): the Admin API drops the provider when they change.
+ * `where` is one of the fixed clauses below, never caller text.
  */
+const RESOURCES_COLUMN = `,
+      COALESCE((
+        SELECT json_agg(json_build_object(
+          'identifier', r."identifier", 'scopes', r."scopes", 'accessTokenTtlSeconds', r."accessTokenTtlSeconds", 'consentRequired', r."consentRequired",
+          'grants', COALESCE((SELECT json_object_agg(g."clientId", g."scopes") FROM "ClientResourceGrant" g WHERE g."resourceId" = r."id"), '{}'::json)
+        ) ORDER BY r."identifier")
+        FROM "ApiResource" r
+        WHERE r."organizationId" = o."id" AND r."status" = 'active'
+      ), '[]'::json) AS "_resources"`;
+
 function tenantsSql(where: string, privateKeys: boolean): string {
   return `SELECT o.*,
       COALESCE((
@@ -49,7 +77,7 @@ function tenantsSql(where: string, privateKeys: boolean): string {
         SELECT json_agg(json_build_object('id', c."id", 'claimName', c."claimName", 'scope', c."scope") ORDER BY c."id")
         FROM "CustomClaimDefinition" c JOIN "Application" a ON a."id" = c."applicationId"
         WHERE a."organizationId" = o."id"
-      ), '[]'::json) AS "_claims"
+      ), '[]'::json) AS "_claims"${privateKeys ? RESOURCES_COLUMN : ""}
     FROM "Organization" o
     ${where}`;
 }
@@ -65,11 +93,12 @@ const PAGE_PUBLIC = tenantsSql(ACTIVE_AFTER, false);
 const MANY_PUBLIC = tenantsSql(BY_SLUGS, false);
 
 function toInput<Input extends PublicTenantInput>(row: Row): Input {
-  const { _keys, _claims, ...organization } = row;
+  const { _keys, _claims, _resources, ...organization } = row;
   return {
     organization,
     keys: _keys.map((key) => ({ ...key, retireAfter: key.retireAfter === null ? null : new Date(key.retireAfter) })),
     customClaims: _claims,
+    ...(_resources ? { apiResources: _resources } : {}),
   } as Input;
 }
 

@@ -3,6 +3,11 @@ import type { CallOptions } from "../core/options.js";
 import type { OperationHelp } from "../core/operation.js";
 
 export const operations = {
+  "apiResources.create": { method: "POST", path: "/organizations/{orgId}/api-resources", pathParams: ["orgId"], input: "body", etag: true, paging: "none" },
+  "apiResources.delete": { method: "DELETE", path: "/api-resources/{id}", pathParams: ["id"], input: "none", etag: false, paging: "none" },
+  "apiResources.get": { method: "GET", path: "/api-resources/{id}", pathParams: ["id"], input: "none", etag: true, paging: "none" },
+  "apiResources.list": { method: "GET", path: "/organizations/{orgId}/api-resources", pathParams: ["orgId"], input: "query", etag: false, paging: "cursor" },
+  "apiResources.update": { method: "PUT", path: "/api-resources/{id}", pathParams: ["id"], input: "body", etag: true, paging: "none" },
   "applications.activate": { method: "POST", path: "/applications/{id}/activate", pathParams: ["id"], input: "none", etag: true, paging: "none" },
   "applications.addModule": { method: "POST", path: "/applications/{id}/modules", pathParams: ["id"], input: "body", etag: false, paging: "none" },
   "applications.create": { method: "POST", path: "/applications", pathParams: [], input: "body", etag: true, paging: "none" },
@@ -31,8 +36,11 @@ export const operations = {
   "clients.generateSecret": { method: "POST", path: "/clients/{id}/secrets", pathParams: ["id"], input: "body", etag: false, paging: "none" },
   "clients.get": { method: "GET", path: "/clients/{id}", pathParams: ["id"], input: "none", etag: true, paging: "none" },
   "clients.getHistory": { method: "GET", path: "/clients/{id}/history", pathParams: ["id"], input: "query", etag: false, paging: "none" },
+  "clients.grantApiResource": { method: "PUT", path: "/clients/{id}/api-resources/{resourceId}", pathParams: ["id","resourceId"], input: "body", etag: false, paging: "none" },
   "clients.list": { method: "GET", path: "/clients", pathParams: [], input: "query", etag: false, paging: "cursor" },
+  "clients.listApiResources": { method: "GET", path: "/clients/{id}/api-resources", pathParams: ["id"], input: "none", etag: false, paging: "none" },
   "clients.listSecrets": { method: "GET", path: "/clients/{id}/secrets", pathParams: ["id"], input: "query", etag: false, paging: "cursor" },
+  "clients.revokeApiResource": { method: "DELETE", path: "/clients/{id}/api-resources/{resourceId}", pathParams: ["id","resourceId"], input: "none", etag: false, paging: "none" },
   "clients.revokeSecret": { method: "DELETE", path: "/clients/{id}/secrets/{secretId}", pathParams: ["id","secretId"], input: "none", etag: false, paging: "none" },
   "clients.setLoginMethods": { method: "PUT", path: "/clients/{id}/login-methods", pathParams: ["id"], input: "body", etag: true, paging: "none" },
   "clients.update": { method: "PUT", path: "/clients/{id}", pathParams: ["id"], input: "body", etag: true, paging: "none" },
@@ -151,6 +159,120 @@ export const operations = {
 } as const;
 
 export interface Operations {
+  /** Add an API resource: an absolute http(s) URI clients send as `resource`, and the scopes it defines */
+  "apiResources.create": {
+    args: [orgId: string, body: {
+        identifier: string;
+        name: string;
+        scopes?: Array<string>;
+        accessTokenTtlSeconds?: number | null;
+        consentRequired?: boolean;
+        status?: "active" | "inactive";
+      }, options?: CallOptions];
+    response: {
+        id: string;
+        organizationId: string;
+        /** The resource indicator clients send as `resource`, and the access tokens' `aud` */
+        identifier: string;
+        name: string;
+        /** The permissions the API defines, as scope tokens */
+        scopes: Array<string>;
+        /** Lifetime of its access tokens; null: the client's or the organization's */
+        accessTokenTtlSeconds: number | null;
+        consentRequired: boolean;
+        status: "active" | "inactive";
+        createdAt: string;
+        updatedAt: string;
+      };
+    etag: true;
+  };
+  /** Delete an API resource with its client grants; tokens already issued for it run out */
+  "apiResources.delete": {
+    args: [id: string, options?: CallOptions];
+    response: void;
+    etag: false;
+  };
+  /** Get an API resource */
+  "apiResources.get": {
+    args: [id: string, options?: CallOptions];
+    response: {
+        id: string;
+        organizationId: string;
+        /** The resource indicator clients send as `resource`, and the access tokens' `aud` */
+        identifier: string;
+        name: string;
+        /** The permissions the API defines, as scope tokens */
+        scopes: Array<string>;
+        /** Lifetime of its access tokens; null: the client's or the organization's */
+        accessTokenTtlSeconds: number | null;
+        consentRequired: boolean;
+        status: "active" | "inactive";
+        createdAt: string;
+        updatedAt: string;
+      };
+    etag: true;
+  };
+  /** List an organization's API resources (offset or cursor paging) */
+  "apiResources.list": {
+    args: [orgId: string, query?: {
+        page?: number;
+        pageSize?: number;
+        cursor?: string;
+        limit?: number;
+        order?: "asc" | "desc";
+      }, options?: CallOptions];
+    response: {
+        data: Array<{
+          id: string;
+          organizationId: string;
+          /** The resource indicator clients send as `resource`, and the access tokens' `aud` */
+          identifier: string;
+          name: string;
+          /** The permissions the API defines, as scope tokens */
+          scopes: Array<string>;
+          /** Lifetime of its access tokens; null: the client's or the organization's */
+          accessTokenTtlSeconds: number | null;
+          consentRequired: boolean;
+          status: "active" | "inactive";
+          createdAt: string;
+          updatedAt: string;
+        }>;
+        total: number;
+        /** Present when the list stopped counting: there are at least `total` items (a filtered list or search with more than 1,000 matches) */
+        totalIsLowerBound?: true;
+        page: number;
+        pageSize: number;
+        cursor?: string;
+      };
+    etag: false;
+  };
+  /** Update an API resource; scopes it no longer defines leave its grants; If-Match guards against lost updates */
+  "apiResources.update": {
+    args: [id: string, body: {
+        identifier?: string;
+        name?: string;
+        scopes?: Array<string>;
+        accessTokenTtlSeconds?: number | null;
+        consentRequired?: boolean;
+        status?: "active" | "inactive";
+      }, options?: CallOptions];
+    response: {
+        id: string;
+        organizationId: string;
+        /** The resource indicator clients send as `resource`, and the access tokens' `aud` */
+        identifier: string;
+        name: string;
+        /** The permissions the API defines, as scope tokens */
+        scopes: Array<string>;
+        /** Lifetime of its access tokens; null: the client's or the organization's */
+        accessTokenTtlSeconds: number | null;
+        consentRequired: boolean;
+        status: "active" | "inactive";
+        createdAt: string;
+        updatedAt: string;
+      };
+    etag: true;
+  };
   /** Activate an application: its clients work again */
   "applications.activate": {
     args: [id: string, options?: CallOptions];
@@ -1008,6 +1130,21 @@ export interface Operations {
       };
     etag: false;
   };
+  /** Let a client ask access tokens for an API resource of its organization, with these of the resource's scopes (replaces an earlier grant's scopes) */
+  "clients.grantApiResource": {
+    args: [id: string, resourceId: string, body: {
+        scopes: Array<string>;
+      }, options?: CallOptions];
+    response: {
+        clientId: string;
+        resourceId: string;
+        identifier: string;
+        scopes: Array<string>;
+        createdAt: string;
+        updatedAt: string;
+      };
+    etag: false;
+  };
   /** List clients, optionally of one organization or application (offset or cursor paging) */
   "clients.list": {
     args: [query?: {
@@ -1073,6 +1210,21 @@ export interface Operations {
       };
     etag: false;
   };
+  /** List the API resources a client may ask access tokens for, with the scopes of each */
+  "clients.listApiResources": {
+    args: [id: string, options?: CallOptions];
+    response: {
+        data: Array<{
+          clientId: string;
+          resourceId: string;
+          identifier: string;
+          scopes: Array<string>;
+          createdAt: string;
+          updatedAt: string;
+        }>;
+      };
+    etag: false;
+  };
   /** List a client's secrets (hints only; values are never shown again) */
   "clients.listSecrets": {
     args: [id: string, query?: {
@@ -1099,6 +1251,12 @@ export interface Operations {
         pageSize: number;
         cursor?: string;
       };
+    etag: false;
+  };
+  /** Stop a client from asking access tokens for an API resource; tokens already issued run out */
+  "clients.revokeApiResource": {
+    args: [id: string, resourceId: string, options?: CallOptions];
+    response: void;
     etag: false;
   };
   /** Revoke a secret: it stops working at once */
@@ -4270,6 +4428,53 @@ export interface Operations {
 
 /** Each operation's summary and fields (path, query, body) with their types, for help texts. */
 export const operationHelp: Record<string, OperationHelp> = {
+  "apiResources.create": {
+    summary: "Add an API resource: an absolute http(s) URI clients send as `resource`, and the scopes it defines",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"identifier","in":"body","type":"string (up to 2000 chars)","required":true},
+      {"name":"name","in":"body","type":"string (1–200 chars)","required":true},
+      {"name":"scopes","in":"body","type":"list of string","required":false,"default":"[]"},
+      {"name":"accessTokenTtlSeconds","in":"body","type":"integer (60–86400) or null","required":false,"default":"null"},
+      {"name":"consentRequired","in":"body","type":"boolean","required":false,"default":"true"},
+      {"name":"status","in":"body","type":"active | inactive","required":false,"default":"\"active\""},
+    ],
+  },
+  "apiResources.delete": {
+    summary: "Delete an API resource with its client grants; tokens already issued for it run out",
+    fields: [
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
+  "apiResources.get": {
+    summary: "Get an API resource",
+    fields: [
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
+  "apiResources.list": {
+    summary: "List an organization's API resources (offset or cursor paging)",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"page","in":"query","type":"integer (1–1000000)","required":false},
+      {"name":"pageSize","in":"query","type":"integer (1–100)","required":false},
+      {"name":"cursor","in":"query","type":"string (up to 512 chars)","required":false},
+      {"name":"limit","in":"query","type":"integer (1–100)","required":false},
+      {"name":"order","in":"query","type":"asc | desc","required":false},
+    ],
+  },
+  "apiResources.update": {
+    summary: "Update an API resource; scopes it no longer defines leave its grants; If-Match guards against lost updates",
+    fields: [
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+      {"name":"identifier","in":"body","type":"string (up to 2000 chars)","required":false},
+      {"name":"name","in":"body","type":"string (1–200 chars)","required":false},
+      {"name":"scopes","in":"body","type":"list of string","required":false},
+      {"name":"accessTokenTtlSeconds","in":"body","type":"integer (60–86400) or null","required":false},
+      {"name":"consentRequired","in":"body","type":"boolean","required":false},
+      {"name":"status","in":"body","type":"active | inactive","required":false},
+    ],
+  },
   "applications.activate": {
     summary: "Activate an application: its clients work again",
     fields: [
@@ -4520,6 +4725,14 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"eventType","in":"query","type":"string (up to 100 chars)","required":false},
     ],
   },
+  "clients.grantApiResource": {
+    summary: "Let a client ask access tokens for an API resource of its organization, with these of the resource's scopes (replaces an earlier grant's scopes)",
+    fields: [
+      {"name":"id","in":"path","type":"string (1–200 chars)","required":true},
+      {"name":"resourceId","in":"path","type":"string (uuid)","required":true},
+      {"name":"scopes","in":"body","type":"list of string","required":true},
+    ],
+  },
   "clients.list": {
     summary: "List clients, optionally of one organization or application (offset or cursor paging)",
     fields: [
@@ -4535,6 +4748,12 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"sort","in":"query","type":"createdAt | name","required":false},
     ],
   },
+  "clients.listApiResources": {
+    summary: "List the API resources a client may ask access tokens for, with the scopes of each",
+    fields: [
+      {"name":"id","in":"path","type":"string (1–200 chars)","required":true},
+    ],
+  },
   "clients.listSecrets": {
     summary: "List a client's secrets (hints only; values are never shown again)",
     fields: [
@@ -4544,6 +4763,13 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"cursor","in":"query","type":"string (up to 512 chars)","required":false},
       {"name":"limit","in":"query","type":"integer (1–100)","required":false},
       {"name":"order","in":"query","type":"asc | desc","required":false},
+    ],
+  },
+  "clients.revokeApiResource": {
+    summary: "Stop a client from asking access tokens for an API resource; tokens already issued run out",
+    fields: [
+      {"name":"id","in":"path","type":"string (1–200 chars)","required":true},
+      {"name":"resourceId","in":"path","type":"string (uuid)","required":true},
     ],
   },
   "clients.revokeSecret": {

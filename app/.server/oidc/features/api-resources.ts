@@ -1,0 +1,72 @@
+import { errors, type Client, type Configuration } from "oidc-provider";
+import { isAdminApiClient } from "../../admin/api-access";
+import { getClientRecord } from "../../directory/clients";
+import type { FeatureInput } from "../provider/configuration";
+import type { TenantApiResource } from "../provider/tenant-load";
+import { refuseUnknownClientCredentialsScopes } from "../provider/token-errors";
+import { accessTokenTtlOf } from "./client-policy";
+import type { Feature } from "./index";
+
+/**
+ * RFC 8707 resource indicators (decisions 017, 077). Every access token is an ES256 JWT for one
+ * resource: the organization's own (its issuer), or, for an admin client of the super-admin
+ * organization, the Admin API, or an API resource of the organization that the client was
+ * granted (Admin API: /organizations/{orgId}/api-resources, /clients/{id}/api-resources). The
+ * resources and their grants come with the provider's build (provider/tenant-load.ts); any other
+ * `resource` is `invalid_target`.
+ */
+
+/** What a token for this resource may carry: the scopes the client was granted that the resource still defines. */
+export function grantedScopesOf(resource: TenantApiResource, clientId: string): string[] | undefined {
+  const granted = resource.grants[clientId];
+  if (!granted) return undefined;
+  const defined = new Set(resource.scopes);
+  return granted.filter((scope) => defined.has(scope));
+}
+
+type ResourceIndicators = NonNullable<NonNullable<Configuration["features"]>["resourceIndicators"]>;
+
+/** The resource indicators feature of one organization's provider. */
+export function resourceIndicatorsOf(input: FeatureInput): ResourceIndicators {
+  const { issuer, prisma, cache, adminApiResource, accessTokenTtl } = input;
+  const knownScopes: ReadonlySet<string> = new Set(input.scopes);
+  const byIdentifier = new Map((input.apiResources ?? []).map((resource) => [resource.identifier, resource]));
+  const mayUseAdminApiResource = async (clientId: string) => {
+    if (!adminApiResource) return false;
+    const client = await getClientRecord(prisma, cache, clientId);
+    return Boolean(client && isAdminApiClient(client));
+  };
+  const ownResource = (client: Client) => {
+    const allowed = new Set((client.scope ?? input.scopes.join(" ")).split(" "));
+    return input.scopes.filter((s) => allowed.has(s)).join(" ");
+  };
+  const jwt = (audience: string, scope: string, accessTokenTTL: number) => ({ scope, audience, accessTokenFormat: "jwt" as const, accessTokenTTL, jwt: { sign: { alg: "ES256" as const } } });
+
+  return {
+    enabled: true,
+    // Without `resource`, the token is for the organization itself, or for the Admin API.
+    async defaultResource(_ctx, client, oneOf) {
+      if (oneOf) return oneOf;
+      return (await mayUseAdminApiResource(client.clientId)) ? adminApiResource! : issuer;
+    },
+    async useGrantedResource() {
+      return true;
+    },
+    async getResourceServerInfo(ctx, resourceIndicator, client) {
+      // The organization itself and the Admin API come first: a registered resource cannot take their place.
+      const own = resourceIndicator === issuer || (resourceIndicator === adminApiResource && (await mayUseAdminApiResource(client.clientId)));
+      const resource = own ? undefined : byIdentifier.get(resourceIndicator);
+      const granted = resource && grantedScopesOf(resource, client.clientId);
+      if (!own && !granted) throw new errors.InvalidTarget();
+      // client_credentials names scopes of the organization or of the resource asked for (decision 071).
+      refuseUnknownClientCredentialsScopes(ctx, resource && granted ? new Set([...knownScopes, ...resource.scopes]) : knownScopes, input.userScopes);
+      if (resource && granted) return jwt(resource.identifier, granted.join(" "), resource.accessTokenTtlSeconds ?? accessTokenTtlOf(client, accessTokenTtl));
+      return jwt(resourceIndicator, ownResource(client), accessTokenTtlOf(client, accessTokenTtl));
+    },
+  };
+}
+
+export const apiResources: Feature = {
+  name: "api-resources",
+  configuration: (input) => ({ features: { resourceIndicators: resourceIndicatorsOf(input) } }),
+};

@@ -1,0 +1,173 @@
+import * as oidc from "openid-client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { adminApi, obtainAdminTokens } from "../support/admin-api";
+import { createClient, createOrganization, createUser } from "../support/factories";
+import { basicAuth, clientConfiguration, CookieJar, followAuthorization, issuerOf, oidcError, pkcePair, postForm, verifyWithJwks, type OrgRef } from "../support/oidc";
+import { startTestPorta, type TestPorta } from "../support/porta";
+
+/**
+ * Access tokens for an organization's API resources (RFC 8707, decision 077): a client granted a
+ * resource through the Admin API gets an ES256 JWT whose `aud` is the resource's identifier and
+ * whose scope is at most what it was granted, by the code flow (resource at /auth, and at /token),
+ * refresh and client_credentials; any resource it was not granted, an unknown one, an inactive
+ * one, or one of another organization is `invalid_target`.
+ */
+let porta: TestPorta;
+let api: ReturnType<typeof adminApi>;
+let org: OrgRef;
+let other: OrgRef;
+let userId: string;
+
+const CB = "https://rp.example.com/cb";
+const ORDERS = "https://api.example.com/Orders";
+const ORDERS_SCOPES = ["orders:read", "orders:write", "orders:admin"];
+let ordersId: string;
+
+beforeAll(async () => {
+  porta = await startTestPorta();
+  api = adminApi(porta, (await obtainAdminTokens(porta)).accessToken);
+  const prisma = porta.services.db.prisma;
+  org = await createOrganization(prisma);
+  other = await createOrganization(prisma);
+  userId = (await createUser(prisma, org.id)).id;
+  const created = await api.post<{ id: string }>(`/organizations/${org.id}/api-resources`, { identifier: ORDERS, name: "Orders", scopes: ORDERS_SCOPES, accessTokenTtlSeconds: 900 });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  ordersId = created.body.id;
+});
+afterAll(async () => {
+  await porta?.stop();
+});
+
+async function grant(clientId: string, resourceId: string, scopes: string[]) {
+  const res = await api.put(`/clients/${clientId}/api-resources/${resourceId}`, { scopes });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+}
+
+async function webClient(at: OrgRef = org) {
+  const { client, secret } = await createClient(porta.services.db.prisma, at.id);
+  return { client, config: await clientConfiguration(porta, at, client, { secret: secret!.value }) };
+}
+
+/** The code flow with PKCE; `tokenResource` also sends `resource` at the token endpoint. */
+async function codeFlowFor(config: oidc.Configuration, at: OrgRef, params: Record<string, string>, tokenResource?: string, session: { jar?: CookieJar; prompts?: string[] } = {}) {
+  const { verifier, challenge } = await pkcePair();
+  const url = oidc.buildAuthorizationUrl(config, { redirect_uri: CB, code_challenge: challenge, code_challenge_method: "S256", ...params });
+  const callback = await followAuthorization(porta, at, url, { accountId: userId, ...session });
+  if (callback.searchParams.has("error")) return { error: callback.searchParams.get("error")! };
+  const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier }, tokenResource ? { resource: tokenResource } : undefined);
+  return { tokens };
+}
+
+describe("tokens for an API resource", () => {
+  it("code flow: resource at /auth gives a JWT for the resource with the granted scopes, verified with the organization's JWKS", async () => {
+    const { client, config } = await webClient();
+    await grant(client.id, ordersId, ["orders:read", "orders:write"]);
+    const { tokens } = await codeFlowFor(config, org, { scope: "openid orders:read orders:write orders:admin", resource: ORDERS });
+    const { payload, protectedHeader } = await verifyWithJwks(porta, org, tokens!.access_token, { audience: ORDERS, typ: "at+jwt" });
+    expect(protectedHeader.alg).toBe("ES256");
+    expect(payload).toMatchObject({ iss: issuerOf(porta, org), aud: ORDERS, client_id: client.id, sub: userId });
+    // orders:admin was not granted to the client.
+    expect(String(payload.scope).split(" ").sort()).toEqual(["orders:read", "orders:write"]);
+    // The resource's own lifetime.
+    expect(payload.exp! - payload.iat!).toBe(900);
+    expect(tokens!.id_token).toBeTruthy();
+  });
+
+  it("code flow: resource at /auth and /token, and a refresh keeps the audience", async () => {
+    const { client, config } = await webClient();
+    await grant(client.id, ordersId, ["orders:read"]);
+    const { tokens } = await codeFlowFor(config, org, { scope: "openid offline_access orders:read", resource: ORDERS, prompt: "consent" }, ORDERS);
+    const first = await verifyWithJwks(porta, org, tokens!.access_token, { audience: ORDERS });
+    expect(first.payload.scope).toBe("orders:read");
+    expect(tokens!.refresh_token).toBeTruthy();
+
+    const refreshed = await oidc.refreshTokenGrant(config, tokens!.refresh_token!);
+    const again = await verifyWithJwks(porta, org, refreshed.access_token, { audience: ORDERS });
+    expect(again.payload).toMatchObject({ aud: ORDERS, scope: "orders:read", sub: userId });
+    // Asking for the resource again at refresh works too.
+    const named = await oidc.refreshTokenGrant(config, refreshed.refresh_token!, { resource: ORDERS });
+    expect((await verifyWithJwks(porta, org, named.access_token, { audience: ORDERS })).payload.aud).toBe(ORDERS);
+  });
+
+  it("without a resource, tokens stay the organization's own", async () => {
+    const { client, config } = await webClient();
+    await grant(client.id, ordersId, ["orders:read"]);
+    const { tokens } = await codeFlowFor(config, org, { scope: "openid email" });
+    expect((await verifyWithJwks(porta, org, tokens!.access_token)).payload.aud).toBe(issuerOf(porta, org));
+  });
+
+  it("refuses a resource the client was not granted, an unknown one and an inactive one with invalid_target", async () => {
+    const { config } = await webClient();
+    expect(await codeFlowFor(config, org, { scope: "openid orders:read", resource: ORDERS })).toEqual({ error: "invalid_target" });
+    expect(await codeFlowFor(config, org, { scope: "openid", resource: "https://api.example.com/unknown" })).toEqual({ error: "invalid_target" });
+    // Identifiers compare exactly: another case is another resource.
+    expect(await codeFlowFor(config, org, { scope: "openid", resource: ORDERS.toLowerCase() })).toEqual({ error: "invalid_target" });
+
+    const inactive = await api.post<{ id: string }>(`/organizations/${org.id}/api-resources`, { identifier: "https://api.example.com/off", name: "Off", scopes: ["x"] });
+    const { client: granted, config: grantedConfig } = await webClient();
+    await grant(granted.id, inactive.body.id, ["x"]);
+    expect((await codeFlowFor(grantedConfig, org, { scope: "openid x", resource: "https://api.example.com/off" })).tokens).toBeTruthy();
+    expect((await api.put(`/api-resources/${inactive.body.id}`, { status: "inactive" })).status).toBe(200);
+    expect(await codeFlowFor(grantedConfig, org, { scope: "openid x", resource: "https://api.example.com/off" })).toEqual({ error: "invalid_target" });
+  });
+
+  it("a revoked grant is refused at once, and a client of another organization cannot use this one's resource", async () => {
+    const { client, config } = await webClient();
+    await grant(client.id, ordersId, ["orders:read"]);
+    expect((await codeFlowFor(config, org, { scope: "openid orders:read", resource: ORDERS })).tokens).toBeTruthy();
+    expect((await api.delete(`/clients/${client.id}/api-resources/${ordersId}`)).status).toBe(204);
+    expect(await codeFlowFor(config, org, { scope: "openid orders:read", resource: ORDERS })).toEqual({ error: "invalid_target" });
+
+    // The other organization has no such resource, whatever its clients ask.
+    const prisma = porta.services.db.prisma;
+    const { client: foreign, secret } = await createClient(prisma, other.id, { grantTypes: ["client_credentials"], scope: "openid" });
+    const answer = await postForm(`${issuerOf(porta, other)}/auth/token`, { grant_type: "client_credentials", resource: ORDERS }, { authorization: basicAuth(foreign.id, secret!.value) });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toBe("invalid_target");
+  });
+});
+
+describe("client_credentials for an API resource", () => {
+  it("issues a JWT for the resource with the requested scopes it was granted", async () => {
+    const prisma = porta.services.db.prisma;
+    const { client, secret } = await createClient(prisma, org.id, { grantTypes: ["client_credentials"], scope: "openid" });
+    await grant(client.id, ordersId, ["orders:read"]);
+    const config = await clientConfiguration(porta, org, client, { secret: secret!.value });
+    const tokens = await oidc.clientCredentialsGrant(config, { resource: ORDERS, scope: "orders:read orders:write" });
+    expect(tokens.scope).toBe("orders:read");
+    const { payload } = await verifyWithJwks(porta, org, tokens.access_token, { audience: ORDERS, typ: "at+jwt" });
+    expect(payload).toMatchObject({ aud: ORDERS, sub: client.id, client_id: client.id, scope: "orders:read" });
+
+    // A scope no resource or the organization defines stays invalid_scope; an ungranted resource invalid_target.
+    expect((await oidcError(oidc.clientCredentialsGrant(config, { resource: ORDERS, scope: "nope" }))).error).toBe("invalid_scope");
+    const { client: plain, secret: plainSecret } = await createClient(prisma, org.id, { grantTypes: ["client_credentials"], scope: "openid" });
+    const plainConfig = await clientConfiguration(porta, org, plain, { secret: plainSecret!.value });
+    expect((await oidcError(oidc.clientCredentialsGrant(plainConfig, { resource: ORDERS, scope: "orders:read" }))).error).toBe("invalid_target");
+  });
+});
+
+describe("consent for an API resource", () => {
+  it("asks the person for a resource's scopes, unless the resource needs no consent", async () => {
+    const FREE = "https://api.example.com/free";
+    const free = await api.post<{ id: string }>(`/organizations/${org.id}/api-resources`, { identifier: FREE, name: "Free", scopes: ["free:read"], consentRequired: false });
+    expect(free.status).toBe(201);
+    const { client, config } = await webClient();
+    await grant(client.id, ordersId, ["orders:read"]);
+    await grant(client.id, free.body.id, ["free:read"]);
+    const jar = new CookieJar();
+    const first: string[] = [];
+    await codeFlowFor(config, org, { scope: "openid" }, undefined, { jar, prompts: first });
+    expect(first).toEqual(["login", "consent"]);
+
+    // The sign-in's grant has openid: the consent-free resource asks nothing more.
+    const second: string[] = [];
+    const { tokens } = await codeFlowFor(config, org, { scope: "openid free:read", resource: FREE }, undefined, { jar, prompts: second });
+    expect(second).toEqual([]);
+    expect((await verifyWithJwks(porta, org, tokens!.access_token, { audience: FREE })).payload.scope).toBe("free:read");
+
+    // A resource that needs consent asks for its scopes.
+    const third: string[] = [];
+    await codeFlowFor(config, org, { scope: "openid orders:read", resource: ORDERS }, undefined, { jar, prompts: third });
+    expect(third).toEqual(["consent"]);
+  });
+});
