@@ -1,9 +1,10 @@
 import type { Prisma, ApiResource as ApiResourceRow } from "~/generated/prisma/client";
 import type { ApiResource, ApiResourceCreate, ApiResourceUpdate, ClientResourceGrant } from "~/schemas/api-resource";
 import type { Context } from "../../context";
-import { conflict, notFound, staleEtag, validation } from "../../errors";
+import { compareAndSet } from "../../db/compare-and-set";
+import { conflict, notFound, validation } from "../../errors";
 import { adminApiResource } from "../api-access";
-import { getClient, type ClientWithOrg } from "../clients/service";
+import { requireClient, type ClientWithOrg } from "../clients/service";
 import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";
 
 /**
@@ -74,7 +75,7 @@ export async function listApiResources(ctx: Context, organizationId: string, que
 }
 
 /** An API resource of a live (not deleted) organization, or 404. */
-export async function getApiResource(ctx: Context, id: string): Promise<ApiResourceRow> {
+export async function requireApiResource(ctx: Context, id: string): Promise<ApiResourceRow> {
   const row = await ctx.db.apiResource.findFirst({ where: { id, organization: { status: { not: "deleted" } } } });
   if (!row) throw notFound("API resource");
   return row;
@@ -101,13 +102,14 @@ export async function createApiResource(ctx: Context<"oidc" | "config">, organiz
  * resource lacks.
  */
 export async function updateApiResource(ctx: Context<"oidc" | "config">, id: string, input: ApiResourceUpdate, expectedVersion: number | undefined): Promise<ApiResourceRow> {
-  const current = await getApiResource(ctx, id);
+  const current = await requireApiResource(ctx, id);
   if (input.identifier !== undefined && input.identifier !== current.identifier) {
     await assertNotReserved(ctx, current.organizationId, input.identifier);
     await assertIdentifierFree(ctx, current.organizationId, input.identifier, id);
   }
-  const updated = await ctx.db.apiResource.updateMany({ where: { id, version: expectedVersion ?? current.version }, data: { ...input, version: { increment: 1 } } });
-  if (updated.count !== 1) throw staleEtag();
+  await compareAndSet({ ifMatch: expectedVersion, read: current.version }, (guard) =>
+    ctx.db.apiResource.updateMany({ where: { id, ...guard }, data: { ...input, version: { increment: 1 } } }),
+  );
   if (input.scopes !== undefined) {
     const kept = new Set(input.scopes);
     const grants = await ctx.db.clientResourceGrant.findMany({ where: { resourceId: id } });
@@ -119,14 +121,13 @@ export async function updateApiResource(ctx: Context<"oidc" | "config">, id: str
     }
   }
   dropProvider(ctx, current.organizationId);
-  return getApiResource(ctx, id);
+  return requireApiResource(ctx, id);
 }
 
 /** Deletes the resource with its grants; tokens already issued for it live out their time. */
 export async function deleteApiResource(ctx: Context<"oidc">, id: string, expectedVersion: number | undefined): Promise<ApiResourceRow> {
-  const current = await getApiResource(ctx, id);
-  const deleted = await ctx.db.apiResource.deleteMany({ where: { id, version: expectedVersion ?? current.version } });
-  if (deleted.count !== 1) throw staleEtag();
+  const current = await requireApiResource(ctx, id);
+  await compareAndSet({ ifMatch: expectedVersion, read: current.version }, (guard) => ctx.db.apiResource.deleteMany({ where: { id, ...guard } }));
   dropProvider(ctx, current.organizationId);
   return current;
 }
@@ -144,7 +145,7 @@ async function resourceOfClient(ctx: Context, client: ClientWithOrg, resourceId:
 }
 
 export async function listClientResourceGrants(ctx: Context, clientId: string): Promise<ClientResourceGrant[]> {
-  await getClient(ctx, clientId);
+  await requireClient(ctx, clientId);
   const rows = await ctx.db.clientResourceGrant.findMany({ where: { clientId }, include: withIdentifier, orderBy: { createdAt: "asc" } });
   return rows.map(toClientResourceGrant);
 }
@@ -156,7 +157,7 @@ export async function grantClientResource(
   resourceId: string,
   scopes: string[],
 ): Promise<{ client: ClientWithOrg; resource: ApiResourceRow; grant: ClientResourceGrant }> {
-  const client = await getClient(ctx, clientId);
+  const client = await requireClient(ctx, clientId);
   const resource = await resourceOfClient(ctx, client, resourceId);
   const defined = new Set(resource.scopes);
   const unknown = scopes.filter((s) => !defined.has(s));
@@ -172,7 +173,7 @@ export async function grantClientResource(
 }
 
 export async function revokeClientResource(ctx: Context<"oidc">, clientId: string, resourceId: string): Promise<{ client: ClientWithOrg; resource: ApiResourceRow }> {
-  const client = await getClient(ctx, clientId);
+  const client = await requireClient(ctx, clientId);
   const resource = await resourceOfClient(ctx, client, resourceId);
   const deleted = await ctx.db.clientResourceGrant.deleteMany({ where: { clientId, resourceId } });
   if (deleted.count !== 1) throw notFound("grant");

@@ -4,7 +4,7 @@ import { UuidSchema } from "~/schemas/uuid";
 import {
   createApiResource,
   deleteApiResource,
-  getApiResource,
+  requireApiResource,
   grantClientResource,
   listApiResources,
   listClientResourceGrants,
@@ -74,7 +74,7 @@ export const apiResourcesIdOperations = [
     response: ApiResourceSchema,
     etag: true,
     handler: async ({ ctx, params }) => {
-      const row = await getApiResource(ctx, params.id);
+      const row = await requireApiResource(ctx, params.id);
       return { body: toApiResource(row), version: row.version };
     },
   }),
@@ -91,7 +91,7 @@ export const apiResourcesIdOperations = [
     response: ApiResourceSchema,
     etag: true,
     handler: async ({ ctx, params, body, ifMatch }) => {
-      const before = toApiResource(await getApiResource(ctx, params.id));
+      const before = toApiResource(await requireApiResource(ctx, params.id));
       const row = await updateApiResource(ctx, params.id, body, ifMatch);
       const after = toApiResource(row);
       ctx.audit({ eventType: "api_resource.updated", organizationId: row.organizationId, targetType: "api_resource", targetId: row.id, data: { change: body }, changes: { before, after } });
