@@ -103,7 +103,7 @@ test("an operator copies the endpoints, makes a client for an application and se
   const clientId = (await use.getByRole("definition").first().locator("code").textContent())!;
   await use.getByRole("button", { name: "Copy Client ID" }).click();
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(clientId);
-  const quickStart = (await use.locator("pre.quick-start").textContent())!;
+  const quickStart = (await use.locator("pre.quick-start:not(.connect-snippet)").textContent())!;
   expect(quickStart).toContain(`client_id=${clientId}`);
   expect(quickStart).toContain("code_challenge_method=S256");
   expect(quickStart).toContain(`${issuer}/auth/token`);

@@ -255,7 +255,7 @@ test("the walkthrough: organization, confidential client, invitation accepted fr
   await page.getByRole("button", { name: "Copy secret" }).click();
   await expect(page.getByText("Copied to the clipboard.")).toBeVisible();
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
-  await expect(page.getByRole("cell", { name: "Inherits organization default (Password)" })).toBeVisible();
+  await expect(page.getByRole("cell", { name: "Inherits organization default (Password, Magic link)" })).toBeVisible();
   await check(page, testInfo, "client-secret");
   await page.reload();
   expect(await page.content()).not.toContain(secret);

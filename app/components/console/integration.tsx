@@ -101,7 +101,7 @@ function ConnectYourApp({ client, issuer }: { client: Client; issuer: string }) 
           </option>
         ))}
       </select>
-      <pre className="quick-start" aria-labelledby="connect-title">
+      <pre className="quick-start connect-snippet" aria-labelledby="connect-title">
         <code>{snippet}</code>
       </pre>
       <CopyButton value={snippet} label={t("integration.copyNamed", { name: t("integration.connectTitle") })} />
