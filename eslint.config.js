@@ -59,6 +59,32 @@ export default tseslint.config(
       "no-restricted-imports": ["error", { patterns: [
         { group: ["**/routes/*", "~/routes/*", "**/components/*", "~/components/*"], message: "Server code never imports routes or components." },
         { group: ["**/http/route", "**/http/serve", "**/http/router", "**/http/require-admin"], message: "Services never depend on the Admin API's HTTP layer; they throw errors from app/.server/errors.ts and take a context." },
+        { group: ["**/services", "~/.server/services"], message: "Only doors and the composition root see the Services bag; take a Context naming what you touch (app/.server/context.ts)." },
+      ] }],
+    },
+  },
+  {
+    // The doors (what a request enters through: the HTTP app, registration's router, the sign-in's
+    // gate, the account page's) and the composition root see the Services bag and build the
+    // contexts the services take (docs/architecture.md, "The service context"); so do the tests
+    // beside the code. This block replaces the list above for these files, without the bag's rule;
+    // the blocks below (the jobs, the outbound guard, the Admin API, the console) replace it in turn.
+    files: [
+      "app/.server/http/app.ts",
+      "app/.server/registration/routes.ts",
+      "app/.server/sign-in/door.ts",
+      "app/.server/account/page.ts",
+      "app/.server/services.ts",
+      "app/.server/start.ts",
+      "app/.server/main.ts",
+      "app/.server/context.ts",
+      "app/.server/job-table.ts",
+      "app/.server/**/*.test.ts",
+    ],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [
+        { group: ["**/routes/*", "~/routes/*", "**/components/*", "~/components/*"], message: "Server code never imports routes or components." },
+        { group: ["**/http/route", "**/http/serve", "**/http/router", "**/http/require-admin"], message: "Services never depend on the Admin API's HTTP layer; they throw errors from app/.server/errors.ts and take a context." },
       ] }],
     },
   },
@@ -73,6 +99,7 @@ export default tseslint.config(
         { group: ["./*", "../methods/*", "../flow", "~/.server/sign-in/methods/*", "~/.server/sign-in/flow", "**/sign-in/flow", "**/sign-in/methods/*"], message: "A sign-in method never imports another method nor the flow: what methods share lives beside them in app/.server/sign-in (method.ts, code-factor.ts, plan.ts, pending.ts)." },
         { group: ["**/routes/*", "~/routes/*", "**/components/*", "~/components/*"], message: "Server code never imports routes or components." },
         { group: ["**/http/route", "**/http/serve", "**/http/router", "**/http/require-admin"], message: "Services never depend on the Admin API's HTTP layer; they throw errors from app/.server/errors.ts and take a context." },
+        { group: ["**/services", "~/.server/services"], message: "Only doors and the composition root see the Services bag; take a Context naming what you touch (app/.server/context.ts)." },
       ] }],
     },
   },
@@ -96,10 +123,22 @@ export default tseslint.config(
     },
   },
   {
-    files: ["app/.server/admin/http/**", "app/.server/admin/operations/**", "app/.server/console/**"],
+    // The Admin API's HTTP layer and the console are doors: they see the Services bag.
+    files: ["app/.server/admin/http/**", "app/.server/console/**"],
     rules: {
       "no-restricted-imports": ["error", { patterns: [
         { group: ["**/routes/*", "~/routes/*", "**/components/*", "~/components/*"], message: "Server code never imports routes or components." },
+      ] }],
+    },
+  },
+  {
+    // The operation table's handlers take the context `runOperation` builds.
+    files: ["app/.server/admin/operations/**"],
+    ignores: ["**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [
+        { group: ["**/routes/*", "~/routes/*", "**/components/*", "~/components/*"], message: "Server code never imports routes or components." },
+        { group: ["**/services", "~/.server/services"], message: "Only doors and the composition root see the Services bag; take a Context naming what you touch (app/.server/context.ts)." },
       ] }],
     },
   },

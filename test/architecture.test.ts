@@ -37,6 +37,9 @@ describe("layer boundaries enforced by the linter", () => {
     { name: "the job queue imports the job table", file: "app/.server/jobs/probe.ts", code: 'import { JOB_TABLE } from "../job-table";\nexport const x = JOB_TABLE;\n', says: /job queue knows no feature/ },
     { name: "a sign-in method imports another method", file: "app/.server/sign-in/methods/probe.ts", code: 'import { totp } from "./totp";\nexport const x = totp;\n', says: /never imports another method nor the flow/ },
     { name: "a sign-in method imports the flow", file: "app/.server/sign-in/methods/probe.ts", code: 'import { FIRST_FACTORS } from "../flow";\nexport const x = FIRST_FACTORS;\n', says: /never imports another method nor the flow/ },
+    { name: "a service imports the Services bag (a type import too)", file: "app/.server/admin/users/probe.ts", code: 'import type { Services } from "../../services";\nexport type X = Services;\n', says: /Only doors and the composition root see the Services bag/ },
+    { name: "a sign-in method imports the Services bag", file: "app/.server/sign-in/methods/probe.ts", code: 'import type { Services } from "~/.server/services";\nexport type X = Services;\n', says: /Only doors and the composition root see the Services bag/ },
+    { name: "an Admin API operation imports the Services bag", file: "app/.server/admin/operations/probe.ts", code: 'import type { Services } from "../../services";\nexport type X = Services;\n', says: /Only doors and the composition root see the Services bag/ },
     { name: "the outbound guard imports a feature", file: "app/.server/outbound/probe.ts", code: 'import { sendWebhook } from "../webhooks/send";\nexport const x = sendWebhook;\n', says: /outbound guard imports nothing of Porta's/ },
   ];
 
@@ -45,10 +48,15 @@ describe("layer boundaries enforced by the linter", () => {
     expect(problems.some((p) => says.test(p)), problems.join("\n")).toBe(true);
   });
 
-  it("accepts the allowed direction: a route calling a service, a service using the database", async () => {
+  it("accepts the allowed direction: a route calling a service, a service using the database, a door seeing the Services bag", async () => {
     expect(await problemsOf("app/routes/console.probe.tsx", 'import { readForm } from "~/.server/http/form";\nexport const x = readForm;\n')).toEqual([]);
     expect(await problemsOf("app/.server/admin/users/probe.ts", 'import type { Db } from "../../context";\nexport type X = Db;\n')).toEqual([]);
     expect(await problemsOf("app/.server/sign-in/methods/probe.ts", 'import { secondFactorLimits } from "../code-factor";\nexport const x = secondFactorLimits;\n')).toEqual([]);
+    // The doors and the composition root build contexts from the Services bag; tests beside the code may build services.
+    expect(await problemsOf("app/routes/console.probe.tsx", 'import type { Services } from "~/.server/services";\nexport type X = Services;\n')).toEqual([]);
+    expect(await problemsOf("app/.server/sign-in/door.ts", 'import type { Services } from "../services";\nexport type X = Services;\n')).toEqual([]);
+    expect(await problemsOf("app/.server/job-table.ts", 'import type { Services } from "./services";\nexport type X = Services;\n')).toEqual([]);
+    expect(await problemsOf("app/.server/auth/probe.test.ts", 'import type { Services } from "../services";\nexport type X = Services;\n')).toEqual([]);
     expect(await problemsOf("app/.server/jobs/probe.ts", 'import type { Database } from "../db/client";\nimport { decideRetry } from "./schedule";\nexport const x = decideRetry;\nexport type X = Database;\n')).toEqual([]);
   });
 });

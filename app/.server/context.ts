@@ -42,15 +42,24 @@ export type Context<C extends CollaboratorName = never> = UnitOfWork & Pick<Coll
 export type FullContext = Context<CollaboratorName>;
 
 /**
- * For a service that checks outside a transaction and writes in one (the account page checks a
- * password, a step-up or the sessions in the store first, then writes): its reads go through `db`
- * without a transaction (it may not audit or enqueue there), and `transaction` runs the write's
- * unit of work as the same actor. The door builds it (`stagedContext`), the way the Admin API's
- * `runOperation` picks the transaction, so that no service opens one itself.
+ * The runner of a unit's writes, which the door provides: one transaction per call, its effects
+ * after the commit. A write acts as the context's actor, or as one the service names: the user a
+ * sign-in step proved, the account an invitation creates, the address a job acts for.
  */
-export type StagedContext<C extends CollaboratorName = never> = Context<C> & {
+export interface UnitRunner<C extends CollaboratorName = never> {
   transaction<T>(work: (ctx: Context<C>) => Promise<T>): Promise<T>;
-};
+  transaction<T>(actor: Actor, work: (ctx: Context<C>) => Promise<T>): Promise<T>;
+}
+
+/**
+ * For a service that checks outside a transaction and writes in one (the account page checks a
+ * password, a step-up or the sessions in the store first, then writes; a sign-in step verifies a
+ * hash or a signature first): its reads go through `db` without a transaction (it may not audit or
+ * enqueue there), and `transaction` runs each write's unit of work. The door builds it
+ * (`stagedContext`), the way the Admin API's `runOperation` picks the transaction, so that no
+ * service opens one itself.
+ */
+export type StagedContext<C extends CollaboratorName = never> = Context<C> & UnitRunner<C>;
 
 /** What a job's handler is handed (the job table builds it once): a staged context acting as the system, and the queue's retry schedules. */
 export type JobServiceContext<C extends CollaboratorName = never> = StagedContext<C> & {
@@ -170,9 +179,14 @@ export async function withReadContext<T>(services: Services, actor: Actor, work:
   return value;
 }
 
-/** What a door hands a service that reads first and writes later (StagedContext): a read context, and writes in a transaction, both as `actor`. */
+/** What a door hands a service that reads first and writes later (StagedContext): a read context, and writes in a transaction, as `actor` unless the write names another. */
 export function stagedContext(services: Services, actor: Actor): StagedContext<CollaboratorName> {
-  return { ...readContext(services, actor), transaction: (work) => inTransaction(services, actor, work) };
+  function transaction<T>(work: (ctx: FullContext) => Promise<T>): Promise<T>;
+  function transaction<T>(as: Actor, work: (ctx: FullContext) => Promise<T>): Promise<T>;
+  function transaction<T>(first: Actor | ((ctx: FullContext) => Promise<T>), work?: (ctx: FullContext) => Promise<T>): Promise<T> {
+    return typeof first === "function" ? inTransaction(services, actor, first) : inTransaction(services, first, work!);
+  }
+  return { ...readContext(services, actor), transaction };
 }
 
 /** Who acts in a job: the system, with no request behind it. */

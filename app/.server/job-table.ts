@@ -19,15 +19,22 @@ type Listed = (typeof JOB_TABLE)[number]["name"];
 const everyJobListed: [JobName] extends [Listed] ? ([Listed] extends [JobName] ? true : never) : never = true;
 void everyJobListed;
 
-/** What each job's handler is handed: the sign-in's and the provider's jobs still the Services bag, the others a context. */
-const JOBS_ON_SERVICES = [...authJobs, backchannelLogoutJob] as const;
-const JOBS_ON_CONTEXT = [...accountJobs, webhookJob] as const;
+/**
+ * What each job's handler is handed: a context acting as the system (JobServiceContext), except
+ * the provider's back-channel logout, which asks for the tenant registry and the logger by a shape
+ * of its own (oidc/features/backchannel-logout.ts) that the services satisfy.
+ */
+const JOBS_ON_SERVICES = [backchannelLogoutJob] as const;
+const JOBS_ON_CONTEXT = [...authJobs, ...accountJobs, webhookJob] as const;
 /** Every listed job is in one of the two, so every one gets its handler (checked by tsc). */
 type Handed = (typeof JOBS_ON_SERVICES)[number]["name"] | (typeof JOBS_ON_CONTEXT)[number]["name"];
 const everyJobHanded: [Listed] extends [Handed] ? true : never = true;
 void everyJobHanded;
 
-/** Registers every handler, once per process before the workers start; the context-handed jobs act as the system. */
+/**
+ * Registers every handler, once per process before the workers start; the context-handed jobs act
+ * as the system. Part of the composition root: it is where jobs get their collaborators.
+ */
 export function registerJobHandlers(services: Services): void {
   registerJobs(services.jobs, JOBS_ON_SERVICES, services);
   registerJobs(services.jobs, JOBS_ON_CONTEXT, jobServiceContext(services));

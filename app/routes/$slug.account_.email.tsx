@@ -26,7 +26,7 @@ const languageOf = (request: Request) => resolveLanguage(request, { uiLocales: n
 type Ending = "used" | "expired" | "invalid" | "taken";
 
 async function ending(context: LoaderFunctionArgs["context"], slug: string, view: Ending, language: string) {
-  const { branding } = await brandingForSlug(context.services, slug);
+  const { branding } = await brandingForSlug(anonymousAccountContext(context), slug);
   return data({ view, language, branding, account: branding ? `/${slug.toLowerCase()}/account` : null }, { status: view === "taken" ? 409 : 400, headers: NO_STORE });
 }
 

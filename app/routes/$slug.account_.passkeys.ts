@@ -2,7 +2,6 @@ import type { ActionFunctionArgs } from "@remix-run/node";
 import { openAccountPage } from "~/.server/account/page";
 import { addAccountPasskey, beginAccountPasskey } from "~/.server/account/passkeys";
 import { stepUpUrl } from "~/.server/account/session";
-import { passkeyContext } from "~/.server/passkeys/service";
 import { NO_STORE } from "~/.server/sign-in/page";
 
 /**
@@ -15,9 +14,7 @@ export async function action(args: ActionFunctionArgs) {
   const page = await openAccountPage(args, "overview");
   if (!page.open) return Response.json({ error: "expired" }, { status: 403, headers: NO_STORE });
   const { services } = args.context;
-  const { access, form, meta } = page;
-  // The passkey service's own context shape (its writes name their actor): the account page builds it from the services.
-  const ctx = passkeyContext(services, meta);
+  const { access, form, meta, ctx } = page;
   const outcome =
     form.get("intent") === "options"
       ? await beginAccountPasskey(ctx, access)

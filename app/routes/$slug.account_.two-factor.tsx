@@ -29,7 +29,7 @@ export async function loader(args: LoaderFunctionArgs) {
   // Remix renders the action's answer (the recovery codes) with this loader run after it: no new secret then.
   if (isAfterAction(args.context)) return data({ view: "after" as const, ...shell, secret: "", qr: "" }, { headers: NO_STORE });
   if (!mayOpenSensitive(page.access)) return stepUp(args.context, page, "two-factor");
-  const started = await startTotpSetup(services, page.access);
+  const started = await startTotpSetup(page.ctx, page.access);
   if (!started.ok) return redirect(`/${page.frame.slug}/account`, { headers: NO_STORE });
   const uri = totpUri(started.secret, page.frame.branding.name, page.access.user.email);
   return data(
@@ -46,7 +46,7 @@ export async function loader(args: LoaderFunctionArgs) {
 export async function action(args: ActionFunctionArgs) {
   const page = await openAccountPage(args, "two-factor");
   if (!page.open) return page.response;
-  const outcome = await finishTotpSetup(args.context.services, page.access, String(page.form.get("code") ?? "").slice(0, 16), page.meta);
+  const outcome = await finishTotpSetup(page.ctx, page.access, String(page.form.get("code") ?? "").slice(0, 16), page.meta);
   if (outcome.ok) return data({ view: "codes" as const, codes: outcome.recoveryCodes }, { headers: NO_STORE });
   switch (outcome.reason) {
     case "step_up":

@@ -36,9 +36,10 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
 
 async function answer(request: Request, slug: string, context: LoaderFunctionArgs["context"], search: URLSearchParams) {
   const meta = requestMeta(context, `${request.method} /{slug}/federation/callback`);
-  const next = await continueFromCallback(unitOfWork(context.services, meta), slug, search, meta.ip);
+  const ctx = unitOfWork(context.services, meta);
+  const next = await continueFromCallback(ctx, slug, search, meta.ip);
   if (next.kind === "next") return redirect(next.to, { status: 303, headers: NO_STORE });
-  const end = await brandingForSlug(context.services, slug);
+  const end = await brandingForSlug(ctx, slug);
   const language = await resolveLanguage(request, { organizationDefault: end.defaultLocale });
   if (next.kind === "rate_limited") {
     const minutes = Math.ceil(next.retryAfterSeconds / 60);

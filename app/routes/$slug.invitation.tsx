@@ -8,11 +8,12 @@ import { brandingForSlug, brandingOf } from "~/.server/branding/pages";
 import { NO_STORE } from "~/.server/sign-in/page";
 import { resolveLanguage } from "~/.server/i18n";
 import { readForm } from "~/.server/http/form";
+import { visitorContext } from "~/.server/sign-in/door";
 
 /** GET /{slug}/invitation?token=…: finish the invited account (name, and a password unless magic links are the only way in). */
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const token = new URL(request.url).searchParams.get("token") ?? "";
-  const invitation = await findOpenInvitation(context.services, params.slug!, token);
+  const invitation = await findOpenInvitation(visitorContext(context), params.slug!, token);
   if (!invitation) {
     return data({ view: "invalid" as const, language: await resolveLanguage(request, {}), ...(await endOfInvitation(context, params.slug!)) }, { status: 400, headers: NO_STORE });
   }
@@ -38,13 +39,14 @@ export async function loader({ request, params, context }: LoaderFunctionArgs) {
 export async function action({ request, params, context }: ActionFunctionArgs) {
   const form = await readForm(request);
   const token = String(form.get("token") ?? "");
-  const invitation = await findOpenInvitation(context.services, params.slug!, token);
+  const ctx = visitorContext(context);
+  const invitation = await findOpenInvitation(ctx, params.slug!, token);
   const language = await resolveLanguage(request, { uiLocales: invitation?.language });
   if (!invitation || !context.services.csrf.verify(`invitation:${invitation.id}`, form.get("csrf"))) {
     return data({ view: "invalid" as const, language, ...(await endOfInvitation(context, params.slug!)) }, { status: 400, headers: NO_STORE });
   }
   const passwordNeeded = effectiveLoginMethods({ loginMethods: [] }, invitation.organization).includes("password");
-  const outcome = await acceptInvitation(context.services, {
+  const outcome = await acceptInvitation(ctx, {
     organizationSlug: params.slug!,
     token,
     givenName: String(form.get("givenName") ?? "").trim().slice(0, 100),
@@ -83,7 +85,7 @@ const accountPath = (slug: string) => `/${slug}/account`;
 
 /** For a link that no longer works: the branding of the organization the address names and, if it is one, its account page. */
 async function endOfInvitation(context: LoaderFunctionArgs["context"], slug: string) {
-  const { branding } = await brandingForSlug(context.services, slug);
+  const { branding } = await brandingForSlug(visitorContext(context), slug);
   return { branding, account: branding ? accountPath(slug.toLowerCase()) : null };
 }
 

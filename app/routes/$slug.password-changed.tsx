@@ -4,6 +4,7 @@ import { pageTitle } from "~/i18n/page-title";
 import { PasswordChangedCard } from "~/components/password-changed";
 import { resolveLanguage } from "~/.server/i18n";
 import { brandingForSlug } from "~/.server/branding/pages";
+import { visitorContext } from "~/.server/sign-in/door";
 import { interactionHeaders, NO_STORE } from "~/.server/sign-in/page";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: pageTitle(data?.language, (m) => m.reset.changedTitle) }, { name: "robots", content: "noindex" }];
@@ -17,7 +18,7 @@ export const headers = interactionHeaders;
  */
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const search = new URL(request.url).searchParams;
-  const end = await brandingForSlug(context.services, params.slug ?? "", { clientId: search.get("client") });
+  const end = await brandingForSlug(visitorContext(context), params.slug ?? "", { clientId: search.get("client") });
   const language = await resolveLanguage(request, { uiLocales: search.get("lang"), organizationDefault: end.defaultLocale });
   if (!end.branding) return data({ view: "unknown" as const, language }, { status: 404, headers: NO_STORE });
   return data({ view: "changed" as const, language, branding: end.branding, home: end.home, clientName: end.clientName }, { headers: NO_STORE });

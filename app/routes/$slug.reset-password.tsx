@@ -6,7 +6,7 @@ import { AuthCard, Field, FormMessage } from "~/components/auth-card";
 import { BackToApplication, PasswordChangedCard, UnknownResetLink } from "~/components/password-changed";
 import { applicationHome } from "~/.server/auth/application-home";
 import { auditMethodRefusal } from "~/.server/sign-in/method-refusal";
-import { unitOfWork } from "~/.server/sign-in/door";
+import { visitorContext } from "~/.server/sign-in/door";
 import { completePasswordReset, continuationAfterReset, findResetLink, resettableUserEmail, type ResetLink } from "~/.server/auth/password-reset";
 import { readForm } from "~/.server/http/form";
 import { resolveLanguage } from "~/.server/i18n";
@@ -47,16 +47,17 @@ function problemPage(link: ResetLink, language: string, baseUrl: string, unknown
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const language = await languageOf(request);
   const token = tokenOf(request);
-  const link = await findResetLink(context.services, params.slug!, token);
-  if (link.status === "unknown") return problemPage(link, language, context.services.config.baseUrl, (await brandingForSlug(context.services, params.slug!)).signIn);
+  const ctx = visitorContext(context);
+  const link = await findResetLink(ctx, params.slug!, token);
+  if (link.status === "unknown") return problemPage(link, language, context.services.config.baseUrl, (await brandingForSlug(ctx, params.slug!)).signIn);
   if (!link.methods.includes("password")) {
     // Remix re-runs the loader after the action; only the action's refusal is audited.
-    if (!isAfterAction(context)) await auditMethodRefusal(unitOfWork(context.services, metaOf(context)), metaOf(context), refusal(link, "GET /{slug}/reset-password"));
+    if (!isAfterAction(context)) await auditMethodRefusal(ctx, metaOf(context), refusal(link, "GET /{slug}/reset-password"));
     return data({ view: "unavailable" as const, ...frame(link, language, context.services.config.baseUrl) }, { status: 403, headers: NO_STORE });
   }
   if (link.status !== "usable") return problemPage(link, language, context.services.config.baseUrl);
   // A deactivated account's link no longer works: to its holder that is an expired link.
-  if ((await resettableUserEmail(context.services, link.row)) === null) return problemPage({ ...link, status: "expired" }, language, context.services.config.baseUrl);
+  if ((await resettableUserEmail(ctx, link.row)) === null) return problemPage({ ...link, status: "expired" }, language, context.services.config.baseUrl);
   const minLength = await context.services.settings.get("auth.passwordMinLength");
   return data({ view: "form" as const, ...frame(link, language, context.services.config.baseUrl), token, minLength, csrf: context.services.csrf.tokenFor(csrfKey(link.row.id)) }, { headers: NO_STORE });
 }
@@ -65,10 +66,11 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const language = await languageOf(request);
   const form = await readForm(request);
   const token = String(form.get("token") ?? "");
-  const link = await findResetLink(context.services, params.slug!, token);
-  if (link.status === "unknown") return problemPage(link, language, context.services.config.baseUrl, (await brandingForSlug(context.services, params.slug!)).signIn);
+  const ctx = visitorContext(context);
+  const link = await findResetLink(ctx, params.slug!, token);
+  if (link.status === "unknown") return problemPage(link, language, context.services.config.baseUrl, (await brandingForSlug(ctx, params.slug!)).signIn);
   if (!link.methods.includes("password")) {
-    await auditMethodRefusal(unitOfWork(context.services, metaOf(context)), metaOf(context), refusal(link, "POST /{slug}/reset-password"));
+    await auditMethodRefusal(ctx, metaOf(context), refusal(link, "POST /{slug}/reset-password"));
     return data({ view: "unavailable" as const, ...frame(link, language, context.services.config.baseUrl) }, { status: 403, headers: NO_STORE });
   }
   if (!context.services.csrf.verify(csrfKey(link.row.id), form.get("csrf"))) {
@@ -77,14 +79,14 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
     return data({ view: "csrf" as const, ...frame(link, language, context.services.config.baseUrl), token, csrf, minLength }, { status: 403, headers: NO_STORE });
   }
   if (link.status !== "usable") return problemPage(link, language, context.services.config.baseUrl);
-  const outcome = await completePasswordReset(context.services, {
+  const outcome = await completePasswordReset(ctx, {
     row: link.row,
     organizationName: link.organization.name,
     newPassword: String(form.get("password") ?? ""),
     meta: { ip: context.req.ip ?? null, requestId: context.requestId },
   });
   if (outcome.ok) {
-    const next = await continuationAfterReset(context.services, link.row, { organizationSlug: link.organization.slug, language });
+    const next = await continuationAfterReset(ctx, link.row, { organizationSlug: link.organization.slug, language });
     if (next) return redirect(next, { status: 303, headers: NO_STORE });
     // An explicit 200: the loader Remix re-runs after the action finds the link used (400).
     return data({ view: "changed" as const, ...frame(link, language, context.services.config.baseUrl) }, { status: 200, headers: NO_STORE });

@@ -23,7 +23,7 @@ export async function action(args: ActionFunctionArgs) {
   if (!gate.open) return gate.response;
   const email = EmailSchema.safeParse(gate.form.get("email"));
   if (!email.success) return data({ view: "invalid" as const, ...gate.frame }, { status: 422, headers: NO_STORE });
-  const outcome = await requestPasswordReset(args.context.services, {
+  const outcome = await requestPasswordReset(gate.ctx, {
     organizationId: gate.context.organization.id,
     email: email.data,
     interactionUid: gate.context.uid,

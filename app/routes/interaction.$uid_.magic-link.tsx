@@ -27,7 +27,7 @@ export async function action(args: ActionFunctionArgs) {
   if (!gate.open) return gate.response;
   const email = EmailSchema.safeParse(gate.form.get("email"));
   if (!email.success) return redirect(`/interaction/${gate.uid}?method=magic_link&invalid=email`, { headers: NO_STORE });
-  const outcome = await requestMagicLink(args.context.services, {
+  const outcome = await requestMagicLink({ ...gate.ctx, jobs: args.context.services.jobs }, {
     organizationId: gate.context.organization.id,
     email: email.data,
     interactionUid: gate.context.uid,

@@ -7,7 +7,7 @@ import { BackToApplication } from "~/components/password-changed";
 import { useNonce } from "~/components/nonce";
 import { confirmMagicLinkElsewhere, magicLinkSignIn } from "~/.server/sign-in/flow";
 import type { MagicLinkPairing, MagicLinkSignIn } from "~/.server/sign-in/methods/magic-link";
-import { passGate } from "~/.server/sign-in/door";
+import { passGate, visitorContext } from "~/.server/sign-in/door";
 import { brandingForSlug } from "~/.server/branding/pages";
 import { NO_STORE } from "~/.server/sign-in/page";
 import { resolveLanguage } from "~/.server/i18n";
@@ -56,10 +56,11 @@ export async function action(args: ActionFunctionArgs) {
   // sign-in the address names, so a used link and a made-up one (any uid) show the same page with
   // the same way on. Pages for a link that did work (the sign-in cannot go on, the pairing) name
   // the application the sign-in came from.
-  const generic = await brandingForSlug(context.services, org);
+  const visitor = visitorContext(context);
+  const generic = await brandingForSlug(visitor, org);
   const language = await resolveLanguage(args.request, { organizationDefault: generic.defaultLocale });
   const answer = async (view: Outcome | "failed", status: number, extra: { token?: string } = {}) => {
-    const end = view === "invalid" || view === "failed" ? generic : await brandingForSlug(context.services, org, { interactionUid: args.params.uid! });
+    const end = view === "invalid" || view === "failed" ? generic : await brandingForSlug(visitor, org, { interactionUid: args.params.uid! });
     return data(
       { view, language, branding: end.branding, home: end.home, clientName: end.clientName, uid: args.params.uid!, org, csrf: context.services.csrf.tokenFor(args.params.uid!), token: "", ...extra },
       { status, headers: NO_STORE },

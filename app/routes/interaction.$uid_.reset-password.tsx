@@ -6,7 +6,7 @@ import { GateRefusalPage, isGateRefusal } from "~/components/gate-refusal";
 import { legacyResetLinkSlug } from "~/.server/auth/password-reset";
 import { brandingForInteraction } from "~/.server/branding/pages";
 import { resolveLanguage } from "~/.server/i18n";
-import { passGate } from "~/.server/sign-in/door";
+import { passGate, visitorContext } from "~/.server/sign-in/door";
 import { interactionHeaders, NO_STORE } from "~/.server/sign-in/page";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [{ title: pageTitle(data?.language, (m) => m.reset.problemTitle) }, { name: "robots", content: "noindex" }];
@@ -24,10 +24,11 @@ async function forward(args: LoaderFunctionArgs | ActionFunctionArgs, endpoint: 
   const gate = await passGate(args, { method: "password", endpoint, interaction: "forward" });
   if (!gate.open) return gate.response;
   const token = String(gate.form.get("token") ?? new URL(request.url).searchParams.get("token") ?? "");
-  const slug = await legacyResetLinkSlug(context.services, token);
+  const ctx = visitorContext(context);
+  const slug = await legacyResetLinkSlug(ctx, token);
   if (!slug) {
     // The sign-in this link was asked from names the organization whose sign-in is the way onward.
-    const { signIn } = await brandingForInteraction(context.services, args.params.uid ?? "");
+    const { signIn } = await brandingForInteraction(ctx, args.params.uid ?? "");
     return data({ view: "unknown" as const, language: await resolveLanguage(request, {}), home: signIn }, { status: 400, headers: NO_STORE });
   }
   return redirect(`/${slug}/reset-password?${new URLSearchParams({ token })}`, { status: 303, headers: NO_STORE });

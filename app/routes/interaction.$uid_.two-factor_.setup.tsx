@@ -25,7 +25,7 @@ export async function loader(args: LoaderFunctionArgs) {
   // Also reached right after a successful confirmation (Remix reloads after an action).
   if (pending.enrolled) return data({ view: "enrolled" as const, ...gate.frame, accountPath: `/${gate.context.organization.slug}/account` }, { headers: NO_STORE });
   const user = await getUserById(services.db.prisma, services.cache, pending.userId);
-  const secret = await beginTotpEnrollment(services, pending.userId);
+  const secret = await beginTotpEnrollment(gate.ctx, pending.userId);
   const uri = totpUri(secret, gate.frame.branding.name, user?.email ?? pending.userId);
   return data(
     {
@@ -39,7 +39,6 @@ export async function loader(args: LoaderFunctionArgs) {
 }
 
 export async function action(args: ActionFunctionArgs) {
-  const { services } = args.context;
   const gate = await passGate(args);
   if (!gate.open) return gate.response;
   const pending = await loadSecondFactorStep(gate.ctx, gate.context);
@@ -50,7 +49,7 @@ export async function action(args: ActionFunctionArgs) {
     return redirect(to ?? `/interaction/${gate.uid}`, { headers: NO_STORE });
   }
   // Enrollment is the account's (auth/two-factor/service.ts); the step only remembers it happened.
-  const enrolled = await enrollTotp(services, { userId: pending.userId, organizationId: pending.organizationId, code: String(gate.form.get("code") ?? "").slice(0, 16), meta: gate.meta });
+  const enrolled = await enrollTotp(gate.ctx, { userId: pending.userId, organizationId: pending.organizationId, code: String(gate.form.get("code") ?? "").slice(0, 16), meta: gate.meta });
   if (enrolled.ok) await totpEnrolledAtStep(gate.ctx, gate.context, pending);
   if (!enrolled.ok && enrolled.reason === "rate_limited") {
     return data({ view: "setup-failed" as const, ...gate.frame }, { status: 429, headers: { ...NO_STORE, "Retry-After": String(enrolled.retryAfterSeconds) } });

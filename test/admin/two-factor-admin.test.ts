@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { systemActor } from "~/.server/auth/actors";
 import { beginTotpEnrollment } from "~/.server/auth/two-factor/service";
+import { readContext } from "~/.server/context";
 import { adminApi, obtainAdminTokens } from "../support/admin-api";
 import { startTestPorta, TEST_ADMIN, type TestPorta } from "../support/porta";
 import {
@@ -100,7 +102,7 @@ describe("a user's two-factor enrollment", () => {
       passkeys: { count: 0 },
     });
     const pending = await createUserInState(porta, optional, "none");
-    await beginTotpEnrollment(porta.services, pending.id);
+    await beginTotpEnrollment(readContext(porta.services, systemActor(null)), pending.id);
     expect((await status(pending.id)).body.totp).toEqual({ enrolled: false, pending: true, enrolledAt: null });
 
     const used = await createUserInState(porta, optional, "recovery-used");

@@ -2,8 +2,9 @@ import { createServer, type Server } from "node:http";
 import { decodeProtectedHeader } from "jose";
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NO_REQUEST } from "~/.server/auth/actors";
+import { NO_REQUEST, systemActor } from "~/.server/auth/actors";
 import { completePasswordReset, findResetLink } from "~/.server/auth/password-reset";
+import { stagedContext } from "~/.server/context";
 import { obtainAdminTokens, adminApi } from "../support/admin-api";
 import { createClient, createOrganization, createUser } from "../support/factories";
 import { clientConfiguration, codeFlow, CookieJar, issuerOf, verifyWithJwks, type OrgRef } from "../support/oidc";
@@ -169,9 +170,10 @@ describe("back-channel logout", () => {
     await prisma.passwordResetToken.create({
       data: { jobId: `backchannel-${user.id}`, tokenHash: porta.services.tokens.hash(token), organizationId: org.id, userId: user.id, clientId, expiresAt: new Date(Date.now() + 3_600_000) },
     });
-    const link = await findResetLink(porta.services, org.slug, token);
+    const ctx = stagedContext(porta.services, systemActor(null));
+    const link = await findResetLink(ctx, org.slug, token);
     if (link.status !== "usable") throw new Error(`reset link is ${link.status}`);
-    const outcome = await completePasswordReset(porta.services, { row: link.row, organizationName: "Test", newPassword: "a brand new passphrase 4 reset", meta: NO_REQUEST });
+    const outcome = await completePasswordReset(ctx, { row: link.row, organizationName: "Test", newPassword: "a brand new passphrase 4 reset", meta: NO_REQUEST });
     expect(outcome.ok).toBe(true);
     const [delivered] = await tokensAt("/reset", 1);
     const claims = await validLogoutToken(delivered!.token, clientId);

@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
 import * as oidc from "openid-client";
 import type { Prisma } from "~/generated/prisma/client";
+import { systemActor } from "~/.server/auth/actors";
 import { beginTotpEnrollment, confirmTotpEnrollment } from "~/.server/auth/two-factor/service";
+import { stagedContext } from "~/.server/context";
 import { currentTotpCode, TOTP_PERIOD_SECONDS } from "~/.server/auth/two-factor/totp";
 import { csrfOf, startAuthorization, TestBrowser, type AuthorizationStart } from "../support/browser";
 import { createClient, createUser } from "../support/factories";
@@ -59,8 +61,9 @@ export interface TestUser {
 
 /** TOTP enrollment as the setup page does it: begin, confirm with the current code; returns the secret and the ten recovery codes. */
 export async function enrollTotp(porta: TestPorta, userId: string): Promise<{ secret: string; recoveryCodes: string[] }> {
-  const secret = await beginTotpEnrollment(porta.services, userId);
-  const recoveryCodes = await confirmTotpEnrollment(porta.services, userId, currentTotpCode(secret));
+  const ctx = stagedContext(porta.services, systemActor(null));
+  const secret = await beginTotpEnrollment(ctx, userId);
+  const recoveryCodes = await confirmTotpEnrollment(ctx, userId, currentTotpCode(secret));
   if (!recoveryCodes) throw new Error("enrollment was not confirmed");
   return { secret, recoveryCodes };
 }

@@ -19,7 +19,7 @@ import { issueEmailOtp } from "~/.server/sign-in/methods/email-code";
 import { planSecondFactor } from "~/.server/sign-in/plan";
 import { currentTotpCode, TOTP_PERIOD_SECONDS } from "~/.server/auth/two-factor/totp";
 import { NO_REQUEST, systemActor } from "~/.server/auth/actors";
-import { inTransaction, readContext, type FullContext } from "~/.server/context";
+import { inTransaction, readContext, stagedContext, type FullContext } from "~/.server/context";
 import { DEFAULT_LIMITS } from "~/.server/rate-limit/limiters";
 import { createOrganization, createUser } from "../support/factories";
 import { startTestPorta, type TestPorta } from "../support/porta";
@@ -38,6 +38,7 @@ let org: { id: string; slug: string; name: string };
 // The services take a context: reads a plain one, writes one over their own transaction.
 const read = () => readContext(porta.services, systemActor(null));
 const write = <T>(work: (ctx: FullContext) => Promise<T>) => inTransaction(porta.services, systemActor(null), work);
+const staged = () => stagedContext(porta.services, systemActor(null));
 
 beforeAll(async () => {
   porta = await startTestPorta();
@@ -64,18 +65,18 @@ async function emailCodes(userId: string) {
 describe("TOTP enrollment", () => {
   it("is pending until a valid code confirms it, keeps the secret encrypted, and returns ten recovery codes once", async () => {
     const user = await newUser();
-    const secret = await beginTotpEnrollment(porta.services, user.id);
+    const secret = await beginTotpEnrollment(staged(), user.id);
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
     // Resuming an unfinished enrollment shows the same key.
-    expect(await beginTotpEnrollment(porta.services, user.id)).toBe(secret);
+    expect(await beginTotpEnrollment(staged(), user.id)).toBe(secret);
     const pending = await prisma().totpCredential.findUniqueOrThrow({ where: { userId: user.id } });
     expect(pending.status).toBe("pending");
     expect(pending.secretEncrypted).not.toContain(secret);
     expect(await verify(user.id, "totp", currentTotpCode(secret))).toEqual({ ok: false, reason: "not_enrolled" });
 
     const wrong = currentTotpCode(secret, Date.now() + 5 * TOTP_PERIOD_SECONDS * 1000);
-    expect(await confirmTotpEnrollment(porta.services, user.id, wrong)).toBeNull();
-    const codes = await confirmTotpEnrollment(porta.services, user.id, currentTotpCode(secret));
+    expect(await confirmTotpEnrollment(staged(), user.id, wrong)).toBeNull();
+    const codes = await confirmTotpEnrollment(staged(), user.id, currentTotpCode(secret));
     expect(codes).toHaveLength(10);
     expect(new Set(codes).size).toBe(10);
     for (const code of codes!) expect(code).toMatch(/^[A-Z0-9]{4}-[A-Z0-9]{4}$/);
@@ -90,8 +91,8 @@ describe("TOTP enrollment", () => {
       for (const code of codes!) expect(row.codeHash).not.toContain(code.replace("-", ""));
     }
     // Confirming again (an enrolled credential) gives nothing, and a second enrollment is refused.
-    expect(await confirmTotpEnrollment(porta.services, user.id, currentTotpCode(secret))).toBeNull();
-    await expect(beginTotpEnrollment(porta.services, user.id)).rejects.toThrow();
+    expect(await confirmTotpEnrollment(staged(), user.id, currentTotpCode(secret))).toBeNull();
+    await expect(beginTotpEnrollment(staged(), user.id)).rejects.toThrow();
   });
 });
 
@@ -105,9 +106,9 @@ describe("TOTP verification", () => {
 
   it("refuses the code used to confirm the enrollment, and a code of an earlier step than the last accepted one", async () => {
     const user = await newUser();
-    const secret = await beginTotpEnrollment(porta.services, user.id);
+    const secret = await beginTotpEnrollment(staged(), user.id);
     const enrollmentCode = currentTotpCode(secret);
-    await confirmTotpEnrollment(porta.services, user.id, enrollmentCode);
+    await confirmTotpEnrollment(staged(), user.id, enrollmentCode);
     expect(await verify(user.id, "totp", enrollmentCode)).toEqual({ ok: false, reason: "replayed" });
 
     const later = currentTotpCode(secret, Date.now() + TOTP_PERIOD_SECONDS * 1000);
@@ -402,7 +403,7 @@ describe("planSecondFactor (the policy applied after a password)", () => {
 
   it("treats a pending (unconfirmed) TOTP enrollment as not enrolled", async () => {
     const user = await newUser();
-    await beginTotpEnrollment(porta.services, user.id);
+    await beginTotpEnrollment(staged(), user.id);
     expect(await planSecondFactor(porta.services.db.prisma, user.id, "optional")).toBeNull();
     expect(await planSecondFactor(porta.services.db.prisma, user.id, "required_totp")).toEqual({ methods: ["totp"], enrollTotp: true, recovery: false });
   });
@@ -418,7 +419,7 @@ describe("administration", () => {
       recoveryCodes: { remaining: 0, total: 0 },
       passkeys: { count: 0 },
     });
-    await beginTotpEnrollment(porta.services, none.id);
+    await beginTotpEnrollment(staged(), none.id);
     expect((await getTwoFactorStatus(read(), none.id)).totp).toEqual({ enrolled: false, pending: true, enrolledAt: null });
 
     const totp = await newUser("totp");
@@ -477,7 +478,7 @@ describe("administration", () => {
     const emailOnly = await newUser("email");
     await expect(write((ctx) => regenerateRecoveryCodes(ctx, emailOnly.id))).rejects.toBeInstanceOf(NotEnrolledError);
     const pending = await newUser();
-    await beginTotpEnrollment(porta.services, pending.id);
+    await beginTotpEnrollment(staged(), pending.id);
     await expect(write((ctx) => regenerateRecoveryCodes(ctx, pending.id))).rejects.toBeInstanceOf(NotEnrolledError);
     expect(await prisma().recoveryCode.count({ where: { userId: { in: [emailOnly.id, pending.id] } } })).toBe(0);
   });
@@ -511,7 +512,7 @@ describe("administration", () => {
     await prisma().user.update({ where: { id: both.id }, data: { emailOtpEnabled: true } });
     await createUserInState(porta, ownTenant, "recovery-used");
     const pending = await createUser(prisma(), own.id);
-    await beginTotpEnrollment(porta.services, pending.id);
+    await beginTotpEnrollment(staged(), pending.id);
     await write((ctx) => setTwoFactorPolicy(ctx, { organizationId: own.id, policy: "required_any" }));
 
     const empty = await createOrganization(prisma());

@@ -1,10 +1,9 @@
 import { TWO_FACTOR_POLICIES, type TwoFactorPolicy } from "~/schemas/two-factor-policy";
-import { userActor, type RequestMeta } from "../auth/actors";
+import type { RequestMeta } from "../auth/actors";
 import { getTwoFactorStatus, type TwoFactorStatus } from "../auth/two-factor/admin";
 import { beginTotpEnrollment, enrollTotp, newRecoveryCodes, storeRecoveryCodes, type EnrollmentOutcome } from "../auth/two-factor/service";
-import { readContext, type Context, type StagedContext } from "../context";
+import type { Context, StagedContext } from "../context";
 import { invalidateUser } from "../directory/users";
-import type { Services } from "../services";
 import { maySubmitSensitive, type SignedIn } from "./session";
 
 /**
@@ -63,22 +62,24 @@ async function allowed(ctx: Context, access: SignedIn, rule: (choices: TwoFactor
 const refused = (value: TwoFactorChoices | TwoFactorRefusal): value is TwoFactorRefusal => "ok" in value;
 
 /**
- * The enrollment itself is auth/two-factor's, which still takes the Services bag: the two setup
- * steps take it too, and read the choices through a read context of their own.
+ * Starts (or resumes) setting up an authenticator app: the secret to show, or a refusal. The
+ * enrollment itself is auth/two-factor's, shared with the sign-in step that requires it.
  */
-const choicesContext = (services: Services, access: SignedIn) => readContext(services, userActor(access.user.id, { ip: null, requestId: null }));
-
-/** Starts (or resumes) setting up an authenticator app: the secret to show, or a refusal. */
-export async function startTotpSetup(services: Services, access: SignedIn): Promise<{ ok: true; secret: string } | TwoFactorRefusal> {
-  const choices = await allowed(choicesContext(services, access), access, (c) => c.mayAddTotp);
+export async function startTotpSetup(ctx: Context<"encrypter">, access: SignedIn): Promise<{ ok: true; secret: string } | TwoFactorRefusal> {
+  const choices = await allowed(ctx, access, (c) => c.mayAddTotp);
   if (refused(choices)) return choices;
-  return { ok: true, secret: await beginTotpEnrollment(services, access.user.id) };
+  return { ok: true, secret: await beginTotpEnrollment(ctx, access.user.id) };
 }
 
-export async function finishTotpSetup(services: Services, access: SignedIn, code: string, meta: RequestMeta): Promise<EnrollmentOutcome | TwoFactorRefusal> {
-  const choices = await allowed(choicesContext(services, access), access, (c) => c.mayAddTotp);
+export async function finishTotpSetup(
+  staged: StagedContext<"limits" | "encrypter" | "passwords">,
+  access: SignedIn,
+  code: string,
+  meta: RequestMeta,
+): Promise<EnrollmentOutcome | TwoFactorRefusal> {
+  const choices = await allowed(staged, access, (c) => c.mayAddTotp);
   if (refused(choices)) return choices;
-  return enrollTotp(services, { userId: access.user.id, organizationId: access.organization.id, code, meta });
+  return enrollTotp(staged, { userId: access.user.id, organizationId: access.organization.id, code, meta });
 }
 
 /**

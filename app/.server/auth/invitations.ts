@@ -3,10 +3,9 @@ import type { JobContext, JobPayloads } from "../jobs/queue";
 import { sendBrandedEmail } from "../mail/send";
 import { renderEmail } from "../mail/render";
 import { brandingOf } from "../branding/pages";
-import { inTransaction, type Context } from "../context";
+import type { Context, StagedContext } from "../context";
 import { newUuidV7 } from "../db/ids";
 import { invalidateUser } from "../directory/users";
-import type { Services } from "../services";
 import { INVITATION_TTL_DAYS, invitationUrl } from "./email-links";
 import { checkNewPassword, type PasswordProblem } from "./password-policy";
 import { NO_REQUEST, userActor } from "./actors";
@@ -101,17 +100,18 @@ export async function previewInvitation(ctx: Context<"config">, input: Invitatio
   return { to: normalizeEmail(input.email), ...rendered };
 }
 
-export async function sendInvitationJob(services: Services, data: JobPayloads["invitation"], _job: JobContext): Promise<void> {
-  const invitation = await services.db.prisma.invitation.findUnique({ where: { id: data.invitationId }, include: { organization: true } });
+/** Mails an open invitation (the job writes nothing: the invitation was committed with the job). */
+export async function sendInvitationJob(ctx: Context<"tokens" | "mailer" | "config">, data: JobPayloads["invitation"], _job: JobContext): Promise<void> {
+  const invitation = await ctx.db.invitation.findUnique({ where: { id: data.invitationId }, include: { organization: true } });
   if (!invitation || invitation.acceptedAt || invitation.expiresAt <= new Date() || invitation.organization.status !== "active") return;
-  const token = services.tokens.derive("invitation", invitation.id);
-  await sendBrandedEmail(services.mailer, {
+  const token = ctx.tokens.derive("invitation", invitation.id);
+  await sendBrandedEmail(ctx.mailer, {
     to: invitation.email,
     organization: invitation.organization,
     language: invitation.language,
     template: {
       kind: "invitation",
-      link: invitationUrl(services.config.baseUrl, { organizationSlug: invitation.organization.slug, token }),
+      link: invitationUrl(ctx.config.baseUrl, { organizationSlug: invitation.organization.slug, token }),
       expiresDays: INVITATION_TTL_DAYS,
       ...(invitation.invitedBy ? { invitedBy: invitation.invitedBy } : {}),
     },
@@ -119,9 +119,9 @@ export async function sendInvitationJob(services: Services, data: JobPayloads["i
 }
 
 /** An open invitation of this organization for the token, or null. */
-export async function findOpenInvitation(services: Services, organizationSlug: string, token: string) {
+export async function findOpenInvitation(ctx: Context<"tokens">, organizationSlug: string, token: string) {
   if (token.length < 20 || token.length > 100) return null;
-  const invitation = await services.db.prisma.invitation.findUnique({ where: { tokenHash: services.tokens.hash(token) }, include: { organization: true } });
+  const invitation = await ctx.db.invitation.findUnique({ where: { tokenHash: ctx.tokens.hash(token) }, include: { organization: true } });
   if (!invitation || invitation.organization.slug !== organizationSlug.toLowerCase()) return null;
   if (invitation.acceptedAt || invitation.expiresAt <= new Date() || invitation.organization.status !== "active") return null;
   return invitation;
@@ -139,22 +139,22 @@ export type AcceptOutcome =
  * person signs in from an application, with the new account.
  */
 export async function acceptInvitation(
-  services: Services,
+  staged: StagedContext<"tokens" | "settings" | "passwords" | "cache">,
   input: { organizationSlug: string; token: string; givenName: string; familyName: string; password: string | null },
 ): Promise<AcceptOutcome> {
-  const invitation = await findOpenInvitation(services, input.organizationSlug, input.token);
+  const invitation = await findOpenInvitation(staged, input.organizationSlug, input.token);
   if (!invitation) return { ok: false, reason: "invalid" };
   let passwordHash: string | null = null;
   if (input.password !== null) {
-    const minLength = await services.settings.get("auth.passwordMinLength");
+    const minLength = await staged.settings.get("auth.passwordMinLength");
     const check = checkNewPassword(input.password, { minLength, email: invitation.email, organizationName: invitation.organization.name });
     if (!check.ok) return { ok: false, reason: "weak_password", problem: check.problem!, ...(check.limit ? { limit: check.limit } : {}) };
-    passwordHash = await services.passwords.hash(input.password);
+    passwordHash = await staged.passwords.hash(input.password);
   }
   // Chosen now, so that the new user is the actor of the transaction that creates it.
   const userId = newUuidV7();
   try {
-    const accepted = await inTransaction(services, userActor(userId, NO_REQUEST), async (ctx) => {
+    const accepted = await staged.transaction(userActor(userId, NO_REQUEST), async (ctx) => {
       const claimed = await ctx.db.invitation.updateMany({ where: { id: invitation.id, acceptedAt: null }, data: { acceptedAt: new Date() } });
       if (claimed.count !== 1) return false;
       await ctx.db.user.create({

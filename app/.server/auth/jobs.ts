@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { JobServiceContext } from "../context";
 import { defineJob } from "../jobs/job";
 import { mailExpiry } from "../mail/mail-jobs";
 import { sendInvitationJob } from "./invitations";
@@ -40,9 +41,12 @@ declare module "../jobs/job" {
   }
 }
 
+/** What the mails and their expiry (which reads the settings and audits) are handed. */
+type AuthJobContext = JobServiceContext<"mailer" | "config" | "tokens" | "settings" | "otp">;
+
 export const authJobs = [
-  defineJob({ name: "magic-link", payload: magicLinkPayload, handler: sendMagicLinkJob, expiry: mailExpiry("magic-link") }),
-  defineJob({ name: "password-reset", payload: passwordResetPayload, handler: sendPasswordResetJob, expiry: mailExpiry("password-reset") }),
-  defineJob({ name: "invitation", payload: invitationPayload, handler: sendInvitationJob, expiry: mailExpiry("invitation") }),
-  defineJob({ name: "email-otp", payload: emailOtpPayload, handler: sendEmailOtpJob, expiry: mailExpiry("email-otp") }),
+  defineJob<"magic-link", AuthJobContext>({ name: "magic-link", payload: magicLinkPayload, handler: sendMagicLinkJob, expiry: mailExpiry("magic-link") }),
+  defineJob<"password-reset", AuthJobContext>({ name: "password-reset", payload: passwordResetPayload, handler: sendPasswordResetJob, expiry: mailExpiry("password-reset") }),
+  defineJob<"invitation", AuthJobContext>({ name: "invitation", payload: invitationPayload, handler: sendInvitationJob, expiry: mailExpiry("invitation") }),
+  defineJob<"email-otp", AuthJobContext>({ name: "email-otp", payload: emailOtpPayload, handler: sendEmailOtpJob, expiry: mailExpiry("email-otp") }),
 ] as const;

@@ -2,14 +2,13 @@ import type { Organization } from "~/generated/prisma/client";
 import { normalizeEmail } from "~/schemas/email";
 import { effectiveLoginMethods, type LoginMethod } from "~/schemas/login-methods";
 import { getClientRecord, type ClientRecord } from "../directory/clients";
-import { inTransaction } from "../context";
+import type { Context, JobServiceContext, StagedContext } from "../context";
 import { invalidateUser } from "../directory/users";
 import type { JobContext, JobPayloads } from "../jobs/queue";
 import { sendBrandedEmail } from "../mail/send";
 import { lookupInteractionOrganization } from "../oidc/storage/adapter";
 import { endBrowserSessions, grantClientIds } from "../oidc/storage/sessions";
 import { accountPageUrl } from "../oidc/storage/account-client";
-import type { Services } from "../services";
 import { anonymousActor, systemActor, userActor, type RequestMeta } from "./actors";
 import { passwordResetUrl } from "./email-links";
 import { checkNewPassword, type PasswordProblem } from "./password-policy";
@@ -31,14 +30,14 @@ export type ResetRequestOutcome = { status: "accepted" } | { status: "rate_limit
 /** The per-account limit's key: the address alone (the spec counts reset requests per email, whatever the organization). */
 export const resetLimitKey = (email: string) => normalizeEmail(email);
 
-export async function requestPasswordReset(services: Services, input: JobPayloads["password-reset"]): Promise<ResetRequestOutcome> {
+export async function requestPasswordReset(staged: StagedContext<"limits" | "logger">, input: JobPayloads["password-reset"]): Promise<ResetRequestOutcome> {
   const email = normalizeEmail(input.email);
-  const limit = await consumeEach(services.limits, [
+  const limit = await consumeEach(staged.limits, [
     ["passwordResetIp", input.ip],
     ["passwordReset", resetLimitKey(email)],
   ]);
   if (!limit.allowed) return { status: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
-  await inTransaction(services, anonymousActor({ ip: input.ip, requestId: null }), async (ctx) => {
+  await staged.transaction(anonymousActor({ ip: input.ip, requestId: null }), async (ctx) => {
     const jobId = await ctx.enqueue("password-reset", { ...input, email });
     if (!jobId) ctx.logger.warn({ organizationId: input.organizationId }, "password reset request dropped: queue full");
     ctx.audit({ eventType: "auth.password_reset.requested", organizationId: input.organizationId, data: { email } });
@@ -46,16 +45,19 @@ export async function requestPasswordReset(services: Services, input: JobPayload
   return { status: "accepted" };
 }
 
+/** What the job is handed (the job table builds it); its write acts as the system, from the address that asked. */
+export type PasswordResetJobContext = JobServiceContext<"tokens" | "settings" | "mailer" | "config">;
+
 /** The lookup, the token (keyed by the job: one per job, whatever the retries) and then the mail. */
-export async function sendPasswordResetJob(services: Services, data: JobPayloads["password-reset"], job: JobContext): Promise<void> {
-  const user = await services.db.prisma.user.findUnique({
+export async function sendPasswordResetJob(staged: PasswordResetJobContext, data: JobPayloads["password-reset"], job: JobContext): Promise<void> {
+  const user = await staged.db.user.findUnique({
     where: { organizationId_email: { organizationId: data.organizationId, email: data.email } },
     include: { organization: true },
   });
   if (!user || user.status !== "active" || user.organization.status !== "active") return;
-  const token = services.tokens.derive("password-reset", job.id);
-  const ttlMinutes = await services.settings.get("auth.passwordResetTtlMinutes");
-  await inTransaction(services, systemActor(data.ip), async (ctx) => {
+  const token = staged.tokens.derive("password-reset", job.id);
+  const ttlMinutes = await staged.settings.get("auth.passwordResetTtlMinutes");
+  await staged.transaction(systemActor(data.ip), async (ctx) => {
     await ctx.db.passwordResetToken.upsert({
       where: { jobId: job.id },
       create: {
@@ -71,14 +73,14 @@ export async function sendPasswordResetJob(services: Services, data: JobPayloads
       update: {},
     });
   });
-  await sendBrandedEmail(services.mailer, {
+  await sendBrandedEmail(staged.mailer, {
     to: user.email,
     organization: user.organization,
-    accountUrl: accountPageUrl(services.config.baseUrl, user.organization.slug),
+    accountUrl: accountPageUrl(staged.config.baseUrl, user.organization.slug),
     language: user.locale ?? data.language,
     template: {
       kind: "password-reset",
-      link: passwordResetUrl(services.config.baseUrl, { organizationSlug: user.organization.slug, token, language: data.language }),
+      link: passwordResetUrl(staged.config.baseUrl, { organizationSlug: user.organization.slug, token, language: data.language }),
       expiresMinutes: ttlMinutes,
     },
   });
@@ -97,13 +99,12 @@ export type ResetLink =
 
 export type ResetTokenRow = { id: string; userId: string; organizationId: string; interactionUid: string | null; clientId: string | null };
 
-export async function findResetLink(services: Services, organizationSlug: string, token: string): Promise<ResetLink> {
+export async function findResetLink(ctx: Context<"tokens" | "cache">, organizationSlug: string, token: string): Promise<ResetLink> {
   if (token.length < 20 || token.length > 100) return { status: "unknown" };
-  const { prisma } = services.db;
-  const found = await prisma.passwordResetToken.findUnique({ where: { tokenHash: services.tokens.hash(token) }, include: { organization: true } });
+  const found = await ctx.db.passwordResetToken.findUnique({ where: { tokenHash: ctx.tokens.hash(token) }, include: { organization: true } });
   if (!found || found.organization.slug !== organizationSlug.toLowerCase() || found.organization.status !== "active") return { status: "unknown" };
   const { organization, consumedAt, expiresAt, id, userId, organizationId, interactionUid, clientId } = found;
-  const stored = clientId ? await getClientRecord(prisma, services.cache, clientId) : null;
+  const stored = clientId ? await getClientRecord(ctx.db, ctx.cache, clientId) : null;
   const client = stored && stored.organizationId === organization.id ? stored : null;
   const status = consumedAt ? "used" : expiresAt <= new Date() ? "expired" : "usable";
   const methods = effectiveLoginMethods(client ?? { loginMethods: [] }, organization);
@@ -111,8 +112,8 @@ export async function findResetLink(services: Services, organizationSlug: string
 }
 
 /** The email of the link's user while the account may still reset its password, else null. */
-export async function resettableUserEmail(services: Services, row: ResetTokenRow): Promise<string | null> {
-  const user = await services.db.prisma.user.findUnique({ where: { id: row.userId }, select: { email: true, status: true } });
+export async function resettableUserEmail(ctx: Context, row: ResetTokenRow): Promise<string | null> {
+  const user = await ctx.db.user.findUnique({ where: { id: row.userId }, select: { email: true, status: true } });
   return user && user.status === "active" ? user.email : null;
 }
 
@@ -125,18 +126,18 @@ export type ResetOutcome = { ok: true; userId: string } | { ok: false; reason: "
  * after the commit. The reset does not sign in: the person signs in with the new password.
  */
 export async function completePasswordReset(
-  services: Services,
+  staged: StagedContext<"settings" | "passwords" | "store" | "logoutNotices" | "cache">,
   input: { row: ResetTokenRow; organizationName: string; newPassword: string; meta: RequestMeta },
 ): Promise<ResetOutcome> {
   const { row } = input;
-  const email = await resettableUserEmail(services, row);
+  const email = await resettableUserEmail(staged, row);
   if (email === null) return { ok: false, reason: "invalid_token" };
-  const minLength = await services.settings.get("auth.passwordMinLength");
+  const minLength = await staged.settings.get("auth.passwordMinLength");
   const check = checkNewPassword(input.newPassword, { minLength, email, organizationName: input.organizationName });
   if (!check.ok) return { ok: false, reason: "weak_password", problem: check.problem!, ...(check.limit ? { limit: check.limit } : {}) };
-  const passwordHash = await services.passwords.hash(input.newPassword);
+  const passwordHash = await staged.passwords.hash(input.newPassword);
   const { userId } = row;
-  const done = await inTransaction(services, userActor(userId, input.meta), async (ctx) => {
+  const done = await staged.transaction(userActor(userId, input.meta), async (ctx) => {
     const now = new Date();
     const consumed = await ctx.db.passwordResetToken.updateMany({ where: { id: row.id, consumedAt: null, expiresAt: { gt: now } }, data: { consumedAt: now } });
     if (consumed.count !== 1) return false;
@@ -162,18 +163,18 @@ export async function completePasswordReset(
  * interaction's own cookie (scoped to its path) says whose it is. Otherwise null: the reset page
  * shows "password changed" itself.
  */
-export async function continuationAfterReset(services: Services, row: ResetTokenRow, page: { organizationSlug: string; language: string }): Promise<string | null> {
-  if (!row.interactionUid || (await lookupInteractionOrganization(services.store, row.interactionUid)) !== row.organizationId) return null;
+export async function continuationAfterReset(ctx: Context<"store">, row: ResetTokenRow, page: { organizationSlug: string; language: string }): Promise<string | null> {
+  if (!row.interactionUid || (await lookupInteractionOrganization(ctx.store, row.interactionUid)) !== row.organizationId) return null;
   const next = new URLSearchParams({ reset: "done", org: page.organizationSlug, lang: page.language });
   if (row.clientId) next.set("client", row.clientId);
   return `/interaction/${encodeURIComponent(row.interactionUid)}?${next}`;
 }
 
 /** The organization of a reset link in the format mailed before links named their organization. */
-export async function legacyResetLinkSlug(services: Services, token: string): Promise<string | null> {
+export async function legacyResetLinkSlug(ctx: Context<"tokens">, token: string): Promise<string | null> {
   if (token.length < 20 || token.length > 100) return null;
-  const row = await services.db.prisma.passwordResetToken.findUnique({
-    where: { tokenHash: services.tokens.hash(token) },
+  const row = await ctx.db.passwordResetToken.findUnique({
+    where: { tokenHash: ctx.tokens.hash(token) },
     select: { organization: { select: { slug: true } } },
   });
   return row?.organization.slug ?? null;

@@ -1,5 +1,7 @@
 import { createLocalJWKSet, jwtVerify } from "jose";
 import { ADMIN_CLIENT_ID, ADMIN_CLIENT_SCOPE } from "../admin/permissions";
+import { systemActor } from "../auth/actors";
+import { readContext } from "../context";
 import { superAdminPublicJwks } from "../oidc/provider/super-admin-keys";
 import type { Services } from "../services";
 import { AppError } from "../errors";
@@ -94,7 +96,7 @@ export function refreshTokens(services: Services, refreshToken: string) {
 
 /** Verifies the ID token of a sign-in (signature, issuer, audience, nonce) and returns its subject. */
 export async function verifyIdToken(services: Services, idToken: string, nonce: string): Promise<{ sub: string; email: string | undefined }> {
-  const jwks = createLocalJWKSet({ keys: await superAdminPublicJwks(services) });
+  const jwks = createLocalJWKSet({ keys: await superAdminPublicJwks(readContext(services, systemActor(null))) });
   const { payload } = await jwtVerify(idToken, jwks, { issuer: consoleIssuer(services), audience: ADMIN_CLIENT_ID, algorithms: ["ES256"] });
   if (payload.nonce !== nonce || typeof payload.sub !== "string") throw new Error("the ID token does not belong to this sign-in");
   return { sub: payload.sub, email: typeof payload.email === "string" ? payload.email : undefined };

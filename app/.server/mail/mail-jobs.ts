@@ -1,8 +1,6 @@
-import { systemActor } from "../auth/actors";
 import { EMAIL_CHANGE_TTL_MINUTES } from "../auth/email-links";
-import { stagedContext, type Db, type StagedContext } from "../context";
+import type { Db, StagedContext } from "../context";
 import type { ExpiryPolicy, JobName, JobPayloads } from "../jobs/job";
-import type { Services } from "../services";
 import type { Settings } from "../settings/settings";
 
 /** The queues whose jobs send mail: the undelivered-mail page and its re-drive know only these. */
@@ -100,16 +98,8 @@ export async function describeMailJob<N extends MailJobName>(
  * could be delivered ends there, with a `mail.expired` entry (the kind and the number of
  * attempts, never the link).
  */
-export function mailExpiry<N extends MailJobName>(name: N): (deps: Services | StagedContext<"settings">) => ExpiryPolicy<N> {
-  return (deps) => {
-    // The sign-in's mail jobs are still handed the Services bag; the others a context.
-    const staged = "transaction" in deps ? deps : stagedContext(deps, systemActor(null));
-    return expiryOf(staged, name);
-  };
-}
-
-function expiryOf<N extends MailJobName>(staged: StagedContext<"settings">, name: N): ExpiryPolicy<N> {
-  return {
+export function mailExpiry<N extends MailJobName>(name: N): (staged: StagedContext<"settings">) => ExpiryPolicy<N> {
+  return (staged) => ({
     async deadline(data, job) {
       return (await describeMailJob(staged.db, staged.settings, name, data, job)).deadline;
     },
@@ -124,5 +114,5 @@ function expiryOf<N extends MailJobName>(staged: StagedContext<"settings">, name
         });
       });
     },
-  };
+  });
 }

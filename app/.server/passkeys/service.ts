@@ -9,9 +9,7 @@ import type {
 import { z } from "zod";
 import type { Passkey } from "~/generated/prisma/client";
 import { userActor, type RequestMeta } from "../auth/actors";
-import { inTransaction, readContext, type Context, type Db } from "../context";
-import type { Services } from "../services";
-import type { UnitRunner } from "../sign-in/method";
+import type { Context, Db, StagedContext } from "../context";
 import { onFirstUse } from "../lazy";
 import { textNestsDeeperThan } from "~/schemas/json-depth";
 
@@ -63,15 +61,10 @@ const challengeKey = (b: ChallengeBinding) => `passkey:${b.purpose}:${b.subject}
 
 /**
  * What registering and checking a passkey need: the base URL (the relying party), the store (the
- * challenge) and the runner of the one write. The sign-in's steps hand theirs (sign-in/method.ts);
- * the account page's registration still hands the services, through `passkeyContext`.
+ * challenge) and the runner of the one write, which names its actor. The sign-in's steps hand
+ * theirs (sign-in/method.ts), the account page its own (account/page.ts).
  */
-export type PasskeyContext = Context<"config" | "store"> & Pick<UnitRunner, "transaction">;
-
-/** The account page's bridge: its passkey routes are handed the services. */
-export function passkeyContext(services: Services, meta: RequestMeta): PasskeyContext {
-  return { ...readContext(services, { type: "anonymous", id: null, ip: meta.ip, requestId: meta.requestId }), transaction: (actor, work) => inTransaction(services, actor, work) };
-}
+export type PasskeyContext = StagedContext<"config" | "store">;
 
 async function keepChallenge(ctx: Context<"store">, binding: ChallengeBinding, challenge: string): Promise<void> {
   await ctx.store.set(challengeKey(binding), challenge, CHALLENGE_TTL_SECONDS);
@@ -163,10 +156,6 @@ const userHandleOf = (userId: string) => Buffer.from(userId, "utf8").toString("b
 export type RegistrationStart = { ok: true; options: PublicKeyCredentialCreationOptionsJSON } | { ok: false; reason: "limit" };
 
 /** Options to create a discoverable credential for the user (its user handle is the user's id). */
-export function startRegistration(services: Services, owner: PasskeyOwner, binding: ChallengeBinding): Promise<RegistrationStart> {
-  return beginRegistration(passkeyContext(services, { ip: null, requestId: null }), owner, binding);
-}
-
 export async function beginRegistration(ctx: PasskeyContext, owner: PasskeyOwner, binding: ChallengeBinding): Promise<RegistrationStart> {
   const existing = await ctx.db.passkey.findMany({ where: { userId: owner.user.id }, select: { credentialId: true, transports: true } });
   if (existing.length >= MAX_PASSKEYS_PER_USER) return { ok: false, reason: "limit" };
@@ -190,16 +179,7 @@ export async function beginRegistration(ctx: PasskeyContext, owner: PasskeyOwner
 
 export type RegistrationOutcome = { ok: true; passkey: PasskeySummary } | { ok: false; reason: "invalid" | "limit" | "duplicate" };
 
-/** Checks the browser's answer to `startRegistration` and stores the credential, audited as `account.passkey.added`. */
-export function finishRegistration(
-  services: Services,
-  owner: PasskeyOwner,
-  binding: ChallengeBinding,
-  input: { response: RegistrationResponseJSON; name: string; meta: RequestMeta },
-): Promise<RegistrationOutcome> {
-  return completeRegistration(passkeyContext(services, input.meta), owner, binding, input);
-}
-
+/** Checks the browser's answer to the registration options and stores the credential, audited as `account.passkey.added`. */
 export async function completeRegistration(
   ctx: PasskeyContext,
   owner: PasskeyOwner,

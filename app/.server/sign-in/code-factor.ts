@@ -1,4 +1,4 @@
-import type { Db, FullContext } from "../context";
+import type { Context, Db } from "../context";
 import { userActor, type RequestMeta } from "../auth/actors";
 import { countFactorAttempt, forgetFactorFailures, isCountedFactor, isRefused, reachesLimit } from "../auth/two-factor/factor-failures";
 import { consumeEach, refundEach, type LimitName } from "../rate-limit/limiters";
@@ -63,7 +63,7 @@ export async function verifyCode(
       : await factor.claim(ctx, input.userId, input.code);
   const auditMethod = input.method === "email" ? "otp" : input.method;
   const actor = userActor(input.userId, input);
-  const work = async (tx: FullContext) => {
+  const work = async (tx: Context) => {
     const outcome = claim.ok ? await claim.take(tx.db) : claim;
     tx.audit({
       eventType: outcome.ok ? "auth.2fa.verified" : "auth.2fa.failed",

@@ -2,11 +2,11 @@ import { data, type AppLoadContext } from "@remix-run/node";
 import type { LoginMethod } from "~/schemas/login-methods";
 import type { RequestMeta } from "../auth/actors";
 import { anonymousActor } from "../auth/actors";
-import { inTransaction, readContext, type CollaboratorName } from "../context";
+import { stagedContext, type CollaboratorName, type UnitRunner } from "../context";
 import { auditMethodRefusal } from "./method-refusal";
 import { readForm } from "../http/form";
 import type { Services } from "../services";
-import type { SignInContext, UnitRunner } from "./method";
+import type { SignInContext } from "./method";
 import type { InteractionContext } from "./interaction";
 import { isAfterAction, loadInteractionPage, NO_STORE, type ExpiredFrame, type PageFrame } from "./page";
 
@@ -107,12 +107,14 @@ export async function passGate({ request, params, context }: RouteArgs, options:
  * span the request: each write is a unit of its own, with the actor it proved.
  */
 export function unitOfWork(services: Services, meta: RequestMeta): SignInContext<CollaboratorName> {
-  return {
-    ...readContext(services, anonymousActor(meta)),
-    transaction: (actor, work) => inTransaction(services, actor, work),
-    query: services.db.query,
-  };
+  return { ...stagedContext(services, anonymousActor(meta)), query: services.db.query };
 }
+
+/**
+ * The same unit of work for the pages about a link or the end of a flow that pass no gate (a
+ * reset or an invitation link, a federation callback, "password changed"), from the request.
+ */
+export const visitorContext = (context: AppLoadContext) => unitOfWork(context.services, { ip: context.req.ip ?? null, requestId: context.requestId });
 
 /**
  * The answers of the JSON endpoints the pages' scripts call (passkeys, the magic-link poll): a

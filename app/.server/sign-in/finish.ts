@@ -2,7 +2,8 @@ import type { LoginMethod } from "~/schemas/login-methods";
 import { recordLogin } from "../oidc/provider/interaction-results";
 import { amrOf, type SecondFactorUsed } from "./amr";
 import type { InteractionContext } from "./interaction";
-import type { Proof, Prove, UnitRunner } from "./method";
+import type { CollaboratorName, UnitRunner } from "../context";
+import type { Proof, Prove } from "./method";
 import { forgetAllFactorFailures } from "../auth/two-factor/factor-failures";
 
 /**
@@ -39,7 +40,7 @@ function providerOf(signIn: SignIn, proof: Proof) {
 }
 
 /** The runner a method proves with, for one sign-in of one interaction. */
-export function proving(ctx: UnitRunner, signIn: SignIn): Prove {
+export function proving(ctx: UnitRunner<CollaboratorName>, signIn: SignIn): Prove {
   return async (actor, work) => {
     let proved: Proof | null = null;
     const value = await ctx.transaction(actor, async (tx) => {

@@ -1,6 +1,6 @@
 import type { LoginMethod } from "~/schemas/login-methods";
 import { anonymousActor, type RequestMeta } from "../auth/actors";
-import type { UnitRunner } from "./method";
+import type { UnitRunner } from "../context";
 
 /**
  * The audit entry of a login method refused because it is not effective for the client (spec:

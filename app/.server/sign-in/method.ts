@@ -1,6 +1,6 @@
 import type { Prisma } from "~/generated/prisma/client";
 import type { LoginMethod } from "~/schemas/login-methods";
-import type { Actor, CollaboratorName, Context, FullContext } from "../context";
+import type { Actor, CollaboratorName, FullContext, StagedContext } from "../context";
 import type { Database } from "../db/client";
 import type { SecondFactorUsed } from "./amr";
 
@@ -12,15 +12,12 @@ import type { SecondFactorUsed } from "./amr";
  * nor the flow: what they share lives beside them in sign-in/ (the plan, the pending step, limits).
  */
 
-/** The runner of a step's writes, which the door provides (door.ts): one transaction per call, effects after its commit. */
-export interface UnitRunner {
-  transaction<T>(actor: Actor, work: (tx: FullContext) => Promise<T>): Promise<T>;
-  /** One statement straight to the driver, outside any transaction, for the hot paths that count before they check (db/client.ts). */
-  query: Database["query"];
-}
-
-/** What the door hands a sign-in step: the collaborators it names, reads outside a transaction, and the runner of its writes. */
-export type SignInContext<C extends CollaboratorName = never> = Context<C> & UnitRunner;
+/**
+ * What the door hands a sign-in step (door.ts): a staged context (context.ts) whose reads act as
+ * the anonymous visitor and whose writes name the actor they proved, and one statement straight
+ * to the driver, outside any transaction, for the hot paths that count before they check (db/client.ts).
+ */
+export type SignInContext<C extends CollaboratorName = never> = StagedContext<C> & Pick<Database, "query">;
 
 /**
  * A step's own changes to the user row (a lockout reset, a rehashed password), written in the

@@ -28,7 +28,7 @@ export type Loaded =
  */
 /** `ctx`: the door's unit of work for the request (door.ts). */
 export async function loadInteractionPage(request: Request, context: AppLoadContext, ctx: SignInContext<"store" | "cache" | "oidc" | "config" | "csrf">, uid: string): Promise<Loaded> {
-  const { services, req, res } = context;
+  const { req, res } = context;
   try {
     const interaction = await loadInteraction(ctx, req, res, uid);
     const language = await resolveLanguage(request, {
@@ -48,7 +48,7 @@ export async function loadInteractionPage(request: Request, context: AppLoadCont
     };
   } catch (error) {
     if (!(error instanceof InteractionExpiredError)) throw error;
-    const { branding, home, clientName, defaultLocale, signIn } = await brandingForInteraction(services, uid);
+    const { branding, home, clientName, defaultLocale, signIn } = await brandingForInteraction(ctx, uid);
     // Without the application's address, the organization's own sign-in is the way onward.
     return { ok: false, expired: { language: await resolveLanguage(request, { organizationDefault: defaultLocale }), branding, home: home ?? signIn, clientName: home ? clientName : null } };
   }

@@ -2,6 +2,8 @@ import { createHash } from "node:crypto";
 import { isDatabaseUnavailable } from "../../db/errors";
 import { isUuid } from "~/schemas/uuid";
 import { createLocalJWKSet, jwtVerify, type JWK } from "jose";
+import { systemActor } from "../../auth/actors";
+import { readContext } from "../../context";
 import { superAdminPublicJwks } from "../../oidc/provider/super-admin-keys";
 import type { Services } from "../../services";
 import { adminApiResource, mayCallAdminApi } from "../api-access";
@@ -38,7 +40,7 @@ async function activeKeys(services: Services) {
   // A key change this process made or noticed (a rotation, a retirement) counts at once.
   if (!cached || Date.now() - cached.at > KEY_CACHE_MS || cached.changes !== services.keys.changeCount()) {
     const changes = services.keys.changeCount();
-    const keys: JWK[] = await superAdminPublicJwks(services);
+    const keys: JWK[] = await superAdminPublicJwks(readContext(services, systemActor(null)));
     cached = { at: Date.now(), changes, jwks: createLocalJWKSet({ keys }) };
     keyCaches.set(services, cached);
   }

@@ -1,5 +1,5 @@
 import type { Context, Db } from "../../context";
-import type { UnitRunner } from "../../sign-in/method";
+import type { SignInContext } from "../../sign-in/method";
 
 /**
  * Wrong codes in a row per user and factor, across rate-limit windows (NIST SP 800-63B §5.2.2).
@@ -36,7 +36,7 @@ const COUNT_ATTEMPT = `INSERT INTO "SecondFactorFailureCount" ("userId", "factor
   RETURNING "failures"`;
 
 /** Counts one attempt at the factor before its code is checked (outside any transaction: the shared client). */
-export async function countFactorAttempt(ctx: Context<"settings"> & Pick<UnitRunner, "query">, userId: string, factor: CountedFactor): Promise<FactorAttempt> {
+export async function countFactorAttempt(ctx: Context<"settings"> & Pick<SignInContext, "query">, userId: string, factor: CountedFactor): Promise<FactorAttempt> {
   const max = await ctx.settings.get("auth.twoFactor.maxConsecutiveFailures");
   const [row] = await ctx.query<{ failures: number }>(COUNT_ATTEMPT, [userId, factor, new Date()]);
   return { factor, failures: row?.failures ?? 1, max };

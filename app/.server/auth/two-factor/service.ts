@@ -1,6 +1,5 @@
 import type { PasswordHasher } from "../password-hash";
-import { inTransaction, type Context, type Db } from "../../context";
-import type { Services } from "../../services";
+import type { Context, Db, StagedContext } from "../../context";
 import { NO_REQUEST, userActor, type RequestMeta } from "../actors";
 import { consumeEach, refundEach } from "../../rate-limit/limiters";
 import { secondFactorLimits } from "../../sign-in/code-factor";
@@ -16,13 +15,13 @@ import { generateTotpSecret, matchTotpStep, totpAad } from "./totp";
 // TOTP enrollment
 
 /** Starts (or resumes) TOTP enrollment and returns the secret to show. */
-export async function beginTotpEnrollment(services: Services, userId: string): Promise<string> {
-  const { prisma } = services.db;
-  const existing = await prisma.totpCredential.findUnique({ where: { userId } });
-  if (existing?.status === "pending") return services.encrypter.decrypt(existing.secretEncrypted, totpAad(userId));
+export async function beginTotpEnrollment(ctx: Context<"encrypter">, userId: string): Promise<string> {
+  const existing = await ctx.db.totpCredential.findUnique({ where: { userId } });
+  if (existing?.status === "pending") return ctx.encrypter.decrypt(existing.secretEncrypted, totpAad(userId));
   if (existing?.status === "enrolled") throw new Error("TOTP is already enrolled");
   const secret = generateTotpSecret();
-  await prisma.totpCredential.create({ data: { userId, secretEncrypted: services.encrypter.encrypt(secret, totpAad(userId)) } });
+  // One row and no audit entry: a single statement, as the door's context hands it (a second tab's create fails on the unique user).
+  await ctx.db.totpCredential.create({ data: { userId, secretEncrypted: ctx.encrypter.encrypt(secret, totpAad(userId)) } });
   return secret;
 }
 
@@ -32,17 +31,17 @@ export async function beginTotpEnrollment(services: Services, userId: string): P
  * (`signIn`) the transaction also records `auth.2fa.enrolled`.
  */
 export async function confirmTotpEnrollment(
-  services: Services,
+  staged: StagedContext<"encrypter" | "passwords">,
   userId: string,
   code: string,
   signIn?: { organizationId: string; meta: RequestMeta },
 ): Promise<string[] | null> {
-  const credential = await services.db.prisma.totpCredential.findUnique({ where: { userId } });
+  const credential = await staged.db.totpCredential.findUnique({ where: { userId } });
   if (!credential || credential.status !== "pending") return null;
-  const step = matchTotpStep(services.encrypter.decrypt(credential.secretEncrypted, totpAad(userId)), code);
+  const step = matchTotpStep(staged.encrypter.decrypt(credential.secretEncrypted, totpAad(userId)), code);
   if (step === null) return null;
-  const { codes, hashes } = await newRecoveryCodes(services.passwords);
-  return inTransaction(services, userActor(userId, signIn?.meta ?? NO_REQUEST), async (ctx) => {
+  const { codes, hashes } = await newRecoveryCodes(staged.passwords);
+  return staged.transaction(userActor(userId, signIn?.meta ?? NO_REQUEST), async (ctx) => {
     const confirmed = await ctx.db.totpCredential.updateMany({
       where: { userId, status: "pending" },
       data: { status: "enrolled", enrolledAt: new Date(), lastUsedStep: step },
@@ -60,13 +59,16 @@ export type EnrollmentOutcome = { ok: true; recoveryCodes: string[] } | { ok: fa
  * Confirms a pending enrollment with its first code, within the per-user limit of second-factor
  * checks (a wrong code counts, a right one gives its point back), and records `auth.2fa.enrolled`.
  */
-export async function enrollTotp(services: Services, input: { userId: string; organizationId: string; code: string; meta: RequestMeta }): Promise<EnrollmentOutcome> {
+export async function enrollTotp(
+  staged: StagedContext<"limits" | "encrypter" | "passwords">,
+  input: { userId: string; organizationId: string; code: string; meta: RequestMeta },
+): Promise<EnrollmentOutcome> {
   const limits = secondFactorLimits(input.meta.ip, input.userId);
-  const limit = await consumeEach(services.limits, limits);
+  const limit = await consumeEach(staged.limits, limits);
   if (!limit.allowed) return { ok: false, reason: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
-  const recoveryCodes = await confirmTotpEnrollment(services, input.userId, input.code, { organizationId: input.organizationId, meta: input.meta });
+  const recoveryCodes = await confirmTotpEnrollment(staged, input.userId, input.code, { organizationId: input.organizationId, meta: input.meta });
   if (!recoveryCodes) return { ok: false, reason: "invalid_code" };
-  await refundEach(services.limits, limits);
+  await refundEach(staged.limits, limits);
   return { ok: true, recoveryCodes };
 }
 

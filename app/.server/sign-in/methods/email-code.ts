@@ -1,7 +1,7 @@
 import { userActor, NO_REQUEST } from "../../auth/actors";
 import { MAX_ACTIVE_EMAIL_OTPS } from "../../auth/two-factor/email-otp";
 import { once, type CodeFactor } from "../code-factor";
-import type { UnitRunner } from "../method";
+import type { UnitRunner } from "../../context";
 
 /**
  * A six-digit code mailed to the account's address (auth/two-factor/email-otp.ts derives and
@@ -21,7 +21,7 @@ export const emailCode: CodeFactor<"otp"> = {
 };
 
 /** Creates an email code and queues its mail in one transaction; a fourth active code retires the oldest. */
-export async function issueEmailOtp(ctx: UnitRunner, userId: string, language: string): Promise<void> {
+export async function issueEmailOtp(ctx: UnitRunner<"settings" | "otp">, userId: string, language: string): Promise<void> {
   await ctx.transaction(userActor(userId, NO_REQUEST), async (tx) => {
     const id = crypto.randomUUID();
     const ttlMinutes = await tx.settings.get("auth.emailOtpTtlMinutes");
