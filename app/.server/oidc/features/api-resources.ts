@@ -18,8 +18,9 @@ import type { Feature } from "./index";
 
 /** What a token for this resource may carry: the scopes the client was granted that the resource still defines. */
 export function grantedScopesOf(resource: TenantApiResource, clientId: string): string[] | undefined {
-  const granted = resource.grants[clientId];
-  if (!granted) return undefined;
+  // Own keys only: a client id such as "constructor" must not find the object's prototype.
+  if (!Object.hasOwn(resource.grants, clientId)) return undefined;
+  const granted = resource.grants[clientId]!;
   const defined = new Set(resource.scopes);
   return granted.filter((scope) => defined.has(scope));
 }
