@@ -15,7 +15,7 @@ export async function statsOverview(ctx: Context<"config">): Promise<StatsOvervi
   const now = new Date();
   const liveUser = { organization: { status: { not: "deleted" } } };
 
-  const [orgsByStatus, usersTotal, usersActive, usersLocked, totpEnrolled, emailOtpEnabled, anyEnrolled, logins] = await Promise.all([
+  const [orgsByStatus, usersTotal, usersActive, usersLocked, totpEnrolled, emailOtpEnabled, anyEnrolled, logins, steps] = await Promise.all([
     prisma.organization.groupBy({ by: ["status"], _count: { _all: true } }),
     prisma.user.count({ where: liveUser }),
     prisma.user.count({ where: { ...liveUser, status: "active" } }),
@@ -24,8 +24,8 @@ export async function statsOverview(ctx: Context<"config">): Promise<StatsOvervi
     prisma.user.count({ where: { ...liveUser, emailOtpEnabled: true } }),
     prisma.user.count({ where: { ...liveUser, OR: [{ emailOtpEnabled: true }, { totp: { is: { status: "enrolled" } } }] } }),
     loginFigures(ctx, { now, windows: ["last24h", "last7d"], days: OVERVIEW_DAYS }),
+    firstSteps(ctx),
   ]);
-  const steps = await firstSteps(ctx);
 
   const byStatus = { active: 0, suspended: 0, deleted: 0 };
   for (const row of orgsByStatus) if (row.status in byStatus) byStatus[row.status as keyof typeof byStatus] = row._count._all;
