@@ -5,7 +5,7 @@ import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm, type Cons
 import { appUpdateInput, moduleInput, type AppFormValues } from "~/components/console/app-fields";
 import { AppActions, AppClients, AppEditForm, ModulesSection } from "~/components/console/app-sections";
 import { CLAIM_FIELDS, claimInput, ClaimsSection, type ClaimValues } from "~/components/console/claim-section";
-import { detailErrors, text, zodFieldErrors } from "~/components/console/forms";
+import { detailErrors, intentIn, text, zodFieldErrors } from "~/components/console/forms";
 import { HistorySection, historyQuery } from "~/components/console/history";
 import { Notice } from "~/components/console/ui";
 import { ApplicationUpdateSchema, ModuleCreateSchema, ModuleUpdateSchema, type Application } from "~/schemas/application";
@@ -110,7 +110,7 @@ export async function action(args: ActionFunctionArgs) {
     if (!result.ok) return reply({ kind: "failed", message: result.error.message }, result.status);
     return redirect(`/console/organizations/${orgId}/applications?done=deleted`);
   }
-  const run = MODULE_INTENTS[intent];
+  const run = intentIn(MODULE_INTENTS, intent);
   if (!run) return reply({ kind: "failed", message: "unknown action" }, 400);
   const result = await run(console, { id: appId, moduleId: text(form, "moduleId") ?? "" });
   if (!result.ok) return reply({ kind: "failed", message: result.error.message }, result.status);

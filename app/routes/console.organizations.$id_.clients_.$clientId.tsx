@@ -8,7 +8,7 @@ import { organizationEndpoints } from "~/.server/oidc/edge/endpoints";
 import { LIFETIMES } from "~/.server/oidc/provider/lifetimes";
 import { ClientActions, ClientEditForm, ClientSecrets, LoginMethodsPanel } from "~/components/console/client-sections";
 import { CLIENT_FIELDS, clientUpdateInput, type ClientFormValues } from "~/components/console/client-fields";
-import { detailErrors, list, text, zodFieldErrors } from "~/components/console/forms";
+import { detailErrors, intentIn, list, text, zodFieldErrors } from "~/components/console/forms";
 import { HistorySection, historyQuery } from "~/components/console/history";
 import { ClientIntegrationPanel } from "~/components/console/integration";
 import { SecretOnce } from "~/components/console/secret-once";
@@ -138,7 +138,7 @@ export async function action(args: ActionFunctionArgs) {
     if (!result.ok) return reply({ kind: "failed", message: result.error.message }, result.status);
     return redirect(`/console/organizations/${orgId}/clients?done=deleted`);
   }
-  const run = SIMPLE[intent];
+  const run = intentIn(SIMPLE, intent);
   if (!run) return reply({ kind: "failed", message: "unknown action" }, 400);
   const result = await run(console, id, form);
   if (!result.ok) return reply({ kind: "failed", message: result.error.message }, result.status);

@@ -4,7 +4,7 @@ import { useTranslation } from "react-i18next";
 import type { OperationInput } from "~/.server/admin/http/operation-table";
 import type { AdminResult } from "~/.server/console/gateway";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm, type Console } from "~/.server/console/page";
-import { detailErrors, zodFieldErrors } from "~/components/console/forms";
+import { detailErrors, intentIn, zodFieldErrors } from "~/components/console/forms";
 import { ActionForm, ConfirmAction, Notice, SectionNav, SelectField } from "~/components/console/ui";
 import { HistorySection, historyQuery } from "~/components/console/history";
 import { UserBlocks } from "~/components/console/user-blocks";
@@ -183,7 +183,7 @@ export async function action(args: ActionFunctionArgs) {
     if (!result.ok) return answer({ message: result.error.message }, result.status);
     return answer({ codes: result.body.codes });
   }
-  const run = INTENTS[intent];
+  const run = intentIn(INTENTS, intent);
   if (!run) return answer({ message: "unknown action" }, 400);
   const result = await run(console, ids, form);
   if (!result.ok) {

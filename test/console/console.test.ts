@@ -224,6 +224,20 @@ describe("organizations", () => {
     expect(checkedMethods).toEqual(["password", "magic_link"]);
   });
 
+  it("answers an intent that names a property every object has as an unknown action, writing nothing", async () => {
+    const tenant = await createTenant(porta);
+    const person = await createUser(porta.services.db.prisma, tenant.org.id, { email: `${unique("intent")}@porta.test` });
+    const before = await dataFingerprint(porta);
+    for (const url of [`/console/organizations/${tenant.org.id}/clients/${tenant.clientId}`, `/console/organizations/${tenant.org.id}/users/${person.id}`]) {
+      const { csrf } = await pageWithCsrf(admin.browser, `${porta.baseUrl}${url}`);
+      for (const intent of ["constructor", "toString", "__proto__"]) {
+        const res = await admin.browser.post(`${porta.baseUrl}${url}`, { csrf, intent });
+        expect(res.status, `${url} ${intent}`).toBe(400);
+      }
+    }
+    expect(await dataFingerprint(porta)).toEqual(before);
+  });
+
   it("shows field errors next to their fields and writes nothing for bad input", async () => {
     const { browser } = admin;
     const { csrf } = await pageWithCsrf(browser, `${porta.baseUrl}/console/organizations/new`);

@@ -1,5 +1,13 @@
 import type { z } from "zod";
 
+/**
+ * The handler a form's `intent` names in a table of intents, or undefined: only the table's own
+ * entries count, so a posted "constructor" or "toString" is an unknown action, not Object's.
+ */
+export function intentIn<T>(table: Record<string, T>, intent: string): T | undefined {
+  return Object.hasOwn(table, intent) ? table[intent] : undefined;
+}
+
 /** Form fields to the Admin API's JSON body shape, shared by the browser and the server. */
 export function text(form: FormData, name: string): string | undefined {
   const value = form.get(name);
