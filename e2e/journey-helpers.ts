@@ -85,6 +85,25 @@ export async function callbackAfter(page: Page, redirectUri: string, action: () 
   return callback;
 }
 
+/**
+ * page.goto for the first navigation after a callback was reached. Chromium can report the
+ * callback's commit (a cross-site document, fulfilled by answerRelyingParty, with no script of its
+ * own) after the page already showed its URL; the next goto is then "interrupted by another
+ * navigation" to that same callback. Nothing in Porta can start such a navigation once the
+ * callback page has loaded, so this one case waits for the late commit and goes again; any other
+ * interruption fails the test.
+ */
+export async function gotoAfterCallback(page: Page, url: string, callback: string) {
+  try {
+    await page.goto(url);
+  } catch (error) {
+    const late = error instanceof Error && error.message.includes(`interrupted by another navigation to "${callback}`);
+    if (!late) throw error;
+    await page.waitForLoadState("load");
+    await page.goto(url);
+  }
+}
+
 export async function settleOnCallback(page: Page, redirectUri: string) {
   const ended = () => page.url().startsWith("chrome-error:") || page.url().startsWith(redirectUri);
   await expect.poll(ended, { timeout: 15_000, message: `the navigation to ${redirectUri} ended` }).toBe(true);

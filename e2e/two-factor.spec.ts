@@ -5,7 +5,7 @@ import { Secret, TOTP } from "otpauth";
 import type english from "../public/locales/en/login.json";
 import { watchForPageErrors } from "./console-helpers";
 import { readMailbox } from "./mail-peer";
-import { answerRelyingParty, callbackAfter, discover, screenshot, startAuthorization } from "./journey-helpers";
+import { answerRelyingParty, callbackAfter, discover, gotoAfterCallback, screenshot, startAuthorization } from "./journey-helpers";
 import { readSeed, type Seed, type SeededTwoFactorOrganization } from "./seed";
 
 /**
@@ -74,7 +74,7 @@ async function signOut(page: Page, testInfo: TestInfo, org: SeededTwoFactorOrgan
   const config = await discover(org);
   const url = oidc.buildEndSessionUrl(config, { id_token_hint: idToken, post_logout_redirect_uri: org.postLogoutRedirectUri });
   expect(url.pathname).toBe(`/${org.slug}/session/end`);
-  await page.goto(url.href);
+  await gotoAfterCallback(page, url.href, org.redirectUri);
   await page.waitForURL((u) => u.href.startsWith(org.postLogoutRedirectUri));
   await screenshot(page, testInfo, `${shot}-signed-out`);
 }
