@@ -1,11 +1,10 @@
 import { errors, type Client, type Configuration } from "oidc-provider";
 import { isAdminApiClient } from "../../admin/api-access";
 import { getClientRecord } from "../../directory/clients";
-import type { FeatureInput } from "../provider/configuration";
 import type { TenantApiResource } from "../provider/tenant-load";
 import { refuseUnknownClientCredentialsScopes } from "../provider/token-errors";
 import { accessTokenTtlOf } from "./client-policy";
-import type { Feature } from "./index";
+import type { Feature, FeatureInput } from "../feature";
 
 /**
  * RFC 8707 resource indicators (decisions 017, 077). Every access token is an ES256 JWT for one

@@ -1,6 +1,6 @@
 import { registrationPolicyOf } from "~/schemas/registration";
 import { registrationEndpointOf } from "../../registration/paths";
-import type { Feature } from "./index";
+import type { Feature } from "../feature";
 
 /**
  * Porta's own registration endpoint (registration/, decision 054) is served outside the
