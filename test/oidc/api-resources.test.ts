@@ -174,15 +174,18 @@ describe("consent for an API resource", () => {
 
 describe("API resources open to dynamically registered clients", () => {
   /** A public client registered at the organization's open registration endpoint, as an MCP client registers itself. */
-  async function registeredClient(at: OrgRef) {
+  async function register(at: OrgRef, extra: Record<string, string> = {}) {
     const answer = await fetch(`${issuerOf(porta, at)}/register`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ redirect_uris: [CB], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"], client_name: "An MCP client" }),
+      body: JSON.stringify({ redirect_uris: [CB], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"], client_name: "An MCP client", ...extra }),
     });
-    const body = (await answer.json()) as { client_id: string };
-    expect(answer.status, JSON.stringify(body)).toBe(201);
-    return { client: { id: body.client_id }, config: await clientConfiguration(porta, at, { id: body.client_id }) };
+    return { status: answer.status, body: (await answer.json()) as { client_id: string; scope?: string; error?: string } };
+  }
+  async function registeredClient(at: OrgRef, extra: Record<string, string> = {}) {
+    const { status, body } = await register(at, extra);
+    expect(status, JSON.stringify(body)).toBe(201);
+    return { client: { id: body.client_id, scope: body.scope }, config: await clientConfiguration(porta, at, { id: body.client_id }) };
   }
 
   it("gives a registered client a token for a resource open to it, with the scopes it asks that the resource defines, and consent asked", async () => {
@@ -197,7 +200,13 @@ describe("API resources open to dynamically registered clients", () => {
     expect(mcp.body.openToDynamicClients).toBe(true);
     expect((await api.post(`/organizations/${open.id}/api-resources`, { identifier: CLOSED, name: "Closed", scopes: ["x"] })).status).toBe(201);
 
-    const { client, config } = await registeredClient(open);
+    // MCP clients register with the scopes they will ask for (the 401's scope): the resource's
+    // scopes are granted per resource at the token, not kept in the client's own scope.
+    const { client, config } = await registeredClient(open, { scope: "openid tools:call" });
+    expect(client.scope).toBe("openid");
+    expect((await registeredClient(open, { scope: "tools:call tools:read" })).client.scope).not.toContain("tools:");
+    // A scope neither the organization nor an open resource defines is still refused.
+    expect(await register(open, { scope: "x" })).toMatchObject({ status: 400, body: { error: "invalid_client_metadata" } });
     const prompts: string[] = [];
     const { verifier, challenge } = await pkcePair();
     const url = oidc.buildAuthorizationUrl(config, { redirect_uri: CB, code_challenge: challenge, code_challenge_method: "S256", scope: "tools:call other", resource: MCP });
