@@ -151,6 +151,8 @@ describe("createVerifier", () => {
   it("reports an issuer it cannot read as unavailable, not as a bad token", async () => {
     const verifier = createVerifier({ issuer: "http://127.0.0.1:1/acme", resource: RESOURCE_A });
     await expect(verifier.verify(await token())).rejects.toBeInstanceOf(IssuerUnavailableError);
+    // A token that does not even parse is refused without asking the issuer.
+    await expect(verifier.verify("not-a-jwt")).rejects.toBeInstanceOf(BearerError);
   });
 });
 
@@ -227,6 +229,19 @@ describe("requireBearerAuth and the metadata handler", () => {
       const answer = await get(`${api.url}/mcp`, { authorization: Buffer.from(authorization).toString("latin1") });
       expect(answer.status, authorization).toBe(400);
       expect(answer.headers["www-authenticate"]).toContain('error="invalid_request"');
+    }
+  });
+
+  it("answers 503, not 401, when the issuer's keys cannot be read", async () => {
+    const unreachable = requireBearerAuth({ verifier: createVerifier({ issuer: "http://127.0.0.1:1/acme", resource: RESOURCE_A }) });
+    const down = await serve((req, res) => unreachable(req, res, () => res.writeHead(200).end()));
+    try {
+      const answer = await get(`${down.url}/mcp`, { authorization: `Bearer ${await token()}` });
+      expect(answer.status).toBe(503);
+      expect(answer.headers["retry-after"]).toBe("5");
+      expect(answer.headers["www-authenticate"]).toBeUndefined();
+    } finally {
+      await down.close();
     }
   });
 

@@ -74,12 +74,16 @@ export function createVerifier(options: VerifierOptions): Verifier {
     issuer,
     resource,
     async verify(token, requiredScopes = []) {
-      let getKey: JWTVerifyGetKey;
-      try {
-        getKey = await keys();
-      } catch (error) {
-        throw new IssuerUnavailableError("the issuer's discovery document could not be read", { cause: error });
-      }
+      // The key set is looked up only for a token that parses: garbage never reaches the issuer.
+      const getKey: JWTVerifyGetKey = async (header, input) => {
+        let remote: JWTVerifyGetKey;
+        try {
+          remote = await keys();
+        } catch (error) {
+          throw new IssuerUnavailableError("the issuer's discovery document could not be read", { cause: error });
+        }
+        return remote(header, input);
+      };
       let payload: JWTPayload;
       try {
         ({ payload } = await jwtVerify(token, getKey, {
@@ -91,6 +95,7 @@ export function createVerifier(options: VerifierOptions): Verifier {
           requiredClaims: ["exp", "sub", "client_id"],
         }));
       } catch (error) {
+        if (error instanceof IssuerUnavailableError) throw error;
         // jose reports a key set it could not fetch or parse as its generic error (code ERR_JOSE_GENERIC).
         if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid || !(error instanceof errors.JOSEError) || error.code === "ERR_JOSE_GENERIC") {
           throw new IssuerUnavailableError("the issuer's keys could not be read", { cause: error });
