@@ -166,6 +166,21 @@ describe("wellKnownFirst", () => {
     expect(passed).toEqual(["GET /acme/.well-known/jwks"]);
   });
 
+  it("answers RFC 8414 metadata at both addresses as the discovery document, and hands their unusual forms on as discovery", async () => {
+    const { registry } = poolOf(await tenantOf("acme"));
+    const { url, passed } = await serve(registry);
+    const discovery = await fetch(`${url}/acme/.well-known/openid-configuration`);
+    const body = await discovery.text();
+    for (const path of ["/.well-known/oauth-authorization-server/acme", "/acme/.well-known/oauth-authorization-server"]) {
+      const answer = await fetch(`${url}${path}`);
+      expect(answer.status, path).toBe(200);
+      expect(await answer.text()).toBe(body);
+      expect(answer.headers.get("etag")).toBe(discovery.headers.get("etag"));
+    }
+    expect((await fetch(`${url}/.well-known/oauth-authorization-server/acme?x=1`)).status).toBe(418);
+    expect(passed).toEqual(["GET /acme/.well-known/openid-configuration?x=1"]);
+  });
+
   it("hands everything else to the next handler untouched", async () => {
     const { registry } = poolOf(await tenantOf("acme"));
     const { url, passed } = await serve(registry);
@@ -174,7 +189,7 @@ describe("wellKnownFirst", () => {
       ["OPTIONS", "/acme/.well-known/jwks"],
       ["GET", "/acme/.well-known/jwks?x=1"],
       ["GET", "/acme/.well-known/jwks/"],
-      ["GET", "/acme/.well-known/oauth-authorization-server"],
+      ["GET", "/acme/.well-known/oauth-protected-resource"],
       ["GET", "/other/.well-known/jwks"],
       ["GET", "/-bad-/.well-known/jwks"],
       ["GET", "/acme/auth/authorize"],
