@@ -44,6 +44,9 @@ export const ApiResourceSchema = z.object({
   scopes: z.array(z.string()).describe("The permissions the API defines, as scope tokens"),
   accessTokenTtlSeconds: z.number().int().nullable().describe("Lifetime of its access tokens; null: the client's or the organization's"),
   consentRequired: z.boolean(),
+  openToDynamicClients: z
+    .boolean()
+    .describe("Clients registered at the organization's registration endpoint (RFC 7591) may ask for it without a grant; the person is always asked"),
   status: z.enum(API_RESOURCE_STATUS_VALUES),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
@@ -57,6 +60,7 @@ export const ApiResourceCreateSchema = z
     scopes: ApiResourceScopesSchema.default([]),
     accessTokenTtlSeconds: AccessTokenTtlSchema.nullable().default(null),
     consentRequired: z.boolean().default(true),
+    openToDynamicClients: z.boolean().default(false),
     status: z.enum(API_RESOURCE_STATUS_VALUES).default("active"),
   })
   .strict();
@@ -69,6 +73,7 @@ export const ApiResourceUpdateSchema = z
     scopes: ApiResourceScopesSchema.optional(),
     accessTokenTtlSeconds: AccessTokenTtlSchema.nullable().optional(),
     consentRequired: z.boolean().optional(),
+    openToDynamicClients: z.boolean().optional(),
     status: z.enum(API_RESOURCE_STATUS_VALUES).optional(),
   })
   .strict();

@@ -171,3 +171,74 @@ describe("consent for an API resource", () => {
     expect(third).toEqual(["consent"]);
   });
 });
+
+describe("API resources open to dynamically registered clients", () => {
+  /** A public client registered at the organization's open registration endpoint, as an MCP client registers itself. */
+  async function register(at: OrgRef, extra: Record<string, string> = {}) {
+    const answer = await fetch(`${issuerOf(porta, at)}/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ redirect_uris: [CB], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"], client_name: "An MCP client", ...extra }),
+    });
+    return { status: answer.status, body: (await answer.json()) as { client_id: string; scope?: string; error?: string } };
+  }
+  async function registeredClient(at: OrgRef, extra: Record<string, string> = {}) {
+    const { status, body } = await register(at, extra);
+    expect(status, JSON.stringify(body)).toBe(201);
+    return { client: { id: body.client_id, scope: body.scope }, config: await clientConfiguration(porta, at, { id: body.client_id }) };
+  }
+
+  it("gives a registered client a token for a resource open to it, with the scopes it asks that the resource defines, and consent asked", async () => {
+    const prisma = porta.services.db.prisma;
+    const open = await createOrganization(prisma);
+    await prisma.organization.update({ where: { id: open.id }, data: { registrationPolicy: { enabled: true, requireInitialAccessToken: false } } });
+    const openUserId = (await createUser(prisma, open.id)).id;
+    const MCP = "http://localhost:3961/mcp";
+    const CLOSED = "https://api.example.com/closed";
+    const mcp = await api.post<{ id: string; openToDynamicClients: boolean }>(`/organizations/${open.id}/api-resources`, { identifier: MCP, name: "MCP", scopes: ["tools:read", "tools:call"], openToDynamicClients: true });
+    expect(mcp.status, JSON.stringify(mcp.body)).toBe(201);
+    expect(mcp.body.openToDynamicClients).toBe(true);
+    expect((await api.post(`/organizations/${open.id}/api-resources`, { identifier: CLOSED, name: "Closed", scopes: ["x"] })).status).toBe(201);
+
+    // MCP clients register with the scopes they will ask for (the 401's scope): the resource's
+    // scopes are granted per resource at the token, not kept in the client's own scope.
+    const { client, config } = await registeredClient(open, { scope: "openid tools:call" });
+    expect(client.scope).toBe("openid");
+    expect((await registeredClient(open, { scope: "tools:call tools:read" })).client.scope).not.toContain("tools:");
+    // A scope neither the organization nor an open resource defines is still refused.
+    expect(await register(open, { scope: "x" })).toMatchObject({ status: 400, body: { error: "invalid_client_metadata" } });
+    const prompts: string[] = [];
+    const { verifier, challenge } = await pkcePair();
+    const url = oidc.buildAuthorizationUrl(config, { redirect_uri: CB, code_challenge: challenge, code_challenge_method: "S256", scope: "tools:call other", resource: MCP });
+    const callback = await followAuthorization(porta, open, url, { accountId: openUserId, prompts });
+    expect(callback.searchParams.get("error")).toBeNull();
+    expect(prompts).toEqual(["login", "consent"]);
+    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier });
+    const { payload } = await verifyWithJwks(porta, open, tokens.access_token, { audience: MCP, typ: "at+jwt" });
+    expect(payload).toMatchObject({ aud: MCP, client_id: client.id, sub: openUserId, scope: "tools:call" });
+
+    // A resource not open to them is still invalid_target, and so is the open one for a client an administrator made.
+    const closed = await oidc.buildAuthorizationUrl(config, { redirect_uri: CB, code_challenge: challenge, code_challenge_method: "S256", scope: "x", resource: CLOSED });
+    expect((await followAuthorization(porta, open, closed, { accountId: openUserId })).searchParams.get("error")).toBe("invalid_target");
+    const { config: madeConfig } = await webClient(open);
+    const made = oidc.buildAuthorizationUrl(madeConfig, { redirect_uri: CB, code_challenge: challenge, code_challenge_method: "S256", scope: "tools:call", resource: MCP });
+    expect((await followAuthorization(porta, open, made, { accountId: openUserId })).searchParams.get("error")).toBe("invalid_target");
+  });
+
+  it("is off by default, and cannot be combined with skipping consent", async () => {
+    const plain = await api.post<{ id: string; openToDynamicClients: boolean }>(`/organizations/${org.id}/api-resources`, { identifier: "https://api.example.com/plain", name: "Plain", scopes: ["p"] });
+    expect(plain.body.openToDynamicClients).toBe(false);
+    const both = await api.post<{ error: { details: Array<{ field: string }> } }>(`/organizations/${org.id}/api-resources`, {
+      identifier: "https://api.example.com/both",
+      name: "Both",
+      openToDynamicClients: true,
+      consentRequired: false,
+    });
+    expect(both.status).toBe(422);
+    expect(both.body.error.details.map((d) => d.field)).toContain("openToDynamicClients");
+    const free = await api.post<{ id: string }>(`/organizations/${org.id}/api-resources`, { identifier: "https://api.example.com/free2", name: "Free", consentRequired: false });
+    expect((await api.put(`/api-resources/${free.body.id}`, { openToDynamicClients: true })).status).toBe(422);
+    expect((await api.put(`/api-resources/${plain.body.id}`, { openToDynamicClients: true })).status).toBe(200);
+    expect((await api.put(`/api-resources/${plain.body.id}`, { consentRequired: false })).status).toBe(422);
+  });
+});

@@ -15,10 +15,15 @@ import type { Feature, FeatureInput } from "../feature";
  * `resource` is `invalid_target`.
  */
 
-/** What a token for this resource may carry: the scopes the client was granted that the resource still defines. */
-export function grantedScopesOf(resource: TenantApiResource, clientId: string): string[] | undefined {
+/**
+ * What a token for this resource may carry: the scopes the client was granted that the resource
+ * still defines; for a client that registered itself (RFC 7591, as MCP clients do) without a
+ * grant, every scope of a resource open to such clients (the person consents to them: such a
+ * resource always asks, admin/api-resources/service.ts).
+ */
+export function grantedScopesOf(resource: TenantApiResource, clientId: string, dynamicallyRegistered = false): string[] | undefined {
   // Own keys only: a client id such as "constructor" must not find the object's prototype.
-  if (!Object.hasOwn(resource.grants, clientId)) return undefined;
+  if (!Object.hasOwn(resource.grants, clientId)) return resource.openToDynamicClients && dynamicallyRegistered ? [...resource.scopes] : undefined;
   const granted = resource.grants[clientId]!;
   const defined = new Set(resource.scopes);
   return granted.filter((scope) => defined.has(scope));
@@ -35,6 +40,11 @@ export function resourceIndicatorsOf(input: FeatureInput): ResourceIndicators {
     if (!adminApiResource) return false;
     const client = await getClientRecord(prisma, cache, clientId);
     return Boolean(client && isAdminApiClient(client));
+  };
+  /** A client that registered itself at the registration endpoint (decision 054). */
+  const isDynamicallyRegistered = async (clientId: string) => {
+    const client = await getClientRecord(prisma, cache, clientId);
+    return Boolean(client && client.registrationAccessTokenHash !== null);
   };
   const ownResource = (client: Client) => {
     const allowed = new Set((client.scope ?? input.scopes.join(" ")).split(" "));
@@ -56,7 +66,8 @@ export function resourceIndicatorsOf(input: FeatureInput): ResourceIndicators {
       // The organization itself and the Admin API come first: a registered resource cannot take their place.
       const own = resourceIndicator === issuer || (resourceIndicator === adminApiResource && (await mayUseAdminApiResource(client.clientId)));
       const resource = own ? undefined : byIdentifier.get(resourceIndicator);
-      const granted = resource && grantedScopesOf(resource, client.clientId);
+      const dynamic = resource !== undefined && resource.openToDynamicClients && !Object.hasOwn(resource.grants, client.clientId) && (await isDynamicallyRegistered(client.clientId));
+      const granted = resource && grantedScopesOf(resource, client.clientId, dynamic);
       if (!own && !granted) throw new errors.InvalidTarget();
       // client_credentials names scopes of the organization or of the resource asked for (decision 071).
       refuseUnknownClientCredentialsScopes(ctx, resource && granted ? new Set([...knownScopes, ...resource.scopes]) : knownScopes, input.userScopes);

@@ -167,6 +167,7 @@ export interface Operations {
         scopes?: Array<string>;
         accessTokenTtlSeconds?: number | null;
         consentRequired?: boolean;
+        openToDynamicClients?: boolean;
         status?: "active" | "inactive";
       }, options?: CallOptions];
     response: {
@@ -180,6 +181,8 @@ export interface Operations {
         /** Lifetime of its access tokens; null: the client's or the organization's */
         accessTokenTtlSeconds: number | null;
         consentRequired: boolean;
+        /** Clients registered at the organization's registration endpoint (RFC 7591) may ask for it without a grant; the person is always asked */
+        openToDynamicClients: boolean;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -206,6 +209,8 @@ export interface Operations {
         /** Lifetime of its access tokens; null: the client's or the organization's */
         accessTokenTtlSeconds: number | null;
         consentRequired: boolean;
+        /** Clients registered at the organization's registration endpoint (RFC 7591) may ask for it without a grant; the person is always asked */
+        openToDynamicClients: boolean;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -233,6 +238,8 @@ export interface Operations {
           /** Lifetime of its access tokens; null: the client's or the organization's */
           accessTokenTtlSeconds: number | null;
           consentRequired: boolean;
+          /** Clients registered at the organization's registration endpoint (RFC 7591) may ask for it without a grant; the person is always asked */
+          openToDynamicClients: boolean;
           status: "active" | "inactive";
           createdAt: string;
           updatedAt: string;
@@ -254,6 +261,7 @@ export interface Operations {
         scopes?: Array<string>;
         accessTokenTtlSeconds?: number | null;
         consentRequired?: boolean;
+        openToDynamicClients?: boolean;
         status?: "active" | "inactive";
       }, options?: CallOptions];
     response: {
@@ -267,6 +275,8 @@ export interface Operations {
         /** Lifetime of its access tokens; null: the client's or the organization's */
         accessTokenTtlSeconds: number | null;
         consentRequired: boolean;
+        /** Clients registered at the organization's registration endpoint (RFC 7591) may ask for it without a grant; the person is always asked */
+        openToDynamicClients: boolean;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -4437,6 +4447,7 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"scopes","in":"body","type":"list of string","required":false,"default":"[]"},
       {"name":"accessTokenTtlSeconds","in":"body","type":"integer (60–86400) or null","required":false,"default":"null"},
       {"name":"consentRequired","in":"body","type":"boolean","required":false,"default":"true"},
+      {"name":"openToDynamicClients","in":"body","type":"boolean","required":false,"default":"false"},
       {"name":"status","in":"body","type":"active | inactive","required":false,"default":"\"active\""},
     ],
   },
@@ -4472,6 +4483,7 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"scopes","in":"body","type":"list of string","required":false},
       {"name":"accessTokenTtlSeconds","in":"body","type":"integer (60–86400) or null","required":false},
       {"name":"consentRequired","in":"body","type":"boolean","required":false},
+      {"name":"openToDynamicClients","in":"body","type":"boolean","required":false},
       {"name":"status","in":"body","type":"active | inactive","required":false},
     ],
   },
