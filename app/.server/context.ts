@@ -17,6 +17,7 @@ import type { Mailer } from "./mail/mailer";
 import type { Metrics } from "./metrics/metrics";
 import type { LogoutNotices } from "./oidc/features/backchannel-logout";
 import type { KeyService } from "./oidc/provider/keys";
+import type { MetadataDocumentClients } from "./oidc/storage/client-metadata-documents";
 import type { ProviderRegistry } from "./oidc/provider/tenant-provider";
 import type { RateLimits } from "./rate-limit/limiters";
 import type { Settings } from "./settings/settings";
@@ -75,6 +76,8 @@ export interface Collaborators {
    * the compiled server know where package.json is; Remix's server build gets it from there.
    */
   release: string;
+  /** Client ID metadata documents, fetched through the outbound guard and kept (oidc/storage/client-metadata-documents.ts). */
+  clientDocuments: MetadataDocumentClients;
 }
 export type CollaboratorName = keyof Collaborators;
 

@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { createMetadataDocumentClients } from "./oidc/storage/client-metadata-documents";
 import { createMemoryStore } from "./cache/memory-store";
 import { createPostgresStore } from "./cache/postgres-store";
 import { createCacheEpochSource } from "./cache/epoch";
@@ -127,6 +128,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
   }
   // Organizations get their keys when created or first used: nothing here runs per organization.
   await keys.retireLegacyKeys();
+  const clientDocuments = createMetadataDocumentClients({ allowPrivateNetworks: config.outboundAllowPrivateNetworks });
   const oidc = await createProviderRegistry({
     baseUrl: config.baseUrl,
     superAdminSlug: config.superAdminSlug,
@@ -141,6 +143,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     settings,
     ...(config.providerPoolBytes ? { poolBytes: config.providerPoolBytes } : {}),
     allowPrivateNetworks: config.outboundAllowPrivateNetworks,
+    clientDocuments,
     onProviderBuilt: (provider) => metrics.observeProvider(provider),
     onBackchannelLogout: async (notice) => noticesRef.current?.send([notice]),
     onTokenExchanged: async (organizationId, record) => {
@@ -202,6 +205,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     metrics,
     tracing,
     release,
+    clientDocuments,
     logoutNotices,
     readiness: createReadiness({
       ping: () => db.ping(1_000),

@@ -1,4 +1,5 @@
 import type { Prisma } from "~/generated/prisma/client";
+import { parseMetadataDocumentClientId } from "~/schemas/client-metadata-document";
 import { isRepresentableText } from "~/schemas/text";
 import type { Context, StagedContext } from "../context";
 import { getClientRecord } from "../directory/clients";
@@ -77,12 +78,14 @@ export async function listAccountApps(ctx: Context<"cache">, access: SignedIn): 
   const nameOf = new Map(named.map((r) => [r.identifier, r.name]));
   return [...byClient.entries()].flatMap(([clientId, entry], i) => {
     const client = clients[i];
+    // A client known by its metadata document's URL is named by the domain it came from.
+    const documentDomain = client ? null : (parseMetadataDocumentClientId(clientId)?.hostname ?? null);
     // A grant outliving its client (deleted, or not this organization's) is nothing to show or revoke.
-    if (!client || client.organizationId !== access.organization.id) return [];
+    if (documentDomain === null && (!client || client.organizationId !== access.organization.id)) return [];
     return [
       {
         clientId,
-        name: client.name,
+        name: client?.name ?? documentDomain!,
         scopes: [...entry.scopes].sort(),
         resources: [...entry.resources.entries()].map(([identifier, scopes]) => ({ identifier, name: nameOf.get(identifier) ?? null, scopes: [...scopes].sort() })),
         grantedAt: entry.grantedAt.toISOString(),

@@ -1,4 +1,5 @@
 import type { JWTPayload } from "jose";
+import type { MetadataDocumentClients } from "./storage/client-metadata-documents";
 import type Provider from "oidc-provider";
 import type { Client, Configuration, CookiesSetOptions, ErrorOut, FindAccount, interactionPolicy, KoaContextWithOIDC } from "oidc-provider";
 import type { Logger } from "pino";
@@ -43,6 +44,8 @@ export interface ProviderInput {
   revokedTokens: RevokedTokens;
   /** Outbound requests (a client's jwks_uri) may reach private addresses (OUTBOUND_ALLOW_PRIVATE_NETWORKS). */
   allowPrivateNetworks?: boolean;
+  /** Client ID metadata documents, fetched and kept once per process (storage/client-metadata-documents.ts). */
+  clientDocuments?: MetadataDocumentClients;
 }
 
 /** The few pages the provider renders itself (edge/pages.ts `providerPages`). */

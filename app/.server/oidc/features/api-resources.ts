@@ -1,3 +1,4 @@
+import { parseMetadataDocumentClientId } from "~/schemas/client-metadata-document";
 import { errors, type Client, type Configuration } from "oidc-provider";
 import { isAdminApiClient } from "../../admin/api-access";
 import { getClientRecord } from "../../directory/clients";
@@ -41,10 +42,15 @@ export function resourceIndicatorsOf(input: FeatureInput): ResourceIndicators {
     const client = await getClientRecord(prisma, cache, clientId);
     return Boolean(client && isAdminApiClient(client));
   };
-  /** A client that registered itself at the registration endpoint (decision 054). */
+  /**
+   * A client that registered itself at the registration endpoint (decision 054), or that the
+   * provider knows from its client ID metadata document (an https client_id with no registered
+   * client behind it): neither has a grant an administrator could have made beforehand.
+   */
   const isDynamicallyRegistered = async (clientId: string) => {
     const client = await getClientRecord(prisma, cache, clientId);
-    return Boolean(client && client.registrationAccessTokenHash !== null);
+    if (!client) return parseMetadataDocumentClientId(clientId) !== null;
+    return client.registrationAccessTokenHash !== null;
   };
   const ownResource = (client: Client) => {
     const allowed = new Set((client.scope ?? input.scopes.join(" ")).split(" "));

@@ -120,7 +120,7 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
   const { organization, issuer, prisma, sql, cache, store, revokedTokens } = input;
   const { scopes, claims } = scopesAndClaims(input.customClaims);
   const adapterFor = createAdapterFactory({ sql, store, revokedTokens, organizationId: organization.id, claimsOfSignedJwt: input.claimsOfSignedJwt });
-  const clientAdapter = createClientAdapter(prisma, cache, organization.id, issuer);
+  const clientAdapter = createClientAdapter(prisma, cache, organization, issuer, input.clientDocuments);
   const pages = providerPages(organization, issuer);
   // The session cookie of each organization lives under its own prefix, so two organizations on
   // one host never overwrite each other's session.

@@ -1,4 +1,5 @@
 import { exportJWK, generateKeyPair } from "jose";
+import type { MetadataDocumentClients } from "../storage/client-metadata-documents";
 import Provider from "oidc-provider";
 import { LRUCache } from "lru-cache";
 import { createProviderPool } from "./provider-pool";
@@ -45,6 +46,8 @@ export interface RegistryOptions {
   poolBytes?: number;
   /** OUTBOUND_ALLOW_PRIVATE_NETWORKS: the provider's outbound requests may reach private addresses. */
   allowPrivateNetworks?: boolean;
+  /** Client ID metadata documents (storage/client-metadata-documents.ts), one set per process. */
+  clientDocuments?: MetadataDocumentClients;
   /** Called with each provider built (the metrics count its grants and errors). */
   onProviderBuilt?: (provider: Provider) => void;
   /** Where a provider's sign-out (end_session) hands the logout tokens it would send: to the job queue (decision 048). */
@@ -140,6 +143,7 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
         store,
         revokedTokens,
         allowPrivateNetworks: options.allowPrivateNetworks ?? false,
+        ...(options.clientDocuments ? { clientDocuments: options.clientDocuments } : {}),
       }),
     );
     provider.proxy = true;

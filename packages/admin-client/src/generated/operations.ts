@@ -3064,6 +3064,10 @@ export interface Operations {
         requireInitialAccessToken: boolean;
         allowedGrantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
         allowedTokenEndpointAuthMethods: Array<"none" | "client_secret_basic" | "client_secret_post" | "private_key_jwt">;
+        clientIdMetadataDocuments: {
+          enabled: boolean;
+          allowedDomains: Array<string>;
+        };
       };
     etag: true;
   };
@@ -3122,12 +3126,20 @@ export interface Operations {
         requireInitialAccessToken?: boolean;
         allowedGrantTypes?: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
         allowedTokenEndpointAuthMethods?: Array<"none" | "client_secret_basic" | "client_secret_post" | "private_key_jwt">;
+        clientIdMetadataDocuments?: {
+          enabled?: boolean;
+          allowedDomains?: Array<string>;
+        };
       }, options?: CallOptions];
     response: {
         enabled: boolean;
         requireInitialAccessToken: boolean;
         allowedGrantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
         allowedTokenEndpointAuthMethods: Array<"none" | "client_secret_basic" | "client_secret_post" | "private_key_jwt">;
+        clientIdMetadataDocuments: {
+          enabled: boolean;
+          allowedDomains: Array<string>;
+        };
       };
     etag: true;
   };
@@ -5271,6 +5283,7 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"requireInitialAccessToken","in":"body","type":"boolean","required":false,"default":"true"},
       {"name":"allowedGrantTypes","in":"body","type":"list of (authorization_code | refresh_token | client_credentials | urn:ietf:params:oauth:grant-type:device_code)","required":false,"default":"[\"authorization_code\",\"refresh_token\"]"},
       {"name":"allowedTokenEndpointAuthMethods","in":"body","type":"list of (none | client_secret_basic | client_secret_post | private_key_jwt)","required":false,"default":"[\"none\",\"client_secret_basic\",\"private_key_jwt\"]"},
+      {"name":"clientIdMetadataDocuments","in":"body","type":"object","required":false,"default":"{\"enabled\":false,\"allowedDomains\":[]}"},
     ],
   },
   "roles.assignPermission": {
