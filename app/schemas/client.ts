@@ -168,6 +168,9 @@ export const TokenExchangeAudiencesSchema = z
   .max(MAX_TOKEN_EXCHANGE_AUDIENCES, `must have at most ${MAX_TOKEN_EXCHANGE_AUDIENCES} entries`)
   .refine((a) => new Set(a).size === a.length, "must not repeat an audience");
 
+/** What a new client may ask for unless it says otherwise. */
+export const DEFAULT_CLIENT_SCOPE = "openid profile email offline_access";
+
 export const ClientNameSchema = z.string().trim().min(1, "must not be empty").max(200, "must have at most 200 characters");
 
 export const ClientSchema = z.object({
@@ -233,7 +236,7 @@ export const ClientCreateSchema = z
     redirectUris: UrisSchema.default([]),
     postLogoutRedirectUris: UrisSchema.default([]),
     grantTypes: GrantTypesSchema.default(["authorization_code", "refresh_token"]),
-    scope: ScopeSchema.default("openid profile email offline_access"),
+    scope: ScopeSchema.default(DEFAULT_CLIENT_SCOPE),
     loginMethods: LoginMethodsSchema.optional(),
     adminApiAccess: z.boolean().default(false),
     allowedCorsOrigins: CorsOriginsSchema.default([]),

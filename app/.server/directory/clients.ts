@@ -9,6 +9,40 @@ export interface ClientRecord extends Client {
   activeSecrets: Array<{ hash: string; expiresAt: Date | null }>;
 }
 
+/** What a client Porta knows without a stored row says about itself; the rest is what a new client has. */
+export type UnstoredClientFields = Pick<
+  ClientRecord,
+  "id" | "organizationId" | "name" | "applicationType" | "tokenEndpointAuthMethod" | "jwksUri" | "redirectUris" | "postLogoutRedirectUris" | "grantTypes" | "scope" | "skipConsent" | "pkce"
+>;
+
+/**
+ * A client that lives in no row (the account page's built-in client, a client ID metadata
+ * document's): no application, secrets, keys, custom lifetimes, browser origins, back-channel
+ * logout or token exchange; the organization's login methods.
+ */
+export function unstoredClientRecord(fields: UnstoredClientFields, since: Date): ClientRecord {
+  return {
+    ...fields,
+    applicationId: null,
+    jwks: null,
+    loginMethods: [],
+    status: "active",
+    adminApiAccess: false,
+    allowedCorsOrigins: [],
+    accessTokenTtlSeconds: null,
+    refreshTokenTtlSeconds: null,
+    backchannelLogoutUri: null,
+    backchannelLogoutSessionRequired: false,
+    tokenExchangeAudiences: [],
+    registrationAccessTokenHash: null,
+    version: 1,
+    createdAt: since,
+    updatedAt: since,
+    applicationStatus: null,
+    activeSecrets: [],
+  };
+}
+
 const TTL_SECONDS = 60;
 const key = (id: string) => `client:${id}`;
 

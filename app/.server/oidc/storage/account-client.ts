@@ -1,6 +1,6 @@
 import type { ClientMetadata } from "oidc-provider";
 import type { Organization } from "~/generated/prisma/client";
-import type { ClientRecord } from "../../directory/clients";
+import { unstoredClientRecord, type ClientRecord } from "../../directory/clients";
 import { clientPolicyMetadata } from "../features/client-policy";
 import { organizationIssuer } from "../edge/endpoints";
 
@@ -37,36 +37,22 @@ export function accountClientMetadata(issuer: string): ClientMetadata {
 
 /** The sign-in pages' view: the login methods are the organization's default (no override). */
 export function accountClientRecord(organization: Pick<Organization, "id" | "createdAt">, issuer: string): ClientRecord {
-  return {
-    id: ACCOUNT_CLIENT_ID,
-    organizationId: organization.id,
-    applicationId: null,
-    name: "Account",
-    applicationType: "web",
-    tokenEndpointAuthMethod: "none",
-    jwks: null,
-    jwksUri: null,
-    redirectUris: [`${issuer}/account/callback`],
-    postLogoutRedirectUris: [`${issuer}/account/signed-out`],
-    grantTypes: ["authorization_code"],
-    scope: "openid",
-    loginMethods: [],
-    status: "active",
-    adminApiAccess: false,
-    // The organization's own page: never asked for consent, no browser origins, default lifetimes.
-    allowedCorsOrigins: [],
-    skipConsent: true,
-    pkce: "inherit",
-    accessTokenTtlSeconds: null,
-    refreshTokenTtlSeconds: null,
-    backchannelLogoutUri: null,
-    backchannelLogoutSessionRequired: false,
-    tokenExchangeAudiences: [],
-    registrationAccessTokenHash: null,
-    version: 1,
-    createdAt: organization.createdAt,
-    updatedAt: organization.createdAt,
-    applicationStatus: null,
-    activeSecrets: [],
-  };
+  return unstoredClientRecord(
+    {
+      id: ACCOUNT_CLIENT_ID,
+      organizationId: organization.id,
+      name: "Account",
+      applicationType: "web",
+      tokenEndpointAuthMethod: "none",
+      jwksUri: null,
+      redirectUris: [`${issuer}/account/callback`],
+      postLogoutRedirectUris: [`${issuer}/account/signed-out`],
+      grantTypes: ["authorization_code"],
+      scope: "openid",
+      // The organization's own page: never asked for consent.
+      skipConsent: true,
+      pkce: "inherit",
+    },
+    organization.createdAt,
+  );
 }

@@ -1,7 +1,8 @@
 import type { Organization } from "~/generated/prisma/client";
 import { isAllowedDocumentHost, parseMetadataDocumentClientId, type ClientMetadataDocument } from "~/schemas/client-metadata-document";
+import { DEFAULT_CLIENT_SCOPE } from "~/schemas/client";
 import { registrationPolicyOf } from "~/schemas/registration";
-import type { ClientRecord } from "../../directory/clients";
+import { unstoredClientRecord, type ClientRecord } from "../../directory/clients";
 import type { MetadataDocumentClients } from "./client-metadata-documents";
 
 /**
@@ -9,42 +10,27 @@ import type { MetadataDocumentClients } from "./client-metadata-documents";
  * documents: described as Porta's registered clients are (a ClientRecord), so the provider's
  * client lookup and the sign-in pages treat it like any other public client.
  */
-/** Scopes a document's client may ask for: what a registered client gets by default. */
-const DOCUMENT_CLIENT_SCOPE = "openid profile email offline_access";
 
 /** The client a document describes, as Porta's other clients are described: public, consent always asked. */
 export function metadataDocumentClientRecord(document: ClientMetadataDocument, organization: Pick<Organization, "id" | "createdAt">): ClientRecord {
-  return {
-    id: document.clientId,
-    organizationId: organization.id,
-    applicationId: null,
-    name: document.name ?? document.domain,
-    applicationType: document.applicationType,
-    tokenEndpointAuthMethod: document.tokenEndpointAuthMethod,
-    jwks: null,
-    jwksUri: document.jwksUri,
-    redirectUris: document.redirectUris,
-    postLogoutRedirectUris: document.postLogoutRedirectUris,
-    grantTypes: document.grantTypes,
-    scope: DOCUMENT_CLIENT_SCOPE,
-    loginMethods: [],
-    status: "active",
-    adminApiAccess: false,
-    allowedCorsOrigins: [],
-    skipConsent: false,
-    pkce: "required",
-    accessTokenTtlSeconds: null,
-    refreshTokenTtlSeconds: null,
-    backchannelLogoutUri: null,
-    backchannelLogoutSessionRequired: false,
-    tokenExchangeAudiences: [],
-    registrationAccessTokenHash: null,
-    version: 1,
-    createdAt: organization.createdAt,
-    updatedAt: organization.createdAt,
-    applicationStatus: null,
-    activeSecrets: [],
-  };
+  return unstoredClientRecord(
+    {
+      id: document.clientId,
+      organizationId: organization.id,
+      name: document.name ?? document.domain,
+      applicationType: document.applicationType,
+      tokenEndpointAuthMethod: document.tokenEndpointAuthMethod,
+      jwksUri: document.jwksUri,
+      redirectUris: document.redirectUris,
+      postLogoutRedirectUris: document.postLogoutRedirectUris,
+      grantTypes: document.grantTypes,
+      // What a registered client may ask for by default.
+      scope: DEFAULT_CLIENT_SCOPE,
+      skipConsent: false,
+      pkce: "required",
+    },
+    organization.createdAt,
+  );
 }
 
 /**
