@@ -3,8 +3,14 @@ import type { Seed } from "./seed";
 
 type Prisma = Parameters<typeof createClient>[0];
 
-/** Where e2e/mcp.spec.ts's MCP server and its client's callback listen (fixed: the resource is registered before the specs start). */
-export const MCP_PORTS = { server: 3961, callback: 3962 } as const;
+/**
+ * Where e2e/mcp.spec.ts's MCP server and its client's callback listen, and where the harness
+ * serves the second client's metadata document (e2e/mcp-documents.ts); fixed, since the resource
+ * and the document are in place before the specs start.
+ */
+export const MCP_PORTS = { server: 3961, callback: 3962, documents: 3963 } as const;
+/** The MCP client's redirect URI: a loopback page, as a desktop MCP client has. */
+export const MCP_CALLBACK = `http://localhost:${MCP_PORTS.callback}/callback`;
 export const MCP_RESOURCE = `http://localhost:${MCP_PORTS.server}/mcp`;
 /** Another API of the same organization: its tokens must not open the MCP server. */
 export const OTHER_RESOURCE = `http://localhost:${MCP_PORTS.server}/reports`;
@@ -12,8 +18,10 @@ export const MCP_SCOPES = ["tools:read", "tools:call"];
 
 /**
  * The MCP organization (docs/mcp.md): open dynamic registration, as an MCP client needs to
- * register itself, and the MCP server as an API resource open to such clients. A confidential
- * client granted the other resource stands for any other API's token.
+ * register itself, client ID metadata documents accepted (an MCP client whose provider has a
+ * document URL names itself by it; one without still registers), and the MCP server as an API
+ * resource open to such clients. A confidential client granted the other resource stands for any
+ * other API's token.
  */
 export async function seedMcp(prisma: Prisma, baseUrl: string): Promise<NonNullable<Seed["mcp"]>> {
   const org = await prisma.organization.create({
@@ -22,7 +30,7 @@ export async function seedMcp(prisma: Prisma, baseUrl: string): Promise<NonNulla
       name: "Model Context Werkstatt",
       defaultLoginMethods: ["password"],
       oauth21: true,
-      registrationPolicy: { enabled: true, requireInitialAccessToken: false, allowedGrantTypes: ["authorization_code", "refresh_token"], allowedTokenEndpointAuthMethods: ["none"] },
+      registrationPolicy: { enabled: true, requireInitialAccessToken: false, allowedGrantTypes: ["authorization_code", "refresh_token"], allowedTokenEndpointAuthMethods: ["none"], clientIdMetadataDocuments: { enabled: true, allowedDomains: [] } },
     },
   });
   const password = "an mcp e2e password 5";

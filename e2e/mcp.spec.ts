@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
+import { get as httpsGet } from "node:https";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { UnauthorizedError, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -8,7 +9,7 @@ import { expect, test, type Page } from "@playwright/test";
 import type english from "../public/locales/en/login.json";
 import { watchForPageErrors } from "./console-helpers";
 import { startMcpServer, type RunningMcpServer } from "./mcp/server";
-import { MCP_PORTS, MCP_RESOURCE, OTHER_RESOURCE } from "./mcp-seed";
+import { MCP_CALLBACK, MCP_PORTS, MCP_RESOURCE, OTHER_RESOURCE } from "./mcp-seed";
 import { readSeed, type Seed } from "./seed";
 
 /**
@@ -16,11 +17,13 @@ import { readSeed, type Seed } from "./seed";
  * from nothing but the server's URL (docs/mcp.md): the server's 401 names its RFC 9728 metadata,
  * which names the organization's issuer; the client reads Porta's RFC 8414 metadata, registers
  * itself (open dynamic registration), sends the person through Porta's real sign-in and consent
- * pages with PKCE and `resource`, and calls a tool with the token. A token Porta issued for
- * another API of the same organization does not open the server.
+ * pages with PKCE and `resource`, and calls a tool with the token. A client whose provider has a
+ * client ID metadata document URL makes the same journey without registering: Porta fetches the
+ * document (served by the harness, e2e/mcp-documents.ts) and the consent page names its domain.
+ * A token Porta issued for another API of the same organization does not open the server.
  */
 const en = JSON.parse(readFileSync(new URL("../public/locales/en/login.json", import.meta.url), "utf8")) as typeof english;
-const CALLBACK = `http://localhost:${MCP_PORTS.callback}/callback`;
+const CALLBACK = MCP_CALLBACK;
 
 let mcp: NonNullable<Seed["mcp"]>;
 let server: RunningMcpServer;
@@ -47,15 +50,23 @@ test.afterAll(async () => {
 
 /**
  * The SDK's OAuthClientProvider of an MCP client that keeps everything in memory and opens the
- * authorization URL in the Playwright page, where the person signs in and allows.
+ * authorization URL in the Playwright page, where the person signs in and allows. With a
+ * `clientMetadataUrl`, the SDK names the client by it where Porta accepts metadata documents.
  */
 class BrowserAuthProvider implements OAuthClientProvider {
   authorizationUrl: URL | undefined;
   registered: OAuthClientInformationMixed | undefined;
+  /** Every client information the SDK asked to keep, in order. */
+  readonly savedInformation: OAuthClientInformationMixed[] = [];
+  /** The consent page's text, as the person read it before allowing. */
+  consentText = "";
   private saved: OAuthTokens | undefined;
   private verifier = "";
 
-  constructor(private readonly page: Page) {}
+  constructor(
+    private readonly page: Page,
+    readonly clientMetadataUrl?: string,
+  ) {}
 
   get redirectUrl() {
     return CALLBACK;
@@ -67,6 +78,7 @@ class BrowserAuthProvider implements OAuthClientProvider {
     return this.registered;
   }
   saveClientInformation(information: OAuthClientInformationMixed) {
+    this.savedInformation.push(information);
     this.registered = information;
   }
   tokens() {
@@ -88,7 +100,9 @@ class BrowserAuthProvider implements OAuthClientProvider {
     await this.page.getByLabel(en.signIn.email, { exact: true }).fill(mcp.user.email);
     await this.page.getByLabel(en.signIn.password, { exact: true }).fill(mcp.user.password);
     await this.page.getByRole("button", { name: en.signIn.submit }).click();
-    // A client that registered itself is nobody's first party: the person is asked.
+    // A client that registered itself, or describes itself in a document, is nobody's first party: the person is asked.
+    await expect(this.page.getByRole("button", { name: en.consent.allow })).toBeVisible();
+    this.consentText = (await this.page.locator("main").innerText()).replace(/\s+/g, " ");
     await this.page.getByRole("button", { name: en.consent.allow }).click();
     await this.page.waitForURL((address) => address.href.startsWith(CALLBACK));
   }
@@ -128,6 +142,68 @@ test("an MCP client starts from the server URL alone: metadata, registration, si
     resource: MCP_RESOURCE,
   });
   await client.close();
+  expect(problems).toEqual([]);
+  await context.close();
+});
+
+/** How often the harness's document server was asked for the agent's document (e2e/mcp-documents.ts). */
+function documentFetches(document: { url: string; certificate: string }): Promise<number> {
+  const url = new URL(document.url);
+  return new Promise((resolve, reject) => {
+    httpsGet(new URL("/requests", url), { ca: document.certificate }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () => resolve((JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, number>)[url.pathname] ?? 0));
+      res.on("error", reject);
+    }).on("error", reject);
+  });
+}
+
+test("an MCP client with a client ID metadata document makes the same journey without registering", async ({ browser }) => {
+  const document = mcp.agentDocument!;
+  const metadata = (await (await fetch(`${mcp.issuer}/.well-known/oauth-authorization-server`)).json()) as { client_id_metadata_document_supported?: boolean; registration_endpoint?: string };
+  expect(metadata.client_id_metadata_document_supported).toBe(true);
+  expect(metadata.registration_endpoint).toBeTruthy();
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const problems = watchForPageErrors(page);
+  const provider = new BrowserAuthProvider(page, document.url);
+  // Every request the MCP client makes, to see that none goes to the registration endpoint.
+  const requested: string[] = [];
+  const recordingFetch: typeof fetch = (input, init) => {
+    requested.push(`${init?.method ?? "GET"} ${input instanceof Request ? input.url : String(input)}`);
+    return fetch(input, init);
+  };
+
+  const first = new StreamableHTTPClientTransport(new URL(server.url), { authProvider: provider, fetch: recordingFetch });
+  await expect(new Client({ name: "werkstatt-document-agent", version: "1.0.0" }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
+
+  // It named itself by the document's URL: nothing was registered.
+  expect(provider.savedInformation.map((information) => information.client_id)).toEqual([document.url]);
+  expect(provider.savedInformation[0]).not.toHaveProperty("client_secret");
+  expect(requested.filter((line) => line.endsWith(` ${metadata.registration_endpoint}`))).toEqual([]);
+  expect(requested.some((line) => line.includes("/.well-known/oauth-authorization-server"))).toBe(true);
+  const asked = provider.authorizationUrl!;
+  expect(asked.href.startsWith(`${mcp.issuer}/auth/authorize?`)).toBe(true);
+  expect(asked.searchParams.get("client_id")).toBe(document.url);
+  expect(asked.searchParams.get("resource")).toBe(MCP_RESOURCE);
+  expect(asked.searchParams.get("code_challenge_method")).toBe("S256");
+  // Porta read the document (its name) and the consent page said where it came from.
+  expect(provider.consentText).toContain(en.consent.fromDomain.replaceAll("{{client}}", "Werkstatt Document Agent").replaceAll("{{domain}}", "127.0.0.1"));
+  expect(await documentFetches(document)).toBeGreaterThanOrEqual(1);
+  expect(lastCallback?.searchParams.get("iss")).toBe(mcp.issuer);
+  await first.finishAuth(lastCallback!.searchParams.get("code")!);
+  await first.close();
+
+  const transport = new StreamableHTTPClientTransport(new URL(server.url), { authProvider: provider, fetch: recordingFetch });
+  const client = new Client({ name: "werkstatt-document-agent", version: "1.0.0" });
+  await client.connect(transport);
+  const result = await client.callTool({ name: "whoami", arguments: {} });
+  const content = result.content as Array<{ type: string; text: string }>;
+  expect(JSON.parse(content[0]!.text)).toEqual({ sub: mcp.user.id, clientId: document.url, scopes: ["tools:call"], resource: MCP_RESOURCE });
+  await client.close();
+  expect(requested.filter((line) => line.endsWith(` ${metadata.registration_endpoint}`))).toEqual([]);
+  expect(provider.savedInformation.map((information) => information.client_id)).toEqual([document.url]);
   expect(problems).toEqual([]);
   await context.close();
 });

@@ -4,7 +4,9 @@
  * of e2e/seed.ts, seeded with one organization per row of the login-method matrix. The seed is
  * written as JSON to E2E_SEED_FILE once it is complete. Two organizations with a two-factor
  * policy are added (e2e/two-factor-seed.ts), and mail goes to a real SMTP peer started here that
- * keeps every message in the mailbox file the seed names (e2e/mail-peer.ts).
+ * keeps every message in the mailbox file the seed names (e2e/mail-peer.ts). An MCP client's
+ * metadata document is served over TLS here, and this process trusts its certificate
+ * (e2e/mcp-documents.ts).
  *
  *   node --import tsx e2e/server.ts      (needs `npx remix vite:build` first)
  */
@@ -19,7 +21,8 @@ import { createClient, createOrganization, createUser } from "../test/support/fa
 import { BASE_URL, CONSOLE_ADMINS, E2E_ADMIN, E2E_PORT, MAILBOX_FILE, RP_REDIRECT_URI, SEED_FILE, type MatrixRow, type Seed, type SeededOrganization } from "./seed";
 import { startMailPeer } from "./mail-peer";
 import { seedInterop } from "./interop-seed";
-import { seedMcp } from "./mcp-seed";
+import { startAgentDocuments } from "./mcp-documents";
+import { MCP_CALLBACK, seedMcp } from "./mcp-seed";
 import { seedTwoFactorOrganizations } from "./two-factor-seed";
 
 const ROWS: Array<{ row: MatrixRow; methods: string[]; slug: string; name: string }> = [
@@ -34,6 +37,7 @@ async function main() {
   const dataDir = mkdtempSync(path.join(tmpdir(), "porta-e2e-"));
   // Mail goes to a real SMTP peer that keeps what it receives in MAILBOX_FILE (named in the seed).
   const mailPeer = await startMailPeer(MAILBOX_FILE);
+  const agentDocuments = await startAgentDocuments(MCP_CALLBACK);
   const config = parseConfig({
     NODE_ENV: "production",
     PORT: String(E2E_PORT),
@@ -61,6 +65,7 @@ async function main() {
       .catch((error: unknown) => logger.error({ err: error }, "e2e server: close failed"))
       .finally(async () => {
         await mailPeer.close().catch(() => undefined);
+        await agentDocuments.close().catch(() => undefined);
         rmSync(dataDir, { recursive: true, force: true });
         process.exit(0);
       });
@@ -120,7 +125,7 @@ async function main() {
   };
   const federation = await seedFederation(prisma);
   const interop = await seedInterop(prisma, BASE_URL);
-  const mcp = await seedMcp(prisma, BASE_URL);
+  const mcp = { ...(await seedMcp(prisma, BASE_URL)), agentDocument: { url: agentDocuments.url, certificate: agentDocuments.certificate } };
   const seed: Seed = { baseUrl: BASE_URL, admin: E2E_ADMIN, organizations, twoFactor, mailbox: MAILBOX_FILE, resetUser, accountUser, emailChangeUser, passkeys, federation, interop, mcp };
   // Written whole, then renamed: a reader never sees half a file.
   writeFileSync(`${SEED_FILE}.tmp`, JSON.stringify(seed, null, 2), { mode: 0o600 });
