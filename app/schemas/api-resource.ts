@@ -34,7 +34,7 @@ export const ApiResourceScopesSchema = z
   .max(MAX_SCOPES, `must have at most ${MAX_SCOPES} entries`)
   .refine((a) => new Set(a).size === a.length, "must not repeat a scope");
 
-const NameSchema = z.string().trim().min(1, "must not be empty").max(200, "must have at most 200 characters");
+export const ApiResourceNameSchema = z.string().trim().min(1, "must not be empty").max(200, "must have at most 200 characters");
 
 export const ApiResourceSchema = z.object({
   id: z.uuid(),
@@ -53,7 +53,7 @@ export type ApiResource = z.infer<typeof ApiResourceSchema>;
 export const ApiResourceCreateSchema = z
   .object({
     identifier: ApiResourceIdentifierSchema,
-    name: NameSchema,
+    name: ApiResourceNameSchema,
     scopes: ApiResourceScopesSchema.default([]),
     accessTokenTtlSeconds: AccessTokenTtlSchema.nullable().default(null),
     consentRequired: z.boolean().default(true),
@@ -65,7 +65,7 @@ export type ApiResourceCreate = z.infer<typeof ApiResourceCreateSchema>;
 export const ApiResourceUpdateSchema = z
   .object({
     identifier: ApiResourceIdentifierSchema.optional(),
-    name: NameSchema.optional(),
+    name: ApiResourceNameSchema.optional(),
     scopes: ApiResourceScopesSchema.optional(),
     accessTokenTtlSeconds: AccessTokenTtlSchema.nullable().optional(),
     consentRequired: z.boolean().optional(),

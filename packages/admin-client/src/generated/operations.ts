@@ -1616,6 +1616,8 @@ export interface Operations {
           recoveryCodes: number;
           claimValues: number;
           identityProviders?: number;
+          apiResources?: number;
+          clientResourceGrants?: number;
         };
         content: {
           organization: {
@@ -1767,6 +1769,18 @@ export interface Operations {
             teamId?: string | null;
             keyId?: string | null;
           }>;
+          apiResources?: Array<{
+            identifier: string;
+            name: string;
+            scopes: Array<string>;
+            accessTokenTtlSeconds: number | null;
+            consentRequired: boolean;
+            status: "active" | "inactive";
+            grants: Array<{
+              client: string;
+              scopes: Array<string>;
+            }>;
+          }>;
         };
         signature: {
           alg: "HS256";
@@ -1805,6 +1819,8 @@ export interface Operations {
           recoveryCodes: number;
           claimValues: number;
           identityProviders?: number;
+          apiResources?: number;
+          clientResourceGrants?: number;
         };
         /** Fingerprint of the signing key: packages verify only where ENCRYPTION_KEY is the same */
         keyId: string;
@@ -2116,6 +2132,8 @@ export interface Operations {
             recoveryCodes: number;
             claimValues: number;
             identityProviders?: number;
+            apiResources?: number;
+            clientResourceGrants?: number;
           };
           content: {
             organization: {
@@ -2267,6 +2285,18 @@ export interface Operations {
               teamId?: string | null;
               keyId?: string | null;
             }>;
+            apiResources?: Array<{
+              identifier: string;
+              name: string;
+              scopes: Array<string>;
+              accessTokenTtlSeconds: number | null;
+              consentRequired: boolean;
+              status: "active" | "inactive";
+              grants: Array<{
+                client: string;
+                scopes: Array<string>;
+              }>;
+            }>;
           };
           signature: {
             alg: "HS256";
@@ -2292,7 +2322,7 @@ export interface Operations {
         };
         /** Every create and update; unchanged items are only counted */
         changes: Array<{
-          type: "organization" | "application" | "module" | "claim" | "permission" | "role" | "client" | "clientSecret" | "user" | "identityProvider";
+          type: "organization" | "application" | "module" | "claim" | "permission" | "role" | "client" | "clientSecret" | "user" | "identityProvider" | "apiResource";
           key: string;
           action: "create" | "update";
           fields?: Array<string>;
@@ -2327,6 +2357,8 @@ export interface Operations {
             recoveryCodes: number;
             claimValues: number;
             identityProviders?: number;
+            apiResources?: number;
+            clientResourceGrants?: number;
           };
           content: {
             organization: {
@@ -2478,6 +2510,18 @@ export interface Operations {
               teamId?: string | null;
               keyId?: string | null;
             }>;
+            apiResources?: Array<{
+              identifier: string;
+              name: string;
+              scopes: Array<string>;
+              accessTokenTtlSeconds: number | null;
+              consentRequired: boolean;
+              status: "active" | "inactive";
+              grants: Array<{
+                client: string;
+                scopes: Array<string>;
+              }>;
+            }>;
           };
           signature: {
             alg: "HS256";
@@ -2503,7 +2547,7 @@ export interface Operations {
         };
         /** Every create and update; unchanged items are only counted */
         changes: Array<{
-          type: "organization" | "application" | "module" | "claim" | "permission" | "role" | "client" | "clientSecret" | "user" | "identityProvider";
+          type: "organization" | "application" | "module" | "claim" | "permission" | "role" | "client" | "clientSecret" | "user" | "identityProvider" | "apiResource";
           key: string;
           action: "create" | "update";
           fields?: Array<string>;
