@@ -101,7 +101,12 @@ export async function createApiResource(ctx: Context<"oidc" | "config">, organiz
  * longer defines leave its grants in the same write, so that a grant never names a scope its
  * resource lacks.
  */
-export async function updateApiResource(ctx: Context<"oidc" | "config">, id: string, input: ApiResourceUpdate, expectedVersion: number | undefined): Promise<ApiResourceRow> {
+export async function updateApiResource(
+  ctx: Context<"oidc" | "config">,
+  id: string,
+  input: ApiResourceUpdate,
+  expectedVersion: number | undefined,
+): Promise<{ row: ApiResourceRow; narrowed: Array<{ clientId: string; scopes: string[] }> }> {
   const current = await requireApiResource(ctx, id);
   if (input.identifier !== undefined && input.identifier !== current.identifier) {
     await assertNotReserved(ctx, current.organizationId, input.identifier);
@@ -110,26 +115,27 @@ export async function updateApiResource(ctx: Context<"oidc" | "config">, id: str
   await compareAndSet({ ifMatch: expectedVersion, read: current.version }, (guard) =>
     ctx.db.apiResource.updateMany({ where: { id, ...guard }, data: { ...input, version: { increment: 1 } } }),
   );
+  const narrowed: Array<{ clientId: string; scopes: string[] }> = [];
   if (input.scopes !== undefined) {
     const kept = new Set(input.scopes);
-    const grants = await ctx.db.clientResourceGrant.findMany({ where: { resourceId: id } });
+    const grants = await ctx.db.clientResourceGrant.findMany({ where: { resourceId: id }, orderBy: { clientId: "asc" } });
     for (const grant of grants.filter((g) => g.scopes.some((s) => !kept.has(s)))) {
-      await ctx.db.clientResourceGrant.update({
-        where: { clientId_resourceId: { clientId: grant.clientId, resourceId: id } },
-        data: { scopes: grant.scopes.filter((s) => kept.has(s)) },
-      });
+      const scopes = grant.scopes.filter((s) => kept.has(s));
+      await ctx.db.clientResourceGrant.update({ where: { clientId_resourceId: { clientId: grant.clientId, resourceId: id } }, data: { scopes } });
+      narrowed.push({ clientId: grant.clientId, scopes });
     }
   }
   dropProvider(ctx, current.organizationId);
-  return requireApiResource(ctx, id);
+  return { row: await requireApiResource(ctx, id), narrowed };
 }
 
-/** Deletes the resource with its grants; tokens already issued for it live out their time. */
-export async function deleteApiResource(ctx: Context<"oidc">, id: string, expectedVersion: number | undefined): Promise<ApiResourceRow> {
+/** Deletes the resource with its grants (the clients that had one are returned); tokens already issued for it live out their time. */
+export async function deleteApiResource(ctx: Context<"oidc">, id: string, expectedVersion: number | undefined): Promise<{ row: ApiResourceRow; grantedClients: string[] }> {
   const current = await requireApiResource(ctx, id);
+  const grants = await ctx.db.clientResourceGrant.findMany({ where: { resourceId: id }, select: { clientId: true }, orderBy: { clientId: "asc" } });
   await compareAndSet({ ifMatch: expectedVersion, read: current.version }, (guard) => ctx.db.apiResource.deleteMany({ where: { id, ...guard } }));
   dropProvider(ctx, current.organizationId);
-  return current;
+  return { row: current, grantedClients: grants.map((g) => g.clientId) };
 }
 
 // ---------------------------------------------------------------------------------------------
