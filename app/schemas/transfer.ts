@@ -20,7 +20,7 @@ import {
   SECRET_STATUS_VALUES,
   UrisSchema,
 } from "./client";
-import { API_RESOURCE_STATUS_VALUES, ApiResourceIdentifierSchema, ApiResourceNameSchema, ApiResourceScopesSchema } from "./api-resource";
+import { API_RESOURCE_STATUS_VALUES, ApiResourceIdentifierSchema, ApiResourceNameSchema, ApiResourceScopeDescriptionsSchema, ApiResourceScopesSchema } from "./api-resource";
 import { LOGIN_METHODS } from "./login-methods";
 import { LoginMethodsSchema, SlugSchema } from "./organization";
 import { TWO_FACTOR_POLICIES } from "./two-factor-policy";
@@ -176,6 +176,7 @@ export const PackageApiResourceSchema = z
     identifier: ApiResourceIdentifierSchema,
     name: ApiResourceNameSchema,
     scopes: ApiResourceScopesSchema,
+    scopeDescriptions: ApiResourceScopeDescriptionsSchema,
     accessTokenTtlSeconds: Nullable(AccessTokenTtlSchema),
     consentRequired: z.boolean(),
     status: z.enum(API_RESOURCE_STATUS_VALUES),

@@ -18,6 +18,7 @@ interface ApiResource {
   identifier: string;
   name: string;
   scopes: string[];
+  scopeDescriptions: Record<string, string>;
   accessTokenTtlSeconds: number | null;
   consentRequired: boolean;
   status: string;
@@ -85,6 +86,19 @@ describe("API resources", () => {
     expect(entries.map((e) => e.eventType)).toEqual(["api_resource.created", "api_resource.updated", "api_resource.deleted"]);
     expect(entries[2]!.data).toEqual({ identifier: created.identifier, name: "Orders", grantedClients: [client.id] });
     expect((await resolveNames(porta.services.db.prisma, [entries[2]!]))[0]!.target).toEqual({ name: "Orders", organizationId: org.id, deleted: true });
+  });
+
+  it("describes scopes: only the resource's own, and a description leaves with its scope", async () => {
+    const resource = await create({ scopes: ["a", "b"], scopeDescriptions: { a: "Read orders" } });
+    expect(resource.scopeDescriptions).toEqual({ a: "Read orders" });
+    expect422(await api.post(`/organizations/${org.id}/api-resources`, { identifier: "https://api.example.com/stray", name: "Stray", scopes: ["a"], scopeDescriptions: { z: "Nothing" } }), "scopeDescriptions.z", "stray description");
+    expect422(await api.put(`/api-resources/${resource.id}`, { scopeDescriptions: { c: "Not a scope" } }), "scopeDescriptions.c", "stray on update");
+    expect422(await api.put(`/api-resources/${resource.id}`, { scopeDescriptions: { a: "" } }), "scopeDescriptions.a", "empty description");
+    const described = await api.put<ApiResource>(`/api-resources/${resource.id}`, { scopeDescriptions: { a: "Read orders", b: "Write orders" } });
+    expect(described.body.scopeDescriptions).toEqual({ a: "Read orders", b: "Write orders" });
+    const narrowed = await api.put<ApiResource>(`/api-resources/${resource.id}`, { scopes: ["b", "c"] });
+    expect(narrowed.body.scopeDescriptions).toEqual({ b: "Write orders" });
+    expect((await api.get<ApiResource>(`/api-resources/${resource.id}`)).body.scopeDescriptions).toEqual({ b: "Write orders" });
   });
 
   it("keeps identifiers unique per organization, case-sensitive, and free across organizations", async () => {

@@ -90,6 +90,26 @@ describe("console API resource pages", () => {
     expect(saved.status).toBe(302);
     expect(await prisma().apiResource.findUniqueOrThrow({ where: { id: row.id } })).toMatchObject({ name: "Order desk", scopes: ["orders:read", "orders:write", "orders:admin"], accessTokenTtlSeconds: null, consentRequired: false });
 
+    // Each saved scope has its description field; an emptied one describes nothing.
+    const describing = await pageWithCsrf(admin.browser, url);
+    for (const scope of ["orders:read", "orders:write", "orders:admin"]) expect(describing.html).toContain(`<label for="description:${scope}">Description of ${scope}</label>`);
+    const described = await admin.browser.post(url, {
+      csrf: describing.csrf,
+      intent: "update",
+      version: versionOf(describing.html),
+      identifier: ORDERS,
+      name: "Order desk",
+      scopes: "orders:read orders:write orders:admin",
+      accessTokenTtlSeconds: "",
+      status: "active",
+      describesScopes: "on",
+      "description:orders:read": "Read your orders",
+      "description:orders:write": "",
+      "description:orders:admin": "Everything",
+    });
+    expect(described.status).toBe(302);
+    expect((await prisma().apiResource.findUniqueOrThrow({ where: { id: row.id } })).scopeDescriptions).toEqual({ "orders:read": "Read your orders", "orders:admin": "Everything" });
+
     const stale = await admin.browser.post(url, { csrf: edit.csrf, intent: "update", version, identifier: ORDERS, name: "Stale", scopes: "orders:read", status: "active" });
     expect(stale.status).toBe(409);
     expect(textOf(await stale.text())).toContain("Someone else saved this API resource");
@@ -103,6 +123,7 @@ describe("console API resource pages", () => {
     const page = await pageWithCsrf(admin.browser, url);
     expect(textOf(page.html)).toContain("Order desk");
     expect(textOf(page.html)).toContain("Not granted.");
+    expect(textOf(page.html)).toContain("orders:read (Read your orders)");
     const granted = await admin.browser.post(url, { csrf: page.csrf, intent: "grantResource", resourceId: resource.id, scopes: ["orders:read", "orders:admin"] });
     expect(granted.status).toBe(302);
     expect(textOf(await (await admin.browser.get(`${porta.baseUrl}${granted.headers.get("location")!}`)).text())).toContain("Granted: orders:read orders:admin");

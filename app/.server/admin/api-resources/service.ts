@@ -20,12 +20,27 @@ export function toApiResource(row: ApiResourceRow): ApiResource {
     identifier: row.identifier,
     name: row.name,
     scopes: row.scopes,
+    scopeDescriptions: scopeDescriptionsOf(row),
     accessTokenTtlSeconds: row.accessTokenTtlSeconds,
     consentRequired: row.consentRequired,
     status: row.status as ApiResource["status"],
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
+}
+
+/** The stored descriptions as a plain record of strings (the column is JSON). */
+export function scopeDescriptionsOf(row: { scopeDescriptions: unknown }): Record<string, string> {
+  const value = row.scopeDescriptions;
+  if (!value || typeof value !== "object" || Array.isArray(value)) return {};
+  return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
+}
+
+/** Descriptions may only describe scopes the resource defines: 422 naming each other key. */
+function assertDescribedScopes(descriptions: Record<string, string>, scopes: readonly string[]) {
+  const defined = new Set(scopes);
+  const stray = Object.keys(descriptions).filter((scope) => !defined.has(scope));
+  if (stray.length > 0) throw validation(stray.map((scope) => ({ field: `scopeDescriptions.${scope}`, message: "describes a scope the API resource does not define" })));
 }
 
 type GrantRow = Prisma.ClientResourceGrantGetPayload<{ include: { resource: { select: { identifier: true } } } }>;
@@ -91,6 +106,7 @@ async function assertIdentifierFree(ctx: Context, organizationId: string, identi
 export async function createApiResource(ctx: Context<"oidc" | "config">, organizationId: string, input: ApiResourceCreate): Promise<ApiResourceRow> {
   await assertNotReserved(ctx, organizationId, input.identifier);
   await assertIdentifierFree(ctx, organizationId, input.identifier);
+  assertDescribedScopes(input.scopeDescriptions, input.scopes);
   const row = await ctx.db.apiResource.create({ data: { organizationId, ...input } });
   dropProvider(ctx, organizationId);
   return row;
@@ -112,9 +128,16 @@ export async function updateApiResource(
     await assertNotReserved(ctx, current.organizationId, input.identifier);
     await assertIdentifierFree(ctx, current.organizationId, input.identifier, id);
   }
-  await compareAndSet({ ifMatch: expectedVersion, read: current.version }, (guard) =>
-    ctx.db.apiResource.updateMany({ where: { id, ...guard }, data: { ...input, version: { increment: 1 } } }),
-  );
+  const scopes = input.scopes ?? current.scopes;
+  let scopeDescriptions = input.scopeDescriptions;
+  if (scopeDescriptions) assertDescribedScopes(scopeDescriptions, scopes);
+  else if (input.scopes !== undefined) {
+    // Descriptions of the scopes this update drops go with them.
+    const kept = new Set(scopes);
+    scopeDescriptions = Object.fromEntries(Object.entries(scopeDescriptionsOf(current)).filter(([scope]) => kept.has(scope)));
+  }
+  const data = { ...input, ...(scopeDescriptions ? { scopeDescriptions } : {}), version: { increment: 1 } };
+  await compareAndSet({ ifMatch: expectedVersion, read: current.version }, (guard) => ctx.db.apiResource.updateMany({ where: { id, ...guard }, data }));
   const narrowed: Array<{ clientId: string; scopes: string[] }> = [];
   if (input.scopes !== undefined) {
     const kept = new Set(input.scopes);

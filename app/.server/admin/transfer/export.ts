@@ -11,6 +11,7 @@ import {
   type PackageIdentityProvider,
 } from "~/schemas/transfer";
 import { claimMappingOf, endpointsOf, trustOf } from "../../federation/providers";
+import { scopeDescriptionsOf } from "../api-resources/service";
 import { exportBranding } from "./branding-assets";
 import { sealedTotpAad } from "./package-seal";
 
@@ -236,6 +237,7 @@ async function loadContent(ctx: ExportContext, organizationId: string): Promise<
       identifier: r.identifier,
       name: r.name,
       scopes: r.scopes,
+      scopeDescriptions: scopeDescriptionsOf(r),
       accessTokenTtlSeconds: r.accessTokenTtlSeconds,
       consentRequired: r.consentRequired,
       status: r.status as "active" | "inactive",

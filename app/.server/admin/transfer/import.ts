@@ -62,6 +62,7 @@ function verifyPackage(ctx: Context<"packageSeal">, pkg: ExportPackage) {
   const clientIds = new Set(c.clients.map((cl) => cl.id));
   (c.apiResources ?? []).forEach((r, i) => {
     const defined = new Set(r.scopes);
+    Object.keys(r.scopeDescriptions).forEach((scope) => defined.has(scope) || details.push({ field: `package.content.apiResources.${i}.scopeDescriptions.${scope}`, message: "describes a scope the resource does not define" }));
     r.grants.forEach((g, j) => {
       if (!clientIds.has(g.client)) details.push({ field: `package.content.apiResources.${i}.grants.${j}.client`, message: "names a client the package does not define" });
       g.scopes.forEach((scope, k) => defined.has(scope) || details.push({ field: `package.content.apiResources.${i}.grants.${j}.scopes.${k}`, message: `names the scope ${scope}, which the resource does not define` }));
@@ -152,7 +153,7 @@ function planImport(ctx: PreviewContext, pkg: ExportPackage, slug: string, targe
   });
 
   const grantsOf = (grants: ReadonlyArray<{ client: string; scopes: string[] }>) => [...grants].sort((a, b) => (a.client < b.client ? -1 : a.client > b.client ? 1 : 0));
-  const resourceFields: Array<keyof PackageApiResource & string> = ["name", "scopes", "accessTokenTtlSeconds", "consentRequired", "status", "grants"];
+  const resourceFields: Array<keyof PackageApiResource & string> = ["name", "scopes", "scopeDescriptions", "accessTokenTtlSeconds", "consentRequired", "status", "grants"];
   const resourceSteps = (c.apiResources ?? []).map((given) => {
     const r = { ...given, grants: grantsOf(given.grants) };
     const existing = target.apiResources.get(r.identifier);
@@ -343,7 +344,7 @@ function planImport(ctx: PreviewContext, pkg: ExportPackage, slug: string, targe
     // After the clients: a resource named in the package gets exactly the grants it gives, as a role its permissions.
     for (const { r, existing, write } of resourceSteps) {
       if (!write) continue;
-      const data = { name: r.name, scopes: r.scopes, accessTokenTtlSeconds: r.accessTokenTtlSeconds, consentRequired: r.consentRequired, status: r.status };
+      const data = { name: r.name, scopes: r.scopes, scopeDescriptions: r.scopeDescriptions, accessTokenTtlSeconds: r.accessTokenTtlSeconds, consentRequired: r.consentRequired, status: r.status };
       const id = existing
         ? (await tx.apiResource.update({ where: { id: existing.id }, data: { ...data, version: { increment: 1 } } })).id
         : (await tx.apiResource.create({ data: { organizationId, identifier: r.identifier, ...data } })).id;

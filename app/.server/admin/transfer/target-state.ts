@@ -67,6 +67,7 @@ export interface TargetApiResource {
   id: string;
   name: string;
   scopes: string[];
+  scopeDescriptions: unknown;
   accessTokenTtlSeconds: number | null;
   consentRequired: boolean;
   status: string;
@@ -152,6 +153,7 @@ export async function loadTarget(db: Prisma.TransactionClient, slug: string, con
       id: r.id,
       name: r.name,
       scopes: r.scopes,
+      scopeDescriptions: r.scopeDescriptions,
       accessTokenTtlSeconds: r.accessTokenTtlSeconds,
       consentRequired: r.consentRequired,
       status: r.status,

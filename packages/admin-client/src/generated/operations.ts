@@ -165,6 +165,7 @@ export interface Operations {
         identifier: string;
         name: string;
         scopes?: Array<string>;
+        scopeDescriptions?: { [key: string]: string };
         accessTokenTtlSeconds?: number | null;
         consentRequired?: boolean;
         status?: "active" | "inactive";
@@ -177,6 +178,8 @@ export interface Operations {
         name: string;
         /** The permissions the API defines, as scope tokens */
         scopes: Array<string>;
+        /** What each scope lets a client do, for people; scopes without one are absent */
+        scopeDescriptions: { [key: string]: string };
         /** Lifetime of its access tokens; null: the client's or the organization's */
         accessTokenTtlSeconds: number | null;
         consentRequired: boolean;
@@ -203,6 +206,8 @@ export interface Operations {
         name: string;
         /** The permissions the API defines, as scope tokens */
         scopes: Array<string>;
+        /** What each scope lets a client do, for people; scopes without one are absent */
+        scopeDescriptions: { [key: string]: string };
         /** Lifetime of its access tokens; null: the client's or the organization's */
         accessTokenTtlSeconds: number | null;
         consentRequired: boolean;
@@ -230,6 +235,8 @@ export interface Operations {
           name: string;
           /** The permissions the API defines, as scope tokens */
           scopes: Array<string>;
+          /** What each scope lets a client do, for people; scopes without one are absent */
+          scopeDescriptions: { [key: string]: string };
           /** Lifetime of its access tokens; null: the client's or the organization's */
           accessTokenTtlSeconds: number | null;
           consentRequired: boolean;
@@ -252,6 +259,7 @@ export interface Operations {
         identifier?: string;
         name?: string;
         scopes?: Array<string>;
+        scopeDescriptions?: { [key: string]: string };
         accessTokenTtlSeconds?: number | null;
         consentRequired?: boolean;
         status?: "active" | "inactive";
@@ -264,6 +272,8 @@ export interface Operations {
         name: string;
         /** The permissions the API defines, as scope tokens */
         scopes: Array<string>;
+        /** What each scope lets a client do, for people; scopes without one are absent */
+        scopeDescriptions: { [key: string]: string };
         /** Lifetime of its access tokens; null: the client's or the organization's */
         accessTokenTtlSeconds: number | null;
         consentRequired: boolean;
@@ -1773,6 +1783,7 @@ export interface Operations {
             identifier: string;
             name: string;
             scopes: Array<string>;
+            scopeDescriptions: { [key: string]: string };
             accessTokenTtlSeconds: number | null;
             consentRequired: boolean;
             status: "active" | "inactive";
@@ -2289,6 +2300,7 @@ export interface Operations {
               identifier: string;
               name: string;
               scopes: Array<string>;
+              scopeDescriptions: { [key: string]: string };
               accessTokenTtlSeconds: number | null;
               consentRequired: boolean;
               status: "active" | "inactive";
@@ -2514,6 +2526,7 @@ export interface Operations {
               identifier: string;
               name: string;
               scopes: Array<string>;
+              scopeDescriptions: { [key: string]: string };
               accessTokenTtlSeconds: number | null;
               consentRequired: boolean;
               status: "active" | "inactive";
@@ -4479,6 +4492,7 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"identifier","in":"body","type":"string (up to 2000 chars)","required":true},
       {"name":"name","in":"body","type":"string (1–200 chars)","required":true},
       {"name":"scopes","in":"body","type":"list of string","required":false,"default":"[]"},
+      {"name":"scopeDescriptions","in":"body","type":"object","required":false,"default":"{}"},
       {"name":"accessTokenTtlSeconds","in":"body","type":"integer (60–86400) or null","required":false,"default":"null"},
       {"name":"consentRequired","in":"body","type":"boolean","required":false,"default":"true"},
       {"name":"status","in":"body","type":"active | inactive","required":false,"default":"\"active\""},
@@ -4514,6 +4528,7 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"identifier","in":"body","type":"string (up to 2000 chars)","required":false},
       {"name":"name","in":"body","type":"string (1–200 chars)","required":false},
       {"name":"scopes","in":"body","type":"list of string","required":false},
+      {"name":"scopeDescriptions","in":"body","type":"object","required":false},
       {"name":"accessTokenTtlSeconds","in":"body","type":"integer (60–86400) or null","required":false},
       {"name":"consentRequired","in":"body","type":"boolean","required":false},
       {"name":"status","in":"body","type":"active | inactive","required":false},
