@@ -9,6 +9,8 @@ import type Provider from "oidc-provider";
 
 export const REDIRECT_URI = "https://rp.example.com/cb";
 export const FLOW_SCOPE = "openid offline_access profile email";
+/** The API resource the bench client is granted: client_credentials with `resource` gets a JWT for it. */
+export const BENCH_RESOURCE = { identifier: "https://api.bench.example/orders", scopes: ["orders:read", "orders:write"] } as const;
 
 export interface ServerInfo {
   /** http://127.0.0.1:PORT */

@@ -19,7 +19,7 @@ import { recordConsent, recordLogin } from "../app/.server/oidc/provider/interac
 import type { Services } from "../app/.server/services";
 import { startPorta } from "../app/.server/start";
 import { seedAdminList } from "./admin-list-seed";
-import { FLOW_SCOPE, REDIRECT_URI, announce, loginEmail, onStop, profileOnSignal, seedRefreshPool, type LoginUsersSeed } from "./flow";
+import { BENCH_RESOURCE, FLOW_SCOPE, REDIRECT_URI, announce, loginEmail, onStop, profileOnSignal, seedRefreshPool, type LoginUsersSeed } from "./flow";
 
 const SLUG = "bench";
 const CLIENT_ID = "bench-client";
@@ -59,6 +59,10 @@ async function main() {
   });
   const secret = randomBytes(32).toString("base64url");
   await prisma.clientSecret.create({ data: { clientId: CLIENT_ID, secretHash: hashClientSecret(secret), hint: secret.slice(-4) } });
+  const resource = await prisma.apiResource.create({
+    data: { organizationId: organization.id, identifier: BENCH_RESOURCE.identifier, name: "Bench orders", scopes: [...BENCH_RESOURCE.scopes] },
+  });
+  await prisma.clientResourceGrant.create({ data: { clientId: CLIENT_ID, resourceId: resource.id, scopes: [...BENCH_RESOURCE.scopes] } });
   const user = await prisma.user.create({
     data: { organizationId: organization.id, email: "bench@example.com", emailVerified: true, givenName: "Ada", familyName: "Lovelace" },
   });

@@ -34,7 +34,7 @@ import autocannon from "autocannon";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { LIST_PAGE_SIZE, measureAdminList, type AdminListFigures, type LatencySummary } from "./admin-list";
-import { type ServerInfo, underProfile } from "./flow";
+import { BENCH_RESOURCE, type ServerInfo, underProfile } from "./flow";
 import { loginLines, measureLogins, type LoginFigures } from "./login";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -421,6 +421,25 @@ async function compare(label: string, optionsFor: (t: Target) => autocannon.Opti
 }
 
 /**
+ * Two kinds of request on Porta alone, in alternating rounds (a, b, b, a, …) after a warm-up of
+ * each: how one costs beside the other in the same minute.
+ */
+async function alternateOnPorta(label: string, a: autocannon.Options, b: autocannon.Options, duration: number): Promise<{ a: Throughput; b: Throughput }> {
+  for (const options of [a, b]) await cannon({ ...options, duration: WARMUP });
+  const parts: { a: Throughput[]; b: Throughput[] } = { a: [], b: [] };
+  const slice = Math.max(2, Math.round(duration / ROUNDS));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const which of round % 2 === 0 ? (["a", "b"] as const) : (["b", "a"] as const)) {
+      parts[which].push(await profiled("porta", `${label}-${which}`, round, () => cannon({ ...(which === "a" ? a : b), duration: slice }, pids.porta)));
+    }
+  }
+  const out = { a: summarize(parts.a), b: summarize(parts.b) };
+  log(describe("porta (plain)", out.a));
+  log(describe("porta (API resource)", out.b));
+  return out;
+}
+
+/**
  * Refresh grants: every request takes the next unused token of the server's pool, once. A
  * warm-up of REFRESH_WARMUP tokens gives a first rate; each measured round then spends about
  * duration/ROUNDS seconds' worth of tokens (bounded by what is left in the pool).
@@ -470,6 +489,8 @@ async function compareRefresh(ep: Record<Target, Endpoints>, pools: Record<Targe
 
 interface Figures {
   clientCredentials: Record<Target, Throughput>;
+  /** Porta's plain client_credentials grant and one for an API resource (a JWT with aud = the resource), alternating. */
+  resourceGrant: { plain: Throughput; resource: Throughput };
   refresh: Record<Target, Throughput>;
   introspection: Record<Target, Throughput>;
   introspectionUserToken?: Throughput;
@@ -565,6 +586,8 @@ function renderSection(stores: Stores, figures: Figures, context: { started: Dat
     costRow("discovery", discovery.porta, discovery.bare, "≥ 10,000/s", met(ceiling(discovery.porta) >= 10_000)),
     costRow("JWKS", jwks.porta, jwks.bare, "≥ 10,000/s", met(ceiling(jwks.porta) >= 10_000)),
     "",
+    ...resourceGrantLines(figures.resourceGrant),
+    "",
     ...adminListLines(figures.adminList),
     "",
     ...loginLines(figures.passwordLogin),
@@ -582,6 +605,23 @@ function renderSection(stores: Stores, figures: Figures, context: { started: Dat
     "- Porta runs with LOG_LEVEL=silent (no access log lines are written); the bare provider runs on plain node:http with oidc-provider's own in-memory adapter (LRU raised to 1,000,000 entries so that the refresh pool is not evicted).",
   ].filter((l): l is string => l !== undefined);
   return lines.join("\n");
+}
+
+/** Porta's client_credentials grant for an API resource beside its plain one, measured in the same alternating rounds. */
+function resourceGrantLines({ plain, resource }: Figures["resourceGrant"]): string[] {
+  const rate = resource.perSecond / plain.perSecond;
+  const cost = resource.cpuMsPerRequest / plain.cpuMsPerRequest;
+  return [
+    "### client_credentials for an API resource beside the plain grant (Porta only)",
+    "",
+    `The bench client is granted the API resource ${BENCH_RESOURCE.identifier}; the resource-bound request sends \`resource\` and the resource's two scopes and gets an ES256 JWT with aud = the resource (checked before the run).` +
+      ` Both requests ran on Porta in the same ${ROUNDS} alternating rounds after a warm-up; target: within 10 % of the plain grant.`,
+    "",
+    "| Request | req/s | p50 / p99 ms | server CPU ms | Target | Verdict |",
+    "|---|---:|---:|---:|---|---|",
+    `| plain client_credentials | ${fmt(plain.perSecond)}${failures(plain)} | ${ms(plain.latencyP50)} / ${ms(plain.latencyP99)} | ${plain.cpuMsPerRequest.toFixed(3)} | — | |`,
+    `| client_credentials for the API resource | ${fmt(resource.perSecond)}${failures(resource)} | ${ms(resource.latencyP50)} / ${ms(resource.latencyP99)} | ${resource.cpuMsPerRequest.toFixed(3)} | rate ≥ 0.9× and CPU ≤ 1.1× the plain grant | ${met(rate >= 0.9 && cost <= 1.1)} (rate ${ratio(resource.perSecond, plain.perSecond)}, CPU ${ratio(resource.cpuMsPerRequest, plain.cpuMsPerRequest)}) |`,
+  ];
 }
 
 function adminListLines(list: AdminListFigures): string[] {
@@ -743,6 +783,19 @@ async function main() {
       (t) => ({ ...form(t, ep[t].token, "grant_type=client_credentials"), verifyBody: has('"access_token"') }),
       CC_DURATION,
     );
+    log(`client_credentials for an API resource beside the plain grant, Porta only (${CC_DURATION} s each, ${ROUNDS} rounds)`);
+    const resourceBody = `grant_type=client_credentials&resource=${encodeURIComponent(BENCH_RESOURCE.identifier)}&scope=${encodeURIComponent(BENCH_RESOURCE.scopes.join(" "))}`;
+    const probe = await postForm(ep.porta.token, ep.porta.basic, Object.fromEntries(new URLSearchParams(resourceBody)));
+    if (probe.status !== 200 || typeof probe.json.access_token !== "string") throw new Error(`porta: the resource-bound grant failed: ${JSON.stringify(probe.json)}`);
+    const claims = JSON.parse(Buffer.from(probe.json.access_token.split(".")[1] ?? "", "base64url").toString("utf8")) as { aud?: unknown };
+    if (claims.aud !== BENCH_RESOURCE.identifier) throw new Error(`porta: the resource-bound token's aud is ${JSON.stringify(claims.aud)}`);
+    const resourcePair = await alternateOnPorta(
+      "client-credentials-resource",
+      { ...form("porta", ep.porta.token, "grant_type=client_credentials"), verifyBody: has('"access_token"') },
+      { ...form("porta", ep.porta.token, resourceBody), verifyBody: has('"access_token"') },
+      CC_DURATION,
+    );
+    const resourceGrant = { plain: resourcePair.a, resource: resourcePair.b };
     log("refresh_token");
     const refresh = await compareRefresh(ep, { porta: info.porta.refreshTokens, bare: info.bare.refreshTokens }, DURATION);
     log(`introspection at ${INTROSPECTION_RATE} req/s`);
@@ -797,6 +850,7 @@ async function main() {
 
     const figures: Figures = {
       clientCredentials,
+      resourceGrant,
       refresh,
       introspection,
       ...(introspectionUserToken ? { introspectionUserToken } : {}),

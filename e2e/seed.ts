@@ -72,6 +72,13 @@ export interface Seed {
     user: { email: string; password: string; id: string };
     clients: Record<"expressOpenidConnect" | "authjs" | "oidcClientTs" | "passport", { clientId: string; clientSecret: string }>;
   };
+  /** An MCP server protected by Porta (e2e/mcp.spec.ts, e2e/mcp-seed.ts): open registration, the MCP resource open to registered clients. */
+  mcp?: {
+    issuer: string;
+    user: { email: string; password: string; id: string };
+    /** A client_credentials client granted another resource of the organization. */
+    otherResourceClient: { clientId: string; clientSecret: string };
+  };
 }
 
 /**

@@ -19,6 +19,7 @@ import { createClient, createOrganization, createUser } from "../test/support/fa
 import { BASE_URL, CONSOLE_ADMINS, E2E_ADMIN, E2E_PORT, MAILBOX_FILE, RP_REDIRECT_URI, SEED_FILE, type MatrixRow, type Seed, type SeededOrganization } from "./seed";
 import { startMailPeer } from "./mail-peer";
 import { seedInterop } from "./interop-seed";
+import { seedMcp } from "./mcp-seed";
 import { seedTwoFactorOrganizations } from "./two-factor-seed";
 
 const ROWS: Array<{ row: MatrixRow; methods: string[]; slug: string; name: string }> = [
@@ -119,7 +120,8 @@ async function main() {
   };
   const federation = await seedFederation(prisma);
   const interop = await seedInterop(prisma, BASE_URL);
-  const seed: Seed = { baseUrl: BASE_URL, admin: E2E_ADMIN, organizations, twoFactor, mailbox: MAILBOX_FILE, resetUser, accountUser, emailChangeUser, passkeys, federation, interop };
+  const mcp = await seedMcp(prisma, BASE_URL);
+  const seed: Seed = { baseUrl: BASE_URL, admin: E2E_ADMIN, organizations, twoFactor, mailbox: MAILBOX_FILE, resetUser, accountUser, emailChangeUser, passkeys, federation, interop, mcp };
   // Written whole, then renamed: a reader never sees half a file.
   writeFileSync(`${SEED_FILE}.tmp`, JSON.stringify(seed, null, 2), { mode: 0o600 });
   renameSync(`${SEED_FILE}.tmp`, SEED_FILE);

@@ -6,6 +6,7 @@
  *   node scripts/compile.mjs server    app/.server (from app/.server/main.ts) → dist/server/
  *   node scripts/compile.mjs cli       packages/cli with the admin client inlined → packages/cli/dist/main.js
  *   node scripts/compile.mjs client    the admin client library → packages/admin-client/dist (tsc, with .d.ts)
+ *   node scripts/compile.mjs resource-server  the resource server library → packages/resource-server/dist (tsc, with .d.ts)
  *
  * Several targets may be named at once. Only our own code is bundled: every package stays an
  * import that Node resolves from node_modules at run time.
@@ -63,6 +64,12 @@ const TARGETS = {
   async client() {
     const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
     execFileSync(process.execPath, [tsc, "-p", at("packages/admin-client/tsconfig.build.json")], { stdio: "inherit" });
+  },
+  /** The library APIs and MCP servers verify Porta's access tokens with, built the same way. */
+  async "resource-server"() {
+    const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
+    rmSync(at("packages/resource-server/dist"), { recursive: true, force: true });
+    execFileSync(process.execPath, [tsc, "-p", at("packages/resource-server/tsconfig.build.json")], { stdio: "inherit" });
   },
 };
 

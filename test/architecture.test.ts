@@ -61,9 +61,25 @@ describe("layer boundaries enforced by the linter", () => {
   });
 });
 
+describe("the Services bag", () => {
+  it("is taken whole only by the load context, the composition root and the doors that build contexts from it; every other function names what it touches", () => {
+    const files = readdirSync(path.join(ROOT, "app"), { recursive: true, encoding: "utf8" })
+      .filter((file) => /\.tsx?$/.test(file) && !/\.test\.tsx?$/.test(file) && !file.startsWith("generated/"))
+      .filter((file) => /:\s*Services\b/.test(readFileSync(path.join(ROOT, "app", file), "utf8")));
+    expect(files.map((file) => `app/${file}`).sort()).toEqual([
+      "app/.server/http/app.ts",
+      "app/.server/registration/routes.ts",
+      "app/.server/services.ts",
+      "app/.server/sign-in/door.ts",
+      "app/.server/start.ts",
+      "app/load-context.ts",
+    ]);
+  });
+});
+
 describe("import circles", () => {
-  it("has none among the value imports of app/ (type-only imports are erased)", () => {
-    const found = cycles(importGraph(ROOT, ["app"]));
+  it("has none in app/, counting type imports (a service's context names its collaborators without importing the Services bag)", () => {
+    const found = cycles(importGraph(ROOT, ["app"], { types: true }));
     expect(found.map((cycle) => cycle.map((file) => path.relative(ROOT, file)))).toEqual([]);
   });
 

@@ -1,7 +1,27 @@
+import type { Logger } from "pino";
 import type { Prisma } from "~/generated/prisma/client";
-import type { AuditRecord } from "./audit/audit";
-import type { JobName, JobPayloads } from "./jobs/queue";
-import type { Services } from "./services";
+import type { PackageSeal } from "./admin/transfer/package-seal";
+import type { AuditLog, AuditRecord } from "./audit/audit";
+import type { CsrfGuard } from "./auth/csrf";
+import type { PasswordHasher } from "./auth/password-hash";
+import type { OtpMint } from "./auth/two-factor/email-otp";
+import type { ReadThroughCache } from "./cache/read-through";
+import type { KeyValueStore } from "./cache/store";
+import type { Config } from "./config/env";
+import type { Encrypter } from "./crypto/encryption";
+import type { TokenMint } from "./crypto/tokens";
+import type { Database } from "./db/client";
+import type { Readiness } from "./health/readiness";
+import type { JobName, JobPayloads, JobQueue } from "./jobs/queue";
+import type { Mailer } from "./mail/mailer";
+import type { Metrics } from "./metrics/metrics";
+import type { LogoutNotices } from "./oidc/features/backchannel-logout";
+import type { KeyService } from "./oidc/provider/keys";
+import type { MetadataDocumentClients } from "./oidc/storage/client-metadata-documents";
+import type { ProviderRegistry } from "./oidc/provider/tenant-provider";
+import type { RateLimits } from "./rate-limit/limiters";
+import type { Settings } from "./settings/settings";
+import type { Tracing } from "./tracing/tracing";
 
 /**
  * What a service is handed for one unit of work: the database (inside a write, the write's
@@ -21,9 +41,60 @@ export interface Actor {
 /** An audit entry as a service states it; the context adds who acted, from where. */
 export type AuditEntry = Omit<AuditRecord, "actorType" | "actorId" | "ip" | "requestId">;
 
-/** The collaborators a service may ask for, built once in services.ts. */
-export type Collaborators = Omit<Services, "db" | "audit" | "jobs" | "close" | "faults">;
+/**
+ * The collaborators a service may ask for, built once in services.ts (whose `Services` bag is
+ * these and what the builders below take besides). Named here from their own modules, none of
+ * which imports this one: a service module may import the context without closing a circle.
+ */
+export interface Collaborators {
+  config: Config;
+  logger: Logger;
+  store: KeyValueStore;
+  cache: ReadThroughCache;
+  encrypter: Encrypter;
+  keys: KeyService;
+  oidc: ProviderRegistry;
+  limits: RateLimits;
+  passwords: PasswordHasher;
+  csrf: CsrfGuard;
+  mailer: Mailer;
+  tokens: TokenMint;
+  otp: OtpMint;
+  /** Signs export packages and seals the secrets inside them. */
+  packageSeal: PackageSeal;
+  /** Queues logout tokens for the clients of sessions that ended (decision 048). */
+  logoutNotices: LogoutNotices;
+  settings: Settings;
+  /** Prometheus metrics (decision 050): what the collaborators above count, read at scrape time. */
+  metrics: Metrics;
+  /** OpenTelemetry traces (decision 051); spans cost nothing while no endpoint is set. */
+  tracing: Tracing;
+  /** What `/health/ready` answers (health/readiness.ts); draining from SIGTERM on. */
+  readiness: Readiness;
+  /**
+   * The release label (package.json's version), read in services.ts because only the source and
+   * the compiled server know where package.json is; Remix's server build gets it from there.
+   */
+  release: string;
+  /** Client ID metadata documents, fetched through the outbound guard and kept (oidc/storage/client-metadata-documents.ts). */
+  clientDocuments: MetadataDocumentClients;
+}
 export type CollaboratorName = keyof Collaborators;
+
+/**
+ * What the builders below make a context from: the collaborators, and the database, audit log
+ * and job queue behind a unit of work. The `Services` bag (services.ts) is one.
+ */
+export interface ContextSource extends Collaborators {
+  db: Database;
+  audit: AuditLog;
+  jobs: JobQueue;
+  /** Test-only fault injection (FaultHooks); never set in production. */
+  faults?: FaultHooks;
+  /** How long a write waits for its transaction to start (default TRANSACTION_MAX_WAIT_MS). */
+  transactionMaxWaitMs?: number;
+  close(): Promise<void>;
+}
 
 export interface UnitOfWork {
   db: Db;
@@ -83,7 +154,7 @@ function auditTime(): Date {
   return new Date(lastAuditAt);
 }
 
-function contextOf(services: Services, db: Db, actor: Actor, audits: AuditEntry[], effects: Array<() => unknown>): FullContext {
+function contextOf(services: ContextSource, db: Db, actor: Actor, audits: AuditEntry[], effects: Array<() => unknown>): FullContext {
   const { db: _db, audit: _audit, jobs, close: _close, faults: _faults, ...collaborators } = services;
   return {
     ...collaborators,
@@ -101,7 +172,7 @@ function contextOf(services: Services, db: Db, actor: Actor, audits: AuditEntry[
   };
 }
 
-async function runEffects(services: Services, effects: Array<() => unknown>) {
+async function runEffects(services: ContextSource, effects: Array<() => unknown>) {
   for (const effect of effects) {
     try {
       await effect();
@@ -124,7 +195,7 @@ export const TRANSACTION_MAX_WAIT_MS = 10_000;
  * jobs commit together, and the effects outside the database run after the commit.
  */
 export async function inTransaction<T>(
-  services: Services,
+  services: ContextSource,
   actor: Actor,
   work: (ctx: FullContext) => Promise<T>,
   options: { timeoutMs?: number | undefined } = {},
@@ -150,7 +221,7 @@ export async function inTransaction<T>(
 }
 
 /** A context for reads: no transaction, and nothing to audit or enqueue. */
-export function readContext(services: Services, actor: Actor): FullContext {
+export function readContext(services: ContextSource, actor: Actor): FullContext {
   const ctx = contextOf(services, services.db.prisma, actor, [], []);
   return {
     ...ctx,
@@ -166,7 +237,7 @@ export function readContext(services: Services, actor: Actor): FullContext {
  * Runs a read that may record who read what (exports are audited): no transaction, since the
  * read changes nothing; its audit entries are written once it succeeded.
  */
-export async function withReadContext<T>(services: Services, actor: Actor, work: (ctx: FullContext) => Promise<T>): Promise<T> {
+export async function withReadContext<T>(services: ContextSource, actor: Actor, work: (ctx: FullContext) => Promise<T>): Promise<T> {
   const audits: AuditEntry[] = [];
   const ctx = readContext(services, actor);
   const value = await work({ ...ctx, audit: (entry) => void audits.push({ ...entry, at: auditTime() }) });
@@ -180,7 +251,7 @@ export async function withReadContext<T>(services: Services, actor: Actor, work:
 }
 
 /** What a door hands a service that reads first and writes later (StagedContext): a read context, and writes in a transaction, as `actor` unless the write names another. */
-export function stagedContext(services: Services, actor: Actor): StagedContext<CollaboratorName> {
+export function stagedContext(services: ContextSource, actor: Actor): StagedContext<CollaboratorName> {
   function transaction<T>(work: (ctx: FullContext) => Promise<T>): Promise<T>;
   function transaction<T>(as: Actor, work: (ctx: FullContext) => Promise<T>): Promise<T>;
   function transaction<T>(first: Actor | ((ctx: FullContext) => Promise<T>), work?: (ctx: FullContext) => Promise<T>): Promise<T> {
@@ -193,6 +264,6 @@ export function stagedContext(services: Services, actor: Actor): StagedContext<C
 const SYSTEM: Actor = { type: "system", id: null, ip: null, requestId: null };
 
 /** The job table's context for the handlers it registers (JobServiceContext). */
-export function jobServiceContext(services: Services): JobServiceContext<CollaboratorName> {
+export function jobServiceContext(services: ContextSource): JobServiceContext<CollaboratorName> {
   return { ...stagedContext(services, SYSTEM), retryScheduleOf: (name) => services.jobs.retryScheduleOf(name) };
 }

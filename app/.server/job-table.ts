@@ -1,10 +1,9 @@
 import { accountJobs } from "./account/jobs";
 import { authJobs } from "./auth/jobs";
-import { jobServiceContext } from "./context";
+import { jobServiceContext, type ContextSource } from "./context";
 import type { JobName } from "./jobs/job";
 import { registerJobs } from "./jobs/job";
 import { backchannelLogoutJob } from "./oidc/features/backchannel-logout-job";
-import type { Services } from "./services";
 import { webhookJob } from "./webhooks/jobs";
 
 /**
@@ -21,8 +20,9 @@ void everyJobListed;
 
 /**
  * What each job's handler is handed: a context acting as the system (JobServiceContext), except
- * the provider's back-channel logout, which asks for the tenant registry and the logger by a shape
- * of its own (oidc/features/backchannel-logout.ts) that the services satisfy.
+ * the provider's back-channel logout, which asks for the database, the tenant registry and the
+ * logger by a shape of its own (`LogoutDeliveryDeps`, oidc/features/backchannel-logout.ts) and is
+ * handed just those.
  */
 const JOBS_ON_SERVICES = [backchannelLogoutJob] as const;
 const JOBS_ON_CONTEXT = [...authJobs, ...accountJobs, webhookJob] as const;
@@ -35,7 +35,7 @@ void everyJobHanded;
  * Registers every handler, once per process before the workers start; the context-handed jobs act
  * as the system. Part of the composition root: it is where jobs get their collaborators.
  */
-export function registerJobHandlers(services: Services): void {
-  registerJobs(services.jobs, JOBS_ON_SERVICES, services);
+export function registerJobHandlers(services: ContextSource): void {
+  registerJobs(services.jobs, JOBS_ON_SERVICES, { db: services.db, oidc: services.oidc, logger: services.logger });
   registerJobs(services.jobs, JOBS_ON_CONTEXT, jobServiceContext(services));
 }

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { JWTPayload } from "jose";
-import type { DurableRow } from "./oidc/storage/adapter";
+import type { DurableRow } from "./oidc/storage/durable-row";
 import type { RequestDevice } from "./oidc/edge/request-device";
 
 /** What Porta keeps about the request being handled, for code far from the HTTP layer. */

@@ -1,36 +1,36 @@
 import type { Logger } from "pino";
+import { createMetadataDocumentClients } from "./oidc/storage/client-metadata-documents";
 import { createMemoryStore } from "./cache/memory-store";
 import { createPostgresStore } from "./cache/postgres-store";
 import { createCacheEpochSource } from "./cache/epoch";
-import { createReadThroughCache, type ReadThroughCache } from "./cache/read-through";
+import { createReadThroughCache } from "./cache/read-through";
 import { createRedisStore } from "./cache/redis-store";
-import type { KeyValueStore } from "./cache/store";
 import { embeddedDatabaseDir, ensureDataDir, loadOrCreateEncryptionKey } from "./config/data-dir";
 import { lockDataDir, type DataDirLock } from "./config/data-dir-lock";
 import { ConfigError, type Config } from "./config/env";
-import { createEncrypter, type Encrypter } from "./crypto/encryption";
+import { createEncrypter } from "./crypto/encryption";
 import { openDatabase, type Database } from "./db/client";
 import { applyMigrations, readMigrations } from "./db/migrate";
-import { createReadiness, type Readiness } from "./health/readiness";
+import { createReadiness } from "./health/readiness";
 import { createAuditLog, type AuditLog } from "./audit/audit";
-import { createCsrfGuard, type CsrfGuard } from "./auth/csrf";
-import { createPasswordHasher, type PasswordHasher } from "./auth/password-hash";
-import { createRateLimits, rulesFromSettings, type RateLimits } from "./rate-limit/limiters";
-import { createTokenMint, type TokenMint } from "./crypto/tokens";
-import { createPackageSeal, type PackageSeal } from "./admin/transfer/package-seal";
-import { createOtpMint, type OtpMint } from "./auth/two-factor/email-otp";
+import { createCsrfGuard } from "./auth/csrf";
+import { createPasswordHasher } from "./auth/password-hash";
+import { createRateLimits, rulesFromSettings } from "./rate-limit/limiters";
+import { createTokenMint } from "./crypto/tokens";
+import { createPackageSeal } from "./admin/transfer/package-seal";
+import { createOtpMint } from "./auth/two-factor/email-otp";
 import { JOB_TABLE, registerJobHandlers } from "./job-table";
-import { createJobQueue, type JobQueue, type QueueSettings } from "./jobs/queue";
-import { createSettings, type Settings } from "./settings/settings";
-import type { FaultHooks } from "./context";
-import { createMailer, type Mailer } from "./mail/mailer";
-import { createKeyService, type KeyService } from "./oidc/provider/keys";
+import { createJobQueue, type QueueSettings } from "./jobs/queue";
+import { createSettings } from "./settings/settings";
+import type { ContextSource, FaultHooks } from "./context";
+import { createMailer } from "./mail/mailer";
+import { createKeyService } from "./oidc/provider/keys";
 import { MAX_SIGNED_TOKEN_LIFETIME } from "./oidc/provider/lifetimes";
 import { createProviderRegistry, PROVIDER_MAX_AGE_MS, type ProviderRegistry } from "./oidc/provider/registry";
 import { createDocumentDirectory, type DocumentDirectory } from "./oidc/edge/document-directory";
 import { createDocumentTemplates } from "./oidc/edge/well-known";
-import { createMetrics, type Metrics } from "./metrics/metrics";
-import { startTracing, type Tracing } from "./tracing/tracing";
+import { createMetrics } from "./metrics/metrics";
+import { startTracing } from "./tracing/tracing";
 import { readPackageVersion } from "./root";
 import { createWebhookOutbox } from "./webhooks/outbox";
 import { createLogoutNotices, type LogoutNotices } from "./oidc/features/backchannel-logout";
@@ -40,46 +40,9 @@ import { tokenExchangeAuditEntry } from "./oidc/features/token-exchange";
  * Everything a request handler may need, built once per process and handed to Remix through the
  * load context (route modules never build their own connections).
  */
-export interface Services {
-  config: Config;
-  logger: Logger;
-  db: Database;
-  store: KeyValueStore;
-  cache: ReadThroughCache;
-  encrypter: Encrypter;
-  keys: KeyService;
-  oidc: ProviderRegistry;
-  /** Every active organization's discovery and JWKS, compactly (decision 062). */
+export interface Services extends ContextSource {
+  /** Every active organization's discovery and JWKS, compactly (decision 062): the well-known lane's, which no service asks for. */
   documents: DocumentDirectory;
-  audit: AuditLog;
-  limits: RateLimits;
-  passwords: PasswordHasher;
-  csrf: CsrfGuard;
-  mailer: Mailer;
-  tokens: TokenMint;
-  otp: OtpMint;
-  /** Signs export packages and seals the secrets inside them. */
-  packageSeal: PackageSeal;
-  jobs: JobQueue;
-  /** Queues logout tokens for the clients of sessions that ended (decision 048). */
-  logoutNotices: LogoutNotices;
-  settings: Settings;
-  /** Prometheus metrics (decision 050): what the collaborators above count, read at scrape time. */
-  metrics: Metrics;
-  /** OpenTelemetry traces (decision 051); spans cost nothing while no endpoint is set. */
-  tracing: Tracing;
-  /** What `/health/ready` answers (health/readiness.ts); draining from SIGTERM on. */
-  readiness: Readiness;
-  /**
-   * The release label (package.json's version), read here because only the source and the
-   * compiled server know where package.json is; Remix's server build gets it from here.
-   */
-  release: string;
-  /** Test-only fault injection (see context.ts); never set in production. */
-  faults?: FaultHooks;
-  /** How long a write waits for its transaction to start (context.ts; default 10 s). */
-  transactionMaxWaitMs?: number;
-  close(): Promise<void>;
 }
 
 export interface CreateServicesOptions {
@@ -165,6 +128,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
   }
   // Organizations get their keys when created or first used: nothing here runs per organization.
   await keys.retireLegacyKeys();
+  const clientDocuments = createMetadataDocumentClients({ allowPrivateNetworks: config.outboundAllowPrivateNetworks });
   const oidc = await createProviderRegistry({
     baseUrl: config.baseUrl,
     superAdminSlug: config.superAdminSlug,
@@ -179,6 +143,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     settings,
     ...(config.providerPoolBytes ? { poolBytes: config.providerPoolBytes } : {}),
     allowPrivateNetworks: config.outboundAllowPrivateNetworks,
+    clientDocuments,
     onProviderBuilt: (provider) => metrics.observeProvider(provider),
     onBackchannelLogout: async (notice) => noticesRef.current?.send([notice]),
     onTokenExchanged: async (organizationId, record) => {
@@ -240,6 +205,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     metrics,
     tracing,
     release,
+    clientDocuments,
     logoutNotices,
     readiness: createReadiness({
       ping: () => db.ping(1_000),

@@ -8,6 +8,7 @@ import { changePassword, setFirstPassword, type PasswordOutcome } from "~/.serve
 import { requestEmailChange } from "~/.server/account/email";
 import { removeAccountPasskey, renameAccountPasskey } from "~/.server/account/passkeys";
 import { removeAccountLink } from "~/.server/account/federated";
+import { revokeAccountApp } from "~/.server/account/apps";
 import { updateProfile } from "~/.server/account/profile";
 import { endAccountSession, endOtherAccountSessions } from "~/.server/account/sessions";
 import { regenerateRecoveryCodes, removeTotp, setEmailCodes } from "~/.server/account/two-factor";
@@ -35,6 +36,7 @@ const NOTICES = [
   "passkey_renamed",
   "passkey_removed",
   "link_removed",
+  "app_revoked",
   "session_ended",
   "others_ended",
 ] as const;
@@ -52,7 +54,7 @@ export async function loader(args: LoaderFunctionArgs) {
 const done = (page: OpenAccountPage, notice: AccountNotice, count?: number) =>
   redirect(`/${page.frame.slug}/account?done=${notice}${count === undefined ? "" : `&count=${count}`}`, { status: 303, headers: NO_STORE });
 
-const refused = (status: number, error: "notAllowed" | "gone" | "passkeyName") => data({ view: "refused" as const, error }, { status, headers: NO_STORE });
+const refused = (status: number, error: "notAllowed" | "gone" | "appGone" | "passkeyName") => data({ view: "refused" as const, error }, { status, headers: NO_STORE });
 
 function passwordAnswer(page: OpenAccountPage, outcome: PasswordOutcome, notice: AccountNotice, context: ActionFunctionArgs["context"]) {
   if (outcome.ok) return done(page, notice);
@@ -129,6 +131,10 @@ export async function action(args: ActionFunctionArgs) {
       const outcome = await removeAccountLink(ctx, access, text("link"));
       if (outcome.ok) return done(page, "link_removed");
       return outcome.reason === "step_up" ? stepUp(args.context, page, "overview") : refused(404, "gone");
+    }
+    case "app-revoke": {
+      const outcome = await revokeAccountApp(ctx, access, text("client"));
+      return outcome.ok ? done(page, "app_revoked") : refused(404, "appGone");
     }
     case "end-session": {
       const outcome = await endAccountSession(ctx, access, text("session"));

@@ -3,6 +3,7 @@ import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
 import { detailErrors, list, text, zodFieldErrors } from "~/components/console/forms";
+import { InputField } from "~/components/console/detail-parts";
 import { ListTable, Moment } from "~/components/console/list-table";
 import { CheckboxGroup, ConfirmAction, Csrf, CopyButton, Notice, TextField } from "~/components/console/ui";
 import { CLIENT_GRANT_TYPE_VALUES } from "~/schemas/client";
@@ -59,12 +60,16 @@ export async function action(args: ActionFunctionArgs) {
     requireInitialAccessToken: form.get("requireInitialAccessToken") === "on",
     allowedGrantTypes: list(form, "allowedGrantTypes"),
     allowedTokenEndpointAuthMethods: list(form, "allowedTokenEndpointAuthMethods"),
+    clientIdMetadataDocuments: {
+      enabled: form.get("documentsEnabled") === "on",
+      allowedDomains: (text(form, "allowedDomains") ?? "").split(/[\s,]+/).filter(Boolean),
+    },
   });
   if (!parsed.success) return data<ActionResult>({ kind: "invalid", form: "policy", errors: zodFieldErrors(parsed.error) }, { status: 422, headers: NO_STORE });
   const version = Number(form.get("version"));
   const saved = await console.admin("registration.setPolicy", { params: { id: orgId }, body: parsed.data, ifMatch: Number.isSafeInteger(version) ? version : undefined });
   if (!saved.ok) {
-    const errors = saved.error.details ? detailErrors(saved.error.details, ["allowedGrantTypes", "allowedTokenEndpointAuthMethods"]) : { form: saved.error.message };
+    const errors = saved.error.details ? detailErrors(saved.error.details, ["allowedGrantTypes", "allowedTokenEndpointAuthMethods", "clientIdMetadataDocuments"]) : { form: saved.error.message };
     return data<ActionResult>({ kind: "invalid", form: "policy", errors }, { status: saved.status, headers: NO_STORE });
   }
   return redirect(`/console/organizations/${orgId}/registration?done=saved`);
@@ -108,6 +113,22 @@ export default function Registration() {
           checked={policy.allowedTokenEndpointAuthMethods}
           error={policyErrors.allowedTokenEndpointAuthMethods}
         />
+        <fieldset>
+          <legend>{t("registration.documents")}</legend>
+          <p className="muted">{t("registration.documentsIntro")}</p>
+          <label className="check">
+            <input type="checkbox" name="documentsEnabled" defaultChecked={policy.clientIdMetadataDocuments.enabled} /> {t("registration.documentsEnabled")}
+          </label>
+          <InputField
+            id="allowedDomains"
+            name="allowedDomains"
+            label={t("registration.allowedDomains")}
+            hint={t("registration.allowedDomainsHint")}
+            defaultValue={policy.clientIdMetadataDocuments.allowedDomains.join("\n")}
+            error={policyErrors.clientIdMetadataDocuments}
+            multiline
+          />
+        </fieldset>
         <button type="submit" className="button button-inline">{t("registration.save")}</button>
       </Form>
       <h2>{t("registration.tokens")}</h2>

@@ -146,6 +146,9 @@ export default function InteractionPage() {
     return (
       <AuthCard branding={page.branding} title={t("consent.title", { client: page.clientName })}>
         <p>{t("consent.intro", { email: page.email, client: page.clientName })}</p>
+        {page.clientDomain ? (
+          <FormMessage tone="info">{t("consent.fromDomain", { client: page.clientName, domain: page.clientDomain })}</FormMessage>
+        ) : null}
         <ul className="scopes">
           {page.scopes.map((scope) => (
             <li key={scope.name}>

@@ -50,6 +50,9 @@ export const ApiResourceSchema = z.object({
   scopeDescriptions: z.record(z.string(), z.string()).describe("What each scope lets a client do, for people; scopes without one are absent"),
   accessTokenTtlSeconds: z.number().int().nullable().describe("Lifetime of its access tokens; null: the client's or the organization's"),
   consentRequired: z.boolean(),
+  openToDynamicClients: z
+    .boolean()
+    .describe("Clients registered at the organization's registration endpoint (RFC 7591) may ask for it without a grant; the person is always asked"),
   status: z.enum(API_RESOURCE_STATUS_VALUES),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
@@ -64,6 +67,7 @@ export const ApiResourceCreateSchema = z
     scopeDescriptions: ApiResourceScopeDescriptionsSchema.default({}),
     accessTokenTtlSeconds: AccessTokenTtlSchema.nullable().default(null),
     consentRequired: z.boolean().default(true),
+    openToDynamicClients: z.boolean().default(false),
     status: z.enum(API_RESOURCE_STATUS_VALUES).default("active"),
   })
   .strict();
@@ -78,6 +82,7 @@ export const ApiResourceUpdateSchema = z
     scopeDescriptions: ApiResourceScopeDescriptionsSchema.optional(),
     accessTokenTtlSeconds: AccessTokenTtlSchema.nullable().optional(),
     consentRequired: z.boolean().optional(),
+    openToDynamicClients: z.boolean().optional(),
     status: z.enum(API_RESOURCE_STATUS_VALUES).optional(),
   })
   .strict();

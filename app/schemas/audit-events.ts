@@ -104,6 +104,7 @@ export const AUDIT_EVENTS = {
   "user.federated_identity.linked": "A user's account at an upstream identity provider was linked at sign-in (data: providerId, provider, subject).",
   "user.federated_identity.deleted": "An administrator removed a user's link to an upstream identity provider (data: linkId, providerId, provider).",
   "account.federated_identity.removed": "A person removed their link to an upstream identity provider on the account page (data: linkId, providerId, provider).",
+  "account.app_access.revoked": "A person took back an application's access on the account page: its grants and the access and refresh tokens issued under them ended (data: clientId).",
   "identity_provider.created": "An upstream identity provider was added to an organization (the client secret is never recorded).",
   "identity_provider.updated": "An upstream identity provider changed (a new client secret is named, never valued).",
   "identity_provider.deleted": "An upstream identity provider was deleted with its users' links to it.",

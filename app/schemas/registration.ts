@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { CLIENT_GRANT_TYPE_VALUES } from "./client";
+import { ClientMetadataDocumentPolicySchema } from "./client-metadata-document";
 
 /**
  * Dynamic client registration (RFC 7591 / RFC 7592) per organization, decision 054: the
@@ -28,6 +29,8 @@ export const RegistrationPolicySchema = z
       .min(1, "needs at least one method")
       .refine(distinct, "must not repeat a method")
       .default(["none", "client_secret_basic", "private_key_jwt"]),
+    /** Clients whose client_id is the https URL of their metadata document; independent of `enabled`. */
+    clientIdMetadataDocuments: ClientMetadataDocumentPolicySchema.default({ enabled: false, allowedDomains: [] }),
   })
   .strict();
 

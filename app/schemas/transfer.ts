@@ -179,10 +179,13 @@ export const PackageApiResourceSchema = z
     scopeDescriptions: ApiResourceScopeDescriptionsSchema,
     accessTokenTtlSeconds: Nullable(AccessTokenTtlSchema),
     consentRequired: z.boolean(),
+    openToDynamicClients: z.boolean(),
     status: z.enum(API_RESOURCE_STATUS_VALUES),
     grants: z.array(PackageApiResourceGrantSchema).max(10_000).superRefine(unique((g) => g.client, "client")),
   })
-  .strict();
+  .strict()
+  // The Admin API's rule: a resource open to self-registered clients always asks the person.
+  .refine((r) => !(r.openToDynamicClients && !r.consentRequired), { path: ["openToDynamicClients"], message: "needs consentRequired: a resource open to clients that registered themselves always asks the person" });
 
 /** An upstream identity provider (decision 046) without its client secret (decision 055). */
 export const PackageIdentityProviderSchema = PortableIdentityProviderSchema;

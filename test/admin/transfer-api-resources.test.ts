@@ -81,7 +81,7 @@ const unsignedOf = (p: ExportPackage): Omit<ExportPackage, "signature"> => {
 async function resourceRows(porta: TestPorta) {
   const prisma = porta.services.db.prisma;
   const [resources, grants, orgs] = await Promise.all([
-    prisma.apiResource.findMany({ orderBy: { identifier: "asc" }, select: { identifier: true, name: true, scopes: true, scopeDescriptions: true, accessTokenTtlSeconds: true, consentRequired: true, status: true } }),
+    prisma.apiResource.findMany({ orderBy: { identifier: "asc" }, select: { identifier: true, name: true, scopes: true, scopeDescriptions: true, accessTokenTtlSeconds: true, consentRequired: true, openToDynamicClients: true, status: true } }),
     prisma.clientResourceGrant.findMany({ orderBy: [{ clientId: "asc" }, { resourceId: "asc" }], select: { clientId: true, scopes: true, resource: { select: { identifier: true } } } }),
     prisma.organization.count(),
   ]);
@@ -98,13 +98,14 @@ describe("exporting API resources", () => {
         scopeDescriptions: { "orders:read": "Read your orders" },
         accessTokenTtlSeconds: 600,
         consentRequired: false,
+        openToDynamicClients: false,
         status: "active",
         grants: [
           { client: machine.id, scopes: ["orders:read"] },
           { client: web, scopes: ["orders:read", "orders:write"] },
         ].sort((a, b) => (a.client < b.client ? -1 : 1)),
       },
-      { identifier: BILLING, name: "Billing", scopes: ["invoices"], scopeDescriptions: {}, accessTokenTtlSeconds: null, consentRequired: true, status: "inactive", grants: [{ client: web, scopes: ["invoices"] }] },
+      { identifier: BILLING, name: "Billing", scopes: ["invoices"], scopeDescriptions: {}, accessTokenTtlSeconds: null, consentRequired: true, openToDynamicClients: false, status: "inactive", grants: [{ client: web, scopes: ["invoices"] }] },
     ]);
     expect(pkg.counts).toMatchObject({ apiResources: 2, clientResourceGrants: 3 });
     const manifest = await sourceApi.get<{ counts: Record<string, number> }>(`/organizations/${orgId}/export/manifest`);
@@ -135,6 +136,7 @@ describe("importing API resources", () => {
       ["repeated scope", withResource((r) => (r.scopes = ["orders:read", "orders:read"])), "package.content.apiResources.1.scopes"],
       ["unknown client", withResource((r) => (r.grants[0]!.client = "no-such-client")), "package.content.apiResources.1.grants.0.client"],
       ["undefined scope", withResource((r) => r.grants[0]!.scopes.push("orders:admin")), "package.content.apiResources.1.grants.0.scopes.1"],
+      ["open to self-registered clients without consent", withResource((r) => Object.assign(r, { openToDynamicClients: true, consentRequired: false })), "package.content.apiResources.1.openToDynamicClients"],
       ["description of an undefined scope", withResource((r) => (r.scopeDescriptions = { "orders:admin": "Everything" })), "package.content.apiResources.1.scopeDescriptions.orders:admin"],
       ["the organization's issuer", withResource((r) => (r.identifier = `${target.baseUrl}/${slug}`)), "package.content.apiResources.1.identifier"],
       ["the Admin API", withResource((r) => (r.identifier = `${target.baseUrl}/api/admin`)), "package.content.apiResources.1.identifier"],

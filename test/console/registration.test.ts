@@ -44,6 +44,8 @@ describe("console client registration page", () => {
       requireInitialAccessToken: "on",
       allowedGrantTypes: "authorization_code",
       allowedTokenEndpointAuthMethods: "none",
+      documentsEnabled: "on",
+      allowedDomains: "agents.example.com\n*.tools.example.com",
     });
     expect(saved.status).toBe(302);
     expect((await api.get(`/organizations/${org.id}/registration-policy`)).body).toEqual({
@@ -51,7 +53,15 @@ describe("console client registration page", () => {
       requireInitialAccessToken: true,
       allowedGrantTypes: ["authorization_code"],
       allowedTokenEndpointAuthMethods: ["none"],
+      clientIdMetadataDocuments: { enabled: true, allowedDomains: ["agents.example.com", "*.tools.example.com"] },
     });
+    // A domain that is not one is refused next to the field, and nothing changes.
+    const again = await pageWithCsrf(admin.browser, url);
+    expect(again.html).toContain("agents.example.com\n*.tools.example.com");
+    const refused = await admin.browser.post(url, { csrf: again.csrf, intent: "policy", version: versionOf(again.html), enabled: "on", allowedGrantTypes: "authorization_code", allowedTokenEndpointAuthMethods: "none", documentsEnabled: "on", allowedDomains: "https://evil.example.com/x" });
+    expect(refused.status).toBe(422);
+    expect(textOf(await refused.text())).toContain("must be a lower-case domain name");
+    expect((await api.get(`/organizations/${org.id}/registration-policy`)).body).toMatchObject({ requireInitialAccessToken: true, clientIdMetadataDocuments: { enabled: true } });
 
     const page = await pageWithCsrf(admin.browser, url);
     const issued = await admin.browser.post(url, { csrf: page.csrf, intent: "issue", label: "Agents", expiresInDays: "2", maxUses: "3" });

@@ -1,7 +1,7 @@
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminApi, obtainAdminTokens } from "../support/admin-api";
-import { createClient, createOrganization, createUser, giveRole } from "../support/factories";
+import { createClient, createOrganization, createUser, giveRoleWithPermissions } from "../support/factories";
 import { basicAuth, clientConfiguration, CookieJar, followAuthorization, issuerOf, oidcError, pkcePair, postForm, verifyWithJwks, type OrgRef } from "../support/oidc";
 import { startTestPorta, type TestPorta } from "../support/porta";
 
@@ -42,15 +42,7 @@ afterAll(async () => {
 });
 
 /** Gives the user a role of `organizationId` holding permissions named as `scopes`. */
-async function grantByRole(organizationId: string, user: string, roleName: string, scopes: string[]) {
-  const prisma = porta.services.db.prisma;
-  const role = await giveRole(prisma, organizationId, user, roleName);
-  for (const name of scopes) {
-    const permission = await prisma.permission.upsert({ where: { organizationId_name: { organizationId, name } }, create: { organizationId, name }, update: {} });
-    await prisma.rolePermission.create({ data: { roleId: role.id, permissionId: permission.id } });
-  }
-  return role;
-}
+const grantByRole = (organizationId: string, user: string, roleName: string, scopes: string[]) => giveRoleWithPermissions(porta.services.db.prisma, organizationId, user, roleName, scopes);
 
 async function grant(clientId: string, resourceId: string, scopes: string[]) {
   const res = await api.put(`/clients/${clientId}/api-resources/${resourceId}`, { scopes });
@@ -270,5 +262,78 @@ describe("a person's roles limit a resource's scopes", () => {
     expect(scopesOf((await verifyWithJwks(porta, org, again.access_token, { audience: ORDERS })).payload)).toEqual(["orders:read", "orders:write"]);
     // Another resource, even one the client was granted, is not the refresh token's.
     expect((await oidcError(oidc.refreshTokenGrant(config, again.refresh_token!, { resource: OTHER_API }))).error).toBe("invalid_target");
+  });
+});
+
+describe("API resources open to dynamically registered clients", () => {
+  /** A public client registered at the organization's open registration endpoint, as an MCP client registers itself. */
+  async function register(at: OrgRef, extra: Record<string, string> = {}) {
+    const answer = await fetch(`${issuerOf(porta, at)}/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ redirect_uris: [CB], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"], client_name: "An MCP client", ...extra }),
+    });
+    return { status: answer.status, body: (await answer.json()) as { client_id: string; scope?: string; error?: string } };
+  }
+  async function registeredClient(at: OrgRef, extra: Record<string, string> = {}) {
+    const { status, body } = await register(at, extra);
+    expect(status, JSON.stringify(body)).toBe(201);
+    return { client: { id: body.client_id, scope: body.scope }, config: await clientConfiguration(porta, at, { id: body.client_id }) };
+  }
+
+  it("gives a registered client a token for a resource open to it, with the scopes it asks that the resource defines, and consent asked", async () => {
+    const prisma = porta.services.db.prisma;
+    const open = await createOrganization(prisma);
+    await prisma.organization.update({ where: { id: open.id }, data: { registrationPolicy: { enabled: true, requireInitialAccessToken: false } } });
+    const openUserId = (await createUser(prisma, open.id)).id;
+    // A person's token carries only the scopes their roles grant, open resource or not.
+    await grantByRole(open.id, openUserId, "mcp-user", ["tools:read", "tools:call"]);
+    const MCP = "http://localhost:3961/mcp";
+    const CLOSED = "https://api.example.com/closed";
+    const mcp = await api.post<{ id: string; openToDynamicClients: boolean }>(`/organizations/${open.id}/api-resources`, { identifier: MCP, name: "MCP", scopes: ["tools:read", "tools:call"], openToDynamicClients: true });
+    expect(mcp.status, JSON.stringify(mcp.body)).toBe(201);
+    expect(mcp.body.openToDynamicClients).toBe(true);
+    expect((await api.post(`/organizations/${open.id}/api-resources`, { identifier: CLOSED, name: "Closed", scopes: ["x"] })).status).toBe(201);
+
+    // MCP clients register with the scopes they will ask for (the 401's scope): the resource's
+    // scopes are granted per resource at the token, not kept in the client's own scope.
+    const { client, config } = await registeredClient(open, { scope: "openid tools:call" });
+    expect(client.scope).toBe("openid");
+    expect((await registeredClient(open, { scope: "tools:call tools:read" })).client.scope).not.toContain("tools:");
+    // A scope neither the organization nor an open resource defines is still refused.
+    expect(await register(open, { scope: "x" })).toMatchObject({ status: 400, body: { error: "invalid_client_metadata" } });
+    const prompts: string[] = [];
+    const { verifier, challenge } = await pkcePair();
+    const url = oidc.buildAuthorizationUrl(config, { redirect_uri: CB, code_challenge: challenge, code_challenge_method: "S256", scope: "tools:call other", resource: MCP });
+    const callback = await followAuthorization(porta, open, url, { accountId: openUserId, prompts });
+    expect(callback.searchParams.get("error")).toBeNull();
+    expect(prompts).toEqual(["login", "consent"]);
+    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier });
+    const { payload } = await verifyWithJwks(porta, open, tokens.access_token, { audience: MCP, typ: "at+jwt" });
+    expect(payload).toMatchObject({ aud: MCP, client_id: client.id, sub: openUserId, scope: "tools:call" });
+
+    // A resource not open to them is still invalid_target, and so is the open one for a client an administrator made.
+    const closed = await oidc.buildAuthorizationUrl(config, { redirect_uri: CB, code_challenge: challenge, code_challenge_method: "S256", scope: "x", resource: CLOSED });
+    expect((await followAuthorization(porta, open, closed, { accountId: openUserId })).searchParams.get("error")).toBe("invalid_target");
+    const { config: madeConfig } = await webClient(open);
+    const made = oidc.buildAuthorizationUrl(madeConfig, { redirect_uri: CB, code_challenge: challenge, code_challenge_method: "S256", scope: "tools:call", resource: MCP });
+    expect((await followAuthorization(porta, open, made, { accountId: openUserId })).searchParams.get("error")).toBe("invalid_target");
+  });
+
+  it("is off by default, and cannot be combined with skipping consent", async () => {
+    const plain = await api.post<{ id: string; openToDynamicClients: boolean }>(`/organizations/${org.id}/api-resources`, { identifier: "https://api.example.com/plain", name: "Plain", scopes: ["p"] });
+    expect(plain.body.openToDynamicClients).toBe(false);
+    const both = await api.post<{ error: { details: Array<{ field: string }> } }>(`/organizations/${org.id}/api-resources`, {
+      identifier: "https://api.example.com/both",
+      name: "Both",
+      openToDynamicClients: true,
+      consentRequired: false,
+    });
+    expect(both.status).toBe(422);
+    expect(both.body.error.details.map((d) => d.field)).toContain("openToDynamicClients");
+    const free = await api.post<{ id: string }>(`/organizations/${org.id}/api-resources`, { identifier: "https://api.example.com/free2", name: "Free", consentRequired: false });
+    expect((await api.put(`/api-resources/${free.body.id}`, { openToDynamicClients: true })).status).toBe(422);
+    expect((await api.put(`/api-resources/${plain.body.id}`, { openToDynamicClients: true })).status).toBe(200);
+    expect((await api.put(`/api-resources/${plain.body.id}`, { consentRequired: false })).status).toBe(422);
   });
 });

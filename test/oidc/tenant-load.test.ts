@@ -86,8 +86,8 @@ describe("loadTenant", () => {
     expect(loaded?.apiResources).toHaveLength(2);
     expect(loaded?.apiResources).toEqual(
       expect.arrayContaining([
-        { identifier: orders.identifier, scopes: ["a", "b"], accessTokenTtlSeconds: 600, consentRequired: true, grants: { [client.id]: ["a"], [second.id]: [] } },
-        { identifier: bare.identifier, scopes: [], accessTokenTtlSeconds: null, consentRequired: false, grants: {} },
+        { identifier: orders.identifier, scopes: ["a", "b"], accessTokenTtlSeconds: 600, consentRequired: true, openToDynamicClients: false, grants: { [client.id]: ["a"], [second.id]: [] } },
+        { identifier: bare.identifier, scopes: [], accessTokenTtlSeconds: null, consentRequired: false, openToDynamicClients: false, grants: {} },
       ]),
     );
     expect((await loadTenant(database.db, other.slug))?.apiResources.map((r) => r.identifier)).toEqual(["https://api.example.com/elsewhere"]);

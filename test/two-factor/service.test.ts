@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   disableTwoFactor,
-  getTwoFactorPolicy,
-  getTwoFactorStatus,
+  requireTwoFactorPolicy,
+  requireTwoFactorStatus,
   getTwoFactorSummary,
   NotEnrolledError,
   regenerateRecoveryCodes,
@@ -215,7 +215,7 @@ describe("recovery codes", () => {
     const [code] = user.recoveryCodes!;
     expect(await verify(user.id, "recovery", code!)).toEqual({ ok: true });
     expect(await verify(user.id, "recovery", code!)).toEqual({ ok: false, reason: "invalid_code" });
-    const status = await getTwoFactorStatus(read(), user.id);
+    const status = await requireTwoFactorStatus(read(), user.id);
     expect(status.recoveryCodes).toEqual({ remaining: 9, total: 10 });
   });
 
@@ -410,9 +410,9 @@ describe("planSecondFactor (the policy applied after a password)", () => {
 });
 
 describe("administration", () => {
-  it("getTwoFactorStatus reports TOTP (pending or enrolled), email codes and recovery codes left", async () => {
+  it("requireTwoFactorStatus reports TOTP (pending or enrolled), email codes and recovery codes left", async () => {
     const none = await newUser();
-    expect(await getTwoFactorStatus(read(), none.id)).toEqual({
+    expect(await requireTwoFactorStatus(read(), none.id)).toEqual({
       userId: none.id,
       totp: { enrolled: false, pending: false, enrolledAt: null },
       emailOtp: { enabled: false },
@@ -420,12 +420,12 @@ describe("administration", () => {
       passkeys: { count: 0 },
     });
     await beginTotpEnrollment(staged(), none.id);
-    expect((await getTwoFactorStatus(read(), none.id)).totp).toEqual({ enrolled: false, pending: true, enrolledAt: null });
+    expect((await requireTwoFactorStatus(read(), none.id)).totp).toEqual({ enrolled: false, pending: true, enrolledAt: null });
 
     const totp = await newUser("totp");
     await prisma().user.update({ where: { id: totp.id }, data: { emailOtpEnabled: true } });
     await verify(totp.id, "recovery", totp.recoveryCodes![0]!);
-    const status = await getTwoFactorStatus(read(), totp.id);
+    const status = await requireTwoFactorStatus(read(), totp.id);
     expect(status.totp.enrolled).toBe(true);
     expect(status.totp.pending).toBe(false);
     expect(status.totp.enrolledAt).toBeInstanceOf(Date);
@@ -473,7 +473,7 @@ describe("administration", () => {
     expect(fresh).toHaveLength(10);
     for (const old of user.recoveryCodes!.slice(0, 2)) expect(await verify(user.id, "recovery", old)).toEqual({ ok: false, reason: "invalid_code" });
     expect(await verify(user.id, "recovery", fresh[9]!)).toEqual({ ok: true });
-    expect((await getTwoFactorStatus(read(), user.id)).recoveryCodes).toEqual({ remaining: 9, total: 10 });
+    expect((await requireTwoFactorStatus(read(), user.id)).recoveryCodes).toEqual({ remaining: 9, total: 10 });
 
     const emailOnly = await newUser("email");
     await expect(write((ctx) => regenerateRecoveryCodes(ctx, emailOnly.id))).rejects.toBeInstanceOf(NotEnrolledError);
@@ -483,20 +483,20 @@ describe("administration", () => {
     expect(await prisma().recoveryCode.count({ where: { userId: { in: [emailOnly.id, pending.id] } } })).toBe(0);
   });
 
-  it("getTwoFactorPolicy and setTwoFactorPolicy read and write the policy with optimistic concurrency", async () => {
+  it("requireTwoFactorPolicy and setTwoFactorPolicy read and write the policy with optimistic concurrency", async () => {
     const own = await createOrganization(prisma());
-    const initial = await getTwoFactorPolicy(read(), own.id);
+    const initial = await requireTwoFactorPolicy(read(), own.id);
     expect(initial).toEqual({ organizationId: own.id, policy: "optional", version: own.version });
 
     const updated = await write((ctx) => setTwoFactorPolicy(ctx, { organizationId: own.id, policy: "required_totp", expectedVersion: initial.version }));
     expect(updated).toEqual({ organizationId: own.id, policy: "required_totp", version: initial.version + 1 });
-    expect(await getTwoFactorPolicy(read(), own.id)).toEqual(updated);
+    expect(await requireTwoFactorPolicy(read(), own.id)).toEqual(updated);
 
     // A writer holding the old version loses, and changes nothing.
     await expect(
       write((ctx) => setTwoFactorPolicy(ctx, { organizationId: own.id, policy: "required_email", expectedVersion: initial.version })),
     ).rejects.toBeInstanceOf(StaleVersionError);
-    expect(await getTwoFactorPolicy(read(), own.id)).toEqual(updated);
+    expect(await requireTwoFactorPolicy(read(), own.id)).toEqual(updated);
 
     // Without an expected version the write is unconditional.
     const last = await write((ctx) => setTwoFactorPolicy(ctx, { organizationId: own.id, policy: "required_any" }));

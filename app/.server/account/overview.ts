@@ -1,6 +1,7 @@
 import type { Language } from "~/i18n/config";
 import type { Context } from "../context";
 import { recentSecurityEvents } from "./activity";
+import { listAccountApps } from "./apps";
 import { pendingEmailChange } from "./email";
 import { formatWhen } from "./page";
 import { readAccountLinks } from "./federated";
@@ -12,7 +13,7 @@ import { readTwoFactorChoices } from "./two-factor";
 
 /** Everything the account page shows, read in parallel, with dates already in the page's language. */
 export async function accountOverview(ctx: Context<"store" | "cache" | "settings" | "config">, access: SignedIn, language: Language) {
-  const [password, twoFactor, sessions, events, minLength, pendingEmail, passkeys, links] = await Promise.all([
+  const [password, twoFactor, sessions, events, minLength, pendingEmail, passkeys, links, apps] = await Promise.all([
     hasPassword(ctx, access),
     readTwoFactorChoices(ctx, access),
     listAccountSessions(ctx, access),
@@ -21,6 +22,7 @@ export async function accountOverview(ctx: Context<"store" | "cache" | "settings
     pendingEmailChange(ctx, access.user.id),
     readAccountPasskeys(ctx, access),
     readAccountLinks(ctx, access),
+    listAccountApps(ctx, access),
   ]);
   const { user } = access;
   return {
@@ -42,6 +44,7 @@ export async function accountOverview(ctx: Context<"store" | "cache" | "settings
       list: passkeys.list.map((p) => ({ id: p.id, name: p.name, synced: p.deviceType === "multiDevice", createdAt: formatWhen(language, p.createdAt)!, lastUsedAt: formatWhen(language, p.lastUsedAt) })),
     },
     federated: links.map((l) => ({ id: l.id, provider: l.providerName, email: l.email, lastUsedAt: formatWhen(language, l.lastUsedAt) })),
+    apps: apps.map((a) => ({ ...a, grantedAt: formatWhen(language, a.grantedAt)! })),
     sessions: sessions.map((s) => ({ ...s, signedInAt: formatWhen(language, s.signedInAt), lastSeenAt: formatWhen(language, s.lastSeenAt) })),
     events: events.map((e) => ({ ...e, at: formatWhen(language, e.at)! })),
     fresh: mayOpenSensitive(access),

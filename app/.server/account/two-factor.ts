@@ -1,6 +1,6 @@
 import { TWO_FACTOR_POLICIES, type TwoFactorPolicy } from "~/schemas/two-factor-policy";
 import type { RequestMeta } from "../auth/actors";
-import { getTwoFactorStatus, type TwoFactorStatus } from "../auth/two-factor/admin";
+import { requireTwoFactorStatus, type TwoFactorStatus } from "../auth/two-factor/admin";
 import { beginTotpEnrollment, enrollTotp, newRecoveryCodes, storeRecoveryCodes, type EnrollmentOutcome } from "../auth/two-factor/service";
 import type { Context, StagedContext } from "../context";
 import { invalidateUser } from "../directory/users";
@@ -46,7 +46,7 @@ export function twoFactorChoices(policy: TwoFactorPolicy, status: TwoFactorStatu
 export async function readTwoFactorChoices(ctx: Context, access: SignedIn): Promise<TwoFactorChoices> {
   const stored = access.organization.twoFactorPolicy;
   const policy = TWO_FACTOR_POLICIES.find((p) => p === stored) ?? "optional";
-  const status = await getTwoFactorStatus(ctx, access.user.id);
+  const status = await requireTwoFactorStatus(ctx, access.user.id);
   return twoFactorChoices(policy, status);
 }
 

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { BULK_MODES, BulkRequestSchema, MAX_BULK_OPERATIONS, type BulkResult } from "~/schemas/bulk";
-import type { Services } from "../services";
+import type { Collaborators } from "../context";
 import { csvLineOf, parseBulkCsv, type CsvOperation } from "./bulk-csv";
 import { newSecret } from "./session";
 
@@ -60,7 +60,7 @@ export function checkRows(organizationId: string, mode: BulkMode, operations: Cs
 const chunkKey = (sessionId: string, token: string, index: number) =>
   `console:bulk:${createHash("sha256").update(`${sessionId}:${token}:${index}`).digest("base64url")}`;
 
-export async function stageBulk(services: Services, sessionId: string, mode: BulkMode, operations: CsvOperation[]) {
+export async function stageBulk(services: Pick<Collaborators, "store" | "encrypter">, sessionId: string, mode: BulkMode, operations: CsvOperation[]) {
   const token = newSecret();
   const size = mode === "all_or_nothing" ? operations.length : BULK_CHUNK_SIZE;
   const chunks = Math.ceil(operations.length / size);
@@ -71,7 +71,7 @@ export async function stageBulk(services: Services, sessionId: string, mode: Bul
   return { token, chunks, total: operations.length };
 }
 
-export async function takeBulkChunk(services: Services, sessionId: string, token: string, index: number): Promise<BulkChunk | null> {
+export async function takeBulkChunk(services: Pick<Collaborators, "store" | "encrypter">, sessionId: string, token: string, index: number): Promise<BulkChunk | null> {
   if (!token || !Number.isSafeInteger(index) || index < 0) return null;
   const raw = await services.store.take(chunkKey(sessionId, token, index));
   return raw ? (JSON.parse(services.encrypter.decrypt(raw, CHUNK_AAD)) as BulkChunk) : null;

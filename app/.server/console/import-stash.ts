@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Services } from "../services";
+import type { Collaborators } from "../context";
 import { newSecret } from "./session";
 
 /**
@@ -10,12 +10,12 @@ import { newSecret } from "./session";
 const TTL_SECONDS = 30 * 60;
 const key = (sessionId: string, token: string) => `console:import:${createHash("sha256").update(`${sessionId}:${token}`).digest("base64url")}`;
 
-export async function stashImport(services: Services, sessionId: string, packageText: string): Promise<string> {
+export async function stashImport(services: Pick<Collaborators, "store">, sessionId: string, packageText: string): Promise<string> {
   const token = newSecret();
   await services.store.set(key(sessionId, token), packageText, TTL_SECONDS);
   return token;
 }
 
-export async function takeImport(services: Services, sessionId: string, token: string): Promise<string | null> {
+export async function takeImport(services: Pick<Collaborators, "store">, sessionId: string, token: string): Promise<string | null> {
   return token ? services.store.take(key(sessionId, token)) : null;
 }

@@ -1,9 +1,9 @@
 import { createLocalJWKSet, jwtVerify } from "jose";
 import { ADMIN_CLIENT_ID, ADMIN_CLIENT_SCOPE } from "../admin/permissions";
 import { systemActor } from "../auth/actors";
-import { readContext } from "../context";
+import type { Config } from "../config/env";
+import { readContext, type Collaborators, type ContextSource } from "../context";
 import { superAdminPublicJwks } from "../oidc/provider/super-admin-keys";
-import type { Services } from "../services";
 import { AppError } from "../errors";
 
 /**
@@ -12,15 +12,20 @@ import { AppError } from "../errors";
  */
 export const CALLBACK_PATH = "/api/oidc/callback";
 
-export function consoleIssuer(services: Services) {
+/** Where the console finds its issuer and its callback: Porta's own address and the super-admin organization. */
+export interface ConsoleAddress {
+  config: Pick<Config, "baseUrl" | "superAdminSlug">;
+}
+
+export function consoleIssuer(services: ConsoleAddress) {
   return `${services.config.baseUrl}/${services.config.superAdminSlug}`;
 }
 
-export function callbackUrl(services: Services) {
+export function callbackUrl(services: ConsoleAddress) {
   return `${services.config.baseUrl}${CALLBACK_PATH}`;
 }
 
-export function authorizationUrl(services: Services, input: { state: string; nonce: string; challenge: string; language: string }) {
+export function authorizationUrl(services: ConsoleAddress, input: { state: string; nonce: string; challenge: string; language: string }) {
   const url = new URL(`${consoleIssuer(services)}/auth/authorize`);
   url.search = new URLSearchParams({
     client_id: ADMIN_CLIENT_ID,
@@ -67,7 +72,7 @@ interface TokenResponse {
   error?: unknown;
 }
 
-async function tokenRequest(services: Services, form: Record<string, string>): Promise<TokenSet> {
+async function tokenRequest(services: ConsoleAddress, form: Record<string, string>): Promise<TokenSet> {
   const res = await fetch(`${consoleIssuer(services)}/auth/token`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
@@ -86,16 +91,16 @@ async function tokenRequest(services: Services, form: Record<string, string>): P
   };
 }
 
-export function exchangeCode(services: Services, code: string, verifier: string) {
+export function exchangeCode(services: ConsoleAddress, code: string, verifier: string) {
   return tokenRequest(services, { grant_type: "authorization_code", code, redirect_uri: callbackUrl(services), code_verifier: verifier });
 }
 
-export function refreshTokens(services: Services, refreshToken: string) {
+export function refreshTokens(services: ConsoleAddress, refreshToken: string) {
   return tokenRequest(services, { grant_type: "refresh_token", refresh_token: refreshToken });
 }
 
 /** Verifies the ID token of a sign-in (signature, issuer, audience, nonce) and returns its subject. */
-export async function verifyIdToken(services: Services, idToken: string, nonce: string): Promise<{ sub: string; email: string | undefined }> {
+export async function verifyIdToken(services: ContextSource, idToken: string, nonce: string): Promise<{ sub: string; email: string | undefined }> {
   const jwks = createLocalJWKSet({ keys: await superAdminPublicJwks(readContext(services, systemActor(null))) });
   const { payload } = await jwtVerify(idToken, jwks, { issuer: consoleIssuer(services), audience: ADMIN_CLIENT_ID, algorithms: ["ES256"] });
   if (payload.nonce !== nonce || typeof payload.sub !== "string") throw new Error("the ID token does not belong to this sign-in");
@@ -103,7 +108,7 @@ export async function verifyIdToken(services: Services, idToken: string, nonce: 
 }
 
 /** Revokes a token at the revocation endpoint; a failure is logged, never thrown (sign-out still ends the session). */
-export async function revokeToken(services: Services, token: string, hint: "refresh_token" | "access_token") {
+export async function revokeToken(services: ConsoleAddress & Pick<Collaborators, "logger">, token: string, hint: "refresh_token" | "access_token") {
   try {
     const res = await fetch(`${consoleIssuer(services)}/token/revocation`, {
       method: "POST",

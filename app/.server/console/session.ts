@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import { cookieHeader, readCookie } from "../http/cookies";
-import type { Services } from "../services";
-import { refreshTokens, revokeToken, type TokenSet } from "./oidc-client";
+import type { Config } from "../config/env";
+import type { Collaborators } from "../context";
+import { refreshTokens, revokeToken, type ConsoleAddress, type TokenSet } from "./oidc-client";
 
 /**
  * Console sessions: the tokens stay on the server, in the store (encrypted, with a TTL); the
@@ -40,38 +41,45 @@ export const csrfSubject = (sessionId: string) => `console:${sessionId}`;
 
 export const newSecret = () => randomBytes(32).toString("base64url");
 
-const cookie = (services: Services, name: string, value: string, options: { path: string; maxAge: number }) => cookieHeader(services.config.baseUrl, name, value, options);
+/** What the cookies are made with: Porta's address (Secure on https). */
+type CookieOrigin = { config: Pick<Config, "baseUrl"> };
+/** Where sessions are kept: the store, encrypted. */
+export type SessionStore = Pick<Collaborators, "store" | "encrypter">;
+/** What reading the current session takes: the store, and the token endpoint for a refresh (logged when it fails). */
+export type SessionDeps = SessionStore & ConsoleAddress & Pick<Collaborators, "logger">;
+
+const cookie = (services: CookieOrigin, name: string, value: string, options: { path: string; maxAge: number }) => cookieHeader(services.config.baseUrl, name, value, options);
 
 export { readCookie };
 
-export const sessionCookie = (services: Services, id: string) => cookie(services, SESSION_COOKIE, id, { path: "/", maxAge: SESSION_TTL_SECONDS });
-export const clearSessionCookie = (services: Services) => cookie(services, SESSION_COOKIE, "", { path: "/", maxAge: 0 });
-export const signInCookie = (services: Services, state: string) => cookie(services, SIGN_IN_COOKIE, state, { path: "/api/oidc", maxAge: SIGN_IN_TTL_SECONDS });
-export const languageCookie = (services: Services, language: string) => cookie(services, LANGUAGE_COOKIE, language, { path: "/", maxAge: LANGUAGE_TTL_SECONDS });
-export const clearSignInCookie = (services: Services) => cookie(services, SIGN_IN_COOKIE, "", { path: "/api/oidc", maxAge: 0 });
+export const sessionCookie = (services: CookieOrigin, id: string) => cookie(services, SESSION_COOKIE, id, { path: "/", maxAge: SESSION_TTL_SECONDS });
+export const clearSessionCookie = (services: CookieOrigin) => cookie(services, SESSION_COOKIE, "", { path: "/", maxAge: 0 });
+export const signInCookie = (services: CookieOrigin, state: string) => cookie(services, SIGN_IN_COOKIE, state, { path: "/api/oidc", maxAge: SIGN_IN_TTL_SECONDS });
+export const languageCookie = (services: CookieOrigin, language: string) => cookie(services, LANGUAGE_COOKIE, language, { path: "/", maxAge: LANGUAGE_TTL_SECONDS });
+export const clearSignInCookie = (services: CookieOrigin) => cookie(services, SIGN_IN_COOKIE, "", { path: "/api/oidc", maxAge: 0 });
 
-export async function savePendingSignIn(services: Services, state: string, pending: PendingSignIn) {
+export async function savePendingSignIn(services: Pick<Collaborators, "store">, state: string, pending: PendingSignIn) {
   await services.store.set(signInKey(state), JSON.stringify(pending), SIGN_IN_TTL_SECONDS);
 }
 
 /** One use only: a replayed callback finds nothing. */
-export async function takePendingSignIn(services: Services, state: string): Promise<PendingSignIn | null> {
+export async function takePendingSignIn(services: Pick<Collaborators, "store">, state: string): Promise<PendingSignIn | null> {
   const raw = await services.store.take(signInKey(state));
   return raw ? (JSON.parse(raw) as PendingSignIn) : null;
 }
 
 /** Reads and writes a stored session (the refresh logic and its tests). */
-export async function saveSession(services: Services, id: string, session: ConsoleSession) {
+export async function saveSession(services: SessionStore, id: string, session: ConsoleSession) {
   await services.store.set(sessionKey(id), services.encrypter.encrypt(JSON.stringify(session), SESSION_AAD), SESSION_TTL_SECONDS);
 }
 
-export async function createSession(services: Services, user: { userId: string; email: string }, tokens: TokenSet): Promise<string> {
+export async function createSession(services: SessionStore, user: { userId: string; email: string }, tokens: TokenSet): Promise<string> {
   const id = newSecret();
   await saveSession(services, id, { ...user, accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, expiresAt: tokens.expiresAt });
   return id;
 }
 
-export async function loadSession(services: Services, id: string): Promise<ConsoleSession | null> {
+export async function loadSession(services: SessionStore, id: string): Promise<ConsoleSession | null> {
   const stored = await services.store.get(sessionKey(id));
   if (!stored) return null;
   try {
@@ -84,7 +92,7 @@ export async function loadSession(services: Services, id: string): Promise<Conso
 /** Refreshes in flight per session: parallel loaders of one page share one refresh (the refresh token rotates). */
 const refreshing = new Map<string, Promise<ConsoleSession | null>>();
 
-async function refresh(services: Services, id: string, session: ConsoleSession): Promise<ConsoleSession | null> {
+async function refresh(services: SessionDeps, id: string, session: ConsoleSession): Promise<ConsoleSession | null> {
   if (!session.refreshToken) return null;
   try {
     const tokens = await refreshTokens(services, session.refreshToken);
@@ -99,7 +107,7 @@ async function refresh(services: Services, id: string, session: ConsoleSession):
 }
 
 /** The session named by the request's cookie, its tokens refreshed when they are about to expire. */
-export async function currentSession(services: Services, request: Request): Promise<{ id: string; session: ConsoleSession } | null> {
+export async function currentSession(services: SessionDeps, request: Request): Promise<{ id: string; session: ConsoleSession } | null> {
   const id = readCookie(request, SESSION_COOKIE);
   if (!id || id.length > 100) return null;
   const session = await loadSession(services, id);
@@ -115,7 +123,7 @@ export async function currentSession(services: Services, request: Request): Prom
 }
 
 /** Signs out: the tokens are revoked at the provider, then the session is forgotten. */
-export async function endSession(services: Services, id: string, session: ConsoleSession) {
+export async function endSession(services: ConsoleAddress & Pick<Collaborators, "store" | "logger">, id: string, session: ConsoleSession) {
   if (session.refreshToken) await revokeToken(services, session.refreshToken, "refresh_token");
   await revokeToken(services, session.accessToken, "access_token");
   await services.store.del(sessionKey(id));

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { requireAdmin } from "../admin/http/require-admin";
-import type { Services } from "../services";
-import { authorizationUrl, exchangeCode, revokeToken, verifyIdToken } from "./oidc-client";
+import type { Collaborators, ContextSource } from "../context";
+import { authorizationUrl, exchangeCode, revokeToken, verifyIdToken, type ConsoleAddress } from "./oidc-client";
 import {
   clearSignInCookie,
   createSession,
@@ -20,7 +20,7 @@ export function safeReturnTo(value: string | null | undefined): string {
 }
 
 /** Starts a sign-in: state, nonce and the PKCE verifier stay on the server; the state also goes into a short cookie. */
-export async function startSignIn(services: Services, returnTo: string, language: string) {
+export async function startSignIn(services: ConsoleAddress & Pick<Collaborators, "store">, returnTo: string, language: string) {
   const state = newSecret();
   const nonce = newSecret();
   const verifier = newSecret();
@@ -38,7 +38,7 @@ export type CallbackResult =
  * is exchanged with the PKCE verifier; the ID token's nonce is checked; and the access token must
  * pass the Admin API's own authentication (a service-admin of the super-admin organization).
  */
-export async function completeSignIn(services: Services, request: Request): Promise<CallbackResult> {
+export async function completeSignIn(services: ContextSource, request: Request): Promise<CallbackResult> {
   const url = new URL(request.url);
   const cookies = [clearSignInCookie(services)];
   const state = url.searchParams.get("state");

@@ -1,5 +1,5 @@
-import type { Services } from "../services";
-import { clearSessionCookie, csrfSubject, currentSession, endSession } from "./session";
+import type { Collaborators } from "../context";
+import { clearSessionCookie, csrfSubject, currentSession, endSession, type SessionDeps } from "./session";
 import { readForm } from "../http/form";
 
 /**
@@ -7,7 +7,7 @@ import { readForm } from "../http/form";
  * out); the tokens are revoked at the provider and the session is deleted. Without a session
  * there is nothing to end.
  */
-export async function signOut(services: Services, request: Request): Promise<{ ok: true; cookie: string } | { ok: false }> {
+export async function signOut(services: SessionDeps & Pick<Collaborators, "csrf">, request: Request): Promise<{ ok: true; cookie: string } | { ok: false }> {
   const current = await currentSession(services, request);
   if (current) {
     const form = await readForm(request);

@@ -8,7 +8,7 @@ import type { Organization } from "~/generated/prisma/client";
 import { createDocumentDirectory, type DocumentDirectory } from "../oidc/edge/document-directory";
 import type { ProviderRegistry, TenantProvider } from "../oidc/provider/registry";
 import { createDocumentTemplates } from "../oidc/edge/well-known";
-import { noneMatch, wellKnownFirst } from "./well-known-first";
+import { discoveryUrlOf, noneMatch, wellKnownFirst } from "./well-known-first";
 
 const BASE_URL = "http://id.example.test";
 /** Porta's JWKS path; no development interactions (the documents do not depend on them). */
@@ -166,6 +166,21 @@ describe("wellKnownFirst", () => {
     expect(passed).toEqual(["GET /acme/.well-known/jwks"]);
   });
 
+  it("answers RFC 8414 metadata at both addresses as the discovery document, and hands their unusual forms on as discovery", async () => {
+    const { registry } = poolOf(await tenantOf("acme"));
+    const { url, passed } = await serve(registry);
+    const discovery = await fetch(`${url}/acme/.well-known/openid-configuration`);
+    const body = await discovery.text();
+    for (const path of ["/.well-known/oauth-authorization-server/acme", "/acme/.well-known/oauth-authorization-server"]) {
+      const answer = await fetch(`${url}${path}`);
+      expect(answer.status, path).toBe(200);
+      expect(await answer.text()).toBe(body);
+      expect(answer.headers.get("etag")).toBe(discovery.headers.get("etag"));
+    }
+    expect((await fetch(`${url}/.well-known/oauth-authorization-server/acme?x=1`)).status).toBe(418);
+    expect(passed).toEqual(["GET /acme/.well-known/openid-configuration?x=1"]);
+  });
+
   it("hands everything else to the next handler untouched", async () => {
     const { registry } = poolOf(await tenantOf("acme"));
     const { url, passed } = await serve(registry);
@@ -174,7 +189,7 @@ describe("wellKnownFirst", () => {
       ["OPTIONS", "/acme/.well-known/jwks"],
       ["GET", "/acme/.well-known/jwks?x=1"],
       ["GET", "/acme/.well-known/jwks/"],
-      ["GET", "/acme/.well-known/oauth-authorization-server"],
+      ["GET", "/acme/.well-known/oauth-protected-resource"],
       ["GET", "/other/.well-known/jwks"],
       ["GET", "/-bad-/.well-known/jwks"],
       ["GET", "/acme/auth/authorize"],
@@ -188,5 +203,28 @@ describe("wellKnownFirst", () => {
     const { url, passed } = await serve({ get: () => Promise.reject(new Error("database down")), peek: () => undefined, onDrop: () => {}, ...NEEDS_PROVIDER });
     expect((await fetch(`${url}/acme/.well-known/openid-configuration`)).status).toBe(418);
     expect(passed).toEqual(["GET /acme/.well-known/openid-configuration"]);
+  });
+});
+
+describe("discoveryUrlOf: RFC 8414 metadata addresses", () => {
+  it("maps both forms to the organization's discovery address, keeping what follows", () => {
+    expect(discoveryUrlOf("/.well-known/oauth-authorization-server/acme")).toBe("/acme/.well-known/openid-configuration");
+    expect(discoveryUrlOf("/acme/.well-known/oauth-authorization-server")).toBe("/acme/.well-known/openid-configuration");
+    expect(discoveryUrlOf("/.well-known/oauth-authorization-server/ACME?x=1")).toBe("/ACME/.well-known/openid-configuration?x=1");
+    expect(discoveryUrlOf("/acme/.well-known/oauth-authorization-server/")).toBe("/acme/.well-known/openid-configuration/");
+  });
+
+  it("leaves everything else alone", () => {
+    for (const url of [
+      "/.well-known/oauth-authorization-server",
+      "/.well-known/oauth-authorization-server/",
+      "/.well-known/oauth-authorization-server/%00",
+      "/.well-known/oauth-authorization-serverx/acme",
+      "/acme/.well-known/openid-configuration",
+      "/a/b/.well-known/oauth-authorization-server",
+      "/.well-known/oauth-protected-resource/acme",
+    ]) {
+      expect(discoveryUrlOf(url), url).toBeNull();
+    }
   });
 });

@@ -21,6 +21,27 @@ export interface WellKnownFirstOptions {
 /** Exactly /{slug}/.well-known/openid-configuration or /jwks: no query, no trailing slash, no encoding. */
 const WELL_KNOWN_URL = /^\/([^/]+)(\/\.well-known\/(?:openid-configuration|jwks))$/;
 
+/**
+ * RFC 8414 authorization server metadata, which MCP clients look for before anything else: the
+ * path-inserted form of §3.1 (/.well-known/oauth-authorization-server/{slug}) and the form below
+ * the issuer. Group 1 or 2 is the slug, group 3 whatever follows the address (a query, a slash).
+ */
+const METADATA_URL = /^(?:\/\.well-known\/oauth-authorization-server\/([^/?]+)|\/([^/?]+)\/\.well-known\/oauth-authorization-server)((?:[/?].*)?)$/;
+
+/**
+ * The discovery address an RFC 8414 metadata request stands for, or null. The metadata is the
+ * discovery document itself (RFC 8414 §2 lets it carry OpenID's members; its `issuer` is the
+ * organization's), so the request is answered as that one in every respect: this fast path,
+ * and for a query, a trailing slash, another method or an unknown organization, the provider's
+ * own path, with the same status.
+ */
+export function discoveryUrlOf(url: string): string | null {
+  const match = METADATA_URL.exec(url);
+  if (!match) return null;
+  const slug = (match[1] ?? match[2])!;
+  return SLUG_PATTERN_ANY_CASE.test(slug) ? `/${slug}/.well-known/openid-configuration${match[3]!}` : null;
+}
+
 /** RFC 9110 §13.1.2: weak comparison; "*" matches any current representation. */
 export function noneMatch(header: string | undefined, etag: string): boolean {
   if (!header) return false;
@@ -62,7 +83,7 @@ export function wellKnownFirst(options: WellKnownFirstOptions, next: NodeHandler
     return headers;
   }
 
-  function send(req: IncomingMessage, res: ServerResponse, document: WellKnownDocument, started: bigint) {
+  function send(req: IncomingMessage, res: ServerResponse, document: WellKnownDocument, started: bigint, asked: string | undefined) {
     const requestId = requestIdFrom(req.headers["x-request-id"]);
     const fixed = headersOf(document);
     // As oidc-provider's CORS for open endpoints: the caller's origin, or any.
@@ -76,7 +97,7 @@ export function wellKnownFirst(options: WellKnownFirstOptions, next: NodeHandler
     }
     if (logger.isLevelEnabled("info")) {
       logger.info(
-        { requestId, method: req.method, path: req.url, status: res.statusCode, durationMs: Number((process.hrtime.bigint() - started) / 1_000n) / 1000 },
+        { requestId, method: req.method, path: asked, status: res.statusCode, durationMs: Number((process.hrtime.bigint() - started) / 1_000n) / 1000 },
         "request",
       );
     }
@@ -87,6 +108,10 @@ export function wellKnownFirst(options: WellKnownFirstOptions, next: NodeHandler
   }
 
   return (req, res) => {
+    // The address as asked, for the access line: an RFC 8414 request is answered as discovery.
+    const asked = req.url;
+    const discovery = asked === undefined ? null : discoveryUrlOf(asked);
+    if (discovery !== null) req.url = discovery;
     const match = req.method === "GET" || req.method === "HEAD" ? WELL_KNOWN_URL.exec(req.url ?? "") : null;
     if (!match || !SLUG_PATTERN_ANY_CASE.test(match[1]!)) return next(req, res);
     const slug = match[1]!;
@@ -97,7 +122,7 @@ export function wellKnownFirst(options: WellKnownFirstOptions, next: NodeHandler
     const ready = pooled ? documentOf(pooled, path) : directory.get(slug, path);
     if (ready) {
       try {
-        return send(req, res, ready, started);
+        return send(req, res, ready, started, asked);
       } catch (error) {
         // Nothing a client sends should get here (Node's parser admits only header values that
         // can be echoed); if it does, the Express path answers rather than the process failing.
@@ -111,7 +136,7 @@ export function wellKnownFirst(options: WellKnownFirstOptions, next: NodeHandler
     directory
       .fetch(slug, path, pooled !== undefined)
       .then(
-        (document) => (document ? send(req, res, document, started) : next(req, res)),
+        (document) => (document ? send(req, res, document, started, asked) : next(req, res)),
         () => next(req, res),
       )
       .catch((error: unknown) => {

@@ -8,7 +8,7 @@ import type { ReadThroughCache } from "../cache/read-through";
 import type { Database } from "../db/client";
 import type { JobQueue } from "../jobs/queue";
 import { wrapSend, type Mailer } from "../mail/mailer";
-import type { PoolStats } from "../oidc/provider/registry";
+import type { PoolStats } from "../oidc/provider/tenant-provider";
 import type { RateLimits } from "../rate-limit/limiters";
 import { routeLabel } from "./route-label";
 

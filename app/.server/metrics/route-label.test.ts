@@ -11,6 +11,10 @@ describe("routeLabel", () => {
     expect(routeLabel("/acme/account")).toBe("/{slug}/account");
     expect(routeLabel("/acme/account/two-factor")).toBe("/{slug}/account/*");
     expect(routeLabel("/acme")).toBe("/{slug}");
+    expect(routeLabel("/acme/.well-known/oauth-authorization-server")).toBe("/{slug}/.well-known/oauth-authorization-server");
+    expect(routeLabel("/.well-known/oauth-authorization-server/acme")).toBe("/.well-known/oauth-authorization-server/{slug}");
+    expect(routeLabel("/.well-known/oauth-authorization-server/acme?x=1")).toBe("/.well-known/oauth-authorization-server/{slug}");
+    expect(routeLabel("/.well-known/oauth-authorization-server/acme/more")).toBe("other");
   });
 
   it("folds the rest into a few fixed values", () => {

@@ -15,15 +15,19 @@ const TOP_LEVEL = new Map<string, string>([
   ["favicon.ico", "/favicon.ico"],
 ]);
 
+/** RFC 8414 metadata, answered as the organization's discovery document (http/well-known-first.ts). */
+const METADATA = "/.well-known/oauth-authorization-server";
+
 const HEALTH = new Set(["/health", "/health/live", "/health/ready"]);
 
 /** Paths below an organization's issuer: its protocol endpoints, then the pages it serves. */
-const ORGANIZATION_PATHS = [...Object.values(PROVIDER_ROUTES), DISCOVERY_PATH].sort((a, b) => b.length - a.length);
+const ORGANIZATION_PATHS = [...Object.values(PROVIDER_ROUTES), DISCOVERY_PATH, METADATA].sort((a, b) => b.length - a.length);
 const ORGANIZATION_PAGES = new Set(["account", "reset-password", "password-changed", "invitation", "federation", "device", "email-change", "magic-link"]);
 
 export function routeLabel(rawUrl: string | undefined): string {
   const path = (rawUrl ?? "/").split("?", 1)[0]!;
   if (path === "/" || path === "") return "/";
+  if (path.startsWith(`${METADATA}/`) && !path.slice(METADATA.length + 1).includes("/")) return `${METADATA}/{slug}`;
   if (path === "/api/admin" || path.startsWith("/api/admin/")) return "/api/admin/*";
   if (HEALTH.has(path)) return path;
   const rest = path.slice(1);

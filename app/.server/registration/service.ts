@@ -228,6 +228,23 @@ async function useInitialToken(ctx: Context, organizationId: string, token: stri
   return row.id;
 }
 
+/**
+ * The requested scope without the scopes of the organization's API resources open to dynamically
+ * registered clients. MCP clients register with the scopes they will ask a resource for; those
+ * are granted per resource when a token is asked for (oidc/features/api-resources.ts), not kept
+ * in the client's own scope, which names the organization's scopes only. RFC 7591 §3.2.1 lets
+ * the answer carry another scope than the request. Nothing left: the default scope.
+ */
+async function withoutOpenResourceScopes<T extends { scope?: string }>(staged: RegistrationContext, organizationId: string, fields: T): Promise<T> {
+  if (fields.scope === undefined) return fields;
+  const resources = await staged.db.apiResource.findMany({ where: { organizationId, status: "active", openToDynamicClients: true }, select: { scopes: true } });
+  if (resources.length === 0) return fields;
+  const granted = new Set(resources.flatMap((resource) => resource.scopes));
+  const kept = fields.scope.split(" ").filter((scope) => scope.length > 0 && !granted.has(scope));
+  const { scope: _scope, ...rest } = fields;
+  return (kept.length > 0 ? { ...rest, scope: kept.join(" ") } : rest) as T;
+}
+
 /** RFC 7591 §3: registers a client; the answer carries its secret and registration access token, once. */
 /**
  * The collaborators of a registration: those of the clients service's writes. The door builds the
@@ -240,7 +257,7 @@ export async function registerClient(staged: RegistrationContext, slug: string, 
   const target = await requireTarget(staged, slug);
   try {
     if (target.policy.requireInitialAccessToken && !bearer) throw invalidToken("An initial access token is required.");
-    const fields = clientFieldsOf(parseMetadata(body), target.policy);
+    const fields = await withoutOpenResourceScopes(staged, target.organizationId, clientFieldsOf(parseMetadata(body), target.policy));
     const parsed = ClientCreateSchema.safeParse({ organizationId: target.organizationId, ...fields });
     if (!parsed.success) throw errorOfIssues(parsed.error.issues);
     const input: ClientCreate = parsed.data;
@@ -288,7 +305,7 @@ export async function updateRegisteredClient(staged: RegistrationContext, slug: 
   const current = await requireRegisteredClient(staged, target, clientId, bearer);
   const metadata = parseMetadata(body);
   if (metadata.client_id !== clientId) throw invalidMetadata("client_id must be the id of the client being updated");
-  const fields = clientFieldsOf(metadata, target.policy);
+  const fields = await withoutOpenResourceScopes(staged, target.organizationId, clientFieldsOf(metadata, target.policy));
   if ((fields.tokenEndpointAuthMethod ?? "none") !== current.tokenEndpointAuthMethod) throw invalidMetadata("token_endpoint_auth_method cannot change; register a new client instead");
   const { clientType: _type, tokenEndpointAuthMethod: _method, ...changeable } = fields;
   const parsed = ClientUpdateSchema.safeParse(changeable);

@@ -1,6 +1,8 @@
 import type { Prisma, PrismaClient } from "~/generated/prisma/client";
-import type { Db } from "../context";
 import { SETTING_KEYS, SETTINGS, type SettingKey, type SettingValue } from "./registry";
+
+/** A connection, or a write's transaction (the context's `Db`, named here because the context hands out the settings). */
+type Db = Prisma.TransactionClient;
 
 /**
  * Reads configuration entries with a short in-process cache (5 s), so a change made through

@@ -1,3 +1,4 @@
+import { parseMetadataDocumentClientId } from "~/schemas/client-metadata-document";
 import type { LoginMethod } from "~/schemas/login-methods";
 import { ADMIN_CLIENT_ID } from "../admin/permissions";
 import { userActor, type RequestMeta } from "../auth/actors";
@@ -261,5 +262,7 @@ export async function consentView(ctx: SignInContext<"cache">, ic: InteractionCo
   return {
     email: user?.email ?? "",
     scopes: [...requested].map((name) => ({ name, known: KNOWN_SCOPES.has(name) })),
+    // A client described by its own metadata document names itself: the page always says where from.
+    clientDomain: parseMetadataDocumentClientId(ic.client.id)?.hostname ?? null,
   };
 }

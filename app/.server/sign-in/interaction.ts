@@ -4,6 +4,7 @@ import { effectiveLoginMethods, type LoginMethod } from "~/schemas/login-methods
 import { getClientRecord, type ClientRecord } from "../directory/clients";
 import { getOrganizationById } from "../directory/organizations";
 import { ACCOUNT_CLIENT_ID, accountClientRecord } from "../oidc/storage/account-client";
+import { getMetadataDocumentClient } from "../oidc/storage/document-clients";
 import { lookupInteractionOrganization } from "../oidc/storage/adapter";
 import { organizationIssuer } from "../oidc/edge/endpoints";
 import type { Interaction } from "../oidc/provider/interaction-results";
@@ -32,7 +33,7 @@ export class InteractionExpiredError extends Error {
  * provider's own check of the interaction cookie. Any mismatch (unknown uid, expired, another
  * browser's uid, suspended organization) is the same InteractionExpiredError.
  */
-export async function loadInteraction(ctx: Context<"store" | "cache" | "oidc" | "config">, req: ExpressRequest, res: ExpressResponse, uid: string): Promise<InteractionContext> {
+export async function loadInteraction(ctx: Context<"store" | "cache" | "oidc" | "config" | "clientDocuments">, req: ExpressRequest, res: ExpressResponse, uid: string): Promise<InteractionContext> {
   const organizationId = await lookupInteractionOrganization(ctx.store, uid);
   if (!organizationId) throw new InteractionExpiredError();
   const organization = await getOrganizationById(ctx.db, ctx.cache, organizationId);
@@ -50,7 +51,7 @@ export async function loadInteraction(ctx: Context<"store" | "cache" | "oidc" | 
   const client =
     clientId === ACCOUNT_CLIENT_ID
       ? accountClientRecord(organization, organizationIssuer(ctx.config.baseUrl, organization.slug))
-      : await getClientRecord(ctx.db, ctx.cache, clientId);
+      : ((await getMetadataDocumentClient(organization, clientId, ctx.clientDocuments)) ?? (await getClientRecord(ctx.db, ctx.cache, clientId)));
   if (!client || client.organizationId !== organization.id) throw new InteractionExpiredError();
   return { uid, tenant, organization, client, interaction, methods: effectiveLoginMethods(client, organization) };
 }

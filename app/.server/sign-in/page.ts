@@ -27,7 +27,7 @@ export type Loaded =
  * organization while the uid's index remembers it (decision 035), in the browser's language.
  */
 /** `ctx`: the door's unit of work for the request (door.ts). */
-export async function loadInteractionPage(request: Request, context: AppLoadContext, ctx: SignInContext<"store" | "cache" | "oidc" | "config" | "csrf">, uid: string): Promise<Loaded> {
+export async function loadInteractionPage(request: Request, context: AppLoadContext, ctx: SignInContext<"store" | "cache" | "oidc" | "config" | "csrf" | "clientDocuments">, uid: string): Promise<Loaded> {
   const { req, res } = context;
   try {
     const interaction = await loadInteraction(ctx, req, res, uid);

@@ -4,6 +4,7 @@ import { useTranslation } from "react-i18next";
 import { AuthCard, Field, FormMessage, type BrandingView } from "~/components/auth-card";
 import { PasskeysSection, type AccountPasskeysView } from "~/components/account/passkeys-section";
 import { FederatedSection, type AccountLinksView } from "~/components/account/federated-section";
+import { AppsSection, type AccountAppsView } from "~/components/account/apps-section";
 import { RecoveryCodes } from "~/components/recovery-codes";
 import { SUPPORTED_LANGUAGES } from "~/i18n/config";
 
@@ -25,6 +26,7 @@ export type AccountNotice =
   | "passkey_renamed"
   | "passkey_removed"
   | "link_removed"
+  | "app_revoked"
   | "session_ended"
   | "others_ended";
 
@@ -50,6 +52,7 @@ export interface AccountView {
   };
   passkeys: AccountPasskeysView;
   federated: AccountLinksView;
+  apps: AccountAppsView;
   sessions: Array<{ handle: string; current: boolean; signedInAt: string | null; lastSeenAt: string | null; ip: string | null; userAgent: string | null; clients: Array<string | null> }>;
   events: Array<{ at: string; event: string; method: string | null; ip: string | null; byAdmin: boolean; impersonation: { by: string; reason: string } | null }>;
   fresh: boolean;
@@ -65,7 +68,7 @@ export type AccountResult =
   | { view: "password"; error: "wrong" | "weak" | "rateLimited"; problem?: string; limit?: number; minutes?: number }
   | { view: "email"; error: "invalid" | "unstorable" | "same" | "rateLimited"; minutes?: number }
   | { view: "codes"; codes: string[] }
-  | { view: "refused"; error: "notAllowed" | "gone" | "passkeyName" }
+  | { view: "refused"; error: "notAllowed" | "gone" | "appGone" | "passkeyName" }
   | { view: "csrf" };
 
 export type AccountProblemView = { view: "unknown"; language: string } | { view: "csrf"; branding: BrandingView; slug: string };
@@ -155,6 +158,9 @@ export function AccountPage({ page, result }: { page: AccountView; result: Accou
             <a href="#passkeys">{t("account.passkeys.title")}</a>
           </li>
           <li>
+            <a href="#apps">{t("account.apps.title")}</a>
+          </li>
+          <li>
             <a href="#sessions">{t("account.sessions.title")}</a>
           </li>
           <li>
@@ -163,7 +169,7 @@ export function AccountPage({ page, result }: { page: AccountView; result: Accou
         </ul>
       </nav>
       {page.notice ? <FormMessage tone="info">{noticeText(t, page.notice, page.count)}</FormMessage> : null}
-      {refusal ? <FormMessage tone="error">{t(refusal === "gone" ? "account.sessions.gone" : refusal === "passkeyName" ? "account.passkeys.nameRequired" : "account.notAllowed")}</FormMessage> : null}
+      {refusal ? <FormMessage tone="error">{t(REFUSAL_TEXT[refusal])}</FormMessage> : null}
       {result?.view === "codes" ? (
         <Section id="new-codes" title={t("account.twoFactor.recoveryNew")}>
           <p>{t("account.twoFactor.recoveryIntro")}</p>
@@ -176,6 +182,7 @@ export function AccountPage({ page, result }: { page: AccountView; result: Accou
       <TwoFactorSection page={page} />
       <PasskeysSection page={page} />
       <FederatedSection page={page} />
+      <AppsSection page={page} />
       <SessionsSection page={page} />
       <ActivitySection page={page} />
     </AccountShell>
@@ -183,6 +190,13 @@ export function AccountPage({ page, result }: { page: AccountView; result: Accou
 }
 
 type T = ReturnType<typeof useTranslation>["t"];
+
+const REFUSAL_TEXT = {
+  notAllowed: "account.notAllowed",
+  gone: "account.sessions.gone",
+  appGone: "account.apps.gone",
+  passkeyName: "account.passkeys.nameRequired",
+} as const satisfies Record<Extract<AccountResult, { view: "refused" }>["error"], string>;
 
 function noticeText(t: T, notice: AccountNotice, count: number): string {
   switch (notice) {
@@ -210,6 +224,8 @@ function noticeText(t: T, notice: AccountNotice, count: number): string {
       return t("account.passkeys.removed");
     case "link_removed":
       return t("account.federated.removed");
+    case "app_revoked":
+      return t("account.apps.removed");
     case "session_ended":
       return t("account.sessions.ended");
     case "others_ended":

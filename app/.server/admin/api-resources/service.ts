@@ -23,6 +23,7 @@ export function toApiResource(row: ApiResourceRow): ApiResource {
     scopeDescriptions: scopeDescriptionsOf(row),
     accessTokenTtlSeconds: row.accessTokenTtlSeconds,
     consentRequired: row.consentRequired,
+    openToDynamicClients: row.openToDynamicClients,
     status: row.status as ApiResource["status"],
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
@@ -103,7 +104,18 @@ async function assertIdentifierFree(ctx: Context, organizationId: string, identi
   if (existing && existing.id !== exceptId) throw identifierTaken();
 }
 
+/**
+ * A client that registered itself is nobody's choice: a resource open to such clients always asks
+ * the person (features/api-resources.ts), so it cannot also skip consent.
+ */
+function assertConsentForDynamicClients(resource: { openToDynamicClients: boolean; consentRequired: boolean }) {
+  if (resource.openToDynamicClients && !resource.consentRequired) {
+    throw validation([{ field: "openToDynamicClients", message: "needs consentRequired: dynamically registered clients always ask the person" }]);
+  }
+}
+
 export async function createApiResource(ctx: Context<"oidc" | "config">, organizationId: string, input: ApiResourceCreate): Promise<ApiResourceRow> {
+  assertConsentForDynamicClients(input);
   await assertNotReserved(ctx, organizationId, input.identifier);
   await assertIdentifierFree(ctx, organizationId, input.identifier);
   assertDescribedScopes(input.scopeDescriptions, input.scopes);
@@ -124,6 +136,10 @@ export async function updateApiResource(
   expectedVersion: number | undefined,
 ): Promise<{ row: ApiResourceRow; narrowed: Array<{ clientId: string; scopes: string[] }> }> {
   const current = await requireApiResource(ctx, id);
+  assertConsentForDynamicClients({
+    openToDynamicClients: input.openToDynamicClients ?? current.openToDynamicClients,
+    consentRequired: input.consentRequired ?? current.consentRequired,
+  });
   if (input.identifier !== undefined && input.identifier !== current.identifier) {
     await assertNotReserved(ctx, current.organizationId, input.identifier);
     await assertIdentifierFree(ctx, current.organizationId, input.identifier, id);

@@ -3,9 +3,8 @@ import { isDatabaseUnavailable } from "../../db/errors";
 import { isUuid } from "~/schemas/uuid";
 import { createLocalJWKSet, jwtVerify, type JWK } from "jose";
 import { systemActor } from "../../auth/actors";
-import { readContext } from "../../context";
+import { readContext, type ContextSource } from "../../context";
 import { superAdminPublicJwks } from "../../oidc/provider/super-admin-keys";
-import type { Services } from "../../services";
 import { adminApiResource, mayCallAdminApi } from "../api-access";
 import { SERVICE_ADMIN_ROLE } from "../permissions";
 import { adminTokenClientId } from "./admin-token";
@@ -32,10 +31,10 @@ export interface AdminUser {
 }
 
 /** Published keys per running Porta (one process may run several, as the tests do). */
-const keyCaches = new WeakMap<Services, { at: number; changes: number; jwks: ReturnType<typeof createLocalJWKSet> }>();
+const keyCaches = new WeakMap<ContextSource, { at: number; changes: number; jwks: ReturnType<typeof createLocalJWKSet> }>();
 const KEY_CACHE_MS = 15_000;
 
-async function activeKeys(services: Services) {
+async function activeKeys(services: ContextSource) {
   let cached = keyCaches.get(services);
   // A key change this process made or noticed (a rotation, a retirement) counts at once.
   if (!cached || Date.now() - cached.at > KEY_CACHE_MS || cached.changes !== services.keys.changeCount()) {
@@ -48,7 +47,7 @@ async function activeKeys(services: Services) {
 }
 
 /** A key another process just activated is not in our cache yet: reload once (at most every second) and try again. */
-async function verifyWithFreshKeys(services: Services, token: string) {
+async function verifyWithFreshKeys(services: ContextSource, token: string) {
   try {
     return await jwtVerify(token, await activeKeys(services), { algorithms: ["ES256"] });
   } catch (error) {
@@ -67,7 +66,7 @@ async function verifyWithFreshKeys(services: Services, token: string) {
  * client with the admin scope (decision 017); 4. the user `sub` exists; 5. is active;
  * 6. belongs to the super-admin organization; 7. holds the `service-admin` role.
  */
-export async function requireAdmin(services: Services, request: Request): Promise<AdminUser> {
+export async function requireAdmin(services: ContextSource, request: Request): Promise<AdminUser> {
   const header = request.headers.get("authorization") ?? "";
   const match = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(header.trim());
   if (!match) throw unauthorized();

@@ -3,8 +3,8 @@ import { UuidSchema } from "~/schemas/uuid";
 import { z } from "zod";
 import {
   disableTwoFactor,
-  getTwoFactorPolicy,
-  getTwoFactorStatus,
+  requireTwoFactorPolicy,
+  requireTwoFactorStatus,
   getTwoFactorSummary,
   NotEnrolledError,
   regenerateRecoveryCodes,
@@ -36,7 +36,7 @@ async function requireUser(ctx: Context, id: string) {
   return user;
 }
 
-const statusBody = (s: Awaited<ReturnType<typeof getTwoFactorStatus>>) => ({ ...s, totp: { ...s.totp, enrolledAt: s.totp.enrolledAt?.toISOString() ?? null } });
+const statusBody = (s: Awaited<ReturnType<typeof requireTwoFactorStatus>>) => ({ ...s, totp: { ...s.totp, enrolledAt: s.totp.enrolledAt?.toISOString() ?? null } });
 
 export const userTwoFactorOperations = [
   operation({
@@ -51,7 +51,7 @@ export const userTwoFactorOperations = [
     response: StatusSchema,
     handler: async ({ ctx, params }) => {
       await requireUser(ctx, params.id);
-      return { body: statusBody(await getTwoFactorStatus(ctx, params.id)) };
+      return { body: statusBody(await requireTwoFactorStatus(ctx, params.id)) };
     },
   }),
   operation({
@@ -130,7 +130,7 @@ export const organizationTwoFactorPolicyOperations = [
     response: PolicySchema,
     etag: true,
     handler: async ({ ctx, params }) => {
-      const policy = await getTwoFactorPolicy(ctx, params.orgId).catch(() => {
+      const policy = await requireTwoFactorPolicy(ctx, params.orgId).catch(() => {
         throw notFound("organization");
       });
       return { body: { organizationId: policy.organizationId, policy: policy.policy }, version: policy.version };

@@ -240,6 +240,7 @@ async function loadContent(ctx: ExportContext, organizationId: string): Promise<
       scopeDescriptions: scopeDescriptionsOf(r),
       accessTokenTtlSeconds: r.accessTokenTtlSeconds,
       consentRequired: r.consentRequired,
+      openToDynamicClients: r.openToDynamicClients,
       status: r.status as "active" | "inactive",
       grants: r.grants.map((g) => ({ client: g.clientId, scopes: g.scopes })),
     })),

@@ -153,7 +153,7 @@ function planImport(ctx: PreviewContext, pkg: ExportPackage, slug: string, targe
   });
 
   const grantsOf = (grants: ReadonlyArray<{ client: string; scopes: string[] }>) => [...grants].sort((a, b) => (a.client < b.client ? -1 : a.client > b.client ? 1 : 0));
-  const resourceFields: Array<keyof PackageApiResource & string> = ["name", "scopes", "scopeDescriptions", "accessTokenTtlSeconds", "consentRequired", "status", "grants"];
+  const resourceFields: Array<keyof PackageApiResource & string> = ["name", "scopes", "scopeDescriptions", "accessTokenTtlSeconds", "consentRequired", "openToDynamicClients", "status", "grants"];
   const resourceSteps = (c.apiResources ?? []).map((given) => {
     const r = { ...given, grants: grantsOf(given.grants) };
     const existing = target.apiResources.get(r.identifier);
@@ -344,7 +344,7 @@ function planImport(ctx: PreviewContext, pkg: ExportPackage, slug: string, targe
     // After the clients: a resource named in the package gets exactly the grants it gives, as a role its permissions.
     for (const { r, existing, write } of resourceSteps) {
       if (!write) continue;
-      const data = { name: r.name, scopes: r.scopes, scopeDescriptions: r.scopeDescriptions, accessTokenTtlSeconds: r.accessTokenTtlSeconds, consentRequired: r.consentRequired, status: r.status };
+      const data = { name: r.name, scopes: r.scopes, scopeDescriptions: r.scopeDescriptions, accessTokenTtlSeconds: r.accessTokenTtlSeconds, consentRequired: r.consentRequired, openToDynamicClients: r.openToDynamicClients, status: r.status };
       const id = existing
         ? (await tx.apiResource.update({ where: { id: existing.id }, data: { ...data, version: { increment: 1 } } })).id
         : (await tx.apiResource.create({ data: { organizationId, identifier: r.identifier, ...data } })).id;

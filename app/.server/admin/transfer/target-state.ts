@@ -70,6 +70,7 @@ export interface TargetApiResource {
   scopeDescriptions: unknown;
   accessTokenTtlSeconds: number | null;
   consentRequired: boolean;
+  openToDynamicClients: boolean;
   status: string;
   grants: Array<{ client: string; scopes: string[] }>;
 }
@@ -156,6 +157,7 @@ export async function loadTarget(db: Prisma.TransactionClient, slug: string, con
       scopeDescriptions: r.scopeDescriptions,
       accessTokenTtlSeconds: r.accessTokenTtlSeconds,
       consentRequired: r.consentRequired,
+      openToDynamicClients: r.openToDynamicClients,
       status: r.status,
       grants: r.grants.map((g) => ({ client: g.clientId, scopes: g.scopes })),
     });

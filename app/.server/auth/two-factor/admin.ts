@@ -23,7 +23,8 @@ export class StaleVersionError extends Error {
   }
 }
 
-export async function getTwoFactorStatus(ctx: Context, userId: string): Promise<TwoFactorStatus> {
+/** The user's second factors; throws when there is no such user. */
+export async function requireTwoFactorStatus(ctx: Context, userId: string): Promise<TwoFactorStatus> {
   const prisma = ctx.db;
   const [user, totp, total, remaining, passkeys] = await Promise.all([
     prisma.user.findUniqueOrThrow({ where: { id: userId }, select: { emailOtpEnabled: true } }),
@@ -54,13 +55,13 @@ async function removeFactors(ctx: Context, userId: string, alsoEmail: boolean) {
 /** Turns two-factor off for the user: TOTP, recovery codes and email codes are removed. */
 export async function disableTwoFactor(ctx: Context, userId: string): Promise<TwoFactorStatus> {
   await removeFactors(ctx, userId, true);
-  return getTwoFactorStatus(ctx, userId);
+  return requireTwoFactorStatus(ctx, userId);
 }
 
 /** Forgets the user's TOTP and recovery codes; a policy that requires TOTP enrolls again at the next login. */
 export async function resetTwoFactor(ctx: Context, userId: string): Promise<TwoFactorStatus> {
   await removeFactors(ctx, userId, false);
-  return getTwoFactorStatus(ctx, userId);
+  return requireTwoFactorStatus(ctx, userId);
 }
 
 export class NotEnrolledError extends Error {
@@ -78,7 +79,8 @@ export async function regenerateRecoveryCodes(ctx: Context<"passwords">, userId:
   return codes;
 }
 
-export async function getTwoFactorPolicy(ctx: Context, organizationId: string) {
+/** The organization's two-factor policy and version; throws when there is no such organization. */
+export async function requireTwoFactorPolicy(ctx: Context, organizationId: string) {
   const org = await ctx.db.organization.findUniqueOrThrow({ where: { id: organizationId }, select: { twoFactorPolicy: true, version: true } });
   return { organizationId, policy: org.twoFactorPolicy as TwoFactorPolicy, version: org.version };
 }

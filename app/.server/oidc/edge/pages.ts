@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { Client, ErrorOut, KoaContextWithOIDC } from "oidc-provider";
+import type { KoaContextWithOIDC } from "oidc-provider";
 import type { Organization } from "~/generated/prisma/client";
 import { isSupportedLanguage, type Language } from "~/i18n/config";
 import { brandingOf } from "../../branding/pages";
@@ -7,6 +7,7 @@ import type { Branding } from "~/schemas/branding";
 import { resolveLanguage, translator } from "../../i18n";
 import { accountPageOfIssuer } from "../storage/account-client";
 import { limitedCodeEntries } from "../features/device-flow";
+import type { ProviderPages } from "../feature";
 
 /**
  * The few pages oidc-provider renders itself: a protocol error shown to a person, the
@@ -46,16 +47,6 @@ button.secondary{background:#fff;color:#1b1e24;border-color:#6b7280}
 label{display:block;font-weight:600;margin:1rem 0 .35rem} input[type=text]{font:inherit;font-size:1.25rem;letter-spacing:.1em;text-transform:uppercase;width:100%;box-sizing:border-box;padding:.5rem;border:1px solid #6b7280;border-radius:6px}
 .error{color:#b42318;font-weight:600} .user-code{font-size:1.75rem;letter-spacing:.1em;font-weight:700}
 </style></head><body><main><section>${brand}${body}</section></main></body></html>`;
-}
-
-export interface ProviderPages {
-  renderError(ctx: KoaContextWithOIDC, out: ErrorOut): Promise<void>;
-  logoutSource(ctx: KoaContextWithOIDC, form: string): Promise<void>;
-  postLogoutSuccessSource(ctx: KoaContextWithOIDC): Promise<void>;
-  /** RFC 8628 (decision 049): where the person enters the code their device shows. */
-  userCodeInputSource(ctx: KoaContextWithOIDC, form: string, out?: ErrorOut, err?: Error): Promise<void>;
-  userCodeConfirmSource(ctx: KoaContextWithOIDC, form: string, client: Client, deviceInfo: unknown, userCode: string): Promise<void>;
-  successSource(ctx: KoaContextWithOIDC): Promise<void>;
 }
 
 /** The action and xsrf value of the provider's code entry form (its own form has no label and an inline handler). */

@@ -136,9 +136,9 @@ export function createDocumentTemplates(registry: Pick<ProviderRegistry, "buildD
   const templateIssuer = `${baseUrl}/${TEMPLATE_SLUG}`;
   return {
     of(described) {
-      // Whether discovery names the registration endpoint (decision 054) is part of the template too.
-      const registration = registrationPolicyOf(described.organization.registrationPolicy).enabled;
-      const key = JSON.stringify([scopesAndClaims(described.customClaims), registration]);
+      // Whether discovery names the registration endpoint (decision 054) and metadata documents is part of the template too.
+      const policy = registrationPolicyOf(described.organization.registrationPolicy);
+      const key = JSON.stringify([scopesAndClaims(described.customClaims), policy.enabled, policy.clientIdMetadataDocuments.enabled]);
       const id = createHash("sha256").update(key).digest("base64url").slice(0, 22);
       const held = kept.get(id);
       if (held) return held.building;

@@ -1,5 +1,5 @@
 import { interactionPolicy } from "oidc-provider";
-import type { Feature } from "./index";
+import type { Feature } from "../feature";
 
 /**
  * Authentication context class references (OpenID Connect Core §2, `acr`), defined once. Porta

@@ -1,11 +1,11 @@
+import { parseMetadataDocumentClientId } from "~/schemas/client-metadata-document";
 import { errors, type Client, type Configuration } from "oidc-provider";
 import { isAdminApiClient } from "../../admin/api-access";
 import { getClientRecord } from "../../directory/clients";
-import type { FeatureInput } from "../provider/configuration";
 import type { TenantApiResource } from "../provider/tenant-load";
 import { refuseUnknownClientCredentialsScopes } from "../provider/token-errors";
 import { accessTokenTtlOf } from "./client-policy";
-import type { Feature } from "./index";
+import type { Feature, FeatureInput } from "../feature";
 
 /**
  * RFC 8707 resource indicators (decisions 017, 077). Every access token is an ES256 JWT for one
@@ -16,10 +16,15 @@ import type { Feature } from "./index";
  * `resource` is `invalid_target`.
  */
 
-/** What a token for this resource may carry: the scopes the client was granted that the resource still defines. */
-export function grantedScopesOf(resource: TenantApiResource, clientId: string): string[] | undefined {
+/**
+ * What a token for this resource may carry: the scopes the client was granted that the resource
+ * still defines; for a client that registered itself (RFC 7591, as MCP clients do) without a
+ * grant, every scope of a resource open to such clients (the person consents to them: such a
+ * resource always asks, admin/api-resources/service.ts).
+ */
+export function grantedScopesOf(resource: TenantApiResource, clientId: string, dynamicallyRegistered = false): string[] | undefined {
   // Own keys only: a client id such as "constructor" must not find the object's prototype.
-  if (!Object.hasOwn(resource.grants, clientId)) return undefined;
+  if (!Object.hasOwn(resource.grants, clientId)) return resource.openToDynamicClients && dynamicallyRegistered ? [...resource.scopes] : undefined;
   const granted = resource.grants[clientId]!;
   const defined = new Set(resource.scopes);
   return granted.filter((scope) => defined.has(scope));
@@ -55,6 +60,16 @@ export function resourceIndicatorsOf(input: FeatureInput): ResourceIndicators {
     const client = await getClientRecord(prisma, cache, clientId);
     return Boolean(client && isAdminApiClient(client));
   };
+  /**
+   * A client that registered itself at the registration endpoint (decision 054), or that the
+   * provider knows from its client ID metadata document (an https client_id with no registered
+   * client behind it): neither has a grant an administrator could have made beforehand.
+   */
+  const isDynamicallyRegistered = async (clientId: string) => {
+    const client = await getClientRecord(prisma, cache, clientId);
+    if (!client) return parseMetadataDocumentClientId(clientId) !== null;
+    return client.registrationAccessTokenHash !== null;
+  };
   const ownResource = (client: Client) => {
     const allowed = new Set((client.scope ?? input.scopes.join(" ")).split(" "));
     return input.scopes.filter((s) => allowed.has(s)).join(" ");
@@ -75,7 +90,8 @@ export function resourceIndicatorsOf(input: FeatureInput): ResourceIndicators {
       // The organization itself and the Admin API come first: a registered resource cannot take their place.
       const own = resourceIndicator === issuer || (resourceIndicator === adminApiResource && (await mayUseAdminApiResource(client.clientId)));
       const resource = own ? undefined : byIdentifier.get(resourceIndicator);
-      const granted = resource && grantedScopesOf(resource, client.clientId);
+      const dynamic = resource !== undefined && resource.openToDynamicClients && !Object.hasOwn(resource.grants, client.clientId) && (await isDynamicallyRegistered(client.clientId));
+      const granted = resource && grantedScopesOf(resource, client.clientId, dynamic);
       if (!own && !granted) throw new errors.InvalidTarget();
       // client_credentials names scopes of the organization or of the resource asked for (decision 071).
       refuseUnknownClientCredentialsScopes(ctx, resource && granted ? new Set([...knownScopes, ...resource.scopes]) : knownScopes, input.userScopes);

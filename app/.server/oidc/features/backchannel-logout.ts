@@ -2,9 +2,10 @@ import type { Logger } from "pino";
 import type { PrismaClient } from "~/generated/prisma/client";
 import type { JobQueue } from "../../jobs/queue";
 import type Provider from "oidc-provider";
-import type { PatchContext } from "../provider/patches";
-import type { ProviderRegistry } from "../provider/registry";
-import type { Feature } from "./index";
+import type { ProviderRegistry } from "../provider/tenant-provider";
+import type { Feature, LogoutNotice, PatchContext } from "../feature";
+
+export type { LogoutNotice } from "../feature";
 
 /**
  * OpenID Back-Channel Logout 1.0 (decision 048). When a session ends, each client
@@ -16,15 +17,6 @@ import type { Feature } from "./index";
  * through its outbound guard (outbound/guard.ts: special-use addresses refused on the connected
  * socket, 2.5 s timeout, no redirects).
  */
-export interface LogoutNotice {
-  organizationId: string;
-  clientId: string;
-  /** The user's subject at the client. */
-  sub: string;
-  /** The session's id at the client, when the session is known (it is not for a grant whose browser session ended). */
-  sid: string | null;
-}
-
 export interface LogoutNotices {
   /** Queues a logout token for each notice whose client takes them. Never throws: a failure is logged. */
   send(notices: LogoutNotice[]): Promise<void>;
@@ -90,8 +82,15 @@ export function noticesForSessions(organizationId: string, userId: string, sessi
   return notices;
 }
 
+/** What the job asks for (the job table hands it just these): the organization's slug, its provider, a log line. */
+export interface LogoutDeliveryDeps {
+  db: { prisma: PrismaClient };
+  oidc: Pick<ProviderRegistry, "get">;
+  logger: Logger;
+}
+
 /** The job: the organization's provider makes the token and POSTs it; a failure throws, and the queue retries. */
-export async function deliverLogoutNotice(services: { db: { prisma: PrismaClient }; oidc: ProviderRegistry; logger: Logger }, notice: LogoutNotice): Promise<void> {
+export async function deliverLogoutNotice(services: LogoutDeliveryDeps, notice: LogoutNotice): Promise<void> {
   const organization = await services.db.prisma.organization.findUnique({ where: { id: notice.organizationId }, select: { slug: true } });
   // An organization deleted or suspended since has no provider: nobody is left to be told by it.
   const tenant = organization ? await services.oidc.get(organization.slug) : undefined;

@@ -3,7 +3,7 @@ import { errors, type Client, type ClientMetadata, type KoaContextWithOIDC } fro
 import type { ClientRecord } from "../../directory/clients";
 import { LIFETIMES } from "../provider/lifetimes";
 import { createLoadExistingGrant, type Grant } from "../storage/grants";
-import type { Feature } from "./index";
+import type { Feature } from "../feature";
 import { TOKEN_EXCHANGE_AUDIENCES_PROPERTY } from "./token-exchange";
 
 /**

@@ -5,10 +5,9 @@ import type { CookiesSetOptions, KoaContextWithOIDC } from "oidc-provider";
 import { DEVICE_CODE_GRANT } from "~/schemas/client";
 import type { KeyValueStore } from "../../cache/store";
 import type { RateLimits } from "../../rate-limit/limiters";
-import type { ProtocolIncoming, ProtocolTarget } from "../edge/mount";
 import { LIFETIMES } from "../provider/lifetimes";
-import type { TenantProvider } from "../provider/registry";
-import type { Feature } from "./index";
+import type { TenantProvider } from "../provider/tenant-provider";
+import type { Feature } from "../feature";
 
 /**
  * The device authorization grant (RFC 8628, decision 049): what Porta adds to oidc-provider's
@@ -76,9 +75,9 @@ export interface DeviceFlowRefusal {
  * a code, and the page says to wait (edge/pages.ts). `target.path` is the canonical one.
  */
 export async function deviceFlowRefusal(
-  req: ProtocolIncoming,
+  req: IncomingMessage & { body?: Record<string, unknown> },
   res: ServerResponse,
-  target: ProtocolTarget,
+  target: { path: string; ip: string | undefined },
   tenant: TenantProvider,
   store: KeyValueStore,
   limits: RateLimits | undefined,

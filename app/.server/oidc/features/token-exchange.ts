@@ -3,7 +3,9 @@ import type Provider from "oidc-provider";
 import { errors } from "oidc-provider";
 import { TOKEN_EXCHANGE_GRANT } from "~/schemas/client";
 import type { AuditRecord } from "../../audit/audit";
-import type { Feature } from "./index";
+import type { Actor, Feature, TokenExchangeRecord } from "../feature";
+
+export type { TokenExchangeRecord } from "../feature";
 
 /**
  * RFC 8693 token exchange at an organization's token endpoint (decision 053): a confidential
@@ -20,26 +22,6 @@ export const EXCHANGED_TOKEN_MAX_SECONDS = 300;
 export const TOKEN_EXCHANGE_AUDIENCES_PROPERTY = "porta_token_exchange_audiences";
 
 const PARAMETERS = ["subject_token", "subject_token_type", "actor_token", "actor_token_type", "requested_token_type", "audience", "resource", "scope"];
-
-/** What the audit records of one exchange: identifiers, never a token. */
-export interface TokenExchangeRecord {
-  clientId: string;
-  /** The person the issued token speaks for. */
-  accountId: string;
-  /** The subject token's client. */
-  subjectClientId: string;
-  /** The issued token's `act` (who acts for the person), when there is one. */
-  act: Actor | null;
-  audience: string;
-  scope: string;
-  expiresIn: number;
-  ip: string;
-}
-
-export interface Actor {
-  sub: string;
-  act?: Actor;
-}
 
 export interface TokenExchangeOptions {
   /** The provider's own account lookup (provider/account.ts): an active person of this organization, or undefined. */

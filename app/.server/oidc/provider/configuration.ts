@@ -1,23 +1,18 @@
 import { hkdfSync } from "node:crypto";
 import { createLocalJWKSet, jwtVerify, type JWTPayload } from "jose";
-import type { Configuration, CookiesSetOptions, KoaContextWithOIDC, ResponseType } from "oidc-provider";
+import type { Configuration, KoaContextWithOIDC, ResponseType } from "oidc-provider";
 import { interactionPolicy } from "oidc-provider";
-import type { Organization, PrismaClient } from "~/generated/prisma/client";
-import type { Database } from "../../db/client";
 import { ADMIN_CLIENT_ID } from "../../admin/permissions";
-import type { ReadThroughCache } from "../../cache/read-through";
-import type { KeyValueStore } from "../../cache/store";
 import { createFindAccount } from "./account";
 import { createAdapterFactory } from "../storage/adapter";
-import type { RevokedTokens } from "../storage/revoked-tokens";
 import { createClientAdapter } from "../storage/client-metadata";
 import { storeJwtAccessToken } from "../storage/jwt-access-tokens";
 import { FEATURES } from "../features";
 import type { PrivateSigningJwk } from "./keys";
-import type { TenantApiResource } from "./tenant-load";
 import { LIFETIMES } from "./lifetimes";
 import { JWKS_URI_MAX_BYTES, outboundFetch } from "../../outbound/guard";
-import { providerPages, type ProviderPages } from "../edge/pages";
+import { providerPages } from "../edge/pages";
+import type { ConfigurationFragment, FeatureInput, ProviderInput } from "../feature";
 import { PROVIDER_ROUTES } from "../edge/endpoints";
 
 export const BASE_SCOPES = ["openid", "offline_access", "profile", "email", "roles"] as const;
@@ -37,48 +32,6 @@ const STANDARD_CLAIMS: Record<string, string[]> = {
 };
 
 const PROTOCOL_CLAIMS = { acr: null, amr: null, auth_time: null, sid: null } as const;
-
-export interface ProviderInput {
-  organization: Organization;
-  issuer: string;
-  jwks: PrivateSigningJwk[];
-  /** Custom claim definitions of the organization's applications. */
-  customClaims: Array<{ id: string; claimName: string; scope: string }>;
-  /** The organization's active API resources with their client grants (features/api-resources.ts). */
-  apiResources?: TenantApiResource[] | undefined;
-  encryptionKey: Buffer;
-  /**
-   * The Admin API as a resource, in the super-admin organization only: admin clients' access
-   * tokens are for it unless they ask for another resource.
-   */
-  adminApiResource?: string | undefined;
-  /** The claims of an access token JWT whose signature verifies, else undefined. */
-  claimsOfSignedJwt(value: string): Promise<JWTPayload | undefined>;
-  /** Seconds; the `tokens.accessTokenTtlSeconds` setting when the provider was built. */
-  accessTokenTtl: number;
-  prisma: PrismaClient;
-  /** Plain SQL for the durable token and grant rows (storage/adapter.ts). */
-  sql: Pick<Database, "query">;
-  cache: ReadThroughCache;
-  store: KeyValueStore;
-  revokedTokens: RevokedTokens;
-  /** Outbound requests (a client's jwks_uri) may reach private addresses (OUTBOUND_ALLOW_PRIVATE_NETWORKS). */
-  allowPrivateNetworks?: boolean;
-}
-
-/**
- * What a feature's configuration is made from (features/index.ts): the provider's input, its
- * pages, its session cookie, the organization's scopes and those of them that name a user.
- */
-export interface FeatureInput extends ProviderInput {
-  pages: ProviderPages;
-  sessionCookie: CookiesSetOptions;
-  scopes: string[];
-  userScopes: ReadonlySet<string>;
-}
-
-/** What one feature adds to the configuration. */
-export type ConfigurationFragment = Partial<Configuration>;
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype;
@@ -167,7 +120,7 @@ export function buildProviderConfiguration(input: ProviderInput): Configuration 
   const { organization, issuer, prisma, sql, cache, store, revokedTokens } = input;
   const { scopes, claims } = scopesAndClaims(input.customClaims);
   const adapterFor = createAdapterFactory({ sql, store, revokedTokens, organizationId: organization.id, claimsOfSignedJwt: input.claimsOfSignedJwt });
-  const clientAdapter = createClientAdapter(prisma, cache, organization.id, issuer);
+  const clientAdapter = createClientAdapter(prisma, cache, organization, issuer, input.clientDocuments);
   const pages = providerPages(organization, issuer);
   // The session cookie of each organization lives under its own prefix, so two organizations on
   // one host never overwrite each other's session.

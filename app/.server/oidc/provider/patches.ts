@@ -6,34 +6,14 @@
  */
 import type { EventEmitter } from "node:events";
 import type Provider from "oidc-provider";
-import { errors, type FindAccount } from "oidc-provider";
-import type { Logger } from "pino";
-import type { Organization } from "~/generated/prisma/client";
+import { errors } from "oidc-provider";
 import { isDatabaseUnavailable } from "../../db/errors";
 import { RETRY_AFTER_SECONDS } from "../../errors";
 import { requestScope } from "../../request-scope";
 import { UNAVAILABLE_BODY } from "../edge/unavailable";
-import type { LogoutNotice } from "../features/backchannel-logout";
 import { FEATURES } from "../features";
-import type { TokenExchangeRecord } from "../features/token-exchange";
+import type { PatchContext } from "../feature";
 import { RESPONSE_TYPES } from "./configuration";
-
-/** What the patches of one organization's provider are made with. */
-export interface PatchContext {
-  organization: Organization;
-  issuer: string;
-  /** The Admin API as a resource, in the super-admin organization only. */
-  adminApiResource: string | undefined;
-  /** The provider's own account lookup (provider/account.ts). */
-  findAccount: FindAccount;
-  /** Whether `presented` is an active secret of this organization's client (secrets are stored hashed). */
-  clientSecretMatches(clientId: string, presented: string): Promise<boolean>;
-  logger: Logger;
-  /** Where a provider's sign-out (end_session) hands the logout tokens it would send: to the job queue (decision 048). */
-  onBackchannelLogout?: ((notice: LogoutNotice) => Promise<void>) | undefined;
-  /** Records a token exchange (the audit); the token is answered only once this resolves (decision 053). */
-  onTokenExchanged?: ((organizationId: string, record: TokenExchangeRecord) => Promise<void>) | undefined;
-}
 
 /**
  * Applies every patch to a provider just built, before it serves: Porta's own, then each

@@ -24,6 +24,8 @@ export interface TenantApiResource {
   accessTokenTtlSeconds: number | null;
   /** False: the client's grant is enough, the person is not asked for these scopes. */
   consentRequired: boolean;
+  /** Clients registered at the registration endpoint may ask for any of its scopes without a grant. */
+  openToDynamicClients: boolean;
   grants: Record<string, string[]>;
 }
 
@@ -55,7 +57,7 @@ type Row = Organization & {
 const RESOURCES_COLUMN = `,
       COALESCE((
         SELECT json_agg(json_build_object(
-          'identifier', r."identifier", 'scopes', r."scopes", 'accessTokenTtlSeconds', r."accessTokenTtlSeconds", 'consentRequired', r."consentRequired",
+          'identifier', r."identifier", 'scopes', r."scopes", 'accessTokenTtlSeconds', r."accessTokenTtlSeconds", 'consentRequired', r."consentRequired", 'openToDynamicClients', r."openToDynamicClients",
           'grants', COALESCE((SELECT json_object_agg(g."clientId", g."scopes") FROM "ClientResourceGrant" g WHERE g."resourceId" = r."id"), '{}'::json)
         ) ORDER BY r."identifier")
         FROM "ApiResource" r

@@ -8,6 +8,9 @@ import { requestScope } from "../../request-scope";
 import type { RevokedTokens } from "./revoked-tokens";
 import { accountSessionsKey, sessionDeviceKey } from "./sessions";
 import { verifiedJwtClaims, withVerifiedJwt } from "./verified-jwt";
+import type { DurableRow } from "./durable-row";
+
+export type { DurableRow } from "./durable-row";
 
 /**
  * oidc-provider storage, split by lifetime (decisions 024 and 057): AccessToken, RefreshToken and Grant are
@@ -199,13 +202,6 @@ function clientCredentialsAdapter({ revokedTokens, organizationId }: AdapterCont
     },
     async revokeByGrantId() {},
   };
-}
-
-export interface DurableRow extends Record<string, unknown> {
-  organizationId: string;
-  payload: AdapterPayload;
-  expiresAt: Date | string | null;
-  consumedAt: Date | string | null;
 }
 
 const time = (value: Date | string) => (value instanceof Date ? value : new Date(value)).getTime();

@@ -1,9 +1,11 @@
 import type { Adapter, ClientAuthMethod, ClientMetadata, JWKS } from "oidc-provider";
 import { TOKEN_EXCHANGE_GRANT, usesSecret } from "~/schemas/client";
-import type { PrismaClient } from "~/generated/prisma/client";
+import type { Organization, PrismaClient } from "~/generated/prisma/client";
 import type { ReadThroughCache } from "../../cache/read-through";
 import { getClientRecord, isClientUsable, type ClientRecord } from "../../directory/clients";
 import { ACCOUNT_CLIENT_ID, accountClientMetadata } from "./account-client";
+import type { MetadataDocumentClients } from "./client-metadata-documents";
+import { getMetadataDocumentClient } from "./document-clients";
 import { clientPolicyMetadata } from "../features/client-policy";
 
 /**
@@ -43,15 +45,24 @@ export function toClientMetadata(client: ClientRecord): ClientMetadata {
 
 /**
  * The provider's Client model reads through the cache to PostgreSQL, for this organization only;
- * the account page's built-in client is every organization's own.
+ * the account page's built-in client is every organization's own, and an https client_id is a
+ * client metadata document's when the organization allows them (client-metadata-documents.ts).
  */
-export function createClientAdapter(prisma: PrismaClient, cache: ReadThroughCache, organizationId: string, issuer: string): Adapter {
+export function createClientAdapter(
+  prisma: PrismaClient,
+  cache: ReadThroughCache,
+  organization: Pick<Organization, "id" | "createdAt" | "registrationPolicy">,
+  issuer: string,
+  documents: MetadataDocumentClients | undefined,
+): Adapter {
   const unsupported = async () => undefined;
   return {
     async find(id) {
       if (id === ACCOUNT_CLIENT_ID) return accountClientMetadata(issuer);
+      const described = documents ? await getMetadataDocumentClient(organization, id, documents) : null;
+      if (described) return toClientMetadata(described);
       const client = await getClientRecord(prisma, cache, id);
-      if (!client || client.organizationId !== organizationId || !isClientUsable(client)) return undefined;
+      if (!client || client.organizationId !== organization.id || !isClientUsable(client)) return undefined;
       return toClientMetadata(client);
     },
     upsert: unsupported,

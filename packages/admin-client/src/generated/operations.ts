@@ -168,6 +168,7 @@ export interface Operations {
         scopeDescriptions?: { [key: string]: string };
         accessTokenTtlSeconds?: number | null;
         consentRequired?: boolean;
+        openToDynamicClients?: boolean;
         status?: "active" | "inactive";
       }, options?: CallOptions];
     response: {
@@ -183,6 +184,8 @@ export interface Operations {
         /** Lifetime of its access tokens; null: the client's or the organization's */
         accessTokenTtlSeconds: number | null;
         consentRequired: boolean;
+        /** Clients registered at the organization's registration endpoint (RFC 7591) may ask for it without a grant; the person is always asked */
+        openToDynamicClients: boolean;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -211,6 +214,8 @@ export interface Operations {
         /** Lifetime of its access tokens; null: the client's or the organization's */
         accessTokenTtlSeconds: number | null;
         consentRequired: boolean;
+        /** Clients registered at the organization's registration endpoint (RFC 7591) may ask for it without a grant; the person is always asked */
+        openToDynamicClients: boolean;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -240,6 +245,8 @@ export interface Operations {
           /** Lifetime of its access tokens; null: the client's or the organization's */
           accessTokenTtlSeconds: number | null;
           consentRequired: boolean;
+          /** Clients registered at the organization's registration endpoint (RFC 7591) may ask for it without a grant; the person is always asked */
+          openToDynamicClients: boolean;
           status: "active" | "inactive";
           createdAt: string;
           updatedAt: string;
@@ -262,6 +269,7 @@ export interface Operations {
         scopeDescriptions?: { [key: string]: string };
         accessTokenTtlSeconds?: number | null;
         consentRequired?: boolean;
+        openToDynamicClients?: boolean;
         status?: "active" | "inactive";
       }, options?: CallOptions];
     response: {
@@ -277,6 +285,8 @@ export interface Operations {
         /** Lifetime of its access tokens; null: the client's or the organization's */
         accessTokenTtlSeconds: number | null;
         consentRequired: boolean;
+        /** Clients registered at the organization's registration endpoint (RFC 7591) may ask for it without a grant; the person is always asked */
+        openToDynamicClients: boolean;
         status: "active" | "inactive";
         createdAt: string;
         updatedAt: string;
@@ -1786,6 +1796,7 @@ export interface Operations {
             scopeDescriptions: { [key: string]: string };
             accessTokenTtlSeconds: number | null;
             consentRequired: boolean;
+            openToDynamicClients: boolean;
             status: "active" | "inactive";
             grants: Array<{
               client: string;
@@ -2303,6 +2314,7 @@ export interface Operations {
               scopeDescriptions: { [key: string]: string };
               accessTokenTtlSeconds: number | null;
               consentRequired: boolean;
+              openToDynamicClients: boolean;
               status: "active" | "inactive";
               grants: Array<{
                 client: string;
@@ -2529,6 +2541,7 @@ export interface Operations {
               scopeDescriptions: { [key: string]: string };
               accessTokenTtlSeconds: number | null;
               consentRequired: boolean;
+              openToDynamicClients: boolean;
               status: "active" | "inactive";
               grants: Array<{
                 client: string;
@@ -3111,6 +3124,10 @@ export interface Operations {
         requireInitialAccessToken: boolean;
         allowedGrantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
         allowedTokenEndpointAuthMethods: Array<"none" | "client_secret_basic" | "client_secret_post" | "private_key_jwt">;
+        clientIdMetadataDocuments: {
+          enabled: boolean;
+          allowedDomains: Array<string>;
+        };
       };
     etag: true;
   };
@@ -3169,12 +3186,20 @@ export interface Operations {
         requireInitialAccessToken?: boolean;
         allowedGrantTypes?: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
         allowedTokenEndpointAuthMethods?: Array<"none" | "client_secret_basic" | "client_secret_post" | "private_key_jwt">;
+        clientIdMetadataDocuments?: {
+          enabled?: boolean;
+          allowedDomains?: Array<string>;
+        };
       }, options?: CallOptions];
     response: {
         enabled: boolean;
         requireInitialAccessToken: boolean;
         allowedGrantTypes: Array<"authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code">;
         allowedTokenEndpointAuthMethods: Array<"none" | "client_secret_basic" | "client_secret_post" | "private_key_jwt">;
+        clientIdMetadataDocuments: {
+          enabled: boolean;
+          allowedDomains: Array<string>;
+        };
       };
     etag: true;
   };
@@ -4495,6 +4520,7 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"scopeDescriptions","in":"body","type":"object","required":false,"default":"{}"},
       {"name":"accessTokenTtlSeconds","in":"body","type":"integer (60–86400) or null","required":false,"default":"null"},
       {"name":"consentRequired","in":"body","type":"boolean","required":false,"default":"true"},
+      {"name":"openToDynamicClients","in":"body","type":"boolean","required":false,"default":"false"},
       {"name":"status","in":"body","type":"active | inactive","required":false,"default":"\"active\""},
     ],
   },
@@ -4531,6 +4557,7 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"scopeDescriptions","in":"body","type":"object","required":false},
       {"name":"accessTokenTtlSeconds","in":"body","type":"integer (60–86400) or null","required":false},
       {"name":"consentRequired","in":"body","type":"boolean","required":false},
+      {"name":"openToDynamicClients","in":"body","type":"boolean","required":false},
       {"name":"status","in":"body","type":"active | inactive","required":false},
     ],
   },
@@ -5318,6 +5345,7 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"requireInitialAccessToken","in":"body","type":"boolean","required":false,"default":"true"},
       {"name":"allowedGrantTypes","in":"body","type":"list of (authorization_code | refresh_token | client_credentials | urn:ietf:params:oauth:grant-type:device_code)","required":false,"default":"[\"authorization_code\",\"refresh_token\"]"},
       {"name":"allowedTokenEndpointAuthMethods","in":"body","type":"list of (none | client_secret_basic | client_secret_post | private_key_jwt)","required":false,"default":"[\"none\",\"client_secret_basic\",\"private_key_jwt\"]"},
+      {"name":"clientIdMetadataDocuments","in":"body","type":"object","required":false,"default":"{\"enabled\":false,\"allowedDomains\":[]}"},
     ],
   },
   "roles.assignPermission": {
