@@ -173,3 +173,54 @@ test("a service-admin manages a confidential client: secrets, override, conflict
   await alice.context.close();
   await bob.context.close();
 });
+
+test("a service-admin adds an API resource, describes its scopes, grants a client some of them and deletes it", async ({ page }, testInfo) => {
+  const problems = watchForPageErrors(page);
+  await signIn(page);
+  await createOrganization(page, "Resource Pages GmbH", "e2e-resource-pages");
+  const orgUrl = page.url().replace(/\?.*$/, "");
+
+  await page.getByRole("link", { name: "API resources" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("API resources");
+  await expect(page.getByText("No API resources yet.")).toBeVisible();
+  const form = page.getByRole("form", { name: "Add an API resource" });
+  await form.getByLabel("Identifier").fill("/orders");
+  await form.getByLabel("Name", { exact: true }).fill("Orders");
+  await form.getByRole("button", { name: "Add API resource" }).click();
+  await expect(page.locator("#identifier-error")).toHaveText("must be an absolute URI");
+  await check(page, testInfo, "api-resources-invalid");
+  await form.getByLabel("Identifier").fill("https://api.example.test/orders");
+  await form.getByLabel("Scopes", { exact: true }).fill("orders:read orders:write");
+  await form.getByRole("button", { name: "Add API resource" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText("Orders");
+  await expect(page.getByText("API resource added.")).toBeVisible();
+  await page.getByLabel("Description of orders:read").fill("Read your orders");
+  await page.getByRole("button", { name: "Save" }).click();
+  await expect(page.getByText("Saved.")).toBeVisible();
+  await check(page, testInfo, "api-resource-detail");
+  const resourceUrl = page.url().replace(/\?.*$/, "");
+
+  // A client granted orders:read on its own page.
+  await page.goto(`${orgUrl}/clients`);
+  await page.getByLabel("Client name", { exact: true }).fill("Orders Reader");
+  await page.getByLabel("Redirect URIs").fill("https://rp.example.test/resource-pages-cb");
+  await page.getByRole("button", { name: "Create client" }).click();
+  await page.getByRole("link", { name: "Open Orders Reader" }).click();
+  const grants = page.getByRole("region", { name: "API resources" });
+  await expect(grants.getByText("Not granted.")).toBeVisible();
+  await grants.getByLabel("orders:read (Read your orders)").check();
+  await grants.getByRole("button", { name: "Grant Orders" }).click();
+  await expect(page.getByText("API resource granted.")).toBeVisible();
+  await expect(grants.getByText("Granted: orders:read")).toBeVisible();
+  await check(page, testInfo, "client-api-resources");
+
+  // Deleted behind a confirmation.
+  await page.goto(resourceUrl);
+  await page.getByText("Delete", { exact: true }).click();
+  await expect(page.getByText("Delete Orders (https://api.example.test/orders)?")).toBeVisible();
+  await page.getByRole("button", { name: "Confirm: Delete" }).click();
+  await expect(page.getByText("API resource deleted.")).toBeVisible();
+  await expect(page.getByText("No API resources yet.")).toBeVisible();
+
+  expect(problems).toEqual([]);
+});

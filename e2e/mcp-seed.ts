@@ -1,4 +1,4 @@
-import { createClient, createUser } from "../test/support/factories";
+import { createClient, createUser, giveRoleWithPermissions } from "../test/support/factories";
 import type { Seed } from "./seed";
 
 type Prisma = Parameters<typeof createClient>[0];
@@ -36,6 +36,8 @@ export async function seedMcp(prisma: Prisma, baseUrl: string): Promise<NonNulla
   const password = "an mcp e2e password 5";
   const user = await createUser(prisma, org.id, { email: "agent-owner@mcp.example.test", password, givenName: "Grace", familyName: "Context", emailVerified: true });
   await prisma.apiResource.create({ data: { organizationId: org.id, identifier: MCP_RESOURCE, name: "Werkstatt MCP", scopes: MCP_SCOPES, openToDynamicClients: true } });
+  // The person's role grants the MCP server's scopes: a person's token carries only those (decision 077).
+  await giveRoleWithPermissions(prisma, org.id, user.id, "mcp-user", MCP_SCOPES);
   const other = await prisma.apiResource.create({ data: { organizationId: org.id, identifier: OTHER_RESOURCE, name: "Reports", scopes: ["reports:read"] } });
   const { client, secret } = await createClient(prisma, org.id, { grantTypes: ["client_credentials"], scope: "openid" });
   await prisma.clientResourceGrant.create({ data: { clientId: client.id, resourceId: other.id, scopes: ["reports:read"] } });

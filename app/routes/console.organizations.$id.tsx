@@ -104,6 +104,7 @@ export default function OrganizationPage() {
         <Link to={`/console/organizations/${org.id}/applications`}>{t("orgs.applications")}</Link>
         <Link to={`/console/organizations/${org.id}/clients`}>{t("orgs.clients")}</Link>
         <Link to={`/console/organizations/${org.id}/roles`}>{t("orgs.roles")}</Link>
+        <Link to={`/console/organizations/${org.id}/api-resources`}>{t("orgs.apiResources")}</Link>
         <Link to={`/console/organizations/${org.id}/identity-providers`}>{t("orgs.identityProviders")}</Link>
         <Link to={`/console/organizations/${org.id}/branding`}>{t("orgs.branding")}</Link>
         <Link to={`/console/organizations/${org.id}/bulk`}>{t("orgs.bulk")}</Link>

@@ -6,6 +6,7 @@ import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm, type Cons
 import { startTryIt, tryItRedirectUri, tryItRefusal } from "~/.server/console/try-it";
 import { organizationEndpoints } from "~/.server/oidc/edge/endpoints";
 import { LIFETIMES } from "~/.server/oidc/provider/lifetimes";
+import { ClientResourceGrants, grantedScopesInput } from "~/components/console/api-resource-fields";
 import { ClientActions, ClientEditForm, ClientSecrets, LoginMethodsPanel } from "~/components/console/client-sections";
 import { CLIENT_FIELDS, clientUpdateInput, type ClientFormValues } from "~/components/console/client-fields";
 import { detailErrors, intentIn, list, text, zodFieldErrors } from "~/components/console/forms";
@@ -26,12 +27,14 @@ export async function loader(args: LoaderFunctionArgs) {
   const client = await console.admin("clients.get", { params: { id } });
   if (!client.ok || client.body.organizationId !== orgId) throw data({ message: "not_found" }, { status: 404 });
   const url = new URL(args.request.url);
-  const [org, apps, secrets, history, accessTokenTtlSeconds] = await Promise.all([
+  const [org, apps, secrets, history, accessTokenTtlSeconds, resources, grants] = await Promise.all([
     console.admin("organizations.get", { params: { id: orgId } }),
     console.admin("applications.list", { query: { organizationId: orgId, limit: "100" } }),
     client.body.clientType === "confidential" ? console.admin("clients.listSecrets", { params: { id }, query: { limit: "100" } }) : null,
     console.admin("clients.getHistory", { params: { id }, query: historyQuery(args.request.url) }),
     args.context.services.settings.get("tokens.accessTokenTtlSeconds"),
+    console.admin("apiResources.list", { params: { orgId }, query: { limit: "100" } }),
+    console.admin("clients.listApiResources", { params: { id } }),
   ]);
   if (!org.ok) throw data({ message: org.error.code }, { status: org.status });
   return data(
@@ -45,6 +48,8 @@ export async function loader(args: LoaderFunctionArgs) {
       offerAdminApiAccess: org.body.slug === args.context.services.config.superAdminSlug,
       apps: apps.ok ? apps.body.data.map((a) => ({ id: a.id, name: a.name })) : [],
       secrets: secrets?.ok ? secrets.body.data : [],
+      // Without admin:resource:read or admin:client:read the section is left out.
+      resources: resources.ok && grants.ok ? { resources: resources.body.data, grants: grants.body.data } : null,
       history: history.ok ? history.body : null,
       // What an empty lifetime field means.
       defaults: { accessTokenTtlSeconds, refreshTokenTtlSeconds: LIFETIMES.RefreshToken },
@@ -70,6 +75,8 @@ const SIMPLE: Record<string, (c: Console, id: string, form: FormData) => Promise
   deactivate: (c, id) => c.admin("clients.deactivate", { params: { id } }),
   clearLoginMethods: (c, id) => c.admin("clients.clearLoginMethods", { params: { id } }),
   revokeSecret: (c, id, form) => c.admin("clients.revokeSecret", { params: { id, secretId: text(form, "secretId") ?? "" } }),
+  grantResource: (c, id, form) => c.admin("clients.grantApiResource", { params: { id, resourceId: text(form, "resourceId") ?? "" }, body: grantedScopesInput(form) }),
+  revokeResource: (c, id, form) => c.admin("clients.revokeApiResource", { params: { id, resourceId: text(form, "resourceId") ?? "" } }),
 };
 
 async function update(console: Console, id: string, form: FormData) {
@@ -141,12 +148,12 @@ export async function action(args: ActionFunctionArgs) {
   const run = intentIn(SIMPLE, intent);
   if (!run) return reply({ kind: "failed", message: "unknown action" }, 400);
   const result = await run(console, id, form);
-  if (!result.ok) return reply({ kind: "failed", message: result.error.message }, result.status);
+  if (!result.ok) return reply({ kind: "failed", message: [result.error.message, ...(result.error.details ?? []).map((d) => `${d.field}: ${d.message}`)].join(" ") }, result.status);
   return redirect(`${here}?done=${intent}`);
 }
 
 export default function ClientPage() {
-  const { client, version, org, tryIt, endpoints, offerAdminApiAccess, apps, secrets, history, defaults, done } = useLoaderData<typeof loader>();
+  const { client, version, org, tryIt, endpoints, offerAdminApiAccess, apps, secrets, resources, history, defaults, done } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const { t } = useTranslation("console");
   return (
@@ -165,6 +172,7 @@ export default function ClientPage() {
           { id: "edit-client-title", label: t("clientDetail.edit") },
           { id: "login-methods-title", label: t("clients.loginMethods") },
           client.clientType === "confidential" ? { id: "secrets-title", label: t("clientDetail.secrets") } : null,
+          resources ? { id: "client-resources-title", label: t("apiResources.clientTitle") } : null,
           { id: "client-actions", label: t("common.actions") },
           { id: "history-title", label: t("history.title") },
         ]}
@@ -177,6 +185,7 @@ export default function ClientPage() {
       <ClientEditForm client={client} version={version} apps={apps} offerAdminApiAccess={offerAdminApiAccess} defaults={defaults} oauth21={org.oauth21} result={result?.kind === "invalid" || result?.kind === "conflict" ? result : undefined} />
       <LoginMethodsPanel client={client} orgDefault={org.defaultLoginMethods} errors={result?.kind === "loginInvalid" ? result.errors : {}} />
       {client.clientType === "confidential" ? <ClientSecrets secrets={secrets} errors={result?.kind === "secretInvalid" ? result.errors : {}} /> : null}
+      {resources ? <ClientResourceGrants resources={resources.resources} grants={resources.grants} /> : null}
       <ClientActions client={client} />
       <HistorySection page={history} targetId={client.id} />
     </>

@@ -34,7 +34,12 @@ export const ApiResourceScopesSchema = z
   .max(MAX_SCOPES, `must have at most ${MAX_SCOPES} entries`)
   .refine((a) => new Set(a).size === a.length, "must not repeat a scope");
 
-const NameSchema = z.string().trim().min(1, "must not be empty").max(200, "must have at most 200 characters");
+/** Scope token → what it lets a client do, for people; every key must be one of the resource's scopes (the service checks). */
+export const ApiResourceScopeDescriptionsSchema = z
+  .record(z.string(), z.string().trim().min(1, "must not be empty").max(300, "must have at most 300 characters"))
+  .refine((record) => Object.keys(record).length <= MAX_SCOPES, `must have at most ${MAX_SCOPES} entries`);
+
+export const ApiResourceNameSchema = z.string().trim().min(1, "must not be empty").max(200, "must have at most 200 characters");
 
 export const ApiResourceSchema = z.object({
   id: z.uuid(),
@@ -42,6 +47,7 @@ export const ApiResourceSchema = z.object({
   identifier: z.string().describe("The resource indicator clients send as `resource`, and the access tokens' `aud`"),
   name: z.string(),
   scopes: z.array(z.string()).describe("The permissions the API defines, as scope tokens"),
+  scopeDescriptions: z.record(z.string(), z.string()).describe("What each scope lets a client do, for people; scopes without one are absent"),
   accessTokenTtlSeconds: z.number().int().nullable().describe("Lifetime of its access tokens; null: the client's or the organization's"),
   consentRequired: z.boolean(),
   openToDynamicClients: z
@@ -56,8 +62,9 @@ export type ApiResource = z.infer<typeof ApiResourceSchema>;
 export const ApiResourceCreateSchema = z
   .object({
     identifier: ApiResourceIdentifierSchema,
-    name: NameSchema,
+    name: ApiResourceNameSchema,
     scopes: ApiResourceScopesSchema.default([]),
+    scopeDescriptions: ApiResourceScopeDescriptionsSchema.default({}),
     accessTokenTtlSeconds: AccessTokenTtlSchema.nullable().default(null),
     consentRequired: z.boolean().default(true),
     openToDynamicClients: z.boolean().default(false),
@@ -69,8 +76,10 @@ export type ApiResourceCreate = z.infer<typeof ApiResourceCreateSchema>;
 export const ApiResourceUpdateSchema = z
   .object({
     identifier: ApiResourceIdentifierSchema.optional(),
-    name: NameSchema.optional(),
+    name: ApiResourceNameSchema.optional(),
     scopes: ApiResourceScopesSchema.optional(),
+    /** Replaces the descriptions; without it, descriptions of scopes an update drops go with them. */
+    scopeDescriptions: ApiResourceScopeDescriptionsSchema.optional(),
     accessTokenTtlSeconds: AccessTokenTtlSchema.nullable().optional(),
     consentRequired: z.boolean().optional(),
     openToDynamicClients: z.boolean().optional(),

@@ -67,7 +67,7 @@ export const AUDIT_EVENTS = {
   "client.registration_updated": "A self-registered client changed its own metadata (RFC 7592).",
   "client.registration_deleted": "A self-registered client deleted itself (RFC 7592).",
   "client.registration_refused": "A registration request was refused (policy, metadata or initial access token).",
-  "client.resource_granted": "A client may now ask access tokens for an API resource of its organization, with these of its scopes (data: resourceId, identifier, scopes); a new grant or changed scopes.",
+  "client.resource_granted": "A client may now ask access tokens for an API resource of its organization, with these of its scopes (data: resourceId, identifier, scopes); a new grant or changed scopes, also when an update of the resource dropped scopes the grant named (then with reason resource_scopes_narrowed).",
   "client.resource_revoked": "A client may no longer ask access tokens for an API resource (data: resourceId, identifier).",
   "organization.registration_policy_updated": "An organization's dynamic client registration policy changed.",
   "registration_token.created": "An initial access token for client registration was issued (its value is never recorded).",
@@ -110,7 +110,7 @@ export const AUDIT_EVENTS = {
   "identity_provider.deleted": "An upstream identity provider was deleted with its users' links to it.",
   "api_resource.created": "An API resource (an API clients ask access tokens for with the resource parameter) was added to an organization.",
   "api_resource.updated": "An API resource changed (identifier, name, scopes, token lifetime, consent, status).",
-  "api_resource.deleted": "An API resource was deleted with its client grants; tokens already issued for it run out.",
+  "api_resource.deleted": "An API resource was deleted with its client grants (data: identifier, name, grantedClients); tokens already issued for it run out.",
   "user.2fa.reset": "A user's second factor was reset by an administrator.",
   "user.2fa.recovery_codes_regenerated": "A user's recovery codes were replaced.",
 

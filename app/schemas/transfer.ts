@@ -20,6 +20,7 @@ import {
   SECRET_STATUS_VALUES,
   UrisSchema,
 } from "./client";
+import { API_RESOURCE_STATUS_VALUES, ApiResourceIdentifierSchema, ApiResourceNameSchema, ApiResourceScopeDescriptionsSchema, ApiResourceScopesSchema } from "./api-resource";
 import { LOGIN_METHODS } from "./login-methods";
 import { LoginMethodsSchema, SlugSchema } from "./organization";
 import { TWO_FACTOR_POLICIES } from "./two-factor-policy";
@@ -167,6 +168,25 @@ export const PackageUserSchema = z
   })
   .strict();
 
+/** A client's grant of an API resource, the client named by its id in the package (decision 077). */
+export const PackageApiResourceGrantSchema = z.object({ client: ClientId, scopes: ApiResourceScopesSchema }).strict();
+/** An API resource (decision 077) with the clients granted it; the identifier is its key. */
+export const PackageApiResourceSchema = z
+  .object({
+    identifier: ApiResourceIdentifierSchema,
+    name: ApiResourceNameSchema,
+    scopes: ApiResourceScopesSchema,
+    scopeDescriptions: ApiResourceScopeDescriptionsSchema,
+    accessTokenTtlSeconds: Nullable(AccessTokenTtlSchema),
+    consentRequired: z.boolean(),
+    openToDynamicClients: z.boolean(),
+    status: z.enum(API_RESOURCE_STATUS_VALUES),
+    grants: z.array(PackageApiResourceGrantSchema).max(10_000).superRefine(unique((g) => g.client, "client")),
+  })
+  .strict()
+  // The Admin API's rule: a resource open to self-registered clients always asks the person.
+  .refine((r) => !(r.openToDynamicClients && !r.consentRequired), { path: ["openToDynamicClients"], message: "needs consentRequired: a resource open to clients that registered themselves always asks the person" });
+
 /** An upstream identity provider (decision 046) without its client secret (decision 055). */
 export const PackageIdentityProviderSchema = PortableIdentityProviderSchema;
 
@@ -202,6 +222,8 @@ export const PackageContentSchema = z
     users: z.array(PackageUserSchema).max(1_000_000).superRefine(unique((u) => u.email, "email")),
     /** Absent in packages made before decision 055 (no default: the signature covers the package as exported); an import then leaves providers alone. */
     identityProviders: z.array(PackageIdentityProviderSchema).max(100).superRefine(unique((p) => p.name, "identity provider")).optional(),
+    /** Absent in packages made before API resources travelled (no default, as above); an import then leaves them alone. */
+    apiResources: z.array(PackageApiResourceSchema).max(10_000).superRefine(unique((r) => r.identifier, "identifier")).optional(),
   })
   .strict();
 
@@ -219,6 +241,8 @@ export const PackageCountsSchema = z.object({
   recoveryCodes: z.number().int(),
   claimValues: z.number().int(),
   identityProviders: z.number().int().optional(),
+  apiResources: z.number().int().optional(),
+  clientResourceGrants: z.number().int().optional(),
 });
 
 export const PackageSourceSchema = z.object({ issuer: z.string().max(2000), organizationId: z.uuid() }).strict();
@@ -258,7 +282,7 @@ export const ImportRequestSchema = z
 
 export const IMPORT_ACTIONS = ["create", "update", "unchanged"] as const;
 export const ImportChangeSchema = z.object({
-  type: z.enum(["organization", "application", "module", "claim", "permission", "role", "client", "clientSecret", "user", "identityProvider"]),
+  type: z.enum(["organization", "application", "module", "claim", "permission", "role", "client", "clientSecret", "user", "identityProvider", "apiResource"]),
   key: z.string(),
   action: z.enum(["create", "update"]),
   fields: z.array(z.string()).optional(),
@@ -276,5 +300,6 @@ export type PackageCounts = z.infer<typeof PackageCountsSchema>;
 export type PackageUser = z.infer<typeof PackageUserSchema>;
 export type PackageClient = z.infer<typeof PackageClientSchema>;
 export type PackageIdentityProvider = z.infer<typeof PackageIdentityProviderSchema>;
+export type PackageApiResource = z.infer<typeof PackageApiResourceSchema>;
 export type ImportChange = z.infer<typeof ImportChangeSchema>;
 export type ImportPlan = z.infer<typeof ImportPlanSchema>;

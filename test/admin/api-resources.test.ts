@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resolveNames } from "~/.server/admin/audit/names";
 import { adminApi, obtainAdminTokens } from "../support/admin-api";
 import { createClient, createOrganization } from "../support/factories";
 import { startTestPorta, type TestPorta } from "../support/porta";
@@ -17,6 +18,7 @@ interface ApiResource {
   identifier: string;
   name: string;
   scopes: string[];
+  scopeDescriptions: Record<string, string>;
   accessTokenTtlSeconds: number | null;
   consentRequired: boolean;
   status: string;
@@ -72,9 +74,31 @@ describe("API resources", () => {
     // The old ETag is stale now.
     expectError(await api.put(`/api-resources/${created.id}`, { name: "Again" }, { "if-match": etag }), 409, "etag_mismatch");
 
+    // Audit entries name the resource while it exists, and by the name they recorded once it is gone.
+    const [createdEntry] = await auditOf(created.id);
+    expect((await resolveNames(porta.services.db.prisma, [createdEntry!]))[0]!.target).toEqual({ name: "Orders", organizationId: org.id, deleted: false });
+    const { client } = await createClient(porta.services.db.prisma, org.id);
+    expect((await api.put(`/clients/${client.id}/api-resources/${created.id}`, { scopes: ["orders:read"] })).status).toBe(200);
+
     expect((await api.delete(`/api-resources/${created.id}`)).status).toBe(204);
     expectError(await api.get(`/api-resources/${created.id}`), 404, "not_found");
-    expect((await auditOf(created.id)).map((e) => e.eventType)).toEqual(["api_resource.created", "api_resource.updated", "api_resource.deleted"]);
+    const entries = await auditOf(created.id);
+    expect(entries.map((e) => e.eventType)).toEqual(["api_resource.created", "api_resource.updated", "api_resource.deleted"]);
+    expect(entries[2]!.data).toEqual({ identifier: created.identifier, name: "Orders", grantedClients: [client.id] });
+    expect((await resolveNames(porta.services.db.prisma, [entries[2]!]))[0]!.target).toEqual({ name: "Orders", organizationId: org.id, deleted: true });
+  });
+
+  it("describes scopes: only the resource's own, and a description leaves with its scope", async () => {
+    const resource = await create({ scopes: ["a", "b"], scopeDescriptions: { a: "Read orders" } });
+    expect(resource.scopeDescriptions).toEqual({ a: "Read orders" });
+    expect422(await api.post(`/organizations/${org.id}/api-resources`, { identifier: "https://api.example.com/stray", name: "Stray", scopes: ["a"], scopeDescriptions: { z: "Nothing" } }), "scopeDescriptions.z", "stray description");
+    expect422(await api.put(`/api-resources/${resource.id}`, { scopeDescriptions: { c: "Not a scope" } }), "scopeDescriptions.c", "stray on update");
+    expect422(await api.put(`/api-resources/${resource.id}`, { scopeDescriptions: { a: "" } }), "scopeDescriptions.a", "empty description");
+    const described = await api.put<ApiResource>(`/api-resources/${resource.id}`, { scopeDescriptions: { a: "Read orders", b: "Write orders" } });
+    expect(described.body.scopeDescriptions).toEqual({ a: "Read orders", b: "Write orders" });
+    const narrowed = await api.put<ApiResource>(`/api-resources/${resource.id}`, { scopes: ["b", "c"] });
+    expect(narrowed.body.scopeDescriptions).toEqual({ b: "Write orders" });
+    expect((await api.get<ApiResource>(`/api-resources/${resource.id}`)).body.scopeDescriptions).toEqual({ b: "Write orders" });
   });
 
   it("keeps identifiers unique per organization, case-sensitive, and free across organizations", async () => {
@@ -155,8 +179,10 @@ describe("a client's API resources", () => {
     expect((await api.delete(`/clients/${client.id}/api-resources/${resource.id}`)).status).toBe(204);
     expect((await api.get<{ data: Grant[] }>(`/clients/${client.id}/api-resources`)).body.data).toEqual([]);
     expectError(await api.delete(`/clients/${client.id}/api-resources/${resource.id}`), 404, "not_found");
-    const events = (await auditOf(client.id)).map((e) => e.eventType);
-    expect(events).toEqual(["client.resource_granted", "client.resource_granted", "client.resource_granted", "client.resource_revoked"]);
+    const entries = await auditOf(client.id);
+    expect(entries.map((e) => e.eventType)).toEqual(["client.resource_granted", "client.resource_granted", "client.resource_granted", "client.resource_granted", "client.resource_revoked"]);
+    // The grant the resource's narrower scopes changed is on the client's record, with the reason.
+    expect(entries[3]!.data).toEqual({ resourceId: resource.id, identifier: resource.identifier, scopes: ["a"], reason: "resource_scopes_narrowed" });
   });
 
   it("does not see another organization's resource or client (404)", async () => {

@@ -126,7 +126,7 @@ describe("exports", () => {
     expect(pkg.signature.alg).toBe("HS256");
     expect(pkg.counts).toEqual({
       applications: 1, modules: 1, claims: 1, permissions: 1, roles: 1, clients: 1, clientSecrets: 1,
-      users: 3, usersWithPassword: 2, usersWithTotp: 1, recoveryCodes: 10, claimValues: 1, identityProviders: 0,
+      users: 3, usersWithPassword: 2, usersWithTotp: 1, recoveryCodes: 10, claimValues: 1, identityProviders: 0, apiResources: 0, clientResourceGrants: 0,
     });
     expect(pkg.content.organization).toEqual({
       slug: fx.slug,

@@ -1,7 +1,7 @@
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminApi, obtainAdminTokens } from "../support/admin-api";
-import { createClient, createOrganization, createUser } from "../support/factories";
+import { createClient, createOrganization, createUser, giveRoleWithPermissions } from "../support/factories";
 import { basicAuth, clientConfiguration, CookieJar, followAuthorization, issuerOf, oidcError, pkcePair, postForm, verifyWithJwks, type OrgRef } from "../support/oidc";
 import { startTestPorta, type TestPorta } from "../support/porta";
 
@@ -10,7 +10,9 @@ import { startTestPorta, type TestPorta } from "../support/porta";
  * resource through the Admin API gets an ES256 JWT whose `aud` is the resource's identifier and
  * whose scope is at most what it was granted, by the code flow (resource at /auth, and at /token),
  * refresh and client_credentials; any resource it was not granted, an unknown one, an inactive
- * one, or one of another organization is `invalid_target`.
+ * one, or one of another organization is `invalid_target`. A person's token carries only the
+ * scopes the person's roles grant as well (a permission named as the scope); a machine's only
+ * what its client was granted.
  */
 let porta: TestPorta;
 let api: ReturnType<typeof adminApi>;
@@ -30,6 +32,7 @@ beforeAll(async () => {
   org = await createOrganization(prisma);
   other = await createOrganization(prisma);
   userId = (await createUser(prisma, org.id)).id;
+  await grantByRole(org.id, userId, "api-user", [...ORDERS_SCOPES, "x", "free:read"]);
   const created = await api.post<{ id: string }>(`/organizations/${org.id}/api-resources`, { identifier: ORDERS, name: "Orders", scopes: ORDERS_SCOPES, accessTokenTtlSeconds: 900 });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   ordersId = created.body.id;
@@ -37,6 +40,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await porta?.stop();
 });
+
+/** Gives the user a role of `organizationId` holding permissions named as `scopes`. */
+const grantByRole = (organizationId: string, user: string, roleName: string, scopes: string[]) => giveRoleWithPermissions(porta.services.db.prisma, organizationId, user, roleName, scopes);
 
 async function grant(clientId: string, resourceId: string, scopes: string[]) {
   const res = await api.put(`/clients/${clientId}/api-resources/${resourceId}`, { scopes });
@@ -49,7 +55,7 @@ async function webClient(at: OrgRef = org) {
 }
 
 /** The code flow with PKCE; `tokenResource` also sends `resource` at the token endpoint. */
-async function codeFlowFor(config: oidc.Configuration, at: OrgRef, params: Record<string, string>, tokenResource?: string, session: { jar?: CookieJar; prompts?: string[] } = {}) {
+async function codeFlowFor(config: oidc.Configuration, at: OrgRef, params: Record<string, string>, tokenResource?: string, session: { jar?: CookieJar; prompts?: string[]; accountId?: string } = {}) {
   const { verifier, challenge } = await pkcePair();
   const url = oidc.buildAuthorizationUrl(config, { redirect_uri: CB, code_challenge: challenge, code_challenge_method: "S256", ...params });
   const callback = await followAuthorization(porta, at, url, { accountId: userId, ...session });
@@ -172,6 +178,93 @@ describe("consent for an API resource", () => {
   });
 });
 
+describe("a person's roles limit a resource's scopes", () => {
+  const scopesOf = (payload: Record<string, unknown>) => (typeof payload.scope === "string" ? payload.scope.split(" ").filter(Boolean).sort() : []);
+
+  it("grants the scopes the person's roles hold and leaves out the others, at the code grant and at each refresh", async () => {
+    const prisma = porta.services.db.prisma;
+    const { client, config } = await webClient();
+    await grant(client.id, ordersId, ["orders:read", "orders:write"]);
+    const reader = (await createUser(prisma, org.id)).id;
+    const role = await grantByRole(org.id, reader, "orders-reader", ["orders:read"]);
+
+    const { tokens } = await codeFlowFor(config, org, { scope: "openid offline_access orders:read orders:write", resource: ORDERS, prompt: "consent" }, undefined, { accountId: reader });
+    const first = await verifyWithJwks(porta, org, tokens!.access_token, { audience: ORDERS });
+    expect(first.payload.sub).toBe(reader);
+    expect(scopesOf(first.payload)).toEqual(["orders:read"]);
+
+    // Roles are read at each token: a permission taken from the role is gone at the next refresh.
+    await prisma.rolePermission.deleteMany({ where: { roleId: role.id } });
+    const refreshed = await oidc.refreshTokenGrant(config, tokens!.refresh_token!);
+    expect(scopesOf((await verifyWithJwks(porta, org, refreshed.access_token, { audience: ORDERS })).payload)).toEqual([]);
+  });
+
+  it("a person without a role holding the scope gets a token without it", async () => {
+    const prisma = porta.services.db.prisma;
+    const { client, config } = await webClient();
+    await grant(client.id, ordersId, ["orders:read"]);
+    const nobody = (await createUser(prisma, org.id)).id;
+    const { tokens } = await codeFlowFor(config, org, { scope: "openid orders:read", resource: ORDERS }, undefined, { accountId: nobody });
+    const { payload } = await verifyWithJwks(porta, org, tokens!.access_token, { audience: ORDERS });
+    expect(payload.sub).toBe(nobody);
+    expect(scopesOf(payload)).toEqual([]);
+  });
+
+  it("a role of another organization grants nothing here, even when a row ties the person to it", async () => {
+    const prisma = porta.services.db.prisma;
+    const { client, config } = await webClient();
+    await grant(client.id, ordersId, ["orders:read", "orders:write"]);
+    const person = (await createUser(prisma, org.id)).id;
+    await grantByRole(org.id, person, "orders-reader-2", ["orders:read"]);
+    // The Admin API refuses such an assignment (422); written directly, it must still not count.
+    await grantByRole(other.id, person, "foreign-writer", ["orders:write"]);
+    const { tokens } = await codeFlowFor(config, org, { scope: "openid orders:read orders:write", resource: ORDERS }, undefined, { accountId: person });
+    expect(scopesOf((await verifyWithJwks(porta, org, tokens!.access_token, { audience: ORDERS })).payload)).toEqual(["orders:read"]);
+  });
+
+  it("another organization's resource identifier is invalid_target", async () => {
+    const FOREIGN = "https://api.example.com/foreign";
+    const foreign = await api.post<{ id: string }>(`/organizations/${other.id}/api-resources`, { identifier: FOREIGN, name: "Foreign", scopes: ["orders:read"] });
+    expect(foreign.status).toBe(201);
+    const { client: foreignClient } = await webClient(other);
+    await grant(foreignClient.id, foreign.body.id, ["orders:read"]);
+    const { config } = await webClient();
+    expect(await codeFlowFor(config, org, { scope: "openid orders:read", resource: FOREIGN })).toEqual({ error: "invalid_target" });
+  });
+
+  it("a machine client's token is limited by its grant only", async () => {
+    const prisma = porta.services.db.prisma;
+    const { client, secret } = await createClient(prisma, org.id, { grantTypes: ["client_credentials"], scope: "openid" });
+    await grant(client.id, ordersId, ["orders:read", "orders:admin"]);
+    const config = await clientConfiguration(porta, org, client, { secret: secret!.value });
+    const tokens = await oidc.clientCredentialsGrant(config, { resource: ORDERS, scope: "orders:read orders:admin" });
+    expect(tokens.scope?.split(" ").sort()).toEqual(["orders:admin", "orders:read"]);
+  });
+
+  it("a refresh keeps its resource: narrower scopes work, wider ones and another resource are refused", async () => {
+    const OTHER_API = "https://api.example.com/second";
+    const second = await api.post<{ id: string }>(`/organizations/${org.id}/api-resources`, { identifier: OTHER_API, name: "Second", scopes: ["orders:read"] });
+    expect(second.status).toBe(201);
+    const { client, config } = await webClient();
+    await grant(client.id, ordersId, ["orders:read", "orders:write", "orders:admin"]);
+    await grant(client.id, second.body.id, ["orders:read"]);
+    const { tokens } = await codeFlowFor(config, org, { scope: "openid offline_access orders:read orders:write", resource: ORDERS, prompt: "consent" });
+    expect(scopesOf((await verifyWithJwks(porta, org, tokens!.access_token, { audience: ORDERS })).payload)).toEqual(["orders:read", "orders:write"]);
+
+    const narrower = await oidc.refreshTokenGrant(config, tokens!.refresh_token!, { scope: "orders:read" });
+    const narrowed = await verifyWithJwks(porta, org, narrower.access_token, { audience: ORDERS });
+    expect(scopesOf(narrowed.payload)).toEqual(["orders:read"]);
+
+    // orders:admin is granted to the client and held by the person, but was not in the refresh token.
+    expect((await oidcError(oidc.refreshTokenGrant(config, narrower.refresh_token!, { scope: "orders:read orders:admin" }))).error).toBe("invalid_scope");
+    // The refresh token itself still carries what it was issued with.
+    const again = await oidc.refreshTokenGrant(config, narrower.refresh_token!);
+    expect(scopesOf((await verifyWithJwks(porta, org, again.access_token, { audience: ORDERS })).payload)).toEqual(["orders:read", "orders:write"]);
+    // Another resource, even one the client was granted, is not the refresh token's.
+    expect((await oidcError(oidc.refreshTokenGrant(config, again.refresh_token!, { resource: OTHER_API }))).error).toBe("invalid_target");
+  });
+});
+
 describe("API resources open to dynamically registered clients", () => {
   /** A public client registered at the organization's open registration endpoint, as an MCP client registers itself. */
   async function register(at: OrgRef, extra: Record<string, string> = {}) {
@@ -193,6 +286,8 @@ describe("API resources open to dynamically registered clients", () => {
     const open = await createOrganization(prisma);
     await prisma.organization.update({ where: { id: open.id }, data: { registrationPolicy: { enabled: true, requireInitialAccessToken: false } } });
     const openUserId = (await createUser(prisma, open.id)).id;
+    // A person's token carries only the scopes their roles grant, open resource or not.
+    await grantByRole(open.id, openUserId, "mcp-user", ["tools:read", "tools:call"]);
     const MCP = "http://localhost:3961/mcp";
     const CLOSED = "https://api.example.com/closed";
     const mcp = await api.post<{ id: string; openToDynamicClients: boolean }>(`/organizations/${open.id}/api-resources`, { identifier: MCP, name: "MCP", scopes: ["tools:read", "tools:call"], openToDynamicClients: true });

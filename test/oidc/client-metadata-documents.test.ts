@@ -7,7 +7,7 @@ import path from "node:path";
 import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { csrfOf, TestBrowser } from "../support/browser";
-import { createUser } from "../support/factories";
+import { createUser, giveRoleWithPermissions } from "../support/factories";
 import { adminApi, obtainAdminTokens } from "../support/admin-api";
 import { followAuthorization, pkcePair, verifyWithJwks } from "../support/oidc";
 import { startTestPorta, type TestPorta } from "../support/porta";
@@ -125,6 +125,8 @@ describe("client ID metadata documents", () => {
     const MCP = "https://mcp.example.com/mcp";
     const created = await admin.post(`/organizations/${org.id}/api-resources`, { identifier: MCP, name: "MCP server", scopes: ["tools:call"], openToDynamicClients: true, consentRequired: true });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
+    // A person's token carries only the scopes their roles grant (decision 077).
+    await giveRoleWithPermissions(porta.services.db.prisma, org.id, user.id, "mcp-user", ["tools:call"]);
     const { url: clientId } = publish("mcp-agent");
     const config = await oidc.discovery(new URL(issuer), clientId, { token_endpoint_auth_method: "none" }, oidc.None(), { execute: [oidc.allowInsecureRequests] });
     const { verifier, challenge } = await pkcePair();

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ephemeralKey } from "~/.server/oidc/storage/adapter";
 import { DEVICE_CODE_GRANT } from "~/schemas/client";
 import { adminApi, obtainAdminTokens } from "../support/admin-api";
-import { createClient, createOrganization, createUser } from "../support/factories";
+import { createClient, createOrganization, createUser, giveRole } from "../support/factories";
 import { AuthorizationPageError, clientConfiguration, CookieJar, followAuthorization, issuerOf, oidcError, postForm, verifyWithJwks, type OrgRef } from "../support/oidc";
 import { startTestPorta, type TestPorta } from "../support/porta";
 
@@ -93,6 +93,26 @@ describe("device authorization grant", () => {
     const { payload } = await verifyWithJwks(porta, org, tokens.id_token!, { audience: clientId });
     expect(payload.sub).toBe(userId);
     expect(tokens.refresh_token).toBeTruthy();
+  }, 40_000);
+
+  it("gives the device a token for an API resource with the scopes the person's roles grant (decision 077)", async () => {
+    const prisma = porta.services.db.prisma;
+    const api = adminApi(porta, (await obtainAdminTokens(porta)).accessToken);
+    const RESOURCE = "https://devices.example.com/api";
+    const resource = await api.post<{ id: string }>(`/organizations/${org.id}/api-resources`, { identifier: RESOURCE, name: "Devices", scopes: ["dev:read", "dev:write"] });
+    expect(resource.status, JSON.stringify(resource.body)).toBe(201);
+    expect((await api.put(`/clients/${clientId}/api-resources/${resource.body.id}`, { scopes: ["dev:read", "dev:write"] })).status).toBe(200);
+    // The person's role holds dev:read only.
+    const role = await giveRole(prisma, org.id, userId, "device-reader");
+    const permission = await prisma.permission.create({ data: { organizationId: org.id, name: "dev:read" } });
+    await prisma.rolePermission.create({ data: { roleId: role.id, permissionId: permission.id } });
+
+    const started = await oidc.initiateDeviceAuthorization(config, { scope: "openid dev:read dev:write", resource: RESOURCE });
+    const polling = oidc.pollDeviceAuthorizationGrant(config, started);
+    expect((await approve(started.verification_uri, started.user_code)).status).toBe(200);
+    const tokens = await polling;
+    const { payload } = await verifyWithJwks(porta, org, tokens.access_token, { audience: RESOURCE });
+    expect(payload).toMatchObject({ sub: userId, aud: RESOURCE, scope: "dev:read" });
   }, 40_000);
 
   it("shows a wrong code again with the reason, in the person's language", async () => {

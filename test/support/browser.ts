@@ -47,12 +47,13 @@ export class TestBrowser {
     return res;
   }
 
-  async post(url: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
+  /** A list value is sent as the field repeated, as a group of checkboxes sends it. */
+  async post(url: string, form: Record<string, string | readonly string[]>, headers: Record<string, string> = {}): Promise<Response> {
     const res = await fetch(url, {
       method: "POST",
       redirect: "manual",
       headers: { ...this.headers, ...headers, "content-type": "application/x-www-form-urlencoded", cookie: this.cookieHeader(url) },
-      body: new URLSearchParams(form).toString(),
+      body: new URLSearchParams(Object.entries(form).flatMap(([name, value]) => (typeof value === "string" ? [[name, value]] : value.map((v) => [name, v])))).toString(),
     });
     this.remember(res);
     return res;

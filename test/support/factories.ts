@@ -102,3 +102,16 @@ export async function giveRole(prisma: PrismaClient, organizationId: string, use
   await prisma.userRole.create({ data: { userId, roleId: role.id } });
   return role;
 }
+
+/**
+ * Gives the user a role holding permissions named `names` (created when missing): how a person
+ * is granted an API resource's scopes of the same names (decision 077).
+ */
+export async function giveRoleWithPermissions(prisma: PrismaClient, organizationId: string, userId: string, roleName: string, names: readonly string[]) {
+  const role = await giveRole(prisma, organizationId, userId, roleName);
+  for (const name of names) {
+    const permission = await prisma.permission.upsert({ where: { organizationId_name: { organizationId, name } }, create: { organizationId, name }, update: {} });
+    await prisma.rolePermission.create({ data: { roleId: role.id, permissionId: permission.id } });
+  }
+  return role;
+}

@@ -20,6 +20,7 @@ export function toApiResource(row: ApiResourceRow): ApiResource {
     identifier: row.identifier,
     name: row.name,
     scopes: row.scopes,
+    scopeDescriptions: scopeDescriptionsOf(row),
     accessTokenTtlSeconds: row.accessTokenTtlSeconds,
     consentRequired: row.consentRequired,
     openToDynamicClients: row.openToDynamicClients,
@@ -27,6 +28,20 @@ export function toApiResource(row: ApiResourceRow): ApiResource {
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
+}
+
+/** The stored descriptions as a plain record of strings (the column is JSON). */
+export function scopeDescriptionsOf(row: { scopeDescriptions: unknown }): Record<string, string> {
+  const value = row.scopeDescriptions;
+  if (!value || typeof value !== "object" || Array.isArray(value)) return {};
+  return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
+}
+
+/** Descriptions may only describe scopes the resource defines: 422 naming each other key. */
+function assertDescribedScopes(descriptions: Record<string, string>, scopes: readonly string[]) {
+  const defined = new Set(scopes);
+  const stray = Object.keys(descriptions).filter((scope) => !defined.has(scope));
+  if (stray.length > 0) throw validation(stray.map((scope) => ({ field: `scopeDescriptions.${scope}`, message: "describes a scope the API resource does not define" })));
 }
 
 type GrantRow = Prisma.ClientResourceGrantGetPayload<{ include: { resource: { select: { identifier: true } } } }>;
@@ -103,6 +118,7 @@ export async function createApiResource(ctx: Context<"oidc" | "config">, organiz
   assertConsentForDynamicClients(input);
   await assertNotReserved(ctx, organizationId, input.identifier);
   await assertIdentifierFree(ctx, organizationId, input.identifier);
+  assertDescribedScopes(input.scopeDescriptions, input.scopes);
   const row = await ctx.db.apiResource.create({ data: { organizationId, ...input } });
   dropProvider(ctx, organizationId);
   return row;
@@ -113,7 +129,12 @@ export async function createApiResource(ctx: Context<"oidc" | "config">, organiz
  * longer defines leave its grants in the same write, so that a grant never names a scope its
  * resource lacks.
  */
-export async function updateApiResource(ctx: Context<"oidc" | "config">, id: string, input: ApiResourceUpdate, expectedVersion: number | undefined): Promise<ApiResourceRow> {
+export async function updateApiResource(
+  ctx: Context<"oidc" | "config">,
+  id: string,
+  input: ApiResourceUpdate,
+  expectedVersion: number | undefined,
+): Promise<{ row: ApiResourceRow; narrowed: Array<{ clientId: string; scopes: string[] }> }> {
   const current = await requireApiResource(ctx, id);
   assertConsentForDynamicClients({
     openToDynamicClients: input.openToDynamicClients ?? current.openToDynamicClients,
@@ -123,29 +144,37 @@ export async function updateApiResource(ctx: Context<"oidc" | "config">, id: str
     await assertNotReserved(ctx, current.organizationId, input.identifier);
     await assertIdentifierFree(ctx, current.organizationId, input.identifier, id);
   }
-  await compareAndSet({ ifMatch: expectedVersion, read: current.version }, (guard) =>
-    ctx.db.apiResource.updateMany({ where: { id, ...guard }, data: { ...input, version: { increment: 1 } } }),
-  );
+  const scopes = input.scopes ?? current.scopes;
+  let scopeDescriptions = input.scopeDescriptions;
+  if (scopeDescriptions) assertDescribedScopes(scopeDescriptions, scopes);
+  else if (input.scopes !== undefined) {
+    // Descriptions of the scopes this update drops go with them.
+    const kept = new Set(scopes);
+    scopeDescriptions = Object.fromEntries(Object.entries(scopeDescriptionsOf(current)).filter(([scope]) => kept.has(scope)));
+  }
+  const data = { ...input, ...(scopeDescriptions ? { scopeDescriptions } : {}), version: { increment: 1 } };
+  await compareAndSet({ ifMatch: expectedVersion, read: current.version }, (guard) => ctx.db.apiResource.updateMany({ where: { id, ...guard }, data }));
+  const narrowed: Array<{ clientId: string; scopes: string[] }> = [];
   if (input.scopes !== undefined) {
     const kept = new Set(input.scopes);
-    const grants = await ctx.db.clientResourceGrant.findMany({ where: { resourceId: id } });
+    const grants = await ctx.db.clientResourceGrant.findMany({ where: { resourceId: id }, orderBy: { clientId: "asc" } });
     for (const grant of grants.filter((g) => g.scopes.some((s) => !kept.has(s)))) {
-      await ctx.db.clientResourceGrant.update({
-        where: { clientId_resourceId: { clientId: grant.clientId, resourceId: id } },
-        data: { scopes: grant.scopes.filter((s) => kept.has(s)) },
-      });
+      const scopes = grant.scopes.filter((s) => kept.has(s));
+      await ctx.db.clientResourceGrant.update({ where: { clientId_resourceId: { clientId: grant.clientId, resourceId: id } }, data: { scopes } });
+      narrowed.push({ clientId: grant.clientId, scopes });
     }
   }
   dropProvider(ctx, current.organizationId);
-  return requireApiResource(ctx, id);
+  return { row: await requireApiResource(ctx, id), narrowed };
 }
 
-/** Deletes the resource with its grants; tokens already issued for it live out their time. */
-export async function deleteApiResource(ctx: Context<"oidc">, id: string, expectedVersion: number | undefined): Promise<ApiResourceRow> {
+/** Deletes the resource with its grants (the clients that had one are returned); tokens already issued for it live out their time. */
+export async function deleteApiResource(ctx: Context<"oidc">, id: string, expectedVersion: number | undefined): Promise<{ row: ApiResourceRow; grantedClients: string[] }> {
   const current = await requireApiResource(ctx, id);
+  const grants = await ctx.db.clientResourceGrant.findMany({ where: { resourceId: id }, select: { clientId: true }, orderBy: { clientId: "asc" } });
   await compareAndSet({ ifMatch: expectedVersion, read: current.version }, (guard) => ctx.db.apiResource.deleteMany({ where: { id, ...guard } }));
   dropProvider(ctx, current.organizationId);
-  return current;
+  return { row: current, grantedClients: grants.map((g) => g.clientId) };
 }
 
 // ---------------------------------------------------------------------------------------------

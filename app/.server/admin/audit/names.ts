@@ -25,7 +25,7 @@ interface Found {
   deleted: boolean;
 }
 
-type Kind = "organization" | "user" | "client" | "application" | "role" | "permission" | "identity_provider";
+type Kind = "organization" | "user" | "client" | "application" | "role" | "permission" | "identity_provider" | "api_resource";
 
 const record = (value: unknown): Record<string, unknown> => (value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {});
 const text = (value: unknown) => (typeof value === "string" && value.length > 0 ? value : null);
@@ -47,7 +47,7 @@ function recordedName(targetType: string | null | undefined, data: unknown): str
 const actorKinds = (actorType: string, actorId: string): Kind[] =>
   actorType === "user" ? ["user"] : actorType === "client" ? ["client"] : actorType === "admin" ? (isUuid(actorId) ? ["user", "client"] : ["client"]) : [];
 
-const TARGET_KINDS = new Set<string>(["organization", "user", "client", "application", "role", "permission", "identity_provider"]);
+const TARGET_KINDS = new Set<string>(["organization", "user", "client", "application", "role", "permission", "identity_provider", "api_resource"]);
 
 export async function resolveNames(db: Db, entries: readonly AuditRef[]): Promise<AuditNames[]> {
   const wanted: Record<Kind, Set<string>> = {
@@ -58,6 +58,7 @@ export async function resolveNames(db: Db, entries: readonly AuditRef[]): Promis
     role: new Set(),
     permission: new Set(),
     identity_provider: new Set(),
+    api_resource: new Set(),
   };
   for (const e of entries) {
     if (e.organizationId) wanted.organization.add(e.organizationId);
@@ -68,7 +69,7 @@ export async function resolveNames(db: Db, entries: readonly AuditRef[]): Promis
   }
   const uuids = (kind: Kind) => [...wanted[kind]].filter(isUuid);
   const none = Promise.resolve([]);
-  const [orgs, users, clients, apps, roles, permissions, providers] = await Promise.all([
+  const [orgs, users, clients, apps, roles, permissions, providers, resources] = await Promise.all([
     uuids("organization").length ? db.organization.findMany({ where: { id: { in: uuids("organization") } }, select: { id: true, name: true, status: true } }) : none,
     uuids("user").length ? db.user.findMany({ where: { id: { in: uuids("user") } }, select: { id: true, email: true, organizationId: true } }) : none,
     wanted.client.size ? db.client.findMany({ where: { id: { in: [...wanted.client] } }, select: { id: true, name: true, organizationId: true } }) : none,
@@ -78,6 +79,7 @@ export async function resolveNames(db: Db, entries: readonly AuditRef[]): Promis
     uuids("identity_provider").length
       ? db.identityProvider.findMany({ where: { id: { in: uuids("identity_provider") } }, select: { id: true, name: true, organizationId: true } })
       : none,
+    uuids("api_resource").length ? db.apiResource.findMany({ where: { id: { in: uuids("api_resource") } }, select: { id: true, name: true, organizationId: true } }) : none,
   ]);
   const found: Record<Kind, Map<string, Found>> = {
     organization: new Map(orgs.map((o) => [o.id, { name: o.name, organizationId: o.id, deleted: o.status === "deleted" }])),
@@ -87,6 +89,7 @@ export async function resolveNames(db: Db, entries: readonly AuditRef[]): Promis
     role: new Map(roles.map((r) => [r.id, { name: r.name, organizationId: r.organizationId, deleted: false }])),
     permission: new Map(permissions.map((p) => [p.id, { name: p.name, organizationId: p.organizationId, deleted: false }])),
     identity_provider: new Map(providers.map((p) => [p.id, { name: p.name, organizationId: p.organizationId, deleted: false }])),
+    api_resource: new Map(resources.map((r) => [r.id, { name: r.name, organizationId: r.organizationId, deleted: false }])),
   };
 
   return entries.map((e) => {

@@ -92,9 +92,19 @@ export const apiResourcesIdOperations = [
     etag: true,
     handler: async ({ ctx, params, body, ifMatch }) => {
       const before = toApiResource(await requireApiResource(ctx, params.id));
-      const row = await updateApiResource(ctx, params.id, body, ifMatch);
+      const { row, narrowed } = await updateApiResource(ctx, params.id, body, ifMatch);
       const after = toApiResource(row);
       ctx.audit({ eventType: "api_resource.updated", organizationId: row.organizationId, targetType: "api_resource", targetId: row.id, data: { change: body }, changes: { before, after } });
+      // A grant the narrower scopes changed is on the client's record too, in the same write.
+      for (const grant of narrowed) {
+        ctx.audit({
+          eventType: "client.resource_granted",
+          organizationId: row.organizationId,
+          targetType: "client",
+          targetId: grant.clientId,
+          data: { resourceId: row.id, identifier: row.identifier, scopes: grant.scopes, reason: "resource_scopes_narrowed" },
+        });
+      }
       return { body: after, version: row.version };
     },
   }),
@@ -109,8 +119,9 @@ export const apiResourcesIdOperations = [
     query: NoQuery,
     successStatus: 204,
     handler: async ({ ctx, params, ifMatch }) => {
-      const row = await deleteApiResource(ctx, params.id, ifMatch);
-      ctx.audit({ eventType: "api_resource.deleted", organizationId: row.organizationId, targetType: "api_resource", targetId: row.id, data: { identifier: row.identifier } });
+      const { row, grantedClients } = await deleteApiResource(ctx, params.id, ifMatch);
+      // The name keeps the entry readable once the resource is gone (admin/audit/names.ts).
+      ctx.audit({ eventType: "api_resource.deleted", organizationId: row.organizationId, targetType: "api_resource", targetId: row.id, data: { identifier: row.identifier, name: row.name, grantedClients } });
       return {};
     },
   }),

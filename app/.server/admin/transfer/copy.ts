@@ -18,5 +18,12 @@ export function copiedClientId(targetSlug: string, originalId: string): string {
 }
 
 export function asCopy(content: PackageContent, targetSlug: string): PackageContent {
-  return { ...content, clients: content.clients.map((client) => ({ ...client, id: copiedClientId(targetSlug, client.id), secrets: [] })) };
+  return {
+    ...content,
+    clients: content.clients.map((client) => ({ ...client, id: copiedClientId(targetSlug, client.id), secrets: [] })),
+    // The copy's clients keep their API resource grants under their new ids.
+    ...(content.apiResources
+      ? { apiResources: content.apiResources.map((resource) => ({ ...resource, grants: resource.grants.map((grant) => ({ ...grant, client: copiedClientId(targetSlug, grant.client) })) })) }
+      : {}),
+  };
 }

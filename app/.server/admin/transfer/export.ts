@@ -11,14 +11,16 @@ import {
   type PackageIdentityProvider,
 } from "~/schemas/transfer";
 import { claimMappingOf, endpointsOf, trustOf } from "../../federation/providers";
+import { scopeDescriptionsOf } from "../api-resources/service";
 import { exportBranding } from "./branding-assets";
 import { sealedTotpAad } from "./package-seal";
 
 /**
  * Builds the export package of one organization: its settings, applications with modules and
  * claim definitions, permissions, roles, clients with their secrets' hashes, and users with
- * password hashes, roles, claim values, TOTP (sealed) and recovery-code hashes, and upstream
- * identity providers without their client secrets (decision 055). References
+ * password hashes, roles, claim values, TOTP (sealed) and recovery-code hashes, upstream
+ * identity providers without their client secrets (decision 055), and API resources with the
+ * clients granted them (decision 077). References
  * between entities are by name (application, role, claim), never by database id, so that a
  * package applies to any database.
  */
@@ -69,6 +71,15 @@ export const IDENTITY_PROVIDER_COLUMNS_NOT_CARRIED = {
   updatedAt: "belongs to the database the row lives in",
 } as const;
 
+/** The columns of ApiResource a package leaves out, and why (decision 077). */
+export const API_RESOURCE_COLUMNS_NOT_CARRIED = {
+  id: "resources are matched by identifier, since ids differ between databases",
+  organizationId: "the package is the organization's",
+  version: "belongs to the database the row lives in",
+  createdAt: "belongs to the database the row lives in",
+  updatedAt: "belongs to the database the row lives in",
+} as const;
+
 /** What an export reads: the database and the keys that seal and sign the package. */
 type ExportContext = Context<"packageSeal" | "encrypter" | "config">;
 
@@ -82,7 +93,7 @@ async function requireOrganization(ctx: Context, organizationId: string) {
 async function loadContent(ctx: ExportContext, organizationId: string): Promise<PackageContent> {
   const prisma = ctx.db;
   const seal = ctx.packageSeal;
-  const [org, applications, permissions, roles, clients, users, providers] = await Promise.all([
+  const [org, applications, permissions, roles, clients, users, providers, resources] = await Promise.all([
     prisma.organization.findUniqueOrThrow({ where: { id: organizationId } }),
     prisma.application.findMany({
       where: { organizationId },
@@ -108,6 +119,7 @@ async function loadContent(ctx: ExportContext, organizationId: string): Promise<
       },
     }),
     prisma.identityProvider.findMany({ where: { organizationId }, orderBy: { name: "asc" } }),
+    prisma.apiResource.findMany({ where: { organizationId }, orderBy: { identifier: "asc" }, include: { grants: { orderBy: { clientId: "asc" }, select: { clientId: true, scopes: true } } } }),
   ]);
   const branding = await exportBranding(prisma, organizationId, org.branding);
   return {
@@ -221,6 +233,17 @@ async function loadContent(ctx: ExportContext, organizationId: string): Promise<
       teamId: p.teamId,
       keyId: p.keyId,
     })),
+    apiResources: resources.map((r) => ({
+      identifier: r.identifier,
+      name: r.name,
+      scopes: r.scopes,
+      scopeDescriptions: scopeDescriptionsOf(r),
+      accessTokenTtlSeconds: r.accessTokenTtlSeconds,
+      consentRequired: r.consentRequired,
+      openToDynamicClients: r.openToDynamicClients,
+      status: r.status as "active" | "inactive",
+      grants: r.grants.map((g) => ({ client: g.clientId, scopes: g.scopes })),
+    })),
   };
 }
 
@@ -239,6 +262,8 @@ export function countsOf(content: PackageContent): PackageCounts {
     recoveryCodes: content.users.reduce((n, u) => n + u.recoveryCodes.length, 0),
     claimValues: content.users.reduce((n, u) => n + u.claims.length, 0),
     identityProviders: content.identityProviders?.length ?? 0,
+    apiResources: content.apiResources?.length ?? 0,
+    clientResourceGrants: content.apiResources?.reduce((n, r) => n + r.grants.length, 0) ?? 0,
   };
 }
 
@@ -267,7 +292,7 @@ export async function exportManifest(ctx: Context<"packageSeal" | "config">, org
   const org = await requireOrganization(ctx, organizationId);
   const prisma = ctx.db;
   const where = { organizationId };
-  const [applications, modules, claims, permissions, roles, clients, clientSecrets, users, usersWithPassword, usersWithTotp, recoveryCodes, claimValues, identityProviders] = await Promise.all([
+  const [applications, modules, claims, permissions, roles, clients, clientSecrets, users, usersWithPassword, usersWithTotp, recoveryCodes, claimValues, identityProviders, apiResources, clientResourceGrants] = await Promise.all([
     prisma.application.count({ where }),
     prisma.applicationModule.count({ where: { application: where } }),
     prisma.customClaimDefinition.count({ where: { application: where } }),
@@ -281,6 +306,8 @@ export async function exportManifest(ctx: Context<"packageSeal" | "config">, org
     prisma.recoveryCode.count({ where: { user: where } }),
     prisma.customClaimValue.count({ where: { user: where } }),
     prisma.identityProvider.count({ where }),
+    prisma.apiResource.count({ where }),
+    prisma.clientResourceGrant.count({ where: { resource: where } }),
   ]);
   return {
     format: EXPORT_FORMAT,
@@ -288,7 +315,7 @@ export async function exportManifest(ctx: Context<"packageSeal" | "config">, org
     generatedAt: new Date().toISOString(),
     source: { issuer: issuerOf(ctx, org.slug), organizationId },
     organization: { slug: org.slug, name: org.name },
-    counts: { applications, modules, claims, permissions, roles, clients, clientSecrets, users, usersWithPassword, usersWithTotp, recoveryCodes, claimValues, identityProviders },
+    counts: { applications, modules, claims, permissions, roles, clients, clientSecrets, users, usersWithPassword, usersWithTotp, recoveryCodes, claimValues, identityProviders, apiResources, clientResourceGrants },
     keyId: ctx.packageSeal.keyId,
   } as const;
 }

@@ -5,7 +5,8 @@ import { invalidateOrganization } from "../../directory/organizations";
 import { invalidateUser } from "../../directory/users";
 import type { Context } from "../../context";
 import { conflict, validation, type FieldDetail } from "../../errors";
-import type { ExportPackage, ImportChange, ImportPlan, PackageClient, PackageContent, PackageIdentityProvider, PackageUser } from "~/schemas/transfer";
+import { adminApiResource } from "../api-access";
+import type { ExportPackage, ImportChange, ImportPlan, PackageApiResource, PackageClient, PackageContent, PackageIdentityProvider, PackageUser } from "~/schemas/transfer";
 import { assetProblems, materializeBranding, portableBranding } from "./branding-assets";
 import { asCopy } from "./copy";
 import { canonicalJson, sealedTotpAad } from "./package-seal";
@@ -17,7 +18,8 @@ import { loadTarget, type TargetState, type TargetUser } from "./target-state";
  * their natural keys (application, role, permission and claim names, client ids, user emails).
  * Nothing is ever deleted, except that a user named in the package gets exactly the roles,
  * claim values, TOTP and recovery codes the package gives them. Identity providers (matched by
- * name) arrive without a secret and disabled; an existing one keeps its secret and its switch. Preview and apply share one
+ * name) arrive without a secret and disabled; an existing one keeps its secret and its switch. API
+ * resources (matched by identifier) get exactly the client grants the package gives them. Preview and apply share one
  * plan; apply runs it in one transaction, so a second apply finds everything unchanged.
  */
 type Json = Prisma.InputJsonValue;
@@ -56,6 +58,15 @@ function verifyPackage(ctx: Context<"packageSeal">, pkg: ExportPackage) {
         details.push({ field: `package.content.users.${i}.totp.secret`, message: "cannot be opened with this deployment's key" });
       }
     }
+  });
+  const clientIds = new Set(c.clients.map((cl) => cl.id));
+  (c.apiResources ?? []).forEach((r, i) => {
+    const defined = new Set(r.scopes);
+    Object.keys(r.scopeDescriptions).forEach((scope) => defined.has(scope) || details.push({ field: `package.content.apiResources.${i}.scopeDescriptions.${scope}`, message: "describes a scope the resource does not define" }));
+    r.grants.forEach((g, j) => {
+      if (!clientIds.has(g.client)) details.push({ field: `package.content.apiResources.${i}.grants.${j}.client`, message: "names a client the package does not define" });
+      g.scopes.forEach((scope, k) => defined.has(scope) || details.push({ field: `package.content.apiResources.${i}.grants.${j}.scopes.${k}`, message: `names the scope ${scope}, which the resource does not define` }));
+    });
   });
   if (details.length > 0) throw validation(details.slice(0, 100), "The package refers to things it does not contain.");
   return seal;
@@ -139,6 +150,14 @@ function planImport(ctx: PreviewContext, pkg: ExportPackage, slug: string, targe
     const p = { ...given, endpoints: given.endpoints ?? null, teamId: given.teamId ?? null, keyId: given.keyId ?? null };
     const existing = target.identityProviders.get(p.name);
     return { p, existing, write: note("identityProvider", p.name, existing ? changedFields(p, existing, providerFields) : null) };
+  });
+
+  const grantsOf = (grants: ReadonlyArray<{ client: string; scopes: string[] }>) => [...grants].sort((a, b) => (a.client < b.client ? -1 : a.client > b.client ? 1 : 0));
+  const resourceFields: Array<keyof PackageApiResource & string> = ["name", "scopes", "scopeDescriptions", "accessTokenTtlSeconds", "consentRequired", "openToDynamicClients", "status", "grants"];
+  const resourceSteps = (c.apiResources ?? []).map((given) => {
+    const r = { ...given, grants: grantsOf(given.grants) };
+    const existing = target.apiResources.get(r.identifier);
+    return { r, existing, write: note("apiResource", r.identifier, existing ? changedFields(r, { ...existing, grants: grantsOf(existing.grants) }, resourceFields) : null) };
   });
 
   const plan: ImportPlan = {
@@ -322,6 +341,16 @@ function planImport(ctx: PreviewContext, pkg: ExportPackage, slug: string, targe
       if (existing) await tx.identityProvider.update({ where: { id: existing.id }, data: { ...data, version: { increment: 1 } } });
       else await tx.identityProvider.create({ data: { organizationId, name: p.name, ...data, enabled: false, clientSecretEncrypted: null } });
     }
+    // After the clients: a resource named in the package gets exactly the grants it gives, as a role its permissions.
+    for (const { r, existing, write } of resourceSteps) {
+      if (!write) continue;
+      const data = { name: r.name, scopes: r.scopes, scopeDescriptions: r.scopeDescriptions, accessTokenTtlSeconds: r.accessTokenTtlSeconds, consentRequired: r.consentRequired, openToDynamicClients: r.openToDynamicClients, status: r.status };
+      const id = existing
+        ? (await tx.apiResource.update({ where: { id: existing.id }, data: { ...data, version: { increment: 1 } } })).id
+        : (await tx.apiResource.create({ data: { organizationId, identifier: r.identifier, ...data } })).id;
+      await tx.clientResourceGrant.deleteMany({ where: { resourceId: id } });
+      await tx.clientResourceGrant.createMany({ data: r.grants.map((g) => ({ clientId: g.client, resourceId: id, scopes: g.scopes })) });
+    }
     return { organizationId, clients: touchedClients, users: touchedUsers };
   }
 
@@ -369,6 +398,10 @@ async function resolveTarget(ctx: Context<"config">, content: PackageContent, sl
     const owner = [...target.identityProviders].find(([name, other]) => name !== p.name && other.domains.some((d) => p.domains.includes(d)));
     if (owner) details.push({ field: `package.content.identityProviders.${i}.domains`, message: `claims a domain of the identity provider ${owner[0]}` });
   });
+  // The target's issuer and the Admin API are resources already (the Admin API's rule, decision 077).
+  const reserved = [`${ctx.config.baseUrl}/${slug}`, adminApiResource(ctx.config.baseUrl)].map((value) => value.toLowerCase());
+  const reservedAt = (content.apiResources ?? []).flatMap((r, i) => (reserved.includes(r.identifier.toLowerCase()) ? [{ field: `package.content.apiResources.${i}.identifier`, message: "is the organization's issuer or the Admin API, which are resources already" }] : []));
+  if (reservedAt.length > 0) throw validation(reservedAt);
   if (details.length > 0) {
     // Most often an organization imported again under a new slug on the same deployment: say how to clone it.
     const clone = target.foreignClientIds.size > 0 ? " To clone the organization on this deployment, import it as a copy (copy: true)." : "";

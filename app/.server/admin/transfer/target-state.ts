@@ -62,6 +62,19 @@ export interface TargetIdentityProvider {
   keyId: string | null;
 }
 
+/** An API resource as an import compares it: grants sorted by client id. */
+export interface TargetApiResource {
+  id: string;
+  name: string;
+  scopes: string[];
+  scopeDescriptions: unknown;
+  accessTokenTtlSeconds: number | null;
+  consentRequired: boolean;
+  openToDynamicClients: boolean;
+  status: string;
+  grants: Array<{ client: string; scopes: string[] }>;
+}
+
 export interface TargetState {
   org: { id: string; name: string; defaultLoginMethods: string[]; twoFactorPolicy: string; defaultLocale: string; oauth21: boolean; branding: unknown } | null;
   deleted: boolean;
@@ -80,6 +93,7 @@ export interface TargetState {
   clients: Map<string, TargetClient>;
   users: Map<string, TargetUser>;
   identityProviders: Map<string, TargetIdentityProvider>;
+  apiResources: Map<string, TargetApiResource>;
   foreignClientIds: Set<string>;
   foreignSecretHashes: Set<string>;
 }
@@ -105,6 +119,7 @@ export async function loadTarget(db: Prisma.TransactionClient, slug: string, con
     clients: new Map(),
     users: new Map(),
     identityProviders: new Map(),
+    apiResources: new Map(),
     foreignClientIds: new Set(foreignClients.map((c) => c.id)),
     // A secret stored for a different client than the package gives it to is taken elsewhere.
     foreignSecretHashes: new Set(foreignSecrets.filter((s) => !org || packageSecretOwner.get(s.secretHash) !== s.clientId).map((s) => s.secretHash)),
@@ -112,7 +127,7 @@ export async function loadTarget(db: Prisma.TransactionClient, slug: string, con
   if (!org || state.deleted) return state;
   state.org = org;
   const organizationId = org.id;
-  const [permissions, roles, applications, clients, users, ownSecrets, providers] = await Promise.all([
+  const [permissions, roles, applications, clients, users, ownSecrets, providers, resources] = await Promise.all([
     db.permission.findMany({ where: { organizationId } }),
     db.role.findMany({ where: { organizationId }, include: { permissions: { select: { permission: { select: { name: true } } } } } }),
     db.application.findMany({ where: { organizationId }, include: { modules: true, claims: true } }),
@@ -132,7 +147,21 @@ export async function loadTarget(db: Prisma.TransactionClient, slug: string, con
       where: { organizationId },
       select: { id: true, name: true, kind: true, issuer: true, clientId: true, scopes: true, claimMapping: true, domains: true, createAccounts: true, trustUpstreamMfa: true, endpoints: true, teamId: true, keyId: true },
     }),
+    db.apiResource.findMany({ where: { organizationId }, include: { grants: { orderBy: { clientId: "asc" }, select: { clientId: true, scopes: true } } } }),
   ]);
+  for (const r of resources) {
+    state.apiResources.set(r.identifier, {
+      id: r.id,
+      name: r.name,
+      scopes: r.scopes,
+      scopeDescriptions: r.scopeDescriptions,
+      accessTokenTtlSeconds: r.accessTokenTtlSeconds,
+      consentRequired: r.consentRequired,
+      openToDynamicClients: r.openToDynamicClients,
+      status: r.status,
+      grants: r.grants.map((g) => ({ client: g.clientId, scopes: g.scopes })),
+    });
+  }
   for (const { name, ...provider } of providers) state.identityProviders.set(name, provider);
   for (const s of ownSecrets) if (packageSecretOwner.get(s.secretHash) !== s.clientId) state.foreignSecretHashes.add(s.secretHash);
   for (const p of permissions) state.permissions.set(p.name, { id: p.id, description: p.description });

@@ -30,11 +30,29 @@ export function grantedScopesOf(resource: TenantApiResource, clientId: string, d
   return granted.filter((scope) => defined.has(scope));
 }
 
+/**
+ * The scopes among `scopes` that a person's roles grant: a role grants a resource's scope when it
+ * holds a permission of the organization named exactly as the scope (decision 077, "Roles limit a
+ * person's scopes"). Only roles and permissions of this organization count, whatever rows say.
+ */
+export async function scopesGrantedToPerson(sql: FeatureInput["sql"], organizationId: string, userId: string, scopes: readonly string[]): Promise<Set<string>> {
+  if (scopes.length === 0) return new Set();
+  const rows = await sql.query<{ name: string }>(
+    `SELECT DISTINCT p."name" FROM "UserRole" ur
+       JOIN "Role" r ON r."id" = ur."roleId" AND r."organizationId" = $2::uuid
+       JOIN "RolePermission" rp ON rp."roleId" = r."id"
+       JOIN "Permission" p ON p."id" = rp."permissionId" AND p."organizationId" = $2::uuid
+     WHERE ur."userId" = $1::uuid AND p."name" = ANY($3::text[])`,
+    [userId, organizationId, scopes],
+  );
+  return new Set(rows.map((row) => row.name));
+}
+
 type ResourceIndicators = NonNullable<NonNullable<Configuration["features"]>["resourceIndicators"]>;
 
 /** The resource indicators feature of one organization's provider. */
 export function resourceIndicatorsOf(input: FeatureInput): ResourceIndicators {
-  const { issuer, prisma, cache, adminApiResource, accessTokenTtl } = input;
+  const { issuer, prisma, sql, cache, adminApiResource, accessTokenTtl, organization } = input;
   const knownScopes: ReadonlySet<string> = new Set(input.scopes);
   const byIdentifier = new Map((input.apiResources ?? []).map((resource) => [resource.identifier, resource]));
   const mayUseAdminApiResource = async (clientId: string) => {
@@ -77,7 +95,14 @@ export function resourceIndicatorsOf(input: FeatureInput): ResourceIndicators {
       if (!own && !granted) throw new errors.InvalidTarget();
       // client_credentials names scopes of the organization or of the resource asked for (decision 071).
       refuseUnknownClientCredentialsScopes(ctx, resource && granted ? new Set([...knownScopes, ...resource.scopes]) : knownScopes, input.userScopes);
-      if (resource && granted) return jwt(resource.identifier, granted.join(" "), resource.accessTokenTtlSeconds ?? accessTokenTtlOf(client, accessTokenTtl));
+      if (resource && granted) {
+        // A person's token (code, refresh, device flow: the grant has loaded the account) carries
+        // only what the person's roles grant too; a machine's (client_credentials) only its grant.
+        const account = ctx.oidc.account;
+        const allowed = account ? await scopesGrantedToPerson(sql, organization.id, account.accountId, granted) : undefined;
+        const scopes = allowed ? granted.filter((scope) => allowed.has(scope)) : granted;
+        return jwt(resource.identifier, scopes.join(" "), resource.accessTokenTtlSeconds ?? accessTokenTtlOf(client, accessTokenTtl));
+      }
       return jwt(resourceIndicator, ownResource(client), accessTokenTtlOf(client, accessTokenTtl));
     },
   };

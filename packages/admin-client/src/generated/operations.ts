@@ -165,6 +165,7 @@ export interface Operations {
         identifier: string;
         name: string;
         scopes?: Array<string>;
+        scopeDescriptions?: { [key: string]: string };
         accessTokenTtlSeconds?: number | null;
         consentRequired?: boolean;
         openToDynamicClients?: boolean;
@@ -178,6 +179,8 @@ export interface Operations {
         name: string;
         /** The permissions the API defines, as scope tokens */
         scopes: Array<string>;
+        /** What each scope lets a client do, for people; scopes without one are absent */
+        scopeDescriptions: { [key: string]: string };
         /** Lifetime of its access tokens; null: the client's or the organization's */
         accessTokenTtlSeconds: number | null;
         consentRequired: boolean;
@@ -206,6 +209,8 @@ export interface Operations {
         name: string;
         /** The permissions the API defines, as scope tokens */
         scopes: Array<string>;
+        /** What each scope lets a client do, for people; scopes without one are absent */
+        scopeDescriptions: { [key: string]: string };
         /** Lifetime of its access tokens; null: the client's or the organization's */
         accessTokenTtlSeconds: number | null;
         consentRequired: boolean;
@@ -235,6 +240,8 @@ export interface Operations {
           name: string;
           /** The permissions the API defines, as scope tokens */
           scopes: Array<string>;
+          /** What each scope lets a client do, for people; scopes without one are absent */
+          scopeDescriptions: { [key: string]: string };
           /** Lifetime of its access tokens; null: the client's or the organization's */
           accessTokenTtlSeconds: number | null;
           consentRequired: boolean;
@@ -259,6 +266,7 @@ export interface Operations {
         identifier?: string;
         name?: string;
         scopes?: Array<string>;
+        scopeDescriptions?: { [key: string]: string };
         accessTokenTtlSeconds?: number | null;
         consentRequired?: boolean;
         openToDynamicClients?: boolean;
@@ -272,6 +280,8 @@ export interface Operations {
         name: string;
         /** The permissions the API defines, as scope tokens */
         scopes: Array<string>;
+        /** What each scope lets a client do, for people; scopes without one are absent */
+        scopeDescriptions: { [key: string]: string };
         /** Lifetime of its access tokens; null: the client's or the organization's */
         accessTokenTtlSeconds: number | null;
         consentRequired: boolean;
@@ -1626,6 +1636,8 @@ export interface Operations {
           recoveryCodes: number;
           claimValues: number;
           identityProviders?: number;
+          apiResources?: number;
+          clientResourceGrants?: number;
         };
         content: {
           organization: {
@@ -1777,6 +1789,20 @@ export interface Operations {
             teamId?: string | null;
             keyId?: string | null;
           }>;
+          apiResources?: Array<{
+            identifier: string;
+            name: string;
+            scopes: Array<string>;
+            scopeDescriptions: { [key: string]: string };
+            accessTokenTtlSeconds: number | null;
+            consentRequired: boolean;
+            openToDynamicClients: boolean;
+            status: "active" | "inactive";
+            grants: Array<{
+              client: string;
+              scopes: Array<string>;
+            }>;
+          }>;
         };
         signature: {
           alg: "HS256";
@@ -1815,6 +1841,8 @@ export interface Operations {
           recoveryCodes: number;
           claimValues: number;
           identityProviders?: number;
+          apiResources?: number;
+          clientResourceGrants?: number;
         };
         /** Fingerprint of the signing key: packages verify only where ENCRYPTION_KEY is the same */
         keyId: string;
@@ -2126,6 +2154,8 @@ export interface Operations {
             recoveryCodes: number;
             claimValues: number;
             identityProviders?: number;
+            apiResources?: number;
+            clientResourceGrants?: number;
           };
           content: {
             organization: {
@@ -2277,6 +2307,20 @@ export interface Operations {
               teamId?: string | null;
               keyId?: string | null;
             }>;
+            apiResources?: Array<{
+              identifier: string;
+              name: string;
+              scopes: Array<string>;
+              scopeDescriptions: { [key: string]: string };
+              accessTokenTtlSeconds: number | null;
+              consentRequired: boolean;
+              openToDynamicClients: boolean;
+              status: "active" | "inactive";
+              grants: Array<{
+                client: string;
+                scopes: Array<string>;
+              }>;
+            }>;
           };
           signature: {
             alg: "HS256";
@@ -2302,7 +2346,7 @@ export interface Operations {
         };
         /** Every create and update; unchanged items are only counted */
         changes: Array<{
-          type: "organization" | "application" | "module" | "claim" | "permission" | "role" | "client" | "clientSecret" | "user" | "identityProvider";
+          type: "organization" | "application" | "module" | "claim" | "permission" | "role" | "client" | "clientSecret" | "user" | "identityProvider" | "apiResource";
           key: string;
           action: "create" | "update";
           fields?: Array<string>;
@@ -2337,6 +2381,8 @@ export interface Operations {
             recoveryCodes: number;
             claimValues: number;
             identityProviders?: number;
+            apiResources?: number;
+            clientResourceGrants?: number;
           };
           content: {
             organization: {
@@ -2488,6 +2534,20 @@ export interface Operations {
               teamId?: string | null;
               keyId?: string | null;
             }>;
+            apiResources?: Array<{
+              identifier: string;
+              name: string;
+              scopes: Array<string>;
+              scopeDescriptions: { [key: string]: string };
+              accessTokenTtlSeconds: number | null;
+              consentRequired: boolean;
+              openToDynamicClients: boolean;
+              status: "active" | "inactive";
+              grants: Array<{
+                client: string;
+                scopes: Array<string>;
+              }>;
+            }>;
           };
           signature: {
             alg: "HS256";
@@ -2513,7 +2573,7 @@ export interface Operations {
         };
         /** Every create and update; unchanged items are only counted */
         changes: Array<{
-          type: "organization" | "application" | "module" | "claim" | "permission" | "role" | "client" | "clientSecret" | "user" | "identityProvider";
+          type: "organization" | "application" | "module" | "claim" | "permission" | "role" | "client" | "clientSecret" | "user" | "identityProvider" | "apiResource";
           key: string;
           action: "create" | "update";
           fields?: Array<string>;
@@ -4457,6 +4517,7 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"identifier","in":"body","type":"string (up to 2000 chars)","required":true},
       {"name":"name","in":"body","type":"string (1–200 chars)","required":true},
       {"name":"scopes","in":"body","type":"list of string","required":false,"default":"[]"},
+      {"name":"scopeDescriptions","in":"body","type":"object","required":false,"default":"{}"},
       {"name":"accessTokenTtlSeconds","in":"body","type":"integer (60–86400) or null","required":false,"default":"null"},
       {"name":"consentRequired","in":"body","type":"boolean","required":false,"default":"true"},
       {"name":"openToDynamicClients","in":"body","type":"boolean","required":false,"default":"false"},
@@ -4493,6 +4554,7 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"identifier","in":"body","type":"string (up to 2000 chars)","required":false},
       {"name":"name","in":"body","type":"string (1–200 chars)","required":false},
       {"name":"scopes","in":"body","type":"list of string","required":false},
+      {"name":"scopeDescriptions","in":"body","type":"object","required":false},
       {"name":"accessTokenTtlSeconds","in":"body","type":"integer (60–86400) or null","required":false},
       {"name":"consentRequired","in":"body","type":"boolean","required":false},
       {"name":"openToDynamicClients","in":"body","type":"boolean","required":false},
