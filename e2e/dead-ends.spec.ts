@@ -3,7 +3,7 @@ import { expect, test, type Page } from "@playwright/test";
 import type english from "../public/locales/en/login.json";
 import { watchForPageErrors } from "./console-helpers";
 import { readMailbox } from "./mail-peer";
-import { answerRelyingParty, checkPage, settleOnCallback, startAuthorization } from "./journey-helpers";
+import { answerRelyingParty, checkPage, gotoAfterCallback, settleOnCallback, startAuthorization } from "./journey-helpers";
 import { readSeed, type Seed, type SeededOrganization } from "./seed";
 
 /**
@@ -60,7 +60,7 @@ for (const language of LANGUAGES) {
       await allowAndReachRelyingParty(page, org, t);
 
       // Back to the sign-in page (history, a bookmark, a second tab): it is finished.
-      const response = await page.goto(interactionUrl);
+      const response = await gotoAfterCallback(page, interactionUrl);
       expect(response?.status()).toBe(400);
       await expect(page.locator("html")).toHaveAttribute("lang", language);
       await expect(page.getByRole("heading", { level: 1 })).toHaveText(t.expired.title);

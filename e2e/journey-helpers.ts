@@ -90,17 +90,18 @@ export async function callbackAfter(page: Page, redirectUri: string, action: () 
  * callback's commit (a cross-site document, fulfilled by answerRelyingParty, with no script of its
  * own) after the page already showed its URL; the next goto is then "interrupted by another
  * navigation" to that same callback. Nothing in Porta can start such a navigation once the
- * callback page has loaded, so this one case waits for the late commit and goes again; any other
- * interruption fails the test.
+ * callback page has loaded, so this one case (the interrupting URL is the page's own) waits for
+ * the late commit and goes again; any other interruption fails the test.
  */
-export async function gotoAfterCallback(page: Page, url: string, callback: string) {
+export async function gotoAfterCallback(page: Page, url: string) {
+  const current = page.url();
   try {
-    await page.goto(url);
+    return await page.goto(url);
   } catch (error) {
-    const late = error instanceof Error && error.message.includes(`interrupted by another navigation to "${callback}`);
+    const late = error instanceof Error && error.message.includes(`interrupted by another navigation to "${current}"`);
     if (!late) throw error;
     await page.waitForLoadState("load");
-    await page.goto(url);
+    return page.goto(url);
   }
 }
 

@@ -3,7 +3,7 @@ import { expect, test } from "@playwright/test";
 import * as oidc from "openid-client";
 import type english from "../public/locales/en/login.json";
 import { watchForPageErrors } from "./console-helpers";
-import { callbackAfter, discover, screenshot, startAuthorization } from "./journey-helpers";
+import { callbackAfter, discover, gotoAfterCallback, screenshot, startAuthorization } from "./journey-helpers";
 import { readSeed, type Seed } from "./seed";
 
 /**
@@ -74,7 +74,7 @@ test("a relying party on another site POSTs its sign-in and sign-out requests; t
 
     // Sign-out, POSTed: the ID token never shows in the address bar; the confirmation signs the person out.
     posted["/sign-out"] = postingPage(config.serverMetadata().end_session_endpoint!, { id_token_hint: again.id_token!, state: "bye" });
-    await page.goto("http://rp.example.test/sign-out");
+    await gotoAfterCallback(page, "http://rp.example.test/sign-out");
     await expect(page.getByRole("heading", { level: 1 })).toHaveText(en.providerPages.logoutHeading);
     expect(page.url()).not.toContain(again.id_token!.split(".")[1]!);
     await screenshot(page, testInfo, "post-end-session-confirm");
