@@ -151,8 +151,12 @@ export default function InteractionPage() {
         ) : null}
         <ul className="scopes">
           {page.scopes.map((scope) => (
-            <li key={scope.name}>
-              {scope.known ? t(`consent.scope.${scope.name}`, { organization: page.branding.name }) : t("consent.scope.custom", { scope: scope.name })}
+            <li key={`${scope.resource ?? ""} ${scope.name}`}>
+              {scope.resource
+                ? t(scope.description ? "consent.scope.resourceDescribed" : "consent.scope.resource", { resource: scope.resource, scope: scope.name, description: scope.description })
+                : scope.known
+                  ? t(`consent.scope.${scope.name}`, { organization: page.branding.name })
+                  : t("consent.scope.custom", { scope: scope.name })}
             </li>
           ))}
         </ul>

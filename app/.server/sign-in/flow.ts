@@ -252,16 +252,47 @@ export async function signInAfterEnrollment(ctx: FlowContext, ic: InteractionCon
 // ---------------------------------------------------------------------------------------------
 // Consent
 
-/** What the consent page lists: every scope the client asks for, known ones by name. */
+/** One line of the consent page: an OpenID scope by name, or an API resource's scope with the resource's name and its description. */
+export interface ConsentScope {
+  name: string;
+  known: boolean;
+  /** The API resource the scope belongs to, by its name; null for the organization's own scopes. */
+  resource: string | null;
+  description: string | null;
+}
+
+/** What the consent page lists: every scope the client asks for, known ones by name, API resources' by resource and description. */
 export async function consentView(ctx: SignInContext<"cache">, ic: InteractionContext) {
   const details = ic.interaction.prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
-  const requested = new Set<string>(details.missingOIDCScope ?? []);
-  for (const scopes of Object.values(details.missingResourceScopes ?? {})) for (const s of scopes) requested.add(s);
   const accountId = ic.interaction.session?.accountId;
-  const user = accountId ? await getUserById(ctx.db, ctx.cache, accountId) : null;
+  const asked = Object.entries(details.missingResourceScopes ?? {});
+  // The organization itself (its issuer) is never an API resource: no lookup for a plain sign-in.
+  const identifiers = asked.map(([identifier]) => identifier).filter((identifier) => identifier !== ic.tenant.issuer);
+  const [user, resources] = await Promise.all([
+    accountId ? getUserById(ctx.db, ctx.cache, accountId) : null,
+    identifiers.length === 0
+      ? []
+      : ctx.db.apiResource.findMany({ where: { organizationId: ic.organization.id, identifier: { in: identifiers } }, select: { identifier: true, name: true, scopeDescriptions: true } }),
+  ]);
+  const byIdentifier = new Map(resources.map((r) => [r.identifier, r]));
+  const lines = new Map<string, ConsentScope>();
+  const own = (name: string) => lines.set(`:${name}`, { name, known: KNOWN_SCOPES.has(name), resource: null, description: null });
+  for (const name of details.missingOIDCScope ?? []) own(name);
+  for (const [identifier, scopes] of asked) {
+    const resource = byIdentifier.get(identifier);
+    const descriptions = (resource?.scopeDescriptions ?? {}) as Record<string, unknown>;
+    for (const name of scopes) {
+      // The organization's own scopes (asked for the issuer itself) are listed as such.
+      if (!resource) own(name);
+      else {
+        const description = Object.hasOwn(descriptions, name) && typeof descriptions[name] === "string" ? descriptions[name] : null;
+        lines.set(`${identifier} ${name}`, { name, known: false, resource: resource.name, description });
+      }
+    }
+  }
   return {
     email: user?.email ?? "",
-    scopes: [...requested].map((name) => ({ name, known: KNOWN_SCOPES.has(name) })),
+    scopes: [...lines.values()],
     // A client described by its own metadata document names itself: the page always says where from.
     clientDomain: parseMetadataDocumentClientId(ic.client.id)?.hostname ?? null,
   };
