@@ -133,6 +133,34 @@ describe("tokens for an API resource", () => {
   });
 });
 
+describe("hostile resource and scope values at the token endpoint", () => {
+  it("answers a clear OAuth error and issues nothing for a fragment, a relative or non-http resource, control characters, NUL or a lone surrogate", async () => {
+    const prisma = porta.services.db.prisma;
+    const { client, secret } = await createClient(prisma, org.id, { grantTypes: ["client_credentials"], scope: "openid" });
+    await grant(client.id, ordersId, ["orders:read"]);
+    const token = (form: Record<string, string>) => postForm(`${issuerOf(porta, org)}/auth/token`, { grant_type: "client_credentials", ...form }, { authorization: basicAuth(client.id, secret!.value) });
+    const cases: Array<[Record<string, string>, string]> = [
+      [{ resource: `${ORDERS}#fragment`, scope: "orders:read" }, "invalid_target"],
+      [{ resource: "/Orders", scope: "orders:read" }, "invalid_target"],
+      [{ resource: "urn:example:orders", scope: "orders:read" }, "invalid_target"],
+      [{ resource: ORDERS.toLowerCase(), scope: "orders:read" }, "invalid_target"],
+      // A NUL never reaches the provider: the edge refuses the request as a whole.
+      [{ resource: `${ORDERS}\u0000`, scope: "orders:read" }, "invalid_request"],
+      [{ resource: ORDERS, scope: "orders:read\u0001" }, "invalid_scope"],
+      [{ resource: ORDERS, scope: "orders:\ud800read" }, "invalid_scope"],
+    ];
+    for (const [form, error] of cases) {
+      const answer = await token(form);
+      expect(answer.status, JSON.stringify(form)).toBe(400);
+      expect(answer.body.error, JSON.stringify(form)).toBe(error);
+      expect(answer.body.access_token).toBeUndefined();
+    }
+    // The same client, asking properly, still gets its token.
+    const good = await token({ resource: ORDERS, scope: "orders:read" });
+    expect(good.status).toBe(200);
+  });
+});
+
 describe("client_credentials for an API resource", () => {
   it("issues a JWT for the resource with the requested scopes it was granted", async () => {
     const prisma = porta.services.db.prisma;
