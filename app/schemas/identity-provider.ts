@@ -6,7 +6,7 @@ import { UuidSchema } from "~/schemas/uuid";
  * shapes, the OpenAPI document, the console and the CLI read these. The client secret is
  * write-only: a body may carry it, an answer only says whether one is set.
  */
-export const IDENTITY_PROVIDER_KINDS = ["oidc", "google", "microsoft", "github", "apple"] as const;
+export const IDENTITY_PROVIDER_KINDS = ["oidc", "google", "microsoft", "github", "apple", "saml"] as const;
 export type IdentityProviderKind = (typeof IDENTITY_PROVIDER_KINDS)[number];
 
 /** Whether an upstream sign-in stands in for the organization's second factor. */
@@ -62,16 +62,79 @@ const TenantSchema = z
   .regex(/^[A-Za-z0-9.-]{1,100}$/, "must be the directory (tenant) ID or domain")
   .refine((t) => !["common", "organizations", "consumers"].includes(t.toLowerCase()), "must name one directory, not common, organizations or consumers");
 
-/** Upstream claim names (defaults: email, email_verified, given_name, family_name). */
+/**
+ * Upstream claim names (defaults: email, email_verified, given_name, family_name); for a SAML
+ * connection, attribute names (defaults in SAML_DEFAULT_ATTRIBUTES), `groups` among them.
+ */
 export const ClaimMappingSchema = z
   .object({
     email: ClaimNameSchema.optional(),
     emailVerified: ClaimNameSchema.optional(),
     givenName: ClaimNameSchema.optional(),
     familyName: ClaimNameSchema.optional(),
+    groups: ClaimNameSchema.optional(),
   })
   .strict();
 export type ClaimMapping = z.infer<typeof ClaimMappingSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// SAML 2.0 connections (decision 081): an identity provider of kind "saml" whose `issuer` is the
+// IdP's entity ID and whose SAML settings sit in one JSON column, parsed by SamlSettingsSchema.
+
+/**
+ * NameID formats a connection may ask for. Transient is left out: it changes at every sign-in,
+ * so the link between the IdP's account and Porta's could never be found again.
+ */
+export const SAML_NAME_ID_FORMATS = [
+  "urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified",
+  "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress",
+  "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent",
+] as const;
+export type SamlNameIdFormat = (typeof SAML_NAME_ID_FORMATS)[number];
+
+/** The attribute names most IdPs send when no mapping names others (Entra ID's claim URIs are mapped per connection). */
+export const SAML_DEFAULT_ATTRIBUTES = { email: "email", givenName: "firstName", familyName: "lastName", groups: "groups" } as const;
+
+/** An entity ID: a URI (URL or URN) of at most 1024 characters, without spaces or control characters. */
+export const SamlEntityIdSchema = z
+  .string()
+  .trim()
+  .min(1, "must not be empty")
+  .max(1024, "must have at most 1024 characters")
+  .regex(/^[\x21-\x7E]+$/, "must be a URI without spaces");
+
+/** An X.509 certificate as PEM or as the base64 DER metadata carries (parsed when stored). */
+export const SamlCertificateSchema = z.string().trim().min(1, "must not be empty").max(20_000, "must have at most 20000 characters");
+
+/** An IdP group and the organization's roles its members get at each SAML sign-in. */
+export const SamlGroupRoleSchema = z
+  .object({
+    group: z.string().trim().min(1, "must not be empty").max(256, "must have at most 256 characters"),
+    roles: z.array(z.string().trim().min(1).max(100)).min(1, "must name at least one role").max(20, "must have at most 20 roles"),
+  })
+  .strict();
+
+/** A connection's SAML settings as stored in IdentityProvider.saml. */
+export const SamlSettingsSchema = z
+  .object({
+    /** The IdP's single sign-on URL (HTTP-Redirect binding). */
+    ssoUrl: EndpointSchema,
+    /** The IdP's signing certificates, several at once during a rollover. */
+    signingCertificates: z.array(SamlCertificateSchema).min(1, "must have at least one certificate").max(5, "must have at most 5 certificates"),
+    /** Where the IdP publishes its metadata, fetched through the outbound guard and refreshed on a schedule; null when entered by hand. */
+    metadataUrl: EndpointSchema.nullable(),
+    metadataRefreshedAt: z.iso.datetime().nullable(),
+    nameIdFormat: z.enum(SAML_NAME_ID_FORMATS),
+    /** RSA-SHA1 signatures and SHA-1 digests are refused unless this says otherwise. */
+    allowSha1: z.boolean(),
+    /** IdP-initiated sign-in: off (null) or the client_id of the organization's client it signs in to. */
+    idpInitiatedClientId: z.string().max(200).nullable(),
+    groupRoles: z.array(SamlGroupRoleSchema).max(100, "must have at most 100 groups"),
+    /** Porta's certificate for the connection's decryption key (published in the SP metadata); null: assertions arrive unencrypted. */
+    encryptionCertificate: z.string().nullable(),
+  })
+  .strict();
+export type SamlSettings = z.infer<typeof SamlSettingsSchema>;
 
 export const IdentityProviderSchema = z.object({
   id: z.uuid(),
@@ -129,6 +192,7 @@ export const IdentityProviderCreateSchema = z
   .strict()
   .superRefine((body, ctx) => {
     const kind = body.kind ?? "oidc";
+    if (kind === "saml") ctx.addIssue({ code: "custom", path: ["kind"], message: "SAML connections are created from the IdP's metadata or entity ID, SSO URL and certificates" });
     if (scopesLackOpenid(kind, body.scopes)) ctx.addIssue({ code: "custom", path: ["scopes"], message: "must include openid" });
     if (kind !== "github" && body.endpoints) ctx.addIssue({ code: "custom", path: ["endpoints"], message: "are only for github (OpenID providers are discovered)" });
     for (const field of ["teamId", "keyId", "clientSecret"] as const) {

@@ -46,6 +46,8 @@ const PRESET_SCOPES: Record<IdentityProviderKind, string[]> = {
   github: ["read:user", "user:email"],
   // Apple knows only these two; it sends the name once, on the first sign-in.
   apple: ["openid", "email", "name"],
+  // SAML asks for no scopes: the IdP's attributes come with the assertion.
+  saml: [],
 };
 
 /** A GitHub provider's endpoints as stored (the preset's when none are). */
