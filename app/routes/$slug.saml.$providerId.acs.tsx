@@ -12,26 +12,51 @@ import { pageTitle } from "~/i18n/page-title";
 export const headers = interactionHeaders;
 export const meta: MetaFunction<typeof action> = ({ data }) => [{ title: pageTitle(data?.language, (m) => m.signIn.sso) }, { name: "robots", content: "noindex" }];
 
-/** The form the IdP posts: SAMLResponse (at most SAML_RESPONSE_MAX_BASE64) and RelayState, URL-encoded. */
-const MAX_FORM_BYTES = 3 * SAML_RESPONSE_MAX_BASE64 + 4096;
+/** A field longer than this is not kept (the SAMLResponse is refused as too large, the RelayState still read). */
+const MAX_FIELD_BYTES = SAML_RESPONSE_MAX_BASE64 + 1024;
+/** Past this the rest of the body is not read at all. */
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
-/** The posted form, or null when it is larger than any response Porta reads (the rest is not read). */
-async function readForm(request: Request): Promise<URLSearchParams | null> {
-  if (Number(request.headers.get("content-length") ?? 0) > MAX_FORM_BYTES || !request.body) return Number(request.headers.get("content-length") ?? 0) > 0 ? null : new URLSearchParams();
+/**
+ * The posted form (URL-encoded, ASCII), read field by field so that an oversized SAMLResponse
+ * is dropped without being kept while the RelayState after it still names the sign-in.
+ */
+async function readForm(request: Request): Promise<{ fields: URLSearchParams; oversized: boolean }> {
+  const fields = new URLSearchParams();
+  let oversized = false;
+  if (!request.body) return { fields, oversized };
   const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
+  const decoder = new TextDecoder("latin1");
+  let field = "";
+  let dropped = false;
+  let total = 0;
+  const finish = () => {
+    if (dropped) oversized = true;
+    else if (field) for (const [name, value] of new URLSearchParams(field)) fields.append(name, value);
+    field = "";
+    dropped = false;
+  };
   for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
-    size += value.byteLength;
-    if (size > MAX_FORM_BYTES) {
+    total += value.byteLength;
+    if (total > MAX_BODY_BYTES) {
       await reader.cancel();
-      return null;
+      return { fields, oversized: true };
     }
-    chunks.push(value);
+    const parts = decoder.decode(value, { stream: true }).split("&");
+    parts.forEach((part, index) => {
+      if (index > 0) finish();
+      if (dropped) return;
+      field += part;
+      if (field.length > MAX_FIELD_BYTES) {
+        field = "";
+        dropped = true;
+      }
+    });
   }
-  return new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
+  finish();
+  return { fields, oversized };
 }
 
 /** GET: nothing is served here (an IdP answers by HTTP-POST). */
@@ -53,10 +78,10 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   const outcome = await samlResponseReceived(ctx, {
     slug,
     providerId: params.providerId ?? "",
-    samlResponse: form?.get("SAMLResponse") ?? "",
-    relayState: form?.get("RelayState") ?? "",
+    samlResponse: form.fields.get("SAMLResponse") ?? "",
+    relayState: form.fields.get("RelayState") ?? "",
     meta,
-    oversized: form === null,
+    oversized: form.oversized,
   });
   if (outcome.kind === "next") return redirect(outcome.to, { status: 303, headers: NO_STORE });
   const end = await brandingForSlug(ctx, slug);

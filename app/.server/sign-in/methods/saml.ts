@@ -140,10 +140,11 @@ export async function acceptSamlResponse(
     return { kind: "failed", reason: page, providerName: row.name, backTo: uid ? `/interaction/${encodeURIComponent(uid)}` : null };
   };
 
-  if (input.oversized) return refuse("too_large", "posted form over the size limit", "invalid", null);
   const relayState = input.relayState.length > 0 && input.relayState.length <= 512 ? input.relayState : "";
   const taken = relayState ? await ctx.store.take(requestKey(relayState)) : null;
   const pending = taken ? (JSON.parse(taken) as PendingRequest) : null;
+  const ours = pending && pending.organizationId === organization.id && pending.providerId === row.id ? pending : null;
+  if (input.oversized) return refuse("too_large", "posted form over the size limit", "invalid", ours?.uid ?? null);
   if (!pending || pending.organizationId !== organization.id || pending.providerId !== row.id) {
     // No sign-in of this connection is waiting for it: an IdP-initiated response, or one meant for another browser or connection.
     const read = readSamlResponse(input.samlResponse);
