@@ -52,6 +52,14 @@ describe("checkSamlResponse", () => {
     expect(await check(signAssertion(responseXml(fields()), makeKeyPair()))).toMatchObject({ ok: false, reason: "invalid_signature" });
   });
 
+  it("refuses ECDSA signatures: xml-crypto 6 cannot verify them", async () => {
+    // xml-crypto knows RSA (PKCS#1 v1.5 and PSS) and HMAC only; an ECDSA SignatureMethod never verifies.
+    const xml = signAssertion(responseXml(fields()), idp).replace("http://www.w3.org/2001/04/xmldsig-more#rsa-sha256", "http://www.w3.org/2001/04/xmldsig-more#ecdsa-sha256");
+    expect(await check(xml)).toMatchObject({ ok: false, reason: "invalid_signature" });
+    const ec = makeKeyPair("ec");
+    expect(await check(xml, { ...connection, settings: { ...connection.settings, signingCertificates: [ec.cert] } })).toMatchObject({ ok: false, reason: "invalid_signature" });
+  });
+
   it("refuses SHA-1 unless the connection allows it", async () => {
     const xml = signAssertion(responseXml(fields()), idp, RSA_SHA1);
     expect(await check(xml)).toMatchObject({ ok: false, reason: "weak_algorithm" });

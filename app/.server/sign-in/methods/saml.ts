@@ -155,7 +155,7 @@ export async function acceptSamlResponse(
   if (!connection) return refuse("invalid_settings", "connection settings do not parse", "invalid", pending.uid);
   const checked = await checkSamlResponse(connection, pending.request, input.samlResponse);
   if (!checked.ok) return refuse(checked.reason, checked.detail, checked.reason === "upstream_error" ? "refused" : "invalid", pending.uid);
-  const derived = personOf(row, connection.settings, checked.assertion);
+  const derived = samlPersonOf(row, connection.settings, checked.assertion);
   if (!derived.ok) return refuse(derived.reason, derived.detail, "invalid", pending.uid);
 
   // The assertion is used once, across every Porta process: the table's primary key refuses a second insert.
@@ -177,7 +177,7 @@ export async function acceptSamlResponse(
 }
 
 /** The person the signed assertion names, with the connection's attribute mapping. */
-function personOf(row: ProviderRow, settings: SamlSettings, assertion: VerifiedAssertion): { ok: true; person: UpstreamPerson; groups: string[] } | { ok: false; reason: string; detail: string } {
+export function samlPersonOf(row: ProviderRow, settings: SamlSettings, assertion: VerifiedAssertion): { ok: true; person: UpstreamPerson; groups: string[] } | { ok: false; reason: string; detail: string } {
   const format = assertion.nameIdFormat ?? UNSPECIFIED_FORMAT;
   // A transient NameID changes at every sign-in; another format than the connection asks for could name the same person differently.
   if (format === TRANSIENT_FORMAT) return { ok: false, reason: "wrong_name_id_format", detail: "transient NameID" };
