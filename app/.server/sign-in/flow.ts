@@ -14,7 +14,7 @@ import type { InteractionContext } from "./interaction";
 import type { FirstFactor, SecondFactor, SignInContext } from "./method";
 import { emailCode, issueEmailOtp } from "./methods/email-code";
 import { completeFederatedSignIn, federated, startFederatedSignIn as startUpstreamSignIn, startForEmail as startUpstreamForEmail } from "./methods/federated";
-import { acceptSamlResponse, completeSamlSignIn, startSamlSignIn } from "./methods/saml";
+import { acceptSamlResponse, completeSamlSignIn, startSamlSignIn } from "./saml-sign-in";
 import { providerForEmail } from "../federation/providers";
 import { finishConfirmedElsewhere, magicLink, signInWithMagicLink } from "./methods/magic-link";
 import { passkey, signInWithPasskey } from "./methods/passkey";
@@ -43,7 +43,7 @@ export const SECOND_FACTORS = { totp, email: emailCode, recovery: recoveryCode, 
 // What the sign-in pages ask of a method that proves nothing (options, buttons, where an answer goes), passed on.
 export { confirmMagicLinkElsewhere, confirmedElsewhere, pairingCodeFor } from "./methods/magic-link";
 export { continueFromCallback, loginPageProviders } from "./methods/federated";
-export { samlMetadata } from "./methods/saml";
+export { samlMetadata } from "./saml-sign-in";
 export { passkeyLoginOptions } from "./methods/passkey";
 export { isFactorLocked } from "../auth/two-factor/factor-failures";
 export { passkeyEnrollmentDue, passkeyEnrollmentOptions, passkeySecondFactorOptions } from "./methods/passkey-second-factor";
@@ -118,7 +118,7 @@ export function passkeySignIn(ctx: FlowContext, ic: InteractionContext, input: {
 
 /**
  * The login page's button or home-realm discovery: a SAML connection gets an AuthnRequest
- * (methods/saml.ts), any other provider the OpenID or OAuth request (methods/federated.ts).
+ * (saml-sign-in.ts), any other provider the OpenID or OAuth request (methods/federated.ts).
  */
 export async function startFederatedSignIn(ctx: FlowContext, ic: InteractionContext, input: { providerId: string; loginHint?: string; ip: string | null }) {
   return (await startSamlSignIn(ctx, ic, input)) ?? startUpstreamSignIn(ctx, ic, input);

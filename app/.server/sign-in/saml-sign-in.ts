@@ -1,26 +1,27 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { RequestMeta } from "../../auth/actors";
-import { anonymousActor } from "../../auth/actors";
-import { planForSignIn, readSecondFactorEnrollment, type SecondFactorPlan } from "../plan";
-import type { PendingSecondFactor } from "../pending";
-import type { MethodContext, Proved, SignInContext } from "../method";
-import type { InteractionContext } from "../interaction";
-import type { Db } from "../../context";
-import { resolveAccount, type Resolution, type UpstreamPerson } from "../federated-account";
-import { stepUpRequested } from "../../oidc/features/acr";
-import { consumeEach, refundEach, type LimitName } from "../../rate-limit/limiters";
-import { getOrganizationBySlug } from "../../directory/organizations";
-import { claimMappingOf, clientSecretOf, trustOf, type ProviderRow } from "../../federation/providers";
-import { getSamlSettings } from "../../federation/saml-settings";
-import { samlAddresses } from "../../federation/saml-addresses";
-import { authnRequestUrl, SAML_REQUEST_TTL_MS, serviceProviderMetadata, type SamlConnection, type SentRequest } from "../../federation/saml-protocol";
-import { checkSamlResponse, readSamlResponse, type VerifiedAssertion } from "../../federation/saml-response";
+import type { RequestMeta } from "../auth/actors";
+import { anonymousActor } from "../auth/actors";
+import { planForSignIn, readSecondFactorEnrollment, type SecondFactorPlan } from "./plan";
+import type { PendingSecondFactor } from "./pending";
+import type { MethodContext, Proved, SignInContext } from "./method";
+import type { InteractionContext } from "./interaction";
+import type { Db } from "../context";
+import { resolveAccount, type Resolution, type UpstreamPerson } from "./federated-account";
+import { stepUpRequested } from "../oidc/features/acr";
+import { consumeEach, refundEach, type LimitName } from "../rate-limit/limiters";
+import { getOrganizationBySlug } from "../directory/organizations";
+import { claimMappingOf, clientSecretOf, trustOf, type ProviderRow } from "../federation/providers";
+import { getSamlSettings } from "../federation/saml-settings";
+import { samlAddresses } from "../federation/saml-addresses";
+import { authnRequestUrl, SAML_REQUEST_TTL_MS, serviceProviderMetadata, type SamlConnection, type SentRequest } from "../federation/saml-protocol";
+import { checkSamlResponse, readSamlResponse, type VerifiedAssertion } from "../federation/saml-response";
 import { isEmailAddress } from "~/schemas/email";
 import { SAML_DEFAULT_ATTRIBUTES, type SamlSettings } from "~/schemas/identity-provider";
 
 /**
- * Signing in through a SAML 2.0 connection (decision 081), the login method `federated` as for
- * OpenID providers. The start sends an AuthnRequest with a RelayState that names a pending
+ * Signing in through a SAML 2.0 connection (decision 081): the protocol of the login method
+ * `federated` (methods/federated.ts) for connections of kind saml, kept beside the methods
+ * because it is not a method of its own; the flow sends each provider to its protocol. The start sends an AuthnRequest with a RelayState that names a pending
  * request kept on the server (bound to the interaction, organization, connection and request
  * ID, ten minutes, taken once). The IdP posts its response to the connection's ACS, which has no
  * interaction cookie: the ACS checks the response, records the assertion ID as used and hands the

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { ProviderRow } from "../../federation/providers";
-import type { VerifiedAssertion } from "../../federation/saml-response";
+import type { ProviderRow } from "../federation/providers";
+import type { VerifiedAssertion } from "../federation/saml-response";
 import type { SamlSettings } from "~/schemas/identity-provider";
-import { samlPersonOf } from "./saml";
+import { samlPersonOf } from "./saml-sign-in";
 
 const settings: SamlSettings = {
   ssoUrl: "https://idp.test/sso",
