@@ -207,6 +207,28 @@ describe("SAML sign-in: attacks on the ACS", () => {
     );
   });
 
+  it("the ACS's hand-over key signs in only the interaction it was made for, once", async () => {
+    const s = await setup();
+    const victim = await started(s);
+    const posted = await postToAcs(victim.flow, s.connection.acsUrl, answer(s.connection, victim.request, idp, person(s)), victim.request.relayState);
+    expect(posted.status).toBe(303);
+    const handOver = new URL(posted.headers.get("location")!, s.connection.acsUrl);
+    // Another browser, with an interaction of its own, replays the key at its own return page.
+    const attacker = await openLogin(s.t);
+    const stolen = new URL(`${attacker.loginUrl}/federated/return${handOver.search}`);
+    const refused = await attacker.jar.fetch(stolen);
+    expect(refused.status).toBe(400);
+    expect(mainOf(await refused.text())).toContain(escapeHtml((resources.en.login as Messages).federation.reason.expired.replaceAll("{{provider}}", "")).slice(0, 20));
+    expect((await prisma().auditEntry.findMany({ where: { organizationId: s.t.org.id, eventType: "auth.login.failure" } })).map((e) => e.data)).toContainEqual(
+      expect.objectContaining({ method: "saml", reason: "invalid_state" }),
+    );
+    expect(await prisma().user.count({ where: { organizationId: s.t.org.id } })).toBe(0);
+    // The key was taken: the victim's own browser cannot use it any more either (it starts again).
+    const late = await victim.flow.jar.fetch(handOver);
+    expect(late.status).toBe(400);
+    expect(await prisma().user.count({ where: { organizationId: s.t.org.id } })).toBe(0);
+  });
+
   it("an unsolicited (IdP-initiated) response is refused while the connection has it off", async () => {
     const s = await setup();
     const flow = await openLogin(s.t);

@@ -80,6 +80,13 @@ describe("checkSamlResponse", () => {
     expect(await check(signAssertion(responseXml(fields({ offsetMs: 10 * 60_000 })), idp))).toMatchObject({ reason: "not_yet_valid" });
   });
 
+  it("reads an IdP's refusal (a status other than Success) as upstream_error", async () => {
+    const refusal = responseXml(fields())
+      .replace(/<saml:Assertion[\s\S]*<\/saml:Assertion>/, "")
+      .replace('<samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/>', '<samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Responder"><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:AuthnFailed"/></samlp:StatusCode>');
+    expect(await check(refusal)).toMatchObject({ ok: false, reason: "upstream_error" });
+  });
+
   it("decrypts an encrypted assertion with the connection's key", async () => {
     const encrypted = { ...connection, decryptionKey: spKeys.key, settings: { ...connection.settings, encryptionCertificate: spKeys.cert } };
     const xml = await encryptAssertion(signAssertion(responseXml(fields()), idp), spKeys.cert);
