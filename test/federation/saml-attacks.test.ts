@@ -19,9 +19,11 @@ describe("SAML sign-in: attacks on the ACS", () => {
   let porta: TestPorta;
   const idp = makeKeyPair();
   const prisma = () => porta.services.db.prisma;
+  // A second server on the same database needs the key the first sealed its signing keys with.
+  const env = { ENCRYPTION_KEY: randomBytes(32).toString("base64") };
 
   beforeAll(async () => {
-    porta = await startTestPorta();
+    porta = await startTestPorta({ env });
   });
   afterAll(async () => {
     await porta.stop();
@@ -182,6 +184,29 @@ describe("SAML sign-in: attacks on the ACS", () => {
     expect((await prisma().auditEntry.findMany({ where: { organizationId: s.t.org.id, eventType: "auth.login.failure" } })).map((e) => e.data)).toContainEqual(
       expect.objectContaining({ method: "saml", reason: "replay" }),
     );
+  });
+
+  it("replay across two Porta servers on one database: the second refuses an assertion ID the first used", async () => {
+    const s = await setup();
+    const second = await startTestPorta({ env, databaseUrl: porta.services.config.databaseUrl });
+    try {
+      const { flow, request } = await started(s);
+      const assertionId = xmlId();
+      const first = await postToAcs(flow, s.connection.acsUrl, base64(signAssertion(unsigned(s, request, { assertionId }), idp)), request.relayState);
+      expect(first.status).toBe(303);
+      await first.body?.cancel();
+      // The same connection served by the second server (same database, a store of its own).
+      const there = { ...s, t: { ...s.t, issuer: `${second.baseUrl}/${s.t.org.slug}` } };
+      const flow2 = await openLogin(there.t);
+      const request2 = await startSaml(flow2, s.connection);
+      const replayed = await postToAcs(flow2, `${second.baseUrl}/${s.t.org.slug}/saml/${s.connection.id}/acs`, base64(signAssertion(unsigned(s, request2, { assertionId, acsUrl: `${second.baseUrl}/${s.t.org.slug}/saml/${s.connection.id}/acs`, audience: `${second.baseUrl}/${s.t.org.slug}/saml/${s.connection.id}/metadata` }), idp)), request2.relayState);
+      expect(replayed.status).toBe(400);
+      expect((await prisma().auditEntry.findMany({ where: { organizationId: s.t.org.id, eventType: "auth.login.failure" } })).map((e) => e.data)).toContainEqual(
+        expect.objectContaining({ method: "saml", reason: "replay" }),
+      );
+    } finally {
+      await second.stop();
+    }
   });
 
   it("a response to another browser's request, and a response for another organization's connection", async () => {

@@ -127,7 +127,7 @@ export async function startFederatedSignIn(ctx: FlowContext, ic: InteractionCont
 export async function startForEmail(ctx: FlowContext, ic: InteractionContext, email: string, ip: string | null) {
   if (!ic.methods.includes("federated")) return null;
   const provider = await providerForEmail(ctx.db, ic.organization.id, email);
-  const saml = provider ? await startSamlSignIn(ctx, ic, { providerId: provider.id }) : null;
+  const saml = provider ? await startSamlSignIn(ctx, ic, { providerId: provider.id, ip }) : null;
   return saml ?? startUpstreamForEmail(ctx, ic, email, ip);
 }
 

@@ -82,6 +82,12 @@ export function samlConnectionOf(ctx: Pick<SamlContext, "config" | "encrypter">,
   };
 }
 
+/** Failed sign-ins are counted per interaction and per client address, as for OpenID providers (the same limits). */
+const failureLimits = (ic: InteractionContext, ip: string | null): Array<[LimitName, string | null]> => [
+  ["federatedLogin", ic.uid],
+  ["federatedLoginIp", ip],
+];
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 async function samlRow(db: Db, organizationId: string, providerId: string): Promise<ProviderRow | null> {
@@ -89,15 +95,21 @@ async function samlRow(db: Db, organizationId: string, providerId: string): Prom
   return db.identityProvider.findFirst({ where: { id: providerId, organizationId, enabled: true, kind: "saml" } });
 }
 
-export type SamlStartOutcome = { kind: "redirect"; to: string } | { kind: "unknown" };
+export type SamlStartOutcome = { kind: "redirect"; to: string } | { kind: "unknown" } | RateLimited;
 
 /**
  * The login page's button (or home-realm discovery) for a SAML connection: the IdP's SSO URL with
  * an AuthnRequest and a RelayState. Null when the provider is not a SAML connection of this organization.
  */
-export async function startSamlSignIn(ctx: SamlContext, ic: InteractionContext, input: { providerId: string }): Promise<SamlStartOutcome | null> {
+export async function startSamlSignIn(ctx: SamlContext, ic: InteractionContext, input: { providerId: string; ip: string | null }): Promise<SamlStartOutcome | null> {
   const row = await samlRow(ctx.db, ic.organization.id, input.providerId);
   if (!row) return null;
+  // As for an OpenID provider: the failures so far must still allow a try (starting is not one).
+  for (const [name, key] of failureLimits(ic, input.ip)) {
+    if (key === null) continue;
+    const limit = await ctx.limits.check(name, key);
+    if (!limit.allowed) return { kind: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
+  }
   const connection = samlConnectionOf(ctx, row, ic.organization.slug);
   if (!connection) {
     ctx.logger.warn({ providerId: row.id }, "SAML connection settings do not parse");
@@ -208,11 +220,6 @@ export type SamlCompleteOutcome =
   | { kind: "second_factor"; userId: string; plan: SecondFactorPlan; primary: NonNullable<PendingSecondFactor["primary"]> }
   | { kind: "failed"; reason: SamlFailure["reason"]; providerName: string | null }
   | RateLimited;
-
-const failureLimits = (ic: InteractionContext, ip: string | null): Array<[LimitName, string | null]> => [
-  ["federatedLogin", ic.uid],
-  ["federatedLoginIp", ip],
-];
 
 /** Role names a connection maps that the organization does not have, logged once per process. */
 const unknownRolesLogged = new Set<string>();
