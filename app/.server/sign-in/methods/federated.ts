@@ -5,8 +5,8 @@ import { anonymousActor } from "../../auth/actors";
 import { planForSignIn, readSecondFactorEnrollment, type SecondFactorPlan } from "../plan";
 import type { PendingSecondFactor } from "../pending";
 import type { FirstFactor, MethodContext, Proved, SignInContext } from "../method";
-import type { Db } from "../../context";
 import type { InteractionContext } from "../interaction";
+import { resolveAccount, type Resolution, type UpstreamPerson } from "../federated-account";
 import { ACR, stepUpRequested } from "../../oidc/features/acr";
 import { guardedFetch } from "../../outbound/guard";
 import { consumeEach, refundEach, type LimitName, type LimitOutcome } from "../../rate-limit/limiters";
@@ -192,17 +192,6 @@ export type CompleteOutcome =
   | { kind: "failed"; reason: FederatedFailure; providerName: string | null }
   | RateLimited;
 
-/** Claims the mapping names, from the ID token and, when it lacks them, the userinfo endpoint. */
-interface UpstreamPerson {
-  subject: string;
-  email: string | null;
-  emailVerified: boolean;
-  givenName: string | null;
-  familyName: string | null;
-  /** The upstream said the sign-in used more than one factor (amr mfa, or a multi-factor acr). */
-  mfa: boolean;
-}
-
 const MULTI_FACTOR_ACR = new Set([ACR.twoFactors, "http://schemas.openid.net/pape/policies/2007/06/multi-factor", "urn:mace:incommon:iap:silver:mfa", "mfa"]);
 
 function personOf(row: ProviderRow, claims: Record<string, unknown>): UpstreamPerson {
@@ -359,10 +348,6 @@ function isUnreachable(error: unknown): boolean {
   return /fetch failed|ECONNREFUSED|ENOTFOUND|EREFUSED|TimeoutError|aborted|special-use|timed out/i.test(text);
 }
 
-type Resolution =
-  | { ok: true; userId: string; plan: SecondFactorPlan | null; linked: boolean; created: boolean }
-  | { ok: false; reason: "no_account" | "unverified_email" | "inactive"; userId?: string };
-
 /**
  * Which account the upstream person is: an existing link by (provider, subject); otherwise an
  * account with the same email only when the upstream asserts the email verified (never by an
@@ -405,36 +390,6 @@ async function signInAs(
   if (!resolution.plan) return { kind: "failed", reason: "invalid", providerName: row.name };
   // The organization's second factor follows an upstream sign-in it does not trust as complete (the flow starts it).
   return { kind: "second_factor", userId: resolution.userId, plan: resolution.plan, primary: { method: "federated", providerId: row.id, providerName: row.name } };
-}
-
-async function resolveAccount(db: Db, ic: InteractionContext, row: ProviderRow, person: UpstreamPerson): Promise<Resolution> {
-  const linked = await db.federatedIdentity.findUnique({
-    where: { providerId_subject: { providerId: row.id, subject: person.subject } },
-    select: { id: true, user: { select: { id: true, status: true, organizationId: true } } },
-  });
-  if (linked) {
-    if (linked.user.organizationId !== ic.organization.id || linked.user.status !== "active") return { ok: false, reason: "inactive", userId: linked.user.id };
-    await db.federatedIdentity.update({ where: { id: linked.id }, data: { lastUsedAt: new Date(), ...(person.email ? { email: person.email } : {}) } });
-    return { ok: true, userId: linked.user.id, plan: null, linked: false, created: false };
-  }
-  if (!person.email) return { ok: false, reason: "no_account" };
-  const existing = await db.user.findUnique({ where: { organizationId_email: { organizationId: ic.organization.id, email: person.email } }, select: { id: true, status: true } });
-  if (existing) {
-    if (!person.emailVerified) return { ok: false, reason: "unverified_email", userId: existing.id };
-    if (existing.status !== "active") return { ok: false, reason: "inactive", userId: existing.id };
-    await db.federatedIdentity.create({ data: { organizationId: ic.organization.id, userId: existing.id, providerId: row.id, subject: person.subject, email: person.email, lastUsedAt: new Date() } });
-    // The upstream proved the address: the account's email is verified from here on.
-    await db.user.update({ where: { id: existing.id }, data: { emailVerified: true } });
-    return { ok: true, userId: existing.id, plan: null, linked: true, created: false };
-  }
-  if (!row.createAccounts) return { ok: false, reason: "no_account" };
-  if (!person.emailVerified) return { ok: false, reason: "unverified_email" };
-  const user = await db.user.create({
-    data: { organizationId: ic.organization.id, email: person.email, emailVerified: true, givenName: person.givenName, familyName: person.familyName },
-    select: { id: true },
-  });
-  await db.federatedIdentity.create({ data: { organizationId: ic.organization.id, userId: user.id, providerId: row.id, subject: person.subject, email: person.email, lastUsedAt: new Date() } });
-  return { ok: true, userId: user.id, plan: null, linked: true, created: true };
 }
 
 /**
