@@ -57,17 +57,19 @@ export function authMethodOf(row: Pick<ProviderRow, "tokenEndpointAuthMethod">):
 /**
  * `auto` (decision 082): the method for the upstream's `token_endpoint_auth_methods_supported`
  * (absent: client_secret_basic, the default RFC 8414 names). Without a secret, a public client.
- * With one: Basic when offered and the secret reads the same form-urlencoded (letters and digits
- * only), because several servers do not decode Basic credentials as RFC 6749 §2.3.1 asks and
- * then refuse every secret with another character; otherwise client_secret_post when offered,
+ * With one: Basic when offered and both client id and secret read the same form-urlencoded
+ * (letters and digits only: the encoding also escapes - . _ ~), because several servers do not
+ * decode Basic credentials as RFC 6749 §2.3.1 asks and then refuse every other client id or
+ * secret; otherwise client_secret_post when offered,
  * where the body's ordinary form decoding leaves no room for that mistake; otherwise Basic,
  * encoded as the RFC says (the only method left that a secret can use).
  */
-export function chooseTokenEndpointAuthMethod(supported: unknown, secret: string | null): "client_secret_basic" | "client_secret_post" | "none" {
+export function chooseTokenEndpointAuthMethod(supported: unknown, clientId: string, secret: string | null): "client_secret_basic" | "client_secret_post" | "none" {
   if (secret === null) return "none";
   const offered = Array.isArray(supported) ? supported.filter((m): m is string => typeof m === "string") : ["client_secret_basic"];
   const basic = offered.includes("client_secret_basic");
-  if (basic && /^[A-Za-z0-9]+$/.test(secret)) return "client_secret_basic";
+  const unencoded = (text: string) => /^[A-Za-z0-9]+$/.test(text);
+  if (basic && unencoded(clientId) && unencoded(secret)) return "client_secret_basic";
   if (offered.includes("client_secret_post")) return "client_secret_post";
   return "client_secret_basic";
 }

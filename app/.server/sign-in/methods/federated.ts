@@ -113,7 +113,7 @@ async function clientAuthentication(ctx: FederationContext, row: ProviderRow, se
   if (method === "client_secret_post") return oidc.ClientSecretPost(secret ?? "");
   if (method === "client_secret_basic") return oidc.ClientSecretBasic(secret ?? "");
   return (as, client, body, headers) => {
-    const chosen = chooseTokenEndpointAuthMethod(as.token_endpoint_auth_methods_supported, secret);
+    const chosen = chooseTokenEndpointAuthMethod(as.token_endpoint_auth_methods_supported, row.clientId, secret);
     const auth = chosen === "none" ? oidc.None() : chosen === "client_secret_post" ? oidc.ClientSecretPost(secret!) : oidc.ClientSecretBasic(secret!);
     return auth(as, client, body, headers);
   };
