@@ -72,6 +72,7 @@ describe("federation: client authentication at the upstream, failures recorded (
     await connection("Auto special", { clientId: "post-client", clientSecret: SPECIAL_SECRET });
     await connection("Auto plain", { clientId: "plainclient", clientSecret: PLAIN_SECRET });
     await connection("Basic special", { clientId: "basic-client", clientSecret: SPECIAL_SECRET, tokenEndpointAuthMethod: "client_secret_basic" });
+    await connection("Public", { clientId: "public-client", tokenEndpointAuthMethod: "none" });
     const jwt = await connection("Key", { clientId: "jwt-client", tokenEndpointAuthMethod: "private_key_jwt" });
     expect(jwt.jwksUrl).toBe(`${porta.baseUrl}/${down.org.slug}/federation/providers/${jwt.id}/jwks`);
     const jwks = (await (await fetch(jwt.jwksUrl!)).json()) as { keys: Array<Record<string, string>> };
@@ -83,6 +84,7 @@ describe("federation: client authentication at the upstream, failures recorded (
         { client_id: "post-client", client_secret: SPECIAL_SECRET, token_endpoint_auth_method: "client_secret_post", ...common },
         { client_id: "basic-client", client_secret: SPECIAL_SECRET, token_endpoint_auth_method: "client_secret_basic", ...common },
         { client_id: "plainclient", client_secret: PLAIN_SECRET, token_endpoint_auth_method: "client_secret_basic", ...common },
+        { client_id: "public-client", token_endpoint_auth_method: "none", ...common },
         { client_id: "jwt-client", token_endpoint_auth_method: "private_key_jwt", token_endpoint_auth_signing_alg: "ES256", jwks: { keys: jwks.keys }, ...common },
       ],
       findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id, ...(id === upstream.signInAs.id ? upstream.signInAs.claims : {}) }) }),
@@ -232,6 +234,14 @@ describe("federation: client authentication at the upstream, failures recorded (
     expect(upstream.tokenAuth).toEqual([{ clientId: "jwt-client", style: "jwt" }]);
   });
 
+  it("none signs in as a public client: PKCE and the client id, no secret", async () => {
+    const p = person();
+    upstream.tokenAuth.length = 0;
+    const end = await signIn("Public", { id: p.id, claims: { email: p.email, email_verified: true } });
+    expect(end.url.startsWith(down.redirectUri), end.url).toBe(true);
+    expect(upstream.tokenAuth).toEqual([{ clientId: "public-client", style: "none" }]);
+  });
+
   it("publishes a connection's JWKS under its own organization only, and only for private_key_jwt", async () => {
     const jwksUrl = `${porta.baseUrl}/${down.org.slug}/federation/providers/${providers.Key}/jwks`;
     const res = await fetch(jwksUrl);
@@ -356,7 +366,7 @@ describe("federation: client authentication at the upstream, failures recorded (
     expect(entry?.data).toMatchObject({ change: { tokenEndpointAuthMethod: "client_secret_post" } });
   });
 
-  it("an existing account is linked by an asserted email, also when the connection assumes verified emails", async () => {
+  it("an existing account is linked by an asserted email through a connection that posts its secret", async () => {
     const p = person();
     const local = await createUser(prisma(), down.org.id, { email: p.email });
     const end = await signIn("Auto special", { id: p.id, claims: { email: p.email, email_verified: true } });
