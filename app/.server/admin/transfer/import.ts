@@ -3,6 +3,7 @@ import { totpAad } from "../../auth/two-factor/totp";
 import { invalidateClient } from "../../directory/clients";
 import { invalidateOrganization } from "../../directory/organizations";
 import { invalidateUser } from "../../directory/users";
+import { storedAuthMethod } from "../../federation/providers";
 import type { Context } from "../../context";
 import { conflict, validation, type FieldDetail } from "../../errors";
 import { adminApiResource } from "../api-access";
@@ -145,9 +146,16 @@ function planImport(ctx: PreviewContext, pkg: ExportPackage, slug: string, targe
     return { u, existing, totpSecret, write: note("user", u.email, fields), fields: fields ?? [] };
   });
 
-  const providerFields: Array<keyof PackageIdentityProvider & string> = ["kind", "issuer", "clientId", "scopes", "claimMapping", "domains", "createAccounts", "trustUpstreamMfa", "endpoints", "teamId", "keyId"];
+  const providerFields: Array<keyof PackageIdentityProvider & string> = ["kind", "issuer", "clientId", "scopes", "claimMapping", "domains", "createAccounts", "trustUpstreamMfa", "endpoints", "teamId", "keyId", "tokenEndpointAuthMethod", "assumeVerifiedEmails"];
   const providerSteps = (c.identityProviders ?? []).map((given) => {
-    const p = { ...given, endpoints: given.endpoints ?? null, teamId: given.teamId ?? null, keyId: given.keyId ?? null };
+    const p = {
+      ...given,
+      endpoints: given.endpoints ?? null,
+      teamId: given.teamId ?? null,
+      keyId: given.keyId ?? null,
+      tokenEndpointAuthMethod: given.tokenEndpointAuthMethod ?? "auto",
+      assumeVerifiedEmails: given.assumeVerifiedEmails ?? false,
+    };
     const existing = target.identityProviders.get(p.name);
     return { p, existing, write: note("identityProvider", p.name, existing ? changedFields(p, existing, providerFields) : null) };
   });
@@ -335,11 +343,15 @@ function planImport(ctx: PreviewContext, pkg: ExportPackage, slug: string, targe
         endpoints: p.endpoints ?? Prisma.DbNull,
         teamId: p.teamId,
         keyId: p.keyId,
+        assumeVerifiedEmails: p.assumeVerifiedEmails,
       };
       // The secret and the switch stay the target's: a package carries no secret, and the
-      // callback address to register upstream is this deployment's own (decision 055).
-      if (existing) await tx.identityProvider.update({ where: { id: existing.id }, data: { ...data, version: { increment: 1 } } });
-      else await tx.identityProvider.create({ data: { organizationId, name: p.name, ...data, enabled: false, clientSecretEncrypted: null } });
+      // callback address to register upstream is this deployment's own (decision 055). A
+      // private_key_jwt connection keeps the target's key, or gets a new one (decision 082).
+      const id = existing?.id ?? crypto.randomUUID();
+      const method = storedAuthMethod(ctx.encrypter, id, p.tokenEndpointAuthMethod, existing?.clientKeyEncrypted ?? null);
+      if (existing) await tx.identityProvider.update({ where: { id }, data: { ...data, ...method, version: { increment: 1 } } });
+      else await tx.identityProvider.create({ data: { id, organizationId, name: p.name, ...data, ...method, enabled: false, clientSecretEncrypted: null } });
     }
     // After the clients: a resource named in the package gets exactly the grants it gives, as a role its permissions.
     for (const { r, existing, write } of resourceSteps) {

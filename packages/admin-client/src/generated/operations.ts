@@ -1765,7 +1765,7 @@ export interface Operations {
           }>;
           identityProviders?: Array<{
             name: string;
-            kind: "oidc" | "google" | "microsoft" | "github" | "apple";
+            kind: "oidc" | "google" | "microsoft" | "github" | "apple" | "saml";
             issuer: string;
             clientId: string;
             hadClientSecret: boolean;
@@ -1775,6 +1775,7 @@ export interface Operations {
               emailVerified?: string;
               givenName?: string;
               familyName?: string;
+              groups?: string;
             };
             domains: Array<string>;
             enabled: boolean;
@@ -1788,6 +1789,8 @@ export interface Operations {
             } | null;
             teamId?: string | null;
             keyId?: string | null;
+            tokenEndpointAuthMethod?: "auto" | "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
+            assumeVerifiedEmails?: boolean;
           }>;
           apiResources?: Array<{
             identifier: string;
@@ -1885,7 +1888,7 @@ export interface Operations {
   "identityProviders.create": {
     args: [body: {
         organizationId: string;
-        kind?: "oidc" | "google" | "microsoft" | "github" | "apple";
+        kind?: "oidc" | "google" | "microsoft" | "github" | "apple" | "saml";
         issuer?: string;
         tenantId?: string;
         /** OAuth 2.0 endpoints of a github provider: authorization, token, user (GET /user) and emails (GET /user/emails) */
@@ -1906,17 +1909,20 @@ export interface Operations {
           emailVerified?: string;
           givenName?: string;
           familyName?: string;
+          groups?: string;
         };
         domains?: Array<string>;
         enabled?: boolean;
         createAccounts?: boolean;
         trustUpstreamMfa?: "when_asserted" | "always" | "never";
+        tokenEndpointAuthMethod?: "auto" | "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
+        assumeVerifiedEmails?: boolean;
       }, options?: CallOptions];
     response: {
         id: string;
         organizationId: string;
         name: string;
-        kind: "oidc" | "google" | "microsoft" | "github" | "apple";
+        kind: "oidc" | "google" | "microsoft" | "github" | "apple" | "saml";
         issuer: string;
         clientId: string;
         hasClientSecret: boolean;
@@ -1926,6 +1932,7 @@ export interface Operations {
           emailVerified?: string;
           givenName?: string;
           familyName?: string;
+          groups?: string;
         };
         domains: Array<string>;
         enabled: boolean;
@@ -1940,6 +1947,9 @@ export interface Operations {
         teamId: string | null;
         keyId: string | null;
         callbackUrl: string;
+        tokenEndpointAuthMethod: "auto" | "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
+        jwksUrl: string | null;
+        assumeVerifiedEmails: boolean;
         createdAt: string;
         updatedAt: string;
       };
@@ -1952,7 +1962,7 @@ export interface Operations {
         id: string;
         organizationId: string;
         name: string;
-        kind: "oidc" | "google" | "microsoft" | "github" | "apple";
+        kind: "oidc" | "google" | "microsoft" | "github" | "apple" | "saml";
         issuer: string;
         clientId: string;
         hasClientSecret: boolean;
@@ -1962,6 +1972,7 @@ export interface Operations {
           emailVerified?: string;
           givenName?: string;
           familyName?: string;
+          groups?: string;
         };
         domains: Array<string>;
         enabled: boolean;
@@ -1976,6 +1987,9 @@ export interface Operations {
         teamId: string | null;
         keyId: string | null;
         callbackUrl: string;
+        tokenEndpointAuthMethod: "auto" | "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
+        jwksUrl: string | null;
+        assumeVerifiedEmails: boolean;
         createdAt: string;
         updatedAt: string;
       };
@@ -1988,7 +2002,7 @@ export interface Operations {
         id: string;
         organizationId: string;
         name: string;
-        kind: "oidc" | "google" | "microsoft" | "github" | "apple";
+        kind: "oidc" | "google" | "microsoft" | "github" | "apple" | "saml";
         issuer: string;
         clientId: string;
         hasClientSecret: boolean;
@@ -1998,6 +2012,7 @@ export interface Operations {
           emailVerified?: string;
           givenName?: string;
           familyName?: string;
+          groups?: string;
         };
         domains: Array<string>;
         enabled: boolean;
@@ -2012,6 +2027,9 @@ export interface Operations {
         teamId: string | null;
         keyId: string | null;
         callbackUrl: string;
+        tokenEndpointAuthMethod: "auto" | "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
+        jwksUrl: string | null;
+        assumeVerifiedEmails: boolean;
         createdAt: string;
         updatedAt: string;
       };
@@ -2032,7 +2050,7 @@ export interface Operations {
           id: string;
           organizationId: string;
           name: string;
-          kind: "oidc" | "google" | "microsoft" | "github" | "apple";
+          kind: "oidc" | "google" | "microsoft" | "github" | "apple" | "saml";
           issuer: string;
           clientId: string;
           hasClientSecret: boolean;
@@ -2042,6 +2060,7 @@ export interface Operations {
             emailVerified?: string;
             givenName?: string;
             familyName?: string;
+            groups?: string;
           };
           domains: Array<string>;
           enabled: boolean;
@@ -2056,6 +2075,9 @@ export interface Operations {
           teamId: string | null;
           keyId: string | null;
           callbackUrl: string;
+          tokenEndpointAuthMethod: "auto" | "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
+          jwksUrl: string | null;
+          assumeVerifiedEmails: boolean;
           createdAt: string;
           updatedAt: string;
         }>;
@@ -2090,17 +2112,20 @@ export interface Operations {
           emailVerified?: string;
           givenName?: string;
           familyName?: string;
+          groups?: string;
         };
         domains?: Array<string>;
         enabled?: boolean;
         createAccounts?: boolean;
         trustUpstreamMfa?: "when_asserted" | "always" | "never";
+        tokenEndpointAuthMethod?: "auto" | "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
+        assumeVerifiedEmails?: boolean;
       }, options?: CallOptions];
     response: {
         id: string;
         organizationId: string;
         name: string;
-        kind: "oidc" | "google" | "microsoft" | "github" | "apple";
+        kind: "oidc" | "google" | "microsoft" | "github" | "apple" | "saml";
         issuer: string;
         clientId: string;
         hasClientSecret: boolean;
@@ -2110,6 +2135,7 @@ export interface Operations {
           emailVerified?: string;
           givenName?: string;
           familyName?: string;
+          groups?: string;
         };
         domains: Array<string>;
         enabled: boolean;
@@ -2124,6 +2150,9 @@ export interface Operations {
         teamId: string | null;
         keyId: string | null;
         callbackUrl: string;
+        tokenEndpointAuthMethod: "auto" | "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
+        jwksUrl: string | null;
+        assumeVerifiedEmails: boolean;
         createdAt: string;
         updatedAt: string;
       };
@@ -2283,7 +2312,7 @@ export interface Operations {
             }>;
             identityProviders?: Array<{
               name: string;
-              kind: "oidc" | "google" | "microsoft" | "github" | "apple";
+              kind: "oidc" | "google" | "microsoft" | "github" | "apple" | "saml";
               issuer: string;
               clientId: string;
               hadClientSecret: boolean;
@@ -2293,6 +2322,7 @@ export interface Operations {
                 emailVerified?: string;
                 givenName?: string;
                 familyName?: string;
+                groups?: string;
               };
               domains: Array<string>;
               enabled: boolean;
@@ -2306,6 +2336,8 @@ export interface Operations {
               } | null;
               teamId?: string | null;
               keyId?: string | null;
+              tokenEndpointAuthMethod?: "auto" | "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
+              assumeVerifiedEmails?: boolean;
             }>;
             apiResources?: Array<{
               identifier: string;
@@ -2510,7 +2542,7 @@ export interface Operations {
             }>;
             identityProviders?: Array<{
               name: string;
-              kind: "oidc" | "google" | "microsoft" | "github" | "apple";
+              kind: "oidc" | "google" | "microsoft" | "github" | "apple" | "saml";
               issuer: string;
               clientId: string;
               hadClientSecret: boolean;
@@ -2520,6 +2552,7 @@ export interface Operations {
                 emailVerified?: string;
                 givenName?: string;
                 familyName?: string;
+                groups?: string;
               };
               domains: Array<string>;
               enabled: boolean;
@@ -2533,6 +2566,8 @@ export interface Operations {
               } | null;
               teamId?: string | null;
               keyId?: string | null;
+              tokenEndpointAuthMethod?: "auto" | "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
+              assumeVerifiedEmails?: boolean;
             }>;
             apiResources?: Array<{
               identifier: string;
@@ -5026,7 +5061,7 @@ export const operationHelp: Record<string, OperationHelp> = {
     summary: "Add an upstream identity provider (OpenID Connect, or the google / microsoft / github / apple presets) to an organization",
     fields: [
       {"name":"organizationId","in":"body","type":"string (uuid)","required":true},
-      {"name":"kind","in":"body","type":"oidc | google | microsoft | github | apple","required":false},
+      {"name":"kind","in":"body","type":"oidc | google | microsoft | github | apple | saml","required":false},
       {"name":"issuer","in":"body","type":"string (uri)","required":false},
       {"name":"tenantId","in":"body","type":"string","required":false},
       {"name":"endpoints","in":"body","type":"object","required":false,"description":"OAuth 2.0 endpoints of a github provider: authorization, token, user (GET /user) and emails (GET /user/emails)"},
@@ -5041,6 +5076,8 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"enabled","in":"body","type":"boolean","required":false},
       {"name":"createAccounts","in":"body","type":"boolean","required":false},
       {"name":"trustUpstreamMfa","in":"body","type":"when_asserted | always | never","required":false},
+      {"name":"tokenEndpointAuthMethod","in":"body","type":"auto | client_secret_basic | client_secret_post | private_key_jwt | none","required":false},
+      {"name":"assumeVerifiedEmails","in":"body","type":"boolean","required":false},
     ],
   },
   "identityProviders.delete": {
@@ -5083,6 +5120,8 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"enabled","in":"body","type":"boolean","required":false},
       {"name":"createAccounts","in":"body","type":"boolean","required":false},
       {"name":"trustUpstreamMfa","in":"body","type":"when_asserted | always | never","required":false},
+      {"name":"tokenEndpointAuthMethod","in":"body","type":"auto | client_secret_basic | client_secret_post | private_key_jwt | none","required":false},
+      {"name":"assumeVerifiedEmails","in":"body","type":"boolean","required":false},
     ],
   },
   "imports.apply": {
