@@ -10,7 +10,7 @@ import { resolveAccount, type Resolution, type UpstreamPerson } from "./federate
 import { stepUpRequested } from "../oidc/features/acr";
 import { consumeEach, refundEach, type LimitName } from "../rate-limit/limiters";
 import { getOrganizationBySlug } from "../directory/organizations";
-import { claimMappingOf, clientSecretOf, trustOf, type ProviderRow } from "../federation/providers";
+import { claimMappingOf, clientSecretOf, emailCountsVerified, trustOf, type ProviderRow } from "../federation/providers";
 import { getSamlSettings } from "../federation/saml-settings";
 import { samlAddresses } from "../federation/saml-addresses";
 import { authnRequestUrl, SAML_REQUEST_TTL_MS, serviceProviderMetadata, type SamlConnection, type SentRequest } from "../federation/saml-protocol";
@@ -199,14 +199,13 @@ export function samlPersonOf(row: ProviderRow, settings: SamlSettings, assertion
   const first = (name: string) => assertion.attributes[name]?.[0] ?? null;
   const asserted = (first(mapping.email) ?? (format === EMAIL_FORMAT ? assertion.nameId : null))?.toLowerCase() ?? null;
   const email = asserted && isEmailAddress(asserted) ? asserted : null;
-  const domain = email ? email.slice(email.lastIndexOf("@") + 1) : null;
   return {
     ok: true,
     person: {
       subject: assertion.nameId,
       email,
       // SAML says nothing about verification: the connection vouches for its own domains, when told to.
-      emailVerified: Boolean(row.assumeVerifiedEmails && domain && row.domains.includes(domain)),
+      emailVerified: emailCountsVerified(row, email, null),
       givenName: first(mapping.givenName)?.slice(0, 200) ?? null,
       familyName: first(mapping.familyName)?.slice(0, 200) ?? null,
       mfa: assertion.authnContextClassRefs.some((c) => MULTI_FACTOR_CONTEXTS.has(c)),
