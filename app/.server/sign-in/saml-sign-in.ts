@@ -1,16 +1,15 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { RequestMeta } from "../auth/actors";
 import { anonymousActor } from "../auth/actors";
-import { planForSignIn, readSecondFactorEnrollment, type SecondFactorPlan } from "./plan";
+import type { SecondFactorPlan } from "./plan";
 import type { PendingSecondFactor } from "./pending";
-import type { MethodContext, Proved, SignInContext } from "./method";
+import type { MethodContext, SignInContext } from "./method";
 import type { InteractionContext } from "./interaction";
 import type { Db } from "../context";
-import { resolveAccount, type Resolution, type UpstreamPerson } from "./federated-account";
-import { stepUpRequested } from "../oidc/features/acr";
+import { signInUpstreamPerson, type UpstreamPerson } from "./federated-account";
 import { consumeEach, refundEach, type LimitName } from "../rate-limit/limiters";
 import { getOrganizationBySlug } from "../directory/organizations";
-import { claimMappingOf, clientSecretOf, emailCountsVerified, trustOf, type ProviderRow } from "../federation/providers";
+import { claimMappingOf, clientSecretOf, emailCountsVerified, type ProviderRow } from "../federation/providers";
 import { getSamlSettings } from "../federation/saml-settings";
 import { samlAddresses } from "../federation/saml-addresses";
 import { authnRequestUrl, SAML_REQUEST_TTL_MS, serviceProviderMetadata, type SamlConnection, type SentRequest } from "../federation/saml-protocol";
@@ -256,38 +255,17 @@ export async function completeSamlSignIn(ctx: SamlSignIn, ic: InteractionContext
   return outcome;
 }
 
-async function signInAs(ctx: SamlSignIn, ic: InteractionContext, row: ProviderRow, settings: SamlSettings, verified: VerifiedPerson, meta: RequestMeta): Promise<SamlCompleteOutcome> {
-  const { person } = verified;
-  const trust = trustOf(row);
-  const upstreamMfa = trust === "always" || (trust === "when_asserted" && person.mfa);
-  const provider = { id: row.id, name: row.name };
-  const { value: resolution, redirectTo } = await ctx.prove(anonymousActor(meta), async (tx): Promise<Proved<Resolution>> => {
-    const resolution = await resolveAccount(tx.db, ic, row, person);
-    if (!resolution.ok) {
-      tx.audit({
-        eventType: "auth.login.failure",
-        organizationId: ic.organization.id,
-        ...(resolution.userId ? { targetType: "user", targetId: resolution.userId } : {}),
-        data: { method: "saml", reason: resolution.reason, clientId: ic.client.id, providerId: row.id, ...(person.email ? { email: person.email } : {}) },
-      });
-      return { value: resolution, proof: null };
-    }
-    const actorData = { organizationId: ic.organization.id, targetType: "user", targetId: resolution.userId } as const;
-    if (resolution.created) tx.audit({ eventType: "user.created", ...actorData, data: { source: "federation", providerId: row.id, provider: row.name } });
-    if (resolution.linked) tx.audit({ eventType: "user.federated_identity.linked", ...actorData, data: { providerId: row.id, provider: row.name, subject: person.subject } });
-    for (const change of await syncGroupRoles(ctx, tx.db, ic.organization.id, row, settings, resolution.userId, verified.groups)) {
-      tx.audit({ eventType: change.kind === "assigned" ? "user.role_assigned" : "user.role_removed", ...actorData, data: { change: { roleId: change.roleId, role: change.role }, source: "saml_groups", providerId: row.id } });
-    }
-    if (!upstreamMfa) {
-      const plan = planForSignIn(await readSecondFactorEnrollment(tx.db, resolution.userId), ic.organization.twoFactorPolicy, stepUpRequested(ic.interaction.params));
-      if (plan) return { value: { ...resolution, plan }, proof: null };
-    }
-    return { value: resolution, proof: { userId: resolution.userId, provider, upstreamMfa } };
+function signInAs(ctx: SamlSignIn, ic: InteractionContext, row: ProviderRow, settings: SamlSettings, verified: VerifiedPerson, meta: RequestMeta): Promise<SamlCompleteOutcome> {
+  const actorData = { organizationId: ic.organization.id, targetType: "user" } as const;
+  return signInUpstreamPerson(ctx, ic, row, verified.person, {
+    meta,
+    method: "saml",
+    alsoFor: async (tx, userId) => {
+      for (const change of await syncGroupRoles(ctx, tx.db, ic.organization.id, row, settings, userId, verified.groups)) {
+        tx.audit({ eventType: change.kind === "assigned" ? "user.role_assigned" : "user.role_removed", ...actorData, targetId: userId, data: { change: { roleId: change.roleId, role: change.role }, source: "saml_groups", providerId: row.id } });
+      }
+    },
   });
-  if (!resolution.ok) return { kind: "failed", reason: resolution.reason, providerName: row.name };
-  if (redirectTo) return { kind: "redirect", to: redirectTo };
-  if (!resolution.plan) return { kind: "failed", reason: "invalid", providerName: row.name };
-  return { kind: "second_factor", userId: resolution.userId, plan: resolution.plan, primary: { method: "federated", providerId: row.id, providerName: row.name } };
 }
 
 /**

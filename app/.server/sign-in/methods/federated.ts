@@ -2,12 +2,12 @@ import { createHash } from "node:crypto";
 import type * as Oidc from "openid-client";
 import type { RequestMeta } from "../../auth/actors";
 import { anonymousActor } from "../../auth/actors";
-import { planForSignIn, readSecondFactorEnrollment, type SecondFactorPlan } from "../plan";
+import type { SecondFactorPlan } from "../plan";
 import type { PendingSecondFactor } from "../pending";
-import type { FirstFactor, MethodContext, Proved, SignInContext } from "../method";
+import type { FirstFactor, MethodContext, SignInContext } from "../method";
 import type { InteractionContext } from "../interaction";
-import { resolveAccount, type Resolution, type UpstreamPerson } from "../federated-account";
-import { ACR, stepUpRequested } from "../../oidc/features/acr";
+import { signInUpstreamPerson, type UpstreamPerson } from "../federated-account";
+import { ACR } from "../../oidc/features/acr";
 import { guardedFetch } from "../../outbound/guard";
 import { consumeEach, refundEach, type LimitName, type LimitOutcome } from "../../rate-limit/limiters";
 import { getOrganizationBySlug } from "../../directory/organizations";
@@ -25,7 +25,6 @@ import {
   endpointsOf,
   federationCallbackUrl,
   providerForEmail,
-  trustOf,
   type ProviderRow,
 } from "../../federation/providers";
 
@@ -424,43 +423,10 @@ function isUnreachable(error: unknown): boolean {
  * account with the same email only when the upstream asserts the email verified (never by an
  * unverified one: that is how accounts are taken over); otherwise a new account when the
  * provider creates accounts (also only for a verified email, which then cannot be claimed by
- * someone else later). All in the transaction that signs in.
+ * someone else later). All in the transaction that signs in (sign-in/federated-account.ts).
  */
-async function signInAs(
-  ctx: FederationSignIn,
-  ic: InteractionContext,
-  row: ProviderRow,
-  person: UpstreamPerson,
-  input: { meta: RequestMeta; language: string },
-): Promise<CompleteOutcome> {
-  const trust = trustOf(row);
-  const upstreamMfa = trust === "always" || (trust === "when_asserted" && person.mfa);
-  const provider = { id: row.id, name: row.name };
-  const { value: resolution, redirectTo } = await ctx.prove(anonymousActor(input.meta), async (tx): Promise<Proved<Resolution>> => {
-    const resolution = await resolveAccount(tx.db, ic, row, person);
-    if (!resolution.ok) {
-      tx.audit({
-        eventType: "auth.login.failure",
-        organizationId: ic.organization.id,
-        ...(resolution.userId ? { targetType: "user", targetId: resolution.userId } : {}),
-        data: { method: "federated", reason: resolution.reason, clientId: ic.client.id, providerId: row.id, ...(person.email ? { email: person.email } : {}) },
-      });
-      return { value: resolution, proof: null };
-    }
-    const actorData = { organizationId: ic.organization.id, targetType: "user", targetId: resolution.userId } as const;
-    if (resolution.created) tx.audit({ eventType: "user.created", ...actorData, data: { source: "federation", providerId: row.id, provider: row.name } });
-    if (resolution.linked) tx.audit({ eventType: "user.federated_identity.linked", ...actorData, data: { providerId: row.id, provider: row.name, subject: person.subject } });
-    if (!upstreamMfa) {
-      const plan = planForSignIn(await readSecondFactorEnrollment(tx.db, resolution.userId), ic.organization.twoFactorPolicy, stepUpRequested(ic.interaction.params));
-      if (plan) return { value: { ...resolution, plan }, proof: null };
-    }
-    return { value: resolution, proof: { userId: resolution.userId, provider, upstreamMfa } };
-  });
-  if (!resolution.ok) return { kind: "failed", reason: resolution.reason, providerName: row.name };
-  if (redirectTo) return { kind: "redirect", to: redirectTo };
-  if (!resolution.plan) return { kind: "failed", reason: "invalid", providerName: row.name };
-  // The organization's second factor follows an upstream sign-in it does not trust as complete (the flow starts it).
-  return { kind: "second_factor", userId: resolution.userId, plan: resolution.plan, primary: { method: "federated", providerId: row.id, providerName: row.name } };
+function signInAs(ctx: FederationSignIn, ic: InteractionContext, row: ProviderRow, person: UpstreamPerson, input: { meta: RequestMeta }): Promise<CompleteOutcome> {
+  return signInUpstreamPerson(ctx, ic, row, person, { meta: input.meta, method: "federated" });
 }
 
 /**
