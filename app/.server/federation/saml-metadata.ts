@@ -36,6 +36,7 @@ export interface MetadataProblem {
 export type MetadataResult = { ok: true; metadata: IdpMetadata } | { ok: false; problems: MetadataProblem[] };
 
 /** Characters XML 1.0 forbids (NUL and most C0 controls) and UTF-16 halves without their other half. */
+// eslint-disable-next-line no-control-regex -- the control characters are what this refuses
 const FORBIDDEN_CHARACTERS = /[\x00-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
