@@ -342,7 +342,8 @@ export const PortableIdentityProviderSchema = z
     /** Empty for SAML. */
     clientId: z.string().trim().max(500, "must have at most 500 characters"),
     hadClientSecret: z.boolean(),
-    scopes: ScopesSchema,
+    /** Empty for SAML. */
+    scopes: z.array(ScopeSchema).max(20, "must have at most 20 scopes"),
     claimMapping: ClaimMappingSchema,
     domains: DomainsSchema,
     enabled: z.boolean(),
@@ -360,6 +361,7 @@ export const PortableIdentityProviderSchema = z
   .superRefine((p, ctx) => {
     checkIssuerForKind(p.kind, p.issuer, ctx);
     if (p.kind !== "saml" && p.clientId.length === 0) ctx.addIssue({ code: "custom", path: ["clientId"], message: "must not be empty" });
+    if (p.kind !== "saml" && p.scopes.length === 0) ctx.addIssue({ code: "custom", path: ["scopes"], message: "must not be empty" });
     if (p.kind === "saml" && !p.saml) ctx.addIssue({ code: "custom", path: ["saml"], message: "is required for SAML" });
   });
 

@@ -390,6 +390,7 @@ describe("identity providers (decision 055)", () => {
         endpoints: null,
         teamId: null,
         keyId: null,
+        saml: null,
       },
       expect.objectContaining({ name: "Google", kind: "google", issuer: "https://accounts.google.com", hadClientSecret: false }),
     ]);

@@ -98,6 +98,11 @@ export function toIdentityProvider(row: ProviderRow, callbackUrl: string, origin
   };
 }
 
+/** A secret (a client secret, a SAML connection's decryption key) as the row stores it, bound to the provider's id. */
+export function encryptProviderSecret(encrypter: Encrypter, providerId: string, secret: string): string {
+  return encrypter.encrypt(secret, secretAad(providerId));
+}
+
 /** The stored secret in clear, for the token request; null for a public client. */
 export function clientSecretOf(encrypter: Encrypter, row: ProviderRow): string | null {
   return row.clientSecretEncrypted === null ? null : encrypter.decrypt(row.clientSecretEncrypted, secretAad(row.id));

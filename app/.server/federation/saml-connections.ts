@@ -1,5 +1,6 @@
 import type { IdentityProvider as IdentityProviderRow } from "~/generated/prisma/client";
 import {
+  type PortableSamlSettings,
   SAML_NAME_ID_FORMATS,
   type SamlConnection,
   type SamlNameIdFormat,
@@ -236,4 +237,32 @@ export async function refreshedSettings(ctx: FetchContext, row: Pick<IdentityPro
     settings: { ...stored, ssoUrl: metadata.ssoUrl, signingCertificates: metadata.signingCertificates, metadataRefreshedAt: now.toISOString() },
     change: Object.keys(change).length > 0 ? change : null,
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Export and import (decision 055's packages): the settings travel, the decryption key does not.
+
+/** A connection's settings as a package carries them; null for other kinds or unreadable settings. */
+export function portableSamlOf(row: Pick<IdentityProviderRow, "kind" | "saml" | "clientSecretEncrypted">): PortableSamlSettings | null {
+  const settings = getSamlSettings(row);
+  if (!settings) return null;
+  const { encryptionCertificate, ...rest } = settings;
+  return { ...rest, hadDecryptionKey: encryptionCertificate !== null && row.clientSecretEncrypted !== null };
+}
+
+/**
+ * The settings an import writes. A connection that encrypted keeps the target's key pair when it
+ * has one; otherwise it gets a new one here (its certificate must then be given to the IdP).
+ */
+export async function importedSamlSettings(
+  given: PortableSamlSettings,
+  existing: Pick<IdentityProviderRow, "kind" | "saml" | "clientSecretEncrypted"> | null,
+  commonName: string,
+): Promise<{ settings: SamlSettings; decryptionKeyPem: string | null | undefined }> {
+  const { hadDecryptionKey, ...rest } = given;
+  const kept = existing ? getSamlSettings(existing) : null;
+  if (!hadDecryptionKey) return { settings: { ...rest, encryptionCertificate: null }, decryptionKeyPem: null };
+  if (kept?.encryptionCertificate && existing?.clientSecretEncrypted) return { settings: { ...rest, encryptionCertificate: kept.encryptionCertificate }, decryptionKeyPem: undefined };
+  const keyPair = await generateEncryptionKeyPair(commonName);
+  return { settings: { ...rest, encryptionCertificate: keyPair.certificatePem }, decryptionKeyPem: keyPair.privateKeyPem };
 }

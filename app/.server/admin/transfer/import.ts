@@ -8,6 +8,8 @@ import { conflict, validation, type FieldDetail } from "../../errors";
 import { adminApiResource } from "../api-access";
 import type { ExportPackage, ImportChange, ImportPlan, PackageApiResource, PackageClient, PackageContent, PackageIdentityProvider, PackageUser } from "~/schemas/transfer";
 import { assetProblems, materializeBranding, portableBranding } from "./branding-assets";
+import { encryptProviderSecret } from "../../federation/providers";
+import { importedSamlSettings, portableSamlOf } from "../../federation/saml-connections";
 import { asCopy } from "./copy";
 import { canonicalJson, sealedTotpAad } from "./package-seal";
 import { loadTarget, type TargetState, type TargetUser } from "./target-state";
@@ -145,11 +147,13 @@ function planImport(ctx: PreviewContext, pkg: ExportPackage, slug: string, targe
     return { u, existing, totpSecret, write: note("user", u.email, fields), fields: fields ?? [] };
   });
 
-  const providerFields: Array<keyof PackageIdentityProvider & string> = ["kind", "issuer", "clientId", "scopes", "claimMapping", "domains", "createAccounts", "trustUpstreamMfa", "endpoints", "teamId", "keyId"];
+  const providerFields: Array<keyof PackageIdentityProvider & string> = ["kind", "issuer", "clientId", "scopes", "claimMapping", "domains", "createAccounts", "trustUpstreamMfa", "endpoints", "teamId", "keyId", "saml"];
   const providerSteps = (c.identityProviders ?? []).map((given) => {
-    const p = { ...given, endpoints: given.endpoints ?? null, teamId: given.teamId ?? null, keyId: given.keyId ?? null };
+    const p = { ...given, endpoints: given.endpoints ?? null, teamId: given.teamId ?? null, keyId: given.keyId ?? null, saml: given.saml ?? null };
     const existing = target.identityProviders.get(p.name);
-    return { p, existing, write: note("identityProvider", p.name, existing ? changedFields(p, existing, providerFields) : null) };
+    // A SAML connection is compared as packages carry it (its key pair is the target's own).
+    const comparable = existing ? { ...existing, saml: portableSamlOf({ kind: existing.kind, saml: existing.saml, clientSecretEncrypted: existing.clientSecretEncrypted }) } : null;
+    return { p, existing, write: note("identityProvider", p.name, comparable ? changedFields(p, comparable, providerFields) : null) };
   });
 
   const grantsOf = (grants: ReadonlyArray<{ client: string; scopes: string[] }>) => [...grants].sort((a, b) => (a.client < b.client ? -1 : a.client > b.client ? 1 : 0));
@@ -338,8 +342,19 @@ function planImport(ctx: PreviewContext, pkg: ExportPackage, slug: string, targe
       };
       // The secret and the switch stay the target's: a package carries no secret, and the
       // callback address to register upstream is this deployment's own (decision 055).
-      if (existing) await tx.identityProvider.update({ where: { id: existing.id }, data: { ...data, version: { increment: 1 } } });
-      else await tx.identityProvider.create({ data: { organizationId, name: p.name, ...data, enabled: false, clientSecretEncrypted: null } });
+      const id = existing?.id ?? crypto.randomUUID();
+      // A SAML connection's settings; one that encrypted keeps the target's key pair or gets a new one.
+      const saml = p.saml
+        ? await importedSamlSettings(p.saml, existing ? { kind: existing.kind, saml: existing.saml, clientSecretEncrypted: existing.clientSecretEncrypted } : null, `Porta SAML ${p.issuer}`)
+        : null;
+      const samlData = saml
+        ? {
+            saml: saml.settings as Json,
+            ...(saml.decryptionKeyPem !== undefined ? { clientSecretEncrypted: saml.decryptionKeyPem === null ? null : encryptProviderSecret(ctx.encrypter, id, saml.decryptionKeyPem) } : {}),
+          }
+        : { saml: Prisma.DbNull };
+      if (existing) await tx.identityProvider.update({ where: { id: existing.id }, data: { ...data, ...samlData, version: { increment: 1 } } });
+      else await tx.identityProvider.create({ data: { id, organizationId, name: p.name, ...data, enabled: false, clientSecretEncrypted: null, ...samlData } });
     }
     // After the clients: a resource named in the package gets exactly the grants it gives, as a role its permissions.
     for (const { r, existing, write } of resourceSteps) {
