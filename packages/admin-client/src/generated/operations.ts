@@ -64,6 +64,7 @@ export const operations = {
   "identityProviders.delete": { method: "DELETE", path: "/identity-providers/{id}", pathParams: ["id"], input: "none", etag: false, paging: "none" },
   "identityProviders.get": { method: "GET", path: "/identity-providers/{id}", pathParams: ["id"], input: "none", etag: true, paging: "none" },
   "identityProviders.list": { method: "GET", path: "/identity-providers", pathParams: [], input: "query", etag: false, paging: "cursor" },
+  "identityProviders.refreshSamlMetadata": { method: "POST", path: "/identity-providers/{id}/saml-metadata/refresh", pathParams: ["id"], input: "none", etag: true, paging: "none" },
   "identityProviders.update": { method: "PUT", path: "/identity-providers/{id}", pathParams: ["id"], input: "body", etag: true, paging: "none" },
   "imports.apply": { method: "POST", path: "/imports/apply", pathParams: [], input: "body", etag: false, paging: "none" },
   "imports.preview": { method: "POST", path: "/imports/preview", pathParams: [], input: "body", etag: false, paging: "none" },
@@ -1765,7 +1766,7 @@ export interface Operations {
           }>;
           identityProviders?: Array<{
             name: string;
-            kind: "oidc" | "google" | "microsoft" | "github" | "apple";
+            kind: "oidc" | "google" | "microsoft" | "github" | "apple" | "saml";
             issuer: string;
             clientId: string;
             hadClientSecret: boolean;
@@ -1775,6 +1776,7 @@ export interface Operations {
               emailVerified?: string;
               givenName?: string;
               familyName?: string;
+              groups?: string;
             };
             domains: Array<string>;
             enabled: boolean;
@@ -1788,6 +1790,20 @@ export interface Operations {
             } | null;
             teamId?: string | null;
             keyId?: string | null;
+            saml?: {
+              ssoUrl: string;
+              signingCertificates: Array<string>;
+              metadataUrl: string | null;
+              metadataRefreshedAt: string | null;
+              nameIdFormat: "urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified" | "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress" | "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent";
+              allowSha1: boolean;
+              idpInitiatedClientId: string | null;
+              groupRoles: Array<{
+                group: string;
+                roles: Array<string>;
+              }>;
+              hadDecryptionKey: boolean;
+            } | null;
           }>;
           apiResources?: Array<{
             identifier: string;
@@ -1885,7 +1901,7 @@ export interface Operations {
   "identityProviders.create": {
     args: [body: {
         organizationId: string;
-        kind?: "oidc" | "google" | "microsoft" | "github" | "apple";
+        kind?: "oidc" | "google" | "microsoft" | "github" | "apple" | "saml";
         issuer?: string;
         tenantId?: string;
         /** OAuth 2.0 endpoints of a github provider: authorization, token, user (GET /user) and emails (GET /user/emails) */
@@ -1898,7 +1914,7 @@ export interface Operations {
         teamId?: string;
         keyId?: string;
         name: string;
-        clientId: string;
+        clientId?: string;
         clientSecret?: string;
         scopes?: Array<string>;
         claimMapping?: {
@@ -1906,17 +1922,33 @@ export interface Operations {
           emailVerified?: string;
           givenName?: string;
           familyName?: string;
+          groups?: string;
         };
         domains?: Array<string>;
         enabled?: boolean;
         createAccounts?: boolean;
         trustUpstreamMfa?: "when_asserted" | "always" | "never";
+        samlMetadataXml?: string;
+        samlMetadataUrl?: string;
+        saml?: {
+          ssoUrl?: string;
+          signingCertificates?: Array<string>;
+          metadataUrl?: string | null;
+          nameIdFormat?: "urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified" | "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress" | "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent";
+          allowSha1?: boolean;
+          idpInitiatedClientId?: string | null;
+          groupRoles?: Array<{
+            group: string;
+            roles: Array<string>;
+          }>;
+          encryption?: boolean;
+        };
       }, options?: CallOptions];
     response: {
         id: string;
         organizationId: string;
         name: string;
-        kind: "oidc" | "google" | "microsoft" | "github" | "apple";
+        kind: "oidc" | "google" | "microsoft" | "github" | "apple" | "saml";
         issuer: string;
         clientId: string;
         hasClientSecret: boolean;
@@ -1926,6 +1958,7 @@ export interface Operations {
           emailVerified?: string;
           givenName?: string;
           familyName?: string;
+          groups?: string;
         };
         domains: Array<string>;
         enabled: boolean;
@@ -1940,6 +1973,37 @@ export interface Operations {
         teamId: string | null;
         keyId: string | null;
         callbackUrl: string;
+        saml: {
+          ssoUrl: string;
+          signingCertificates: Array<string>;
+          metadataUrl: string | null;
+          metadataRefreshedAt: string | null;
+          nameIdFormat: "urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified" | "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress" | "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent";
+          allowSha1: boolean;
+          idpInitiatedClientId: string | null;
+          groupRoles: Array<{
+            group: string;
+            roles: Array<string>;
+          }>;
+          encryptionCertificate: string | null;
+          entityId: string;
+          acsUrl: string;
+          spMetadataUrl: string;
+          certificates: Array<{
+            subject: string;
+            issuer: string;
+            notBefore: string;
+            notAfter: string;
+            fingerprint: string;
+          } | null>;
+          encryption: {
+            subject: string;
+            issuer: string;
+            notBefore: string;
+            notAfter: string;
+            fingerprint: string;
+          } | null;
+        } | null;
         createdAt: string;
         updatedAt: string;
       };
@@ -1952,7 +2016,7 @@ export interface Operations {
         id: string;
         organizationId: string;
         name: string;
-        kind: "oidc" | "google" | "microsoft" | "github" | "apple";
+        kind: "oidc" | "google" | "microsoft" | "github" | "apple" | "saml";
         issuer: string;
         clientId: string;
         hasClientSecret: boolean;
@@ -1962,6 +2026,7 @@ export interface Operations {
           emailVerified?: string;
           givenName?: string;
           familyName?: string;
+          groups?: string;
         };
         domains: Array<string>;
         enabled: boolean;
@@ -1976,6 +2041,37 @@ export interface Operations {
         teamId: string | null;
         keyId: string | null;
         callbackUrl: string;
+        saml: {
+          ssoUrl: string;
+          signingCertificates: Array<string>;
+          metadataUrl: string | null;
+          metadataRefreshedAt: string | null;
+          nameIdFormat: "urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified" | "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress" | "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent";
+          allowSha1: boolean;
+          idpInitiatedClientId: string | null;
+          groupRoles: Array<{
+            group: string;
+            roles: Array<string>;
+          }>;
+          encryptionCertificate: string | null;
+          entityId: string;
+          acsUrl: string;
+          spMetadataUrl: string;
+          certificates: Array<{
+            subject: string;
+            issuer: string;
+            notBefore: string;
+            notAfter: string;
+            fingerprint: string;
+          } | null>;
+          encryption: {
+            subject: string;
+            issuer: string;
+            notBefore: string;
+            notAfter: string;
+            fingerprint: string;
+          } | null;
+        } | null;
         createdAt: string;
         updatedAt: string;
       };
@@ -1988,7 +2084,7 @@ export interface Operations {
         id: string;
         organizationId: string;
         name: string;
-        kind: "oidc" | "google" | "microsoft" | "github" | "apple";
+        kind: "oidc" | "google" | "microsoft" | "github" | "apple" | "saml";
         issuer: string;
         clientId: string;
         hasClientSecret: boolean;
@@ -1998,6 +2094,7 @@ export interface Operations {
           emailVerified?: string;
           givenName?: string;
           familyName?: string;
+          groups?: string;
         };
         domains: Array<string>;
         enabled: boolean;
@@ -2012,6 +2109,37 @@ export interface Operations {
         teamId: string | null;
         keyId: string | null;
         callbackUrl: string;
+        saml: {
+          ssoUrl: string;
+          signingCertificates: Array<string>;
+          metadataUrl: string | null;
+          metadataRefreshedAt: string | null;
+          nameIdFormat: "urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified" | "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress" | "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent";
+          allowSha1: boolean;
+          idpInitiatedClientId: string | null;
+          groupRoles: Array<{
+            group: string;
+            roles: Array<string>;
+          }>;
+          encryptionCertificate: string | null;
+          entityId: string;
+          acsUrl: string;
+          spMetadataUrl: string;
+          certificates: Array<{
+            subject: string;
+            issuer: string;
+            notBefore: string;
+            notAfter: string;
+            fingerprint: string;
+          } | null>;
+          encryption: {
+            subject: string;
+            issuer: string;
+            notBefore: string;
+            notAfter: string;
+            fingerprint: string;
+          } | null;
+        } | null;
         createdAt: string;
         updatedAt: string;
       };
@@ -2032,7 +2160,7 @@ export interface Operations {
           id: string;
           organizationId: string;
           name: string;
-          kind: "oidc" | "google" | "microsoft" | "github" | "apple";
+          kind: "oidc" | "google" | "microsoft" | "github" | "apple" | "saml";
           issuer: string;
           clientId: string;
           hasClientSecret: boolean;
@@ -2042,6 +2170,7 @@ export interface Operations {
             emailVerified?: string;
             givenName?: string;
             familyName?: string;
+            groups?: string;
           };
           domains: Array<string>;
           enabled: boolean;
@@ -2056,6 +2185,37 @@ export interface Operations {
           teamId: string | null;
           keyId: string | null;
           callbackUrl: string;
+          saml: {
+            ssoUrl: string;
+            signingCertificates: Array<string>;
+            metadataUrl: string | null;
+            metadataRefreshedAt: string | null;
+            nameIdFormat: "urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified" | "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress" | "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent";
+            allowSha1: boolean;
+            idpInitiatedClientId: string | null;
+            groupRoles: Array<{
+              group: string;
+              roles: Array<string>;
+            }>;
+            encryptionCertificate: string | null;
+            entityId: string;
+            acsUrl: string;
+            spMetadataUrl: string;
+            certificates: Array<{
+              subject: string;
+              issuer: string;
+              notBefore: string;
+              notAfter: string;
+              fingerprint: string;
+            } | null>;
+            encryption: {
+              subject: string;
+              issuer: string;
+              notBefore: string;
+              notAfter: string;
+              fingerprint: string;
+            } | null;
+          } | null;
           createdAt: string;
           updatedAt: string;
         }>;
@@ -2067,6 +2227,74 @@ export interface Operations {
         cursor?: string;
       };
     etag: false;
+  };
+  /** Fetch a SAML connection's metadata URL now and take its SSO URL, entity ID and signing certificates (the scheduled refresh does the same every 6 hours) */
+  "identityProviders.refreshSamlMetadata": {
+    args: [id: string, options?: CallOptions];
+    response: {
+        id: string;
+        organizationId: string;
+        name: string;
+        kind: "oidc" | "google" | "microsoft" | "github" | "apple" | "saml";
+        issuer: string;
+        clientId: string;
+        hasClientSecret: boolean;
+        scopes: Array<string>;
+        claimMapping: {
+          email?: string;
+          emailVerified?: string;
+          givenName?: string;
+          familyName?: string;
+          groups?: string;
+        };
+        domains: Array<string>;
+        enabled: boolean;
+        createAccounts: boolean;
+        trustUpstreamMfa: "when_asserted" | "always" | "never";
+        endpoints: {
+          authorization: string;
+          token: string;
+          user: string;
+          emails: string;
+        } | null;
+        teamId: string | null;
+        keyId: string | null;
+        callbackUrl: string;
+        saml: {
+          ssoUrl: string;
+          signingCertificates: Array<string>;
+          metadataUrl: string | null;
+          metadataRefreshedAt: string | null;
+          nameIdFormat: "urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified" | "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress" | "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent";
+          allowSha1: boolean;
+          idpInitiatedClientId: string | null;
+          groupRoles: Array<{
+            group: string;
+            roles: Array<string>;
+          }>;
+          encryptionCertificate: string | null;
+          entityId: string;
+          acsUrl: string;
+          spMetadataUrl: string;
+          certificates: Array<{
+            subject: string;
+            issuer: string;
+            notBefore: string;
+            notAfter: string;
+            fingerprint: string;
+          } | null>;
+          encryption: {
+            subject: string;
+            issuer: string;
+            notBefore: string;
+            notAfter: string;
+            fingerprint: string;
+          } | null;
+        } | null;
+        createdAt: string;
+        updatedAt: string;
+      };
+    etag: true;
   };
   /** Change an upstream identity provider (clientSecret replaces the stored one, null removes it); If-Match guards against lost updates */
   "identityProviders.update": {
@@ -2090,17 +2318,32 @@ export interface Operations {
           emailVerified?: string;
           givenName?: string;
           familyName?: string;
+          groups?: string;
         };
         domains?: Array<string>;
         enabled?: boolean;
         createAccounts?: boolean;
         trustUpstreamMfa?: "when_asserted" | "always" | "never";
+        samlMetadataXml?: string;
+        saml?: {
+          ssoUrl?: string;
+          signingCertificates?: Array<string>;
+          metadataUrl?: string | null;
+          nameIdFormat?: "urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified" | "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress" | "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent";
+          allowSha1?: boolean;
+          idpInitiatedClientId?: string | null;
+          groupRoles?: Array<{
+            group: string;
+            roles: Array<string>;
+          }>;
+          encryption?: boolean;
+        };
       }, options?: CallOptions];
     response: {
         id: string;
         organizationId: string;
         name: string;
-        kind: "oidc" | "google" | "microsoft" | "github" | "apple";
+        kind: "oidc" | "google" | "microsoft" | "github" | "apple" | "saml";
         issuer: string;
         clientId: string;
         hasClientSecret: boolean;
@@ -2110,6 +2353,7 @@ export interface Operations {
           emailVerified?: string;
           givenName?: string;
           familyName?: string;
+          groups?: string;
         };
         domains: Array<string>;
         enabled: boolean;
@@ -2124,6 +2368,37 @@ export interface Operations {
         teamId: string | null;
         keyId: string | null;
         callbackUrl: string;
+        saml: {
+          ssoUrl: string;
+          signingCertificates: Array<string>;
+          metadataUrl: string | null;
+          metadataRefreshedAt: string | null;
+          nameIdFormat: "urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified" | "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress" | "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent";
+          allowSha1: boolean;
+          idpInitiatedClientId: string | null;
+          groupRoles: Array<{
+            group: string;
+            roles: Array<string>;
+          }>;
+          encryptionCertificate: string | null;
+          entityId: string;
+          acsUrl: string;
+          spMetadataUrl: string;
+          certificates: Array<{
+            subject: string;
+            issuer: string;
+            notBefore: string;
+            notAfter: string;
+            fingerprint: string;
+          } | null>;
+          encryption: {
+            subject: string;
+            issuer: string;
+            notBefore: string;
+            notAfter: string;
+            fingerprint: string;
+          } | null;
+        } | null;
         createdAt: string;
         updatedAt: string;
       };
@@ -2283,7 +2558,7 @@ export interface Operations {
             }>;
             identityProviders?: Array<{
               name: string;
-              kind: "oidc" | "google" | "microsoft" | "github" | "apple";
+              kind: "oidc" | "google" | "microsoft" | "github" | "apple" | "saml";
               issuer: string;
               clientId: string;
               hadClientSecret: boolean;
@@ -2293,6 +2568,7 @@ export interface Operations {
                 emailVerified?: string;
                 givenName?: string;
                 familyName?: string;
+                groups?: string;
               };
               domains: Array<string>;
               enabled: boolean;
@@ -2306,6 +2582,20 @@ export interface Operations {
               } | null;
               teamId?: string | null;
               keyId?: string | null;
+              saml?: {
+                ssoUrl: string;
+                signingCertificates: Array<string>;
+                metadataUrl: string | null;
+                metadataRefreshedAt: string | null;
+                nameIdFormat: "urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified" | "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress" | "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent";
+                allowSha1: boolean;
+                idpInitiatedClientId: string | null;
+                groupRoles: Array<{
+                  group: string;
+                  roles: Array<string>;
+                }>;
+                hadDecryptionKey: boolean;
+              } | null;
             }>;
             apiResources?: Array<{
               identifier: string;
@@ -2510,7 +2800,7 @@ export interface Operations {
             }>;
             identityProviders?: Array<{
               name: string;
-              kind: "oidc" | "google" | "microsoft" | "github" | "apple";
+              kind: "oidc" | "google" | "microsoft" | "github" | "apple" | "saml";
               issuer: string;
               clientId: string;
               hadClientSecret: boolean;
@@ -2520,6 +2810,7 @@ export interface Operations {
                 emailVerified?: string;
                 givenName?: string;
                 familyName?: string;
+                groups?: string;
               };
               domains: Array<string>;
               enabled: boolean;
@@ -2533,6 +2824,20 @@ export interface Operations {
               } | null;
               teamId?: string | null;
               keyId?: string | null;
+              saml?: {
+                ssoUrl: string;
+                signingCertificates: Array<string>;
+                metadataUrl: string | null;
+                metadataRefreshedAt: string | null;
+                nameIdFormat: "urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified" | "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress" | "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent";
+                allowSha1: boolean;
+                idpInitiatedClientId: string | null;
+                groupRoles: Array<{
+                  group: string;
+                  roles: Array<string>;
+                }>;
+                hadDecryptionKey: boolean;
+              } | null;
             }>;
             apiResources?: Array<{
               identifier: string;
@@ -5026,14 +5331,14 @@ export const operationHelp: Record<string, OperationHelp> = {
     summary: "Add an upstream identity provider (OpenID Connect, or the google / microsoft / github / apple presets) to an organization",
     fields: [
       {"name":"organizationId","in":"body","type":"string (uuid)","required":true},
-      {"name":"kind","in":"body","type":"oidc | google | microsoft | github | apple","required":false},
-      {"name":"issuer","in":"body","type":"string (uri)","required":false},
+      {"name":"kind","in":"body","type":"oidc | google | microsoft | github | apple | saml","required":false},
+      {"name":"issuer","in":"body","type":"string (up to 1024 chars)","required":false},
       {"name":"tenantId","in":"body","type":"string","required":false},
       {"name":"endpoints","in":"body","type":"object","required":false,"description":"OAuth 2.0 endpoints of a github provider: authorization, token, user (GET /user) and emails (GET /user/emails)"},
       {"name":"teamId","in":"body","type":"string","required":false},
       {"name":"keyId","in":"body","type":"string","required":false},
       {"name":"name","in":"body","type":"string (1–100 chars)","required":true},
-      {"name":"clientId","in":"body","type":"string (1–500 chars)","required":true},
+      {"name":"clientId","in":"body","type":"string (1–500 chars)","required":false},
       {"name":"clientSecret","in":"body","type":"string (1–2000 chars)","required":false},
       {"name":"scopes","in":"body","type":"list of string","required":false},
       {"name":"claimMapping","in":"body","type":"object","required":false},
@@ -5041,6 +5346,9 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"enabled","in":"body","type":"boolean","required":false},
       {"name":"createAccounts","in":"body","type":"boolean","required":false},
       {"name":"trustUpstreamMfa","in":"body","type":"when_asserted | always | never","required":false},
+      {"name":"samlMetadataXml","in":"body","type":"string (1–2097152 chars)","required":false},
+      {"name":"samlMetadataUrl","in":"body","type":"string (uri)","required":false},
+      {"name":"saml","in":"body","type":"object","required":false},
     ],
   },
   "identityProviders.delete": {
@@ -5066,12 +5374,18 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"organizationId","in":"query","type":"string (uuid)","required":true},
     ],
   },
+  "identityProviders.refreshSamlMetadata": {
+    summary: "Fetch a SAML connection's metadata URL now and take its SSO URL, entity ID and signing certificates (the scheduled refresh does the same every 6 hours)",
+    fields: [
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
   "identityProviders.update": {
     summary: "Change an upstream identity provider (clientSecret replaces the stored one, null removes it); If-Match guards against lost updates",
     fields: [
       {"name":"id","in":"path","type":"string (uuid)","required":true},
       {"name":"name","in":"body","type":"string (1–100 chars)","required":false},
-      {"name":"issuer","in":"body","type":"string (uri)","required":false},
+      {"name":"issuer","in":"body","type":"string (up to 1024 chars)","required":false},
       {"name":"clientId","in":"body","type":"string (1–500 chars)","required":false},
       {"name":"clientSecret","in":"body","type":"string (1–2000 chars) or null","required":false},
       {"name":"endpoints","in":"body","type":"object","required":false,"description":"OAuth 2.0 endpoints of a github provider: authorization, token, user (GET /user) and emails (GET /user/emails)"},
@@ -5083,6 +5397,8 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"enabled","in":"body","type":"boolean","required":false},
       {"name":"createAccounts","in":"body","type":"boolean","required":false},
       {"name":"trustUpstreamMfa","in":"body","type":"when_asserted | always | never","required":false},
+      {"name":"samlMetadataXml","in":"body","type":"string (1–2097152 chars)","required":false},
+      {"name":"saml","in":"body","type":"object","required":false},
     ],
   },
   "imports.apply": {
