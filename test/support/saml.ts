@@ -1,4 +1,4 @@
-import { generateEncryptionKeyPair } from "~/.server/federation/saml-certificates";
+import { generateEncryptionKeyPair } from "~/.server/federation/saml-credentials";
 
 /** A certificate as an IdP would sign with (its key is not needed by the management side). */
 export async function idpCertificate(name = "idp.example.com"): Promise<string> {

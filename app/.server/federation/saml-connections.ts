@@ -11,7 +11,7 @@ import type { Config } from "../config/env";
 import type { Db } from "../context";
 import { validation, type FieldDetail } from "../errors";
 import { guardedFetch, OutboundRefusedError } from "../outbound/guard";
-import { certificateInfo, generateEncryptionKeyPair, normalizeCertificate, sameCertificates } from "./saml-certificates";
+import { certificateInfo, generateEncryptionKeyPair, normalizeCertificate, sameCertificates } from "./saml-credentials";
 import { samlAddresses } from "./saml-addresses";
 import { parseIdpMetadata, SAML_METADATA_MAX_BYTES, type IdpMetadata } from "./saml-metadata";
 import { getSamlSettings } from "./saml-settings";

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { generateEncryptionKeyPair, normalizeCertificate } from "./saml-certificates";
+import { generateEncryptionKeyPair, normalizeCertificate } from "./saml-credentials";
 import { parseIdpMetadata, SAML_METADATA_MAX_BYTES, SAML_METADATA_MAX_DEPTH, type MetadataResult } from "./saml-metadata";
 
 let certA = "";

@@ -1,6 +1,6 @@
 import { DOMParser } from "@xmldom/xmldom";
 import { SamlEntityIdSchema } from "~/schemas/identity-provider";
-import { normalizeCertificate } from "./saml-certificates";
+import { normalizeCertificate } from "./saml-credentials";
 
 /**
  * Reads an IdP's SAML 2.0 metadata (decision 081): its entity ID, its single sign-on URL for the
