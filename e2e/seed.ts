@@ -66,6 +66,17 @@ export interface Seed {
     user: { email: string; password: string; id: string };
     rp: Pick<SeededOrganization, "issuer" | "clientId" | "clientSecret" | "redirectUri">;
   };
+  /**
+   * SAML sign-in (e2e/saml.spec.ts, e2e/saml-idp.ts): `slug` signs its people in through a SAML
+   * IdP run by the harness; `person` exists only there, and members of its engineering group get `role`.
+   */
+  saml?: {
+    slug: string;
+    providerName: string;
+    person: { email: string; givenName: string; familyName: string };
+    role: string;
+    rp: Pick<SeededOrganization, "issuer" | "clientId" | "clientSecret" | "redirectUri">;
+  };
   /** Off-the-shelf relying parties (e2e/interop.spec.ts, e2e/interop-seed.ts): one client per library. */
   interop?: {
     issuer: string;

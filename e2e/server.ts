@@ -6,7 +6,7 @@
  * policy are added (e2e/two-factor-seed.ts), and mail goes to a real SMTP peer started here that
  * keeps every message in the mailbox file the seed names (e2e/mail-peer.ts). An MCP client's
  * metadata document is served over TLS here, and this process trusts its certificate
- * (e2e/mcp-documents.ts).
+ * (e2e/mcp-documents.ts). A company's SAML IdP answers on its own port (e2e/saml-idp.ts).
  *
  *   node --import tsx e2e/server.ts      (needs `npx remix vite:build` first)
  */
@@ -23,6 +23,7 @@ import { startMailPeer } from "./mail-peer";
 import { seedInterop } from "./interop-seed";
 import { startAgentDocuments } from "./mcp-documents";
 import { MCP_CALLBACK, seedMcp } from "./mcp-seed";
+import { seedSaml, startSamlIdp } from "./saml-idp";
 import { seedTwoFactorOrganizations } from "./two-factor-seed";
 
 const ROWS: Array<{ row: MatrixRow; methods: string[]; slug: string; name: string }> = [
@@ -38,6 +39,7 @@ async function main() {
   // Mail goes to a real SMTP peer that keeps what it receives in MAILBOX_FILE (named in the seed).
   const mailPeer = await startMailPeer(MAILBOX_FILE);
   const agentDocuments = await startAgentDocuments(MCP_CALLBACK);
+  const samlIdp = await startSamlIdp();
   const config = parseConfig({
     NODE_ENV: "production",
     PORT: String(E2E_PORT),
@@ -66,6 +68,7 @@ async function main() {
       .finally(async () => {
         await mailPeer.close().catch(() => undefined);
         await agentDocuments.close().catch(() => undefined);
+        await samlIdp.close().catch(() => undefined);
         rmSync(dataDir, { recursive: true, force: true });
         process.exit(0);
       });
@@ -126,7 +129,8 @@ async function main() {
   const federation = await seedFederation(prisma);
   const interop = await seedInterop(prisma, BASE_URL);
   const mcp = { ...(await seedMcp(prisma, BASE_URL)), agentDocument: { url: agentDocuments.url, certificate: agentDocuments.certificate } };
-  const seed: Seed = { baseUrl: BASE_URL, admin: E2E_ADMIN, organizations, twoFactor, mailbox: MAILBOX_FILE, resetUser, accountUser, emailChangeUser, passkeys, federation, interop, mcp };
+  const saml = await seedSaml(prisma, samlIdp.certificate);
+  const seed: Seed = { baseUrl: BASE_URL, admin: E2E_ADMIN, organizations, twoFactor, mailbox: MAILBOX_FILE, resetUser, accountUser, emailChangeUser, passkeys, federation, interop, mcp, saml };
   // Written whole, then renamed: a reader never sees half a file.
   writeFileSync(`${SEED_FILE}.tmp`, JSON.stringify(seed, null, 2), { mode: 0o600 });
   renameSync(`${SEED_FILE}.tmp`, SEED_FILE);

@@ -165,10 +165,14 @@ export async function createServices(config: Config, logger: Logger, options: Cr
   // Computed now, so that the first login for an unknown email costs what every other does.
   await passwords.dummyHash();
 
-  // Expired durable tokens are deleted in the background; reads already ignore them.
+  // Expired durable tokens and used SAML assertion IDs are deleted in the background; reads already ignore them.
   const sweeper = setInterval(() => {
     db.prisma.oidcPayload.deleteMany({ where: { expiresAt: { lt: new Date() } } }).catch((error: unknown) => {
       logger.warn({ err: error }, "could not delete expired tokens");
+    });
+    // Used SAML assertion IDs past the time their assertion could be accepted (decision 081).
+    db.prisma.samlAssertionUse.deleteMany({ where: { expiresAt: { lt: new Date() } } }).catch((error: unknown) => {
+      logger.warn({ err: error }, "could not delete expired SAML assertion uses");
     });
   }, 10 * 60_000);
   sweeper.unref();

@@ -43,9 +43,10 @@ async function answer(request: Request, slug: string, context: LoaderFunctionArg
   const language = await resolveLanguage(request, { organizationDefault: end.defaultLocale });
   if (next.kind === "rate_limited") {
     const minutes = Math.ceil(next.retryAfterSeconds / 60);
-    return data({ language, branding: end.branding, home: end.home, minutes }, { status: 429, headers: { ...NO_STORE, "Retry-After": String(next.retryAfterSeconds) } });
+    return data({ language, branding: end.branding, home: end.home ?? end.signIn, minutes }, { status: 429, headers: { ...NO_STORE, "Retry-After": String(next.retryAfterSeconds) } });
   }
-  return data({ language, branding: end.branding, home: end.home, minutes: undefined }, { status: 400, headers: NO_STORE });
+  // No interaction, so no client whose home to offer: the organization's own start (its account page) is the way on.
+  return data({ language, branding: end.branding, home: end.home ?? end.signIn, minutes: undefined }, { status: 400, headers: NO_STORE });
 }
 
 export default function FederationCallback() {

@@ -74,6 +74,13 @@ export default function IdentityProviderPage() {
           <button type="submit" className="button button-inline">{t("idp.saml.refresh")}</button>
         </Form>
       ) : null}
+      {provider.jwksUrl ? (
+        <section className="panel" aria-labelledby="jwks-title">
+          <h2 id="jwks-title">{t("idp.jwks")}</h2>
+          <p>{t("idp.jwksHint")}</p>
+          <p><code>{provider.jwksUrl}</code> <CopyButton value={provider.jwksUrl} label={t("idp.copyJwks")} /></p>
+        </section>
+      ) : null}
       <Form method="post" reloadDocument noValidate className="panel form" aria-labelledby="edit-idp-title">
         <h2 id="edit-idp-title">{t("idp.edit")}</h2>
         {errors.form ? <Notice kind="error">{errors.form}</Notice> : null}

@@ -6,7 +6,8 @@
  */
 export const AUDIT_EVENTS = {
   "auth.login.success": "A person signed in (data: method, client; a federated sign-in also providerId and provider).",
-  "auth.login.failure": "A sign-in was refused (data: method, email attempted, reason; target: the account that email names, if any).",
+  "auth.login.failure":
+    "A sign-in was refused (data: method, email attempted, reason; target: the account that email names, if any). Federated: also providerId and, when the upstream answered with an OAuth error, its code as `upstreamError`; an unknown state at the callback (`invalid_state`) and an upstream unreachable at the start (`upstream_unreachable`) are recorded too (decision 082).",
   "auth.magic_link.sent": "A magic link was requested and mailed.",
   "auth.magic_link.verified": "A magic link was used.",
   "auth.password.verified": "A password was right; a second factor follows.",

@@ -13,6 +13,18 @@ export type IdentityProviderKind = (typeof IDENTITY_PROVIDER_KINDS)[number];
 export const UPSTREAM_MFA_TRUST = ["when_asserted", "always", "never"] as const;
 export type UpstreamMfaTrust = (typeof UPSTREAM_MFA_TRUST)[number];
 
+/**
+ * How Porta authenticates at an OpenID connection's token endpoint (decision 082). `auto` (stored
+ * as null) chooses from the upstream's `token_endpoint_auth_methods_supported` at each discovery
+ * (see `chooseTokenEndpointAuthMethod`); `private_key_jwt` signs with the connection's own ES256
+ * key, whose public half Porta publishes; `none` is a public client (PKCE, no secret).
+ */
+export const TOKEN_ENDPOINT_AUTH_METHODS = ["auto", "client_secret_basic", "client_secret_post", "private_key_jwt", "none"] as const;
+export type TokenEndpointAuthMethod = (typeof TOKEN_ENDPOINT_AUTH_METHODS)[number];
+/** The kinds whose token-endpoint authentication can be chosen (GitHub and Apple have their own; SAML has no token endpoint). */
+export const AUTH_METHOD_KINDS: readonly IdentityProviderKind[] = ["oidc", "google", "microsoft"];
+const AuthMethodSchema = z.enum(TOKEN_ENDPOINT_AUTH_METHODS);
+
 /** Fixed issuers of the presets; Microsoft Entra ID's names the directory (tenant). */
 export const GOOGLE_ISSUER = "https://accounts.google.com";
 export const microsoftIssuer = (tenantId: string) => `https://login.microsoftonline.com/${tenantId}/v2.0`;
@@ -213,6 +225,12 @@ export const IdentityProviderSchema = z.object({
   keyId: z.string().nullable(),
   /** Register this as the redirect URI at the upstream provider. */
   callbackUrl: z.string(),
+  /** How Porta authenticates at the upstream's token endpoint (`auto`: chosen from its discovery document). */
+  tokenEndpointAuthMethod: AuthMethodSchema,
+  /** private_key_jwt: register this JWKS URL (or the keys it serves) at the upstream; null for other methods. */
+  jwksUrl: z.string().nullable(),
+  /** Emails of the provider's `domains` count as verified when the upstream does not say whether they are. */
+  assumeVerifiedEmails: z.boolean(),
   /** A SAML connection's settings and addresses (decision 081); null for other kinds. */
   saml: SamlConnectionSchema.nullable(),
   createdAt: z.iso.datetime(),
@@ -230,6 +248,8 @@ const commonFields = {
   enabled: z.boolean().optional(),
   createAccounts: z.boolean().optional(),
   trustUpstreamMfa: z.enum(UPSTREAM_MFA_TRUST).optional(),
+  tokenEndpointAuthMethod: AuthMethodSchema.optional(),
+  assumeVerifiedEmails: z.boolean().optional(),
 };
 
 /**
@@ -274,6 +294,11 @@ export const IdentityProviderCreateSchema = z
     if (kind !== "oidc" && kind !== "saml" && body.issuer) ctx.addIssue({ code: "custom", path: ["issuer"], message: `is fixed for ${kind}` });
     if (kind === "microsoft" && !body.tenantId) ctx.addIssue({ code: "custom", path: ["tenantId"], message: "is required for Microsoft Entra ID" });
     if (kind !== "microsoft" && body.tenantId) ctx.addIssue({ code: "custom", path: ["tenantId"], message: "is only for Microsoft Entra ID" });
+    const method = body.tokenEndpointAuthMethod;
+    if (method !== undefined && method !== "auto" && !AUTH_METHOD_KINDS.includes(kind)) ctx.addIssue({ code: "custom", path: ["tokenEndpointAuthMethod"], message: `is fixed for ${kind}` });
+    if ((method === "client_secret_basic" || method === "client_secret_post") && !body.clientSecret) ctx.addIssue({ code: "custom", path: ["clientSecret"], message: `is required for ${method}` });
+    if (method === "none" && body.clientSecret) ctx.addIssue({ code: "custom", path: ["clientSecret"], message: "must not be set for a public client (none)" });
+    if (body.assumeVerifiedEmails && (body.domains ?? []).length === 0) ctx.addIssue({ code: "custom", path: ["assumeVerifiedEmails"], message: "needs at least one domain: only emails of the provider's domains are taken as verified" });
   });
 export type IdentityProviderCreate = z.infer<typeof IdentityProviderCreateSchema>;
 
@@ -313,6 +338,9 @@ export const IdentityProviderUpdateSchema = z
     enabled: z.boolean().optional(),
     createAccounts: z.boolean().optional(),
     trustUpstreamMfa: z.enum(UPSTREAM_MFA_TRUST).optional(),
+    /** Changing to private_key_jwt generates the connection's key pair (kept while the method stays). */
+    tokenEndpointAuthMethod: AuthMethodSchema.optional(),
+    assumeVerifiedEmails: z.boolean().optional(),
     // SAML (decision 081): new metadata replaces the entity ID, SSO URL and certificates.
     samlMetadataXml: SamlMetadataXmlSchema.optional(),
     saml: SamlSettingsInputSchema.optional(),
@@ -354,6 +382,9 @@ export const PortableIdentityProviderSchema = z
     /** Apple (decision 055); absent in earlier packages: none. */
     teamId: z.string().max(10).nullable().optional(),
     keyId: z.string().max(10).nullable().optional(),
+    /** Absent in packages made before decision 082: auto. A private_key_jwt connection gets a new key pair at the import. */
+    tokenEndpointAuthMethod: AuthMethodSchema.optional(),
+    assumeVerifiedEmails: z.boolean().optional(),
     /** SAML (decision 081); absent in earlier packages and for other kinds. */
     saml: PortableSamlSettingsSchema.nullable().optional(),
   })

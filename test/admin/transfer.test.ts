@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Prisma } from "~/generated/prisma/client";
 import { CLIENT_COLUMNS_NOT_CARRIED, IDENTITY_PROVIDER_COLUMNS_NOT_CARRIED, ORGANIZATION_COLUMNS_NOT_CARRIED, USER_COLUMNS_NOT_CARRIED } from "~/.server/admin/transfer/export";
 import { createPackageSeal } from "~/.server/admin/transfer/package-seal";
+import { clientKeyOf } from "~/.server/federation/providers";
 import type { ExportPackage, ImportPlan } from "~/schemas/transfer";
 import { adminApi, obtainAdminTokens, type ApiResponse } from "../support/admin-api";
 import { createApplication, createClient, createUser, giveRole } from "../support/factories";
@@ -345,6 +346,9 @@ describe("imports into a fresh database", () => {
   });
 });
 
+/** The kid of a private_key_jwt connection's key, read as the deployment that holds it reads it. */
+const kidOf = (porta: TestPorta, row: { id: string; clientKeyEncrypted: string | null }) => clientKeyOf(porta.services.encrypter, row)?.kid;
+
 describe("identity providers (decision 055)", () => {
   const SECRET = `upstream-secret-${randomBytes(12).toString("hex")}`;
   let orgId: string;
@@ -364,9 +368,11 @@ describe("identity providers (decision 055)", () => {
       domains: ["corp.example.com"],
       createAccounts: true,
       trustUpstreamMfa: "always",
+      assumeVerifiedEmails: true,
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    await sourceApi.post("/identity-providers", { organizationId: orgId, kind: "google", name: "Google", clientId: "public-pkce" });
+    const google = await sourceApi.post("/identity-providers", { organizationId: orgId, kind: "google", name: "Google", clientId: "public-pkce", tokenEndpointAuthMethod: "private_key_jwt" });
+    expect(google.status, JSON.stringify(google.body)).toBe(201);
     const res = await sourceApi.get<ExportPackage>(`/organizations/${orgId}/export`);
     expect(res.status).toBe(200);
     exported = res.body;
@@ -390,10 +396,16 @@ describe("identity providers (decision 055)", () => {
         endpoints: null,
         teamId: null,
         keyId: null,
+        tokenEndpointAuthMethod: "auto",
+        assumeVerifiedEmails: true,
         saml: null,
       },
-      expect.objectContaining({ name: "Google", kind: "google", issuer: "https://accounts.google.com", hadClientSecret: false }),
+      expect.objectContaining({ name: "Google", kind: "google", issuer: "https://accounts.google.com", hadClientSecret: false, tokenEndpointAuthMethod: "private_key_jwt" }),
     ]);
+    // The connection's private key stays in the deployment (the import makes a new one).
+    const keyed = await source.services.db.prisma.identityProvider.findFirstOrThrow({ where: { organizationId: orgId, name: "Google" } });
+    expect(keyed.clientKeyEncrypted).not.toBeNull();
+    expect(JSON.stringify(exported)).not.toContain(keyed.clientKeyEncrypted!);
     const row = await source.services.db.prisma.identityProvider.findFirstOrThrow({ where: { organizationId: orgId, name: "Corporate SSO" } });
     const text = JSON.stringify(exported);
     expect(text).not.toContain(SECRET);
@@ -428,9 +440,17 @@ describe("identity providers (decision 055)", () => {
       domains: ["corp.example.com"],
       createAccounts: true,
       trustUpstreamMfa: "always",
+      assumeVerifiedEmails: true,
+      tokenEndpointAuthMethod: "auto",
       callbackUrl: `${target.baseUrl}/${slug}/federation/callback`,
     });
-    expect(listed.body.data.find((p) => p.name === "Google")).toMatchObject({ enabled: false, hasClientSecret: false });
+    const google = listed.body.data.find((p) => p.name === "Google")!;
+    expect(google).toMatchObject({ enabled: false, hasClientSecret: false, tokenEndpointAuthMethod: "private_key_jwt", jwksUrl: `${target.baseUrl}/${slug}/federation/providers/${String(google.id)}/jwks` });
+    // A key of the target's own, to register upstream again.
+    const sourceKey = await source.services.db.prisma.identityProvider.findFirstOrThrow({ where: { name: "Google", organization: { slug } } });
+    const targetKey = await prisma.identityProvider.findUniqueOrThrow({ where: { id: String(google.id) } });
+    expect(targetKey.clientKeyEncrypted).not.toBeNull();
+    expect(kidOf(target, targetKey)).not.toBe(kidOf(source, sourceKey));
 
     // The target's administrator sets the secret and turns the provider on; the same package again changes nothing.
     const etag = (await targetApi.get(`/identity-providers/${String(sso.id)}`)).headers.get("etag")!;

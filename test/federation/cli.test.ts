@@ -38,4 +38,16 @@ describe("porta identity-providers", () => {
     const help = await runPorta(["identity-providers", "create", "--help"], env);
     expect(help.stdout + help.stderr).toContain("--client-secret");
   });
+
+  it("chooses the token-endpoint authentication and refuses a secret method without a secret (decision 082)", async () => {
+    const org = await createOrganization(porta.services.db.prisma);
+    const base = ["identity-providers", "create", "--organization-id", org.id, "--issuer", "https://sso.corp.example", "--client-id", "corp", "--json"];
+    const created = await runPorta([...base, "--name", "Keyed", "--token-endpoint-auth-method", "private_key_jwt"], env);
+    expect(created.code, created.stderr).toBe(0);
+    const { data } = JSON.parse(created.stdout) as { data: { id: string; tokenEndpointAuthMethod: string; jwksUrl: string } };
+    expect(data).toMatchObject({ tokenEndpointAuthMethod: "private_key_jwt", jwksUrl: `${porta.baseUrl}/${org.slug}/federation/providers/${data.id}/jwks` });
+    const refused = await runPorta([...base, "--name", "Posted", "--token-endpoint-auth-method", "client_secret_post"], env);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stdout + refused.stderr).toContain("clientSecret");
+  });
 });

@@ -277,7 +277,10 @@ describe("federation: sign in with another identity provider", () => {
 
       expect(await prisma().user.count({ where: { organizationId: f.down.org.id } })).toBe(1);
       const failures = await audit(f.down.org.id, "auth.login.failure");
-      expect(failures.map((e) => (e.data as { reason: string }).reason)).toEqual(["invalid_state", "invalid_state", "rate_limited"]);
+      expect(failures.map((e) => (e.data as { reason: string }).reason)).toEqual(["invalid_state", "invalid_state", "rate_limited", "invalid_state"]);
+      // The unknown state at the callback (decision 082): no interaction, so no client; the organization and the address.
+      expect(failures[3]).toMatchObject({ actorType: "anonymous", ip: from["x-forwarded-for"], data: { method: "federated", reason: "invalid_state" } });
+      expect(failures[3]!.data).not.toHaveProperty("clientId");
     } finally {
       await setRule("rateLimits.federatedLogin.perInteraction", { points: 5, windowMinutes: 15 });
       await setRule("rateLimits.federatedLogin.perIp", { points: 30, windowMinutes: 15 });

@@ -56,6 +56,35 @@ describe("federation: the console and the account page", () => {
     expect(await prisma().identityProvider.count({ where: { organizationId: tenant.org.id } })).toBe(0);
   });
 
+  it("chooses the client authentication and assumed-verified emails in the console, and shows the JWKS URL to register (decision 082)", async () => {
+    const tenant = await createAccountTenant(porta);
+    const visit = await consoleSignIn(porta);
+    const listUrl = `${porta.baseUrl}/console/organizations/${tenant.org.id}/identity-providers`;
+    const list = await pageWithCsrf(visit.browser, listUrl);
+    expect(shown(list.html)).toContain(resources.en.console.idp.authMethodValue.private_key_jwt);
+    const form = { csrf: list.csrf, name: "Keyed SSO", kind: "oidc", issuer: "https://sso.keyed.example", clientId: "keyed", clientSecret: "", domains: "keyed.example", flags: ["enabled", "assumeVerifiedEmails"] };
+
+    // A secret method without a secret is refused next to the field, nothing is written.
+    const refused = await visit.browser.post(listUrl, { ...form, tokenEndpointAuthMethod: "client_secret_post" });
+    expect(refused.status).toBe(422);
+    expect(shown(await refused.text())).toContain("is required for client_secret_post");
+    expect(await prisma().identityProvider.count({ where: { organizationId: tenant.org.id } })).toBe(0);
+
+    const created = await visit.browser.post(listUrl, { ...form, tokenEndpointAuthMethod: "private_key_jwt" });
+    expect(created.status).toBe(302);
+    const row = await prisma().identityProvider.findFirstOrThrow({ where: { organizationId: tenant.org.id } });
+    expect(row).toMatchObject({ tokenEndpointAuthMethod: "private_key_jwt", assumeVerifiedEmails: true });
+    const detailUrl = new URL(created.headers.get("location")!, listUrl).href;
+    const detail = await pageWithCsrf(visit.browser, detailUrl);
+    expect(shown(detail.html)).toContain(`${porta.baseUrl}/${tenant.org.slug}/federation/providers/${row.id}/jwks`);
+    expect(detail.html).not.toContain(row.clientKeyEncrypted!);
+
+    // Saving with the box cleared switches assumed-verified emails off.
+    const saved = await visit.browser.post(detailUrl, { csrf: detail.csrf, version: "1", name: "Keyed SSO", issuer: "https://sso.keyed.example", clientId: "keyed", clientSecret: "", domains: "keyed.example", flags: "enabled", tokenEndpointAuthMethod: "private_key_jwt", trustUpstreamMfa: "when_asserted" });
+    expect(saved.status).toBe(302);
+    expect(await prisma().identityProvider.findUniqueOrThrow({ where: { id: row.id } })).toMatchObject({ assumeVerifiedEmails: false, clientKeyEncrypted: row.clientKeyEncrypted });
+  });
+
   it("adds GitHub with its own scopes and Apple with team id, key id and the .p8 key in the console (decision 055)", async () => {
     const tenant = await createAccountTenant(porta);
     const visit = await consoleSignIn(porta);

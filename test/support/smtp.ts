@@ -176,7 +176,7 @@ export async function startSmtpPeer(options: { mode?: PeerMode; refuseAt?: "rcpt
       while (!condition()) {
         const left = deadline - Date.now();
         if (left <= 0) {
-          throw new Error(`timed out waiting for ${what} (received ${received.length}, refused ${refused.length}, held ${held.length})`);
+          throw new Error(`timed out waiting for ${what} (received ${received.length}, refused ${refused.length}, refused recipients ${refusedRecipients.length}, held ${held.length})`);
         }
         await new Promise<void>((resolve) => {
           const wake = () => {

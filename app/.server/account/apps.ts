@@ -1,10 +1,10 @@
+import { z } from "zod";
 import type { Prisma } from "~/generated/prisma/client";
 import { parseMetadataDocumentClientId } from "~/schemas/client-metadata-document";
 import { isRepresentableText } from "~/schemas/text";
 import type { Context, StagedContext } from "../context";
 import { getClientRecord } from "../directory/clients";
 import { ACCOUNT_CLIENT_ID } from "../oidc/storage/account-client";
-import type { GrantConsent } from "../oidc/storage/grants";
 import type { SignedIn } from "./session";
 
 /**
@@ -25,10 +25,21 @@ export interface AccountAppView {
   grantedAt: string;
 }
 
-interface GrantRow {
-  payload: GrantConsent & { clientId?: string };
-  createdAt: Date;
-}
+/**
+ * What the page reads of a stored Grant (oidc-provider's payload): the client, the scopes and
+ * resources given and those refused. A row that does not have this shape is left out.
+ */
+const GrantPayloadSchema = z.looseObject({
+  clientId: z.string().optional(),
+  openid: z.looseObject({ scope: z.string().optional() }).optional(),
+  resources: z.record(z.string(), z.unknown()).optional(),
+  rejected: z
+    .looseObject({
+      openid: z.looseObject({ scope: z.string().optional() }).optional(),
+      resources: z.record(z.string(), z.string()).optional(),
+    })
+    .optional(),
+});
 
 const words = (value: string | undefined) => (value ? value.split(" ").filter(Boolean) : []);
 const union = (into: Set<string>, values: string[]) => values.forEach((v) => into.add(v));
@@ -44,14 +55,18 @@ function accessRowsWhere(access: SignedIn, clientId?: string): Prisma.OidcPayloa
 }
 
 export async function listAccountApps(ctx: Context<"cache">, access: SignedIn): Promise<AccountAppView[]> {
-  const rows: GrantRow[] = await ctx.db.oidcPayload.findMany({
+  const rows = await ctx.db.oidcPayload.findMany({
     where: { ...accessRowsWhere(access), model: "Grant", OR: [{ expiresAt: null }, { expiresAt: { gt: new Date() } }] },
     select: { payload: true, createdAt: true },
     orderBy: { createdAt: "desc" },
     take: 500,
-  }) as unknown as GrantRow[];
+  });
   const byClient = new Map<string, { scopes: Set<string>; resources: Map<string, Set<string>>; grantedAt: Date }>();
-  for (const { payload, createdAt } of rows) {
+  for (const row of rows) {
+    const parsed = GrantPayloadSchema.safeParse(row.payload);
+    if (!parsed.success) continue;
+    const payload = parsed.data;
+    const createdAt = row.createdAt;
     const clientId = payload.clientId;
     if (typeof clientId !== "string" || clientId === ACCOUNT_CLIENT_ID) continue;
     const entry = byClient.get(clientId) ?? { scopes: new Set<string>(), resources: new Map<string, Set<string>>(), grantedAt: createdAt };

@@ -1,6 +1,8 @@
+import { createHash, generateKeyPairSync, type JsonWebKey } from "node:crypto";
 import type { IdentityProvider as IdentityProviderRow, Prisma } from "~/generated/prisma/client";
 import {
   APPLE_ISSUER,
+  AUTH_METHOD_KINDS,
   ClaimMappingSchema,
   GITHUB_ENDPOINTS,
   GITHUB_ISSUER,
@@ -17,6 +19,7 @@ import {
   type IdentityProviderKind,
   type IdentityProviderUpdate,
   type OAuthEndpoints,
+  type TokenEndpointAuthMethod,
   type UpstreamMfaTrust,
 } from "~/schemas/identity-provider";
 import { requireManagedOrganization } from "../admin/users/service";
@@ -25,6 +28,7 @@ import type { Encrypter } from "../crypto/encryption";
 import { compareAndSet } from "../db/compare-and-set";
 import { conflict, notFound, validation } from "../errors";
 import { listMode, listPage, type ListQuery, type Page } from "../admin/http/pagination";
+import { getOrganizationBySlug } from "../directory/organizations";
 import { organizationIssuer } from "../oidc/edge/endpoints";
 import { applePrivateKey } from "./apple";
 import { refreshedSettings, resolveSamlCreate, resolveSamlUpdate, samlConnectionOf, type MetadataChange } from "./saml-connections";
@@ -40,6 +44,77 @@ const secretAad = (providerId: string) => `identity-provider-secret:${providerId
 
 /** The address to register at the upstream provider: {BASE_URL}/{slug}/federation/callback. */
 export const federationCallbackUrl = (baseUrl: string, slug: string) => `${organizationIssuer(baseUrl, slug)}/federation/callback`;
+
+/** Where a private_key_jwt connection's public key is published: beside the callback, under the organization's prefix. */
+const jwksUrlBeside = (callbackUrl: string, providerId: string) => `${callbackUrl.replace(/\/callback$/, "")}/providers/${providerId}/jwks`;
+export const federationJwksUrl = (baseUrl: string, slug: string, providerId: string) => jwksUrlBeside(federationCallbackUrl(baseUrl, slug), providerId);
+
+const keyAad = (providerId: string) => `identity-provider-client-key:${providerId}`;
+
+/** The stored method; null (auto) reads as "auto". */
+export function authMethodOf(row: Pick<ProviderRow, "tokenEndpointAuthMethod">): TokenEndpointAuthMethod {
+  const stored = row.tokenEndpointAuthMethod;
+  return stored === "client_secret_basic" || stored === "client_secret_post" || stored === "private_key_jwt" || stored === "none" ? stored : "auto";
+}
+
+/**
+ * `auto` (decision 082): the method for the upstream's `token_endpoint_auth_methods_supported`
+ * (absent: client_secret_basic, the default RFC 8414 names). Without a secret, a public client.
+ * With one: Basic when offered and both client id and secret read the same form-urlencoded
+ * (letters and digits only: the encoding also escapes - . _ ~), because several servers do not
+ * decode Basic credentials as RFC 6749 §2.3.1 asks and then refuse every other client id or
+ * secret; otherwise client_secret_post when offered,
+ * where the body's ordinary form decoding leaves no room for that mistake; otherwise Basic,
+ * encoded as the RFC says (the only method left that a secret can use).
+ */
+export function chooseTokenEndpointAuthMethod(supported: unknown, clientId: string, secret: string | null): "client_secret_basic" | "client_secret_post" | "none" {
+  if (secret === null) return "none";
+  const offered = Array.isArray(supported) ? supported.filter((m): m is string => typeof m === "string") : ["client_secret_basic"];
+  const basic = offered.includes("client_secret_basic");
+  const unencoded = (text: string) => /^[A-Za-z0-9]+$/.test(text);
+  if (basic && unencoded(clientId) && unencoded(secret)) return "client_secret_basic";
+  if (offered.includes("client_secret_post")) return "client_secret_post";
+  return "client_secret_basic";
+}
+
+/** A new ES256 key pair for private_key_jwt: the private JWK (to encrypt) with its RFC 7638 thumbprint as kid. */
+export function generateClientKey(): JsonWebKey & { kid: string } {
+  const { privateKey } = generateKeyPairSync("ec", { namedCurve: "P-256" });
+  const jwk = privateKey.export({ format: "jwk" });
+  const kid = createHash("sha256").update(JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y })).digest("base64url");
+  return { ...jwk, kid };
+}
+
+/** The connection's private key for private_key_jwt, or null when it has none. */
+export function clientKeyOf(encrypter: Encrypter, row: Pick<ProviderRow, "id" | "clientKeyEncrypted">): (JsonWebKey & { kid: string }) | null {
+  if (row.clientKeyEncrypted === null) return null;
+  return JSON.parse(encrypter.decrypt(row.clientKeyEncrypted, keyAad(row.id))) as JsonWebKey & { kid: string };
+}
+
+/** The public JWKS the upstream verifies the connection's client assertions with; null without a key. */
+export function publicJwksOf(encrypter: Encrypter, row: Pick<ProviderRow, "id" | "clientKeyEncrypted">): { keys: Array<Record<string, string>> } | null {
+  const key = clientKeyOf(encrypter, row);
+  if (!key) return null;
+  return { keys: [{ kty: String(key.kty), crv: String(key.crv), x: String(key.x), y: String(key.y), kid: key.kid, alg: "ES256", use: "sig" }] };
+}
+
+const encryptedNewKey = (encrypter: Encrypter, providerId: string) => encrypter.encrypt(JSON.stringify(generateClientKey()), keyAad(providerId));
+
+/**
+ * Whether the email the upstream gave counts as verified (the one rule for OpenID and SAML
+ * connections): what the upstream asserted, when it said anything; when it said nothing
+ * (`asserted` null: no email_verified claim, or a SAML assertion), true only when the connection
+ * assumes verified emails and the email's domain is one of the connection's own `domains` (never
+ * another domain: that is how accounts elsewhere would be taken over). An explicit "not
+ * verified" is never overridden.
+ */
+export function emailCountsVerified(row: Pick<ProviderRow, "assumeVerifiedEmails" | "domains">, email: string | null, asserted: boolean | null): boolean {
+  if (asserted !== null) return asserted;
+  if (!row.assumeVerifiedEmails || !email) return false;
+  const at = email.lastIndexOf("@");
+  const domain = at < 0 ? "" : email.slice(at + 1).trim().toLowerCase();
+  return domain !== "" && row.domains.includes(domain);
+}
 
 const PRESET_SCOPES: Record<IdentityProviderKind, string[]> = {
   oidc: ["openid", "email", "profile"],
@@ -92,6 +167,9 @@ export function toIdentityProvider(row: ProviderRow, callbackUrl: string, origin
     teamId: row.teamId,
     keyId: row.keyId,
     callbackUrl,
+    tokenEndpointAuthMethod: authMethodOf(row),
+    jwksUrl: row.clientKeyEncrypted !== null && authMethodOf(row) === "private_key_jwt" ? jwksUrlBeside(callbackUrl, row.id) : null,
+    assumeVerifiedEmails: row.assumeVerifiedEmails,
     saml: origin ? samlConnectionOf(row, origin.baseUrl, origin.slug) : null,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
@@ -165,6 +243,29 @@ function refuseBadAppleKey(kind: string, secret: string | null | undefined) {
   }
 }
 
+/**
+ * The stored method and key: private_key_jwt keeps the key the connection has (the upstream has it
+ * registered) or gets a new one; any other method drops it, so that going back to private_key_jwt
+ * publishes a fresh key.
+ */
+export function storedAuthMethod(encrypter: Encrypter, providerId: string, method: TokenEndpointAuthMethod | undefined, currentKey: string | null) {
+  const chosen = method === undefined || method === "auto" ? null : method;
+  return { tokenEndpointAuthMethod: chosen, clientKeyEncrypted: chosen === "private_key_jwt" ? (currentKey ?? encryptedNewKey(encrypter, providerId)) : null };
+}
+
+/** Combinations a sign-in could never use: a method for a kind that has its own, a secret method without a secret, a public client with one. */
+function refuseBadAuthMethod(current: ProviderRow, input: IdentityProviderUpdate) {
+  const method = input.tokenEndpointAuthMethod ?? authMethodOf(current);
+  if (input.tokenEndpointAuthMethod !== undefined && input.tokenEndpointAuthMethod !== "auto" && !AUTH_METHOD_KINDS.includes(current.kind as IdentityProviderKind)) {
+    throw validation([{ field: "tokenEndpointAuthMethod", message: `is fixed for ${current.kind}` }]);
+  }
+  const hasSecret = input.clientSecret === undefined ? current.clientSecretEncrypted !== null : input.clientSecret !== null;
+  if ((method === "client_secret_basic" || method === "client_secret_post") && !hasSecret) {
+    throw validation([{ field: "clientSecret", message: `is required for ${method}` }]);
+  }
+  if (method === "none" && hasSecret) throw validation([{ field: "clientSecret", message: "must not be set for a public client (none): set it to null" }]);
+}
+
 export async function createIdentityProvider(ctx: AdminContext, input: IdentityProviderCreate): Promise<{ row: ProviderRow; body: IdentityProvider }> {
   const { answer } = await answerFor(ctx, input.organizationId);
   const kind = input.kind ?? "oidc";
@@ -207,6 +308,8 @@ export async function createIdentityProvider(ctx: AdminContext, input: IdentityP
       trustUpstreamMfa: input.trustUpstreamMfa ?? "when_asserted",
       ...(kind === "github" ? { endpoints: input.endpoints ?? GITHUB_ENDPOINTS } : {}),
       ...(kind === "apple" ? { teamId: input.teamId!, keyId: input.keyId! } : {}),
+      ...storedAuthMethod(ctx.encrypter, id, input.tokenEndpointAuthMethod, null),
+      assumeVerifiedEmails: input.assumeVerifiedEmails ?? false,
       ...(saml ? { saml: saml.settings } : {}),
     },
   });
@@ -231,6 +334,12 @@ export async function updateIdentityProvider(
   }
   if (current.kind === "apple" && input.clientSecret === null) throw validation([{ field: "clientSecret", message: "is required for Apple" }]);
   refuseBadAppleKey(current.kind, input.clientSecret);
+  refuseBadAuthMethod(current, input);
+  if (input.assumeVerifiedEmails ?? current.assumeVerifiedEmails) {
+    if ((input.domains ?? current.domains).length === 0) {
+      throw validation([{ field: input.domains !== undefined ? "domains" : "assumeVerifiedEmails", message: "needs at least one domain: only emails of the provider's domains are taken as verified" }]);
+    }
+  }
   if (input.name !== undefined) await refuseTakenName(ctx.db, current.organizationId, input.name, id);
   const domains = input.domains === undefined ? undefined : unique(input.domains);
   if (domains) await refuseTakenDomains(ctx.db, current.organizationId, domains, id);
@@ -250,6 +359,8 @@ export async function updateIdentityProvider(
       ...(input.endpoints !== undefined ? { endpoints: input.endpoints } : {}),
       ...(input.teamId !== undefined ? { teamId: input.teamId } : {}),
       ...(input.keyId !== undefined ? { keyId: input.keyId } : {}),
+      ...(input.tokenEndpointAuthMethod !== undefined ? storedAuthMethod(ctx.encrypter, id, input.tokenEndpointAuthMethod, current.clientKeyEncrypted) : {}),
+      ...(input.assumeVerifiedEmails !== undefined ? { assumeVerifiedEmails: input.assumeVerifiedEmails } : {}),
       ...samlUpdate,
       version: { increment: 1 },
     },
@@ -326,4 +437,19 @@ export async function providerForEmail(db: Db, organizationId: string, email: st
   const domain = email.slice(at + 1).trim().toLowerCase();
   if (!domain) return null;
   return db.identityProvider.findFirst({ where: { organizationId, enabled: true, domains: { has: domain } }, select: { id: true, name: true } });
+}
+
+/**
+ * GET {BASE_URL}/{slug}/federation/providers/{id}/jwks: the public key of a private_key_jwt
+ * connection of that organization (decision 082), for the upstream to verify Porta's client
+ * assertions. Null (404) for another organization's connection, one with another method, or a
+ * malformed id: the URL tells nothing about connections that are not published.
+ */
+export async function publishedClientJwks(ctx: Context<"cache" | "encrypter">, slug: string, providerId: string): Promise<{ keys: Array<Record<string, string>> } | null> {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(providerId)) return null;
+  const organization = await getOrganizationBySlug(ctx.db, ctx.cache, slug);
+  if (!organization || organization.status !== "active") return null;
+  const row = await ctx.db.identityProvider.findFirst({ where: { id: providerId, organizationId: organization.id }, select: { id: true, clientKeyEncrypted: true, tokenEndpointAuthMethod: true } });
+  if (!row || authMethodOf(row) !== "private_key_jwt") return null;
+  return publicJwksOf(ctx.encrypter, row);
 }

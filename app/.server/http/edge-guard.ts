@@ -107,6 +107,8 @@ function checkOrigin(req: Request, allowed: Set<string>): Refusal | undefined {
  * anywhere; the state it carries is the check.
  */
 const isFederationCallback = (path: string) => /^\/[^/]+\/federation\/callback$/.test(path);
+/** A SAML connection's Assertion Consumer Service: the IdP's HTTP-POST response comes cross-site; its RelayState and signature are the check (decision 081). */
+const isSamlAcs = (path: string) => /^\/[^/]+\/saml\/[^/]+\/acs$/.test(path);
 
 /** Mount after http/public-origin.ts, which records the host the request came in on. */
 export function edgeGuard(baseUrl: string, logger: Logger): RequestHandler {
@@ -115,7 +117,7 @@ export function edgeGuard(baseUrl: string, logger: Logger): RequestHandler {
     const area = areaOf(req.path);
     let refusal = checkUrl(req);
     if (!refusal && area !== "protocol" && UNSAFE.has(req.method)) {
-      if (req.method === "POST" && isFederationCallback(req.path)) delete req.headers.origin;
+      if (req.method === "POST" && (isFederationCallback(req.path) || isSamlAcs(req.path))) delete req.headers.origin;
       else refusal = checkOrigin(req, new Set([baseHost, String(res.locals.requestHost ?? baseHost)]));
       if (!refusal && area === "page" && hasBody(req) && !req.is(FORM_TYPES)) {
         refusal = { status: 415, reason: "not_a_form", message: "Send a form (application/x-www-form-urlencoded or multipart/form-data)." };

@@ -36,6 +36,8 @@ const METADATA_URL = /^(?:\/\.well-known\/oauth-authorization-server\/([^/?]+)|\
  * own path, with the same status.
  */
 export function discoveryUrlOf(url: string): string | null {
+  // Every request passes here: a plain substring test keeps the regular expression off the rest.
+  if (!url.includes("/.well-known/oauth-authorization-server")) return null;
   const match = METADATA_URL.exec(url);
   if (!match) return null;
   const slug = (match[1] ?? match[2])!;

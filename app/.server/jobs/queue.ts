@@ -122,6 +122,9 @@ const OUTBOX_GRACE_MS = 5_000;
 export const deadLetterOf = (name: JobName) => `${name}.dead`;
 /** The PostgreSQL channel that tells every process's workers which queue has new work. */
 export const JOBS_CHANNEL = "porta_jobs";
+/** How many times a retry's wake-up looks again for a retry pg-boss recorded later than expected, and after how long. */
+const RETRY_LOOKS = 3;
+const RETRY_LOOK_AFTER_MS = 1_000;
 
 /** Why an attempt failed, in words that never quote the server (its replies may echo the address). */
 export function failureReason(error: unknown): string {
@@ -193,8 +196,15 @@ export function createJobQueue(db: Database, logger: Logger, jobs: readonly JobS
    * by the next look after this one fires (or by polling).
    */
   const retryTimers = new Map<JobName, { at: number; timer: NodeJS.Timeout }>();
-  /** Wakes a queue's workers when a retry falls due (pg-boss only finds it by polling). */
-  function wakeAt(name: JobName, at: Date) {
+  let stopped = false;
+  /**
+   * Wakes a queue's workers when a retry falls due (pg-boss only finds it by polling). The time is
+   * this process's estimate: pg-boss records the failure (and the retry's start_after) a moment
+   * after the handler threw, later still on a busy machine, so a wake-up can come too early and
+   * find nothing. A second look shortly after reads the recorded time and wakes again, instead of
+   * leaving the retry to the polling interval.
+   */
+  function wakeAt(name: JobName, at: Date, looksLeft = RETRY_LOOKS) {
     const due = at.getTime();
     const current = retryTimers.get(name);
     if (current && current.at <= due) return;
@@ -202,9 +212,23 @@ export function createJobQueue(db: Database, logger: Logger, jobs: readonly JobS
     const timer = setTimeout(() => {
       retryTimers.delete(name);
       wake(name);
+      if (looksLeft > 0) {
+        const look = setTimeout(() => {
+          lookForRetry(name, looksLeft - 1).catch((error: unknown) => logger.warn({ err: { message: (error as Error).message } }, "could not look up due retries"));
+        }, RETRY_LOOK_AFTER_MS);
+        look.unref();
+      }
     }, Math.max(0, due - Date.now()) + 50);
     timer.unref();
     retryTimers.set(name, { at: due, timer });
+  }
+
+  /** The queue's earliest retry as pg-boss recorded it, woken for when it is still waiting. */
+  async function lookForRetry(name: JobName, looksLeft: number) {
+    if (stopped) return;
+    const result = await db.executeSql(`SELECT min(start_after) AS at FROM pgboss.job WHERE name = $1 AND state = 'retry'`, [name]);
+    const at = (result.rows[0] as { at: Date | string | null } | undefined)?.at;
+    if (at) wakeAt(name, new Date(at), looksLeft);
   }
 
   /**
@@ -398,6 +422,7 @@ export function createJobQueue(db: Database, logger: Logger, jobs: readonly JobS
     },
     async stop() {
       if (!started) return;
+      stopped = true;
       clearInterval(sweeper);
       await started.catch(() => undefined);
       await stopListening?.().catch(() => undefined);

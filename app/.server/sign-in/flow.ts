@@ -13,7 +13,9 @@ import { proving, type SignIn } from "./finish";
 import type { InteractionContext } from "./interaction";
 import type { FirstFactor, SecondFactor, SignInContext } from "./method";
 import { emailCode, issueEmailOtp } from "./methods/email-code";
-import { completeFederatedSignIn, federated } from "./methods/federated";
+import { completeFederatedSignIn, federated, startFederatedSignIn as startUpstreamSignIn, startForEmail as startUpstreamForEmail } from "./methods/federated";
+import { acceptSamlResponse, completeSamlSignIn, startSamlSignIn } from "./saml-sign-in";
+import { providerForEmail } from "../federation/providers";
 import { finishConfirmedElsewhere, magicLink, signInWithMagicLink } from "./methods/magic-link";
 import { passkey, signInWithPasskey } from "./methods/passkey";
 import { enrollPasskeyAtSignIn, passkeySecondFactor, verifyPasskeySecondFactor } from "./methods/passkey-second-factor";
@@ -40,7 +42,8 @@ export const SECOND_FACTORS = { totp, email: emailCode, recovery: recoveryCode, 
 
 // What the sign-in pages ask of a method that proves nothing (options, buttons, where an answer goes), passed on.
 export { confirmMagicLinkElsewhere, confirmedElsewhere, pairingCodeFor } from "./methods/magic-link";
-export { continueFromCallback, loginPageProviders, startFederatedSignIn, startForEmail } from "./methods/federated";
+export { continueFromCallback, loginPageProviders } from "./methods/federated";
+export { samlMetadata } from "./saml-sign-in";
 export { passkeyLoginOptions } from "./methods/passkey";
 export { isFactorLocked } from "../auth/two-factor/factor-failures";
 export { passkeyEnrollmentDue, passkeyEnrollmentOptions, passkeySecondFactorOptions } from "./methods/passkey-second-factor";
@@ -113,11 +116,37 @@ export function passkeySignIn(ctx: FlowContext, ic: InteractionContext, input: {
   return signInWithPasskey(signingIn(ctx, { at: ic, method: "passkey" }), ic, input);
 }
 
-export type FederatedReturn = { kind: "redirect"; to: string } | Exclude<Awaited<ReturnType<typeof completeFederatedSignIn>>, { kind: "second_factor" | "redirect" }>;
+/**
+ * The login page's button or home-realm discovery: a SAML connection gets an AuthnRequest
+ * (saml-sign-in.ts), any other provider the OpenID or OAuth request (methods/federated.ts).
+ */
+export async function startFederatedSignIn(ctx: FlowContext, ic: InteractionContext, input: { providerId: string; loginHint?: string; ip: string | null }) {
+  return (await startSamlSignIn(ctx, ic, input)) ?? startUpstreamSignIn(ctx, ic, input);
+}
 
-/** The upstream's answer: signed in, on to the organization's second factor, or refused. */
+export async function startForEmail(ctx: FlowContext, ic: InteractionContext, email: string, ip: string | null) {
+  if (!ic.methods.includes("federated")) return null;
+  const provider = await providerForEmail(ctx.db, ic.organization.id, email);
+  const saml = provider ? await startSamlSignIn(ctx, ic, { providerId: provider.id, ip }) : null;
+  return saml ?? startUpstreamForEmail(ctx, ic, email, ip);
+}
+
+/** The IdP's post to a SAML connection's ACS: on to the interaction's return page, or refused. */
+export function samlResponseReceived(ctx: FlowContext, input: Parameters<typeof acceptSamlResponse>[1]) {
+  return acceptSamlResponse(ctx, input);
+}
+
+export type FederatedReturn =
+  | { kind: "redirect"; to: string }
+  | Exclude<Awaited<ReturnType<typeof completeFederatedSignIn>> | Awaited<ReturnType<typeof completeSamlSignIn>>, { kind: "second_factor" | "redirect" }>;
+
+/** The upstream's answer: signed in, on to the organization's second factor, or refused. `saml` names a SAML connection's verified person (the ACS put it there). */
 export async function federatedSignIn(ctx: FlowContext, ic: InteractionContext, input: { search: URLSearchParams; meta: RequestMeta; language: string }): Promise<FederatedReturn> {
-  const outcome = await completeFederatedSignIn(signingIn(ctx, { at: ic, method: "federated" }), ic, input);
+  const samlKey = input.search.get("saml");
+  const outcome =
+    samlKey !== null
+      ? await completeSamlSignIn(signingIn(ctx, { at: ic, method: "federated" }), ic, { key: samlKey, meta: input.meta })
+      : await completeFederatedSignIn(signingIn(ctx, { at: ic, method: "federated" }), ic, input);
   if (outcome.kind !== "second_factor") return outcome;
   return { kind: "redirect", to: await startSecondFactor(ctx, ic, { userId: outcome.userId, plan: outcome.plan, language: input.language, primary: outcome.primary }) };
 }

@@ -1,11 +1,11 @@
 import { useTranslation } from "react-i18next";
 import type { IdentityProvider } from "~/schemas/identity-provider";
-import { IDENTITY_PROVIDER_KINDS, UPSTREAM_MFA_TRUST } from "~/schemas/identity-provider";
+import { AUTH_METHOD_KINDS, IDENTITY_PROVIDER_KINDS, TOKEN_ENDPOINT_AUTH_METHODS, UPSTREAM_MFA_TRUST } from "~/schemas/identity-provider";
 import { list, text } from "./forms";
 import { CheckboxGroup, SelectField, TextField } from "./ui";
 
 /** The fields of an upstream identity provider (decision 046); the client secret is write-only: the field is always empty. */
-export const IDENTITY_PROVIDER_FIELDS = ["name", "kind", "issuer", "tenantId", "teamId", "keyId", "clientId", "clientSecret", "scopes", "domains", "enabled", "createAccounts", "trustUpstreamMfa", "claimMapping"] as const;
+export const IDENTITY_PROVIDER_FIELDS = ["name", "kind", "issuer", "tenantId", "teamId", "keyId", "clientId", "clientSecret", "scopes", "domains", "enabled", "createAccounts", "trustUpstreamMfa", "claimMapping", "tokenEndpointAuthMethod", "assumeVerifiedEmails"] as const;
 
 const words = (value: string | undefined) => (value ?? "").split(/[\s,]+/).map((s) => s.trim()).filter(Boolean);
 
@@ -20,6 +20,8 @@ export function identityProviderInput(form: FormData, create: { organizationId: 
   const teamId = text(form, "teamId")?.trim();
   const keyId = text(form, "keyId")?.trim();
   const apple = { ...(teamId ? { teamId } : {}), ...(keyId ? { keyId } : {}) };
+  // Only forms that show the choice (kinds whose token-endpoint authentication can be chosen) carry it.
+  const authMethod = text(form, "tokenEndpointAuthMethod");
   const common = {
     name: text(form, "name") ?? "",
     clientId: text(form, "clientId") ?? "",
@@ -29,6 +31,8 @@ export function identityProviderInput(form: FormData, create: { organizationId: 
     enabled: flags.includes("enabled"),
     createAccounts: flags.includes("createAccounts"),
     trustUpstreamMfa: text(form, "trustUpstreamMfa") ?? "when_asserted",
+    assumeVerifiedEmails: flags.includes("assumeVerifiedEmails"),
+    ...(authMethod ? { tokenEndpointAuthMethod: authMethod } : {}),
   };
   if (!create) {
     return { ...common, ...(issuer ? { issuer } : {}), ...apple, ...(flags.includes("removeSecret") && !secret ? { clientSecret: null } : {}) };
@@ -38,7 +42,9 @@ export function identityProviderInput(form: FormData, create: { organizationId: 
 
 export function IdentityProviderFields({ provider, errors }: { provider: IdentityProvider | null; errors: Record<string, string> }) {
   const { t } = useTranslation("console");
-  const checked = provider ? [provider.enabled ? "enabled" : "", provider.createAccounts ? "createAccounts" : ""].filter(Boolean) : ["enabled"];
+  const checked = provider
+    ? [provider.enabled ? "enabled" : "", provider.createAccounts ? "createAccounts" : "", provider.assumeVerifiedEmails ? "assumeVerifiedEmails" : ""].filter(Boolean)
+    : ["enabled"];
   return (
     <>
       <TextField name="name" label={t("idp.name")} hint={t("idp.nameHint")} defaultValue={provider?.name ?? ""} error={errors.name} required />
@@ -68,6 +74,15 @@ export function IdentityProviderFields({ provider, errors }: { provider: Identit
         <p id="clientSecret-hint" className="hint">{provider?.hasClientSecret ? t("idp.secretKept") : t("idp.secretHint")}</p>
         {errors.clientSecret ? <p className="field-error" role="alert">{errors.clientSecret}</p> : null}
       </div>
+      {!provider || AUTH_METHOD_KINDS.includes(provider.kind) ? (
+        <SelectField
+          name="tokenEndpointAuthMethod"
+          label={t("idp.authMethod")}
+          defaultValue={provider?.tokenEndpointAuthMethod ?? "auto"}
+          options={TOKEN_ENDPOINT_AUTH_METHODS.map((v) => ({ value: v, label: t(`idp.authMethodValue.${v}`) }))}
+          error={errors.tokenEndpointAuthMethod}
+        />
+      ) : null}
       <TextField name="scopes" label={t("idp.scopes")} hint={t("idp.scopesHint")} defaultValue={provider?.scopes.join(" ") ?? ""} error={errors.scopes} />
         </>
       )}
@@ -85,10 +100,11 @@ export function IdentityProviderFields({ provider, errors }: { provider: Identit
         options={[
           { value: "enabled", label: t("idp.enabled") },
           { value: "createAccounts", label: t("idp.createAccounts") },
+          { value: "assumeVerifiedEmails", label: t("idp.assumeVerifiedEmails") },
           ...(provider?.hasClientSecret ? [{ value: "removeSecret", label: t("idp.removeSecret") }] : []),
         ]}
         checked={checked}
-        error={errors.enabled ?? errors.createAccounts}
+        error={errors.enabled ?? errors.createAccounts ?? errors.assumeVerifiedEmails}
       />
     </>
   );

@@ -10,7 +10,7 @@ import {
   type PackageCounts,
   type PackageIdentityProvider,
 } from "~/schemas/transfer";
-import { claimMappingOf, endpointsOf, trustOf } from "../../federation/providers";
+import { authMethodOf, claimMappingOf, endpointsOf, trustOf } from "../../federation/providers";
 import { portableSamlOf } from "../../federation/saml-connections";
 import { scopeDescriptionsOf } from "../api-resources/service";
 import { exportBranding } from "./branding-assets";
@@ -67,6 +67,7 @@ export const IDENTITY_PROVIDER_COLUMNS_NOT_CARRIED = {
   id: "providers are matched by name, since ids differ between databases",
   organizationId: "the package is the organization's",
   clientSecretEncrypted: "a secret never leaves the deployment: `hadClientSecret` says one must be set after the import; a SAML connection's decryption key, `saml.hadDecryptionKey`, is made anew by the import",
+  clientKeyEncrypted: "a private key never leaves the deployment: a private_key_jwt connection gets a new key at the import, to register upstream (decision 082)",
   version: "belongs to the database the row lives in",
   createdAt: "belongs to the database the row lives in",
   updatedAt: "belongs to the database the row lives in",
@@ -233,6 +234,8 @@ async function loadContent(ctx: ExportContext, organizationId: string): Promise<
       endpoints: p.kind === "github" ? endpointsOf(p) : null,
       teamId: p.teamId,
       keyId: p.keyId,
+      tokenEndpointAuthMethod: authMethodOf(p),
+      assumeVerifiedEmails: p.assumeVerifiedEmails,
       saml: portableSamlOf(p),
     })),
     apiResources: resources.map((r) => ({

@@ -3,6 +3,7 @@ import { totpAad } from "../../auth/two-factor/totp";
 import { invalidateClient } from "../../directory/clients";
 import { invalidateOrganization } from "../../directory/organizations";
 import { invalidateUser } from "../../directory/users";
+import { storedAuthMethod } from "../../federation/providers";
 import type { Context } from "../../context";
 import { conflict, validation, type FieldDetail } from "../../errors";
 import { adminApiResource } from "../api-access";
@@ -147,9 +148,17 @@ function planImport(ctx: PreviewContext, pkg: ExportPackage, slug: string, targe
     return { u, existing, totpSecret, write: note("user", u.email, fields), fields: fields ?? [] };
   });
 
-  const providerFields: Array<keyof PackageIdentityProvider & string> = ["kind", "issuer", "clientId", "scopes", "claimMapping", "domains", "createAccounts", "trustUpstreamMfa", "endpoints", "teamId", "keyId", "saml"];
+  const providerFields: Array<keyof PackageIdentityProvider & string> = ["kind", "issuer", "clientId", "scopes", "claimMapping", "domains", "createAccounts", "trustUpstreamMfa", "endpoints", "teamId", "keyId", "tokenEndpointAuthMethod", "assumeVerifiedEmails", "saml"];
   const providerSteps = (c.identityProviders ?? []).map((given) => {
-    const p = { ...given, endpoints: given.endpoints ?? null, teamId: given.teamId ?? null, keyId: given.keyId ?? null, saml: given.saml ?? null };
+    const p = {
+      ...given,
+      endpoints: given.endpoints ?? null,
+      teamId: given.teamId ?? null,
+      keyId: given.keyId ?? null,
+      tokenEndpointAuthMethod: given.tokenEndpointAuthMethod ?? "auto",
+      assumeVerifiedEmails: given.assumeVerifiedEmails ?? false,
+      saml: given.saml ?? null,
+    };
     const existing = target.identityProviders.get(p.name);
     // A SAML connection is compared as packages carry it (its key pair is the target's own).
     const comparable = existing ? { ...existing, saml: portableSamlOf({ kind: existing.kind, saml: existing.saml, clientSecretEncrypted: existing.clientSecretEncrypted }) } : null;
@@ -339,10 +348,13 @@ function planImport(ctx: PreviewContext, pkg: ExportPackage, slug: string, targe
         endpoints: p.endpoints ?? Prisma.DbNull,
         teamId: p.teamId,
         keyId: p.keyId,
+        assumeVerifiedEmails: p.assumeVerifiedEmails,
       };
       // The secret and the switch stay the target's: a package carries no secret, and the
-      // callback address to register upstream is this deployment's own (decision 055).
+      // callback address to register upstream is this deployment's own (decision 055). A
+      // private_key_jwt connection keeps the target's key, or gets a new one (decision 082).
       const id = existing?.id ?? crypto.randomUUID();
+      const method = storedAuthMethod(ctx.encrypter, id, p.tokenEndpointAuthMethod, existing?.clientKeyEncrypted ?? null);
       // A SAML connection's settings; one that encrypted keeps the target's key pair or gets a new one.
       const saml = p.saml
         ? await importedSamlSettings(p.saml, existing ? { kind: existing.kind, saml: existing.saml, clientSecretEncrypted: existing.clientSecretEncrypted } : null, `Porta SAML ${p.issuer}`)
@@ -353,8 +365,8 @@ function planImport(ctx: PreviewContext, pkg: ExportPackage, slug: string, targe
             ...(saml.decryptionKeyPem !== undefined ? { clientSecretEncrypted: saml.decryptionKeyPem === null ? null : encryptProviderSecret(ctx.encrypter, id, saml.decryptionKeyPem) } : {}),
           }
         : { saml: Prisma.DbNull };
-      if (existing) await tx.identityProvider.update({ where: { id: existing.id }, data: { ...data, ...samlData, version: { increment: 1 } } });
-      else await tx.identityProvider.create({ data: { id, organizationId, name: p.name, ...data, enabled: false, clientSecretEncrypted: null, ...samlData } });
+      if (existing) await tx.identityProvider.update({ where: { id }, data: { ...data, ...method, ...samlData, version: { increment: 1 } } });
+      else await tx.identityProvider.create({ data: { id, organizationId, name: p.name, ...data, ...method, enabled: false, clientSecretEncrypted: null, ...samlData } });
     }
     // After the clients: a resource named in the package gets exactly the grants it gives, as a role its permissions.
     for (const { r, existing, write } of resourceSteps) {

@@ -1,5 +1,6 @@
 import type { Prisma } from "~/generated/prisma/client";
 import type { PackageContent } from "~/schemas/transfer";
+import { authMethodOf } from "../../federation/providers";
 
 /**
  * What an import finds in its target organization, keyed the way packages refer to things:
@@ -63,6 +64,10 @@ export interface TargetIdentityProvider {
   clientSecretEncrypted: string | null;
   teamId: string | null;
   keyId: string | null;
+  /** "auto" for a stored null (decision 082). */
+  tokenEndpointAuthMethod: string;
+  clientKeyEncrypted: string | null;
+  assumeVerifiedEmails: boolean;
 }
 
 /** An API resource as an import compares it: grants sorted by client id. */
@@ -148,7 +153,7 @@ export async function loadTarget(db: Prisma.TransactionClient, slug: string, con
     db.clientSecret.findMany({ where: { secretHash: { in: secretHashes }, client: { organizationId } }, select: { secretHash: true, clientId: true } }),
     db.identityProvider.findMany({
       where: { organizationId },
-      select: { id: true, name: true, kind: true, issuer: true, clientId: true, scopes: true, claimMapping: true, domains: true, createAccounts: true, trustUpstreamMfa: true, endpoints: true, teamId: true, keyId: true, saml: true, clientSecretEncrypted: true },
+      select: { id: true, name: true, kind: true, issuer: true, clientId: true, scopes: true, claimMapping: true, domains: true, createAccounts: true, trustUpstreamMfa: true, endpoints: true, teamId: true, keyId: true, tokenEndpointAuthMethod: true, clientKeyEncrypted: true, assumeVerifiedEmails: true, saml: true, clientSecretEncrypted: true },
     }),
     db.apiResource.findMany({ where: { organizationId }, include: { grants: { orderBy: { clientId: "asc" }, select: { clientId: true, scopes: true } } } }),
   ]);
@@ -165,7 +170,7 @@ export async function loadTarget(db: Prisma.TransactionClient, slug: string, con
       grants: r.grants.map((g) => ({ client: g.clientId, scopes: g.scopes })),
     });
   }
-  for (const { name, ...provider } of providers) state.identityProviders.set(name, provider);
+  for (const { name, ...provider } of providers) state.identityProviders.set(name, { ...provider, tokenEndpointAuthMethod: authMethodOf(provider) });
   for (const s of ownSecrets) if (packageSecretOwner.get(s.secretHash) !== s.clientId) state.foreignSecretHashes.add(s.secretHash);
   for (const p of permissions) state.permissions.set(p.name, { id: p.id, description: p.description });
   for (const r of roles) state.roles.set(r.name, { id: r.id, description: r.description, permissions: r.permissions.map((p) => p.permission.name) });

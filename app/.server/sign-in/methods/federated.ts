@@ -5,8 +5,8 @@ import { anonymousActor } from "../../auth/actors";
 import { planForSignIn, readSecondFactorEnrollment, type SecondFactorPlan } from "../plan";
 import type { PendingSecondFactor } from "../pending";
 import type { FirstFactor, MethodContext, Proved, SignInContext } from "../method";
-import type { Db } from "../../context";
 import type { InteractionContext } from "../interaction";
+import { resolveAccount, type Resolution, type UpstreamPerson } from "../federated-account";
 import { ACR, stepUpRequested } from "../../oidc/features/acr";
 import { guardedFetch } from "../../outbound/guard";
 import { consumeEach, refundEach, type LimitName, type LimitOutcome } from "../../rate-limit/limiters";
@@ -14,7 +14,20 @@ import { getOrganizationBySlug } from "../../directory/organizations";
 import { onFirstUse } from "../../lazy";
 import { appleClientSecret, appleFirstSignInName } from "../../federation/apple";
 import { githubAuthorizationUrl, githubPerson } from "../../federation/github";
-import { claimMappingOf, clientSecretOf, enabledProviders, endpointsOf, federationCallbackUrl, providerForEmail, trustOf, type ProviderRow } from "../../federation/providers";
+import {
+  authMethodOf,
+  chooseTokenEndpointAuthMethod,
+  claimMappingOf,
+  clientKeyOf,
+  clientSecretOf,
+  emailCountsVerified,
+  enabledProviders,
+  endpointsOf,
+  federationCallbackUrl,
+  providerForEmail,
+  trustOf,
+  type ProviderRow,
+} from "../../federation/providers";
 
 /**
  * Signing in through an upstream OpenID provider (decision 046). openid-client (on
@@ -68,9 +81,7 @@ export async function upstreamConfiguration(ctx: FederationContext, row: Provide
   const auth =
     row.kind === "apple" && secret
       ? oidc.ClientSecretPost(await appleClientSecret({ pem: secret, teamId: row.teamId ?? "", keyId: row.keyId ?? "", clientId: row.clientId }))
-      : secret
-        ? oidc.ClientSecretBasic(secret)
-        : oidc.None();
+      : await clientAuthentication(ctx, row, secret);
   const config = await oidc.discovery(new URL(row.issuer), row.clientId, undefined, auth, {
     [oidc.customFetch]: fetchGuarded,
     timeout: OUTBOUND_TIMEOUT_MS / 1000,
@@ -81,6 +92,31 @@ export async function upstreamConfiguration(ctx: FederationContext, row: Provide
   if (discovered.size > 500) discovered.clear();
   discovered.set(cacheKey, { at: Date.now(), config });
   return config;
+}
+
+/**
+ * The token endpoint's client authentication (decision 082): the connection's method, or for
+ * `auto` the one `chooseTokenEndpointAuthMethod` picks from the discovery document, which is read
+ * when the request is made (the method applies to the server metadata it is handed).
+ */
+async function clientAuthentication(ctx: FederationContext, row: ProviderRow, secret: string | null): Promise<Oidc.ClientAuth> {
+  const oidc = await openidClient();
+  const method = authMethodOf(row);
+  if (method === "private_key_jwt") {
+    const jwk = clientKeyOf(ctx.encrypter, row);
+    if (!jwk) return oidc.None();
+    const { kid, ...material } = jwk;
+    const key = await crypto.subtle.importKey("jwk", { ...material, key_ops: ["sign"] }, { name: "ECDSA", namedCurve: "P-256" }, false, ["sign"]);
+    return oidc.PrivateKeyJwt({ key, kid });
+  }
+  if (method === "none") return oidc.None();
+  if (method === "client_secret_post") return oidc.ClientSecretPost(secret ?? "");
+  if (method === "client_secret_basic") return oidc.ClientSecretBasic(secret ?? "");
+  return (as, client, body, headers) => {
+    const chosen = chooseTokenEndpointAuthMethod(as.token_endpoint_auth_methods_supported, row.clientId, secret);
+    const auth = chosen === "none" ? oidc.None() : chosen === "client_secret_post" ? oidc.ClientSecretPost(secret!) : oidc.ClientSecretBasic(secret!);
+    return auth(as, client, body, headers);
+  };
 }
 
 export type RateLimited = { kind: "rate_limited"; retryAfterSeconds: number };
@@ -135,6 +171,14 @@ export async function startFederatedSignIn(ctx: FederationContext, ic: Interacti
     config = await upstreamConfiguration(ctx, row);
   } catch (error) {
     ctx.logger.warn({ err: errorSummary(error), providerId: row.id }, "upstream identity provider unreachable");
+    // Starting is not a failure of the person (no point is counted), but the organization sees that its upstream was down.
+    await ctx.transaction(async (tx) => {
+      tx.audit({
+        eventType: "auth.login.failure",
+        organizationId: ic.organization.id,
+        data: { method: "federated", reason: "upstream_unreachable", clientId: ic.client.id, providerId: row.id },
+      });
+    });
     return { kind: "unreachable", providerName: row.name };
   }
   const state = oidc.randomState();
@@ -192,17 +236,6 @@ export type CompleteOutcome =
   | { kind: "failed"; reason: FederatedFailure; providerName: string | null }
   | RateLimited;
 
-/** Claims the mapping names, from the ID token and, when it lacks them, the userinfo endpoint. */
-interface UpstreamPerson {
-  subject: string;
-  email: string | null;
-  emailVerified: boolean;
-  givenName: string | null;
-  familyName: string | null;
-  /** The upstream said the sign-in used more than one factor (amr mfa, or a multi-factor acr). */
-  mfa: boolean;
-}
-
 const MULTI_FACTOR_ACR = new Set([ACR.twoFactors, "http://schemas.openid.net/pape/policies/2007/06/multi-factor", "urn:mace:incommon:iap:silver:mfa", "mfa"]);
 
 function personOf(row: ProviderRow, claims: Record<string, unknown>): UpstreamPerson {
@@ -211,11 +244,13 @@ function personOf(row: ProviderRow, claims: Record<string, unknown>): UpstreamPe
   const amr = Array.isArray(claims.amr) ? claims.amr.filter((v): v is string => typeof v === "string") : [];
   const acr = typeof claims.acr === "string" ? claims.acr : "";
   const verified = claims[mapping.emailVerified ?? "email_verified"];
+  const email = text(mapping.email ?? "email")?.toLowerCase() ?? null;
+  // Only a literal true (or the string "true" some providers send) asserts it; no claim at all says nothing.
+  const asserted = verified === undefined || verified === null ? null : verified === true || verified === "true";
   return {
     subject: String(claims.sub),
-    email: text(mapping.email ?? "email")?.toLowerCase() ?? null,
-    // Only a literal true (or the string "true" some providers send) counts as verified.
-    emailVerified: verified === true || verified === "true",
+    email,
+    emailVerified: emailCountsVerified(row, email, asserted),
     givenName: text(mapping.givenName ?? "given_name"),
     familyName: text(mapping.familyName ?? "family_name"),
     mfa: amr.includes("mfa") || MULTI_FACTOR_ACR.has(acr),
@@ -256,13 +291,13 @@ async function checkAnswer(ctx: FederationSignIn, ic: InteractionContext, input:
   const state = input.search.get("state") ?? "";
   const taken = state ? await ctx.store.take(stateKey(state)) : null;
   const pending = taken ? (JSON.parse(taken) as PendingUpstream) : null;
-  const audit = (reason: string, providerId: string | null, userId?: string) =>
+  const audit = (reason: string, providerId: string | null, userId?: string, upstreamError?: string) =>
     ctx.transaction(anonymousActor(input.meta), async (tx) => {
       tx.audit({
         eventType: "auth.login.failure",
         organizationId: ic.organization.id,
         ...(userId ? { targetType: "user", targetId: userId } : {}),
-        data: { method: "federated", reason, clientId: ic.client.id, ...(providerId ? { providerId } : {}) },
+        data: { method: "federated", reason, clientId: ic.client.id, ...(providerId ? { providerId } : {}), ...(upstreamError ? { upstreamError } : {}) },
       });
     });
   if (!pending || pending.uid !== ic.uid || pending.organizationId !== ic.organization.id) {
@@ -274,8 +309,8 @@ async function checkAnswer(ctx: FederationSignIn, ic: InteractionContext, input:
     await audit("provider_disabled", pending.providerId);
     return { kind: "failed", reason: "expired", providerName: null };
   }
-  const fail = async (reason: FederatedFailure, detail: string, userId?: string): Promise<CompleteOutcome> => {
-    await audit(detail, row.id, userId);
+  const fail = async (reason: FederatedFailure, detail: string, userId?: string, upstreamError?: string): Promise<CompleteOutcome> => {
+    await audit(detail, row.id, userId, upstreamError);
     return { kind: "failed", reason, providerName: row.name };
   };
   if (input.search.has("error")) return fail("refused", `upstream_${(input.search.get("error") ?? "").slice(0, 64)}`);
@@ -344,24 +379,45 @@ async function checkAnswer(ctx: FederationSignIn, ic: InteractionContext, input:
   return signInAs(ctx, ic, row, person, input);
 }
 
-/** An upstream request that failed: unreachable (502) or an answer that cannot be used (400). */
-function upstreamError(ctx: FederationContext, row: ProviderRow, error: unknown, fail: (reason: FederatedFailure, detail: string) => Promise<CompleteOutcome>) {
+/**
+ * An upstream request that failed: unreachable (502) or an answer that cannot be used (400). When
+ * the upstream answered with an OAuth error (its token endpoint refusing the client, the code,
+ * the verifier), its code goes into the audit entry and the log line as `upstreamError`: that is
+ * what an operator compares with the upstream's own logs. The description is not kept (free text
+ * from another server); neither are tokens or the secret, which no error carries.
+ */
+function upstreamError(
+  ctx: FederationContext,
+  row: ProviderRow,
+  error: unknown,
+  fail: (reason: FederatedFailure, detail: string, userId?: string, upstreamError?: string) => Promise<CompleteOutcome>,
+) {
   if (isUnreachable(error)) {
     ctx.logger.warn({ err: errorSummary(error), providerId: row.id }, "upstream identity provider unreachable");
     return fail("unreachable", "upstream_unreachable");
   }
-  ctx.logger.info({ err: errorSummary(error), providerId: row.id }, "upstream sign-in answer refused");
-  return fail("invalid", "invalid_upstream_response");
+  const code = upstreamErrorCode(error);
+  ctx.logger.info({ err: errorSummary(error), providerId: row.id, ...(code ? { upstreamError: code } : {}) }, "upstream sign-in answer refused");
+  return fail("invalid", "invalid_upstream_response", undefined, code ?? undefined);
+}
+
+/** The OAuth error code of an upstream's error answer (a JSON body, or a WWW-Authenticate challenge), when it is one. */
+export function upstreamErrorCode(error: unknown): string | null {
+  if (!(error instanceof Error)) return null;
+  const own = (error as { error?: unknown }).error;
+  const challenges = (error as { cause?: unknown }).cause;
+  const fromChallenge = Array.isArray(challenges)
+    ? (challenges as Array<{ parameters?: { error?: unknown } }>).map((c) => c?.parameters?.error).find((e) => typeof e === "string")
+    : undefined;
+  const code = typeof own === "string" ? own : fromChallenge;
+  // RFC 6749's error codes are printable ASCII without quote and backslash; anything else is not kept.
+  return typeof code === "string" && /^[\x20\x21\x23-\x5B\x5D-\x7E]{1,64}$/.test(code) ? code : null;
 }
 
 function isUnreachable(error: unknown): boolean {
   const text = error instanceof Error ? `${error.name} ${error.message} ${error.cause instanceof Error ? error.cause.message : ""}` : "";
   return /fetch failed|ECONNREFUSED|ENOTFOUND|EREFUSED|TimeoutError|aborted|special-use|timed out/i.test(text);
 }
-
-type Resolution =
-  | { ok: true; userId: string; plan: SecondFactorPlan | null; linked: boolean; created: boolean }
-  | { ok: false; reason: "no_account" | "unverified_email" | "inactive"; userId?: string };
 
 /**
  * Which account the upstream person is: an existing link by (provider, subject); otherwise an
@@ -407,36 +463,6 @@ async function signInAs(
   return { kind: "second_factor", userId: resolution.userId, plan: resolution.plan, primary: { method: "federated", providerId: row.id, providerName: row.name } };
 }
 
-async function resolveAccount(db: Db, ic: InteractionContext, row: ProviderRow, person: UpstreamPerson): Promise<Resolution> {
-  const linked = await db.federatedIdentity.findUnique({
-    where: { providerId_subject: { providerId: row.id, subject: person.subject } },
-    select: { id: true, user: { select: { id: true, status: true, organizationId: true } } },
-  });
-  if (linked) {
-    if (linked.user.organizationId !== ic.organization.id || linked.user.status !== "active") return { ok: false, reason: "inactive", userId: linked.user.id };
-    await db.federatedIdentity.update({ where: { id: linked.id }, data: { lastUsedAt: new Date(), ...(person.email ? { email: person.email } : {}) } });
-    return { ok: true, userId: linked.user.id, plan: null, linked: false, created: false };
-  }
-  if (!person.email) return { ok: false, reason: "no_account" };
-  const existing = await db.user.findUnique({ where: { organizationId_email: { organizationId: ic.organization.id, email: person.email } }, select: { id: true, status: true } });
-  if (existing) {
-    if (!person.emailVerified) return { ok: false, reason: "unverified_email", userId: existing.id };
-    if (existing.status !== "active") return { ok: false, reason: "inactive", userId: existing.id };
-    await db.federatedIdentity.create({ data: { organizationId: ic.organization.id, userId: existing.id, providerId: row.id, subject: person.subject, email: person.email, lastUsedAt: new Date() } });
-    // The upstream proved the address: the account's email is verified from here on.
-    await db.user.update({ where: { id: existing.id }, data: { emailVerified: true } });
-    return { ok: true, userId: existing.id, plan: null, linked: true, created: false };
-  }
-  if (!row.createAccounts) return { ok: false, reason: "no_account" };
-  if (!person.emailVerified) return { ok: false, reason: "unverified_email" };
-  const user = await db.user.create({
-    data: { organizationId: ic.organization.id, email: person.email, emailVerified: true, givenName: person.givenName, familyName: person.familyName },
-    select: { id: true },
-  });
-  await db.federatedIdentity.create({ data: { organizationId: ic.organization.id, userId: user.id, providerId: row.id, subject: person.subject, email: person.email, lastUsedAt: new Date() } });
-  return { ok: true, userId: user.id, plan: null, linked: true, created: true };
-}
-
 /**
  * GET {BASE_URL}/{slug}/federation/callback: the address registered at the upstream. It has no
  * interaction cookie (that cookie's path is the interaction's), so it only finds the interaction
@@ -459,6 +485,10 @@ export async function continueFromCallback(
   const uid = await interactionOfState(ctx, organization.id, search.get("state") ?? "");
   if (!uid) {
     await consumeEach(ctx.limits, limits);
+    // A forged, replayed or expired answer: there is no interaction (so no client), only the organization and the client address.
+    await ctx.transaction(async (tx) => {
+      tx.audit({ eventType: "auth.login.failure", organizationId: organization.id, data: { method: "federated", reason: "invalid_state" } });
+    });
     return { kind: "unknown" };
   }
   const next = new URLSearchParams();

@@ -1790,6 +1790,8 @@ export interface Operations {
             } | null;
             teamId?: string | null;
             keyId?: string | null;
+            tokenEndpointAuthMethod?: "auto" | "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
+            assumeVerifiedEmails?: boolean;
             saml?: {
               ssoUrl: string;
               signingCertificates: Array<string>;
@@ -1928,6 +1930,8 @@ export interface Operations {
         enabled?: boolean;
         createAccounts?: boolean;
         trustUpstreamMfa?: "when_asserted" | "always" | "never";
+        tokenEndpointAuthMethod?: "auto" | "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
+        assumeVerifiedEmails?: boolean;
         samlMetadataXml?: string;
         samlMetadataUrl?: string;
         saml?: {
@@ -1973,6 +1977,9 @@ export interface Operations {
         teamId: string | null;
         keyId: string | null;
         callbackUrl: string;
+        tokenEndpointAuthMethod: "auto" | "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
+        jwksUrl: string | null;
+        assumeVerifiedEmails: boolean;
         saml: {
           ssoUrl: string;
           signingCertificates: Array<string>;
@@ -2041,6 +2048,9 @@ export interface Operations {
         teamId: string | null;
         keyId: string | null;
         callbackUrl: string;
+        tokenEndpointAuthMethod: "auto" | "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
+        jwksUrl: string | null;
+        assumeVerifiedEmails: boolean;
         saml: {
           ssoUrl: string;
           signingCertificates: Array<string>;
@@ -2109,6 +2119,9 @@ export interface Operations {
         teamId: string | null;
         keyId: string | null;
         callbackUrl: string;
+        tokenEndpointAuthMethod: "auto" | "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
+        jwksUrl: string | null;
+        assumeVerifiedEmails: boolean;
         saml: {
           ssoUrl: string;
           signingCertificates: Array<string>;
@@ -2185,6 +2198,9 @@ export interface Operations {
           teamId: string | null;
           keyId: string | null;
           callbackUrl: string;
+          tokenEndpointAuthMethod: "auto" | "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
+          jwksUrl: string | null;
+          assumeVerifiedEmails: boolean;
           saml: {
             ssoUrl: string;
             signingCertificates: Array<string>;
@@ -2260,6 +2276,9 @@ export interface Operations {
         teamId: string | null;
         keyId: string | null;
         callbackUrl: string;
+        tokenEndpointAuthMethod: "auto" | "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
+        jwksUrl: string | null;
+        assumeVerifiedEmails: boolean;
         saml: {
           ssoUrl: string;
           signingCertificates: Array<string>;
@@ -2324,6 +2343,8 @@ export interface Operations {
         enabled?: boolean;
         createAccounts?: boolean;
         trustUpstreamMfa?: "when_asserted" | "always" | "never";
+        tokenEndpointAuthMethod?: "auto" | "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
+        assumeVerifiedEmails?: boolean;
         samlMetadataXml?: string;
         saml?: {
           ssoUrl?: string;
@@ -2368,6 +2389,9 @@ export interface Operations {
         teamId: string | null;
         keyId: string | null;
         callbackUrl: string;
+        tokenEndpointAuthMethod: "auto" | "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
+        jwksUrl: string | null;
+        assumeVerifiedEmails: boolean;
         saml: {
           ssoUrl: string;
           signingCertificates: Array<string>;
@@ -2582,6 +2606,8 @@ export interface Operations {
               } | null;
               teamId?: string | null;
               keyId?: string | null;
+              tokenEndpointAuthMethod?: "auto" | "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
+              assumeVerifiedEmails?: boolean;
               saml?: {
                 ssoUrl: string;
                 signingCertificates: Array<string>;
@@ -2824,6 +2850,8 @@ export interface Operations {
               } | null;
               teamId?: string | null;
               keyId?: string | null;
+              tokenEndpointAuthMethod?: "auto" | "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
+              assumeVerifiedEmails?: boolean;
               saml?: {
                 ssoUrl: string;
                 signingCertificates: Array<string>;
@@ -5346,6 +5374,8 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"enabled","in":"body","type":"boolean","required":false},
       {"name":"createAccounts","in":"body","type":"boolean","required":false},
       {"name":"trustUpstreamMfa","in":"body","type":"when_asserted | always | never","required":false},
+      {"name":"tokenEndpointAuthMethod","in":"body","type":"auto | client_secret_basic | client_secret_post | private_key_jwt | none","required":false},
+      {"name":"assumeVerifiedEmails","in":"body","type":"boolean","required":false},
       {"name":"samlMetadataXml","in":"body","type":"string (1–2097152 chars)","required":false},
       {"name":"samlMetadataUrl","in":"body","type":"string (uri)","required":false},
       {"name":"saml","in":"body","type":"object","required":false},
@@ -5397,6 +5427,8 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"enabled","in":"body","type":"boolean","required":false},
       {"name":"createAccounts","in":"body","type":"boolean","required":false},
       {"name":"trustUpstreamMfa","in":"body","type":"when_asserted | always | never","required":false},
+      {"name":"tokenEndpointAuthMethod","in":"body","type":"auto | client_secret_basic | client_secret_post | private_key_jwt | none","required":false},
+      {"name":"assumeVerifiedEmails","in":"body","type":"boolean","required":false},
       {"name":"samlMetadataXml","in":"body","type":"string (1–2097152 chars)","required":false},
       {"name":"saml","in":"body","type":"object","required":false},
     ],
