@@ -48,10 +48,14 @@ class MetadataServer {
   body = "";
   status = 200;
   requests = 0;
+  /** Runs while a request is being answered (a change made during the fetch). */
+  during: (() => Promise<unknown>) | null = null;
   server: Server = createServer((_req, res) => {
     this.requests += 1;
-    res.writeHead(this.status, { "content-type": "application/samlmetadata+xml" });
-    res.end(this.body);
+    void (this.during?.() ?? Promise.resolve()).then(() => {
+      res.writeHead(this.status, { "content-type": "application/samlmetadata+xml" });
+      res.end(this.body);
+    });
   });
   get url() {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/metadata`;
@@ -215,6 +219,19 @@ describe("SAML connections in the Admin API", () => {
     expect(after.body.saml).toMatchObject({ ssoUrl: "https://idp.example.org/sso3" });
     expect(after.body.saml!.certificates.map((c) => c?.subject)).toEqual(["CN=idp-b.example.com"]);
     expect(await prisma().auditEntry.count({ where: { targetId: id, eventType: "identity_provider.saml_metadata_refreshed", data: { path: ["trigger"], equals: "schedule" } } })).toBe(1);
+
+    // An administrator's change made while the metadata is being fetched is not overwritten: the refresh fails as stale.
+    idp.body = idpMetadata({ entityId: "https://idp.example.org/entity", ssoUrl: "https://idp.example.org/sso4", certificates: [certB] });
+    idp.during = async () => {
+      const current = await prisma().identityProvider.findUniqueOrThrow({ where: { id } });
+      await prisma().identityProvider.update({ where: { id }, data: { saml: { ...(current.saml as object), allowSha1: true }, version: { increment: 1 } } });
+    };
+    const raced = await refreshDueSamlMetadata(ctx, { providerId: id });
+    idp.during = null;
+    expect(raced).toMatchObject({ refreshed: 0, failed: 1 });
+    expect((await api.get<Provider>(`/identity-providers/${id}`)).body.saml).toMatchObject({ allowSha1: true, ssoUrl: "https://idp.example.org/sso3" });
+    expect(await refreshDueSamlMetadata(ctx, { providerId: id })).toMatchObject({ refreshed: 1, changed: 1 });
+    expect((await api.get<Provider>(`/identity-providers/${id}`)).body.saml).toMatchObject({ allowSha1: true, ssoUrl: "https://idp.example.org/sso4" });
 
     // A connection entered by hand has no URL to refresh; another kind has no metadata.
     const google = await api.post<Provider>("/identity-providers", { organizationId: org.id, kind: "google", name: "Google", clientId: "g" });

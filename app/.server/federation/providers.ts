@@ -402,11 +402,16 @@ export async function refreshSamlMetadata(
   row: ProviderRow,
 ): Promise<{ row: ProviderRow; change: MetadataChange | null }> {
   const next = await refreshedSettings(ctx, row);
-  // The version moves only when the IdP changed something; a refresh that finds the same keeps the ETag.
-  const updated = await ctx.db.identityProvider.update({
-    where: { id: row.id },
-    data: { saml: next.settings, issuer: next.issuer, ...(next.change ? { version: { increment: 1 } } : {}) },
-  });
+  // Written only over the version that was read: an administrator's change made during the fetch
+  // is not overwritten (the refresh fails as stale and the next run starts from it). The version
+  // moves only when the IdP changed something; a refresh that finds the same keeps the ETag.
+  await compareAndSet({ ifMatch: undefined, read: row.version }, (guard) =>
+    ctx.db.identityProvider.updateMany({
+      where: { id: row.id, ...guard },
+      data: { saml: next.settings, issuer: next.issuer, ...(next.change ? { version: { increment: 1 } } : {}) },
+    }),
+  );
+  const updated = await ctx.db.identityProvider.findUniqueOrThrow({ where: { id: row.id } });
   return { row: updated, change: next.change };
 }
 
