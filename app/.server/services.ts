@@ -1,3 +1,4 @@
+import { SAML_REFRESH_TICK_MS } from "./federation/saml-jobs";
 import type { Logger } from "pino";
 import { createMetadataDocumentClients } from "./oidc/storage/client-metadata-documents";
 import { createMemoryStore } from "./cache/memory-store";
@@ -182,6 +183,12 @@ export async function createServices(config: Config, logger: Logger, options: Cr
   const jobs = metrics.observeJobs(tracing.observeJobs(createJobQueue(db, logger, JOB_TABLE, { soleProcess: !config.databaseUrl, ...options.queue })));
   metrics.watch({ db, cache, cacheKind: config.redisUrl ? "redis" : "memory", providerPool: () => oidc.poolStats(), documentDirectory: () => documents.stats(), jobs });
   const logoutNotices = createLogoutNotices(db.prisma, jobs, logger);
+  // SAML connections' metadata URLs are fetched again once their copy is six hours old
+  // (federation/saml-jobs.ts); each tick only asks for a run, which skips what is not due.
+  const samlRefresh = setInterval(() => {
+    jobs.enqueue("saml-metadata-refresh", {}).catch((error: unknown) => logger.warn({ err: error }, "could not ask for the SAML metadata refresh"));
+  }, SAML_REFRESH_TICK_MS);
+  samlRefresh.unref();
   noticesRef.current = logoutNotices;
   // Each audited write also writes the webhook deliveries it causes (decision 047).
   const audit = metrics.observeAudit(createAuditLog(db.prisma, logger, createWebhookOutbox(jobs, logger)));
@@ -221,6 +228,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     ...(options.transactionMaxWaitMs !== undefined ? { transactionMaxWaitMs: options.transactionMaxWaitMs } : {}),
     async close() {
       clearInterval(sweeper);
+      clearInterval(samlRefresh);
       await jobs.stop();
       documents.close();
       await oidc.close();

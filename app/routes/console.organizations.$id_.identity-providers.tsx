@@ -3,8 +3,9 @@ import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
 import { ListTable } from "~/components/console/list-table";
-import { detailErrors, zodFieldErrors } from "~/components/console/forms";
+import { detailErrors, text, zodFieldErrors } from "~/components/console/forms";
 import { IDENTITY_PROVIDER_FIELDS, IdentityProviderFields, identityProviderInput } from "~/components/console/identity-provider-fields";
+import { SAML_FIELDS, SamlCreateFields, samlCreateInput } from "~/components/console/saml-connection-fields";
 import { Csrf, Notice } from "~/components/console/ui";
 import { IdentityProviderCreateSchema } from "~/schemas/identity-provider";
 
@@ -26,10 +27,12 @@ export async function loader(args: LoaderFunctionArgs) {
 export async function action(args: ActionFunctionArgs) {
   const { console, form } = await requireConsoleForm(args);
   const orgId = args.params.id!;
-  const parsed = IdentityProviderCreateSchema.safeParse(identityProviderInput(form, { organizationId: orgId }));
+  const input = identityProviderInput(form, { organizationId: orgId });
+  // A SAML connection (decision 081): its settings' source and attribute names instead of client ID and scopes.
+  const parsed = IdentityProviderCreateSchema.safeParse(text(form, "kind") === "saml" ? { ...input, clientId: undefined, ...samlCreateInput(form) } : input);
   if (!parsed.success) return data({ errors: zodFieldErrors(parsed.error) }, { status: 422, headers: NO_STORE });
   const created = await console.admin("identityProviders.create", { body: parsed.data });
-  if (!created.ok) return data({ errors: created.error.details ? detailErrors(created.error.details, IDENTITY_PROVIDER_FIELDS) : { form: created.error.message } }, { status: created.status, headers: NO_STORE });
+  if (!created.ok) return data({ errors: created.error.details ? detailErrors(created.error.details, [...IDENTITY_PROVIDER_FIELDS, ...SAML_FIELDS]) : { form: created.error.message } }, { status: created.status, headers: NO_STORE });
   return redirect(`/console/organizations/${orgId}/identity-providers/${created.body.id}?done=created`);
 }
 
@@ -61,6 +64,7 @@ export default function IdentityProviders() {
         {errors.form ? <Notice kind="error">{errors.form}</Notice> : null}
         <Csrf />
         <IdentityProviderFields provider={null} errors={errors} />
+        <SamlCreateFields errors={errors} />
         <button type="submit" className="button button-inline">{t("idp.create")}</button>
       </Form>
     </>

@@ -4,6 +4,7 @@ import { useTranslation } from "react-i18next";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
 import { detailErrors, text, zodFieldErrors } from "~/components/console/forms";
 import { IDENTITY_PROVIDER_FIELDS, IdentityProviderFields, identityProviderInput } from "~/components/console/identity-provider-fields";
+import { SAML_FIELDS, SamlServiceProviderValues, SamlSettingsFields, samlUpdateInput } from "~/components/console/saml-connection-fields";
 import { ConfirmAction, CopyButton, Csrf, Notice } from "~/components/console/ui";
 import { IdentityProviderUpdateSchema } from "~/schemas/identity-provider";
 
@@ -15,7 +16,12 @@ export async function loader(args: LoaderFunctionArgs) {
   const console = await requireConsole(args);
   const provider = await console.admin("identityProviders.get", { params: { id: args.params.providerId! } });
   if (!provider.ok || provider.body.organizationId !== args.params.id) throw data({ message: "not found" }, { status: 404 });
-  return data({ provider: provider.body, version: provider.version ?? null, done: new URL(args.request.url).searchParams.get("done") }, { headers: NO_STORE });
+  // A SAML connection's IdP-initiated sign-in picks one of the organization's clients.
+  const clients = provider.body.kind === "saml" ? await console.admin("clients.list", { query: { organizationId: args.params.id!, limit: "100", sort: "name" } }) : null;
+  return data(
+    { provider: provider.body, version: provider.version ?? null, clients: clients?.ok ? clients.body.data.map((c) => ({ id: c.id, name: c.name })) : [], done: new URL(args.request.url).searchParams.get("done") },
+    { headers: NO_STORE },
+  );
 }
 
 export async function action(args: ActionFunctionArgs) {
@@ -29,16 +35,21 @@ export async function action(args: ActionFunctionArgs) {
     if (!deleted.ok) return data({ errors: { form: deleted.error.message } as Record<string, string> }, { status: deleted.status, headers: NO_STORE });
     return redirect(`/console/organizations/${orgId}/identity-providers?done=deleted`);
   }
-  const parsed = IdentityProviderUpdateSchema.safeParse(identityProviderInput(form, null));
+  if (form.get("intent") === "refreshMetadata") {
+    const refreshed = await console.admin("identityProviders.refreshSamlMetadata", { params: { id } });
+    if (!refreshed.ok) return data({ errors: { form: refreshed.error.details?.map((d) => `${d.field}: ${d.message}`).join("; ") ?? refreshed.error.message } as Record<string, string> }, { status: refreshed.status, headers: NO_STORE });
+    return redirect(`/console/organizations/${orgId}/identity-providers/${id}?done=refreshed`);
+  }
+  const parsed = IdentityProviderUpdateSchema.safeParse(current.body.kind === "saml" ? samlUpdateInput(form) : identityProviderInput(form, null));
   if (!parsed.success) return data({ errors: zodFieldErrors(parsed.error) }, { status: 422, headers: NO_STORE });
   const ifMatch = /^\d{1,10}$/.test(text(form, "version") ?? "") ? Number(text(form, "version")) : undefined;
   const updated = await console.admin("identityProviders.update", { params: { id }, body: parsed.data, ...(ifMatch ? { ifMatch } : {}) });
-  if (!updated.ok) return data({ errors: updated.error.details ? detailErrors(updated.error.details, IDENTITY_PROVIDER_FIELDS) : { form: updated.error.message } }, { status: updated.status, headers: NO_STORE });
+  if (!updated.ok) return data({ errors: updated.error.details ? detailErrors(updated.error.details, [...IDENTITY_PROVIDER_FIELDS, ...SAML_FIELDS]) : { form: updated.error.message } }, { status: updated.status, headers: NO_STORE });
   return redirect(`/console/organizations/${orgId}/identity-providers/${id}?done=saved`);
 }
 
 export default function IdentityProviderPage() {
-  const { provider, version, done } = useLoaderData<typeof loader>();
+  const { provider, version, clients, done } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const { t } = useTranslation("console");
   const errors: Record<string, string> = result?.errors ?? {};
@@ -46,12 +57,23 @@ export default function IdentityProviderPage() {
     <>
       <p className="breadcrumb"><Link to={`/console/organizations/${provider.organizationId}/identity-providers`}>{t("idp.title")}</Link></p>
       <h1>{provider.name}</h1>
-      {done ? <Notice kind="info">{t(done === "created" ? "idp.created" : "idp.saved")}</Notice> : null}
-      <section className="panel" aria-labelledby="callback-title">
-        <h2 id="callback-title">{t("idp.callback")}</h2>
-        <p>{t("idp.callbackHint")}</p>
-        <p><code>{provider.callbackUrl}</code> <CopyButton value={provider.callbackUrl} label={t("idp.copyCallback")} /></p>
-      </section>
+      {done ? <Notice kind="info">{t(done === "created" ? "idp.created" : done === "refreshed" ? "idp.saml.refreshed" : "idp.saved")}</Notice> : null}
+      {provider.saml ? (
+        <SamlServiceProviderValues saml={provider.saml} provider={provider} />
+      ) : (
+        <section className="panel" aria-labelledby="callback-title">
+          <h2 id="callback-title">{t("idp.callback")}</h2>
+          <p>{t("idp.callbackHint")}</p>
+          <p><code>{provider.callbackUrl}</code> <CopyButton value={provider.callbackUrl} label={t("idp.copyCallback")} /></p>
+        </section>
+      )}
+      {provider.saml?.metadataUrl ? (
+        <Form method="post" reloadDocument className="panel">
+          <Csrf />
+          <input type="hidden" name="intent" value="refreshMetadata" />
+          <button type="submit" className="button button-inline">{t("idp.saml.refresh")}</button>
+        </Form>
+      ) : null}
       {provider.jwksUrl ? (
         <section className="panel" aria-labelledby="jwks-title">
           <h2 id="jwks-title">{t("idp.jwks")}</h2>
@@ -65,6 +87,7 @@ export default function IdentityProviderPage() {
         <Csrf />
         {version !== null ? <input type="hidden" name="version" value={version} /> : null}
         <IdentityProviderFields provider={provider} errors={errors} />
+        {provider.saml ? <SamlSettingsFields provider={provider} saml={provider.saml} clients={clients} errors={errors} /> : null}
         <button type="submit" className="button button-inline">{t("idp.save")}</button>
       </Form>
       <section className="panel" aria-labelledby="delete-idp-title">

@@ -109,6 +109,7 @@ export const AUDIT_EVENTS = {
   "identity_provider.created": "An upstream identity provider was added to an organization (the client secret is never recorded).",
   "identity_provider.updated": "An upstream identity provider changed (a new client secret is named, never valued).",
   "identity_provider.deleted": "An upstream identity provider was deleted with its users' links to it.",
+  "identity_provider.saml_metadata_refreshed": "A SAML connection's metadata URL was fetched again, on demand or on schedule (data: trigger: api or schedule, change: ssoUrl, issuer and certificate fingerprints before and after, or null when nothing changed).",
   "api_resource.created": "An API resource (an API clients ask access tokens for with the resource parameter) was added to an organization.",
   "api_resource.updated": "An API resource changed (identifier, name, scopes, token lifetime, consent, status).",
   "api_resource.deleted": "An API resource was deleted with its client grants (data: identifier, name, grantedClients); tokens already issued for it run out.",

@@ -35,7 +35,7 @@ export const APPLE_ISSUER = "https://appleid.apple.com";
 const AppleIdSchema = z.string().trim().regex(/^[A-Z0-9]{10}$/, "must be ten upper-case letters or digits");
 
 const NameSchema = z.string().trim().min(1, "must not be empty").max(100, "must have at most 100 characters");
-const IssuerSchema = z
+export const IssuerSchema = z
   .url({ message: "must be an absolute http(s) URL", protocol: /^https?$/ })
   .max(500, "must have at most 500 characters")
   .refine((u) => !u.includes("?") && !u.includes("#"), "must not have a query or fragment");
@@ -148,6 +148,62 @@ export const SamlSettingsSchema = z
   .strict();
 export type SamlSettings = z.infer<typeof SamlSettingsSchema>;
 
+/** A certificate as an administrator sees it: whose, by whom, valid when, its SHA-256 fingerprint. */
+export const CertificateInfoSchema = z.object({
+  subject: z.string(),
+  issuer: z.string(),
+  notBefore: z.iso.datetime(),
+  notAfter: z.iso.datetime(),
+  fingerprint: z.string(),
+});
+
+/**
+ * A SAML connection as the Admin API answers it: its settings (no secret among them; the
+ * decryption key stays write-never), Porta's addresses the IdP's administrator registers, and the
+ * certificates described.
+ */
+export const SamlConnectionSchema = SamlSettingsSchema.extend({
+  /** Porta's (the service provider's) entity ID for this connection. */
+  entityId: z.string(),
+  acsUrl: z.string(),
+  spMetadataUrl: z.string(),
+  /** The signing certificates in the order of `signingCertificates`, described (null: one that no longer parses). */
+  certificates: z.array(CertificateInfoSchema.nullable()),
+  /** The decryption key's certificate, described; null without encryption. */
+  encryption: CertificateInfoSchema.nullable(),
+});
+export type SamlConnection = z.infer<typeof SamlConnectionSchema>;
+
+/**
+ * A SAML connection's settings as an administrator sends them (decision 081). On create, `ssoUrl`
+ * and `signingCertificates` are needed unless the metadata gives them; `encryption` makes Porta
+ * generate a decryption key pair (true) or drop it (false).
+ */
+export const SamlSettingsInputSchema = z
+  .object({
+    ssoUrl: EndpointSchema.optional(),
+    signingCertificates: z.array(SamlCertificateSchema).min(1, "must have at least one certificate").max(5, "must have at most 5 certificates").optional(),
+    /** Update only: null stops the scheduled refresh (the settings stay as they are). */
+    metadataUrl: EndpointSchema.nullable().optional(),
+    nameIdFormat: z.enum(SAML_NAME_ID_FORMATS).optional(),
+    allowSha1: z.boolean().optional(),
+    idpInitiatedClientId: z.string().trim().min(1, "must not be empty").max(200, "must have at most 200 characters").nullable().optional(),
+    groupRoles: z.array(SamlGroupRoleSchema).max(100, "must have at most 100 groups").optional(),
+    encryption: z.boolean().optional(),
+  })
+  .strict();
+export type SamlSettingsInput = z.infer<typeof SamlSettingsInputSchema>;
+
+/** The IdP's metadata as pasted (checked by federation/saml-metadata.ts, which also caps its size). */
+const SamlMetadataXmlSchema = z.string().min(1, "must not be empty").max(2 * 1024 * 1024, "must have at most 1048576 bytes");
+
+/** An issuer for the kind: a URL for OpenID Connect, an entity ID (URL or URN) for SAML. */
+function checkIssuerForKind(kind: IdentityProviderKind, issuer: string, ctx: z.RefinementCtx) {
+  const parsed = (kind === "saml" ? SamlEntityIdSchema : IssuerSchema).safeParse(issuer);
+  if (!parsed.success) for (const issue of parsed.error.issues) ctx.addIssue({ code: "custom", path: ["issuer"], message: issue.message });
+}
+const LooseIssuerSchema = z.string().max(1024, "must have at most 1024 characters");
+
 export const IdentityProviderSchema = z.object({
   id: z.uuid(),
   organizationId: z.uuid(),
@@ -175,6 +231,8 @@ export const IdentityProviderSchema = z.object({
   jwksUrl: z.string().nullable(),
   /** Emails of the provider's `domains` count as verified when the upstream does not say whether they are. */
   assumeVerifiedEmails: z.boolean(),
+  /** A SAML connection's settings and addresses (decision 081); null for other kinds. */
+  saml: SamlConnectionSchema.nullable(),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
 });
@@ -202,17 +260,29 @@ export const IdentityProviderCreateSchema = z
   .object({
     organizationId: UuidSchema,
     kind: z.enum(IDENTITY_PROVIDER_KINDS).optional(),
-    issuer: IssuerSchema.optional(),
+    /** OpenID Connect: the issuer URL; SAML: the IdP's entity ID (URL or URN). */
+    issuer: LooseIssuerSchema.optional(),
     tenantId: TenantSchema.optional(),
     endpoints: OAuthEndpointsSchema.optional(),
     teamId: AppleIdSchema.optional(),
     keyId: AppleIdSchema.optional(),
     ...commonFields,
+    /** Required except for SAML, which has none. */
+    clientId: ClientIdSchema.optional(),
+    // SAML (decision 081): one of the metadata, its URL, or `issuer` with `saml.ssoUrl` and `saml.signingCertificates`.
+    samlMetadataXml: SamlMetadataXmlSchema.optional(),
+    samlMetadataUrl: EndpointSchema.optional(),
+    saml: SamlSettingsInputSchema.optional(),
   })
   .strict()
   .superRefine((body, ctx) => {
     const kind = body.kind ?? "oidc";
-    if (kind === "saml") ctx.addIssue({ code: "custom", path: ["kind"], message: "SAML connections are created from the IdP's metadata or entity ID, SSO URL and certificates" });
+    if (body.issuer !== undefined) checkIssuerForKind(kind, body.issuer, ctx);
+    if (kind !== "saml" && !body.clientId) ctx.addIssue({ code: "custom", path: ["clientId"], message: "is required" });
+    if (kind === "saml") refineSamlCreate(body, ctx);
+    for (const field of ["samlMetadataXml", "samlMetadataUrl", "saml"] as const) {
+      if (kind !== "saml" && body[field] !== undefined) ctx.addIssue({ code: "custom", path: [field], message: "is only for SAML" });
+    }
     if (scopesLackOpenid(kind, body.scopes)) ctx.addIssue({ code: "custom", path: ["scopes"], message: "must include openid" });
     if (kind !== "github" && body.endpoints) ctx.addIssue({ code: "custom", path: ["endpoints"], message: "are only for github (OpenID providers are discovered)" });
     for (const field of ["teamId", "keyId", "clientSecret"] as const) {
@@ -221,7 +291,7 @@ export const IdentityProviderCreateSchema = z
     if (kind !== "apple" && body.teamId) ctx.addIssue({ code: "custom", path: ["teamId"], message: "is only for Apple" });
     if (kind !== "apple" && body.keyId) ctx.addIssue({ code: "custom", path: ["keyId"], message: "is only for Apple" });
     if (kind === "oidc" && !body.issuer) ctx.addIssue({ code: "custom", path: ["issuer"], message: "is required for an OpenID Connect provider" });
-    if (kind !== "oidc" && body.issuer) ctx.addIssue({ code: "custom", path: ["issuer"], message: `is fixed for ${kind}` });
+    if (kind !== "oidc" && kind !== "saml" && body.issuer) ctx.addIssue({ code: "custom", path: ["issuer"], message: `is fixed for ${kind}` });
     if (kind === "microsoft" && !body.tenantId) ctx.addIssue({ code: "custom", path: ["tenantId"], message: "is required for Microsoft Entra ID" });
     if (kind !== "microsoft" && body.tenantId) ctx.addIssue({ code: "custom", path: ["tenantId"], message: "is only for Microsoft Entra ID" });
     const method = body.tokenEndpointAuthMethod;
@@ -232,11 +302,31 @@ export const IdentityProviderCreateSchema = z
   });
 export type IdentityProviderCreate = z.infer<typeof IdentityProviderCreateSchema>;
 
+/** A SAML connection's create body: exactly one source of the IdP's settings, and nothing OpenID's. */
+function refineSamlCreate(
+  body: { issuer?: string | undefined; clientId?: string | undefined; clientSecret?: string | undefined; scopes?: string[] | undefined; samlMetadataXml?: string | undefined; samlMetadataUrl?: string | undefined; saml?: SamlSettingsInput | undefined },
+  ctx: z.RefinementCtx,
+) {
+  const sources = [body.samlMetadataXml !== undefined, body.samlMetadataUrl !== undefined, body.issuer !== undefined].filter(Boolean).length;
+  if (sources === 0) ctx.addIssue({ code: "custom", path: ["samlMetadataXml"], message: "or samlMetadataUrl, or issuer with saml.ssoUrl and saml.signingCertificates, is required for SAML" });
+  if (sources > 1) ctx.addIssue({ code: "custom", path: ["issuer"], message: "give one of samlMetadataXml, samlMetadataUrl or issuer" });
+  if (body.issuer !== undefined) {
+    if (!body.saml?.ssoUrl) ctx.addIssue({ code: "custom", path: ["saml", "ssoUrl"], message: "is required with issuer" });
+    if (!body.saml?.signingCertificates) ctx.addIssue({ code: "custom", path: ["saml", "signingCertificates"], message: "is required with issuer" });
+  }
+  if (body.saml?.metadataUrl !== undefined) ctx.addIssue({ code: "custom", path: ["saml", "metadataUrl"], message: "is set on create through samlMetadataUrl" });
+  for (const field of ["clientId", "clientSecret", "scopes"] as const) {
+    if (body[field] !== undefined && body[field] !== "") ctx.addIssue({ code: "custom", path: [field], message: "is not used by SAML" });
+  }
+}
+
+
 /** Every field optional; `clientSecret: null` removes the stored secret (a public client with PKCE). */
 export const IdentityProviderUpdateSchema = z
   .object({
     name: NameSchema.optional(),
-    issuer: IssuerSchema.optional(),
+    /** OpenID Connect: the issuer URL; SAML: the IdP's entity ID (checked with the provider's kind). */
+    issuer: LooseIssuerSchema.optional(),
     clientId: ClientIdSchema.optional(),
     clientSecret: SecretSchema.nullable().optional(),
     endpoints: OAuthEndpointsSchema.optional(),
@@ -251,9 +341,20 @@ export const IdentityProviderUpdateSchema = z
     /** Changing to private_key_jwt generates the connection's key pair (kept while the method stays). */
     tokenEndpointAuthMethod: AuthMethodSchema.optional(),
     assumeVerifiedEmails: z.boolean().optional(),
+    // SAML (decision 081): new metadata replaces the entity ID, SSO URL and certificates.
+    samlMetadataXml: SamlMetadataXmlSchema.optional(),
+    saml: SamlSettingsInputSchema.optional(),
   })
   .strict();
 export type IdentityProviderUpdate = z.infer<typeof IdentityProviderUpdateSchema>;
+
+/**
+ * A SAML connection's settings as packages carry them: all but the decryption key, which never
+ * leaves the deployment; `hadDecryptionKey` says the connection encrypted, and the import makes
+ * a new key pair (whose certificate the IdP must then be given).
+ */
+export const PortableSamlSettingsSchema = SamlSettingsSchema.omit({ encryptionCertificate: true }).extend({ hadDecryptionKey: z.boolean() }).strict();
+export type PortableSamlSettings = z.infer<typeof PortableSamlSettingsSchema>;
 
 /**
  * A provider's configuration as export packages carry it (decision 055): everything but its id
@@ -264,10 +365,13 @@ export const PortableIdentityProviderSchema = z
   .object({
     name: NameSchema,
     kind: z.enum(IDENTITY_PROVIDER_KINDS),
-    issuer: IssuerSchema,
-    clientId: ClientIdSchema,
+    /** Checked with the kind: a URL, or a SAML entity ID. */
+    issuer: LooseIssuerSchema,
+    /** Empty for SAML. */
+    clientId: z.string().trim().max(500, "must have at most 500 characters"),
     hadClientSecret: z.boolean(),
-    scopes: ScopesSchema,
+    /** Empty for SAML. */
+    scopes: z.array(ScopeSchema).max(20, "must have at most 20 scopes"),
     claimMapping: ClaimMappingSchema,
     domains: DomainsSchema,
     enabled: z.boolean(),
@@ -281,8 +385,16 @@ export const PortableIdentityProviderSchema = z
     /** Absent in packages made before decision 082: auto. A private_key_jwt connection gets a new key pair at the import. */
     tokenEndpointAuthMethod: AuthMethodSchema.optional(),
     assumeVerifiedEmails: z.boolean().optional(),
+    /** SAML (decision 081); absent in earlier packages and for other kinds. */
+    saml: PortableSamlSettingsSchema.nullable().optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((p, ctx) => {
+    checkIssuerForKind(p.kind, p.issuer, ctx);
+    if (p.kind !== "saml" && p.clientId.length === 0) ctx.addIssue({ code: "custom", path: ["clientId"], message: "must not be empty" });
+    if (p.kind !== "saml" && p.scopes.length === 0) ctx.addIssue({ code: "custom", path: ["scopes"], message: "must not be empty" });
+    if (p.kind === "saml" && !p.saml) ctx.addIssue({ code: "custom", path: ["saml"], message: "is required for SAML" });
+  });
 
 /** A user's link to an upstream account. */
 export const FederatedIdentitySchema = z.object({

@@ -398,6 +398,7 @@ describe("identity providers (decision 055)", () => {
         keyId: null,
         tokenEndpointAuthMethod: "auto",
         assumeVerifiedEmails: true,
+        saml: null,
       },
       expect.objectContaining({ name: "Google", kind: "google", issuer: "https://accounts.google.com", hadClientSecret: false, tokenEndpointAuthMethod: "private_key_jwt" }),
     ]);

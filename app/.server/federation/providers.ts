@@ -8,7 +8,9 @@ import {
   GITHUB_ISSUER,
   GOOGLE_ISSUER,
   microsoftIssuer,
+  IssuerSchema,
   OAuthEndpointsSchema,
+  SamlEntityIdSchema,
   scopesLackOpenid,
   UPSTREAM_MFA_TRUST,
   type ClaimMapping,
@@ -29,6 +31,7 @@ import { listMode, listPage, type ListQuery, type Page } from "../admin/http/pag
 import { getOrganizationBySlug } from "../directory/organizations";
 import { organizationIssuer } from "../oidc/edge/endpoints";
 import { applePrivateKey } from "./apple";
+import { refreshedSettings, resolveSamlCreate, resolveSamlUpdate, samlConnectionOf, type MetadataChange } from "./saml-connections";
 
 /**
  * An organization's upstream identity providers (decision 046): configuration kept per
@@ -139,7 +142,13 @@ export function claimMappingOf(row: Pick<ProviderRow, "claimMapping">): ClaimMap
 export const trustOf = (row: Pick<ProviderRow, "trustUpstreamMfa">): UpstreamMfaTrust =>
   (UPSTREAM_MFA_TRUST as readonly string[]).includes(row.trustUpstreamMfa) ? (row.trustUpstreamMfa as UpstreamMfaTrust) : "when_asserted";
 
-export function toIdentityProvider(row: ProviderRow, callbackUrl: string): IdentityProvider {
+/** Where the organization lives, for a SAML connection's addresses. */
+export interface ProviderOrigin {
+  baseUrl: string;
+  slug: string;
+}
+
+export function toIdentityProvider(row: ProviderRow, callbackUrl: string, origin?: ProviderOrigin): IdentityProvider {
   return {
     id: row.id,
     organizationId: row.organizationId,
@@ -161,9 +170,15 @@ export function toIdentityProvider(row: ProviderRow, callbackUrl: string): Ident
     tokenEndpointAuthMethod: authMethodOf(row),
     jwksUrl: row.clientKeyEncrypted !== null && authMethodOf(row) === "private_key_jwt" ? jwksUrlBeside(callbackUrl, row.id) : null,
     assumeVerifiedEmails: row.assumeVerifiedEmails,
+    saml: origin ? samlConnectionOf(row, origin.baseUrl, origin.slug) : null,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
+}
+
+/** A secret (a client secret, a SAML connection's decryption key) as the row stores it, bound to the provider's id. */
+export function encryptProviderSecret(encrypter: Encrypter, providerId: string, secret: string): string {
+  return encrypter.encrypt(secret, secretAad(providerId));
 }
 
 /** The stored secret in clear, for the token request; null for a public client. */
@@ -173,13 +188,16 @@ export function clientSecretOf(encrypter: Encrypter, row: ProviderRow): string |
 
 type AdminContext = Context<"config" | "encrypter">;
 
-async function callbackFor(ctx: AdminContext, organizationId: string) {
+/** What every answer of the organization's providers needs: the callback URL and, for SAML, the organization's addresses. */
+async function answerFor(ctx: AdminContext, organizationId: string) {
   const org = await requireManagedOrganization(ctx, organizationId);
-  return federationCallbackUrl(ctx.config.baseUrl, org.slug);
+  const origin: ProviderOrigin = { baseUrl: ctx.config.baseUrl, slug: org.slug };
+  const callbackUrl = federationCallbackUrl(ctx.config.baseUrl, org.slug);
+  return { callbackUrl, origin, answer: (row: ProviderRow) => toIdentityProvider(row, callbackUrl, origin) };
 }
 
 export async function listIdentityProviders(ctx: AdminContext, query: ListQuery & { organizationId: string }): Promise<Page<IdentityProvider>> {
-  const callbackUrl = await callbackFor(ctx, query.organizationId);
+  const { answer } = await answerFor(ctx, query.organizationId);
   const where: Prisma.IdentityProviderWhereInput = { organizationId: query.organizationId };
   const order = query.order ?? "asc";
   const page = await listPage(listMode(query), {
@@ -187,13 +205,13 @@ export async function listIdentityProviders(ctx: AdminContext, query: ListQuery 
     offset: (skip, take) => ctx.db.identityProvider.findMany({ where, orderBy: [{ name: order }, { id: order }], skip, take }),
     after: (afterId, take) => ctx.db.identityProvider.findMany({ where: { ...where, ...(afterId ? { id: order === "asc" ? { gt: afterId } : { lt: afterId } } : {}) }, orderBy: { id: order }, take }),
   });
-  return { ...page, data: page.data.map((row) => toIdentityProvider(row, callbackUrl)) };
+  return { ...page, data: page.data.map(answer) };
 }
 
 export async function requireIdentityProvider(ctx: AdminContext, id: string): Promise<{ row: ProviderRow; body: IdentityProvider }> {
   const row = await ctx.db.identityProvider.findUnique({ where: { id } });
   if (!row) throw notFound("identity provider");
-  return { row, body: toIdentityProvider(row, await callbackFor(ctx, row.organizationId)) };
+  return { row, body: (await answerFor(ctx, row.organizationId)).answer(row) };
 }
 
 /** Domains claimed by another provider of the organization: home-realm discovery must point to one. */
@@ -249,9 +267,13 @@ function refuseBadAuthMethod(current: ProviderRow, input: IdentityProviderUpdate
 }
 
 export async function createIdentityProvider(ctx: AdminContext, input: IdentityProviderCreate): Promise<{ row: ProviderRow; body: IdentityProvider }> {
-  const callbackUrl = await callbackFor(ctx, input.organizationId);
+  const { answer } = await answerFor(ctx, input.organizationId);
   const kind = input.kind ?? "oidc";
-  const issuer =
+  // SAML (decision 081): the entity ID, SSO URL and certificates from the metadata or the body.
+  const saml = kind === "saml" ? await resolveSamlCreate(ctx, input) : null;
+  const issuer = saml
+    ? saml.issuer
+    :
     kind === "google"
       ? GOOGLE_ISSUER
       : kind === "microsoft"
@@ -267,6 +289,7 @@ export async function createIdentityProvider(ctx: AdminContext, input: IdentityP
   await refuseTakenDomains(ctx.db, input.organizationId, domains);
   // The id is chosen here so the secret's associated data can name it in the one INSERT.
   const id = crypto.randomUUID();
+  const secret = saml ? saml.decryptionKeyPem : input.clientSecret;
   const row = await ctx.db.identityProvider.create({
     data: {
       id,
@@ -274,8 +297,9 @@ export async function createIdentityProvider(ctx: AdminContext, input: IdentityP
       name: input.name,
       kind,
       issuer,
-      clientId: input.clientId,
-      clientSecretEncrypted: input.clientSecret ? ctx.encrypter.encrypt(input.clientSecret, secretAad(id)) : null,
+      clientId: input.clientId ?? "",
+      // For SAML, the connection's decryption key (PEM), under the same associated data.
+      clientSecretEncrypted: secret ? ctx.encrypter.encrypt(secret, secretAad(id)) : null,
       scopes: unique(input.scopes ?? PRESET_SCOPES[kind]),
       claimMapping: input.claimMapping ?? {},
       domains,
@@ -286,9 +310,10 @@ export async function createIdentityProvider(ctx: AdminContext, input: IdentityP
       ...(kind === "apple" ? { teamId: input.teamId!, keyId: input.keyId! } : {}),
       ...storedAuthMethod(ctx.encrypter, id, input.tokenEndpointAuthMethod, null),
       assumeVerifiedEmails: input.assumeVerifiedEmails ?? false,
+      ...(saml ? { saml: saml.settings } : {}),
     },
   });
-  return { row, body: toIdentityProvider(row, callbackUrl) };
+  return { row, body: answer(row) };
 }
 
 export async function updateIdentityProvider(
@@ -298,7 +323,8 @@ export async function updateIdentityProvider(
   expectedVersion: number | undefined,
 ): Promise<{ before: IdentityProvider; row: ProviderRow; body: IdentityProvider }> {
   const { row: current, body: before } = await requireIdentityProvider(ctx, id);
-  if (input.issuer !== undefined && current.kind !== "oidc") {
+  const samlUpdate = await samlChanges(ctx, current, input);
+  if (input.issuer !== undefined && current.kind !== "oidc" && current.kind !== "saml") {
     throw conflict("preset_issuer", `The issuer of a ${current.kind} provider is fixed.`, [{ field: "issuer", message: `is fixed for ${current.kind}` }]);
   }
   if (scopesLackOpenid(current.kind as IdentityProviderKind, input.scopes)) throw validation([{ field: "scopes", message: "must include openid" }]);
@@ -321,7 +347,7 @@ export async function updateIdentityProvider(
     where: { id, ...guard },
     data: {
       ...(input.name !== undefined ? { name: input.name } : {}),
-      ...(input.issuer !== undefined ? { issuer: input.issuer.replace(/\/$/, "") } : {}),
+      ...(input.issuer !== undefined && current.kind === "oidc" ? { issuer: input.issuer.replace(/\/$/, "") } : {}),
       ...(input.clientId !== undefined ? { clientId: input.clientId } : {}),
       ...(input.clientSecret !== undefined ? { clientSecretEncrypted: input.clientSecret === null ? null : ctx.encrypter.encrypt(input.clientSecret, secretAad(id)) } : {}),
       ...(input.scopes !== undefined ? { scopes: unique(input.scopes) } : {}),
@@ -335,11 +361,58 @@ export async function updateIdentityProvider(
       ...(input.keyId !== undefined ? { keyId: input.keyId } : {}),
       ...(input.tokenEndpointAuthMethod !== undefined ? storedAuthMethod(ctx.encrypter, id, input.tokenEndpointAuthMethod, current.clientKeyEncrypted) : {}),
       ...(input.assumeVerifiedEmails !== undefined ? { assumeVerifiedEmails: input.assumeVerifiedEmails } : {}),
+      ...samlUpdate,
       version: { increment: 1 },
     },
   }));
   const { row, body } = await requireIdentityProvider(ctx, id);
   return { before, row, body };
+}
+
+/** The columns a SAML connection's update writes (none for other kinds, which refuse SAML fields). */
+async function samlChanges(ctx: AdminContext, current: ProviderRow, input: IdentityProviderUpdate): Promise<Prisma.IdentityProviderUpdateManyMutationInput> {
+  if (current.kind !== "saml") {
+    for (const field of ["samlMetadataXml", "saml"] as const) if (input[field] !== undefined) throw validation([{ field, message: "is only for SAML" }]);
+    if (input.issuer !== undefined && current.kind === "oidc") {
+      const parsed = IssuerSchema.safeParse(input.issuer);
+      if (!parsed.success) throw validation(parsed.error.issues.map((issue) => ({ field: "issuer", message: issue.message })));
+    }
+    return {};
+  }
+  for (const field of ["clientId", "clientSecret", "scopes"] as const) if (input[field] !== undefined) throw validation([{ field, message: "is not used by SAML" }]);
+  if (input.issuer !== undefined) {
+    const parsed = SamlEntityIdSchema.safeParse(input.issuer);
+    if (!parsed.success) throw validation(parsed.error.issues.map((issue) => ({ field: "issuer", message: issue.message })));
+  }
+  if (input.samlMetadataXml === undefined && input.saml === undefined && input.issuer === undefined) return {};
+  const next = await resolveSamlUpdate(ctx, current, input);
+  return {
+    saml: next.settings,
+    ...(next.issuer !== undefined ? { issuer: next.issuer } : {}),
+    ...(next.decryptionKeyPem !== undefined ? { clientSecretEncrypted: next.decryptionKeyPem === null ? null : ctx.encrypter.encrypt(next.decryptionKeyPem, secretAad(current.id)) } : {}),
+  };
+}
+
+/**
+ * Fetches a SAML connection's metadata URL now (the Admin API's refresh, the scheduled job) and
+ * stores what changed. A failed fetch or parse throws and leaves the settings as they were.
+ */
+export async function refreshSamlMetadata(
+  ctx: Context<"config">,
+  row: ProviderRow,
+): Promise<{ row: ProviderRow; change: MetadataChange | null }> {
+  const next = await refreshedSettings(ctx, row);
+  // Written only over the version that was read: an administrator's change made during the fetch
+  // is not overwritten (the refresh fails as stale and the next run starts from it). The version
+  // moves only when the IdP changed something; a refresh that finds the same keeps the ETag.
+  await compareAndSet({ ifMatch: undefined, read: row.version }, (guard) =>
+    ctx.db.identityProvider.updateMany({
+      where: { id: row.id, ...guard },
+      data: { saml: next.settings, issuer: next.issuer, ...(next.change ? { version: { increment: 1 } } : {}) },
+    }),
+  );
+  const updated = await ctx.db.identityProvider.findUniqueOrThrow({ where: { id: row.id } });
+  return { row: updated, change: next.change };
 }
 
 /** Deletes the provider and every user's link to it (the accounts stay). */

@@ -1,5 +1,6 @@
 import { SamlSettingsSchema, type SamlSettings } from "~/schemas/identity-provider";
-import type { ProviderRow } from "./providers";
+// The row type from Prisma, not from providers.ts, which imports the SAML modules that import this one.
+import type { IdentityProvider as ProviderRow } from "~/generated/prisma/client";
 
 /** A SAML connection's settings as stored; null for a provider of another kind or a row that does not parse (it cannot sign anyone in). */
 export function getSamlSettings(row: Pick<ProviderRow, "kind" | "saml">): SamlSettings | null {

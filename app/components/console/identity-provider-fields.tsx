@@ -37,7 +37,7 @@ export function identityProviderInput(form: FormData, create: { organizationId: 
   if (!create) {
     return { ...common, ...(issuer ? { issuer } : {}), ...apple, ...(flags.includes("removeSecret") && !secret ? { clientSecret: null } : {}) };
   }
-  return { organizationId: create.organizationId, kind, ...(kind === "oidc" && issuer ? { issuer } : {}), ...(kind === "microsoft" && tenantId ? { tenantId } : {}), ...(kind === "apple" ? apple : {}), ...common };
+  return { organizationId: create.organizationId, kind, ...((kind === "oidc" || kind === "saml") && issuer ? { issuer } : {}), ...(kind === "microsoft" && tenantId ? { tenantId } : {}), ...(kind === "apple" ? apple : {}), ...common };
 }
 
 export function IdentityProviderFields({ provider, errors }: { provider: IdentityProvider | null; errors: Record<string, string> }) {
@@ -65,6 +65,8 @@ export function IdentityProviderFields({ provider, errors }: { provider: Identit
           <TextField name="keyId" label={t("idp.keyId")} hint={t("idp.appleHint")} defaultValue={provider?.keyId ?? ""} error={errors.keyId} />
         </>
       ) : null}
+      {provider?.kind === "saml" ? null : (
+        <>
       <TextField name="clientId" label={t("idp.clientId")} defaultValue={provider?.clientId ?? ""} error={errors.clientId} required />
       <div className="field">
         <label htmlFor="clientSecret">{t("idp.clientSecret")}</label>
@@ -82,6 +84,8 @@ export function IdentityProviderFields({ provider, errors }: { provider: Identit
         />
       ) : null}
       <TextField name="scopes" label={t("idp.scopes")} hint={t("idp.scopesHint")} defaultValue={provider?.scopes.join(" ") ?? ""} error={errors.scopes} />
+        </>
+      )}
       <TextField name="domains" label={t("idp.domains")} hint={t("idp.domainsHint")} defaultValue={provider?.domains.join(" ") ?? ""} error={errors.domains} />
       <SelectField
         name="trustUpstreamMfa"

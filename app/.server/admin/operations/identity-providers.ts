@@ -13,8 +13,10 @@ import {
   deleteIdentityProvider,
   requireIdentityProvider,
   listIdentityProviders,
+  refreshSamlMetadata,
   updateIdentityProvider,
 } from "../../federation/providers";
+import { conflict } from "../../errors";
 import { pageOf } from "../http/openapi-shapes";
 import { ListQuerySchema } from "../http/pagination";
 import { IdParams, operation } from "../http/route";
@@ -25,6 +27,8 @@ import { IdParams, operation } from "../http/route";
  * of it without its value.
  */
 const NoQuery = z.object({}).strict();
+/** A SAML connection's metadata may be pasted whole: up to 1 MiB of XML, escaped in JSON. */
+const PROVIDER_BODY_MAX_BYTES = 3_000_000;
 const ProviderListQuery = ListQuerySchema.extend({ organizationId: UuidSchema }).strict();
 
 /** What the audit log may hold of a body: everything but the secret, whose presence is named. */
@@ -55,6 +59,7 @@ export const identityProvidersOperations = [
     permission: "admin:idp:write",
     query: NoQuery,
     body: IdentityProviderCreateSchema,
+    maxBodyBytes: PROVIDER_BODY_MAX_BYTES,
     response: IdentityProviderSchema,
     successStatus: 201,
     etag: true,
@@ -94,6 +99,7 @@ export const identityProviderOperations = [
     params: IdParams,
     query: NoQuery,
     body: IdentityProviderUpdateSchema,
+    maxBodyBytes: PROVIDER_BODY_MAX_BYTES,
     response: IdentityProviderSchema,
     etag: true,
     handler: async ({ ctx, params, body, ifMatch }) => {
@@ -123,6 +129,30 @@ export const identityProviderOperations = [
       const { row, body } = await deleteIdentityProvider(ctx, params.id, ifMatch);
       ctx.audit({ eventType: "identity_provider.deleted", organizationId: row.organizationId, targetType: "identity_provider", targetId: row.id, data: { name: row.name } });
       return { body };
+    },
+  }),
+];
+
+/** /identity-providers/{id}/saml-metadata/refresh (decision 081) */
+export const samlMetadataOperations = [
+  operation({
+    method: "POST",
+    path: "/identity-providers/{id}/saml-metadata/refresh",
+    operationId: "identityProviders.refreshSamlMetadata",
+    summary: "Fetch a SAML connection's metadata URL now and take its SSO URL, entity ID and signing certificates (the scheduled refresh does the same every 6 hours)",
+    tag: "identity providers",
+    permission: "admin:idp:write",
+    params: IdParams,
+    query: NoQuery,
+    response: IdentityProviderSchema,
+    etag: true,
+    handler: async ({ ctx, params }) => {
+      const { row: current } = await requireIdentityProvider(ctx, params.id);
+      if (current.kind !== "saml") throw conflict("not_saml", "Only a SAML connection has metadata to refresh.", [{ field: "id", message: `is a ${current.kind} provider` }]);
+      const { change } = await refreshSamlMetadata(ctx, current);
+      const { row, body } = await requireIdentityProvider(ctx, params.id);
+      ctx.audit({ eventType: "identity_provider.saml_metadata_refreshed", organizationId: row.organizationId, targetType: "identity_provider", targetId: row.id, data: { trigger: "api", change } });
+      return { body, version: row.version };
     },
   }),
 ];

@@ -11,6 +11,7 @@ import {
   type PackageIdentityProvider,
 } from "~/schemas/transfer";
 import { authMethodOf, claimMappingOf, endpointsOf, trustOf } from "../../federation/providers";
+import { portableSamlOf } from "../../federation/saml-connections";
 import { scopeDescriptionsOf } from "../api-resources/service";
 import { exportBranding } from "./branding-assets";
 import { sealedTotpAad } from "./package-seal";
@@ -65,7 +66,7 @@ export const ORGANIZATION_COLUMNS_NOT_CARRIED = {
 export const IDENTITY_PROVIDER_COLUMNS_NOT_CARRIED = {
   id: "providers are matched by name, since ids differ between databases",
   organizationId: "the package is the organization's",
-  clientSecretEncrypted: "a secret never leaves the deployment: `hadClientSecret` says one must be set after the import",
+  clientSecretEncrypted: "a secret never leaves the deployment: `hadClientSecret` says one must be set after the import; a SAML connection's decryption key, `saml.hadDecryptionKey`, is made anew by the import",
   clientKeyEncrypted: "a private key never leaves the deployment: a private_key_jwt connection gets a new key at the import, to register upstream (decision 082)",
   version: "belongs to the database the row lives in",
   createdAt: "belongs to the database the row lives in",
@@ -223,7 +224,7 @@ async function loadContent(ctx: ExportContext, organizationId: string): Promise<
       kind: p.kind as PackageIdentityProvider["kind"],
       issuer: p.issuer,
       clientId: p.clientId,
-      hadClientSecret: p.clientSecretEncrypted !== null,
+      hadClientSecret: p.kind !== "saml" && p.clientSecretEncrypted !== null,
       scopes: p.scopes,
       claimMapping: claimMappingOf(p),
       domains: p.domains,
@@ -235,6 +236,7 @@ async function loadContent(ctx: ExportContext, organizationId: string): Promise<
       keyId: p.keyId,
       tokenEndpointAuthMethod: authMethodOf(p),
       assumeVerifiedEmails: p.assumeVerifiedEmails,
+      saml: portableSamlOf(p),
     })),
     apiResources: resources.map((r) => ({
       identifier: r.identifier,

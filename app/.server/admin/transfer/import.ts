@@ -9,6 +9,8 @@ import { conflict, validation, type FieldDetail } from "../../errors";
 import { adminApiResource } from "../api-access";
 import type { ExportPackage, ImportChange, ImportPlan, PackageApiResource, PackageClient, PackageContent, PackageIdentityProvider, PackageUser } from "~/schemas/transfer";
 import { assetProblems, materializeBranding, portableBranding } from "./branding-assets";
+import { encryptProviderSecret } from "../../federation/providers";
+import { importedSamlSettings, portableSamlOf } from "../../federation/saml-connections";
 import { asCopy } from "./copy";
 import { canonicalJson, sealedTotpAad } from "./package-seal";
 import { loadTarget, type TargetState, type TargetUser } from "./target-state";
@@ -146,7 +148,7 @@ function planImport(ctx: PreviewContext, pkg: ExportPackage, slug: string, targe
     return { u, existing, totpSecret, write: note("user", u.email, fields), fields: fields ?? [] };
   });
 
-  const providerFields: Array<keyof PackageIdentityProvider & string> = ["kind", "issuer", "clientId", "scopes", "claimMapping", "domains", "createAccounts", "trustUpstreamMfa", "endpoints", "teamId", "keyId", "tokenEndpointAuthMethod", "assumeVerifiedEmails"];
+  const providerFields: Array<keyof PackageIdentityProvider & string> = ["kind", "issuer", "clientId", "scopes", "claimMapping", "domains", "createAccounts", "trustUpstreamMfa", "endpoints", "teamId", "keyId", "tokenEndpointAuthMethod", "assumeVerifiedEmails", "saml"];
   const providerSteps = (c.identityProviders ?? []).map((given) => {
     const p = {
       ...given,
@@ -155,9 +157,12 @@ function planImport(ctx: PreviewContext, pkg: ExportPackage, slug: string, targe
       keyId: given.keyId ?? null,
       tokenEndpointAuthMethod: given.tokenEndpointAuthMethod ?? "auto",
       assumeVerifiedEmails: given.assumeVerifiedEmails ?? false,
+      saml: given.saml ?? null,
     };
     const existing = target.identityProviders.get(p.name);
-    return { p, existing, write: note("identityProvider", p.name, existing ? changedFields(p, existing, providerFields) : null) };
+    // A SAML connection is compared as packages carry it (its key pair is the target's own).
+    const comparable = existing ? { ...existing, saml: portableSamlOf({ kind: existing.kind, saml: existing.saml, clientSecretEncrypted: existing.clientSecretEncrypted }) } : null;
+    return { p, existing, write: note("identityProvider", p.name, comparable ? changedFields(p, comparable, providerFields) : null) };
   });
 
   const grantsOf = (grants: ReadonlyArray<{ client: string; scopes: string[] }>) => [...grants].sort((a, b) => (a.client < b.client ? -1 : a.client > b.client ? 1 : 0));
@@ -350,8 +355,18 @@ function planImport(ctx: PreviewContext, pkg: ExportPackage, slug: string, targe
       // private_key_jwt connection keeps the target's key, or gets a new one (decision 082).
       const id = existing?.id ?? crypto.randomUUID();
       const method = storedAuthMethod(ctx.encrypter, id, p.tokenEndpointAuthMethod, existing?.clientKeyEncrypted ?? null);
-      if (existing) await tx.identityProvider.update({ where: { id }, data: { ...data, ...method, version: { increment: 1 } } });
-      else await tx.identityProvider.create({ data: { id, organizationId, name: p.name, ...data, ...method, enabled: false, clientSecretEncrypted: null } });
+      // A SAML connection's settings; one that encrypted keeps the target's key pair or gets a new one.
+      const saml = p.saml
+        ? await importedSamlSettings(p.saml, existing ? { kind: existing.kind, saml: existing.saml, clientSecretEncrypted: existing.clientSecretEncrypted } : null, `Porta SAML ${p.issuer}`)
+        : null;
+      const samlData = saml
+        ? {
+            saml: saml.settings as Json,
+            ...(saml.decryptionKeyPem !== undefined ? { clientSecretEncrypted: saml.decryptionKeyPem === null ? null : encryptProviderSecret(ctx.encrypter, id, saml.decryptionKeyPem) } : {}),
+          }
+        : { saml: Prisma.DbNull };
+      if (existing) await tx.identityProvider.update({ where: { id }, data: { ...data, ...method, ...samlData, version: { increment: 1 } } });
+      else await tx.identityProvider.create({ data: { id, organizationId, name: p.name, ...data, ...method, enabled: false, clientSecretEncrypted: null, ...samlData } });
     }
     // After the clients: a resource named in the package gets exactly the grants it gives, as a role its permissions.
     for (const { r, existing, write } of resourceSteps) {

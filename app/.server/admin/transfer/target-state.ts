@@ -59,6 +59,9 @@ export interface TargetIdentityProvider {
   createAccounts: boolean;
   trustUpstreamMfa: string;
   endpoints: unknown;
+  /** A SAML connection's settings (decision 081) and whether it holds a decryption key. */
+  saml: Prisma.JsonValue;
+  clientSecretEncrypted: string | null;
   teamId: string | null;
   keyId: string | null;
   /** "auto" for a stored null (decision 082). */
@@ -150,7 +153,7 @@ export async function loadTarget(db: Prisma.TransactionClient, slug: string, con
     db.clientSecret.findMany({ where: { secretHash: { in: secretHashes }, client: { organizationId } }, select: { secretHash: true, clientId: true } }),
     db.identityProvider.findMany({
       where: { organizationId },
-      select: { id: true, name: true, kind: true, issuer: true, clientId: true, scopes: true, claimMapping: true, domains: true, createAccounts: true, trustUpstreamMfa: true, endpoints: true, teamId: true, keyId: true, tokenEndpointAuthMethod: true, clientKeyEncrypted: true, assumeVerifiedEmails: true },
+      select: { id: true, name: true, kind: true, issuer: true, clientId: true, scopes: true, claimMapping: true, domains: true, createAccounts: true, trustUpstreamMfa: true, endpoints: true, teamId: true, keyId: true, tokenEndpointAuthMethod: true, clientKeyEncrypted: true, assumeVerifiedEmails: true, saml: true, clientSecretEncrypted: true },
     }),
     db.apiResource.findMany({ where: { organizationId }, include: { grants: { orderBy: { clientId: "asc" }, select: { clientId: true, scopes: true } } } }),
   ]);

@@ -64,6 +64,7 @@ export const operations = {
   "identityProviders.delete": { method: "DELETE", path: "/identity-providers/{id}", pathParams: ["id"], input: "none", etag: false, paging: "none" },
   "identityProviders.get": { method: "GET", path: "/identity-providers/{id}", pathParams: ["id"], input: "none", etag: true, paging: "none" },
   "identityProviders.list": { method: "GET", path: "/identity-providers", pathParams: [], input: "query", etag: false, paging: "cursor" },
+  "identityProviders.refreshSamlMetadata": { method: "POST", path: "/identity-providers/{id}/saml-metadata/refresh", pathParams: ["id"], input: "none", etag: true, paging: "none" },
   "identityProviders.update": { method: "PUT", path: "/identity-providers/{id}", pathParams: ["id"], input: "body", etag: true, paging: "none" },
   "imports.apply": { method: "POST", path: "/imports/apply", pathParams: [], input: "body", etag: false, paging: "none" },
   "imports.preview": { method: "POST", path: "/imports/preview", pathParams: [], input: "body", etag: false, paging: "none" },
@@ -1791,6 +1792,20 @@ export interface Operations {
             keyId?: string | null;
             tokenEndpointAuthMethod?: "auto" | "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
             assumeVerifiedEmails?: boolean;
+            saml?: {
+              ssoUrl: string;
+              signingCertificates: Array<string>;
+              metadataUrl: string | null;
+              metadataRefreshedAt: string | null;
+              nameIdFormat: "urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified" | "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress" | "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent";
+              allowSha1: boolean;
+              idpInitiatedClientId: string | null;
+              groupRoles: Array<{
+                group: string;
+                roles: Array<string>;
+              }>;
+              hadDecryptionKey: boolean;
+            } | null;
           }>;
           apiResources?: Array<{
             identifier: string;
@@ -1901,7 +1916,7 @@ export interface Operations {
         teamId?: string;
         keyId?: string;
         name: string;
-        clientId: string;
+        clientId?: string;
         clientSecret?: string;
         scopes?: Array<string>;
         claimMapping?: {
@@ -1917,6 +1932,21 @@ export interface Operations {
         trustUpstreamMfa?: "when_asserted" | "always" | "never";
         tokenEndpointAuthMethod?: "auto" | "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
         assumeVerifiedEmails?: boolean;
+        samlMetadataXml?: string;
+        samlMetadataUrl?: string;
+        saml?: {
+          ssoUrl?: string;
+          signingCertificates?: Array<string>;
+          metadataUrl?: string | null;
+          nameIdFormat?: "urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified" | "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress" | "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent";
+          allowSha1?: boolean;
+          idpInitiatedClientId?: string | null;
+          groupRoles?: Array<{
+            group: string;
+            roles: Array<string>;
+          }>;
+          encryption?: boolean;
+        };
       }, options?: CallOptions];
     response: {
         id: string;
@@ -1950,6 +1980,37 @@ export interface Operations {
         tokenEndpointAuthMethod: "auto" | "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
         jwksUrl: string | null;
         assumeVerifiedEmails: boolean;
+        saml: {
+          ssoUrl: string;
+          signingCertificates: Array<string>;
+          metadataUrl: string | null;
+          metadataRefreshedAt: string | null;
+          nameIdFormat: "urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified" | "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress" | "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent";
+          allowSha1: boolean;
+          idpInitiatedClientId: string | null;
+          groupRoles: Array<{
+            group: string;
+            roles: Array<string>;
+          }>;
+          encryptionCertificate: string | null;
+          entityId: string;
+          acsUrl: string;
+          spMetadataUrl: string;
+          certificates: Array<{
+            subject: string;
+            issuer: string;
+            notBefore: string;
+            notAfter: string;
+            fingerprint: string;
+          } | null>;
+          encryption: {
+            subject: string;
+            issuer: string;
+            notBefore: string;
+            notAfter: string;
+            fingerprint: string;
+          } | null;
+        } | null;
         createdAt: string;
         updatedAt: string;
       };
@@ -1990,6 +2051,37 @@ export interface Operations {
         tokenEndpointAuthMethod: "auto" | "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
         jwksUrl: string | null;
         assumeVerifiedEmails: boolean;
+        saml: {
+          ssoUrl: string;
+          signingCertificates: Array<string>;
+          metadataUrl: string | null;
+          metadataRefreshedAt: string | null;
+          nameIdFormat: "urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified" | "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress" | "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent";
+          allowSha1: boolean;
+          idpInitiatedClientId: string | null;
+          groupRoles: Array<{
+            group: string;
+            roles: Array<string>;
+          }>;
+          encryptionCertificate: string | null;
+          entityId: string;
+          acsUrl: string;
+          spMetadataUrl: string;
+          certificates: Array<{
+            subject: string;
+            issuer: string;
+            notBefore: string;
+            notAfter: string;
+            fingerprint: string;
+          } | null>;
+          encryption: {
+            subject: string;
+            issuer: string;
+            notBefore: string;
+            notAfter: string;
+            fingerprint: string;
+          } | null;
+        } | null;
         createdAt: string;
         updatedAt: string;
       };
@@ -2030,6 +2122,37 @@ export interface Operations {
         tokenEndpointAuthMethod: "auto" | "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
         jwksUrl: string | null;
         assumeVerifiedEmails: boolean;
+        saml: {
+          ssoUrl: string;
+          signingCertificates: Array<string>;
+          metadataUrl: string | null;
+          metadataRefreshedAt: string | null;
+          nameIdFormat: "urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified" | "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress" | "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent";
+          allowSha1: boolean;
+          idpInitiatedClientId: string | null;
+          groupRoles: Array<{
+            group: string;
+            roles: Array<string>;
+          }>;
+          encryptionCertificate: string | null;
+          entityId: string;
+          acsUrl: string;
+          spMetadataUrl: string;
+          certificates: Array<{
+            subject: string;
+            issuer: string;
+            notBefore: string;
+            notAfter: string;
+            fingerprint: string;
+          } | null>;
+          encryption: {
+            subject: string;
+            issuer: string;
+            notBefore: string;
+            notAfter: string;
+            fingerprint: string;
+          } | null;
+        } | null;
         createdAt: string;
         updatedAt: string;
       };
@@ -2078,6 +2201,37 @@ export interface Operations {
           tokenEndpointAuthMethod: "auto" | "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
           jwksUrl: string | null;
           assumeVerifiedEmails: boolean;
+          saml: {
+            ssoUrl: string;
+            signingCertificates: Array<string>;
+            metadataUrl: string | null;
+            metadataRefreshedAt: string | null;
+            nameIdFormat: "urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified" | "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress" | "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent";
+            allowSha1: boolean;
+            idpInitiatedClientId: string | null;
+            groupRoles: Array<{
+              group: string;
+              roles: Array<string>;
+            }>;
+            encryptionCertificate: string | null;
+            entityId: string;
+            acsUrl: string;
+            spMetadataUrl: string;
+            certificates: Array<{
+              subject: string;
+              issuer: string;
+              notBefore: string;
+              notAfter: string;
+              fingerprint: string;
+            } | null>;
+            encryption: {
+              subject: string;
+              issuer: string;
+              notBefore: string;
+              notAfter: string;
+              fingerprint: string;
+            } | null;
+          } | null;
           createdAt: string;
           updatedAt: string;
         }>;
@@ -2089,6 +2243,77 @@ export interface Operations {
         cursor?: string;
       };
     etag: false;
+  };
+  /** Fetch a SAML connection's metadata URL now and take its SSO URL, entity ID and signing certificates (the scheduled refresh does the same every 6 hours) */
+  "identityProviders.refreshSamlMetadata": {
+    args: [id: string, options?: CallOptions];
+    response: {
+        id: string;
+        organizationId: string;
+        name: string;
+        kind: "oidc" | "google" | "microsoft" | "github" | "apple" | "saml";
+        issuer: string;
+        clientId: string;
+        hasClientSecret: boolean;
+        scopes: Array<string>;
+        claimMapping: {
+          email?: string;
+          emailVerified?: string;
+          givenName?: string;
+          familyName?: string;
+          groups?: string;
+        };
+        domains: Array<string>;
+        enabled: boolean;
+        createAccounts: boolean;
+        trustUpstreamMfa: "when_asserted" | "always" | "never";
+        endpoints: {
+          authorization: string;
+          token: string;
+          user: string;
+          emails: string;
+        } | null;
+        teamId: string | null;
+        keyId: string | null;
+        callbackUrl: string;
+        tokenEndpointAuthMethod: "auto" | "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
+        jwksUrl: string | null;
+        assumeVerifiedEmails: boolean;
+        saml: {
+          ssoUrl: string;
+          signingCertificates: Array<string>;
+          metadataUrl: string | null;
+          metadataRefreshedAt: string | null;
+          nameIdFormat: "urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified" | "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress" | "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent";
+          allowSha1: boolean;
+          idpInitiatedClientId: string | null;
+          groupRoles: Array<{
+            group: string;
+            roles: Array<string>;
+          }>;
+          encryptionCertificate: string | null;
+          entityId: string;
+          acsUrl: string;
+          spMetadataUrl: string;
+          certificates: Array<{
+            subject: string;
+            issuer: string;
+            notBefore: string;
+            notAfter: string;
+            fingerprint: string;
+          } | null>;
+          encryption: {
+            subject: string;
+            issuer: string;
+            notBefore: string;
+            notAfter: string;
+            fingerprint: string;
+          } | null;
+        } | null;
+        createdAt: string;
+        updatedAt: string;
+      };
+    etag: true;
   };
   /** Change an upstream identity provider (clientSecret replaces the stored one, null removes it); If-Match guards against lost updates */
   "identityProviders.update": {
@@ -2120,6 +2345,20 @@ export interface Operations {
         trustUpstreamMfa?: "when_asserted" | "always" | "never";
         tokenEndpointAuthMethod?: "auto" | "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
         assumeVerifiedEmails?: boolean;
+        samlMetadataXml?: string;
+        saml?: {
+          ssoUrl?: string;
+          signingCertificates?: Array<string>;
+          metadataUrl?: string | null;
+          nameIdFormat?: "urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified" | "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress" | "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent";
+          allowSha1?: boolean;
+          idpInitiatedClientId?: string | null;
+          groupRoles?: Array<{
+            group: string;
+            roles: Array<string>;
+          }>;
+          encryption?: boolean;
+        };
       }, options?: CallOptions];
     response: {
         id: string;
@@ -2153,6 +2392,37 @@ export interface Operations {
         tokenEndpointAuthMethod: "auto" | "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
         jwksUrl: string | null;
         assumeVerifiedEmails: boolean;
+        saml: {
+          ssoUrl: string;
+          signingCertificates: Array<string>;
+          metadataUrl: string | null;
+          metadataRefreshedAt: string | null;
+          nameIdFormat: "urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified" | "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress" | "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent";
+          allowSha1: boolean;
+          idpInitiatedClientId: string | null;
+          groupRoles: Array<{
+            group: string;
+            roles: Array<string>;
+          }>;
+          encryptionCertificate: string | null;
+          entityId: string;
+          acsUrl: string;
+          spMetadataUrl: string;
+          certificates: Array<{
+            subject: string;
+            issuer: string;
+            notBefore: string;
+            notAfter: string;
+            fingerprint: string;
+          } | null>;
+          encryption: {
+            subject: string;
+            issuer: string;
+            notBefore: string;
+            notAfter: string;
+            fingerprint: string;
+          } | null;
+        } | null;
         createdAt: string;
         updatedAt: string;
       };
@@ -2338,6 +2608,20 @@ export interface Operations {
               keyId?: string | null;
               tokenEndpointAuthMethod?: "auto" | "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
               assumeVerifiedEmails?: boolean;
+              saml?: {
+                ssoUrl: string;
+                signingCertificates: Array<string>;
+                metadataUrl: string | null;
+                metadataRefreshedAt: string | null;
+                nameIdFormat: "urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified" | "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress" | "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent";
+                allowSha1: boolean;
+                idpInitiatedClientId: string | null;
+                groupRoles: Array<{
+                  group: string;
+                  roles: Array<string>;
+                }>;
+                hadDecryptionKey: boolean;
+              } | null;
             }>;
             apiResources?: Array<{
               identifier: string;
@@ -2568,6 +2852,20 @@ export interface Operations {
               keyId?: string | null;
               tokenEndpointAuthMethod?: "auto" | "client_secret_basic" | "client_secret_post" | "private_key_jwt" | "none";
               assumeVerifiedEmails?: boolean;
+              saml?: {
+                ssoUrl: string;
+                signingCertificates: Array<string>;
+                metadataUrl: string | null;
+                metadataRefreshedAt: string | null;
+                nameIdFormat: "urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified" | "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress" | "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent";
+                allowSha1: boolean;
+                idpInitiatedClientId: string | null;
+                groupRoles: Array<{
+                  group: string;
+                  roles: Array<string>;
+                }>;
+                hadDecryptionKey: boolean;
+              } | null;
             }>;
             apiResources?: Array<{
               identifier: string;
@@ -5062,13 +5360,13 @@ export const operationHelp: Record<string, OperationHelp> = {
     fields: [
       {"name":"organizationId","in":"body","type":"string (uuid)","required":true},
       {"name":"kind","in":"body","type":"oidc | google | microsoft | github | apple | saml","required":false},
-      {"name":"issuer","in":"body","type":"string (uri)","required":false},
+      {"name":"issuer","in":"body","type":"string (up to 1024 chars)","required":false},
       {"name":"tenantId","in":"body","type":"string","required":false},
       {"name":"endpoints","in":"body","type":"object","required":false,"description":"OAuth 2.0 endpoints of a github provider: authorization, token, user (GET /user) and emails (GET /user/emails)"},
       {"name":"teamId","in":"body","type":"string","required":false},
       {"name":"keyId","in":"body","type":"string","required":false},
       {"name":"name","in":"body","type":"string (1–100 chars)","required":true},
-      {"name":"clientId","in":"body","type":"string (1–500 chars)","required":true},
+      {"name":"clientId","in":"body","type":"string (1–500 chars)","required":false},
       {"name":"clientSecret","in":"body","type":"string (1–2000 chars)","required":false},
       {"name":"scopes","in":"body","type":"list of string","required":false},
       {"name":"claimMapping","in":"body","type":"object","required":false},
@@ -5078,6 +5376,9 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"trustUpstreamMfa","in":"body","type":"when_asserted | always | never","required":false},
       {"name":"tokenEndpointAuthMethod","in":"body","type":"auto | client_secret_basic | client_secret_post | private_key_jwt | none","required":false},
       {"name":"assumeVerifiedEmails","in":"body","type":"boolean","required":false},
+      {"name":"samlMetadataXml","in":"body","type":"string (1–2097152 chars)","required":false},
+      {"name":"samlMetadataUrl","in":"body","type":"string (uri)","required":false},
+      {"name":"saml","in":"body","type":"object","required":false},
     ],
   },
   "identityProviders.delete": {
@@ -5103,12 +5404,18 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"organizationId","in":"query","type":"string (uuid)","required":true},
     ],
   },
+  "identityProviders.refreshSamlMetadata": {
+    summary: "Fetch a SAML connection's metadata URL now and take its SSO URL, entity ID and signing certificates (the scheduled refresh does the same every 6 hours)",
+    fields: [
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
   "identityProviders.update": {
     summary: "Change an upstream identity provider (clientSecret replaces the stored one, null removes it); If-Match guards against lost updates",
     fields: [
       {"name":"id","in":"path","type":"string (uuid)","required":true},
       {"name":"name","in":"body","type":"string (1–100 chars)","required":false},
-      {"name":"issuer","in":"body","type":"string (uri)","required":false},
+      {"name":"issuer","in":"body","type":"string (up to 1024 chars)","required":false},
       {"name":"clientId","in":"body","type":"string (1–500 chars)","required":false},
       {"name":"clientSecret","in":"body","type":"string (1–2000 chars) or null","required":false},
       {"name":"endpoints","in":"body","type":"object","required":false,"description":"OAuth 2.0 endpoints of a github provider: authorization, token, user (GET /user) and emails (GET /user/emails)"},
@@ -5122,6 +5429,8 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"trustUpstreamMfa","in":"body","type":"when_asserted | always | never","required":false},
       {"name":"tokenEndpointAuthMethod","in":"body","type":"auto | client_secret_basic | client_secret_post | private_key_jwt | none","required":false},
       {"name":"assumeVerifiedEmails","in":"body","type":"boolean","required":false},
+      {"name":"samlMetadataXml","in":"body","type":"string (1–2097152 chars)","required":false},
+      {"name":"saml","in":"body","type":"object","required":false},
     ],
   },
   "imports.apply": {
