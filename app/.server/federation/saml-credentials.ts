@@ -1,7 +1,5 @@
-// @peculiar/x509 resolves its algorithms through tsyringe, which needs the Reflect metadata API loaded first.
-import "reflect-metadata";
 import { X509Certificate } from "node:crypto";
-import * as x509 from "@peculiar/x509";
+import { onFirstUse } from "../lazy";
 
 /**
  * The X.509 certificates of a SAML connection (decision 081): the IdP's signing certificates,
@@ -71,6 +69,15 @@ export function sameCertificates(a: readonly string[], b: readonly string[]): bo
 
 export const ENCRYPTION_CERTIFICATE_YEARS = 10;
 
+/**
+ * @peculiar/x509 loads when a key pair is first made, not at every start (decision 056). It
+ * resolves its algorithms through tsyringe, which needs the Reflect metadata API loaded first.
+ */
+const x509Library = onFirstUse(async () => {
+  await import("reflect-metadata");
+  return import("@peculiar/x509");
+});
+
 const pem = (label: string, der: ArrayBuffer) =>
   `-----BEGIN ${label}-----\n${Buffer.from(der).toString("base64").replace(/.{1,64}/g, "$&\n")}-----END ${label}-----`;
 
@@ -80,6 +87,7 @@ const pem = (label: string, der: ArrayBuffer) =>
  * ten years (IdPs do not check its chain, only take its key).
  */
 export async function generateEncryptionKeyPair(commonName: string, now: Date = new Date()): Promise<{ privateKeyPem: string; certificatePem: string }> {
+  const x509 = await x509Library();
   const algorithm = { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256", publicExponent: new Uint8Array([1, 0, 1]), modulusLength: 2048 };
   const keys = await globalThis.crypto.subtle.generateKey(algorithm, true, ["sign", "verify"]);
   const notAfter = new Date(now);

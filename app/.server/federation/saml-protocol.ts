@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { SAML, ValidateInResponseTo, generateServiceProviderMetadata, type CacheProvider } from "@node-saml/node-saml";
+import type { CacheProvider, SAML } from "@node-saml/node-saml";
+import { onFirstUse } from "../lazy";
 import type { SamlSettings } from "~/schemas/identity-provider";
 import type { SamlAddresses } from "./saml-addresses";
 import { certificatePem } from "./saml-certificates";
@@ -42,10 +43,14 @@ function onlyThisRequest(request: SentRequest | null): CacheProvider {
   };
 }
 
+/** node-saml (with xml-crypto and xmldom) loads with the first SAML sign-in, not at every start (decision 056). */
+export const nodeSaml = onFirstUse(() => import("@node-saml/node-saml"));
+
 /** A request ID: an XML ID (NCName) that cannot be guessed. */
 export const newRequestId = () => `_${randomBytes(20).toString("hex")}`;
 
-export function samlFor(connection: SamlConnection, request: SentRequest | null, requestId: () => string = newRequestId): SAML {
+export async function samlFor(connection: SamlConnection, request: SentRequest | null, requestId: () => string = newRequestId): Promise<SAML> {
+  const { SAML, ValidateInResponseTo } = await nodeSaml();
   return new SAML({
     entryPoint: connection.settings.ssoUrl,
     issuer: connection.addresses.entityId,
@@ -76,12 +81,13 @@ export async function authnRequestUrl(connection: SamlConnection, relayState: st
   const id = newRequestId();
   // node-saml only compares this instant with requestIdExpirationPeriodMs; the sign-in's state keeps it with the ID.
   const issuedAt = new Date().toISOString();
-  const url = await samlFor(connection, null, () => id).getAuthorizeUrlAsync(relayState, undefined, {});
+  const url = await (await samlFor(connection, null, () => id)).getAuthorizeUrlAsync(relayState, undefined, {});
   return { url, request: { id, issuedAt } };
 }
 
 /** The SP metadata the IdP is configured from: entity ID, ACS (HTTP-POST), NameID format, and the encryption certificate when there is one. */
-export function serviceProviderMetadata(connection: SamlConnection): string {
+export async function serviceProviderMetadata(connection: SamlConnection): Promise<string> {
+  const { generateServiceProviderMetadata } = await nodeSaml();
   const encryption = connection.settings.encryptionCertificate && connection.decryptionKey ? connection.settings.encryptionCertificate : null;
   return generateServiceProviderMetadata({
     issuer: connection.addresses.entityId,

@@ -115,12 +115,12 @@ describe("the AuthnRequest and the metadata", () => {
     expect(sent.id).toMatch(/^_[0-9a-f]{40}$/);
   });
 
-  it("publishes the entity ID, the ACS and the encryption certificate when there is one", () => {
-    const plain = serviceProviderMetadata(connection);
+  it("publishes the entity ID, the ACS and the encryption certificate when there is one", async () => {
+    const plain = await serviceProviderMetadata(connection);
     expect(plain).toContain(`entityID="${addresses.entityId}"`);
     expect(plain).toContain(`Location="${addresses.acsUrl}"`);
     expect(plain).not.toContain("KeyDescriptor");
-    const withKey = serviceProviderMetadata({ ...connection, decryptionKey: spKeys.key, settings: { ...connection.settings, encryptionCertificate: spKeys.cert } });
+    const withKey = await serviceProviderMetadata({ ...connection, decryptionKey: spKeys.key, settings: { ...connection.settings, encryptionCertificate: spKeys.cert } });
     expect(withKey).toContain('use="encryption"');
   });
 });

@@ -1,7 +1,10 @@
 import { DOMParser } from "@xmldom/xmldom";
-import { SamlStatusError, type Profile } from "@node-saml/node-saml";
-import { decryptXml } from "@node-saml/node-saml/lib/xml";
-import { SAML_CLOCK_SKEW_MS, SAML_MAX_ASSERTION_AGE_MS, samlFor, type SamlConnection, type SentRequest } from "./saml-protocol";
+import type { Profile } from "@node-saml/node-saml";
+import { onFirstUse } from "../lazy";
+import { nodeSaml, SAML_CLOCK_SKEW_MS, SAML_MAX_ASSERTION_AGE_MS, samlFor, type SamlConnection, type SentRequest } from "./saml-protocol";
+
+/** node-saml's XML decryption, loaded with the first encrypted assertion (decision 056). */
+const nodeSamlXml = onFirstUse(() => import("@node-saml/node-saml/lib/xml"));
 
 /**
  * Checks an HTTP-POST SAMLResponse for one connection (decision 081). Porta looks at the bytes
@@ -133,7 +136,8 @@ function depthOf(root: Element): number {
 const weak = (algorithms: string[]) => algorithms.find((a) => SHA1_ALGORITHMS.has(a));
 
 /** node-saml's refusals by their message, in Porta's reasons. */
-function reasonOf(error: unknown): { reason: SamlRefusal; detail: string } {
+async function reasonOf(error: unknown): Promise<{ reason: SamlRefusal; detail: string }> {
+  const { SamlStatusError } = await nodeSaml();
   if (error instanceof SamlStatusError) return { reason: "upstream_error", detail: error.message.slice(0, 200) };
   const message = error instanceof Error ? error.message : String(error);
   const detail = message.slice(0, 200);
@@ -170,9 +174,9 @@ export async function checkSamlResponse(connection: SamlConnection, request: Sen
 
   let profile: Profile | null;
   try {
-    ({ profile } = await samlFor(connection, request).validatePostResponseAsync({ SAMLResponse: read.base64 }));
+    ({ profile } = await (await samlFor(connection, request)).validatePostResponseAsync({ SAMLResponse: read.base64 }));
   } catch (error) {
-    const { reason, detail } = reasonOf(error);
+    const { reason, detail } = await reasonOf(error);
     // The key unwrapping and the cipher fail with their own messages (OAEP decoding, a bad tag).
     return refuse(reason === "malformed" && read.encrypted ? "decryption_failed" : reason, detail);
   }
@@ -190,7 +194,7 @@ export async function checkSamlResponse(connection: SamlConnection, request: Sen
   if (read.encrypted) {
     // The encrypted assertion's own signature names its algorithms inside the ciphertext.
     try {
-      const inner = readAlgorithms(await decryptXml(read.encrypted.toString(), connection.decryptionKey ?? ""));
+      const inner = readAlgorithms(await (await nodeSamlXml()).decryptXml(read.encrypted.toString(), connection.decryptionKey ?? ""));
       const innerSha1 = weak(inner);
       if (innerSha1 && !connection.settings.allowSha1) return refuse("weak_algorithm", `SHA-1 (${innerSha1})`);
     } catch {

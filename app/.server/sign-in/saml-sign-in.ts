@@ -315,5 +315,5 @@ export async function samlMetadata(ctx: SignInContext<"config" | "encrypter" | "
   const row = await samlRow(ctx.db, organization.id, providerId);
   if (!row) return null;
   const connection = samlConnectionOf(ctx, row, organization.slug);
-  return connection ? serviceProviderMetadata(connection) : null;
+  return connection ? await serviceProviderMetadata(connection) : null;
 }
