@@ -60,7 +60,7 @@ for (const language of LANGUAGES) {
       await allowAndReachRelyingParty(page, org, t);
 
       // Back to the sign-in page (history, a bookmark, a second tab): it is finished.
-      const response = await gotoAfterCallback(page, interactionUrl);
+      const response = await gotoAfterCallback(page, interactionUrl, org.redirectUri);
       expect(response?.status()).toBe(400);
       await expect(page.locator("html")).toHaveAttribute("lang", language);
       await expect(page.getByRole("heading", { level: 1 })).toHaveText(t.expired.title);

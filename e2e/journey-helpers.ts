@@ -88,17 +88,22 @@ export async function callbackAfter(page: Page, redirectUri: string, action: () 
 /**
  * page.goto for the first navigation after a callback was reached. Chromium can report the
  * callback's commit (a cross-site document, fulfilled by answerRelyingParty, with no script of its
- * own) after the page already showed its URL; the next goto is then "interrupted by another
- * navigation" to that same callback. Nothing in Porta can start such a navigation once the
- * callback page has loaded, so this one case (the interrupting URL is the page's own) waits for
- * the late commit and goes again; any other interruption fails the test.
+ * own) after the page already showed its URL, or after the request was seen but before the page's
+ * URL changed; the next goto is then "interrupted by another navigation" to that callback. With
+ * `callback` (the relying party's redirect URI) the navigation to it is first waited for. Nothing
+ * in Porta can start such a navigation once the callback was reached, so this one case (the
+ * interrupting URL is the page's own, or the callback's) waits for the late commit and goes again;
+ * any other interruption fails the test.
  */
-export async function gotoAfterCallback(page: Page, url: string) {
+export async function gotoAfterCallback(page: Page, url: string, callback?: string) {
+  if (callback) await settleOnCallback(page, callback);
   const current = page.url();
   try {
     return await page.goto(url);
   } catch (error) {
-    const late = error instanceof Error && error.message.includes(`interrupted by another navigation to "${current}"`);
+    const message = error instanceof Error ? error.message : "";
+    const interruptedBy = /interrupted by another navigation to "([^"]*)"/.exec(message)?.[1];
+    const late = interruptedBy !== undefined && (interruptedBy === current || (callback !== undefined && interruptedBy.startsWith(callback)));
     if (!late) throw error;
     await page.waitForLoadState("load");
     return page.goto(url);

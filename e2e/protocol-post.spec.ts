@@ -74,7 +74,7 @@ test("a relying party on another site POSTs its sign-in and sign-out requests; t
 
     // Sign-out, POSTed: the ID token never shows in the address bar; the confirmation signs the person out.
     posted["/sign-out"] = postingPage(config.serverMetadata().end_session_endpoint!, { id_token_hint: again.id_token!, state: "bye" });
-    await gotoAfterCallback(page, "http://rp.example.test/sign-out");
+    await gotoAfterCallback(page, "http://rp.example.test/sign-out", org.redirectUri);
     await expect(page.getByRole("heading", { level: 1 })).toHaveText(en.providerPages.logoutHeading);
     expect(page.url()).not.toContain(again.id_token!.split(".")[1]!);
     await screenshot(page, testInfo, "post-end-session-confirm");

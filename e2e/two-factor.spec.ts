@@ -74,7 +74,7 @@ async function signOut(page: Page, testInfo: TestInfo, org: SeededTwoFactorOrgan
   const config = await discover(org);
   const url = oidc.buildEndSessionUrl(config, { id_token_hint: idToken, post_logout_redirect_uri: org.postLogoutRedirectUri });
   expect(url.pathname).toBe(`/${org.slug}/session/end`);
-  await gotoAfterCallback(page, url.href);
+  await gotoAfterCallback(page, url.href, org.redirectUri);
   await page.waitForURL((u) => u.href.startsWith(org.postLogoutRedirectUri));
   await screenshot(page, testInfo, `${shot}-signed-out`);
 }

@@ -5,7 +5,7 @@ import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/
 import { ListTable } from "~/components/console/list-table";
 import { detailErrors, text, zodFieldErrors } from "~/components/console/forms";
 import { IDENTITY_PROVIDER_FIELDS, IdentityProviderFields, identityProviderInput } from "~/components/console/identity-provider-fields";
-import { SAML_FIELDS, SamlCreateFields, samlCreateInput } from "~/components/console/saml-connection-fields";
+import { SAML_ERROR_FIELDS, SAML_FIELDS, SamlCreateFields, samlCreateInput } from "~/components/console/saml-connection-fields";
 import { Csrf, Notice } from "~/components/console/ui";
 import { IdentityProviderCreateSchema } from "~/schemas/identity-provider";
 
@@ -32,7 +32,7 @@ export async function action(args: ActionFunctionArgs) {
   const parsed = IdentityProviderCreateSchema.safeParse(text(form, "kind") === "saml" ? { ...input, clientId: undefined, ...samlCreateInput(form) } : input);
   if (!parsed.success) return data({ errors: zodFieldErrors(parsed.error) }, { status: 422, headers: NO_STORE });
   const created = await console.admin("identityProviders.create", { body: parsed.data });
-  if (!created.ok) return data({ errors: created.error.details ? detailErrors(created.error.details, [...IDENTITY_PROVIDER_FIELDS, ...SAML_FIELDS]) : { form: created.error.message } }, { status: created.status, headers: NO_STORE });
+  if (!created.ok) return data({ errors: created.error.details ? detailErrors(created.error.details, [...IDENTITY_PROVIDER_FIELDS, ...SAML_FIELDS], SAML_ERROR_FIELDS) : { form: created.error.message } }, { status: created.status, headers: NO_STORE });
   return redirect(`/console/organizations/${orgId}/identity-providers/${created.body.id}?done=created`);
 }
 

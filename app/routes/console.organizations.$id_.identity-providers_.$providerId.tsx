@@ -4,7 +4,7 @@ import { useTranslation } from "react-i18next";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
 import { detailErrors, text, zodFieldErrors } from "~/components/console/forms";
 import { IDENTITY_PROVIDER_FIELDS, IdentityProviderFields, identityProviderInput } from "~/components/console/identity-provider-fields";
-import { SAML_FIELDS, SamlServiceProviderValues, SamlSettingsFields, samlUpdateInput } from "~/components/console/saml-connection-fields";
+import { SAML_ERROR_FIELDS, SAML_FIELDS, SamlServiceProviderValues, SamlSettingsFields, samlUpdateInput } from "~/components/console/saml-connection-fields";
 import { ConfirmAction, CopyButton, Csrf, Notice } from "~/components/console/ui";
 import { IdentityProviderUpdateSchema } from "~/schemas/identity-provider";
 
@@ -44,8 +44,19 @@ export async function action(args: ActionFunctionArgs) {
   if (!parsed.success) return data({ errors: zodFieldErrors(parsed.error) }, { status: 422, headers: NO_STORE });
   const ifMatch = /^\d{1,10}$/.test(text(form, "version") ?? "") ? Number(text(form, "version")) : undefined;
   const updated = await console.admin("identityProviders.update", { params: { id }, body: parsed.data, ...(ifMatch ? { ifMatch } : {}) });
-  if (!updated.ok) return data({ errors: updated.error.details ? detailErrors(updated.error.details, [...IDENTITY_PROVIDER_FIELDS, ...SAML_FIELDS]) : { form: updated.error.message } }, { status: updated.status, headers: NO_STORE });
+  if (!updated.ok) {
+    // The group roles as typed: the error names a line of them.
+    const posted = { groupRoles: text(form, "groupRoles") ?? "" };
+    return data({ errors: updated.error.details ? detailErrors(updated.error.details, [...IDENTITY_PROVIDER_FIELDS, ...SAML_FIELDS], SAML_ERROR_FIELDS) : { form: updated.error.message }, posted }, { status: updated.status, headers: NO_STORE });
+  }
   return redirect(`/console/organizations/${orgId}/identity-providers/${id}?done=saved`);
+}
+
+/** The group roles a refused update carried, when it did. */
+function postedGroupRoles(result: unknown): string | undefined {
+  if (typeof result !== "object" || result === null || !("posted" in result)) return undefined;
+  const posted = result.posted;
+  return typeof posted === "object" && posted !== null && "groupRoles" in posted && typeof posted.groupRoles === "string" ? posted.groupRoles : undefined;
 }
 
 export default function IdentityProviderPage() {
@@ -87,7 +98,7 @@ export default function IdentityProviderPage() {
         <Csrf />
         {version !== null ? <input type="hidden" name="version" value={version} /> : null}
         <IdentityProviderFields provider={provider} errors={errors} />
-        {provider.saml ? <SamlSettingsFields provider={provider} saml={provider.saml} clients={clients} errors={errors} /> : null}
+        {provider.saml ? <SamlSettingsFields provider={provider} saml={provider.saml} clients={clients} errors={errors} postedGroupRoles={postedGroupRoles(result)} /> : null}
         <button type="submit" className="button button-inline">{t("idp.save")}</button>
       </Form>
       <section className="panel" aria-labelledby="delete-idp-title">

@@ -59,7 +59,10 @@ describe("console: SAML connections", () => {
     const settings = { csrf: detail.csrf, version: "1", name: "Corp SAML", domains: "", flags: "enabled", trustUpstreamMfa: "when_asserted", nameIdFormat: "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent", idpInitiatedClientId: client.id, samlFlags: ["allowSha1", "encryption"] };
     const unknown = await visit.browser.post(detailUrl, { ...settings, groupRoles: "Editors = editor, ghost" });
     expect(unknown.status).toBe(422);
-    expect(shown(await unknown.text())).toContain("names no role of this organization: ghost");
+    const refusedPage = await unknown.text();
+    expect(shown(refusedPage)).toContain("names no role of this organization: ghost");
+    // Beside the group roles, naming the line and the role's place on it.
+    expect(refusedPage).toMatch(/<textarea id="groupRoles"[^>]*aria-invalid="true"[^>]*>Editors = editor, ghost<\/textarea>(?:<p[^>]*class="hint"[^>]*>[^<]*<\/p>)?<p class="field-error" role="alert">1\.roles\.2: [^<]*ghost<\/p>/);
     const saved = await visit.browser.post(detailUrl, { ...settings, groupRoles: "Editors = editor" });
     expect(saved.status, await saved.clone().text()).toBe(302);
     const after = await prisma().identityProvider.findUniqueOrThrow({ where: { id: row.id } });

@@ -32,9 +32,31 @@ export function zodFieldErrors(error: z.ZodError): Record<string, string> {
  * Field errors from an Admin API answer, keyed by top-level field. An error about a field the
  * form does not show goes to the form's own message, so that none is lost.
  */
-export function detailErrors(details: ReadonlyArray<{ field: string; message: string }> | undefined, shown: readonly string[]): Record<string, string> {
+/**
+ * The Admin API's field details as the form's errors, each beside its field. `aliases` names the
+ * form field of a nested API path (`saml.groupRoles` → the `groupRoles` text area); what lies
+ * below that path stays in the message, counted from 1 ("2.roles.1: …", the second line's first role). Details of
+ * fields the form does not show go above it with their full path.
+ */
+export function detailErrors(
+  details: ReadonlyArray<{ field: string; message: string }> | undefined,
+  shown: readonly string[],
+  aliases: Readonly<Record<string, string>> = {},
+): Record<string, string> {
   const errors: Record<string, string> = {};
   for (const d of details ?? []) {
+    const prefix = Object.keys(aliases).find((path) => d.field === path || d.field.startsWith(`${path}.`));
+    if (prefix) {
+      // Positions count from 1, as people count lines and items.
+      const rest = d.field
+        .slice(prefix.length + 1)
+        .split(".")
+        .filter(Boolean)
+        .map((part) => (/^\d+$/.test(part) ? String(Number(part) + 1) : part))
+        .join(".");
+      errors[aliases[prefix]!] ??= rest ? `${rest}: ${d.message}` : d.message;
+      continue;
+    }
     const field = d.field.split(".")[0]!;
     if (shown.includes(field)) errors[field] ??= d.message;
     else errors.form = [errors.form, `${d.field}: ${d.message}`].filter(Boolean).join("; ");

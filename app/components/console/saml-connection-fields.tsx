@@ -9,11 +9,18 @@ import { CheckboxGroup, CopyButton, SelectField, TextField } from "./ui";
  * values the IdP's administrator registers, its certificates, and the settings an update changes.
  */
 
-/**
- * Fields whose errors show beside them; the rest of `saml.…` (a group's unknown role, a
- * certificate by position) are shown above the form with their full path, which says more.
- */
+/** Fields whose errors show beside them. */
 export const SAML_FIELDS = ["samlMetadataXml", "samlMetadataUrl"] as const;
+
+/** The form field beside which an error of a nested Admin API path shows (a list's position counts from 1: a line). */
+export const SAML_ERROR_FIELDS: Readonly<Record<string, string>> = {
+  "saml.ssoUrl": "samlSsoUrl",
+  "saml.signingCertificates": "samlCertificate",
+  "saml.metadataUrl": "samlMetadataUrl",
+  "saml.nameIdFormat": "nameIdFormat",
+  "saml.groupRoles": "groupRoles",
+  "saml.idpInitiatedClientId": "idpInitiatedClientId",
+};
 
 /** `group = role1, role2` per line, as the Admin API's groupRoles; malformed lines are sent as they are for the API to name. */
 export function parseGroupRoles(value: string | undefined): Array<{ group: string; roles: string[] }> {
@@ -118,8 +125,8 @@ export function SamlCreateFields({ errors }: { errors: Record<string, string> })
       <p className="hint">{t("idp.saml.sourceHint")}</p>
       <TextArea name="samlMetadataXml" label={t("idp.saml.metadataXml")} error={errors.samlMetadataXml} />
       <TextField name="samlMetadataUrl" label={t("idp.saml.metadataUrl")} hint={t("idp.saml.metadataUrlHint")} error={errors.samlMetadataUrl} />
-      <TextField name="samlSsoUrl" label={t("idp.saml.ssoUrl")} hint={t("idp.saml.manualHint")} />
-      <TextArea name="samlCertificate" label={t("idp.saml.certificate")} hint={t("idp.saml.manualHint")} rows={4} />
+      <TextField name="samlSsoUrl" label={t("idp.saml.ssoUrl")} hint={t("idp.saml.manualHint")} error={errors.samlSsoUrl} />
+      <TextArea name="samlCertificate" label={t("idp.saml.certificate")} hint={t("idp.saml.manualHint")} rows={4} error={errors.samlCertificate} />
       <AttributeFields provider={null} />
       <CheckboxGroup name="samlFlags" legend={t("idp.saml.options")} options={[{ value: "encryption", label: t("idp.saml.encryption") }]} checked={[]} />
     </fieldset>
@@ -172,21 +179,34 @@ export function SamlServiceProviderValues({ saml, provider }: { saml: SamlConnec
 }
 
 /** The SAML settings an update changes (the provider page's form, instead of client ID, secret and scopes). */
-export function SamlSettingsFields({ provider, saml, clients, errors }: { provider: IdentityProvider; saml: SamlConnection; clients: Array<{ id: string; name: string }>; errors: Record<string, string> }) {
+export function SamlSettingsFields({
+  provider,
+  saml,
+  clients,
+  errors,
+  postedGroupRoles,
+}: {
+  provider: IdentityProvider;
+  saml: SamlConnection;
+  clients: Array<{ id: string; name: string }>;
+  errors: Record<string, string>;
+  /** The group roles as sent in a refused update, kept for the person to correct. */
+  postedGroupRoles?: string | undefined;
+}) {
   const { t } = useTranslation("console");
   const checked = [saml.allowSha1 ? "allowSha1" : "", saml.encryptionCertificate ? "encryption" : ""].filter(Boolean);
   return (
     <>
-      <SelectField name="nameIdFormat" label={t("idp.saml.nameIdFormat")} defaultValue={saml.nameIdFormat} options={SAML_NAME_ID_FORMATS.map((f) => ({ value: f, label: f }))} />
+      <SelectField name="nameIdFormat" label={t("idp.saml.nameIdFormat")} defaultValue={saml.nameIdFormat} options={SAML_NAME_ID_FORMATS.map((f) => ({ value: f, label: f }))} error={errors.nameIdFormat} />
       <AttributeFields provider={provider} />
-      <TextArea name="groupRoles" label={t("idp.saml.groupRoles")} hint={t("idp.saml.groupRolesHint")} defaultValue={formatGroupRoles(saml.groupRoles)} rows={4} />
+      <TextArea name="groupRoles" label={t("idp.saml.groupRoles")} hint={t("idp.saml.groupRolesHint")} defaultValue={postedGroupRoles ?? formatGroupRoles(saml.groupRoles)} rows={4} error={errors.groupRoles} />
       <SelectField
         name="idpInitiatedClientId"
         label={t("idp.saml.idpInitiated")}
         hint={t("idp.saml.idpInitiatedHint")}
         defaultValue={saml.idpInitiatedClientId ?? ""}
         options={[{ value: "", label: t("idp.saml.idpInitiatedOff") }, ...clients.map((c) => ({ value: c.id, label: `${c.name} (${c.id})` }))]}
-       
+        error={errors.idpInitiatedClientId}
       />
       <CheckboxGroup
         name="samlFlags"
