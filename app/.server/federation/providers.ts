@@ -22,6 +22,7 @@ import {
   type TokenEndpointAuthMethod,
   type UpstreamMfaTrust,
 } from "~/schemas/identity-provider";
+import { isUuid } from "~/schemas/uuid";
 import { requireManagedOrganization } from "../admin/users/service";
 import type { Context, Db } from "../context";
 import type { Encrypter } from "../crypto/encryption";
@@ -451,7 +452,7 @@ export async function providerForEmail(db: Db, organizationId: string, email: st
  * malformed id: the URL tells nothing about connections that are not published.
  */
 export async function publishedClientJwks(ctx: Context<"cache" | "encrypter">, slug: string, providerId: string): Promise<{ keys: Array<Record<string, string>> } | null> {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(providerId)) return null;
+  if (!isUuid(providerId)) return null;
   const organization = await getOrganizationBySlug(ctx.db, ctx.cache, slug);
   if (!organization || organization.status !== "active") return null;
   const row = await ctx.db.identityProvider.findFirst({ where: { id: providerId, organizationId: organization.id }, select: { id: true, clientKeyEncrypted: true, tokenEndpointAuthMethod: true } });

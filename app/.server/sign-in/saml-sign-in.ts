@@ -15,6 +15,7 @@ import { samlAddresses } from "../federation/saml-addresses";
 import { authnRequestUrl, SAML_REQUEST_TTL_MS, serviceProviderMetadata, type SamlConnection, type SentRequest } from "../federation/saml-protocol";
 import { checkSamlResponse, readSamlResponse, type VerifiedAssertion } from "../federation/saml-response";
 import { isEmailAddress } from "~/schemas/email";
+import { isUuid } from "~/schemas/uuid";
 import { SAML_DEFAULT_ATTRIBUTES, type SamlSettings } from "~/schemas/identity-provider";
 
 /**
@@ -87,10 +88,8 @@ const failureLimits = (ic: InteractionContext, ip: string | null): Array<[LimitN
   ["federatedLoginIp", ip],
 ];
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 async function samlRow(db: Db, organizationId: string, providerId: string): Promise<ProviderRow | null> {
-  if (!UUID.test(providerId)) return null;
+  if (!isUuid(providerId)) return null;
   return db.identityProvider.findFirst({ where: { id: providerId, organizationId, enabled: true, kind: "saml" } });
 }
 
@@ -157,18 +156,18 @@ export async function acceptSamlResponse(
   const pending = taken ? (JSON.parse(taken) as PendingRequest) : null;
   const ours = pending && pending.organizationId === organization.id && pending.providerId === row.id ? pending : null;
   if (input.oversized) return refuse("too_large", "posted form over the size limit", "invalid", ours?.uid ?? null);
-  if (!pending || pending.organizationId !== organization.id || pending.providerId !== row.id) {
+  if (!ours) {
     // No sign-in of this connection is waiting for it: an IdP-initiated response, or one meant for another browser or connection.
     const read = readSamlResponse(input.samlResponse);
     if (read.ok && read.inResponseTo === null) return refuse("unsolicited_response", "IdP-initiated sign-in is off for this connection", "invalid", null);
     return refuse(read.ok ? "invalid_state" : read.reason, read.ok ? "no pending request for this RelayState" : read.detail, read.ok ? "expired" : "invalid", null);
   }
   const connection = samlConnectionOf(ctx, row, organization.slug);
-  if (!connection) return refuse("invalid_settings", "connection settings do not parse", "invalid", pending.uid);
-  const checked = await checkSamlResponse(connection, pending.request, input.samlResponse);
-  if (!checked.ok) return refuse(checked.reason, checked.detail, checked.reason === "upstream_error" ? "refused" : "invalid", pending.uid);
+  if (!connection) return refuse("invalid_settings", "connection settings do not parse", "invalid", ours.uid);
+  const checked = await checkSamlResponse(connection, ours.request, input.samlResponse);
+  if (!checked.ok) return refuse(checked.reason, checked.detail, checked.reason === "upstream_error" ? "refused" : "invalid", ours.uid);
   const derived = samlPersonOf(row, connection.settings, checked.assertion);
-  if (!derived.ok) return refuse(derived.reason, derived.detail, "invalid", pending.uid);
+  if (!derived.ok) return refuse(derived.reason, derived.detail, "invalid", ours.uid);
 
   // The assertion is used once, across every Porta process: the table's primary key refuses a second insert.
   const fresh = await ctx.transaction(anonymousActor(input.meta), async (tx) => {
@@ -180,12 +179,12 @@ export async function acceptSamlResponse(
       throw error;
     }
   });
-  if (!fresh) return refuse("replay", "assertion ID already used", "invalid", pending.uid);
+  if (!fresh) return refuse("replay", "assertion ID already used", "invalid", ours.uid);
 
   const key = token();
-  const verified: VerifiedPerson = { uid: pending.uid, organizationId: organization.id, providerId: row.id, person: derived.person, groups: derived.groups };
+  const verified: VerifiedPerson = { uid: ours.uid, organizationId: organization.id, providerId: row.id, person: derived.person, groups: derived.groups };
   await ctx.store.set(verifiedKey(key), JSON.stringify(verified), VERIFIED_TTL_SECONDS);
-  return { kind: "next", to: `/interaction/${encodeURIComponent(pending.uid)}/federated/return?saml=${key}` };
+  return { kind: "next", to: `/interaction/${encodeURIComponent(ours.uid)}/federated/return?saml=${key}` };
 }
 
 /** The person the signed assertion names, with the connection's attribute mapping. */
