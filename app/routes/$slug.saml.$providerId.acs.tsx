@@ -7,6 +7,7 @@ import { resolveLanguage } from "~/.server/i18n";
 import { brandingForSlug } from "~/.server/branding/pages";
 import { interactionHeaders, NO_STORE, requestMeta } from "~/.server/sign-in/page";
 import { SAML_RESPONSE_MAX_BASE64 } from "~/.server/federation/saml-response";
+import { setIdpInitiatedMark } from "~/.server/federation/idp-initiated-cookie";
 import { pageTitle } from "~/i18n/page-title";
 
 export const headers = interactionHeaders;
@@ -69,6 +70,8 @@ export function loader(_args: LoaderFunctionArgs) {
  * connection (decision 081). The IdP posts cross-site, so there is no interaction cookie here:
  * the RelayState names the pending sign-in, the response is checked, and the browser is sent on
  * (303) to its interaction's page, which signs in; every refusal gets the branded failure page.
+ * An IdP-initiated response, where the connection allows it, sends the browser to its
+ * application's sign-in start instead, marked by a cookie (decision 083).
  */
 export async function action({ request, params, context }: ActionFunctionArgs) {
   const meta = requestMeta(context, "POST /{slug}/saml/{providerId}/acs");
@@ -84,6 +87,9 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
     oversized: form.oversized,
   });
   if (outcome.kind === "next") return redirect(outcome.to, { status: 303, headers: NO_STORE });
+  if (outcome.kind === "idp_initiated") {
+    return redirect(outcome.to, { status: 303, headers: { ...NO_STORE, "Set-Cookie": setIdpInitiatedMark(context.services.config.baseUrl, outcome.mark) } });
+  }
   const end = await brandingForSlug(ctx, slug);
   const language = await resolveLanguage(request, { organizationDefault: end.defaultLocale });
   const page = { language, branding: end.branding, home: end.home };

@@ -8,7 +8,8 @@ import { AuthCard, Field, FormMessage } from "~/components/auth-card";
 import { GateRefusalPage, isGateRefusal } from "~/components/gate-refusal";
 import { PasskeySignIn } from "~/components/passkey";
 import { FederatedButtons } from "~/components/federation";
-import { loginPageProviders, startForEmail } from "~/.server/sign-in/flow";
+import { idpInitiatedContinuation, loginPageProviders, startForEmail } from "~/.server/sign-in/flow";
+import { clearIdpInitiatedMark, idpInitiatedMarkOf } from "~/.server/federation/idp-initiated-cookie";
 import { completePasswordLogin, consentView, isFirstPartyClient } from "~/.server/sign-in/flow";
 import { deviceCookieOf } from "~/.server/sign-in/device-cookie";
 import { passGate } from "~/.server/sign-in/door";
@@ -37,6 +38,9 @@ export async function loader(args: LoaderFunctionArgs) {
     return elsewhere ? redirect(elsewhere, { status: 303, headers: NO_STORE }) : gate.response;
   }
   const { context: ic, frame } = gate;
+  // The application started this request after an IdP-initiated SAML sign-in: take that person.
+  const idpInitiated = ic.interaction.prompt.name === "login" ? idpInitiatedContinuation(ic, idpInitiatedMarkOf(request)) : null;
+  if (idpInitiated) return redirect(idpInitiated, { status: 303, headers: { ...NO_STORE, "Set-Cookie": clearIdpInitiatedMark(context.services.config.baseUrl) } });
 
   if (ic.interaction.prompt.name === "consent") {
     // Porta's own admin client (CLI and console) is first party: nothing to ask. Each of its

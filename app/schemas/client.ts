@@ -153,6 +153,12 @@ export const BackchannelLogoutUriSchema = z
   .refine((value) => !value.includes("#"), "must not contain a fragment");
 
 /**
+ * OpenID Connect third-party initiated login: the application's address that starts its own
+ * authorization request (it owns state, nonce and PKCE). The same rule as a logout endpoint.
+ */
+export const InitiateLoginUriSchema = BackchannelLogoutUriSchema;
+
+/**
  * The audiences a client may exchange a person's access token for (RFC 8693 `audience` or
  * `resource`): absolute URIs naming the services that accept the exchanged token.
  */
@@ -210,6 +216,8 @@ export const ClientSchema = z.object({
   backchannelLogoutSessionRequired: z.boolean(),
   /** Audiences the client may exchange a person's access token for (RFC 8693); empty: none. */
   tokenExchangeAudiences: z.array(z.string()),
+  /** Where the application starts its own sign-in (`initiate_login_uri`); null: none known. */
+  initiateLoginUri: z.string().nullable(),
   status: z.enum(CLIENT_STATUS_VALUES),
   /** The client registered itself at the organization's registration endpoint (RFC 7591, decision 054). */
   dynamicallyRegistered: z.boolean(),
@@ -249,6 +257,7 @@ export const ClientCreateSchema = z
     backchannelLogoutSessionRequired: z.boolean().default(false),
     /** Confidential clients only. */
     tokenExchangeAudiences: TokenExchangeAudiencesSchema.default([]),
+    initiateLoginUri: InitiateLoginUriSchema.nullable().default(null),
   })
   .strict();
 
@@ -283,6 +292,8 @@ export const ClientUpdateSchema = z
     backchannelLogoutSessionRequired: z.boolean().optional(),
     /** Confidential clients only; [] turns token exchange off. */
     tokenExchangeAudiences: TokenExchangeAudiencesSchema.optional(),
+    /** null: the application has no sign-in start Porta may send people to. */
+    initiateLoginUri: InitiateLoginUriSchema.nullable().optional(),
   })
   .strict();
 

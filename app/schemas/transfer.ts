@@ -7,6 +7,7 @@ import {
   CLIENT_PKCE_VALUES,
   AccessTokenTtlSchema,
   BackchannelLogoutUriSchema,
+  InitiateLoginUriSchema,
   TokenExchangeAudiencesSchema,
   CLIENT_APPLICATION_TYPE_VALUES,
   CLIENT_STATUS_VALUES,
@@ -107,6 +108,8 @@ export const PackageClientSchema = z
     backchannelLogoutSessionRequired: z.boolean().default(false),
     // Token exchange (decision 053); packages made before it carry none.
     tokenExchangeAudiences: TokenExchangeAudiencesSchema.default([]),
+    // Third-party initiated login (decision 083); packages made before it carry none.
+    initiateLoginUri: Nullable(InitiateLoginUriSchema).default(null),
     status: z.enum(CLIENT_STATUS_VALUES),
     secrets: z.array(PackageSecretSchema).max(100),
   })

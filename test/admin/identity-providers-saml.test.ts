@@ -94,7 +94,7 @@ describe("SAML connections in the Admin API", () => {
   it("creates a connection from pasted metadata and answers Porta's addresses and the certificates described", async () => {
     const org = await createOrganization(prisma());
     await prisma().role.create({ data: { organizationId: org.id, name: "editor" } });
-    const client = await createClient(prisma(), org.id);
+    const client = await createClient(prisma(), org.id, { initiateLoginUri: "https://rp.example.com/login" });
     const xml = idpMetadata({ entityId: "https://idp.example.com/entity", ssoUrl: "https://idp.example.com/sso", certificates: [certA, certB] });
     const created = await api.post<Provider>("/identity-providers", {
       organizationId: org.id,
@@ -283,6 +283,11 @@ describe("SAML connections in the Admin API", () => {
     const foreign = await api.post<Problem>("/identity-providers", { ...base, saml: { ...base.saml, idpInitiatedClientId: foreignClient.client.id } });
     expect(foreign.status).toBe(422);
     expect(fieldsOf(foreign.body)).toEqual(["saml.idpInitiatedClientId"]);
+    // IdP-initiated sign-in needs somewhere to send the browser: the application's sign-in start.
+    const ownClient = await createClient(prisma(), org.id);
+    const noStart = await api.post<Problem>("/identity-providers", { ...base, saml: { ...base.saml, idpInitiatedClientId: ownClient.client.id } });
+    expect(noStart.status).toBe(422);
+    expect((noStart.body as Problem).error.details).toEqual([{ field: "saml.idpInitiatedClientId", message: "has no sign-in start address (initiateLoginUri): set one on the client first" }]);
 
     const created = await api.post<Provider>("/identity-providers", base);
     expect(created.status).toBe(201);

@@ -44,7 +44,7 @@ describe("SAML connections in export packages", () => {
     const slug = unique("saml-export");
     const org = await prisma.organization.create({ data: { slug, name: "SAML Ltd" } });
     await prisma.role.create({ data: { organizationId: org.id, name: "editor" } });
-    const { client } = await createClient(prisma, org.id);
+    const { client } = await createClient(prisma, org.id, { initiateLoginUri: "https://rp.example.com/login" });
     const cert = await idpCertificate("idp.saml-ltd.example");
     const encrypted = await sourceApi.post<Provider>("/identity-providers", {
       organizationId: org.id,

@@ -24,7 +24,7 @@ describe("console: SAML connections", () => {
   it("adds a connection from metadata, shows what to give the IdP, and changes its SAML settings", async () => {
     const tenant = await createAccountTenant(porta);
     await prisma().role.create({ data: { organizationId: tenant.org.id, name: "editor" } });
-    const { client } = await createClient(prisma(), tenant.org.id);
+    const { client } = await createClient(prisma(), tenant.org.id, { initiateLoginUri: "https://rp.example.com/login" });
     const visit = await consoleSignIn(porta);
     const listUrl = `${porta.baseUrl}/console/organizations/${tenant.org.id}/identity-providers`;
     const list = await pageWithCsrf(visit.browser, listUrl);

@@ -113,3 +113,15 @@ export async function startAuthorization(options: {
   const interactionUrl = new URL(res.headers.get("location")!, url).href;
   return { browser, config, verifier, interactionUrl, uid: interactionUrl.split("/").pop()! };
 }
+
+/**
+ * The provider's page that posts itself (a browser's script submits it): its form's action and
+ * hidden fields, or null when the page is not one. Ending the old session before a sign-in as
+ * someone else is such a page.
+ */
+export function selfPostingForm(html: string): { action: string; fields: Record<string, string> } | null {
+  const form = /<form method="post" action="([^"]+)">/.exec(html);
+  if (!form || !html.includes("document.forms[0].submit()")) return null;
+  const fields = Object.fromEntries([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"\/>/g)].map((m) => [m[1]!, m[2]!]));
+  return { action: form[1]!, fields };
+}

@@ -37,6 +37,7 @@ export interface ClientInput {
   accessTokenTtlSeconds?: number;
   refreshTokenTtlSeconds?: number;
   tokenExchangeAudiences?: string[];
+  initiateLoginUri?: string;
 }
 
 /** Creates a client; a confidential one gets one active secret, returned in plain text. */
@@ -62,6 +63,7 @@ export async function createClient(prisma: PrismaClient, organizationId: string,
       accessTokenTtlSeconds: input.accessTokenTtlSeconds ?? null,
       refreshTokenTtlSeconds: input.refreshTokenTtlSeconds ?? null,
       tokenExchangeAudiences: input.tokenExchangeAudiences ?? [],
+      initiateLoginUri: input.initiateLoginUri ?? null,
     },
   });
   const secret = confidential ? await addClientSecret(prisma, client.id) : undefined;

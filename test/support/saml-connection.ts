@@ -88,9 +88,18 @@ export interface SamlFlow {
 export const postForm = (jar: CookieJar, url: string, form: Record<string, string>, headers: Record<string, string> = {}) =>
   jar.fetch(url, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded", ...headers }, body: new URLSearchParams(form).toString() });
 
-/** The relying party sends a browser to the tenant; the login page it lands on. */
-export async function openLogin(tenant: Tenant, headers: Record<string, string> = {}): Promise<SamlFlow> {
-  const jar = new CookieJar();
+/** The relying party sends a browser (a fresh one unless given) to the tenant; the login page it lands on. */
+export async function openLogin(tenant: Tenant, headers: Record<string, string> = {}, browser?: CookieJar): Promise<SamlFlow> {
+  const { started, ...flow } = await startAuthorization(tenant, headers, browser);
+  expect(started.status).toBe(303);
+  const page = await flow.jar.fetch(flow.loginUrl, { headers });
+  expect(page.status).toBe(200);
+  return { ...flow, html: await page.text() };
+}
+
+/** The relying party's authorization request (PKCE), answered with the way to the login page. */
+export async function startAuthorization(tenant: Tenant, headers: Record<string, string> = {}, browser?: CookieJar) {
+  const jar = browser ?? new CookieJar();
   const config = await oidc.discovery(new URL(tenant.issuer), tenant.client.id, undefined, oidc.ClientSecretBasic(tenant.secret!), { execute: [oidc.allowInsecureRequests] });
   const verifier = oidc.randomPKCECodeVerifier();
   const authorize = oidc.buildAuthorizationUrl(config, {
@@ -100,11 +109,8 @@ export async function openLogin(tenant: Tenant, headers: Record<string, string> 
     code_challenge_method: "S256",
   });
   const started = await jar.fetch(authorize, { headers });
-  expect(started.status).toBe(303);
-  const loginUrl = new URL(started.headers.get("location")!, authorize).href;
-  const page = await jar.fetch(loginUrl, { headers });
-  expect(page.status).toBe(200);
-  return { jar, config, verifier, loginUrl, html: await page.text() };
+  const loginUrl = new URL(started.headers.get("location") ?? "", authorize).href;
+  return { jar, config, verifier, loginUrl, started };
 }
 
 /** The login page's button for the connection: the IdP's URL with the AuthnRequest read back. */
@@ -152,3 +158,6 @@ export async function redeem(flow: SamlFlow, url: string) {
   const tokens = await oidc.authorizationCodeGrant(flow.config, new URL(url), { pkceCodeVerifier: flow.verifier });
   return tokens.claims()!;
 }
+
+/** An IdP-initiated response: it answers no request (no InResponseTo anywhere), signed like `answer`'s. */
+export const unsolicited = (connection: SamlConnectionRow, keys: KeyPair, more: Partial<ResponseFields> = {}) => answer(connection, { id: "" }, keys, { inResponseTo: null, ...more });

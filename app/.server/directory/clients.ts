@@ -32,6 +32,7 @@ export function unstoredClientRecord(fields: UnstoredClientFields, since: Date):
     accessTokenTtlSeconds: null,
     refreshTokenTtlSeconds: null,
     backchannelLogoutUri: null,
+    initiateLoginUri: null,
     backchannelLogoutSessionRequired: false,
     tokenExchangeAudiences: [],
     registrationAccessTokenHash: null,

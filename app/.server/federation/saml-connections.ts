@@ -114,8 +114,10 @@ async function checkOrganizationReferences(db: Db, organizationId: string, input
     );
   }
   if (input.idpInitiatedClientId) {
-    const client = await db.client.findFirst({ where: { id: input.idpInitiatedClientId, organizationId }, select: { id: true } });
+    const client = await db.client.findFirst({ where: { id: input.idpInitiatedClientId, organizationId }, select: { id: true, initiateLoginUri: true } });
     if (!client) problems.push({ field: "saml.idpInitiatedClientId", message: "is not a client of this organization" });
+    // IdP-initiated sign-in sends the browser to the application's own sign-in start (decision 083).
+    else if (!client.initiateLoginUri) problems.push({ field: "saml.idpInitiatedClientId", message: "has no sign-in start address (initiateLoginUri): set one on the client first" });
   }
   if (problems.length > 0) throw validation(problems);
 }

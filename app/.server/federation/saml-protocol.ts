@@ -66,7 +66,8 @@ export async function samlFor(connection: SamlConnection, request: SentRequest |
     wantAssertionsSigned: false,
     acceptedClockSkewMs: SAML_CLOCK_SKEW_MS,
     maxAssertionAgeMs: SAML_MAX_ASSERTION_AGE_MS,
-    validateInResponseTo: ValidateInResponseTo.always,
+    // Without a request (IdP-initiated), any InResponseTo is refused: the cache answers none.
+    validateInResponseTo: request ? ValidateInResponseTo.always : ValidateInResponseTo.ifPresent,
     requestIdExpirationPeriodMs: SAML_REQUEST_TTL_MS,
     cacheProvider: onlyThisRequest(request),
     generateUniqueId: requestId,

@@ -160,13 +160,14 @@ const textOf = (node: XmlJs | undefined): string | null => (node && typeof node.
 
 /**
  * The response checked for this connection and the request this browser sent. `request` null:
- * no request is pending (an IdP-initiated response, or one for another browser).
+ * an IdP-initiated response, which must answer no request at all (neither the response nor
+ * its SubjectConfirmationData names an InResponseTo); every other check is the same.
  */
 export async function checkSamlResponse(connection: SamlConnection, request: SentRequest | null, posted: string, now = new Date()): Promise<SamlCheckResult> {
   const read = readSamlResponse(posted);
   if (!read.ok) return read;
-  if (read.inResponseTo === null) return refuse("unsolicited_response", "no InResponseTo");
-  if (!request || read.inResponseTo !== request.id) return refuse("invalid_in_response_to", "not the request this sign-in sent");
+  if (request && read.inResponseTo === null) return refuse("unsolicited_response", "no InResponseTo");
+  if (request ? read.inResponseTo !== request.id : read.inResponseTo !== null) return refuse("invalid_in_response_to", "not the request this sign-in sent");
   if (read.destination !== null && read.destination !== connection.addresses.acsUrl) return refuse("wrong_destination", "Destination is not this connection's ACS");
   if (read.responseIssuer !== null && read.responseIssuer !== connection.idpEntityId) return refuse("wrong_issuer", "response Issuer is not the connection's IdP");
   const sha1 = weak(read.algorithms);
@@ -191,6 +192,8 @@ export async function checkSamlResponse(connection: SamlConnection, request: Sen
   const confirmations = children(subject, "SubjectConfirmation").flatMap((c) => children(c, "SubjectConfirmationData"));
   const recipients = confirmations.map((d) => d.$?.Recipient ?? null);
   if (recipients.length === 0 || recipients.some((r) => r !== connection.addresses.acsUrl)) return refuse("wrong_recipient", "SubjectConfirmationData Recipient is not this connection's ACS");
+  // An assertion that answered some request (another browser's) cannot come back as unsolicited.
+  if (!request && confirmations.some((d) => d.$?.InResponseTo !== undefined)) return refuse("invalid_in_response_to", "assertion answers a request, posted as unsolicited");
   if (read.encrypted) {
     // The encrypted assertion's own signature names its algorithms inside the ciphertext.
     try {

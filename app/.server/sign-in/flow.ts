@@ -43,7 +43,7 @@ export const SECOND_FACTORS = { totp, email: emailCode, recovery: recoveryCode, 
 // What the sign-in pages ask of a method that proves nothing (options, buttons, where an answer goes), passed on.
 export { confirmMagicLinkElsewhere, confirmedElsewhere, pairingCodeFor } from "./methods/magic-link";
 export { continueFromCallback, loginPageProviders } from "./methods/federated";
-export { samlMetadata } from "./saml-sign-in";
+export { samlMetadata, idpInitiatedContinuation } from "./saml-sign-in";
 export { passkeyLoginOptions } from "./methods/passkey";
 export { isFactorLocked } from "../auth/two-factor/factor-failures";
 export { passkeyEnrollmentDue, passkeyEnrollmentOptions, passkeySecondFactorOptions } from "./methods/passkey-second-factor";

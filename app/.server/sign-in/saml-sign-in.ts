@@ -14,6 +14,7 @@ import { getSamlSettings } from "../federation/saml-settings";
 import { samlAddresses } from "../federation/saml-addresses";
 import { authnRequestUrl, SAML_REQUEST_TTL_MS, serviceProviderMetadata, type SamlConnection, type SentRequest } from "../federation/saml-protocol";
 import { checkSamlResponse, readSamlResponse, type VerifiedAssertion } from "../federation/saml-response";
+import { IDP_INITIATED_TTL_SECONDS, type IdpInitiatedMark } from "../federation/idp-initiated-cookie";
 import { isEmailAddress } from "~/schemas/email";
 import { isUuid } from "~/schemas/uuid";
 import { SAML_DEFAULT_ATTRIBUTES, type SamlSettings } from "~/schemas/identity-provider";
@@ -48,9 +49,13 @@ interface PendingRequest {
   request: SentRequest;
 }
 
-/** What the ACS proved, waiting for the interaction's page. */
+/**
+ * What the ACS proved, waiting for the interaction's page: the interaction that asked, or (IdP-
+ * initiated, uid null) the one application the connection lets such a sign-in reach.
+ */
 interface VerifiedPerson {
-  uid: string;
+  uid: string | null;
+  clientId: string | null;
   organizationId: string;
   providerId: string;
   person: UpstreamPerson;
@@ -71,7 +76,7 @@ const UNSPECIFIED_FORMAT = "urn:oasis:names:tc:SAML:1.1:nameid-format:unspecifie
 const TRANSIENT_FORMAT = "urn:oasis:names:tc:SAML:2.0:nameid-format:transient";
 
 /** A connection as node-saml needs it; null when its stored settings do not parse (it signs nobody in). */
-export function samlConnectionOf(ctx: Pick<SamlContext, "config" | "encrypter">, row: ProviderRow, slug: string): SamlConnection | null {
+export function protocolConnectionOf(ctx: Pick<SamlContext, "config" | "encrypter">, row: ProviderRow, slug: string): SamlConnection | null {
   const settings = getSamlSettings(row);
   if (!settings) return null;
   return {
@@ -108,7 +113,7 @@ export async function startSamlSignIn(ctx: SamlContext, ic: InteractionContext, 
     const limit = await ctx.limits.check(name, key);
     if (!limit.allowed) return { kind: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
   }
-  const connection = samlConnectionOf(ctx, row, ic.organization.slug);
+  const connection = protocolConnectionOf(ctx, row, ic.organization.slug);
   if (!connection) {
     ctx.logger.warn({ providerId: row.id }, "SAML connection settings do not parse");
     return { kind: "unknown" };
@@ -123,7 +128,13 @@ export async function startSamlSignIn(ctx: SamlContext, ic: InteractionContext, 
 /** Why an ACS post or the return page ended without signing in: the reason of the audit entry and the page's words. */
 export type SamlFailure = { kind: "failed"; reason: "expired" | "invalid" | "refused" | "no_account" | "unverified_email" | "inactive"; providerName: string | null; backTo: string | null };
 export type RateLimited = { kind: "rate_limited"; retryAfterSeconds: number };
-export type AcsOutcome = { kind: "next"; to: string } | { kind: "unknown" } | SamlFailure | RateLimited;
+export type AcsOutcome =
+  | { kind: "next"; to: string }
+  /** IdP-initiated: to the application's sign-in start, the browser marked for its next authorization request. */
+  | { kind: "idp_initiated"; to: string; mark: IdpInitiatedMark }
+  | { kind: "unknown" }
+  | SamlFailure
+  | RateLimited;
 
 /**
  * POST /{slug}/saml/{providerId}/acs. Every refusal is audited (`auth.login.failure`, method
@@ -151,40 +162,67 @@ export async function acceptSamlResponse(
     return { kind: "failed", reason: page, providerName: row.name, backTo: uid ? `/interaction/${encodeURIComponent(uid)}` : null };
   };
 
+  /** The response checked (for the request, or as unsolicited), the person read, and the assertion ID used up. */
+  const accept = async (connection: SamlConnection, request: SentRequest | null, uid: string | null): Promise<SamlFailure | { kind: "accepted"; verified: VerifiedPerson }> => {
+    const checked = await checkSamlResponse(connection, request, input.samlResponse);
+    if (!checked.ok) return refuse(checked.reason, checked.detail, checked.reason === "upstream_error" ? "refused" : "invalid", uid);
+    const derived = samlPersonOf(row, connection.settings, checked.assertion);
+    if (!derived.ok) return refuse(derived.reason, derived.detail, "invalid", uid);
+    // The assertion is used once, across every Porta process: the table's primary key refuses a second insert.
+    const fresh = await ctx.transaction(anonymousActor(input.meta), async (tx) => {
+      try {
+        await tx.db.samlAssertionUse.create({ data: { providerId: row.id, assertionId: checked.assertion.assertionId, expiresAt: checked.assertion.usableUntil } });
+        return true;
+      } catch (error) {
+        if ((error as { code?: string }).code === "P2002") return false;
+        throw error;
+      }
+    });
+    if (!fresh) return refuse("replay", "assertion ID already used", "invalid", uid);
+    return { kind: "accepted", verified: { uid, clientId: null, organizationId: organization.id, providerId: row.id, person: derived.person, groups: derived.groups } };
+  };
+
   const relayState = input.relayState.length > 0 && input.relayState.length <= 512 ? input.relayState : "";
   const taken = relayState ? await ctx.store.take(requestKey(relayState)) : null;
   const pending = taken ? (JSON.parse(taken) as PendingRequest) : null;
   const ours = pending && pending.organizationId === organization.id && pending.providerId === row.id ? pending : null;
   if (input.oversized) return refuse("too_large", "posted form over the size limit", "invalid", ours?.uid ?? null);
-  if (!ours) {
-    // No sign-in of this connection is waiting for it: an IdP-initiated response, or one meant for another browser or connection.
-    const read = readSamlResponse(input.samlResponse);
-    if (read.ok && read.inResponseTo === null) return refuse("unsolicited_response", "IdP-initiated sign-in is off for this connection", "invalid", null);
-    return refuse(read.ok ? "invalid_state" : read.reason, read.ok ? "no pending request for this RelayState" : read.detail, read.ok ? "expired" : "invalid", null);
+  const connection = protocolConnectionOf(ctx, row, organization.slug);
+  if (ours) {
+    if (!connection) return refuse("invalid_settings", "connection settings do not parse", "invalid", ours.uid);
+    const accepted = await accept(connection, ours.request, ours.uid);
+    if (accepted.kind === "failed") return accepted;
+    const key = token();
+    await ctx.store.set(verifiedKey(key), JSON.stringify(accepted.verified), VERIFIED_TTL_SECONDS);
+    return { kind: "next", to: `/interaction/${encodeURIComponent(ours.uid)}/federated/return?saml=${key}` };
   }
-  const connection = samlConnectionOf(ctx, row, organization.slug);
-  if (!connection) return refuse("invalid_settings", "connection settings do not parse", "invalid", ours.uid);
-  const checked = await checkSamlResponse(connection, ours.request, input.samlResponse);
-  if (!checked.ok) return refuse(checked.reason, checked.detail, checked.reason === "upstream_error" ? "refused" : "invalid", ours.uid);
-  const derived = samlPersonOf(row, connection.settings, checked.assertion);
-  if (!derived.ok) return refuse(derived.reason, derived.detail, "invalid", ours.uid);
 
-  // The assertion is used once, across every Porta process: the table's primary key refuses a second insert.
-  const fresh = await ctx.transaction(anonymousActor(input.meta), async (tx) => {
-    try {
-      await tx.db.samlAssertionUse.create({ data: { providerId: row.id, assertionId: checked.assertion.assertionId, expiresAt: checked.assertion.usableUntil } });
-      return true;
-    } catch (error) {
-      if ((error as { code?: string }).code === "P2002") return false;
-      throw error;
-    }
-  });
-  if (!fresh) return refuse("replay", "assertion ID already used", "invalid", ours.uid);
-
+  // No sign-in of this connection is waiting for it: an IdP-initiated response, or one meant for another browser or connection.
+  const read = readSamlResponse(input.samlResponse);
+  if (!read.ok) return refuse(read.reason, read.detail, "invalid", null);
+  if (read.inResponseTo !== null) return refuse("invalid_state", "no pending request for this RelayState", "expired", null);
+  const clientId = connection?.settings.idpInitiatedClientId ?? null;
+  if (!connection || !clientId) return refuse("unsolicited_response", "IdP-initiated sign-in is off for this connection", "invalid", null);
+  const client = await ctx.db.client.findFirst({ where: { id: clientId, organizationId: organization.id, status: "active" }, select: { id: true, initiateLoginUri: true } });
+  if (!client?.initiateLoginUri) return refuse("idp_initiated_unavailable", "the connection's application has no sign-in start address", "invalid", null);
+  const accepted = await accept(connection, null, null);
+  if (accepted.kind === "failed") return accepted;
   const key = token();
-  const verified: VerifiedPerson = { uid: ours.uid, organizationId: organization.id, providerId: row.id, person: derived.person, groups: derived.groups };
-  await ctx.store.set(verifiedKey(key), JSON.stringify(verified), VERIFIED_TTL_SECONDS);
-  return { kind: "next", to: `/interaction/${encodeURIComponent(ours.uid)}/federated/return?saml=${key}` };
+  await ctx.store.set(verifiedKey(key), JSON.stringify({ ...accepted.verified, clientId: client.id } satisfies VerifiedPerson), IDP_INITIATED_TTL_SECONDS);
+  // OpenID Connect third-party initiated login: the application starts an authorization request of its own.
+  const start = new URL(client.initiateLoginUri);
+  start.searchParams.set("iss", `${ctx.config.baseUrl}/${organization.slug}`);
+  if (accepted.verified.person.email) start.searchParams.set("login_hint", accepted.verified.person.email);
+  return { kind: "idp_initiated", to: start.href, mark: { clientId: client.id, key } };
+}
+
+/**
+ * The login page of an authorization request that the application the mark names started
+ * after an IdP-initiated sign-in: where its verified person is taken. Null for any other client.
+ */
+export function idpInitiatedContinuation(ic: InteractionContext, mark: IdpInitiatedMark | null): string | null {
+  if (!mark || mark.clientId !== ic.client.id) return null;
+  return `/interaction/${encodeURIComponent(ic.uid)}/federated/return?saml=${mark.key}`;
 }
 
 /** The person the signed assertion names, with the connection's attribute mapping. */
@@ -239,7 +277,9 @@ export async function completeSamlSignIn(ctx: SamlSignIn, ic: InteractionContext
   }
   const text = input.key && input.key.length <= 100 ? await ctx.store.take(verifiedKey(input.key)) : null;
   const verified = text ? (JSON.parse(text) as VerifiedPerson) : null;
-  if (!verified || verified.uid !== ic.uid || verified.organizationId !== ic.organization.id) {
+  // IdP-initiated: any authorization request of the one application the connection names.
+  const forThis = verified && (verified.uid === null ? verified.clientId === ic.client.id : verified.uid === ic.uid);
+  if (!verified || !forThis || verified.organizationId !== ic.organization.id) {
     await audit("invalid_state", verified?.providerId ?? null);
     return { kind: "failed", reason: "expired", providerName: null };
   }
@@ -313,6 +353,6 @@ export async function samlMetadata(ctx: SignInContext<"config" | "encrypter" | "
   if (!organization || organization.status !== "active") return null;
   const row = await samlRow(ctx.db, organization.id, providerId);
   if (!row) return null;
-  const connection = samlConnectionOf(ctx, row, organization.slug);
+  const connection = protocolConnectionOf(ctx, row, organization.slug);
   return connection ? await serviceProviderMetadata(connection) : null;
 }

@@ -17,6 +17,7 @@ export const CLIENT_FIELDS = [
   "adminApiAccess",
   "backchannelLogoutUri",
   "backchannelLogoutSessionRequired",
+  "initiateLoginUri",
   "jwks",
   "jwksUri",
 ] as const;
@@ -75,6 +76,8 @@ export function clientUpdateInput(form: FormData) {
     ...(form.has(BACKCHANNEL_SHOWN)
       ? { backchannelLogoutUri: (text(form, "backchannelLogoutUri") ?? "").trim() || null, backchannelLogoutSessionRequired: form.get("backchannelLogoutSessionRequired") === "yes" }
       : {}),
+    // Third-party initiated login (decision 083): an empty address clears it.
+    ...(form.has("initiateLoginUri") ? { initiateLoginUri: (text(form, "initiateLoginUri") ?? "").trim() || null } : {}),
     // Client keys (decision 045): a JWK Set typed in, or the address it is published at.
     ...(form.has(KEYS_SHOWN) ? { jwks: keySet(text(form, "jwks")), jwksUri: (text(form, "jwksUri") ?? "").trim() || null } : {}),
   };

@@ -242,6 +242,16 @@ export function ClientEditForm(props: {
           </label>
         </fieldset>
       ) : null}
+      {clientKindOf(client) !== "machine" ? (
+        <InputField
+          id="initiateLoginUri"
+          name="initiateLoginUri"
+          label={t("clientDetail.initiateLoginUri")}
+          defaultValue={(values?.initiateLoginUri !== undefined ? values.initiateLoginUri : client.initiateLoginUri) ?? ""}
+          error={errors.initiateLoginUri}
+          hint={t("clientDetail.initiateLoginUriHint")}
+        />
+      ) : null}
       <fieldset className="field">
         <legend>{t("clientDetail.keys")}</legend>
         <input type="hidden" name={KEYS_SHOWN} value="1" />

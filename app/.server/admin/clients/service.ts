@@ -57,6 +57,7 @@ export function toClient(row: ClientWithOrg): Client {
     backchannelLogoutUri: row.backchannelLogoutUri,
     backchannelLogoutSessionRequired: row.backchannelLogoutSessionRequired,
     tokenExchangeAudiences: row.tokenExchangeAudiences,
+    initiateLoginUri: row.initiateLoginUri,
     status: row.status as Client["status"],
     dynamicallyRegistered: row.registrationAccessTokenHash !== null,
     createdAt: row.createdAt.toISOString(),
@@ -204,6 +205,7 @@ export async function createClient(ctx: Context<"cache" | "config">, input: Clie
       backchannelLogoutUri: input.backchannelLogoutUri,
       backchannelLogoutSessionRequired: input.backchannelLogoutSessionRequired,
       tokenExchangeAudiences: input.tokenExchangeAudiences,
+      initiateLoginUri: input.initiateLoginUri,
     },
     include: withOrg,
   });

@@ -170,6 +170,7 @@ async function loadContent(ctx: ExportContext, organizationId: string): Promise<
       backchannelLogoutUri: c.backchannelLogoutUri,
       backchannelLogoutSessionRequired: c.backchannelLogoutSessionRequired,
       tokenExchangeAudiences: c.tokenExchangeAudiences,
+      initiateLoginUri: c.initiateLoginUri,
       status: c.status as "active" | "inactive",
       secrets: c.secrets.map((s) => ({
         secretHash: s.secretHash,

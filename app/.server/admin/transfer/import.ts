@@ -132,7 +132,7 @@ function planImport(ctx: PreviewContext, pkg: ExportPackage, slug: string, targe
   });
   const clientSteps = c.clients.map((cl) => {
     const existing = target.clients.get(cl.id);
-    const fields: Array<keyof PackageClient & string> = ["application", "name", "applicationType", "tokenEndpointAuthMethod", "jwks", "jwksUri", "redirectUris", "postLogoutRedirectUris", "grantTypes", "scope", "loginMethods", "allowedCorsOrigins", "skipConsent", "pkce", "accessTokenTtlSeconds", "refreshTokenTtlSeconds", "backchannelLogoutUri", "backchannelLogoutSessionRequired", "tokenExchangeAudiences", "status"];
+    const fields: Array<keyof PackageClient & string> = ["application", "name", "applicationType", "tokenEndpointAuthMethod", "jwks", "jwksUri", "redirectUris", "postLogoutRedirectUris", "grantTypes", "scope", "loginMethods", "allowedCorsOrigins", "skipConsent", "pkce", "accessTokenTtlSeconds", "refreshTokenTtlSeconds", "backchannelLogoutUri", "backchannelLogoutSessionRequired", "tokenExchangeAudiences", "initiateLoginUri", "status"];
     const write = note("client", cl.id, existing ? changedFields(cl, existing, fields) : null);
     const secrets = cl.secrets.map((s) => {
       const es = existing?.secrets.get(s.secretHash);
@@ -250,6 +250,7 @@ function planImport(ctx: PreviewContext, pkg: ExportPackage, slug: string, targe
         backchannelLogoutUri: cl.backchannelLogoutUri,
         backchannelLogoutSessionRequired: cl.backchannelLogoutSessionRequired,
         tokenExchangeAudiences: cl.tokenExchangeAudiences,
+        initiateLoginUri: cl.initiateLoginUri,
         status: cl.status,
       };
       if (write) {

@@ -43,6 +43,7 @@ interface TargetClient {
   backchannelLogoutUri: string | null;
   backchannelLogoutSessionRequired: boolean;
   tokenExchangeAudiences: string[];
+  initiateLoginUri: string | null;
   status: string;
   secrets: Map<string, { id: string; hint: string; label: string | null; status: string; expiresAt: Date | null; revokedAt: Date | null }>;
 }
@@ -204,6 +205,7 @@ export async function loadTarget(db: Prisma.TransactionClient, slug: string, con
       backchannelLogoutUri: c.backchannelLogoutUri,
       backchannelLogoutSessionRequired: c.backchannelLogoutSessionRequired,
       tokenExchangeAudiences: c.tokenExchangeAudiences,
+      initiateLoginUri: c.initiateLoginUri,
       status: c.status,
       secrets: new Map(c.secrets.map((s) => [s.secretHash, { id: s.id, hint: s.hint, label: s.label, status: s.status, expiresAt: s.expiresAt, revokedAt: s.revokedAt }])),
     });

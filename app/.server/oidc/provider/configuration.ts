@@ -14,6 +14,7 @@ import { JWKS_URI_MAX_BYTES, outboundFetch } from "../../outbound/guard";
 import { providerPages } from "../edge/pages";
 import type { ConfigurationFragment, FeatureInput, ProviderInput } from "../feature";
 import { PROVIDER_ROUTES } from "../edge/endpoints";
+import { IDP_INITIATED_COOKIE, parseIdpInitiatedMark } from "../../federation/idp-initiated-cookie";
 
 export const BASE_SCOPES = ["openid", "offline_access", "profile", "email", "roles"] as const;
 /**
@@ -104,6 +105,19 @@ function interactionPolicyOf() {
       "the signed-in account is no longer available",
       "login_required",
       (ctx) => Boolean(ctx.oidc.session?.accountId) && !ctx.oidc.account,
+    ),
+  );
+  // A browser that comes from an IdP-initiated SAML sign-in for this client signs in as the
+  // person the IdP named, never silently as whoever its session holds (decision 083).
+  login.checks.add(
+    new interactionPolicy.Check(
+      "saml_idp_initiated",
+      "a sign-in started at the organization's SAML identity provider is waiting",
+      "login_required",
+      (ctx) => {
+        const mark = parseIdpInitiatedMark(ctx.cookies.get(IDP_INITIATED_COOKIE, { signed: false }));
+        return mark !== null && mark.clientId === ctx.oidc.client?.clientId;
+      },
     ),
   );
   for (const check of FEATURES.flatMap((feature) => feature.loginChecks ?? [])) login.checks.add(check);

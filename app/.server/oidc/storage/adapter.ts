@@ -334,7 +334,9 @@ function ephemeralAdapter({ store, organizationId }: AdapterContext, model: stri
       const ttl = expiresIn && expiresIn > 0 ? expiresIn : 3600;
       await store.set(key(id), JSON.stringify(stripId(payload)), ttl);
       const indexes: Array<Promise<void>> = [];
-      if (payload.grantId) indexes.push(store.addToSet(grantKey(payload.grantId), key(id), ttl));
+      // Revoking a grant ends what it issued, not an interaction that names it: a sign-in as
+      // someone else ends the old session (and its grants) on the way back to this interaction.
+      if (payload.grantId && model !== "Interaction") indexes.push(store.addToSet(grantKey(payload.grantId), key(id), ttl));
       // Index values are the raw id, readable only by someone holding the uid or user code.
       if (payload.uid) indexes.push(store.set(uidKey(payload.uid), id, ttl));
       if (payload.userCode) indexes.push(store.set(userCodeKey(payload.userCode), id, ttl));

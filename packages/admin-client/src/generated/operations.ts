@@ -852,6 +852,7 @@ export interface Operations {
         backchannelLogoutUri: string | null;
         backchannelLogoutSessionRequired: boolean;
         tokenExchangeAudiences: Array<string>;
+        initiateLoginUri: string | null;
         status: "active" | "inactive";
         dynamicallyRegistered: boolean;
         createdAt: string;
@@ -898,6 +899,7 @@ export interface Operations {
         backchannelLogoutUri: string | null;
         backchannelLogoutSessionRequired: boolean;
         tokenExchangeAudiences: Array<string>;
+        initiateLoginUri: string | null;
         status: "active" | "inactive";
         dynamicallyRegistered: boolean;
         createdAt: string;
@@ -941,6 +943,7 @@ export interface Operations {
         backchannelLogoutUri?: string | null;
         backchannelLogoutSessionRequired?: boolean;
         tokenExchangeAudiences?: Array<string>;
+        initiateLoginUri?: string | null;
       }, options?: CallOptions];
     response: {
         id: string;
@@ -978,6 +981,7 @@ export interface Operations {
         backchannelLogoutUri: string | null;
         backchannelLogoutSessionRequired: boolean;
         tokenExchangeAudiences: Array<string>;
+        initiateLoginUri: string | null;
         status: "active" | "inactive";
         dynamicallyRegistered: boolean;
         createdAt: string;
@@ -1029,6 +1033,7 @@ export interface Operations {
         backchannelLogoutUri: string | null;
         backchannelLogoutSessionRequired: boolean;
         tokenExchangeAudiences: Array<string>;
+        initiateLoginUri: string | null;
         status: "active" | "inactive";
         dynamicallyRegistered: boolean;
         createdAt: string;
@@ -1099,6 +1104,7 @@ export interface Operations {
         backchannelLogoutUri: string | null;
         backchannelLogoutSessionRequired: boolean;
         tokenExchangeAudiences: Array<string>;
+        initiateLoginUri: string | null;
         status: "active" | "inactive";
         dynamicallyRegistered: boolean;
         createdAt: string;
@@ -1217,6 +1223,7 @@ export interface Operations {
           backchannelLogoutUri: string | null;
           backchannelLogoutSessionRequired: boolean;
           tokenExchangeAudiences: Array<string>;
+          initiateLoginUri: string | null;
           status: "active" | "inactive";
           dynamicallyRegistered: boolean;
           createdAt: string;
@@ -1327,6 +1334,7 @@ export interface Operations {
         backchannelLogoutUri: string | null;
         backchannelLogoutSessionRequired: boolean;
         tokenExchangeAudiences: Array<string>;
+        initiateLoginUri: string | null;
         status: "active" | "inactive";
         dynamicallyRegistered: boolean;
         createdAt: string;
@@ -1368,6 +1376,7 @@ export interface Operations {
         backchannelLogoutUri?: string | null;
         backchannelLogoutSessionRequired?: boolean;
         tokenExchangeAudiences?: Array<string>;
+        initiateLoginUri?: string | null;
       }, options?: CallOptions];
     response: {
         id: string;
@@ -1405,6 +1414,7 @@ export interface Operations {
         backchannelLogoutUri: string | null;
         backchannelLogoutSessionRequired: boolean;
         tokenExchangeAudiences: Array<string>;
+        initiateLoginUri: string | null;
         status: "active" | "inactive";
         dynamicallyRegistered: boolean;
         createdAt: string;
@@ -1713,6 +1723,7 @@ export interface Operations {
             backchannelLogoutUri: string | null;
             backchannelLogoutSessionRequired: boolean;
             tokenExchangeAudiences: Array<string>;
+            initiateLoginUri: string | null;
             status: "active" | "inactive";
             secrets: Array<{
               secretHash: string;
@@ -2529,6 +2540,7 @@ export interface Operations {
               backchannelLogoutUri?: string | null;
               backchannelLogoutSessionRequired?: boolean;
               tokenExchangeAudiences?: Array<string>;
+              initiateLoginUri?: string | null;
               status: "active" | "inactive";
               secrets: Array<{
                 secretHash: string;
@@ -2773,6 +2785,7 @@ export interface Operations {
               backchannelLogoutUri?: string | null;
               backchannelLogoutSessionRequired?: boolean;
               tokenExchangeAudiences?: Array<string>;
+              initiateLoginUri?: string | null;
               status: "active" | "inactive";
               secrets: Array<{
                 secretHash: string;
@@ -5107,6 +5120,7 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"backchannelLogoutUri","in":"body","type":"string (up to 2000 chars) or null","required":false,"default":"null"},
       {"name":"backchannelLogoutSessionRequired","in":"body","type":"boolean","required":false,"default":"false"},
       {"name":"tokenExchangeAudiences","in":"body","type":"list of string","required":false,"default":"[]"},
+      {"name":"initiateLoginUri","in":"body","type":"string (up to 2000 chars) or null","required":false,"default":"null"},
     ],
   },
   "clients.deactivate": {
@@ -5229,6 +5243,7 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"backchannelLogoutUri","in":"body","type":"string (up to 2000 chars) or null","required":false},
       {"name":"backchannelLogoutSessionRequired","in":"body","type":"boolean","required":false},
       {"name":"tokenExchangeAudiences","in":"body","type":"list of string","required":false},
+      {"name":"initiateLoginUri","in":"body","type":"string (up to 2000 chars) or null","required":false},
     ],
   },
   "config.get": {
