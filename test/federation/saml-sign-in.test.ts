@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTenant, mainOf, type Tenant } from "../login/helpers";
 import { startTestPorta, type TestPorta } from "../support/porta";
 import { answer, createSamlConnection, follow, openLogin, postForm, postToAcs, redeem, startSaml, type SamlConnectionRow } from "../support/saml-connection";
-import { encryptAssertion, makeKeyPair, responseXml, signAssertion, base64 } from "../support/saml-idp";
+import { encryptAssertion, makeKeyPair, responseXml, signAssertion, signAssertionWithXmlsec, base64 } from "../support/saml-idp";
 import { csrfOf } from "../support/browser";
 
 /**
@@ -128,6 +128,18 @@ describe("SAML sign-in", () => {
     expect(viewer).toBeTruthy();
     // The unknown role was logged once only, for both sign-ins.
     expect(porta.logs.lines.filter((l) => JSON.stringify(l).includes("no-such-role"))).toHaveLength(1);
+  });
+
+  it("signs in through an IdP that signs with ECDSA", async () => {
+    const t = await tenant();
+    const ec = makeKeyPair("ec", "/CN=ec-idp");
+    const domain = `ec-${randomBytes(3).toString("hex")}.test`;
+    const connection = await createSamlConnection(porta, t.org, { idp: ec, domains: [domain], assumeVerifiedEmails: true });
+    const email = `ec-${randomBytes(3).toString("hex")}@${domain}`;
+    const { flow, end } = await signIn(t, connection, { nameId: "ec-1", attributes: { email: [email] } }, (xml) => signAssertionWithXmlsec(xml, ec));
+    expect(end.url.startsWith(t.redirectUri), end.url).toBe(true);
+    const user = await prisma().user.findFirstOrThrow({ where: { organizationId: t.org.id, email } });
+    expect((await redeem(flow, end.url)).sub).toBe(user.id);
   });
 
   it("signs in with an encrypted assertion, decrypted with the connection's key", async () => {

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -17,11 +17,11 @@ export interface KeyPair {
   cert: string;
 }
 
-/** A self-signed certificate and its key: RSA 2048 by default, or an EC P-256 key. */
-export function makeKeyPair(kind: "rsa" | "ec" = "rsa", subject = "/CN=test-idp"): KeyPair {
+/** A self-signed certificate and its key: RSA 2048 by default, or an EC key (P-256 unless named). */
+export function makeKeyPair(kind: "rsa" | "ec" = "rsa", subject = "/CN=test-idp", curve = "P-256"): KeyPair {
   const dir = mkdtempSync(join(tmpdir(), "porta-saml-"));
   try {
-    const newkey = kind === "rsa" ? ["-newkey", "rsa:2048"] : ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256"];
+    const newkey = kind === "rsa" ? ["-newkey", "rsa:2048"] : ["-newkey", "ec", "-pkeyopt", `ec_paramgen_curve:${curve}`];
     execFileSync("openssl", ["req", "-x509", ...newkey, "-nodes", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-days", "2", "-subj", subject], { stdio: "ignore" });
     return { key: readFileSync(join(dir, "key.pem"), "utf8"), cert: readFileSync(join(dir, "cert.pem"), "utf8") };
   } finally {
@@ -99,6 +99,38 @@ export function signAssertion(xml: string, keys: KeyPair, algorithm = RSA_SHA256
     isBase64Output: false,
     signatureConfig: { prefix: "ds", location: { reference: `${ASSERTION_PATH}/*[local-name(.)='Issuer']`, action: "after" } },
   });
+}
+
+export const ECDSA_SHA256 = "http://www.w3.org/2001/04/xmldsig-more#ecdsa-sha256";
+export const ECDSA_SHA384 = "http://www.w3.org/2001/04/xmldsig-more#ecdsa-sha384";
+export const ECDSA_SHA1 = "http://www.w3.org/2001/04/xmldsig-more#ecdsa-sha1";
+
+/**
+ * The assertion signed by xmlsec1 (the C library of XML Security, Debian's xmlsec1), which signs
+ * with ECDSA where samlify's xml-crypto cannot: an enveloped signature after the assertion's
+ * Issuer, exclusive canonicalization, a SHA-256 digest (SHA-1 for an ECDSA-SHA1 signature).
+ */
+export function signAssertionWithXmlsec(xml: string, keys: KeyPair, algorithm = ECDSA_SHA256): string {
+  // xml-crypto digests SHA-1, SHA-256 and SHA-512 only (none of the IdPs sends SHA-384 digests).
+  const digest = algorithm.endsWith("sha1") ? "http://www.w3.org/2000/09/xmldsig#sha1" : "http://www.w3.org/2001/04/xmlenc#sha256";
+  const id = /<saml:Assertion [^>]*ID="([^"]+)"/.exec(xml)?.[1];
+  if (!id) throw new Error("no assertion ID");
+  const template =
+    `<ds:Signature xmlns:ds="http://www.w3.org/2000/09/xmldsig#"><ds:SignedInfo><ds:CanonicalizationMethod Algorithm="http://www.w3.org/2001/10/xml-exc-c14n#"/>` +
+    `<ds:SignatureMethod Algorithm="${algorithm}"/><ds:Reference URI="#${id}"><ds:Transforms><ds:Transform Algorithm="http://www.w3.org/2000/09/xmldsig#enveloped-signature"/>` +
+    `<ds:Transform Algorithm="http://www.w3.org/2001/10/xml-exc-c14n#"/></ds:Transforms><ds:DigestMethod Algorithm="${digest}"/><ds:DigestValue/></ds:Reference></ds:SignedInfo>` +
+    `<ds:SignatureValue/><ds:KeyInfo><ds:X509Data/></ds:KeyInfo></ds:Signature>`;
+  const at = xml.indexOf("</saml:Issuer>", xml.indexOf("<saml:Assertion ")) + "</saml:Issuer>".length;
+  const dir = mkdtempSync(join(tmpdir(), "porta-xmlsec-"));
+  try {
+    writeFileSync(join(dir, "in.xml"), xml.slice(0, at) + template + xml.slice(at));
+    writeFileSync(join(dir, "key.pem"), keys.key);
+    writeFileSync(join(dir, "cert.pem"), keys.cert);
+    execFileSync("xmlsec1", ["--sign", "--privkey-pem", `${join(dir, "key.pem")},${join(dir, "cert.pem")}`, "--id-attr:ID", "urn:oasis:names:tc:SAML:2.0:assertion:Assertion", "--output", join(dir, "out.xml"), join(dir, "in.xml")], { stdio: "pipe" });
+    return readFileSync(join(dir, "out.xml"), "utf8").replace(/^<\?xml[^>]*>\s*/, "");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** The whole response signed (enveloped signature after the response's Issuer), by samlify. */

@@ -4,6 +4,7 @@ import { onFirstUse } from "../lazy";
 import type { SamlSettings } from "~/schemas/identity-provider";
 import type { SamlAddresses } from "./saml-addresses";
 import { certificatePem } from "./saml-certificates";
+import { addEcdsaVerification } from "./xml-ecdsa";
 
 /**
  * The service-provider side of one SAML connection, spoken by node-saml (decision 081): the
@@ -44,7 +45,12 @@ function onlyThisRequest(request: SentRequest | null): CacheProvider {
 }
 
 /** node-saml (with xml-crypto and xmldom) loads with the first SAML sign-in, not at every start (decision 056). */
-export const nodeSaml = onFirstUse(() => import("@node-saml/node-saml"));
+export const nodeSaml = onFirstUse(async () => {
+  const [saml, xmlCrypto] = await Promise.all([import("@node-saml/node-saml"), import("xml-crypto")]);
+  // The same xml-crypto node-saml checks signatures with (one copy in the tree), taught ECDSA.
+  addEcdsaVerification(xmlCrypto.SignedXml);
+  return saml;
+});
 
 /** A request ID: an XML ID (NCName) that cannot be guessed. */
 export const newRequestId = () => `_${randomBytes(20).toString("hex")}`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { base64, encryptAssertion, makeKeyPair, responseXml, RSA_SHA1, RSA_SHA512, signAssertion, signResponse, xmlId, type ResponseFields } from "../../../test/support/saml-idp";
+import { base64, ECDSA_SHA1, ECDSA_SHA256, ECDSA_SHA384, encryptAssertion, makeKeyPair, responseXml, RSA_SHA1, RSA_SHA512, signAssertion, signAssertionWithXmlsec, signResponse, xmlId, type ResponseFields } from "../../../test/support/saml-idp";
 import { samlAddresses } from "./saml-addresses";
 import { authnRequestUrl, serviceProviderMetadata, type SamlConnection } from "./saml-protocol";
 import { checkSamlResponse, readSamlResponse, SAML_MAX_DEPTH } from "./saml-response";
@@ -52,12 +52,25 @@ describe("checkSamlResponse", () => {
     expect(await check(signAssertion(responseXml(fields()), makeKeyPair()))).toMatchObject({ ok: false, reason: "invalid_signature" });
   });
 
-  it("refuses ECDSA signatures: xml-crypto 6 cannot verify them", async () => {
-    // xml-crypto knows RSA (PKCS#1 v1.5 and PSS) and HMAC only; an ECDSA SignatureMethod never verifies.
-    const xml = signAssertion(responseXml(fields()), idp).replace("http://www.w3.org/2001/04/xmldsig-more#rsa-sha256", "http://www.w3.org/2001/04/xmldsig-more#ecdsa-sha256");
-    expect(await check(xml)).toMatchObject({ ok: false, reason: "invalid_signature" });
-    const ec = makeKeyPair("ec");
-    expect(await check(xml, { ...connection, settings: { ...connection.settings, signingCertificates: [ec.cert] } })).toMatchObject({ ok: false, reason: "invalid_signature" });
+  it("accepts ECDSA (P-256 with SHA-256, P-384 with SHA-384) signed by another implementation, xmlsec1", async () => {
+    const p256 = makeKeyPair("ec", "/CN=ec-idp");
+    const p384 = makeKeyPair("ec", "/CN=ec-idp-384", "P-384");
+    const withCerts = (...certs: string[]) => ({ ...connection, settings: { ...connection.settings, signingCertificates: certs } });
+    const signed = signAssertionWithXmlsec(responseXml(fields()), p256);
+    expect(signed).toContain(ECDSA_SHA256);
+    expect(await check(signed, withCerts(idp.cert, p256.cert))).toMatchObject({ ok: true, assertion: { nameId: "u-1" } });
+    expect(await check(signAssertionWithXmlsec(responseXml(fields()), p384, ECDSA_SHA384), withCerts(p384.cert))).toMatchObject({ ok: true });
+  });
+
+  it("refuses ECDSA by a key not on the connection, an altered assertion, an RSA certificate under an ECDSA method, and ECDSA-SHA1", async () => {
+    const ec = makeKeyPair("ec", "/CN=ec-idp");
+    const withCerts = (...certs: string[]) => ({ ...connection, settings: { ...connection.settings, signingCertificates: certs } });
+    const signed = signAssertionWithXmlsec(responseXml(fields()), ec);
+    expect(await check(signed, withCerts(makeKeyPair("ec").cert))).toMatchObject({ ok: false, reason: "invalid_signature" });
+    expect(await check(signed.replace("ada@example.com", "eve@example.com"), withCerts(ec.cert))).toMatchObject({ ok: false, reason: "invalid_signature" });
+    const relabelled = signAssertion(responseXml(fields()), idp).replace("http://www.w3.org/2001/04/xmldsig-more#rsa-sha256", ECDSA_SHA256);
+    expect(await check(relabelled)).toMatchObject({ ok: false, reason: "invalid_signature" });
+    expect(await check(signAssertionWithXmlsec(responseXml(fields()), ec, ECDSA_SHA1), withCerts(ec.cert))).toMatchObject({ ok: false, reason: "weak_algorithm" });
   });
 
   it("refuses SHA-1 unless the connection allows it", async () => {
