@@ -250,6 +250,7 @@ function personOf(row: ProviderRow, claims: Record<string, unknown>): UpstreamPe
     subject: String(claims.sub),
     email,
     emailVerified: emailCountsVerified(row, email, asserted),
+    emailAsserted: asserted === true,
     givenName: text(mapping.givenName ?? "given_name"),
     familyName: text(mapping.familyName ?? "family_name"),
     mfa: amr.includes("mfa") || MULTI_FACTOR_ACR.has(acr),
@@ -330,6 +331,7 @@ async function checkAnswer(ctx: FederationSignIn, ic: InteractionContext, input:
         subject: github.subject,
         email: github.email,
         emailVerified: github.emailVerified,
+        emailAsserted: github.emailVerified,
         givenName: givenName ?? null,
         familyName: rest.length > 0 ? rest.join(" ") : null,
         // GitHub says nothing about how the person signed in there.
