@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminApi, obtainAdminTokens } from "../support/admin-api";
 import { csrfOf } from "../support/browser";
 import { createOrganization, createUser } from "../support/factories";
+import { recordVerifiedDomains } from "../support/domains";
 import { CookieJar } from "../support/oidc";
 import { freePort, startTestPorta, type TestPorta } from "../support/porta";
 import { createTenant, type Tenant } from "../login/helpers";
@@ -255,11 +256,18 @@ describe("federation: client authentication at the upstream, failures recorded (
     expect((await fetch(`${porta.baseUrl}/${down.org.slug}/federation/providers/not-an-id/jwks`)).status).toBe(404);
   });
 
-  it("assumeVerifiedEmails: an email of the connection's domains without email_verified counts as verified; other domains and an explicit false never do", async () => {
+  it("assumeVerifiedEmails: an email of the connection's domains without email_verified counts as verified once the organization verified the domain; other domains and an explicit false never do", async () => {
     const domain = `corp-${randomBytes(3).toString("hex")}.test`;
     const name = `Assume ${domain}`;
     const created = await connection(name, { clientId: "post-client", clientSecret: SPECIAL_SECRET, domains: [domain], assumeVerifiedEmails: true });
     expect(created).toMatchObject({ assumeVerifiedEmails: true });
+
+    // Before the organization proved the domain (decision 086), the connection's word creates nobody.
+    const early = person(domain);
+    const notYet = await signIn(name, { id: early.id, claims: { email: early.email } });
+    expect(notYet.res.status).toBe(403);
+    expect(await prisma().user.count({ where: { organizationId: down.org.id, email: early.email } })).toBe(0);
+    await recordVerifiedDomains(porta, down.org.id, [domain]);
 
     const inDomain = person(domain);
     const ok = await signIn(name, { id: inDomain.id, claims: { email: inDomain.email } });
