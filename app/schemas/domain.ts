@@ -17,7 +17,9 @@ const MAX_INPUT_LENGTH = 300;
 const MAX_DOMAIN_LENGTH = 253;
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 /** Anything a host name written alone never holds: a scheme, a path, a port, user info, brackets, spaces, control characters. */
-const FORBIDDEN = /[\s\u0000-\u001f\u007f/\\?#@:[\]%*!$&'()+,;=<>"`{}|^~]/u;
+const FORBIDDEN = /[\s/\\?#@:[\]%*!$&'()+,;=<>"`{}|^~]/u;
+/** Control characters (NUL among them), which the URL parser would drop or refuse in ways of its own. */
+const hasControl = (text: string) => [...text].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
 const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
 
 /**
@@ -91,7 +93,7 @@ export function normalizeDomain(input: string): DomainNormalization {
   const typed = input.trim();
   if (typed === "") return refuse("must not be empty");
   if (typed.includes("*")) return refuse("must be one domain, without a wildcard");
-  if (FORBIDDEN.test(typed)) return refuse("must be a domain name such as example.com, without scheme, path, port or spaces");
+  if (hasControl(typed) || FORBIDDEN.test(typed)) return refuse("must be a domain name such as example.com, without scheme, path, port or spaces");
   if (/[.\u3002\uff0e\uff61]$/u.test(typed)) return refuse("must not end with a dot");
   let host: string;
   try {
