@@ -25,6 +25,10 @@ describe("verified domains: the console", () => {
     const domain = `corp-${randomBytes(3).toString("hex")}.test`;
     await prisma().identityProvider.create({ data: { organizationId: tenant.org.id, name: "Corp SSO", kind: "oidc", issuer: "https://sso.corp.test", clientId: "c", domains: [domain] } });
     const visit = await consoleSignIn(porta);
+    const provider = await prisma().identityProvider.findFirstOrThrow({ where: { organizationId: tenant.org.id } });
+    const providerUrl = `${porta.baseUrl}/console/organizations/${tenant.org.id}/identity-providers/${provider.id}`;
+    const unverified = resources.en.console.idp.unverifiedDomains.replace("{{domains}}", domain);
+    expect(shown((await pageWithCsrf(visit.browser, providerUrl)).html)).toContain(unverified);
     const url = `${porta.baseUrl}/console/organizations/${tenant.org.id}/domains`;
     const page = await pageWithCsrf(visit.browser, url);
     expect(page.res.status).toBe(200);
@@ -57,6 +61,7 @@ describe("verified domains: the console", () => {
     const after = await pageWithCsrf(visit.browser, url);
     expect(shown(after.html)).not.toContain(words.unverifiedClaims);
     expect(shown(after.html)).toContain(words.status.verified);
+    expect(shown((await pageWithCsrf(visit.browser, providerUrl)).html)).not.toContain(unverified);
 
     const removed = await visit.browser.post(url, { csrf: after.csrf, intent: "remove", domainId: row.id });
     expect(removed.status).toBe(302);
