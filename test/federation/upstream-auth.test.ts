@@ -295,6 +295,36 @@ describe("federation: client authentication at the upstream, failures recorded (
     expect(await prisma().user.count({ where: { organizationId: down.org.id, email: after.email } })).toBe(0);
   });
 
+  it("a domain the organization verified and a connection claims links accounts through that connection only, even when another upstream asserts the email verified (decision 086)", async () => {
+    const domain = `owned-${randomBytes(3).toString("hex")}.test`;
+    const owner = `Owner ${domain}`;
+    const other = `Other ${domain}`;
+    await connection(owner, { clientId: "post-client", clientSecret: SPECIAL_SECRET, domains: [domain], assumeVerifiedEmails: true });
+    await connection(other, { clientId: "post-client", clientSecret: SPECIAL_SECRET });
+    const victim = person(domain);
+    const account = await createUser(prisma(), down.org.id, { email: victim.email, emailVerified: true });
+
+    // Not verified yet: the other connection's asserted email links as it always did.
+    const before = person(domain);
+    const linkedBefore = await signIn(other, { id: before.id, claims: { email: before.email, email_verified: true } });
+    expect(linkedBefore.url.startsWith(down.redirectUri), linkedBefore.url).toBe(true);
+
+    await recordVerifiedDomains(porta, down.org.id, [domain]);
+    const taken = await signIn(other, { id: `eve-${randomBytes(3).toString("hex")}`, claims: { email: victim.email, email_verified: true } });
+    expect(taken.res.status).toBe(403);
+    expect(await prisma().federatedIdentity.count({ where: { userId: account.id } })).toBe(0);
+    const refused = await prisma().auditEntry.findFirstOrThrow({ where: { organizationId: down.org.id, eventType: "auth.login.failure" }, orderBy: { createdAt: "desc" } });
+    expect(refused.data).toMatchObject({ reason: "unverified_email", why: "domain_claimed_by_another_connection" });
+    const created = person(domain);
+    expect((await signIn(other, { id: created.id, claims: { email: created.email, email_verified: true } })).res.status).toBe(403);
+    expect(await prisma().user.count({ where: { organizationId: down.org.id, email: created.email } })).toBe(0);
+
+    // The claiming connection links the same account.
+    const linked = await signIn(owner, { id: `ada-${randomBytes(3).toString("hex")}`, claims: { email: victim.email } });
+    expect(linked.url.startsWith(down.redirectUri), linked.url).toBe(true);
+    expect(await prisma().federatedIdentity.count({ where: { userId: account.id } })).toBe(1);
+  });
+
   it("a forged callback is audited for the organization with the client address, and its page leads back to the organization", async () => {
     const before = (await failures("invalid_state")).length;
     const res = await fetch(`${porta.baseUrl}/${down.org.slug}/federation/callback?code=x&state=${randomBytes(16).toString("hex")}`);
