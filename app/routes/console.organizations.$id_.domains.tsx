@@ -37,6 +37,11 @@ export async function action(args: ActionFunctionArgs) {
   const orgId = args.params.id!;
   const intent = String(form.get("intent") ?? "");
   const domainId = String(form.get("domainId") ?? "");
+  if (intent === "remove" || intent === "verify") {
+    // The page acts on this organization's domains only: another organization's id is not found here.
+    const found = await console.admin("domains.get", { params: { id: domainId } });
+    if (!found.ok || found.body.organizationId !== orgId) throw data({ message: "not_found" }, { status: 404 });
+  }
   if (intent === "remove") {
     const removed = await console.admin("domains.delete", { params: { id: domainId } });
     if (!removed.ok) return data<ActionResult>({ kind: "invalid", errors: { form: removed.error.message } }, { status: removed.status, headers: NO_STORE });

@@ -63,6 +63,15 @@ describe("verified domains: the console", () => {
     expect(shown(after.html)).toContain(words.status.verified);
     expect(shown((await pageWithCsrf(visit.browser, providerUrl)).html)).not.toContain(unverified);
 
+    // Another organization's page does not act on this organization's domain.
+    const other = await createAccountTenant(porta);
+    const otherUrl = `${porta.baseUrl}/console/organizations/${other.org.id}/domains`;
+    const otherPage = await pageWithCsrf(visit.browser, otherUrl);
+    expect((await visit.browser.post(otherUrl, { csrf: otherPage.csrf, intent: "remove", domainId: row.id })).status).toBe(404);
+    expect((await visit.browser.post(otherUrl, { csrf: otherPage.csrf, intent: "verify", domainId: row.id })).status).toBe(404);
+    expect((await visit.browser.post(otherUrl, { csrf: otherPage.csrf, intent: "remove", domainId: "not-an-id" })).status).toBe(404);
+    expect(await prisma().organizationDomain.count({ where: { id: row.id } })).toBe(1);
+
     const removed = await visit.browser.post(url, { csrf: after.csrf, intent: "remove", domainId: row.id });
     expect(removed.status).toBe(302);
     expect(await prisma().organizationDomain.count({ where: { organizationId: tenant.org.id } })).toBe(0);
