@@ -126,6 +126,10 @@ export async function seedSaml(prisma: Parameters<typeof createOrganization>[0],
       createAccounts: true,
     },
   });
+  // Assumed emails create accounts only for a domain the organization verified (decision 086).
+  await prisma.organizationDomain.create({
+    data: { organizationId: org.id, domain: SAML_DOMAIN, verificationToken: randomUUID(), status: "verified", verifiedAt: new Date(), lastCheckedAt: new Date() },
+  });
   const { client, secret } = await createClient(prisma, org.id, { redirectUris: [RP_REDIRECT_URI], skipConsent: true });
   return {
     slug: org.slug,

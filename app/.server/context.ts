@@ -11,6 +11,7 @@ import type { Config } from "./config/env";
 import type { Encrypter } from "./crypto/encryption";
 import type { TokenMint } from "./crypto/tokens";
 import type { Database } from "./db/client";
+import type { DnsResolver } from "./domains/dns";
 import type { Readiness } from "./health/readiness";
 import type { JobName, JobPayloads, JobQueue } from "./jobs/queue";
 import type { Mailer } from "./mail/mailer";
@@ -78,6 +79,8 @@ export interface Collaborators {
   release: string;
   /** Client ID metadata documents, fetched through the outbound guard and kept (oidc/storage/client-metadata-documents.ts). */
   clientDocuments: MetadataDocumentClients;
+  /** TXT look-ups that prove an organization's domains (decision 086); tests hand a fake one. */
+  dnsResolver: DnsResolver;
 }
 export type CollaboratorName = keyof Collaborators;
 

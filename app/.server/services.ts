@@ -1,4 +1,5 @@
 import { SAML_REFRESH_TICK_MS } from "./federation/saml-jobs";
+import { DOMAIN_RECHECK_TICK_MS } from "./domains/jobs";
 import type { Logger } from "pino";
 import { createMetadataDocumentClients } from "./oidc/storage/client-metadata-documents";
 import { createMemoryStore } from "./cache/memory-store";
@@ -34,6 +35,7 @@ import { createMetrics } from "./metrics/metrics";
 import { startTracing } from "./tracing/tracing";
 import { readPackageVersion } from "./root";
 import { createWebhookOutbox } from "./webhooks/outbox";
+import { createDnsResolver, type DnsResolver } from "./domains/dns";
 import { createLogoutNotices, type LogoutNotices } from "./oidc/features/backchannel-logout";
 import { tokenExchangeAuditEntry } from "./oidc/features/token-exchange";
 
@@ -61,6 +63,8 @@ export interface CreateServicesOptions {
   faults?: FaultHooks;
   /** How long a write waits for its transaction to start (tests shorten it to make it time out for real). */
   transactionMaxWaitMs?: number;
+  /** The DNS TXT look-ups of domain verification (tests give a fake resolver). */
+  dnsResolver?: DnsResolver;
 }
 
 export async function createServices(config: Config, logger: Logger, options: CreateServicesOptions = {}): Promise<Services> {
@@ -189,6 +193,11 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     jobs.enqueue("saml-metadata-refresh", {}).catch((error: unknown) => logger.warn({ err: error }, "could not ask for the SAML metadata refresh"));
   }, SAML_REFRESH_TICK_MS);
   samlRefresh.unref();
+  // Organizations' domains: verified ones re-checked daily, pending ones retried hourly a few times (domains/jobs.ts).
+  const domainRecheck = setInterval(() => {
+    jobs.enqueue("domain-recheck", {}).catch((error: unknown) => logger.warn({ err: error }, "could not ask for the domain re-check"));
+  }, DOMAIN_RECHECK_TICK_MS);
+  domainRecheck.unref();
   noticesRef.current = logoutNotices;
   // Each audited write also writes the webhook deliveries it causes (decision 047).
   const audit = metrics.observeAudit(createAuditLog(db.prisma, logger, createWebhookOutbox(jobs, logger)));
@@ -217,6 +226,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     tracing,
     release,
     clientDocuments,
+    dnsResolver: options.dnsResolver ?? createDnsResolver(),
     logoutNotices,
     readiness: createReadiness({
       ping: () => db.ping(1_000),
@@ -229,6 +239,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     async close() {
       clearInterval(sweeper);
       clearInterval(samlRefresh);
+      clearInterval(domainRecheck);
       await jobs.stop();
       documents.close();
       await oidc.close();

@@ -106,6 +106,7 @@ export default function OrganizationPage() {
         <Link to={`/console/organizations/${org.id}/roles`}>{t("orgs.roles")}</Link>
         <Link to={`/console/organizations/${org.id}/api-resources`}>{t("orgs.apiResources")}</Link>
         <Link to={`/console/organizations/${org.id}/identity-providers`}>{t("orgs.identityProviders")}</Link>
+        <Link to={`/console/organizations/${org.id}/domains`}>{t("orgs.domains")}</Link>
         <Link to={`/console/organizations/${org.id}/branding`}>{t("orgs.branding")}</Link>
         <Link to={`/console/organizations/${org.id}/bulk`}>{t("orgs.bulk")}</Link>
         <Link to={`/console/organizations/${org.id}/keys`}>{t("orgs.keys")}</Link>

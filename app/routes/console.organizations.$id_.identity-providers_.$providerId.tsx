@@ -18,8 +18,12 @@ export async function loader(args: LoaderFunctionArgs) {
   if (!provider.ok || provider.body.organizationId !== args.params.id) throw data({ message: "not found" }, { status: 404 });
   // A SAML connection's IdP-initiated sign-in picks one of the organization's clients.
   const clients = provider.body.kind === "saml" ? await console.admin("clients.list", { query: { organizationId: args.params.id!, limit: "100", sort: "name" } }) : null;
+  // Claimed domains the organization has not verified (decision 086): discovery follows them, linking by assumed email does not.
+  const domains = provider.body.domains.length > 0 ? await console.admin("domains.list", { params: { orgId: args.params.id! } }) : null;
+  const verified = new Set(domains?.ok ? domains.body.data.filter((d) => d.status === "verified").map((d) => d.domain) : []);
+  const unverifiedDomains = provider.body.domains.filter((d) => !verified.has(d));
   return data(
-    { provider: provider.body, version: provider.version ?? null, clients: clients?.ok ? clients.body.data.map((c) => ({ id: c.id, name: c.name })) : [], done: new URL(args.request.url).searchParams.get("done") },
+    { provider: provider.body, version: provider.version ?? null, clients: clients?.ok ? clients.body.data.map((c) => ({ id: c.id, name: c.name })) : [], unverifiedDomains, done: new URL(args.request.url).searchParams.get("done") },
     { headers: NO_STORE },
   );
 }
@@ -60,7 +64,7 @@ function postedGroupRoles(result: unknown): string | undefined {
 }
 
 export default function IdentityProviderPage() {
-  const { provider, version, clients, done } = useLoaderData<typeof loader>();
+  const { provider, version, clients, unverifiedDomains, done } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
   const { t } = useTranslation("console");
   const errors: Record<string, string> = result?.errors ?? {};
@@ -78,6 +82,12 @@ export default function IdentityProviderPage() {
           <p><code>{provider.callbackUrl}</code> <CopyButton value={provider.callbackUrl} label={t("idp.copyCallback")} /></p>
         </section>
       )}
+      {unverifiedDomains.length > 0 ? (
+        <Notice kind="info">
+          {t("idp.unverifiedDomains", { domains: unverifiedDomains.join(", ") })}{" "}
+          <Link to={`/console/organizations/${provider.organizationId}/domains`}>{t("orgs.domains")}</Link>
+        </Notice>
+      ) : null}
       {provider.saml?.metadataUrl ? (
         <Form method="post" reloadDocument className="panel">
           <Csrf />

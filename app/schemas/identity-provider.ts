@@ -229,7 +229,10 @@ export const IdentityProviderSchema = z.object({
   tokenEndpointAuthMethod: AuthMethodSchema,
   /** private_key_jwt: register this JWKS URL (or the keys it serves) at the upstream; null for other methods. */
   jwksUrl: z.string().nullable(),
-  /** Emails of the provider's `domains` count as verified when the upstream does not say whether they are. */
+  /**
+   * Emails of the provider's `domains` count as verified when the upstream does not say whether
+   * they are; they link or create accounts only for a domain the organization verified (decision 086).
+   */
   assumeVerifiedEmails: z.boolean(),
   /** A SAML connection's settings and addresses (decision 081); null for other kinds. */
   saml: SamlConnectionSchema.nullable(),

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTenant } from "../login/helpers";
 import { adminApi, obtainAdminTokens } from "../support/admin-api";
+import { recordVerifiedDomains } from "../support/domains";
 import { startTestPorta, type TestPorta } from "../support/porta";
 import { idpMetadata } from "../support/saml";
 import { follow, openLogin, postToAcs, startSaml, type SamlConnectionRow } from "../support/saml-connection";
@@ -40,6 +41,8 @@ describe("SAML: a connection from the Admin API signs in", () => {
       saml: { nameIdFormat: "urn:oasis:names:tc:SAML:2.0:nameid-format:persistent", encryption: true },
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
+    // Assumed emails create accounts only for a domain the organization verified (decision 086).
+    await recordVerifiedDomains(porta, t.org.id, [domain]);
     const { saml } = created.body;
     const connection: SamlConnectionRow = { id: created.body.id, name: created.body.name, idpEntityId, acsUrl: saml.acsUrl, entityId: saml.entityId, metadataUrl: saml.spMetadataUrl };
     const metadata = await (await fetch(saml.spMetadataUrl)).text();

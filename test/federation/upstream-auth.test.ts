@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminApi, obtainAdminTokens } from "../support/admin-api";
 import { csrfOf } from "../support/browser";
 import { createOrganization, createUser } from "../support/factories";
+import { recordVerifiedDomains } from "../support/domains";
 import { CookieJar } from "../support/oidc";
 import { freePort, startTestPorta, type TestPorta } from "../support/porta";
 import { createTenant, type Tenant } from "../login/helpers";
@@ -255,11 +256,18 @@ describe("federation: client authentication at the upstream, failures recorded (
     expect((await fetch(`${porta.baseUrl}/${down.org.slug}/federation/providers/not-an-id/jwks`)).status).toBe(404);
   });
 
-  it("assumeVerifiedEmails: an email of the connection's domains without email_verified counts as verified; other domains and an explicit false never do", async () => {
+  it("assumeVerifiedEmails: an email of the connection's domains without email_verified counts as verified once the organization verified the domain; other domains and an explicit false never do", async () => {
     const domain = `corp-${randomBytes(3).toString("hex")}.test`;
     const name = `Assume ${domain}`;
     const created = await connection(name, { clientId: "post-client", clientSecret: SPECIAL_SECRET, domains: [domain], assumeVerifiedEmails: true });
     expect(created).toMatchObject({ assumeVerifiedEmails: true });
+
+    // Before the organization proved the domain (decision 086), the connection's word creates nobody.
+    const early = person(domain);
+    const notYet = await signIn(name, { id: early.id, claims: { email: early.email } });
+    expect(notYet.res.status).toBe(403);
+    expect(await prisma().user.count({ where: { organizationId: down.org.id, email: early.email } })).toBe(0);
+    await recordVerifiedDomains(porta, down.org.id, [domain]);
 
     const inDomain = person(domain);
     const ok = await signIn(name, { id: inDomain.id, claims: { email: inDomain.email } });
@@ -285,6 +293,36 @@ describe("federation: client authentication at the upstream, failures recorded (
     const none = await signIn(name, { id: after.id, claims: { email: after.email } });
     expect(none.res.status).toBe(403);
     expect(await prisma().user.count({ where: { organizationId: down.org.id, email: after.email } })).toBe(0);
+  });
+
+  it("a domain the organization verified and a connection claims links accounts through that connection only, even when another upstream asserts the email verified (decision 086)", async () => {
+    const domain = `owned-${randomBytes(3).toString("hex")}.test`;
+    const owner = `Owner ${domain}`;
+    const other = `Other ${domain}`;
+    await connection(owner, { clientId: "post-client", clientSecret: SPECIAL_SECRET, domains: [domain], assumeVerifiedEmails: true });
+    await connection(other, { clientId: "post-client", clientSecret: SPECIAL_SECRET });
+    const victim = person(domain);
+    const account = await createUser(prisma(), down.org.id, { email: victim.email, emailVerified: true });
+
+    // Not verified yet: the other connection's asserted email links as it always did.
+    const before = person(domain);
+    const linkedBefore = await signIn(other, { id: before.id, claims: { email: before.email, email_verified: true } });
+    expect(linkedBefore.url.startsWith(down.redirectUri), linkedBefore.url).toBe(true);
+
+    await recordVerifiedDomains(porta, down.org.id, [domain]);
+    const taken = await signIn(other, { id: `eve-${randomBytes(3).toString("hex")}`, claims: { email: victim.email, email_verified: true } });
+    expect(taken.res.status).toBe(403);
+    expect(await prisma().federatedIdentity.count({ where: { userId: account.id } })).toBe(0);
+    const refused = await prisma().auditEntry.findFirstOrThrow({ where: { organizationId: down.org.id, eventType: "auth.login.failure" }, orderBy: { createdAt: "desc" } });
+    expect(refused.data).toMatchObject({ reason: "unverified_email", why: "domain_claimed_by_another_connection" });
+    const created = person(domain);
+    expect((await signIn(other, { id: created.id, claims: { email: created.email, email_verified: true } })).res.status).toBe(403);
+    expect(await prisma().user.count({ where: { organizationId: down.org.id, email: created.email } })).toBe(0);
+
+    // The claiming connection links the same account.
+    const linked = await signIn(owner, { id: `ada-${randomBytes(3).toString("hex")}`, claims: { email: victim.email } });
+    expect(linked.url.startsWith(down.redirectUri), linked.url).toBe(true);
+    expect(await prisma().federatedIdentity.count({ where: { userId: account.id } })).toBe(1);
   });
 
   it("a forged callback is audited for the organization with the client address, and its page leads back to the organization", async () => {

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseConfig } from "~/.server/config/env";
 import type { FaultHooks } from "~/.server/context";
+import type { DnsResolver } from "~/.server/domains/dns";
 import type { QueueSettings } from "~/.server/jobs/queue";
 import { createLogger } from "~/.server/logging/logger";
 import { startPorta, type RunningPorta } from "~/.server/start";
@@ -40,6 +41,8 @@ export interface TestPortaOptions {
   faults?: FaultHooks;
   /** How long a write waits for its transaction to start (default 10 s). */
   transactionMaxWaitMs?: number;
+  /** The DNS TXT look-ups of domain verification (a fake in tests of verified domains). */
+  dnsResolver?: DnsResolver;
 }
 
 /** A real Porta over HTTP on a free loopback port, with its own database. */
@@ -71,6 +74,7 @@ export async function startTestPorta(options: TestPortaOptions = {}): Promise<Te
       ...(options.queue ? { queue: options.queue } : {}),
       ...(options.faults ? { faults: options.faults } : {}),
       ...(options.transactionMaxWaitMs !== undefined ? { transactionMaxWaitMs: options.transactionMaxWaitMs } : {}),
+      ...(options.dnsResolver ? { dnsResolver: options.dnsResolver } : {}),
     });
   } catch (error) {
     logs.release();

@@ -3,6 +3,7 @@ import * as oidc from "openid-client";
 import { expect } from "vitest";
 import type { SamlSettings } from "~/schemas/identity-provider";
 import { csrfOf } from "./browser";
+import { recordVerifiedDomains } from "./domains";
 import { CookieJar } from "./oidc";
 import type { TestPorta } from "./porta";
 import { base64, readRedirect, responseXml, signAssertion, type KeyPair, type ResponseFields } from "./saml-idp";
@@ -33,6 +34,11 @@ export async function createSamlConnection(
     decryptionKey?: string;
     domains?: string[];
     assumeVerifiedEmails?: boolean;
+    /**
+     * Whether the organization has verified the connection's domains (decision 086: assumed
+     * emails link accounts only then). By default it has when the connection assumes verified emails.
+     */
+    verifiedDomains?: boolean;
     createAccounts?: boolean;
     trustUpstreamMfa?: string;
     claimMapping?: Record<string, string>;
@@ -73,6 +79,7 @@ export async function createSamlConnection(
       clientSecretEncrypted: input.decryptionKey ? porta.services.encrypter.encrypt(input.decryptionKey, `identity-provider-secret:${id}`) : null,
     },
   });
+  if (input.verifiedDomains ?? input.assumeVerifiedEmails ?? false) await recordVerifiedDomains(porta, org.id, input.domains ?? []);
   const base = `${porta.baseUrl}/${org.slug}/saml/${id}`;
   return { id, name, idpEntityId, acsUrl: `${base}/acs`, entityId: `${base}/metadata`, metadataUrl: `${base}/metadata` };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chooseTokenEndpointAuthMethod, emailCountsVerified, generateClientKey } from "./providers";
+import { chooseTokenEndpointAuthMethod, emailCountsVerified, emailTrust, generateClientKey } from "./providers";
 
 describe("chooseTokenEndpointAuthMethod (auto, decision 082)", () => {
   const all = ["client_secret_basic", "client_secret_post", "private_key_jwt", "none"];
@@ -52,5 +52,27 @@ describe("generateClientKey", () => {
     const key = generateClientKey();
     expect(key).toMatchObject({ kty: "EC", crv: "P-256", d: expect.any(String), kid: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
     expect(generateClientKey().kid).not.toBe(key.kid);
+  });
+});
+
+describe("emailTrust (decision 086: what the organization proved about the email's domain)", () => {
+  const row = { id: "conn" };
+  const verifiedClaimed = { verified: true, claimedBy: ["conn"] };
+
+  it("an email verified only on the connection's word links only for a domain the organization verified", () => {
+    expect(emailTrust(row, { emailVerified: true }, verifiedClaimed)).toEqual({ linkable: true });
+    expect(emailTrust(row, { emailVerified: true }, { verified: false, claimedBy: ["conn"] })).toEqual({ linkable: false, why: "domain_not_verified" });
+    expect(emailTrust(row, { emailVerified: true, emailAsserted: false }, null)).toEqual({ linkable: false, why: "domain_not_verified" });
+  });
+
+  it("an email the upstream asserted links as before, unless another connection claims the verified domain", () => {
+    expect(emailTrust(row, { emailVerified: true, emailAsserted: true }, { verified: false, claimedBy: [] })).toEqual({ linkable: true });
+    expect(emailTrust(row, { emailVerified: true, emailAsserted: true }, { verified: true, claimedBy: [] })).toEqual({ linkable: true });
+    expect(emailTrust(row, { emailVerified: true, emailAsserted: true }, { verified: false, claimedBy: ["other"] })).toEqual({ linkable: true });
+    expect(emailTrust(row, { emailVerified: true, emailAsserted: true }, { verified: true, claimedBy: ["other"] })).toEqual({ linkable: false, why: "domain_claimed_by_another_connection" });
+  });
+
+  it("an email that does not count as verified never links", () => {
+    expect(emailTrust(row, { emailVerified: false, emailAsserted: false }, verifiedClaimed)).toEqual({ linkable: false, why: "email_not_verified" });
   });
 });

@@ -22,6 +22,7 @@ import {
   type TokenEndpointAuthMethod,
   type UpstreamMfaTrust,
 } from "~/schemas/identity-provider";
+import { emailDomainOf } from "~/schemas/domain";
 import { isUuid } from "~/schemas/uuid";
 import { requireManagedOrganization } from "../admin/users/service";
 import type { Context, Db } from "../context";
@@ -102,12 +103,13 @@ export function publicJwksOf(encrypter: Encrypter, row: Pick<ProviderRow, "id" |
 const encryptedNewKey = (encrypter: Encrypter, providerId: string) => encrypter.encrypt(JSON.stringify(generateClientKey()), keyAad(providerId));
 
 /**
- * Whether the email the upstream gave counts as verified (the one rule for OpenID and SAML
- * connections): what the upstream asserted, when it said anything; when it said nothing
- * (`asserted` null: no email_verified claim, or a SAML assertion), true only when the connection
- * assumes verified emails and the email's domain is one of the connection's own `domains` (never
- * another domain: that is how accounts elsewhere would be taken over). An explicit "not
- * verified" is never overridden.
+ * Whether the email the upstream gave counts as verified on the connection's word (the one rule
+ * for OpenID and SAML connections): what the upstream asserted, when it said anything; when it
+ * said nothing (`asserted` null: no email_verified claim, or a SAML assertion), true only when
+ * the connection assumes verified emails and the email's domain is one of the connection's own
+ * `domains` (never another domain: that is how accounts elsewhere would be taken over). An
+ * explicit "not verified" is never overridden. This is not yet enough to link or create an
+ * account: `emailTrust` adds what the organization proved (decision 086).
  */
 export function emailCountsVerified(row: Pick<ProviderRow, "assumeVerifiedEmails" | "domains">, email: string | null, asserted: boolean | null): boolean {
   if (asserted !== null) return asserted;
@@ -115,6 +117,42 @@ export function emailCountsVerified(row: Pick<ProviderRow, "assumeVerifiedEmails
   const at = email.lastIndexOf("@");
   const domain = at < 0 ? "" : email.slice(at + 1).trim().toLowerCase();
   return domain !== "" && row.domains.includes(domain);
+}
+
+/** What the organization says of an email's domain: proved by its DNS record, and which of its connections claim it. */
+export interface DomainStanding {
+  verified: boolean;
+  /** Ids of the organization's connections whose `domains` hold it. */
+  claimedBy: string[];
+}
+
+export type EmailTrust = { linkable: true } | { linkable: false; why: "email_not_verified" | "domain_not_verified" | "domain_claimed_by_another_connection" };
+
+/**
+ * Whether an upstream person's email may link an existing account of the organization or make a
+ * new one (decision 086), given what `emailCountsVerified` said and the domain's standing:
+ * - never an email that does not count as verified;
+ * - a domain the organization verified and one of its connections claims belongs to those
+ *   connections: another connection's email of it links nothing, even one its upstream asserts
+ *   verified (a consumer account with a company address would otherwise take the employee's);
+ * - an email the upstream itself asserted verified (`asserted`) links as it always did;
+ * - an email verified only on the connection's word (assumeVerifiedEmails) links only when the
+ *   organization verified its domain.
+ */
+export function emailTrust(row: Pick<ProviderRow, "id">, person: { emailVerified: boolean; emailAsserted?: boolean | undefined }, standing: DomainStanding | null): EmailTrust {
+  if (!person.emailVerified) return { linkable: false, why: "email_not_verified" };
+  if (standing?.verified && standing.claimedBy.length > 0 && !standing.claimedBy.includes(row.id)) return { linkable: false, why: "domain_claimed_by_another_connection" };
+  if (person.emailAsserted === true) return { linkable: true };
+  return standing?.verified ? { linkable: true } : { linkable: false, why: "domain_not_verified" };
+}
+
+/** The standing of an email's domain in the organization (null for an email without a valid domain). */
+export async function domainStandingOf(db: Db, organizationId: string, email: string): Promise<DomainStanding | null> {
+  const domain = emailDomainOf(email);
+  if (!domain) return null;
+  const verified = await db.organizationDomain.findFirst({ where: { organizationId, domain, status: "verified" }, select: { id: true } });
+  const claims = await db.identityProvider.findMany({ where: { organizationId, domains: { has: domain } }, select: { id: true } });
+  return { verified: verified !== null, claimedBy: claims.map((c) => c.id) };
 }
 
 const PRESET_SCOPES: Record<IdentityProviderKind, string[]> = {
@@ -436,13 +474,20 @@ export async function enabledProviders(db: Db, organizationId: string): Promise<
   return db.identityProvider.findMany({ where: { organizationId, enabled: true }, select: { id: true, name: true, domains: true }, orderBy: [{ name: "asc" }, { id: "asc" }] });
 }
 
-/** Home-realm discovery: the enabled provider that claims the email's domain, if one does. */
+/**
+ * Home-realm discovery: the enabled provider that claims the email's domain, if one does (the
+ * domain compared in its IDNA ASCII form). A domain is claimed by one connection of an
+ * organization at most (refuseTakenDomains), so whether the organization verified it (decision
+ * 086) chooses nothing here: an unverified claim still sends the person to the connection the
+ * organization chose, and the console marks the claim unverified. What verification changes is
+ * which accounts the connection may link (`emailTrust`).
+ */
 export async function providerForEmail(db: Db, organizationId: string, email: string): Promise<LoginButton | null> {
   const at = email.lastIndexOf("@");
   if (at < 0) return null;
-  const domain = email.slice(at + 1).trim().toLowerCase();
+  const domain = emailDomainOf(email) ?? email.slice(at + 1).trim().toLowerCase();
   if (!domain) return null;
-  return db.identityProvider.findFirst({ where: { organizationId, enabled: true, domains: { has: domain } }, select: { id: true, name: true } });
+  return db.identityProvider.findFirst({ where: { organizationId, enabled: true, domains: { has: domain } }, select: { id: true, name: true }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
 }
 
 /**

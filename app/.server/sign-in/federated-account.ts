@@ -1,7 +1,7 @@
 import type { RequestMeta } from "../auth/actors";
 import { anonymousActor } from "../auth/actors";
 import type { Db, FullContext } from "../context";
-import { trustOf, type ProviderRow } from "../federation/providers";
+import { domainStandingOf, emailTrust, trustOf, type EmailTrust, type ProviderRow } from "../federation/providers";
 import { stepUpRequested } from "../oidc/features/acr";
 import { planForSignIn, readSecondFactorEnrollment, type SecondFactorPlan } from "./plan";
 import type { PendingSecondFactor } from "./pending";
@@ -17,7 +17,15 @@ import type { MethodContext, Proved } from "./method";
 export interface UpstreamPerson {
   subject: string;
   email: string | null;
+  /** The email counts as verified on the connection's word (`emailCountsVerified`). */
   emailVerified: boolean;
+  /**
+   * The upstream itself said the email is verified (OpenID's email_verified, GitHub's verified
+   * address). Absent or false, any verification rests on the connection's assumeVerifiedEmails,
+   * which links accounts only for a domain the organization verified (decision 086); SAML
+   * assertions never say it.
+   */
+  emailAsserted?: boolean;
   givenName: string | null;
   familyName: string | null;
   /** The upstream said the sign-in used more than one factor (amr mfa, or a multi-factor acr). */
@@ -26,7 +34,7 @@ export interface UpstreamPerson {
 
 export type Resolution =
   | { ok: true; userId: string; plan: SecondFactorPlan | null; linked: boolean; created: boolean }
-  | { ok: false; reason: "no_account" | "unverified_email" | "inactive"; userId?: string };
+  | { ok: false; reason: "no_account" | "unverified_email" | "inactive"; userId?: string; why?: Exclude<EmailTrust, { linkable: true }>["why"] };
 
 export async function resolveAccount(db: Db, ic: InteractionContext, row: ProviderRow, person: UpstreamPerson): Promise<Resolution> {
   const linked = await db.federatedIdentity.findUnique({
@@ -40,8 +48,10 @@ export async function resolveAccount(db: Db, ic: InteractionContext, row: Provid
   }
   if (!person.email) return { ok: false, reason: "no_account" };
   const existing = await db.user.findUnique({ where: { organizationId_email: { organizationId: ic.organization.id, email: person.email } }, select: { id: true, status: true } });
+  // Linking or creating by email needs the email's domain's standing in the organization (decision 086).
+  const trust = person.emailVerified ? emailTrust(row, person, await domainStandingOf(db, ic.organization.id, person.email)) : ({ linkable: false, why: "email_not_verified" } as const);
   if (existing) {
-    if (!person.emailVerified) return { ok: false, reason: "unverified_email", userId: existing.id };
+    if (!trust.linkable) return { ok: false, reason: "unverified_email", userId: existing.id, why: trust.why };
     if (existing.status !== "active") return { ok: false, reason: "inactive", userId: existing.id };
     await db.federatedIdentity.create({ data: { organizationId: ic.organization.id, userId: existing.id, providerId: row.id, subject: person.subject, email: person.email, lastUsedAt: new Date() } });
     // The upstream proved the address: the account's email is verified from here on.
@@ -49,7 +59,7 @@ export async function resolveAccount(db: Db, ic: InteractionContext, row: Provid
     return { ok: true, userId: existing.id, plan: null, linked: true, created: false };
   }
   if (!row.createAccounts) return { ok: false, reason: "no_account" };
-  if (!person.emailVerified) return { ok: false, reason: "unverified_email" };
+  if (!trust.linkable) return { ok: false, reason: "unverified_email", why: trust.why };
   const user = await db.user.create({
     data: { organizationId: ic.organization.id, email: person.email, emailVerified: true, givenName: person.givenName, familyName: person.familyName },
     select: { id: true },
@@ -87,7 +97,7 @@ export async function signInUpstreamPerson(
         eventType: "auth.login.failure",
         organizationId: ic.organization.id,
         ...(resolution.userId ? { targetType: "user", targetId: resolution.userId } : {}),
-        data: { method: input.method, reason: resolution.reason, clientId: ic.client.id, providerId: row.id, ...(person.email ? { email: person.email } : {}) },
+        data: { method: input.method, reason: resolution.reason, ...(resolution.why ? { why: resolution.why } : {}), clientId: ic.client.id, providerId: row.id, ...(person.email ? { email: person.email } : {}) },
       });
       return { value: resolution, proof: null };
     }

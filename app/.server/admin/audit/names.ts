@@ -39,6 +39,8 @@ function recordedName(targetType: string | null | undefined, data: unknown): str
   // A webhook endpoint is known by its URL (decision 047).
   if (targetType === "webhook") return text(change.url) ?? text(d.url);
   // An initial access token is known by its label, else the last characters an operator sees (decision 054).
+  // An organization's domain is known by its name, which every domain entry records (decision 086).
+  if (targetType === "organization_domain") return text(d.domain);
   if (targetType === "registration_token") return text(change.label) ?? text(d.label) ?? (text(d.hint) ? `…${String(d.hint)}` : null);
   return text(change.name) ?? text(d.name);
 }

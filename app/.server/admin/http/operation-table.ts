@@ -7,6 +7,7 @@ import * as bulk from "../operations/bulk";
 import * as claims from "../operations/claims";
 import * as clients from "../operations/clients";
 import * as config from "../operations/config";
+import * as domains from "../operations/domains";
 import * as identityProviders from "../operations/identity-providers";
 import * as keys from "../operations/keys";
 import * as mail from "../operations/mail";
@@ -28,7 +29,7 @@ import type { Operation } from "./route";
  * operations; a new module is added here once. The router, the OpenAPI document, the console
  * gateway (typed by operation id) and the generated client all read this table.
  */
-export const MODULES = { apiResources, applications, audit, branding, bulk, claims, clients, config, identityProviders, keys, mail, metadata, organizations, passkeys, rbac, registration, sessions, stats, transfer, twoFactor, users, webhooks };
+export const MODULES = { apiResources, applications, audit, branding, bulk, claims, clients, config, domains, identityProviders, keys, mail, metadata, organizations, passkeys, rbac, registration, sessions, stats, transfer, twoFactor, users, webhooks };
 
 type Module = (typeof MODULES)[keyof typeof MODULES];
 // Distributes over the modules (keyof a union would keep only the keys they share).

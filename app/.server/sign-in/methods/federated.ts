@@ -250,6 +250,7 @@ function personOf(row: ProviderRow, claims: Record<string, unknown>): UpstreamPe
     subject: String(claims.sub),
     email,
     emailVerified: emailCountsVerified(row, email, asserted),
+    emailAsserted: asserted === true,
     givenName: text(mapping.givenName ?? "given_name"),
     familyName: text(mapping.familyName ?? "family_name"),
     mfa: amr.includes("mfa") || MULTI_FACTOR_ACR.has(acr),
@@ -330,6 +331,7 @@ async function checkAnswer(ctx: FederationSignIn, ic: InteractionContext, input:
         subject: github.subject,
         email: github.email,
         emailVerified: github.emailVerified,
+        emailAsserted: github.emailVerified,
         givenName: givenName ?? null,
         familyName: rest.length > 0 ? rest.join(" ") : null,
         // GitHub says nothing about how the person signed in there.
@@ -420,10 +422,11 @@ function isUnreachable(error: unknown): boolean {
 
 /**
  * Which account the upstream person is: an existing link by (provider, subject); otherwise an
- * account with the same email only when the upstream asserts the email verified (never by an
- * unverified one: that is how accounts are taken over); otherwise a new account when the
- * provider creates accounts (also only for a verified email, which then cannot be claimed by
- * someone else later). All in the transaction that signs in (sign-in/federated-account.ts).
+ * account with the same email only when the email counts as verified (never by an unverified one:
+ * that is how accounts are taken over) and the organization's verified domains allow it (decision
+ * 086: an assumed email needs a verified domain, a verified domain claimed by a connection links
+ * through that connection only); otherwise a new account when the provider creates accounts, on
+ * the same terms. All in the transaction that signs in (sign-in/federated-account.ts).
  */
 function signInAs(ctx: FederationSignIn, ic: InteractionContext, row: ProviderRow, person: UpstreamPerson, input: { meta: RequestMeta }): Promise<CompleteOutcome> {
   return signInUpstreamPerson(ctx, ic, row, person, { meta: input.meta, method: "federated" });

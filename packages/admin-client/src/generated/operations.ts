@@ -56,6 +56,11 @@ export const operations = {
   "customClaims.list": { method: "GET", path: "/applications/{appId}/claims", pathParams: ["appId"], input: "query", etag: false, paging: "cursor" },
   "customClaims.setValue": { method: "PUT", path: "/applications/{appId}/claims/{claimId}/users/{userId}", pathParams: ["appId","claimId","userId"], input: "body", etag: false, paging: "none" },
   "customClaims.update": { method: "PUT", path: "/applications/{appId}/claims/{claimId}", pathParams: ["appId","claimId"], input: "body", etag: false, paging: "none" },
+  "domains.add": { method: "POST", path: "/organizations/{orgId}/domains", pathParams: ["orgId"], input: "body", etag: false, paging: "none" },
+  "domains.delete": { method: "DELETE", path: "/domains/{id}", pathParams: ["id"], input: "none", etag: false, paging: "none" },
+  "domains.get": { method: "GET", path: "/domains/{id}", pathParams: ["id"], input: "none", etag: false, paging: "none" },
+  "domains.list": { method: "GET", path: "/organizations/{orgId}/domains", pathParams: ["orgId"], input: "none", etag: false, paging: "none" },
+  "domains.verify": { method: "POST", path: "/domains/{id}/verify", pathParams: ["id"], input: "none", etag: false, paging: "none" },
   "exports.download": { method: "GET", path: "/organizations/{orgId}/export", pathParams: ["orgId"], input: "none", etag: false, paging: "none" },
   "exports.manifest": { method: "GET", path: "/organizations/{orgId}/export/manifest", pathParams: ["orgId"], input: "none", etag: false, paging: "none" },
   "federatedIdentities.delete": { method: "DELETE", path: "/users/{id}/federated-identities/{linkId}", pathParams: ["id","linkId"], input: "none", etag: false, paging: "none" },
@@ -1617,6 +1622,140 @@ export interface Operations {
         claimType: "string" | "number" | "boolean" | "json";
         scope: string;
         description: string | null;
+        createdAt: string;
+        updatedAt: string;
+      };
+    etag: false;
+  };
+  /** Add an email domain (pending): the answer names the DNS TXT record to create, then verify it */
+  "domains.add": {
+    args: [orgId: string, body: {
+        domain: string;
+      }, options?: CallOptions];
+    response: {
+        id: string;
+        organizationId: string;
+        domain: string;
+        status: "pending" | "verified" | "lapsed";
+        record: {
+          type: "TXT";
+          name: string;
+          value: string;
+        };
+        verifiedAt: string | null;
+        lastCheckedAt: string | null;
+        lastError: string | null;
+        failures: number;
+        claimedBy: Array<{
+          id: string;
+          name: string;
+        }>;
+        createdAt: string;
+        updatedAt: string;
+      };
+    etag: false;
+  };
+  /** Remove an email domain: emails of it no longer count as the organization's */
+  "domains.delete": {
+    args: [id: string, options?: CallOptions];
+    response: {
+        id: string;
+        organizationId: string;
+        domain: string;
+        status: "pending" | "verified" | "lapsed";
+        record: {
+          type: "TXT";
+          name: string;
+          value: string;
+        };
+        verifiedAt: string | null;
+        lastCheckedAt: string | null;
+        lastError: string | null;
+        failures: number;
+        claimedBy: Array<{
+          id: string;
+          name: string;
+        }>;
+        createdAt: string;
+        updatedAt: string;
+      };
+    etag: false;
+  };
+  /** Get an organization's email domain */
+  "domains.get": {
+    args: [id: string, options?: CallOptions];
+    response: {
+        id: string;
+        organizationId: string;
+        domain: string;
+        status: "pending" | "verified" | "lapsed";
+        record: {
+          type: "TXT";
+          name: string;
+          value: string;
+        };
+        verifiedAt: string | null;
+        lastCheckedAt: string | null;
+        lastError: string | null;
+        failures: number;
+        claimedBy: Array<{
+          id: string;
+          name: string;
+        }>;
+        createdAt: string;
+        updatedAt: string;
+      };
+    etag: false;
+  };
+  /** List an organization's email domains with their verification status and the TXT record each needs */
+  "domains.list": {
+    args: [orgId: string, options?: CallOptions];
+    response: {
+        data: Array<{
+          id: string;
+          organizationId: string;
+          domain: string;
+          status: "pending" | "verified" | "lapsed";
+          record: {
+            type: "TXT";
+            name: string;
+            value: string;
+          };
+          verifiedAt: string | null;
+          lastCheckedAt: string | null;
+          lastError: string | null;
+          failures: number;
+          claimedBy: Array<{
+            id: string;
+            name: string;
+          }>;
+          createdAt: string;
+          updatedAt: string;
+        }>;
+      };
+    etag: false;
+  };
+  /** Look the domain's DNS TXT record up now: found, the domain is verified; not found, it keeps its status and the error is recorded */
+  "domains.verify": {
+    args: [id: string, options?: CallOptions];
+    response: {
+        id: string;
+        organizationId: string;
+        domain: string;
+        status: "pending" | "verified" | "lapsed";
+        record: {
+          type: "TXT";
+          name: string;
+          value: string;
+        };
+        verifiedAt: string | null;
+        lastCheckedAt: string | null;
+        lastError: string | null;
+        failures: number;
+        claimedBy: Array<{
+          id: string;
+          name: string;
+        }>;
         createdAt: string;
         updatedAt: string;
       };
@@ -5343,6 +5482,37 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"claimType","in":"body","type":"string | number | boolean | json","required":false},
       {"name":"scope","in":"body","type":"string (1–64 chars)","required":false},
       {"name":"description","in":"body","type":"string (up to 2000 chars) or null","required":false},
+    ],
+  },
+  "domains.add": {
+    summary: "Add an email domain (pending): the answer names the DNS TXT record to create, then verify it",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"domain","in":"body","type":"string","required":true},
+    ],
+  },
+  "domains.delete": {
+    summary: "Remove an email domain: emails of it no longer count as the organization's",
+    fields: [
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
+  "domains.get": {
+    summary: "Get an organization's email domain",
+    fields: [
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
+  "domains.list": {
+    summary: "List an organization's email domains with their verification status and the TXT record each needs",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
+  "domains.verify": {
+    summary: "Look the domain's DNS TXT record up now: found, the domain is verified; not found, it keeps its status and the error is recorded",
+    fields: [
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
     ],
   },
   "exports.download": {
