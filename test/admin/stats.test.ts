@@ -12,7 +12,7 @@ import { createTenant, dataFingerprint, expect422, expectError, PASSWORD, signIn
 interface Overview {
   generatedAt: string;
   organizations: { total: number; byStatus: { active: number; suspended: number; deleted: number } };
-  users: { total: number; active: number; inactive: number; locked: number };
+  users: { total: number; active: number; inactive: number; locked: number; importedPassword: number };
   logins: { last24h: LoginWindow; last7d: LoginWindow; daily: LoginDay[] };
   twoFactor: { totpEnrolled: number; emailOtpEnabled: number; anyEnrolled: number; adoptionRate: number };
 }
@@ -121,7 +121,7 @@ it("counts organizations by status, users, logins by method and window, and 2FA 
   // The total is what the dashboard shows and its chart adds up to: deleted organizations are not counted.
   expect(res.body.organizations).toEqual({ total: 3, byStatus: { active: 2, suspended: 1, deleted: 1 } });
   // Admin + 7 in the tenant + 1 in the suspended organization; the deleted organization's users do not count.
-  expect(res.body.users).toEqual({ total: 9, active: 8, inactive: 1, locked: 1 });
+  expect(res.body.users).toEqual({ total: 9, active: 8, inactive: 1, locked: 1, importedPassword: 0 });
   expect(res.body.logins).toEqual({
     last24h: { total: 4, byMethod: { password: 2, magic_link: 2, passkey: 0, federated: 0 } },
     last7d: { total: 6, byMethod: { password: 3, magic_link: 3, passkey: 0, federated: 0 } },
@@ -217,7 +217,7 @@ describe("GET /stats/organizations/{orgId}", () => {
     expect(res.body).toEqual({
       generatedAt: res.body.generatedAt,
       organization: { id: org, slug: tenant.org.slug, status: "active" },
-      users: { total: 7, active: 6, inactive: 1, locked: 1 },
+      users: { total: 7, active: 6, inactive: 1, locked: 1, importedPassword: 0 },
       logins: {
         last24h: { total: 2, byMethod: { password: 1, magic_link: 1, passkey: 0, federated: 0 } },
         last7d: { total: 4, byMethod: { password: 2, magic_link: 2, passkey: 0, federated: 0 } },
@@ -254,7 +254,7 @@ describe("GET /stats/organizations/{orgId}", () => {
     expect(res.body).toEqual({
       generatedAt: res.body.generatedAt,
       organization: { id: empty.id, slug: empty.slug, status: "active" },
-      users: { total: 0, active: 0, inactive: 0, locked: 0 },
+      users: { total: 0, active: 0, inactive: 0, locked: 0, importedPassword: 0 },
       logins: { last24h: none, last7d: none, last30d: none, daily: res.body.logins.daily },
       twoFactor: { totpEnrolled: 0, emailOtpEnabled: 0, anyEnrolled: 0, adoptionRate: 0 },
       clients: { total: 0, active: 0, inactive: 0 },

@@ -46,7 +46,7 @@ interface History {
   nextCursor: string | null;
 }
 
-const USER_KEYS = ["createdAt", "email", "emailVerified", "familyName", "givenName", "hasPassword", "id", "lastLoginAt", "locale", "lockedUntil", "organizationId", "status", "updatedAt"];
+const USER_KEYS = ["createdAt", "email", "emailVerified", "familyName", "givenName", "hasPassword", "id", "lastLoginAt", "locale", "lockedUntil", "organizationId", "passwordScheme", "status", "updatedAt"];
 
 let porta: TestPorta;
 let api: ReturnType<typeof adminApi>;

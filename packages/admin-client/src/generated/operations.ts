@@ -129,6 +129,7 @@ export const operations = {
   "users.create": { method: "POST", path: "/organizations/{orgId}/users", pathParams: ["orgId"], input: "body", etag: true, paging: "none" },
   "users.deactivate": { method: "POST", path: "/organizations/{orgId}/users/{userId}/deactivate", pathParams: ["orgId","userId"], input: "none", etag: false, paging: "none" },
   "users.delete": { method: "DELETE", path: "/organizations/{orgId}/users/{userId}", pathParams: ["orgId","userId"], input: "none", etag: false, paging: "none" },
+  "users.expireImportedPasswords": { method: "POST", path: "/organizations/{orgId}/users/expire-imported-passwords", pathParams: ["orgId"], input: "body", etag: false, paging: "none" },
   "users.exportData": { method: "GET", path: "/organizations/{orgId}/users/{userId}/export", pathParams: ["orgId","userId"], input: "none", etag: false, paging: "none" },
   "users.get": { method: "GET", path: "/organizations/{orgId}/users/{userId}", pathParams: ["orgId","userId"], input: "none", etag: true, paging: "none" },
   "users.getHistory": { method: "GET", path: "/organizations/{orgId}/users/{userId}/history", pathParams: ["orgId","userId"], input: "query", etag: false, paging: "none" },
@@ -748,6 +749,33 @@ export interface Operations {
           givenName?: string;
           familyName?: string;
           password?: string;
+          importedPasswordHash?: string | {
+            format: "keycloak";
+            secretData: string | {
+              value: string;
+              salt: string;
+            };
+            credentialData: string | {
+              hashIterations: number;
+              algorithm: string;
+            } & { [key: string]: unknown };
+          } | {
+            format: "firebase";
+            passwordHash: string;
+            salt: string;
+            signerKey: string;
+            saltSeparator: string;
+            rounds: number;
+            memCost: number;
+          } | {
+            format: "scrypt";
+            hash: string;
+            salt: string;
+            logN: number;
+            r: number;
+            p: number;
+          };
+          allowWeakLegacyHashes?: boolean;
           emailVerified?: boolean;
           locale?: "en" | "de";
           op: "create";
@@ -795,6 +823,7 @@ export interface Operations {
             status: "active" | "inactive";
             locale: string | null;
             hasPassword: boolean;
+            passwordScheme: string | null;
             lockedUntil: string | null;
             lastLoginAt: string | null;
             createdAt: string;
@@ -1763,6 +1792,53 @@ export interface Operations {
               createdAt: string;
               lastUsedAt: string | null;
             }>;
+            legacyPassword?: {
+              scheme: "bcrypt";
+              variant: "2a" | "2b" | "2y";
+              cost: number;
+              salt: string;
+            } | {
+              scheme: "pbkdf2";
+              digest: "sha1" | "sha256" | "sha512";
+              iterations: number;
+              salt: string;
+              keyLength: number;
+            } | {
+              scheme: "scrypt";
+              logN: number;
+              r: number;
+              p: number;
+              salt: string;
+              keyLength: number;
+            } | {
+              scheme: "firebase-scrypt";
+              signerKey: string;
+              saltSeparator: string;
+              rounds: number;
+              memCost: number;
+              salt: string;
+            } | {
+              scheme: "argon2";
+              type: "argon2i" | "argon2d" | "argon2id";
+              version: 16 | 19;
+              memoryCost: number;
+              timeCost: number;
+              parallelism: number;
+              salt: string;
+              hashLength: number;
+            } | {
+              scheme: "sha256-crypt" | "sha512-crypt";
+              rounds: number;
+              salt: string;
+            } | {
+              scheme: "md5-crypt";
+              salt: string;
+            } | {
+              scheme: "digest";
+              algorithm: "md5" | "sha1";
+              salt: string;
+              saltPosition: "prefix" | "suffix";
+            };
           }>;
           identityProviders?: Array<{
             name: string;
@@ -2579,6 +2655,53 @@ export interface Operations {
                 createdAt: string;
                 lastUsedAt: string | null;
               }>;
+              legacyPassword?: {
+                scheme: "bcrypt";
+                variant: "2a" | "2b" | "2y";
+                cost: number;
+                salt: string;
+              } | {
+                scheme: "pbkdf2";
+                digest: "sha1" | "sha256" | "sha512";
+                iterations: number;
+                salt: string;
+                keyLength: number;
+              } | {
+                scheme: "scrypt";
+                logN: number;
+                r: number;
+                p: number;
+                salt: string;
+                keyLength: number;
+              } | {
+                scheme: "firebase-scrypt";
+                signerKey: string;
+                saltSeparator: string;
+                rounds: number;
+                memCost: number;
+                salt: string;
+              } | {
+                scheme: "argon2";
+                type: "argon2i" | "argon2d" | "argon2id";
+                version: 16 | 19;
+                memoryCost: number;
+                timeCost: number;
+                parallelism: number;
+                salt: string;
+                hashLength: number;
+              } | {
+                scheme: "sha256-crypt" | "sha512-crypt";
+                rounds: number;
+                salt: string;
+              } | {
+                scheme: "md5-crypt";
+                salt: string;
+              } | {
+                scheme: "digest";
+                algorithm: "md5" | "sha1";
+                salt: string;
+                saltPosition: "prefix" | "suffix";
+              };
             }>;
             identityProviders?: Array<{
               name: string;
@@ -2823,6 +2946,53 @@ export interface Operations {
                 createdAt: string;
                 lastUsedAt: string | null;
               }>;
+              legacyPassword?: {
+                scheme: "bcrypt";
+                variant: "2a" | "2b" | "2y";
+                cost: number;
+                salt: string;
+              } | {
+                scheme: "pbkdf2";
+                digest: "sha1" | "sha256" | "sha512";
+                iterations: number;
+                salt: string;
+                keyLength: number;
+              } | {
+                scheme: "scrypt";
+                logN: number;
+                r: number;
+                p: number;
+                salt: string;
+                keyLength: number;
+              } | {
+                scheme: "firebase-scrypt";
+                signerKey: string;
+                saltSeparator: string;
+                rounds: number;
+                memCost: number;
+                salt: string;
+              } | {
+                scheme: "argon2";
+                type: "argon2i" | "argon2d" | "argon2id";
+                version: 16 | 19;
+                memoryCost: number;
+                timeCost: number;
+                parallelism: number;
+                salt: string;
+                hashLength: number;
+              } | {
+                scheme: "sha256-crypt" | "sha512-crypt";
+                rounds: number;
+                salt: string;
+              } | {
+                scheme: "md5-crypt";
+                salt: string;
+              } | {
+                scheme: "digest";
+                algorithm: "md5" | "sha1";
+                salt: string;
+                saltPosition: "prefix" | "suffix";
+              };
             }>;
             identityProviders?: Array<{
               name: string;
@@ -3717,6 +3887,7 @@ export interface Operations {
           active: number;
           inactive: number;
           locked: number;
+          importedPassword: number;
         };
         logins: {
           last24h: {
@@ -3764,6 +3935,7 @@ export interface Operations {
           active: number;
           inactive: number;
           locked: number;
+          importedPassword: number;
         };
         logins: {
           last24h: {
@@ -3982,6 +4154,7 @@ export interface Operations {
         status: "active" | "inactive";
         locale: string | null;
         hasPassword: boolean;
+        passwordScheme: string | null;
         lockedUntil: string | null;
         lastLoginAt: string | null;
         createdAt: string;
@@ -4002,6 +4175,7 @@ export interface Operations {
         status: "active" | "inactive";
         locale: string | null;
         hasPassword: boolean;
+        passwordScheme: string | null;
         lockedUntil: string | null;
         lastLoginAt: string | null;
         createdAt: string;
@@ -4031,6 +4205,7 @@ export interface Operations {
         status: "active" | "inactive";
         locale: string | null;
         hasPassword: boolean;
+        passwordScheme: string | null;
         lockedUntil: string | null;
         lastLoginAt: string | null;
         createdAt: string;
@@ -4038,7 +4213,7 @@ export interface Operations {
       };
     etag: false;
   };
-  /** Create a user; a password must satisfy the password policy (NIST SP 800-63B) */
+  /** Create a user; a password must satisfy the password policy (NIST SP 800-63B); or importedPasswordHash brings a hash from another system (bcrypt, PBKDF2, scrypt, Firebase, Argon2, SHA-crypt; weak ones with allowWeakLegacyHashes), wrapped in Argon2id and replaced at the first sign-in */
   "users.create": {
     args: [orgId: string, body: {
         organizationId?: string;
@@ -4046,6 +4221,33 @@ export interface Operations {
         givenName?: string;
         familyName?: string;
         password?: string;
+        importedPasswordHash?: string | {
+          format: "keycloak";
+          secretData: string | {
+            value: string;
+            salt: string;
+          };
+          credentialData: string | {
+            hashIterations: number;
+            algorithm: string;
+          } & { [key: string]: unknown };
+        } | {
+          format: "firebase";
+          passwordHash: string;
+          salt: string;
+          signerKey: string;
+          saltSeparator: string;
+          rounds: number;
+          memCost: number;
+        } | {
+          format: "scrypt";
+          hash: string;
+          salt: string;
+          logN: number;
+          r: number;
+          p: number;
+        };
+        allowWeakLegacyHashes?: boolean;
         emailVerified?: boolean;
         locale?: "en" | "de";
       }, options?: CallOptions];
@@ -4059,6 +4261,7 @@ export interface Operations {
         status: "active" | "inactive";
         locale: string | null;
         hasPassword: boolean;
+        passwordScheme: string | null;
         lockedUntil: string | null;
         lastLoginAt: string | null;
         createdAt: string;
@@ -4079,6 +4282,7 @@ export interface Operations {
         status: "active" | "inactive";
         locale: string | null;
         hasPassword: boolean;
+        passwordScheme: string | null;
         lockedUntil: string | null;
         lastLoginAt: string | null;
         createdAt: string;
@@ -4090,6 +4294,16 @@ export interface Operations {
   "users.delete": {
     args: [orgId: string, userId: string, options?: CallOptions];
     response: void;
+    etag: false;
+  };
+  /** Remove the passwords still on an imported hash (never used to sign in here) of the organization's users created before a date; they must reset them */
+  "users.expireImportedPasswords": {
+    args: [orgId: string, body: {
+        createdBefore: string;
+      }, options?: CallOptions];
+    response: {
+        expired: number;
+      };
     etag: false;
   };
   /** Everything Porta holds about the user (profile, roles, claim values, 2FA state, audit entries); never a hash or token */
@@ -4107,6 +4321,7 @@ export interface Operations {
           status: "active" | "inactive";
           locale: string | null;
           hasPassword: boolean;
+          passwordScheme: string | null;
           lockedUntil: string | null;
           lastLoginAt: string | null;
           createdAt: string;
@@ -4183,6 +4398,7 @@ export interface Operations {
         status: "active" | "inactive";
         locale: string | null;
         hasPassword: boolean;
+        passwordScheme: string | null;
         lockedUntil: string | null;
         lastLoginAt: string | null;
         createdAt: string;
@@ -4321,6 +4537,7 @@ export interface Operations {
           status: "active" | "inactive";
           locale: string | null;
           hasPassword: boolean;
+          passwordScheme: string | null;
           lockedUntil: string | null;
           lastLoginAt: string | null;
           createdAt: string;
@@ -4350,6 +4567,7 @@ export interface Operations {
         status: "active" | "inactive";
         locale: string | null;
         hasPassword: boolean;
+        passwordScheme: string | null;
         lockedUntil: string | null;
         lastLoginAt: string | null;
         createdAt: string;
@@ -4370,6 +4588,7 @@ export interface Operations {
         status: "active" | "inactive";
         locale: string | null;
         hasPassword: boolean;
+        passwordScheme: string | null;
         lockedUntil: string | null;
         lastLoginAt: string | null;
         createdAt: string;
@@ -4396,6 +4615,7 @@ export interface Operations {
         status: "active" | "inactive";
         locale: string | null;
         hasPassword: boolean;
+        passwordScheme: string | null;
         lockedUntil: string | null;
         lastLoginAt: string | null;
         createdAt: string;
@@ -4416,6 +4636,7 @@ export interface Operations {
         status: "active" | "inactive";
         locale: string | null;
         hasPassword: boolean;
+        passwordScheme: string | null;
         lockedUntil: string | null;
         lastLoginAt: string | null;
         createdAt: string;
@@ -4436,6 +4657,7 @@ export interface Operations {
         status: "active" | "inactive";
         locale: string | null;
         hasPassword: boolean;
+        passwordScheme: string | null;
         lockedUntil: string | null;
         lastLoginAt: string | null;
         createdAt: string;
@@ -4456,6 +4678,7 @@ export interface Operations {
         status: "active" | "inactive";
         locale: string | null;
         hasPassword: boolean;
+        passwordScheme: string | null;
         lockedUntil: string | null;
         lastLoginAt: string | null;
         createdAt: string;
@@ -4485,6 +4708,7 @@ export interface Operations {
         status: "active" | "inactive";
         locale: string | null;
         hasPassword: boolean;
+        passwordScheme: string | null;
         lockedUntil: string | null;
         lastLoginAt: string | null;
         createdAt: string;
@@ -4505,6 +4729,7 @@ export interface Operations {
         status: "active" | "inactive";
         locale: string | null;
         hasPassword: boolean;
+        passwordScheme: string | null;
         lockedUntil: string | null;
         lastLoginAt: string | null;
         createdAt: string;
@@ -4575,6 +4800,7 @@ export interface Operations {
         status: "active" | "inactive";
         locale: string | null;
         hasPassword: boolean;
+        passwordScheme: string | null;
         lockedUntil: string | null;
         lastLoginAt: string | null;
         createdAt: string;
@@ -4601,6 +4827,7 @@ export interface Operations {
         status: "active" | "inactive";
         locale: string | null;
         hasPassword: boolean;
+        passwordScheme: string | null;
         lockedUntil: string | null;
         lastLoginAt: string | null;
         createdAt: string;
@@ -4621,6 +4848,7 @@ export interface Operations {
         status: "active" | "inactive";
         locale: string | null;
         hasPassword: boolean;
+        passwordScheme: string | null;
         lockedUntil: string | null;
         lastLoginAt: string | null;
         createdAt: string;
@@ -5871,7 +6099,7 @@ export const operationHelp: Record<string, OperationHelp> = {
     ],
   },
   "users.create": {
-    summary: "Create a user; a password must satisfy the password policy (NIST SP 800-63B)",
+    summary: "Create a user; a password must satisfy the password policy (NIST SP 800-63B); or importedPasswordHash brings a hash from another system (bcrypt, PBKDF2, scrypt, Firebase, Argon2, SHA-crypt; weak ones with allowWeakLegacyHashes), wrapped in Argon2id and replaced at the first sign-in",
     fields: [
       {"name":"orgId","in":"path","type":"string (uuid)","required":true},
       {"name":"organizationId","in":"body","type":"string (uuid)","required":false},
@@ -5879,6 +6107,8 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"givenName","in":"body","type":"string (1–200 chars)","required":false},
       {"name":"familyName","in":"body","type":"string (1–200 chars)","required":false},
       {"name":"password","in":"body","type":"string (up to 4096 chars)","required":false},
+      {"name":"importedPasswordHash","in":"body","type":"string (1–4096 chars) | object","required":false},
+      {"name":"allowWeakLegacyHashes","in":"body","type":"boolean","required":false},
       {"name":"emailVerified","in":"body","type":"boolean","required":false},
       {"name":"locale","in":"body","type":"en | de","required":false},
     ],
@@ -5895,6 +6125,13 @@ export const operationHelp: Record<string, OperationHelp> = {
     fields: [
       {"name":"orgId","in":"path","type":"string (uuid)","required":true},
       {"name":"userId","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
+  "users.expireImportedPasswords": {
+    summary: "Remove the passwords still on an imported hash (never used to sign in here) of the organization's users created before a date; they must reset them",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"createdBefore","in":"body","type":"string (date-time)","required":true},
     ],
   },
   "users.exportData": {
