@@ -80,7 +80,7 @@ export const AUDIT_EVENTS = {
   "custom_claim.value_set": "A user's value for a custom claim was set.",
   "custom_claim.value_deleted": "A user's value for a custom claim was removed.",
 
-  "user.created": "A user was created.",
+  "user.created": "A user was created (with an imported password hash: data.change.importedScheme, and weakImport for a weak one).",
   "user.updated": "A user's profile changed.",
   "user.activated": "A user was activated.",
   "user.deactivated": "A user was deactivated.",
