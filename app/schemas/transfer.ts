@@ -168,12 +168,12 @@ export const PackageUserSchema = z
     passkeys: z.array(PackagePasskeySchema).max(50).optional(),
     /**
      * An imported password not yet used to sign in (decision 085): its old algorithm's parameters,
-     * which `passwordHash` wraps. Present only for such users (absent: none, as in earlier packages).
+     * which `passwordHash` wraps; null for everyone else, absent in packages of earlier versions.
      */
-    legacyPassword: LegacyPasswordSchema.optional(),
+    legacyPassword: Nullable(LegacyPasswordSchema).optional(),
   })
   .strict()
-  .refine((u) => u.legacyPassword === undefined || u.passwordHash !== null, { path: ["legacyPassword"], message: "needs the passwordHash that wraps it" });
+  .refine((u) => u.legacyPassword === undefined || u.legacyPassword === null || u.passwordHash !== null, { path: ["legacyPassword"], message: "needs the passwordHash that wraps it" });
 
 /** A client's grant of an API resource, the client named by its id in the package (decision 077). */
 export const PackageApiResourceGrantSchema = z.object({ client: ClientId, scopes: ApiResourceScopesSchema }).strict();

@@ -189,7 +189,7 @@ async function loadContent(ctx: ExportContext, organizationId: string): Promise<
       familyName: u.familyName,
       locale: u.locale as PackageContent["users"][number]["locale"],
       passwordHash: u.passwordHash,
-      ...(u.legacyPassword !== null ? { legacyPassword: LegacyPasswordSchema.parse(u.legacyPassword) } : {}),
+      legacyPassword: u.legacyPassword === null ? null : LegacyPasswordSchema.parse(u.legacyPassword),
       status: u.status as "active" | "inactive",
       emailOtpEnabled: u.emailOtpEnabled,
       createdAt: u.createdAt.toISOString(),

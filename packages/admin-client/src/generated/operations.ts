@@ -1838,7 +1838,7 @@ export interface Operations {
               algorithm: "md5" | "sha1";
               salt: string;
               saltPosition: "prefix" | "suffix";
-            };
+            } | null;
           }>;
           identityProviders?: Array<{
             name: string;
@@ -2701,7 +2701,7 @@ export interface Operations {
                 algorithm: "md5" | "sha1";
                 salt: string;
                 saltPosition: "prefix" | "suffix";
-              };
+              } | null;
             }>;
             identityProviders?: Array<{
               name: string;
@@ -2992,7 +2992,7 @@ export interface Operations {
                 algorithm: "md5" | "sha1";
                 salt: string;
                 saltPosition: "prefix" | "suffix";
-              };
+              } | null;
             }>;
             identityProviders?: Array<{
               name: string;
