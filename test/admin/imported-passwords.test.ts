@@ -202,6 +202,24 @@ describe("operators see and end imports", () => {
   });
 });
 
+describe("an administrator's own password change ends the import", () => {
+  it("setting a password replaces the wrapped hash and forgets the algorithm; removing one removes both", async () => {
+    const set = await createImported({ importedPasswordHash: await bcrypt.hash("old bcrypt password", 4) });
+    const put = await api.put<UserBody>(`/organizations/${tenant.org.id}/users/${set.id}/password`, { password: "a new long password 42" });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    expect(put.body).toMatchObject({ hasPassword: true, passwordScheme: "argon2id" });
+    expect(await prisma().user.findUniqueOrThrow({ where: { id: set.id } })).toMatchObject({ legacyPassword: null });
+    const { email: address } = await prisma().user.findUniqueOrThrow({ where: { id: set.id } });
+    expect(await attempt(porta, tenant, { email: address, password: "old bcrypt password" })).toEqual({ signedIn: false, verifications: 1 });
+
+    const cleared = await createImported({ importedPasswordHash: await bcrypt.hash("old bcrypt password", 4) });
+    const del = await api.delete<UserBody>(`/organizations/${tenant.org.id}/users/${cleared.id}/password`);
+    expect(del.status, JSON.stringify(del.body)).toBe(200);
+    expect(del.body).toMatchObject({ hasPassword: false, passwordScheme: null });
+    expect(await prisma().user.findUniqueOrThrow({ where: { id: cleared.id } })).toMatchObject({ passwordHash: null, legacyPassword: null });
+  });
+});
+
 describe("export and import", () => {
   it("carry a user not yet migrated: the old password signs in at the target, once, and migrates there", async () => {
     const org = await createTenant(porta);
