@@ -202,6 +202,22 @@ describe("operators see and end imports", () => {
   });
 });
 
+describe("bulk creation", () => {
+  it("takes imported hashes as the create does; its audit entries name the import, never the hash", async () => {
+    const address = email();
+    const hash = "$6$abcdefgh$yIZAF3gQPvtKZO/9qOJKffAKKbtS3ef3qmwyugk4uWVjX8YZf/GV3A8SkFxEPY0T56CcilGrHKLffBsp6dLMG.";
+    const res = await api.post("/bulk", { organizationId: tenant.org.id, operations: [{ op: "create", email: address, importedPasswordHash: hash }] });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const row = await prisma().user.findFirstOrThrow({ where: { organizationId: tenant.org.id, email: address } });
+    expect(row.legacyPassword).toMatchObject({ scheme: "sha512-crypt" });
+    const entries = await prisma().auditEntry.findMany({ where: { eventType: "user.created", targetId: row.id } });
+    expect(entries).toHaveLength(1);
+    expect(JSON.stringify(entries[0]!.data)).not.toContain("yIZAF3gQ");
+    expect(entries[0]!.data).toMatchObject({ change: { imported: true, weakImportAllowed: false } });
+    expect(await attempt(porta, tenant, { email: address, password: "correct horse" })).toEqual({ signedIn: true, verifications: 1 });
+  });
+});
+
 describe("an administrator's own password change ends the import", () => {
   it("setting a password replaces the wrapped hash and forgets the algorithm; removing one removes both", async () => {
     const set = await createImported({ importedPasswordHash: await bcrypt.hash("old bcrypt password", 4) });
