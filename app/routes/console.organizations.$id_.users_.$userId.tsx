@@ -250,7 +250,7 @@ export default function UserPage() {
           <dt>{t("users.emailVerified")}</dt>
           <dd>{yes(user.emailVerified)}</dd>
           <dt>{t("users.hasPassword")}</dt>
-          <dd>{yes(user.hasPassword)}</dd>
+          <dd>{user.passwordScheme?.startsWith("imported:") ? t("users.importedPassword", { scheme: user.passwordScheme.slice("imported:".length) }) : yes(user.hasPassword)}</dd>
         </dl>
         <div className="actions">
           {user.status === "active" ? (

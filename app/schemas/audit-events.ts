@@ -80,7 +80,7 @@ export const AUDIT_EVENTS = {
   "custom_claim.value_set": "A user's value for a custom claim was set.",
   "custom_claim.value_deleted": "A user's value for a custom claim was removed.",
 
-  "user.created": "A user was created.",
+  "user.created": "A user was created (with an imported password hash: data.change.importedScheme, and weakImport for a weak one).",
   "user.updated": "A user's profile changed.",
   "user.activated": "A user was activated.",
   "user.deactivated": "A user was deactivated.",
@@ -90,6 +90,7 @@ export const AUDIT_EVENTS = {
   "user.email_verified": "A user's email was marked verified.",
   "user.password_set": "An administrator set a user's password.",
   "user.password_cleared": "An administrator removed a user's password.",
+  "user.imported_passwords_expired": "An administrator removed the passwords still on an imported hash of an organization's users created before a date; they must reset them (data: createdBefore, expired).",
   "user.exported": "A user's data was exported.",
   "user.invited": "A user was invited.",
   "user.invitation_previewed": "An invitation mail was previewed.",

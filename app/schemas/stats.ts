@@ -33,8 +33,8 @@ export const StatsOverviewSchema = z.object({
     total: z.number().int(),
     byStatus: z.object({ active: z.number().int(), suspended: z.number().int(), deleted: z.number().int() }),
   }),
-  /** Users of organizations that are not deleted. */
-  users: z.object({ total: z.number().int(), active: z.number().int(), inactive: z.number().int(), locked: z.number().int() }),
+  /** Users of organizations that are not deleted; `importedPassword`: still on a password hash imported from another system (decision 085). */
+  users: z.object({ total: z.number().int(), active: z.number().int(), inactive: z.number().int(), locked: z.number().int(), importedPassword: z.number().int() }),
   /** `daily`: the last 14 UTC days, oldest first, today (so far) last. */
   logins: z.object({ last24h: LoginWindowSchema, last7d: LoginWindowSchema, daily: z.array(LoginDaySchema) }),
   twoFactor: z.object({
@@ -56,7 +56,7 @@ const CountByStatusSchema = z.object({ total: z.number().int(), active: z.number
 export const OrganizationStatsSchema = z.object({
   generatedAt: z.iso.datetime(),
   organization: z.object({ id: z.uuid(), slug: z.string(), status: z.string() }),
-  users: z.object({ total: z.number().int(), active: z.number().int(), inactive: z.number().int(), locked: z.number().int() }),
+  users: z.object({ total: z.number().int(), active: z.number().int(), inactive: z.number().int(), locked: z.number().int(), importedPassword: z.number().int() }),
   /** `daily`: the last 30 UTC days, oldest first, today (so far) last. */
   logins: z.object({ last24h: LoginWindowSchema, last7d: LoginWindowSchema, last30d: LoginWindowSchema, daily: z.array(LoginDaySchema) }),
   twoFactor: StatsOverviewSchema.shape.twoFactor,

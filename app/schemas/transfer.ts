@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { Argon2HashSchema } from "./argon2-hash";
+import { LegacyPasswordSchema } from "./legacy-password";
 import { APPLICATION_STATUS_VALUES, DescriptionSchema, NameSchema } from "./application";
 import { ASSET_CONTENT_TYPES, ASSET_KINDS, ASSET_MAX_BYTES } from "./branding";
 import { CLAIM_TYPE_VALUES, ClaimNameSchema, ClaimScopeSchema, MAX_CLAIM_VALUE_BYTES } from "./claim";
@@ -168,8 +169,14 @@ export const PackageUserSchema = z
      * default: the signature covers the package as exported), and an import then leaves them alone.
      */
     passkeys: z.array(PackagePasskeySchema).max(50).optional(),
+    /**
+     * An imported password not yet used to sign in (decision 085): its old algorithm's parameters,
+     * which `passwordHash` wraps; null for everyone else, absent in packages of earlier versions.
+     */
+    legacyPassword: Nullable(LegacyPasswordSchema).optional(),
   })
-  .strict();
+  .strict()
+  .refine((u) => u.legacyPassword === undefined || u.legacyPassword === null || u.passwordHash !== null, { path: ["legacyPassword"], message: "needs the passwordHash that wraps it" });
 
 /** A client's grant of an API resource, the client named by its id in the package (decision 077). */
 export const PackageApiResourceGrantSchema = z.object({ client: ClientId, scopes: ApiResourceScopesSchema }).strict();

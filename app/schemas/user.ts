@@ -2,6 +2,7 @@ import { z } from "zod";
 import { UuidSchema } from "~/schemas/uuid";
 import { SUPPORTED_LANGUAGES } from "~/i18n/config";
 import { EmailSchema } from "./email";
+import { ImportedPasswordHashSchema, PasswordSchemeSchema } from "./imported-password-hash";
 
 /** User shapes shared by the Admin API, its OpenAPI document and the console. Never a password hash. */
 export const USER_STATUS_VALUES = ["active", "inactive"] as const;
@@ -34,6 +35,8 @@ export const UserSchema = z.object({
   status: z.enum(USER_STATUS_VALUES),
   locale: z.string().nullable(),
   hasPassword: z.boolean(),
+  /** `argon2id`, or `imported:<family>` (e.g. `imported:bcrypt`) until the imported password first signs in; null without a password (decision 085). */
+  passwordScheme: PasswordSchemeSchema.nullable(),
   lockedUntil: z.iso.datetime().nullable(),
   lastLoginAt: z.iso.datetime().nullable(),
   createdAt: z.iso.datetime(),
@@ -84,6 +87,10 @@ export const UserCreateSchema = z
     givenName: PersonNameSchema.optional(),
     familyName: PersonNameSchema.optional(),
     password: NewPasswordSchema.optional(),
+    /** A password hash from another system instead of `password` (decision 085): wrapped at once, replaced at the first sign-in. */
+    importedPasswordHash: ImportedPasswordHashSchema.optional(),
+    /** Admits md5-crypt, plain or salted MD5 and SHA-1; the audit entry marks the import weak. */
+    allowWeakLegacyHashes: z.boolean().optional(),
     emailVerified: z.boolean().optional(),
     locale: UserLocaleSchema.optional(),
   })
@@ -101,6 +108,10 @@ export const UserUpdateSchema = z
   .strict();
 
 export const SetPasswordSchema = z.object({ password: NewPasswordSchema }).strict();
+
+/** Which imported passwords an operator expires: those of users created before the date (decision 085). */
+export const ExpireImportedPasswordsSchema = z.object({ createdBefore: z.iso.datetime({ offset: true, message: "must be an ISO 8601 date and time" }) }).strict();
+export const ExpiredImportedPasswordsSchema = z.object({ expired: z.number().int() });
 
 /** An administrator's impersonation (decision 053): at most an hour, always with a reason the person will see. */
 export const MAX_IMPERSONATION_MINUTES = 60;

@@ -12,7 +12,7 @@ import { createTenant, dataFingerprint, expect422, expectError, PASSWORD, signIn
 interface Overview {
   generatedAt: string;
   organizations: { total: number; byStatus: { active: number; suspended: number; deleted: number } };
-  users: { total: number; active: number; inactive: number; locked: number };
+  users: { total: number; active: number; inactive: number; locked: number; importedPassword: number };
   logins: { last24h: LoginWindow; last7d: LoginWindow; daily: LoginDay[] };
   twoFactor: { totpEnrolled: number; emailOtpEnabled: number; anyEnrolled: number; adoptionRate: number };
 }
@@ -121,7 +121,7 @@ it("counts organizations by status, users, logins by method and window, and 2FA 
   // The total is what the dashboard shows and its chart adds up to: deleted organizations are not counted.
   expect(res.body.organizations).toEqual({ total: 3, byStatus: { active: 2, suspended: 1, deleted: 1 } });
   // Admin + 7 in the tenant + 1 in the suspended organization; the deleted organization's users do not count.
-  expect(res.body.users).toEqual({ total: 9, active: 8, inactive: 1, locked: 1 });
+  expect(res.body.users).toEqual({ total: 9, active: 8, inactive: 1, locked: 1, importedPassword: 0 });
   expect(res.body.logins).toEqual({
     last24h: { total: 4, byMethod: { password: 2, magic_link: 2, passkey: 0, federated: 0 } },
     last7d: { total: 6, byMethod: { password: 3, magic_link: 3, passkey: 0, federated: 0 } },
@@ -142,7 +142,7 @@ it("counts organizations by status, users, logins by method and window, and 2FA 
   const over = sql.filter((s) => /"(User|TotpCredential|AuditEntry|Organization|Application|Client)"/.test(s) && !adminLookup(s));
   expect(over.filter(existence)).toHaveLength(5);
   const statsSql = over.filter((s) => !existence(s) && /"(User|TotpCredential|AuditEntry|Organization)"/.test(s));
-  expect(statsSql).toHaveLength(8);
+  expect(statsSql).toHaveLength(9);
   for (const statement of statsSql) expect(statement, statement).toMatch(/COUNT\(/i);
   expect(statsSql.filter((s) => /GROUP BY/i.test(s)).map((s) => /"(AuditEntry|Organization)"/.exec(s)?.[1]).sort()).toEqual(["AuditEntry", "Organization"]);
 });
@@ -217,7 +217,7 @@ describe("GET /stats/organizations/{orgId}", () => {
     expect(res.body).toEqual({
       generatedAt: res.body.generatedAt,
       organization: { id: org, slug: tenant.org.slug, status: "active" },
-      users: { total: 7, active: 6, inactive: 1, locked: 1 },
+      users: { total: 7, active: 6, inactive: 1, locked: 1, importedPassword: 0 },
       logins: {
         last24h: { total: 2, byMethod: { password: 1, magic_link: 1, passkey: 0, federated: 0 } },
         last7d: { total: 4, byMethod: { password: 2, magic_link: 2, passkey: 0, federated: 0 } },
@@ -238,7 +238,7 @@ describe("GET /stats/organizations/{orgId}", () => {
     // lookup by id, every statement is an aggregate.
     const byId = (statement: string) => /\."id" = \$1|WHERE u\.id = \$1::uuid/.test(statement);
     const statsSql = sql.filter((s) => /"(User|TotpCredential|AuditEntry|Client|Application)"/.test(s) && !byId(s));
-    expect(statsSql).toHaveLength(9);
+    expect(statsSql).toHaveLength(10);
     for (const statement of statsSql) expect(statement, statement).toMatch(/COUNT\(/i);
     expect(statsSql.filter((s) => /GROUP BY/i.test(s))).toHaveLength(3);
   });
@@ -254,7 +254,7 @@ describe("GET /stats/organizations/{orgId}", () => {
     expect(res.body).toEqual({
       generatedAt: res.body.generatedAt,
       organization: { id: empty.id, slug: empty.slug, status: "active" },
-      users: { total: 0, active: 0, inactive: 0, locked: 0 },
+      users: { total: 0, active: 0, inactive: 0, locked: 0, importedPassword: 0 },
       logins: { last24h: none, last7d: none, last30d: none, daily: res.body.logins.daily },
       twoFactor: { totpEnrolled: 0, emailOtpEnabled: 0, anyEnrolled: 0, adoptionRate: 0 },
       clients: { total: 0, active: 0, inactive: 0 },
@@ -265,7 +265,7 @@ describe("GET /stats/organizations/{orgId}", () => {
     const gone = await api.get<OrganizationStats>(`/stats/organizations/${deleted.id}`);
     expect(gone.status).toBe(200);
     expect(gone.body.organization.status).toBe("deleted");
-    expect(gone.body.users).toEqual({ total: 1, active: 1, inactive: 0, locked: 0 });
+    expect(gone.body.users).toEqual({ total: 1, active: 1, inactive: 0, locked: 0, importedPassword: 0 });
   });
 
   it("is 404 for an unknown organization, 422 for a malformed id or a parameter, 403 without admin:stats:read", async () => {

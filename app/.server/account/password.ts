@@ -1,4 +1,6 @@
 import { normalizeEmail } from "~/schemas/email";
+import { Prisma } from "~/generated/prisma/client";
+import { passwordSecret } from "../auth/legacy-hashes";
 import { checkNewPassword, type PasswordProblem } from "../auth/password-policy";
 import type { Context, StagedContext } from "../context";
 import { invalidateUser } from "../directory/users";
@@ -28,7 +30,7 @@ type SavePasswordContext = StagedContext<"settings" | "passwords" | "store" | "l
 
 /** The current password is checked within the password sign-in limits of the actor's address and the account. */
 export async function changePassword(ctx: SavePasswordContext & Context<"limits">, access: SignedIn, input: NewPasswordInput & { current: string }): Promise<PasswordOutcome> {
-  const stored = await ctx.db.user.findUnique({ where: { id: access.user.id }, select: { passwordHash: true } });
+  const stored = await ctx.db.user.findUnique({ where: { id: access.user.id }, select: { passwordHash: true, legacyPassword: true } });
   if (!stored?.passwordHash) return { ok: false, reason: "no_password" };
   const limits: Array<[LimitName, string | null]> = [
     ["passwordLoginIp", ctx.actor.ip],
@@ -36,7 +38,8 @@ export async function changePassword(ctx: SavePasswordContext & Context<"limits"
   ];
   const limit = await consumeEach(ctx.limits, limits);
   if (!limit.allowed) return { ok: false, reason: "rate_limited", retryAfterSeconds: limit.retryAfterSeconds };
-  if (!(await ctx.passwords.verify(stored.passwordHash, input.current))) return { ok: false, reason: "wrong_password" };
+  // An imported password is checked as a sign-in checks it (decision 085): one verification of what its old algorithm derives.
+  if (!(await ctx.passwords.verify(stored.passwordHash, await passwordSecret(stored.legacyPassword, input.current)))) return { ok: false, reason: "wrong_password" };
   await refundEach(ctx.limits, limits);
   return savePassword(ctx, access, input, "account.password_changed");
 }
@@ -56,7 +59,7 @@ async function savePassword(staged: SavePasswordContext, access: SignedIn, input
   const sessions = input.endOtherSessions ? await readAccountSessions(staged.store, access) : [];
   const userId = access.user.id;
   const ended = await staged.transaction(async (ctx) => {
-    await ctx.db.user.update({ where: { id: userId }, data: { passwordHash, failedLoginCount: 0, lockedUntil: null, version: { increment: 1 } } });
+    await ctx.db.user.update({ where: { id: userId }, data: { passwordHash, legacyPassword: Prisma.DbNull, failedLoginCount: 0, lockedUntil: null, version: { increment: 1 } } });
     const ended = input.endOtherSessions ? await endAllButThisSession(ctx, access, sessions) : 0;
     ctx.afterCommit(() => invalidateUser(ctx.cache, userId));
     ctx.audit({ eventType, organizationId: access.organization.id, targetType: "user", targetId: userId, data: { otherSessionsEnded: input.endOtherSessions } });

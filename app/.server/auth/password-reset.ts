@@ -1,4 +1,4 @@
-import type { Organization } from "~/generated/prisma/client";
+import { Prisma, type Organization } from "~/generated/prisma/client";
 import { normalizeEmail } from "~/schemas/email";
 import { effectiveLoginMethods, type LoginMethod } from "~/schemas/login-methods";
 import { getClientRecord, type ClientRecord } from "../directory/clients";
@@ -141,7 +141,7 @@ export async function completePasswordReset(
     const now = new Date();
     const consumed = await ctx.db.passwordResetToken.updateMany({ where: { id: row.id, consumedAt: null, expiresAt: { gt: now } }, data: { consumedAt: now } });
     if (consumed.count !== 1) return false;
-    await ctx.db.user.update({ where: { id: userId }, data: { passwordHash, failedLoginCount: 0, lockedUntil: null, version: { increment: 1 } } });
+    await ctx.db.user.update({ where: { id: userId }, data: { passwordHash, legacyPassword: Prisma.DbNull, failedLoginCount: 0, lockedUntil: null, version: { increment: 1 } } });
     // Other reset links of this user die with this one.
     await ctx.db.passwordResetToken.updateMany({ where: { userId, consumedAt: null }, data: { consumedAt: now } });
     // Refresh tokens stop working with the commit; browser sessions live in the store. The

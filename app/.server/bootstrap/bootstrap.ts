@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { Prisma, PrismaClient } from "~/generated/prisma/client";
+import { Prisma, type PrismaClient } from "~/generated/prisma/client";
 import { DEVICE_CODE_GRANT } from "~/schemas/client";
 import { ADMIN_CLIENT_ID, ADMIN_CLIENT_SCOPE, ADMIN_PERMISSIONS, SERVICE_ADMIN_ROLE } from "../admin/permissions";
 import { normalizeEmail } from "~/schemas/email";
@@ -111,7 +111,7 @@ export async function bootstrap(prisma: PrismaClient, options: BootstrapOptions)
           data: { organizationId, email, emailVerified: true, givenName: "Porta", familyName: "Admin", passwordHash },
         }));
       if (existingUser && (existingUser.status !== "active" || !existingUser.passwordHash)) {
-        await tx.user.update({ where: { id: existingUser.id }, data: { status: "active", passwordHash } });
+        await tx.user.update({ where: { id: existingUser.id }, data: { status: "active", passwordHash, legacyPassword: Prisma.DbNull } });
       }
       // The user may still hold the role while inactive (a deactivated last admin): keep one row.
       await tx.userRole.createMany({ data: [{ userId: user.id, roleId: role.id }], skipDuplicates: true });

@@ -5,11 +5,11 @@ import type { Db } from "../context";
 const TTL_SECONDS = 30;
 const key = (id: string) => `user:${id}`;
 
-/** A user as cached: never the password hash, which stays in PostgreSQL only. */
-export type CachedUser = Omit<User, "passwordHash">;
+/** A user as cached: never the password hash nor an imported password's parameters, which stay in PostgreSQL only. */
+export type CachedUser = Omit<User, "passwordHash" | "legacyPassword">;
 
 export function getUserById(db: Db, cache: ReadThroughCache, id: string): Promise<CachedUser | null> {
-  return cache.getOrLoad(key(id), TTL_SECONDS, () => db.user.findUnique({ where: { id }, omit: { passwordHash: true } }));
+  return cache.getOrLoad(key(id), TTL_SECONDS, () => db.user.findUnique({ where: { id }, omit: { passwordHash: true, legacyPassword: true } }));
 }
 
 export function invalidateUser(cache: ReadThroughCache, id: string) {

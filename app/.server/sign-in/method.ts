@@ -24,7 +24,7 @@ export type SignInContext<C extends CollaboratorName = never> = StagedContext<C>
  * same UPDATE as `lastLoginAt`: every statement of a sign-in costs about a millisecond of CPU
  * (docs/benchmarks.md).
  */
-export type UserChanges = Pick<Prisma.UserUpdateInput, "failedLoginCount" | "lockedUntil" | "passwordHash">;
+export type UserChanges = Pick<Prisma.UserUpdateInput, "failedLoginCount" | "lockedUntil" | "passwordHash" | "legacyPassword">;
 
 /** What a method proved: who signs in, and what only the method knows about how. */
 export interface Proof {

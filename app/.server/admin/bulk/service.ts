@@ -33,9 +33,15 @@ const EVENTS: Record<BulkOperation["op"], AuditEventType> = {
 /** The change an audit entry records: the item without its password. */
 function changeOf(item: BulkOperation): Record<string, unknown> {
   const { op: _op, ...rest } = item;
-  if ("password" in rest) {
-    const { password, ...withoutPassword } = rest;
-    return { ...withoutPassword, ...(password !== undefined ? { passwordSet: true } : {}) };
+  if ("password" in rest || "importedPasswordHash" in rest) {
+    // An imported hash is named, never recorded (decision 085); the audit's secret-field rule would
+    // only redact it, and these names keep what an auditor needs.
+    const { password, importedPasswordHash, allowWeakLegacyHashes, ...withoutPassword } = rest as Record<string, unknown>;
+    return {
+      ...withoutPassword,
+      ...(password !== undefined ? { passwordSet: true } : {}),
+      ...(importedPasswordHash !== undefined ? { imported: true, weakImportAllowed: allowWeakLegacyHashes === true } : {}),
+    };
   }
   return rest;
 }

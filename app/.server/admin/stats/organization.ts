@@ -1,3 +1,4 @@
+import { Prisma } from "~/generated/prisma/client";
 import type { OrganizationStats } from "~/schemas/stats";
 import type { Context } from "../../context";
 import { notFound } from "../../errors";
@@ -16,13 +17,14 @@ export async function organizationStats(ctx: Context, organizationId: string): P
   const now = new Date();
   const inOrg = { organizationId };
 
-  const [usersTotal, usersActive, usersLocked, totpEnrolled, emailOtpEnabled, anyEnrolled, clients, applications, logins] = await Promise.all([
+  const [usersTotal, usersActive, usersLocked, totpEnrolled, emailOtpEnabled, anyEnrolled, importedPassword, clients, applications, logins] = await Promise.all([
     prisma.user.count({ where: inOrg }),
     prisma.user.count({ where: { ...inOrg, status: "active" } }),
     prisma.user.count({ where: { ...inOrg, lockedUntil: { gt: now } } }),
     prisma.user.count({ where: { ...inOrg, totp: { is: { status: "enrolled" } } } }),
     prisma.user.count({ where: { ...inOrg, emailOtpEnabled: true } }),
     prisma.user.count({ where: { ...inOrg, OR: [{ emailOtpEnabled: true }, { totp: { is: { status: "enrolled" } } }] } }),
+    prisma.user.count({ where: { ...inOrg, legacyPassword: { not: Prisma.DbNull } } }),
     prisma.client.groupBy({ by: ["status"], where: inOrg, _count: { _all: true } }),
     prisma.application.groupBy({ by: ["status"], where: inOrg, _count: { _all: true } }),
     loginFigures(ctx, { now, windows: ["last24h", "last7d", "last30d"], days: 30, organizationId }),
@@ -36,7 +38,7 @@ export async function organizationStats(ctx: Context, organizationId: string): P
   return {
     generatedAt: now.toISOString(),
     organization: { id: org.id, slug: org.slug, status: org.status },
-    users: { total: usersTotal, active: usersActive, inactive: usersTotal - usersActive, locked: usersLocked },
+    users: { total: usersTotal, active: usersActive, inactive: usersTotal - usersActive, locked: usersLocked, importedPassword },
     logins: { ...logins.windows, daily: logins.daily },
     twoFactor: { totpEnrolled, emailOtpEnabled, anyEnrolled, adoptionRate: usersTotal === 0 ? 0 : Math.round((anyEnrolled / usersTotal) * 10_000) / 10_000 },
     clients: byStatus(clients),

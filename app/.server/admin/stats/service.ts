@@ -1,3 +1,4 @@
+import { Prisma } from "~/generated/prisma/client";
 import type { StatsOverview } from "~/schemas/stats";
 import type { Context } from "../../context";
 import { firstSteps } from "./first-steps";
@@ -15,7 +16,7 @@ export async function statsOverview(ctx: Context<"config">): Promise<StatsOvervi
   const now = new Date();
   const liveUser = { organization: { status: { not: "deleted" } } };
 
-  const [orgsByStatus, usersTotal, usersActive, usersLocked, totpEnrolled, emailOtpEnabled, anyEnrolled, logins, steps] = await Promise.all([
+  const [orgsByStatus, usersTotal, usersActive, usersLocked, totpEnrolled, emailOtpEnabled, anyEnrolled, importedPassword, logins, steps] = await Promise.all([
     prisma.organization.groupBy({ by: ["status"], _count: { _all: true } }),
     prisma.user.count({ where: liveUser }),
     prisma.user.count({ where: { ...liveUser, status: "active" } }),
@@ -23,6 +24,7 @@ export async function statsOverview(ctx: Context<"config">): Promise<StatsOvervi
     prisma.user.count({ where: { ...liveUser, totp: { is: { status: "enrolled" } } } }),
     prisma.user.count({ where: { ...liveUser, emailOtpEnabled: true } }),
     prisma.user.count({ where: { ...liveUser, OR: [{ emailOtpEnabled: true }, { totp: { is: { status: "enrolled" } } }] } }),
+    prisma.user.count({ where: { ...liveUser, legacyPassword: { not: Prisma.DbNull } } }),
     loginFigures(ctx, { now, windows: ["last24h", "last7d"], days: OVERVIEW_DAYS }),
     firstSteps(ctx),
   ]);
@@ -33,7 +35,7 @@ export async function statsOverview(ctx: Context<"config">): Promise<StatsOvervi
     generatedAt: now.toISOString(),
     // Deleted organizations are gone for operators: the total is the organizations that exist.
     organizations: { total: byStatus.active + byStatus.suspended, byStatus },
-    users: { total: usersTotal, active: usersActive, inactive: usersTotal - usersActive, locked: usersLocked },
+    users: { total: usersTotal, active: usersActive, inactive: usersTotal - usersActive, locked: usersLocked, importedPassword },
     logins: { ...logins.windows, daily: logins.daily },
     twoFactor: { totpEnrolled, emailOtpEnabled, anyEnrolled, adoptionRate: usersTotal === 0 ? 0 : Math.round((anyEnrolled / usersTotal) * 10_000) / 10_000 },
     firstSteps: steps,

@@ -1,3 +1,4 @@
+import { LegacyPasswordSchema } from "~/schemas/legacy-password";
 import { totpAad } from "../../auth/two-factor/totp";
 import type { Context } from "../../context";
 import { notFound } from "../../errors";
@@ -189,6 +190,7 @@ async function loadContent(ctx: ExportContext, organizationId: string): Promise<
       familyName: u.familyName,
       locale: u.locale as PackageContent["users"][number]["locale"],
       passwordHash: u.passwordHash,
+      legacyPassword: u.legacyPassword === null ? null : LegacyPasswordSchema.parse(u.legacyPassword),
       status: u.status as "active" | "inactive",
       emailOtpEnabled: u.emailOtpEnabled,
       createdAt: u.createdAt.toISOString(),

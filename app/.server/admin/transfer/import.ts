@@ -274,6 +274,7 @@ function planImport(ctx: PreviewContext, pkg: ExportPackage, slug: string, targe
         familyName: u.familyName,
         locale: u.locale,
         passwordHash: u.passwordHash,
+        legacyPassword: u.legacyPassword ?? Prisma.DbNull,
         status: u.status,
         emailOtpEnabled: u.emailOtpEnabled,
       };
@@ -388,6 +389,7 @@ function planImport(ctx: PreviewContext, pkg: ExportPackage, slug: string, targe
 /** The fields of an existing user that the package would change (roles, claims and 2FA as wholes). */
 function userChanges(ctx: Context<"encrypter">, u: PackageUser, totpSecret: string | null, existing: TargetUser): string[] {
   const fields = changedFields(u, existing, ["emailVerified", "givenName", "familyName", "locale", "passwordHash", "status", "emailOtpEnabled"]);
+  if (!same(u.legacyPassword ?? null, existing.legacyPassword)) fields.push("legacyPassword");
   if (!same([...u.roles].sort(), [...existing.roles].sort())) fields.push("roles");
   const claimKey = (v: { application: string; claimName: string }) => `${v.application}\u0000${v.claimName}`;
   const wantedClaims = Object.fromEntries(u.claims.map((v) => [claimKey(v), v.value]));

@@ -14,6 +14,7 @@ export interface TargetUser {
   familyName: string | null;
   locale: string | null;
   passwordHash: string | null;
+  legacyPassword: unknown;
   status: string;
   emailOtpEnabled: boolean;
   roles: string[];
@@ -218,6 +219,7 @@ export async function loadTarget(db: Prisma.TransactionClient, slug: string, con
       familyName: u.familyName,
       locale: u.locale,
       passwordHash: u.passwordHash,
+      legacyPassword: u.legacyPassword,
       status: u.status,
       emailOtpEnabled: u.emailOtpEnabled,
       roles: u.roles.map((r) => r.role.name),

@@ -1,7 +1,8 @@
-import type { Invitation as InvitationRow, Prisma, User as UserRow } from "~/generated/prisma/client";
+import { Prisma, type Invitation as InvitationRow, type User as UserRow } from "~/generated/prisma/client";
 import type { Invitation, Invite, User, UserCreate, UserExport, UserUpdate } from "~/schemas/user";
 import { InvitationConflictError, InvitationPendingError, inviteUser, previewInvitation, resendInvitation, type InvitationOutcome } from "../../auth/invitations";
 import { checkNewPassword, type PasswordCheck } from "../../auth/password-policy";
+import { legacyFamily, parseImportedHash, readLegacyPassword, WEAK_LEGACY_SCHEMES } from "../../auth/legacy-hashes";
 import { passwordLimitKey } from "../../sign-in/methods/password";
 import { invalidateUser } from "../../directory/users";
 import { endUserSessions } from "../../oidc/storage/sessions";
@@ -25,11 +26,26 @@ export function toUser(row: UserRow): User {
     status: row.status as User["status"],
     locale: row.locale,
     hasPassword: row.passwordHash !== null,
+    passwordScheme: passwordScheme(row),
     lockedUntil: row.lockedUntil?.toISOString() ?? null,
     lastLoginAt: row.lastLoginAt?.toISOString() ?? null,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
+}
+
+/** How the user's password is held (decision 085): null without one. */
+export function passwordScheme(row: Pick<UserRow, "passwordHash" | "legacyPassword">): string | null {
+  if (row.passwordHash === null) return null;
+  if (row.legacyPassword === null) return "argon2id";
+  const legacy = readLegacyPassword(row.legacyPassword);
+  return `imported:${legacy ? legacyFamily(legacy) : "unknown"}`;
+}
+
+/** Whether the user's imported password is of a weak scheme (the audit entry of its import says so). */
+export function hasWeakImport(row: Pick<UserRow, "legacyPassword">): boolean {
+  const legacy = readLegacyPassword(row.legacyPassword);
+  return legacy !== null && WEAK_LEGACY_SCHEMES.has(legacy.scheme);
 }
 
 /** An organization users can be managed in: it exists and is not deleted. */
@@ -146,8 +162,16 @@ export async function createUser(ctx: UserWriteContext, organizationId: string, 
     throw validation([{ field: "organizationId", message: "must match the organization in the path" }]);
   }
   await requireManagedOrganization(ctx, organizationId);
+  if (input.password !== undefined && input.importedPasswordHash !== undefined) {
+    throw validation([{ field: "importedPasswordHash", message: "must not be sent with password: send one of them" }]);
+  }
+  if (input.allowWeakLegacyHashes !== undefined && input.importedPasswordHash === undefined) {
+    throw validation([{ field: "allowWeakLegacyHashes", message: "applies only with importedPasswordHash" }]);
+  }
   if (input.password !== undefined) await assertPasswordPolicy(ctx, input.password, { email: input.email, organizationId });
-  const passwordHash = input.password !== undefined ? await ctx.passwords.hash(input.password) : null;
+  // An imported hash is never stored: Porta's Argon2id wraps it, beside its algorithm's parameters (decision 085).
+  const imported = input.importedPasswordHash !== undefined ? parseImportedHash(input.importedPasswordHash, { allowWeak: input.allowWeakLegacyHashes === true }) : null;
+  const passwordHash = input.password !== undefined ? await ctx.passwords.hash(input.password) : imported ? await ctx.passwords.hash(imported.secret) : null;
   const row = await ctx.db.user.create({
     data: {
       organizationId,
@@ -157,6 +181,7 @@ export async function createUser(ctx: UserWriteContext, organizationId: string, 
       emailVerified: input.emailVerified ?? false,
       locale: input.locale ?? null,
       passwordHash,
+      legacyPassword: imported ? imported.legacy : Prisma.DbNull,
     },
   });
   ctx.afterCommit(() => invalidateUser(ctx.cache, row.id));
@@ -200,15 +225,30 @@ function refuseSelf(user: UserRow, adminId: string, what: string) {
 export async function setPassword(ctx: UserSessionsContext, user: UserRow, password: string, expectedVersion: number | undefined): Promise<UserRow> {
   await assertPasswordPolicy(ctx, password, user);
   const passwordHash = await ctx.passwords.hash(password);
-  const row = await writeUser(ctx, user, { passwordHash }, expectedVersion);
+  const row = await writeUser(ctx, user, { passwordHash, legacyPassword: Prisma.DbNull }, expectedVersion);
   await endUserSessions(ctx, user.organizationId, user.id);
   return row;
 }
 
 export async function clearPassword(ctx: Context<"cache" | "store" | "logoutNotices">, user: UserRow, expectedVersion: number | undefined): Promise<UserRow> {
-  const row = await writeUser(ctx, user, { passwordHash: null }, expectedVersion);
+  const row = await writeUser(ctx, user, { passwordHash: null, legacyPassword: Prisma.DbNull }, expectedVersion);
   await endUserSessions(ctx, user.organizationId, user.id);
   return row;
+}
+
+/**
+ * Removes the passwords still on an imported hash of the organization's users created before
+ * `createdBefore` (decision 085): one statement, so a sign-in that replaces a hash at the same
+ * moment either comes first (and its user keeps the new password) or finds no password.
+ */
+export async function expireImportedPasswords(ctx: Context<"cache">, organizationId: string, createdBefore: Date): Promise<number> {
+  await requireManagedOrganization(ctx, organizationId);
+  const rows = await ctx.db.$queryRaw<Array<{ id: string }>>`
+    UPDATE "User" SET "passwordHash" = NULL, "legacyPassword" = NULL, "version" = "version" + 1, "updatedAt" = now()
+    WHERE "organizationId" = ${organizationId}::uuid AND "legacyPassword" IS NOT NULL AND "createdAt" < ${createdBefore}
+    RETURNING "id"::text AS "id"`;
+  ctx.afterCommit(() => Promise.all(rows.map((row) => invalidateUser(ctx.cache, row.id))).then(() => undefined));
+  return rows.length;
 }
 
 export function verifyEmail(ctx: Context<"cache">, user: UserRow, expectedVersion: number | undefined): Promise<UserRow> {

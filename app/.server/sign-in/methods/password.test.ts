@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fakeLimits, fakeSignInContext } from "../../../../test/support/sign-in-context";
+import { Prisma } from "~/generated/prisma/client";
+import { parseImportedHash } from "../../auth/legacy-hashes";
 import { attemptPasswordLogin, password, type PasswordLoginInput } from "./password";
 
 /**
@@ -8,10 +10,11 @@ import { attemptPasswordLogin, password, type PasswordLoginInput } from "./passw
  * rehash in the same UPDATE), or only records itself when a second factor follows; a wrong one
  * writes the failure. The flow records the proof (finish.ts), not the method.
  */
-const account = { id: "user-1", email: "ada@example.test", status: "active", passwordHash: "hash:right", lockedUntil: null as Date | null, failedLoginCount: 2, emailOtpEnabled: false, totpEnrolled: false, recoveryLeft: false, passkey: false };
+const account = { id: "user-1", email: "ada@example.test", status: "active", passwordHash: "hash:right", legacyPassword: null as unknown, lockedUntil: null as Date | null, failedLoginCount: 2, emailOtpEnabled: false, totpEnrolled: false, recoveryLeft: false, passkey: false };
 
 function attempt(input: Partial<PasswordLoginInput>, options: { found?: typeof account | null; refuse?: Parameters<typeof fakeLimits>[1]; stale?: boolean } = {}) {
   const executed: unknown[] = [];
+  const verified: Array<[string, string]> = [];
   const { ctx, recorded: own } = fakeSignInContext({
     db: {
       $queryRaw: async () => (options.found === null ? [] : [options.found ?? account]),
@@ -19,7 +22,7 @@ function attempt(input: Partial<PasswordLoginInput>, options: { found?: typeof a
       user: { update: async (args: unknown) => (executed.push(args), {}) },
     },
     passwords: {
-      verify: async (hash: string, given: string) => hash === `hash:${given}`,
+      verify: async (hash: string, given: string) => (verified.push([hash, given]), hash === `hash:${given}`),
       dummyHash: async () => "hash:dummy-never-matches\u0000",
       needsRehash: () => options.stale ?? false,
       hash: async (given: string) => `newhash:${given}`,
@@ -36,7 +39,7 @@ function attempt(input: Partial<PasswordLoginInput>, options: { found?: typeof a
     requestId: null,
     ...input,
   });
-  return { result, recorded: own, executed };
+  return { result, recorded: own, executed, verified };
 }
 
 describe("the password first factor", () => {
@@ -84,5 +87,61 @@ describe("the password first factor", () => {
   it("a locked account fails even with the right password", async () => {
     const { result } = attempt({}, { found: { ...account, lockedUntil: new Date(Date.now() + 60_000) } });
     expect(await result).toEqual({ outcome: "failure", reason: "locked" });
+  });
+
+  describe("an imported account (decision 085)", () => {
+    // glibc's crypt(3) of "right" would do as well; this is SHA-512-crypt of "correct horse".
+    const imported = parseImportedHash("$6$abcdefgh$yIZAF3gQPvtKZO/9qOJKffAKKbtS3ef3qmwyugk4uWVjX8YZf/GV3A8SkFxEPY0T56CcilGrHKLffBsp6dLMG.", { allowWeak: false });
+    const legacyAccount = { ...account, failedLoginCount: 0, passwordHash: `hash:${imported.secret}`, legacyPassword: JSON.parse(JSON.stringify(imported.legacy)) as unknown };
+
+    it("the old password signs in with one verification, of what the old algorithm derives, and the proof replaces the hash and forgets the algorithm", async () => {
+      const { result, recorded, verified } = attempt({ password: "correct horse" }, { found: legacyAccount });
+      expect(await result).toMatchObject({ outcome: "success", userId: "user-1" });
+      expect(verified).toEqual([[legacyAccount.passwordHash, imported.secret]]);
+      expect(recorded.transactions[0]?.proof).toEqual({ userId: "user-1", changes: { passwordHash: "newhash:correct horse", legacyPassword: Prisma.DbNull } });
+    });
+
+    it("when a second factor follows, the replacement is written with the verified entry", async () => {
+      const { result, executed, verified } = attempt({ password: "correct horse", secondFactorFollows: () => true }, { found: legacyAccount });
+      expect(await result).toMatchObject({ outcome: "success", redirectTo: null });
+      expect(verified).toHaveLength(1);
+      expect(executed).toEqual([{ where: { id: "user-1" }, data: { passwordHash: "newhash:correct horse", legacyPassword: Prisma.DbNull } }]);
+    });
+
+    it("a wrong password fails after one verification and changes nothing but the failure count", async () => {
+      const { result, recorded, verified, executed } = attempt({ password: "correct horse!" }, { found: legacyAccount });
+      expect(await result).toEqual({ outcome: "failure", reason: "wrong_password" });
+      expect(verified).toHaveLength(1);
+      expect(recorded.transactions[0]?.proof).toBeNull();
+      expect(executed).toHaveLength(1);
+      expect(JSON.stringify(executed)).not.toContain("legacyPassword");
+    });
+
+    it("the typed password itself never matches the wrapped hash", async () => {
+      const { result } = attempt({ password: imported.secret }, { found: legacyAccount });
+      expect(await result).toEqual({ outcome: "failure", reason: "wrong_password" });
+    });
+
+    it("an unreadable stored algorithm fails like a wrong password, still with one verification", async () => {
+      const { result, verified } = attempt({ password: "correct horse" }, { found: { ...legacyAccount, legacyPassword: { scheme: "rot13" } } });
+      expect(await result).toEqual({ outcome: "failure", reason: "wrong_password" });
+      expect(verified).toHaveLength(1);
+    });
+
+    it("every attempt, imported or not, existing or not, eligible or not, makes exactly one verification", async () => {
+      const cases = [
+        attempt({}, {}),
+        attempt({ password: "wrong" }, {}),
+        attempt({}, { found: null }),
+        attempt({ password: "correct horse" }, { found: legacyAccount }),
+        attempt({ password: "wrong" }, { found: legacyAccount }),
+        attempt({}, { found: { ...legacyAccount, status: "inactive" } }),
+        attempt({}, { found: { ...legacyAccount, lockedUntil: new Date(Date.now() + 60_000) } }),
+      ];
+      for (const one of cases) {
+        await one.result;
+        expect(one.verified).toHaveLength(1);
+      }
+    });
   });
 });

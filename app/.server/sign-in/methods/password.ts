@@ -7,6 +7,8 @@ import { SETTINGS } from "../../settings/registry";
 import { MAX_PASSWORD_LENGTH } from "../../auth/password-policy";
 import { consumeEach, refundEach, type LimitName } from "../../rate-limit/limiters";
 import { trustedDevice } from "../device-cookie";
+import { Prisma } from "~/generated/prisma/client";
+import { passwordSecret } from "../../auth/legacy-hashes";
 
 /**
  * Password login, built so that failures look alike from outside: every admitted attempt runs
@@ -69,6 +71,8 @@ interface LoginAccount extends SecondFactorEnrollment {
   email: string;
   status: string;
   passwordHash: string | null;
+  /** An imported password's algorithm and parameters (decision 085): passwordHash wraps what it derives. */
+  legacyPassword: unknown;
   lockedUntil: Date | null;
   failedLoginCount: number;
 }
@@ -79,7 +83,7 @@ interface LoginAccount extends SecondFactorEnrollment {
  */
 async function findLoginAccount(db: Db, organizationId: string, email: string): Promise<LoginAccount | null> {
   const rows = await db.$queryRaw<LoginAccount[]>`
-    SELECT u."id"::text AS "id", u."email"::text AS "email", u."status", u."passwordHash", u."lockedUntil", u."failedLoginCount",
+    SELECT u."id"::text AS "id", u."email"::text AS "email", u."status", u."passwordHash", u."legacyPassword", u."lockedUntil", u."failedLoginCount",
       u."emailOtpEnabled", COALESCE(t."status" = 'enrolled', false) AS "totpEnrolled",
       EXISTS (SELECT 1 FROM "RecoveryCode" r WHERE r."userId" = u."id" AND r."usedAt" IS NULL) AS "recoveryLeft",
       EXISTS (SELECT 1 FROM "Passkey" p WHERE p."userId" = u."id") AS "passkey"
@@ -147,17 +151,23 @@ export async function attemptPasswordLogin(ctx: MethodContext<"passwords" | "lim
           : null;
 
   const hash = ineligibility === null ? user!.passwordHash! : await hasher.dummyHash();
-  const valid = await hasher.verify(hash, input.password);
+  // An imported account's hash wraps its old algorithm's output (decision 085): that derivation
+  // runs first, and the attempt still makes its one Argon2id verification, of what it derived.
+  const imported = ineligibility === null && user!.legacyPassword !== null && user!.legacyPassword !== undefined;
+  const secret = imported ? await passwordSecret(user!.legacyPassword, input.password) : input.password;
+  const valid = await hasher.verify(hash, secret);
 
   if (ineligibility === null && valid) {
     const account = user!;
     const userId = account.id;
-    const rehash = hasher.needsRehash(hash) ? await hasher.hash(input.password) : undefined;
+    // An imported hash is replaced by Porta's own at its first right password, and its old
+    // algorithm forgotten, in the sign-in's own UPDATE.
+    const rehash = imported || hasher.needsRehash(hash) ? await hasher.hash(input.password) : undefined;
     const secondFactor = input.secondFactorFollows ? input.secondFactorFollows(userId, account) : false;
     // A known device's success leaves the account's lockout alone: it holds strangers off. A
     // count that is already clear is not written again.
     const resetLockout = !deviceKey && (account.failedLoginCount !== 0 || account.lockedUntil !== null);
-    const changes: UserChanges = { ...(resetLockout ? { failedLoginCount: 0, lockedUntil: null } : {}), ...(rehash ? { passwordHash: rehash } : {}) };
+    const changes: UserChanges = { ...(resetLockout ? { failedLoginCount: 0, lockedUntil: null } : {}), ...(rehash ? { passwordHash: rehash } : {}), ...(imported ? { legacyPassword: Prisma.DbNull } : {}) };
     const { redirectTo } = await ctx.prove(userActor(userId, input), async (tx) => {
       // Completing the sign-in writes the changes with lastLoginAt, in one UPDATE.
       if (!secondFactor) return { value: null, proof: { userId, changes } };

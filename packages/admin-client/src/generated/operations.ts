@@ -134,6 +134,7 @@ export const operations = {
   "users.create": { method: "POST", path: "/organizations/{orgId}/users", pathParams: ["orgId"], input: "body", etag: true, paging: "none" },
   "users.deactivate": { method: "POST", path: "/organizations/{orgId}/users/{userId}/deactivate", pathParams: ["orgId","userId"], input: "none", etag: false, paging: "none" },
   "users.delete": { method: "DELETE", path: "/organizations/{orgId}/users/{userId}", pathParams: ["orgId","userId"], input: "none", etag: false, paging: "none" },
+  "users.expireImportedPasswords": { method: "POST", path: "/organizations/{orgId}/users/expire-imported-passwords", pathParams: ["orgId"], input: "body", etag: false, paging: "none" },
   "users.exportData": { method: "GET", path: "/organizations/{orgId}/users/{userId}/export", pathParams: ["orgId","userId"], input: "none", etag: false, paging: "none" },
   "users.get": { method: "GET", path: "/organizations/{orgId}/users/{userId}", pathParams: ["orgId","userId"], input: "none", etag: true, paging: "none" },
   "users.getHistory": { method: "GET", path: "/organizations/{orgId}/users/{userId}/history", pathParams: ["orgId","userId"], input: "query", etag: false, paging: "none" },
@@ -753,6 +754,33 @@ export interface Operations {
           givenName?: string;
           familyName?: string;
           password?: string;
+          importedPasswordHash?: string | {
+            format: "keycloak";
+            secretData: string | {
+              value: string;
+              salt: string;
+            };
+            credentialData: string | {
+              hashIterations: number;
+              algorithm: string;
+            } & { [key: string]: unknown };
+          } | {
+            format: "firebase";
+            passwordHash: string;
+            salt: string;
+            signerKey: string;
+            saltSeparator: string;
+            rounds: number;
+            memCost: number;
+          } | {
+            format: "scrypt";
+            hash: string;
+            salt: string;
+            logN: number;
+            r: number;
+            p: number;
+          };
+          allowWeakLegacyHashes?: boolean;
           emailVerified?: boolean;
           locale?: "en" | "de";
           op: "create";
@@ -800,6 +828,7 @@ export interface Operations {
             status: "active" | "inactive";
             locale: string | null;
             hasPassword: boolean;
+            passwordScheme: string | null;
             lockedUntil: string | null;
             lastLoginAt: string | null;
             createdAt: string;
@@ -1913,6 +1942,53 @@ export interface Operations {
               createdAt: string;
               lastUsedAt: string | null;
             }>;
+            legacyPassword?: {
+              scheme: "bcrypt";
+              variant: "2a" | "2b" | "2y";
+              cost: number;
+              salt: string;
+            } | {
+              scheme: "pbkdf2";
+              digest: "sha1" | "sha256" | "sha512";
+              iterations: number;
+              salt: string;
+              keyLength: number;
+            } | {
+              scheme: "scrypt";
+              logN: number;
+              r: number;
+              p: number;
+              salt: string;
+              keyLength: number;
+            } | {
+              scheme: "firebase-scrypt";
+              signerKey: string;
+              saltSeparator: string;
+              rounds: number;
+              memCost: number;
+              salt: string;
+            } | {
+              scheme: "argon2";
+              type: "argon2i" | "argon2d" | "argon2id";
+              version: 16 | 19;
+              memoryCost: number;
+              timeCost: number;
+              parallelism: number;
+              salt: string;
+              hashLength: number;
+            } | {
+              scheme: "sha256-crypt" | "sha512-crypt";
+              rounds: number;
+              salt: string;
+            } | {
+              scheme: "md5-crypt";
+              salt: string;
+            } | {
+              scheme: "digest";
+              algorithm: "md5" | "sha1";
+              salt: string;
+              saltPosition: "prefix" | "suffix";
+            } | null;
           }>;
           identityProviders?: Array<{
             name: string;
@@ -2730,6 +2806,53 @@ export interface Operations {
                 createdAt: string;
                 lastUsedAt: string | null;
               }>;
+              legacyPassword?: {
+                scheme: "bcrypt";
+                variant: "2a" | "2b" | "2y";
+                cost: number;
+                salt: string;
+              } | {
+                scheme: "pbkdf2";
+                digest: "sha1" | "sha256" | "sha512";
+                iterations: number;
+                salt: string;
+                keyLength: number;
+              } | {
+                scheme: "scrypt";
+                logN: number;
+                r: number;
+                p: number;
+                salt: string;
+                keyLength: number;
+              } | {
+                scheme: "firebase-scrypt";
+                signerKey: string;
+                saltSeparator: string;
+                rounds: number;
+                memCost: number;
+                salt: string;
+              } | {
+                scheme: "argon2";
+                type: "argon2i" | "argon2d" | "argon2id";
+                version: 16 | 19;
+                memoryCost: number;
+                timeCost: number;
+                parallelism: number;
+                salt: string;
+                hashLength: number;
+              } | {
+                scheme: "sha256-crypt" | "sha512-crypt";
+                rounds: number;
+                salt: string;
+              } | {
+                scheme: "md5-crypt";
+                salt: string;
+              } | {
+                scheme: "digest";
+                algorithm: "md5" | "sha1";
+                salt: string;
+                saltPosition: "prefix" | "suffix";
+              } | null;
             }>;
             identityProviders?: Array<{
               name: string;
@@ -2975,6 +3098,53 @@ export interface Operations {
                 createdAt: string;
                 lastUsedAt: string | null;
               }>;
+              legacyPassword?: {
+                scheme: "bcrypt";
+                variant: "2a" | "2b" | "2y";
+                cost: number;
+                salt: string;
+              } | {
+                scheme: "pbkdf2";
+                digest: "sha1" | "sha256" | "sha512";
+                iterations: number;
+                salt: string;
+                keyLength: number;
+              } | {
+                scheme: "scrypt";
+                logN: number;
+                r: number;
+                p: number;
+                salt: string;
+                keyLength: number;
+              } | {
+                scheme: "firebase-scrypt";
+                signerKey: string;
+                saltSeparator: string;
+                rounds: number;
+                memCost: number;
+                salt: string;
+              } | {
+                scheme: "argon2";
+                type: "argon2i" | "argon2d" | "argon2id";
+                version: 16 | 19;
+                memoryCost: number;
+                timeCost: number;
+                parallelism: number;
+                salt: string;
+                hashLength: number;
+              } | {
+                scheme: "sha256-crypt" | "sha512-crypt";
+                rounds: number;
+                salt: string;
+              } | {
+                scheme: "md5-crypt";
+                salt: string;
+              } | {
+                scheme: "digest";
+                algorithm: "md5" | "sha1";
+                salt: string;
+                saltPosition: "prefix" | "suffix";
+              } | null;
             }>;
             identityProviders?: Array<{
               name: string;
@@ -3869,6 +4039,7 @@ export interface Operations {
           active: number;
           inactive: number;
           locked: number;
+          importedPassword: number;
         };
         logins: {
           last24h: {
@@ -3916,6 +4087,7 @@ export interface Operations {
           active: number;
           inactive: number;
           locked: number;
+          importedPassword: number;
         };
         logins: {
           last24h: {
@@ -4134,6 +4306,7 @@ export interface Operations {
         status: "active" | "inactive";
         locale: string | null;
         hasPassword: boolean;
+        passwordScheme: string | null;
         lockedUntil: string | null;
         lastLoginAt: string | null;
         createdAt: string;
@@ -4154,6 +4327,7 @@ export interface Operations {
         status: "active" | "inactive";
         locale: string | null;
         hasPassword: boolean;
+        passwordScheme: string | null;
         lockedUntil: string | null;
         lastLoginAt: string | null;
         createdAt: string;
@@ -4183,6 +4357,7 @@ export interface Operations {
         status: "active" | "inactive";
         locale: string | null;
         hasPassword: boolean;
+        passwordScheme: string | null;
         lockedUntil: string | null;
         lastLoginAt: string | null;
         createdAt: string;
@@ -4190,7 +4365,7 @@ export interface Operations {
       };
     etag: false;
   };
-  /** Create a user; a password must satisfy the password policy (NIST SP 800-63B) */
+  /** Create a user; a password must satisfy the password policy (NIST SP 800-63B); or importedPasswordHash brings a hash from another system (bcrypt, PBKDF2, scrypt, Firebase, Argon2, SHA-crypt; weak ones with allowWeakLegacyHashes), wrapped in Argon2id and replaced at the first sign-in */
   "users.create": {
     args: [orgId: string, body: {
         organizationId?: string;
@@ -4198,6 +4373,33 @@ export interface Operations {
         givenName?: string;
         familyName?: string;
         password?: string;
+        importedPasswordHash?: string | {
+          format: "keycloak";
+          secretData: string | {
+            value: string;
+            salt: string;
+          };
+          credentialData: string | {
+            hashIterations: number;
+            algorithm: string;
+          } & { [key: string]: unknown };
+        } | {
+          format: "firebase";
+          passwordHash: string;
+          salt: string;
+          signerKey: string;
+          saltSeparator: string;
+          rounds: number;
+          memCost: number;
+        } | {
+          format: "scrypt";
+          hash: string;
+          salt: string;
+          logN: number;
+          r: number;
+          p: number;
+        };
+        allowWeakLegacyHashes?: boolean;
         emailVerified?: boolean;
         locale?: "en" | "de";
       }, options?: CallOptions];
@@ -4211,6 +4413,7 @@ export interface Operations {
         status: "active" | "inactive";
         locale: string | null;
         hasPassword: boolean;
+        passwordScheme: string | null;
         lockedUntil: string | null;
         lastLoginAt: string | null;
         createdAt: string;
@@ -4231,6 +4434,7 @@ export interface Operations {
         status: "active" | "inactive";
         locale: string | null;
         hasPassword: boolean;
+        passwordScheme: string | null;
         lockedUntil: string | null;
         lastLoginAt: string | null;
         createdAt: string;
@@ -4242,6 +4446,16 @@ export interface Operations {
   "users.delete": {
     args: [orgId: string, userId: string, options?: CallOptions];
     response: void;
+    etag: false;
+  };
+  /** Remove the passwords still on an imported hash (never used to sign in here) of the organization's users created before a date; they must reset them */
+  "users.expireImportedPasswords": {
+    args: [orgId: string, body: {
+        createdBefore: string;
+      }, options?: CallOptions];
+    response: {
+        expired: number;
+      };
     etag: false;
   };
   /** Everything Porta holds about the user (profile, roles, claim values, 2FA state, audit entries); never a hash or token */
@@ -4259,6 +4473,7 @@ export interface Operations {
           status: "active" | "inactive";
           locale: string | null;
           hasPassword: boolean;
+          passwordScheme: string | null;
           lockedUntil: string | null;
           lastLoginAt: string | null;
           createdAt: string;
@@ -4335,6 +4550,7 @@ export interface Operations {
         status: "active" | "inactive";
         locale: string | null;
         hasPassword: boolean;
+        passwordScheme: string | null;
         lockedUntil: string | null;
         lastLoginAt: string | null;
         createdAt: string;
@@ -4473,6 +4689,7 @@ export interface Operations {
           status: "active" | "inactive";
           locale: string | null;
           hasPassword: boolean;
+          passwordScheme: string | null;
           lockedUntil: string | null;
           lastLoginAt: string | null;
           createdAt: string;
@@ -4502,6 +4719,7 @@ export interface Operations {
         status: "active" | "inactive";
         locale: string | null;
         hasPassword: boolean;
+        passwordScheme: string | null;
         lockedUntil: string | null;
         lastLoginAt: string | null;
         createdAt: string;
@@ -4522,6 +4740,7 @@ export interface Operations {
         status: "active" | "inactive";
         locale: string | null;
         hasPassword: boolean;
+        passwordScheme: string | null;
         lockedUntil: string | null;
         lastLoginAt: string | null;
         createdAt: string;
@@ -4548,6 +4767,7 @@ export interface Operations {
         status: "active" | "inactive";
         locale: string | null;
         hasPassword: boolean;
+        passwordScheme: string | null;
         lockedUntil: string | null;
         lastLoginAt: string | null;
         createdAt: string;
@@ -4568,6 +4788,7 @@ export interface Operations {
         status: "active" | "inactive";
         locale: string | null;
         hasPassword: boolean;
+        passwordScheme: string | null;
         lockedUntil: string | null;
         lastLoginAt: string | null;
         createdAt: string;
@@ -4588,6 +4809,7 @@ export interface Operations {
         status: "active" | "inactive";
         locale: string | null;
         hasPassword: boolean;
+        passwordScheme: string | null;
         lockedUntil: string | null;
         lastLoginAt: string | null;
         createdAt: string;
@@ -4608,6 +4830,7 @@ export interface Operations {
         status: "active" | "inactive";
         locale: string | null;
         hasPassword: boolean;
+        passwordScheme: string | null;
         lockedUntil: string | null;
         lastLoginAt: string | null;
         createdAt: string;
@@ -4637,6 +4860,7 @@ export interface Operations {
         status: "active" | "inactive";
         locale: string | null;
         hasPassword: boolean;
+        passwordScheme: string | null;
         lockedUntil: string | null;
         lastLoginAt: string | null;
         createdAt: string;
@@ -4657,6 +4881,7 @@ export interface Operations {
         status: "active" | "inactive";
         locale: string | null;
         hasPassword: boolean;
+        passwordScheme: string | null;
         lockedUntil: string | null;
         lastLoginAt: string | null;
         createdAt: string;
@@ -4727,6 +4952,7 @@ export interface Operations {
         status: "active" | "inactive";
         locale: string | null;
         hasPassword: boolean;
+        passwordScheme: string | null;
         lockedUntil: string | null;
         lastLoginAt: string | null;
         createdAt: string;
@@ -4753,6 +4979,7 @@ export interface Operations {
         status: "active" | "inactive";
         locale: string | null;
         hasPassword: boolean;
+        passwordScheme: string | null;
         lockedUntil: string | null;
         lastLoginAt: string | null;
         createdAt: string;
@@ -4773,6 +5000,7 @@ export interface Operations {
         status: "active" | "inactive";
         locale: string | null;
         hasPassword: boolean;
+        passwordScheme: string | null;
         lockedUntil: string | null;
         lastLoginAt: string | null;
         createdAt: string;
@@ -6056,7 +6284,7 @@ export const operationHelp: Record<string, OperationHelp> = {
     ],
   },
   "users.create": {
-    summary: "Create a user; a password must satisfy the password policy (NIST SP 800-63B)",
+    summary: "Create a user; a password must satisfy the password policy (NIST SP 800-63B); or importedPasswordHash brings a hash from another system (bcrypt, PBKDF2, scrypt, Firebase, Argon2, SHA-crypt; weak ones with allowWeakLegacyHashes), wrapped in Argon2id and replaced at the first sign-in",
     fields: [
       {"name":"orgId","in":"path","type":"string (uuid)","required":true},
       {"name":"organizationId","in":"body","type":"string (uuid)","required":false},
@@ -6064,6 +6292,8 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"givenName","in":"body","type":"string (1–200 chars)","required":false},
       {"name":"familyName","in":"body","type":"string (1–200 chars)","required":false},
       {"name":"password","in":"body","type":"string (up to 4096 chars)","required":false},
+      {"name":"importedPasswordHash","in":"body","type":"string (1–4096 chars) | object","required":false},
+      {"name":"allowWeakLegacyHashes","in":"body","type":"boolean","required":false},
       {"name":"emailVerified","in":"body","type":"boolean","required":false},
       {"name":"locale","in":"body","type":"en | de","required":false},
     ],
@@ -6080,6 +6310,13 @@ export const operationHelp: Record<string, OperationHelp> = {
     fields: [
       {"name":"orgId","in":"path","type":"string (uuid)","required":true},
       {"name":"userId","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
+  "users.expireImportedPasswords": {
+    summary: "Remove the passwords still on an imported hash (never used to sign in here) of the organization's users created before a date; they must reset them",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"createdBefore","in":"body","type":"string (date-time)","required":true},
     ],
   },
   "users.exportData": {
