@@ -85,12 +85,16 @@ describe("userWhere", () => {
     expect(users('id eq "1 OR 1=1"')).toEqual({ id: { in: [] } });
   });
 
-  it("passes injection-looking values through as values (bound by Prisma), never as syntax", () => {
+  it("passes injection-looking values through as values (bound by Prisma), never as syntax or wildcards", () => {
     expect(users(`userName eq "x' OR '1'='1"`)).toEqual({
       email: { equals: "x' OR '1'='1", mode: "insensitive" },
     });
+    // LIKE's wildcards match themselves.
     expect(users('userName co "%"')).toEqual({
-      email: { contains: "%", mode: "insensitive" },
+      email: { contains: "\\%", mode: "insensitive" },
+    });
+    expect(users('name.givenName sw "a_b"')).toEqual({
+      givenName: { startsWith: "a\\_b", mode: "insensitive" },
     });
   });
 

@@ -7,7 +7,8 @@ import { invalidFilter } from "./errors";
  * The `filter` query parameter of a list (RFC 7644 §3.4.2.2), parsed by scim2-parse-filter and
  * translated into a Prisma `where` over the attributes Porta keeps: nothing else reaches the
  * database, and what cannot be translated is a 400 `invalidFilter`, never a broader answer.
- * Values are bound by Prisma as parameters; LIKE's wildcards in a value match themselves.
+ * Values are bound by Prisma as parameters; LIKE's wildcards in a value are escaped (Prisma
+ * passes them on), so `co "%"` looks for a percent sign.
  */
 
 /** Longer filters than any provisioning client sends are refused before they are parsed. */
@@ -81,6 +82,9 @@ function attributeName(path: string, urn: string): string {
 type Compare = Extract<Filter, { compValue: unknown }>;
 type Op = Compare["op"] | "pr";
 
+/** A value matched by LIKE as written: PostgreSQL's default escape character before its wildcards and itself. */
+export const likeLiteral = (value: string) => value.replace(/[\\%_]/g, "\\$&");
+
 /** What a comparison on one stored text column becomes. */
 function textCondition(
   op: Op,
@@ -98,11 +102,11 @@ function textCondition(
     case "ne":
       return { not: value, ...mode };
     case "co":
-      return { contains: value, ...mode };
+      return { contains: likeLiteral(value), ...mode };
     case "sw":
-      return { startsWith: value, ...mode };
+      return { startsWith: likeLiteral(value), ...mode };
     case "ew":
-      return { endsWith: value, ...mode };
+      return { endsWith: likeLiteral(value), ...mode };
     default:
       throw invalidFilter(
         `The operator ${op} is not supported on ${attribute}.`
