@@ -154,6 +154,12 @@ describe("Okta's provisioning sequence", () => {
     expect((await scim.send("GET", `/Users?filter=${encodeURIComponent('externalId eq "00U1ABCDEFGH"')}`)).body.totalResults).toBe(0);
     const on = await scim.send("PATCH", `/Users/${id}`, patch({ op: "replace", value: { active: true } }));
     expect(on.body.active).toBe(true);
+
+    // A new primary address added to emails becomes the user's address, and userName with it.
+    const moved = `${unique("okta-new")}@example.org`;
+    const added = await scim.send("PATCH", `/Users/${id}`, patch({ op: "add", path: "emails", value: [{ value: moved, type: "work", primary: true }] }));
+    expect(added.status, JSON.stringify(added.body)).toBe(200);
+    expect(added.body).toMatchObject({ userName: moved, emails: [{ value: moved, type: "work", primary: true }] });
   });
 });
 

@@ -52,6 +52,14 @@ describe("applyPatch", () => {
     expect(run({ op: "remove", path: "name.givenName" }).name).toEqual({});
   });
 
+  it("moves primary to an email added as primary, as RFC 7644 asks", () => {
+    const doc = run({ op: "add", path: "emails", value: [{ value: "new@example.com", type: "work", primary: true }] });
+    expect(doc.emails).toEqual([
+      { value: "ada@example.com", type: "work", primary: false },
+      { value: "new@example.com", type: "work", primary: true },
+    ]);
+  });
+
   it("refuses unknown ops, bad paths, a remove without a path and a replace through a filter it cannot satisfy", () => {
     expect(refusal(() => run({ op: "copy", path: "active", value: true }))).toBe("invalidSyntax");
     expect(refusal(() => run({ op: "replace", path: "emails[type eq", value: "x" }))).toBe("invalidPath");

@@ -127,6 +127,8 @@ const sameValue = (a: Json, b: Json) =>
   a.value !== undefined &&
   JSON.stringify(a.value) === JSON.stringify(b.value);
 
+const isPrimary = (element: Doc) => Object.entries(element).some(([key, flag]) => key.toLowerCase() === "primary" && (flag === true || (typeof flag === "string" && flag.toLowerCase() === "true")));
+
 function merge(
   target: Json | undefined,
   value: Json,
@@ -134,10 +136,12 @@ function merge(
 ): Json {
   if (Array.isArray(target) && op === "add") {
     const added = Array.isArray(value) ? value : [value];
-    return [
-      ...target.filter((old) => !added.some((item) => sameValue(old, item))),
-      ...added,
-    ];
+    // RFC 7644 §3.5.2.1: a value added as primary takes that place from the one that had it.
+    const newPrimary = added.some((item) => isObject(item) && isPrimary(item));
+    const kept = target
+      .filter((old) => !added.some((item) => sameValue(old, item)))
+      .map((old) => (newPrimary && isObject(old) && isPrimary(old) ? { ...old, primary: false } : old));
+    return [...kept, ...added];
   }
   if (isObject(target) && isObject(value)) {
     const merged: Doc = { ...target };
