@@ -149,6 +149,8 @@ describe("Okta's provisioning sequence", () => {
     const off = await scim.send("PATCH", `/Users/${id}`, patch({ op: "replace", value: { active: false } }));
     expect(off.status).toBe(200);
     expect(off.body.active).toBe(false);
+    const exported = await api.get<{ scimExternalId: string | null }>(`/organizations/${tenant.org.id}/users/${id}/export`);
+    expect(exported.body.scimExternalId).toBe("00u1abcdEFGH");
     const byExternalId = await scim.send("GET", `/Users?filter=${encodeURIComponent('externalId eq "00u1abcdEFGH"')}`);
     expect(byExternalId.body.Resources?.map((r) => r.id)).toEqual([id]);
     expect((await scim.send("GET", `/Users?filter=${encodeURIComponent('externalId eq "00U1ABCDEFGH"')}`)).body.totalResults).toBe(0);

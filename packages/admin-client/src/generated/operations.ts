@@ -4207,6 +4207,7 @@ export interface Operations {
           slug: string;
           name: string;
         };
+        scimExternalId: string | null;
         roles: Array<{
           id: string;
           name: string;
