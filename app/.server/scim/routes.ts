@@ -246,7 +246,11 @@ export function scimRoutes(services: Services, limits: RateLimits): Router {
         const scim = scimErrorOf(error);
         if (scim && !res.headersSent)
           return send(res, scim.status, scim.toBody(), scim.headers);
-        next(error);
+        if (res.headersSent) return next(error);
+        // A defect: logged with its stack as the app's error handler does, answered as SCIM with the request id only.
+        services.logger.error({ err: error }, "unhandled error");
+        const requestId = (res.locals.requestId as string | undefined) ?? "";
+        send(res, 500, new ScimError(500, `Something went wrong. Quote the request id ${requestId} when you report it.`).toBody());
       });
     };
   const handle = (work: Work) =>
