@@ -72,6 +72,7 @@ export default tseslint.config(
     files: [
       "app/.server/http/app.ts",
       "app/.server/registration/routes.ts",
+      "app/.server/scim/routes.ts",
       "app/.server/sign-in/door.ts",
       "app/.server/account/page.ts",
       "app/.server/services.ts",

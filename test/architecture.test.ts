@@ -69,6 +69,7 @@ describe("the Services bag", () => {
     expect(files.map((file) => `app/${file}`).sort()).toEqual([
       "app/.server/http/app.ts",
       "app/.server/registration/routes.ts",
+      "app/.server/scim/routes.ts",
       "app/.server/services.ts",
       "app/.server/sign-in/door.ts",
       "app/.server/start.ts",

@@ -73,6 +73,8 @@ export const AUDIT_EVENTS = {
   "organization.registration_policy_updated": "An organization's dynamic client registration policy changed.",
   "registration_token.created": "An initial access token for client registration was issued (its value is never recorded).",
   "registration_token.revoked": "An initial access token for client registration was revoked.",
+  "scim_token.created": "A bearer token of the organization's SCIM endpoint was issued (its value is never recorded).",
+  "scim_token.revoked": "A bearer token of the organization's SCIM endpoint was revoked.",
 
   "custom_claim.created": "A custom claim was defined.",
   "custom_claim.updated": "A custom claim definition changed.",
@@ -124,6 +126,7 @@ export const AUDIT_EVENTS = {
 
   "role.created": "A role was created.",
   "role.updated": "A role changed.",
+  "role.deleted": "A role was deleted with its assignments (a SCIM group deleted by the provisioning client).",
   "role.permission_assigned": "A permission was added to a role.",
   "role.permission_removed": "A permission was removed from a role.",
   "permission.created": "A permission was created.",

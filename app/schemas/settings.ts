@@ -39,6 +39,8 @@ export const SETTING_SCHEMAS = {
   "rateLimits.federatedLogin.perInteraction": LimitRuleSchema,
   "rateLimits.deviceCodeEntry.perIp": LimitRuleSchema,
   "rateLimits.clientRegistration.perIp": LimitRuleSchema,
+  "rateLimits.scim.perIp": LimitRuleSchema,
+  "rateLimits.scim.perToken": LimitRuleSchema,
   "tokens.accessTokenTtlSeconds": z.number().int().min(60).max(86_400),
 } as const;
 

@@ -183,6 +183,8 @@ export const UserExportSchema = z.object({
   exportedAt: z.iso.datetime(),
   user: UserSchema,
   organization: z.object({ id: z.uuid(), slug: z.string(), name: z.string() }),
+  /** The provisioning client's id for the user (SCIM externalId, decision 084), when one provisioned them. */
+  scimExternalId: z.string().nullable(),
   roles: z.array(z.object({ id: z.uuid(), name: z.string(), description: z.string().nullable(), assignedAt: z.iso.datetime() })),
   permissions: z.array(z.string()),
   claimValues: z.array(

@@ -43,6 +43,8 @@ const KEYS = [
   "rateLimits.federatedLogin.perInteraction",
   "rateLimits.deviceCodeEntry.perIp",
   "rateLimits.clientRegistration.perIp",
+  "rateLimits.scim.perIp",
+  "rateLimits.scim.perToken",
   "tokens.accessTokenTtlSeconds",
   "webhooks.disableAfterFailures",
 ];

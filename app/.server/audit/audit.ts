@@ -13,7 +13,8 @@ export type { AuditEventType };
 export interface AuditRecord {
   eventType: AuditEventType;
   organizationId?: string | null;
-  actorType: "user" | "admin" | "system" | "client" | "anonymous";
+  /** `scim_token`: a provisioning client, by the id of the SCIM token it presented (decision 084). */
+  actorType: "user" | "admin" | "system" | "client" | "anonymous" | "scim_token";
   actorId?: string | null;
   targetType?: string | null;
   targetId?: string | null;

@@ -10,6 +10,7 @@ import { BRANDING_ASSET_ROUTE, serveBrandingAsset } from "../branding/serve";
 import { checkHealth } from "../health/health";
 import { protocolRoutes, type ProtocolHandler } from "../oidc/edge/mount";
 import { registrationRoutes } from "../registration/routes";
+import { scimRoutes } from "../scim/routes";
 import type { Services } from "../services";
 import { edgeGuard } from "./edge-guard";
 import { answerInternalError } from "./internal-error";
@@ -67,6 +68,7 @@ export function createHttpApp(services: Services, options: HttpAppOptions): expr
   });
 
   app.use("/:slug/register", registrationRoutes(services, services.limits));
+  app.use("/:slug/scim/v2", scimRoutes(services, services.limits));
   app.use("/:slug", protocolRoutes(options.protocol));
   app.get(BRANDING_ASSET_ROUTE, serveBrandingAsset(services.db.prisma));
 

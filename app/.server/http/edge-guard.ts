@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import { isRepresentableText, UNREPRESENTABLE_MESSAGE } from "~/schemas/text";
 import { isProtocolPath } from "../oidc/edge/mount";
 import { isRegistrationPath } from "../registration/paths";
+import { isScimPath } from "../scim/paths";
 
 /**
  * Input no handler can use is refused before routing, with the error body of the area it was
@@ -11,9 +12,10 @@ import { isRegistrationPath } from "../registration/paths";
  * is not a form. Bodies are checked where they are parsed: the Admin API's JSON in its route
  * helper, protocol forms in oidc/edge/mount.ts.
  */
-type Area = "admin" | "protocol" | "page";
+type Area = "admin" | "protocol" | "scim" | "page";
 
-const areaOf = (path: string): Area => (path === "/api/admin" || path.startsWith("/api/admin/") ? "admin" : isProtocolPath(path) || isRegistrationPath(path) ? "protocol" : "page");
+const areaOf = (path: string): Area =>
+  path === "/api/admin" || path.startsWith("/api/admin/") ? "admin" : isProtocolPath(path) || isRegistrationPath(path) ? "protocol" : isScimPath(path) ? "scim" : "page";
 
 interface Refusal {
   status: 400 | 403 | 415 | 422;
@@ -35,6 +37,13 @@ function send(req: Request, res: Response, area: Area, refusal: Refusal) {
     const code = refusal.status === 422 ? "validation_failed" : refusal.status === 403 ? "cross_origin" : refusal.status === 415 ? "unsupported_media_type" : "bad_request";
     const details = refusal.field ? { details: [{ field: refusal.field, message: UNREPRESENTABLE_MESSAGE }] } : {};
     res.json({ error: { code, message: refusal.message, ...details } });
+  } else if (area === "scim") {
+    // RFC 7644 §3.12: a SCIM client reads the error body; text that cannot be stored is an invalid value.
+    const scimType = refusal.reason.startsWith("unrepresentable") ? "invalidValue" : "invalidSyntax";
+    res
+      .status(400)
+      .type("application/scim+json")
+      .send(JSON.stringify({ schemas: ["urn:ietf:params:scim:api:messages:2.0:Error"], status: "400", scimType, detail: refusal.message }));
   } else if (area === "protocol") {
     // RFC 6749 §4.1.2.1/§5.2: a malformed request is invalid_request.
     res.status(refusal.status === 422 ? 400 : refusal.status).json({ error: "invalid_request", error_description: refusal.message });
@@ -116,7 +125,8 @@ export function edgeGuard(baseUrl: string, logger: Logger): RequestHandler {
   return (req, res, next) => {
     const area = areaOf(req.path);
     let refusal = checkUrl(req);
-    if (!refusal && area !== "protocol" && UNSAFE.has(req.method)) {
+    // The protocol's endpoints and SCIM take bearer tokens or client credentials, never cookies: any origin may call them.
+    if (!refusal && area !== "protocol" && area !== "scim" && UNSAFE.has(req.method)) {
       if (req.method === "POST" && (isFederationCallback(req.path) || isSamlAcs(req.path))) delete req.headers.origin;
       else refusal = checkOrigin(req, new Set([baseHost, String(res.locals.requestHost ?? baseHost)]));
       if (!refusal && area === "page" && hasBody(req) && !req.is(FORM_TYPES)) {

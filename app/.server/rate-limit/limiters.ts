@@ -41,6 +41,10 @@ const RULE_SETTINGS = {
   deviceCodeEntryIp: "rateLimits.deviceCodeEntry.perIp",
   /** Requests to an organization's registration endpoints per client address (decision 054). */
   clientRegistrationIp: "rateLimits.clientRegistration.perIp",
+  /** Requests to an organization's SCIM endpoint per client address (decision 084). */
+  scimIp: "rateLimits.scim.perIp",
+  /** The same per SCIM token: one provisioning client cannot take the whole database. */
+  scimToken: "rateLimits.scim.perToken",
 } as const satisfies Record<string, SettingKey>;
 
 /**

@@ -116,6 +116,16 @@ export const SETTINGS = {
     default: { points: 20, windowMinutes: 60 },
     description: "Dynamic client registration requests (RFC 7591/7592) per client address and organization.",
   },
+  "rateLimits.scim.perIp": {
+    schema: SETTING_SCHEMAS["rateLimits.scim.perIp"],
+    default: { points: 1200, windowMinutes: 1 },
+    description: "Requests to an organization's SCIM endpoint per client address and organization, with or without a valid token.",
+  },
+  "rateLimits.scim.perToken": {
+    schema: SETTING_SCHEMAS["rateLimits.scim.perToken"],
+    default: { points: 600, windowMinutes: 1 },
+    description: "Requests to an organization's SCIM endpoint per SCIM token.",
+  },
   "tokens.accessTokenTtlSeconds": {
     schema: SETTING_SCHEMAS["tokens.accessTokenTtlSeconds"],
     default: 3600,

@@ -16,6 +16,7 @@ import * as organizations from "../operations/organizations";
 import * as passkeys from "../operations/passkeys";
 import * as rbac from "../operations/rbac";
 import * as registration from "../operations/registration";
+import * as scimTokens from "../operations/scim-tokens";
 import * as sessions from "../operations/sessions";
 import * as stats from "../operations/stats";
 import * as transfer from "../operations/transfer";
@@ -29,7 +30,7 @@ import type { Operation } from "./route";
  * operations; a new module is added here once. The router, the OpenAPI document, the console
  * gateway (typed by operation id) and the generated client all read this table.
  */
-export const MODULES = { apiResources, applications, audit, branding, bulk, claims, clients, config, domains, identityProviders, keys, mail, metadata, organizations, passkeys, rbac, registration, sessions, stats, transfer, twoFactor, users, webhooks };
+export const MODULES = { apiResources, applications, audit, branding, bulk, claims, clients, config, domains, identityProviders, keys, mail, metadata, organizations, passkeys, rbac, registration, scimTokens, sessions, stats, transfer, twoFactor, users, webhooks };
 
 type Module = (typeof MODULES)[keyof typeof MODULES];
 // Distributes over the modules (keyof a union would keep only the keys they share).

@@ -105,6 +105,17 @@ export async function updateRole(ctx: Context<"config">, id: string, input: Role
   return requireRole(ctx, id);
 }
 
+/**
+ * Deletes a role with its assignments and permissions' links (the users stay). The super-admin
+ * organization's `service-admin` role is never deleted.
+ */
+export async function deleteRole(ctx: Context<"config">, id: string, expectedVersion: number | undefined): Promise<RoleRow> {
+  const role = await requireRole(ctx, id);
+  if (await isProtectedRole(ctx, role)) throw conflict("protected_role", `The ${SERVICE_ADMIN_ROLE} role of the super-admin organization cannot be deleted.`);
+  await compareAndSet({ ifMatch: expectedVersion }, (guard) => ctx.db.role.deleteMany({ where: { id, ...guard } }));
+  return role;
+}
+
 /** Bumps the role's version in the write; a stale If-Match rolls the whole write back. */
 async function bumpRole(tx: Db, roleId: string, expectedVersion: number | undefined) {
   await compareAndSet({ ifMatch: expectedVersion }, (guard) => tx.role.updateMany({ where: { id: roleId, ...guard }, data: { version: { increment: 1 } } }));

@@ -49,6 +49,7 @@ export const USER_COLUMNS_NOT_CARRIED = {
   failedLoginCount: "a lockout in progress belongs to the source's sign-ins, not to the account",
   lockedUntil: "a lockout in progress belongs to the source's sign-ins, not to the account",
   lastLoginAt: "sign-ins happened at the source; statistics there keep them",
+  scimExternalId: "it links the account to the source's provisioning client; at the target that client finds the account again by userName (decision 084)",
   version: "belongs to the database the row lives in",
   updatedAt: "belongs to the database the row lives in",
 } as const;

@@ -436,6 +436,7 @@ export async function exportUser(ctx: Context, user: UserRow): Promise<UserExpor
     exportedAt: new Date().toISOString(),
     user: toUser(user),
     organization,
+    scimExternalId: user.scimExternalId,
     roles: roles.map((r) => ({ id: r.role.id, name: r.role.name, description: r.role.description, assignedAt: r.createdAt.toISOString() })),
     permissions: [...new Set(roles.flatMap((r) => r.role.permissions.map((p) => p.permission.name)))].sort(),
     claimValues: claimValues.map((v) => ({

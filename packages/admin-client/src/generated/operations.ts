@@ -112,6 +112,10 @@ export const operations = {
   "roles.list": { method: "GET", path: "/roles", pathParams: [], input: "query", etag: false, paging: "cursor" },
   "roles.removePermission": { method: "DELETE", path: "/roles/{id}/permissions/{permissionId}", pathParams: ["id","permissionId"], input: "none", etag: false, paging: "none" },
   "roles.update": { method: "PUT", path: "/roles/{id}", pathParams: ["id"], input: "body", etag: true, paging: "none" },
+  "scimTokens.create": { method: "POST", path: "/organizations/{orgId}/scim-tokens", pathParams: ["orgId"], input: "body", etag: false, paging: "none" },
+  "scimTokens.get": { method: "GET", path: "/scim-tokens/{id}", pathParams: ["id"], input: "none", etag: false, paging: "none" },
+  "scimTokens.list": { method: "GET", path: "/organizations/{orgId}/scim-tokens", pathParams: ["orgId"], input: "query", etag: false, paging: "cursor" },
+  "scimTokens.revoke": { method: "DELETE", path: "/scim-tokens/{id}", pathParams: ["id"], input: "none", etag: false, paging: "none" },
   "sessions.list": { method: "GET", path: "/sessions", pathParams: [], input: "query", etag: false, paging: "cursor" },
   "sessions.revoke": { method: "DELETE", path: "/sessions/{id}", pathParams: ["id"], input: "none", etag: false, paging: "none" },
   "sessions.revokeForUser": { method: "DELETE", path: "/users/{id}/sessions", pathParams: ["id"], input: "none", etag: false, paging: "none" },
@@ -3973,6 +3977,92 @@ export interface Operations {
       };
     etag: true;
   };
+  /** Issue a SCIM token (default 90 days, at most a year); its value is in this response and never shown again */
+  "scimTokens.create": {
+    args: [orgId: string, body: {
+        name: string;
+        expiresInDays?: number;
+      }, options?: CallOptions];
+    response: {
+        id: string;
+        organizationId: string;
+        name: string;
+        prefix: string;
+        status: "active" | "expired" | "revoked";
+        expiresAt: string;
+        revokedAt: string | null;
+        lastUsedAt: string | null;
+        createdBy: string | null;
+        createdAt: string;
+        token: string;
+      };
+    etag: false;
+  };
+  /** One SCIM token (never its value) */
+  "scimTokens.get": {
+    args: [id: string, options?: CallOptions];
+    response: {
+        id: string;
+        organizationId: string;
+        name: string;
+        prefix: string;
+        status: "active" | "expired" | "revoked";
+        expiresAt: string;
+        revokedAt: string | null;
+        lastUsedAt: string | null;
+        createdBy: string | null;
+        createdAt: string;
+      };
+    etag: false;
+  };
+  /** An organization's SCIM tokens, newest first (values are never shown again) */
+  "scimTokens.list": {
+    args: [orgId: string, query?: {
+        page?: number;
+        pageSize?: number;
+        cursor?: string;
+        limit?: number;
+        order?: "asc" | "desc";
+      }, options?: CallOptions];
+    response: {
+        data: Array<{
+          id: string;
+          organizationId: string;
+          name: string;
+          prefix: string;
+          status: "active" | "expired" | "revoked";
+          expiresAt: string;
+          revokedAt: string | null;
+          lastUsedAt: string | null;
+          createdBy: string | null;
+          createdAt: string;
+        }>;
+        total: number;
+        /** Present when the list stopped counting: there are at least `total` items (a filtered list or search with more than 1,000 matches) */
+        totalIsLowerBound?: true;
+        page: number;
+        pageSize: number;
+        cursor?: string;
+      };
+    etag: false;
+  };
+  /** Revoke a SCIM token at once (what it provisioned stays); revoking a revoked token changes nothing */
+  "scimTokens.revoke": {
+    args: [id: string, options?: CallOptions];
+    response: {
+        id: string;
+        organizationId: string;
+        name: string;
+        prefix: string;
+        status: "active" | "expired" | "revoked";
+        expiresAt: string;
+        revokedAt: string | null;
+        lastUsedAt: string | null;
+        createdBy: string | null;
+        createdAt: string;
+      };
+    etag: false;
+  };
   /** Active sessions (grants of a user to a client), per organization and/or user (by id, or by name or slug and email: every exact match counts, a name that matches nothing is a 422), with the user's email, the client's name, and the IP address, browser and last activity of the browser session holding the grant (null once that ended) */
   "sessions.list": {
     args: [query?: {
@@ -4484,6 +4574,7 @@ export interface Operations {
           slug: string;
           name: string;
         };
+        scimExternalId: string | null;
         roles: Array<{
           id: string;
           name: string;
@@ -6156,6 +6247,37 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"id","in":"path","type":"string (uuid)","required":true},
       {"name":"name","in":"body","type":"string (1–100 chars)","required":false},
       {"name":"description","in":"body","type":"string (up to 500 chars) or null","required":false},
+    ],
+  },
+  "scimTokens.create": {
+    summary: "Issue a SCIM token (default 90 days, at most a year); its value is in this response and never shown again",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"name","in":"body","type":"string (1–100 chars)","required":true},
+      {"name":"expiresInDays","in":"body","type":"integer (1–365)","required":false,"default":"90"},
+    ],
+  },
+  "scimTokens.get": {
+    summary: "One SCIM token (never its value)",
+    fields: [
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
+  "scimTokens.list": {
+    summary: "An organization's SCIM tokens, newest first (values are never shown again)",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"page","in":"query","type":"integer (1–1000000)","required":false},
+      {"name":"pageSize","in":"query","type":"integer (1–100)","required":false},
+      {"name":"cursor","in":"query","type":"string (up to 512 chars)","required":false},
+      {"name":"limit","in":"query","type":"integer (1–100)","required":false},
+      {"name":"order","in":"query","type":"asc | desc","required":false},
+    ],
+  },
+  "scimTokens.revoke": {
+    summary: "Revoke a SCIM token at once (what it provisioned stays); revoking a revoked token changes nothing",
+    fields: [
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
     ],
   },
   "sessions.list": {
