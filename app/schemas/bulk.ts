@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { UuidSchema } from "~/schemas/uuid";
-import { RbacNameSchema } from "./rbac";
+import { RoleNameSchema } from "./rbac";
 import { UserCreateSchema, UserSchema, UserUpdateSchema } from "./user";
 
 /**
@@ -22,7 +22,7 @@ export const BulkOperationSchema = z.discriminatedUnion("op", [
   z.object({ op: z.literal("deactivate"), ...UserRef }).strict(),
   z.object({ op: z.literal("delete"), ...UserRef }).strict(),
   z
-    .object({ op: z.literal("assignRole"), ...UserRef, roleId: UuidSchema.optional(), roleName: RbacNameSchema.optional() })
+    .object({ op: z.literal("assignRole"), ...UserRef, roleId: UuidSchema.optional(), roleName: RoleNameSchema.optional() })
     .strict()
     .refine((o) => (o.roleId === undefined) !== (o.roleName === undefined), { message: "name the role by roleId or by roleName, not both", path: ["roleId"] }),
 ]);

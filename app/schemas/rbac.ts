@@ -3,13 +3,23 @@ import { UuidSchema } from "~/schemas/uuid";
 
 /** Roles, permissions and role assignments of an organization (Admin API and console). */
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/;
+/** A role's name may also hold single spaces between words: directory groups ("Sales Team") arrive as roles by SCIM and SAML. */
+const ROLE_NAME_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9_.:-]| (?! ))*$/;
 
+/** A permission's name: it is also an OAuth scope (a role grants the scope of the same name), so no spaces. */
 export const RbacNameSchema = z
   .string()
   .trim()
   .min(1, "must not be empty")
   .max(100, "must have at most 100 characters")
   .regex(NAME_PATTERN, "may contain letters, digits and _ . : - only, starting with a letter or digit");
+
+export const RoleNameSchema = z
+  .string()
+  .trim()
+  .min(1, "must not be empty")
+  .max(100, "must have at most 100 characters")
+  .regex(ROLE_NAME_PATTERN, "may contain letters, digits, single spaces and _ . : - only, starting with a letter or digit");
 
 export const RbacDescriptionSchema = z.string().trim().max(500, "must have at most 500 characters");
 
@@ -34,7 +44,7 @@ export const RoleSchema = z.object({
 export const RoleCreateSchema = z
   .object({
     organizationId: UuidSchema,
-    name: RbacNameSchema,
+    name: RoleNameSchema,
     description: RbacDescriptionSchema.optional(),
     /** Ids of permissions of the same organization. */
     permissionIds: z.array(UuidSchema).max(500).optional(),
@@ -43,7 +53,7 @@ export const RoleCreateSchema = z
 
 export const RoleUpdateSchema = z
   .object({
-    name: RbacNameSchema.optional(),
+    name: RoleNameSchema.optional(),
     description: RbacDescriptionSchema.nullable().optional(),
   })
   .strict();

@@ -26,7 +26,7 @@ import { API_RESOURCE_STATUS_VALUES, ApiResourceIdentifierSchema, ApiResourceNam
 import { LOGIN_METHODS } from "./login-methods";
 import { LoginMethodsSchema, SlugSchema } from "./organization";
 import { TWO_FACTOR_POLICIES } from "./two-factor-policy";
-import { RbacDescriptionSchema, RbacNameSchema } from "./rbac";
+import { RbacDescriptionSchema, RbacNameSchema, RoleNameSchema } from "./rbac";
 import { EmailSchema } from "./email";
 import { PortableIdentityProviderSchema } from "./identity-provider";
 import { USER_STATUS_VALUES, UserLocaleSchema } from "./user";
@@ -69,7 +69,7 @@ export const PackageApplicationSchema = z
   .strict();
 export const PackagePermissionSchema = z.object({ name: RbacNameSchema, description: Nullable(RbacDescriptionSchema) }).strict();
 export const PackageRoleSchema = z
-  .object({ name: RbacNameSchema, description: Nullable(RbacDescriptionSchema), permissions: z.array(RbacNameSchema).max(1000) })
+  .object({ name: RoleNameSchema, description: Nullable(RbacDescriptionSchema), permissions: z.array(RbacNameSchema).max(1000) })
   .strict();
 export const PackageSecretSchema = z
   .object({
@@ -146,7 +146,7 @@ export const PackageUserSchema = z
     status: z.enum(USER_STATUS_VALUES),
     emailOtpEnabled: z.boolean(),
     createdAt: DateTime,
-    roles: z.array(RbacNameSchema).max(1000),
+    roles: z.array(RoleNameSchema).max(1000),
     claims: z
       .array(
         z

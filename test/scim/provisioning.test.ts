@@ -244,11 +244,16 @@ describe("users", () => {
 });
 
 describe("groups", () => {
-  it("renames, replaces members with PUT, refuses a displayName that is no role name, and DELETE deletes the role", async () => {
+  it("renames, replaces members with PUT, takes a directory's group name with spaces, refuses one that is no role name, and DELETE deletes the role", async () => {
     const prisma = porta.services.db.prisma;
     const a = await createUser(prisma, tenant.org.id, { email: `${unique("g")}@example.com` });
     const b = await createUser(prisma, tenant.org.id, { email: `${unique("g")}@example.com` });
-    expectScimError(await scim.send("POST", "/Groups", { schemas: [GROUP_SCHEMA], displayName: "Sales Team" }), 400, "invalidValue");
+    const spaced = await scim.send("POST", "/Groups", { schemas: [GROUP_SCHEMA], displayName: `Sales Team ${unique("t")}` });
+    expect(spaced.status).toBe(201);
+    expect(await prisma.role.count({ where: { organizationId: tenant.org.id, name: spaced.body.displayName as string } })).toBe(1);
+    for (const displayName of ["Sales  Team", " ", "-sales", "Sales/Team", "Sales\tTeam"]) {
+      expectScimError(await scim.send("POST", "/Groups", { schemas: [GROUP_SCHEMA], displayName }), 400, "invalidValue");
+    }
     const name = unique("sales");
     const group = await scim.send("POST", "/Groups", { schemas: [GROUP_SCHEMA], displayName: name, members: [{ value: a.id }] });
     const id = group.body.id as string;

@@ -1,5 +1,5 @@
 import type { Prisma } from "~/generated/prisma/client";
-import { RbacNameSchema } from "~/schemas/rbac";
+import { RoleNameSchema } from "~/schemas/rbac";
 import { isUuid } from "~/schemas/uuid";
 import { createRole, deleteRole, updateRole } from "../admin/rbac/service";
 import type { Context, StagedContext } from "../context";
@@ -124,7 +124,7 @@ async function requireGroup(
 function displayNameOf(value: Json | undefined): string {
   if (typeof value !== "string")
     throw invalidValue("displayName is required and must be a string.");
-  const parsed = RbacNameSchema.safeParse(value);
+  const parsed = RoleNameSchema.safeParse(value);
   if (!parsed.success)
     throw invalidValue(
       `displayName is a role name, which ${
