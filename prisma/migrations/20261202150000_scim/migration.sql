@@ -2,7 +2,7 @@
 -- users and of roles (its groups), found by filter, and the organization's bearer tokens, kept
 -- as SHA-256 only.
 ALTER TABLE "User" ADD COLUMN "scimExternalId" TEXT;
-CREATE INDEX "User_organizationId_scimExternalId_idx" ON "User"("organizationId", "scimExternalId");
+CREATE INDEX "User_scimExternalId_idx" ON "User"("scimExternalId");
 ALTER TABLE "Role" ADD COLUMN "scimExternalId" TEXT;
 
 CREATE TABLE "ScimToken" (
