@@ -209,6 +209,20 @@ describe("an Auth0 user export", () => {
   });
 });
 
+describe("a large export", () => {
+  it("commits in batches of 200 users, each with one audit entry of its counts", async () => {
+    const tenant = await createTenant(porta);
+    const prefix = unique("many");
+    const data = Array.from({ length: 450 }, (_, i) => JSON.stringify({ user_id: `auth0|${i}`, email: `${prefix}-${i}@example.com`, email_verified: true })).join("\n");
+    const res = await apply(tenant, { format: "auth0", data });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ created: 450, batches: 3, skipped: [] });
+    expect(await prisma().user.count({ where: { organizationId: tenant.org.id } })).toBe(450);
+    const entries = await prisma().auditEntry.findMany({ where: { eventType: "user.imported", organizationId: tenant.org.id }, orderBy: { createdAt: "asc" } });
+    expect(entries.map((e) => (e.data as { created: number; batch: number }).created)).toEqual([200, 200, 50]);
+  }, 120_000);
+});
+
 describe("hostile input", () => {
   let tenant: Tenant;
   beforeAll(async () => {
