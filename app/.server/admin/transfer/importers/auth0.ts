@@ -5,13 +5,16 @@ import { refuseShape } from "./details";
 import { emailOf, nameOf, SourceText, type ImportSource, type SourceUser } from "./source";
 
 /**
- * An Auth0 bulk user export (the export job's NDJSON, one user a line) with the bcrypt hash of
- * Auth0's password hash export merged into each line as `passwordHash`. Roles, metadata,
- * identities other than the database connection and MFA enrolments are not carried.
+ * An Auth0 bulk user export (the export job's NDJSON, one user a line), with the bcrypt hash of
+ * Auth0's password hash export merged into each line as `passwordHash`, or that password hash
+ * export itself (its lines carry `_id.$oid`, `email`, `email_verified` and `passwordHash`).
+ * Roles, metadata, identities other than the database connection and MFA enrolments are not carried.
  */
 const Text = SourceText(1000);
 export const Auth0UserSchema = z.object({
   user_id: Text.optional(),
+  /** The password hash export's id of a database user, whose user_id is `auth0|<oid>`. */
+  _id: z.object({ $oid: Text }).optional(),
   email: Text.nullable().optional(),
   email_verified: z.boolean().optional(),
   given_name: Text.nullable().optional(),
@@ -37,7 +40,7 @@ export function parseAuth0Export(text: string): ImportSource {
     const parsed = Auth0UserSchema.safeParse(json);
     if (!parsed.success) throw refuseShape(parsed.error, `data.${row}`);
     const user = parsed.data;
-    const sourceId = user.user_id ?? null;
+    const sourceId = user.user_id ?? (user._id ? `auth0|${user._id.$oid}` : null);
     const email = emailOf(user.email);
     if (email === null) {
       skipped.push({ row, sourceId, email: null, reason: "no_email" });

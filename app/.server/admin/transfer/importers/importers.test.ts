@@ -57,4 +57,9 @@ describe("the Auth0 importer", () => {
     ]);
     expect(source.skipped).toEqual([{ row: 2, sourceId: "sms|2", email: null, reason: "no_email" }]);
   });
+
+  it("reads Auth0's password hash export as it comes, naming each row by its database user id", () => {
+    const source = parseAuth0Export('{"_id":{"$oid":"60425dc43519d90068f82973"},"email":"d@example.com","email_verified":true,"passwordHash":"$2b$10$x","tenant":"t","connection":"Username-Password-Authentication"}');
+    expect(source.users[0]).toMatchObject({ sourceId: "auth0|60425dc43519d90068f82973", email: "d@example.com", emailVerified: true, passwordHash: "$2b$10$x" });
+  });
 });
