@@ -1,3 +1,4 @@
+import argon2 from "argon2";
 import bcrypt from "bcryptjs";
 import { pbkdf2Sync, randomBytes, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -39,7 +40,18 @@ function keycloakPassword(password: string, iterations = 1000) {
   };
 }
 
-function keycloakRealm(prefix: string) {
+/** Keycloak's default since release 24: Argon2id, its parameters in credentialData's additionalParameters. */
+async function keycloakArgon2Password(password: string) {
+  const salt = randomBytes(16);
+  const value = await argon2.hash(password, { type: argon2.argon2id, memoryCost: 7168, timeCost: 5, parallelism: 1, hashLength: 32, salt, raw: true });
+  return {
+    type: "password",
+    secretData: JSON.stringify({ value: value.toString("base64"), salt: salt.toString("base64"), additionalParameters: {} }),
+    credentialData: JSON.stringify({ hashIterations: 5, algorithm: "argon2", additionalParameters: { hashLength: ["32"], memory: ["7168"], type: ["id"], version: ["1.3"], parallelism: ["1"] } }),
+  };
+}
+
+function keycloakRealm(prefix: string, argon2Credential: { type: string; secretData: string; credentialData: string }) {
   const otp = { id: randomUUID(), type: "otp", secretData: JSON.stringify({ value: "JBSWY3DPEHPK3PXP" }), credentialData: JSON.stringify({ subType: "totp", digits: 6, period: 30, algorithm: "HmacSHA1" }) };
   return {
     id: randomUUID(),
@@ -81,6 +93,7 @@ function keycloakRealm(prefix: string) {
         credentials: [{ type: "password", secretData: JSON.stringify({ value: "AAAA", salt: "AAAA" }), credentialData: JSON.stringify({ hashIterations: 1, algorithm: "md5-custom" }) }],
       },
       { id: randomUUID(), username: "mallory", email: "not an address", enabled: true },
+      { id: randomUUID(), username: "greta", email: `${prefix}-greta@example.com`, emailVerified: true, enabled: true, credentials: [argon2Credential] },
     ],
     clients: [{ clientId: "account", enabled: true }],
   };
@@ -97,13 +110,13 @@ describe("a Keycloak realm export", () => {
   beforeAll(async () => {
     tenant = await createTenant(porta);
     prefix = unique("kc");
-    body = { format: "keycloak", data: JSON.stringify(keycloakRealm(prefix)) };
+    body = { format: "keycloak", data: JSON.stringify(keycloakRealm(prefix, await keycloakArgon2Password("greta's argon2 password"))) };
   });
 
   it("previews what it would do and writes nothing", async () => {
     const res = await preview(tenant, body);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body).toMatchObject({ format: "keycloak", created: 2, updated: 0, unchanged: 0, importedPasswords: 1, rolesCreated: [`${prefix}-editor`, `${prefix}-viewer`] });
+    expect(res.body).toMatchObject({ format: "keycloak", total: 6, created: 3, updated: 0, unchanged: 0, importedPasswords: 2, rolesCreated: [`${prefix}-editor`, `${prefix}-viewer`] });
     expect(res.body.skipped.map((s) => [s.sourceId, s.reason])).toEqual([
       ["bad/role", "invalid_role_name"],
       ["service-account-x", "no_email"],
@@ -118,7 +131,7 @@ describe("a Keycloak realm export", () => {
   it("applies: users with their state, roles without Keycloak's built-ins, mappings, one audit entry of counts", async () => {
     const res = await apply(tenant, body);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body).toMatchObject({ created: 2, updated: 0, unchanged: 0, batches: 1, rolesCreated: [`${prefix}-editor`, `${prefix}-viewer`] });
+    expect(res.body).toMatchObject({ created: 3, updated: 0, unchanged: 0, batches: 1, rolesCreated: [`${prefix}-editor`, `${prefix}-viewer`] });
     const roles = await prisma().role.findMany({ where: { organizationId: tenant.org.id }, orderBy: { name: "asc" } });
     expect(roles.map((r) => [r.name, r.description])).toEqual([
       [`${prefix}-editor`, "Edits things"],
@@ -133,8 +146,9 @@ describe("a Keycloak realm export", () => {
     expect(bob.roles.map((r) => r.role.name)).toEqual([`${prefix}-viewer`]);
     const entries = await prisma().auditEntry.findMany({ where: { eventType: "user.imported", organizationId: tenant.org.id } });
     expect(entries).toHaveLength(1);
-    expect(entries[0]!.data).toMatchObject({ format: "keycloak", batch: 1, of: 1, created: 2, updated: 0, importedPasswords: 1 });
+    expect(entries[0]!.data).toMatchObject({ format: "keycloak", batch: 1, of: 1, created: 3, updated: 0, importedPasswords: 2 });
     const realm = JSON.parse(body.data) as ReturnType<typeof keycloakRealm>;
+    expect(realm.users).toHaveLength(7);
     const secret = JSON.parse(realm.users[0]!.credentials![0]!.secretData!) as { value: string; salt: string };
     expect(JSON.stringify(entries[0])).not.toContain(secret.value.slice(0, 20));
     expect(JSON.stringify(alice)).not.toContain(secret.value.slice(0, 20));
@@ -148,11 +162,21 @@ describe("a Keycloak realm export", () => {
     expect(await porta.services.passwords.verify(alice.passwordHash!, "alice's old keycloak password")).toBe(true);
   });
 
+  it("a Keycloak Argon2 credential signs in with the old password too", async () => {
+    const before = await prisma().user.findFirstOrThrow({ where: { organizationId: tenant.org.id, email: `${prefix}-greta@example.com` } });
+    expect(before.legacyPassword).toMatchObject({ scheme: "argon2", type: "argon2id", memoryCost: 7168, timeCost: 5 });
+    await expect(signIn(tenant, { email: `${prefix}-greta@example.com`, password: "wrong password" })).rejects.toThrow();
+    await signIn(tenant, { email: `${prefix}-greta@example.com`, password: "greta's argon2 password" });
+    const after = await prisma().user.findUniqueOrThrow({ where: { id: before.id } });
+    expect(after.legacyPassword).toBeNull();
+    expect(after.passwordHash).toMatch(/^\$argon2id\$/);
+  });
+
   it("a second apply changes nothing, and never puts the old hash back over the new password", async () => {
     const before = await prisma().user.findMany({ where: { organizationId: tenant.org.id }, orderBy: { email: "asc" } });
     const res = await apply(tenant, body);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body).toMatchObject({ created: 0, updated: 0, unchanged: 2, rolesCreated: [], batches: 0, importedPasswords: 0 });
+    expect(res.body).toMatchObject({ created: 0, updated: 0, unchanged: 3, rolesCreated: [], batches: 0, importedPasswords: 0 });
     const after = await prisma().user.findMany({ where: { organizationId: tenant.org.id }, orderBy: { email: "asc" } });
     expect(after).toEqual(before);
     expect(await prisma().auditEntry.count({ where: { eventType: "user.imported", organizationId: tenant.org.id } })).toBe(1);
@@ -164,12 +188,12 @@ describe("a Keycloak realm export", () => {
     expect(created.status).toBe(201);
     const before = await prisma().user.findUniqueOrThrow({ where: { id: created.body.id } });
     const res = await apply(other, body);
-    expect(res.body).toMatchObject({ created: 1, updated: 1, unchanged: 0 });
+    expect(res.body).toMatchObject({ created: 2, updated: 1, unchanged: 0 });
     const after = await prisma().user.findUniqueOrThrow({ where: { id: created.body.id }, include: { roles: { include: { role: true } } } });
     expect(after).toMatchObject({ givenName: "Bob", status: "active", passwordHash: before.passwordHash, legacyPassword: null });
     expect(after.roles.map((r) => r.role.name)).toEqual([`${prefix}-viewer`]);
     // The first organization's accounts are untouched by an import into another.
-    expect(await prisma().user.count({ where: { organizationId: tenant.org.id } })).toBe(2);
+    expect(await prisma().user.count({ where: { organizationId: tenant.org.id } })).toBe(3);
   });
 });
 
