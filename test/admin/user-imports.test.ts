@@ -16,9 +16,23 @@ import { createTenant, expect422, expectError, signIn, unique, type Tenant } fro
  */
 let porta: TestPorta;
 let api: ReturnType<typeof adminApi>;
+/** Audit writes to let through before the next one fails (null: none fails). */
+let auditsBeforeFault: number | null = null;
 
 beforeAll(async () => {
-  porta = await startTestPorta();
+  porta = await startTestPorta({
+    faults: {
+      beforeAudit: () => {
+        if (auditsBeforeFault === null) return;
+        if (auditsBeforeFault > 0) {
+          auditsBeforeFault -= 1;
+          return;
+        }
+        auditsBeforeFault = null;
+        throw new Error("injected fault between a batch of the user import and its audit entry");
+      },
+    },
+  });
   api = adminApi(porta, (await obtainAdminTokens(porta)).accessToken);
 }, 120_000);
 afterAll(async () => {
@@ -244,6 +258,21 @@ describe("a large export", () => {
     expect(await prisma().user.count({ where: { organizationId: tenant.org.id } })).toBe(450);
     const entries = await prisma().auditEntry.findMany({ where: { eventType: "user.imported", organizationId: tenant.org.id }, orderBy: { createdAt: "asc" } });
     expect(entries.map((e) => (e.data as { created: number; batch: number }).created)).toEqual([200, 200, 50]);
+  }, 120_000);
+
+  it("a batch that fails rolls back alone, and applying again finishes the import", async () => {
+    const tenant = await createTenant(porta);
+    const prefix = unique("half");
+    const data = Array.from({ length: 450 }, (_, i) => JSON.stringify({ user_id: `auth0|${i}`, email: `${prefix}-${i}@example.com` })).join("\n");
+    porta.logs.expectError("injected fault between a batch of the user import");
+    auditsBeforeFault = 1;
+    const failed = await apply(tenant, { format: "auth0", data });
+    expectError(failed, 500);
+    expect(await prisma().user.count({ where: { organizationId: tenant.org.id } })).toBe(200);
+    expect(await prisma().auditEntry.count({ where: { eventType: "user.imported", organizationId: tenant.org.id } })).toBe(1);
+    const again = await apply(tenant, { format: "auth0", data });
+    expect(again.body).toMatchObject({ created: 250, unchanged: 200, batches: 2 });
+    expect(await prisma().user.count({ where: { organizationId: tenant.org.id } })).toBe(450);
   }, 120_000);
 });
 
