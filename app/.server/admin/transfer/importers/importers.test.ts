@@ -27,10 +27,10 @@ describe("the Keycloak importer", () => {
 
   it("skips Keycloak's built-in roles, adds roles users hold that the file does not list, and keeps a user without a password credential", () => {
     const source = parseKeycloakExport(
-      JSON.stringify({ realm: "Shop", roles: { realm: [{ name: "default-roles-shop" }, { name: "buyer", description: "Buys" }] }, users: [{ email: "b@example.com", realmRoles: ["uma_authorization", "seller"] }] }),
+      JSON.stringify({ realm: "Shop", roles: { realm: [{ name: "default-roles-shop" }, { name: "buyer", description: `Buys ${"and sells ".repeat(40)}` }] }, users: [{ email: "b@example.com", realmRoles: ["uma_authorization", "seller"] }] }),
     );
     expect(source.roles).toEqual([
-      { name: "buyer", description: "Buys" },
+      { name: "buyer", description: `Buys ${"and sells ".repeat(40)}`.trim() },
       { name: "seller", description: null },
     ]);
     expect(source.users[0]).toMatchObject({ passwordHash: null, roles: ["seller"] });

@@ -92,7 +92,7 @@ export function parseKeycloakExport(text: string): ImportSource {
   const skipped: UserImportSkip[] = [];
   const roles = new Map<string, SourceRole>();
   for (const role of parsed.data.roles?.realm ?? []) {
-    if (!builtIn(role.name, realm)) roles.set(role.name, { name: role.name, description: nameOf(role.description) });
+    if (!builtIn(role.name, realm)) roles.set(role.name, { name: role.name, description: role.description?.trim() || null });
   }
   const users: SourceUser[] = [];
   for (const [row, user] of (parsed.data.users ?? []).entries()) {
