@@ -21,6 +21,7 @@ import * as sessions from "../operations/sessions";
 import * as stats from "../operations/stats";
 import * as transfer from "../operations/transfer";
 import * as twoFactor from "../operations/two-factor";
+import * as userImports from "../operations/user-imports";
 import * as users from "../operations/users";
 import * as webhooks from "../operations/webhooks";
 import type { Operation } from "./route";
@@ -30,7 +31,7 @@ import type { Operation } from "./route";
  * operations; a new module is added here once. The router, the OpenAPI document, the console
  * gateway (typed by operation id) and the generated client all read this table.
  */
-export const MODULES = { apiResources, applications, audit, branding, bulk, claims, clients, config, domains, identityProviders, keys, mail, metadata, organizations, passkeys, rbac, registration, scimTokens, sessions, stats, transfer, twoFactor, users, webhooks };
+export const MODULES = { apiResources, applications, audit, branding, bulk, claims, clients, config, domains, identityProviders, keys, mail, metadata, organizations, passkeys, rbac, registration, scimTokens, sessions, stats, transfer, twoFactor, userImports, users, webhooks };
 
 type Module = (typeof MODULES)[keyof typeof MODULES];
 // Distributes over the modules (keyof a union would keep only the keys they share).

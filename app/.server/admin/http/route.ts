@@ -37,6 +37,12 @@ export interface OperationContext<P, Q, B> {
   ip: string | null;
   /** Records an audit entry for this write, in its transaction (the same as `ctx.audit`). */
   audit(entry: AuditEntry): void;
+  /**
+   * Runs `work` in a transaction that commits when it returns, with the audit entries it records:
+   * for a `readOnly` operation that commits in batches of its own. Inside a write it is the
+   * write's own transaction.
+   */
+  transaction<T>(work: (ctx: FullContext) => Promise<T>): Promise<T>;
 }
 
 export interface OperationResult {
@@ -209,7 +215,9 @@ export async function runOperation(op: Operation, args: RunArgs): Promise<Respon
         audited += 1;
         ctx.audit(entry);
       };
-      const result = await op.handler({ ctx: { ...ctx, audit }, admin, params: pathParams, query, body, rawBody, ifMatch, requestId, ip, audit });
+      const transaction = <T>(work: (unit: FullContext) => Promise<T>) =>
+        writes ? work({ ...ctx, audit }) : inTransaction(services, actor, work, { timeoutMs: op.transactionTimeoutMs });
+      const result = await op.handler({ ctx: { ...ctx, audit }, admin, params: pathParams, query, body, rawBody, ifMatch, requestId, ip, audit, transaction });
       if (writes && audited === 0 && services.config.nodeEnv !== "production") {
         throw new Error(`${op.operationId} changed data without an audit record`);
       }

@@ -128,6 +128,8 @@ export const operations = {
   "twoFactor.regenerateRecoveryCodes": { method: "POST", path: "/users/{id}/two-factor/recovery-codes", pathParams: ["id"], input: "body", etag: false, paging: "none" },
   "twoFactor.reset": { method: "POST", path: "/users/{id}/two-factor/reset", pathParams: ["id"], input: "body", etag: false, paging: "none" },
   "twoFactor.setPolicy": { method: "PUT", path: "/organizations/{orgId}/two-factor-policy", pathParams: ["orgId"], input: "body", etag: true, paging: "none" },
+  "userImports.apply": { method: "POST", path: "/organizations/{orgId}/user-imports/apply", pathParams: ["orgId"], input: "body", etag: false, paging: "none" },
+  "userImports.preview": { method: "POST", path: "/organizations/{orgId}/user-imports/preview", pathParams: ["orgId"], input: "body", etag: false, paging: "none" },
   "userRoles.assign": { method: "PUT", path: "/users/{id}/roles/{roleId}", pathParams: ["id","roleId"], input: "none", etag: false, paging: "none" },
   "userRoles.getEffectivePermissions": { method: "GET", path: "/users/{id}/effective-permissions", pathParams: ["id"], input: "none", etag: false, paging: "none" },
   "userRoles.list": { method: "GET", path: "/users/{id}/roles", pathParams: ["id"], input: "none", etag: false, paging: "none" },
@@ -4333,6 +4335,56 @@ export interface Operations {
       };
     etag: true;
   };
+  /** Import the users of a Keycloak realm export or an Auth0 user export: new addresses become users (old password hashes imported), existing ones keep their password and status and only gain names, verification and roles; applying it again changes nothing */
+  "userImports.apply": {
+    args: [orgId: string, body: {
+        format: "keycloak" | "auth0";
+        data: string;
+      }, options?: CallOptions];
+    response: {
+        format: "keycloak" | "auth0";
+        total: number;
+        created: number;
+        updated: number;
+        unchanged: number;
+        skipped: Array<{
+          row: number;
+          sourceId: string | null;
+          email: string | null;
+          reason: "no_email" | "invalid_email" | "duplicate_email" | "unsupported_credential" | "invalid_role_name";
+          detail?: string;
+        }>;
+        rolesCreated: Array<string>;
+        importedPasswords: number;
+        batches?: number;
+      };
+    etag: false;
+  };
+  /** Read a Keycloak realm export or an Auth0 user export and report what importing it would create, update and skip, with a reason per skipped row (writes nothing) */
+  "userImports.preview": {
+    args: [orgId: string, body: {
+        format: "keycloak" | "auth0";
+        data: string;
+      }, options?: CallOptions];
+    response: {
+        format: "keycloak" | "auth0";
+        total: number;
+        created: number;
+        updated: number;
+        unchanged: number;
+        skipped: Array<{
+          row: number;
+          sourceId: string | null;
+          email: string | null;
+          reason: "no_email" | "invalid_email" | "duplicate_email" | "unsupported_credential" | "invalid_role_name";
+          detail?: string;
+        }>;
+        rolesCreated: Array<string>;
+        importedPasswords: number;
+        batches?: number;
+      };
+    etag: false;
+  };
   /** Give the user a role of their own organization (idempotent) */
   "userRoles.assign": {
     args: [id: string, roleId: string, options?: CallOptions];
@@ -6355,6 +6407,22 @@ export const operationHelp: Record<string, OperationHelp> = {
     fields: [
       {"name":"orgId","in":"path","type":"string (uuid)","required":true},
       {"name":"policy","in":"body","type":"optional | required_email | required_totp | required_passkey | required_any","required":true},
+    ],
+  },
+  "userImports.apply": {
+    summary: "Import the users of a Keycloak realm export or an Auth0 user export: new addresses become users (old password hashes imported), existing ones keep their password and status and only gain names, verification and roles; applying it again changes nothing",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"format","in":"body","type":"keycloak | auth0","required":true},
+      {"name":"data","in":"body","type":"string (1–67108864 chars)","required":true},
+    ],
+  },
+  "userImports.preview": {
+    summary: "Read a Keycloak realm export or an Auth0 user export and report what importing it would create, update and skip, with a reason per skipped row (writes nothing)",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"format","in":"body","type":"keycloak | auth0","required":true},
+      {"name":"data","in":"body","type":"string (1–67108864 chars)","required":true},
     ],
   },
   "userRoles.assign": {

@@ -1,0 +1,121 @@
+import { z } from "zod";
+import type { ImportedPasswordHash } from "~/schemas/imported-password-hash";
+import { MAX_JSON_DEPTH, textNestsDeeperThan } from "~/schemas/json-depth";
+import type { UserImportSkip } from "~/schemas/user-import";
+import { validation } from "../../../errors";
+import { refuseShape } from "./details";
+import { emailOf, nameOf, SourceText, type ImportSource, type SourceRole, type SourceUser } from "./source";
+
+/**
+ * A Keycloak realm export (`kc.sh export --realm <realm>`, one realm's JSON, or one of the
+ * `<realm>-users-<n>.json` files the directory form writes): its users with their names,
+ * verification, enabled flag, password credential and realm roles, and the realm's roles.
+ * Clients, client roles, groups, identity-provider links and OTP credentials are not carried.
+ */
+const Text = SourceText(1000);
+const Credential = z.object({
+  type: Text.optional(),
+  secretData: z.string().max(4096).optional(),
+  credentialData: z.string().max(4096).optional(),
+});
+const User = z.object({
+  username: Text.optional(),
+  email: Text.nullable().optional(),
+  emailVerified: z.boolean().optional(),
+  enabled: z.boolean().optional(),
+  firstName: Text.nullable().optional(),
+  lastName: Text.nullable().optional(),
+  credentials: z.array(Credential).max(20).optional(),
+  realmRoles: z.array(Text).max(1000).optional(),
+});
+const Role = z.object({ name: Text, description: SourceText(4000).nullable().optional() });
+export const KeycloakRealmSchema = z.object({
+  realm: Text,
+  users: z.array(User).optional(),
+  roles: z.object({ realm: z.array(Role).optional() }).optional(),
+});
+
+/** Roles every Keycloak realm has for its own purposes; they mean nothing in Porta. */
+function builtIn(name: string, realm: string) {
+  return name === "offline_access" || name === "uma_authorization" || name === `default-roles-${realm.toLowerCase()}`;
+}
+
+const Argon2Parameters = z.object({
+  hashLength: z.array(z.string()).optional(),
+  memory: z.array(z.string()),
+  type: z.array(z.enum(["id", "i", "d"])),
+  version: z.array(z.enum(["1.3", "1.0"])),
+  parallelism: z.array(z.string()),
+});
+const Argon2Credential = z.object({ algorithm: z.literal("argon2"), hashIterations: z.number().int(), additionalParameters: Argon2Parameters });
+const SecretData = z.object({ value: z.string(), salt: z.string() });
+
+const unpadded = (base64: string) => base64.replace(/=+$/, "");
+
+/**
+ * Keycloak 24 and later hash with Argon2 by default and keep its parameters in `credentialData`;
+ * the same hash as a PHC string is a form Porta already imports. Null when the credential is not
+ * Keycloak's Argon2.
+ */
+function argon2Phc(secretData: string, credentialData: string): string | null {
+  try {
+    const credential = Argon2Credential.safeParse(JSON.parse(credentialData));
+    const secret = SecretData.safeParse(JSON.parse(secretData));
+    if (!credential.success || !secret.success) return null;
+    const p = credential.data.additionalParameters;
+    const version = p.version[0] === "1.3" ? 19 : 16;
+    return `$argon2${p.type[0]}$v=${version}$m=${Number(p.memory[0])},t=${credential.data.hashIterations},p=${Number(p.parallelism[0])}$${unpadded(secret.data.salt)}$${unpadded(secret.data.value)}`;
+  } catch {
+    return null;
+  }
+}
+
+/** The user's password credential as `users.create` takes it, or null without one. */
+function passwordOf(credentials: z.infer<typeof Credential>[]): ImportedPasswordHash | null {
+  const password = credentials.find((c) => c.type === "password");
+  if (!password || password.secretData === undefined || password.credentialData === undefined) return null;
+  return argon2Phc(password.secretData, password.credentialData) ?? { format: "keycloak", secretData: password.secretData, credentialData: password.credentialData };
+}
+
+export function parseKeycloakExport(text: string): ImportSource {
+  // Measured before it is parsed, as the Admin API measures its bodies: deep nesting is slow to parse and walk.
+  if (textNestsDeeperThan(text)) throw validation([{ field: "data", message: `nests arrays or objects more than ${MAX_JSON_DEPTH} levels deep` }]);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw validation([{ field: "data", message: "is not JSON (a Keycloak realm export is one JSON document)" }]);
+  }
+  const parsed = KeycloakRealmSchema.safeParse(json);
+  if (!parsed.success) throw refuseShape(parsed.error, "data");
+  const { realm } = parsed.data;
+  const skipped: UserImportSkip[] = [];
+  const roles = new Map<string, SourceRole>();
+  for (const role of parsed.data.roles?.realm ?? []) {
+    if (!builtIn(role.name, realm)) roles.set(role.name, { name: role.name, description: role.description?.trim() || null });
+  }
+  const users: SourceUser[] = [];
+  for (const [row, user] of (parsed.data.users ?? []).entries()) {
+    const sourceId = user.username ?? null;
+    const email = emailOf(user.email);
+    if (email === null) {
+      skipped.push({ row, sourceId, email: null, reason: "no_email" });
+      continue;
+    }
+    const userRoles = (user.realmRoles ?? []).filter((name) => !builtIn(name, realm));
+    // A role a user holds that the file does not list (the per-file users of a directory export).
+    for (const name of userRoles) if (!roles.has(name)) roles.set(name, { name, description: null });
+    users.push({
+      row,
+      sourceId,
+      email,
+      givenName: nameOf(user.firstName),
+      familyName: nameOf(user.lastName),
+      emailVerified: user.emailVerified ?? false,
+      active: user.enabled ?? true,
+      passwordHash: passwordOf(user.credentials ?? []),
+      roles: userRoles,
+    });
+  }
+  return { users, roles: [...roles.values()], skipped };
+}

@@ -1,0 +1,53 @@
+import { z } from "zod";
+import type { ImportedPasswordHash } from "~/schemas/imported-password-hash";
+import type { UserImportSkip } from "~/schemas/user-import";
+
+/**
+ * What an importer makes of another system's export: the users and roles Porta would create,
+ * and the rows it cannot take, each with its reason. Importers only read; the import service
+ * (../user-import.ts) decides what exists already and writes.
+ */
+export interface SourceUser {
+  row: number;
+  sourceId: string | null;
+  /** Trimmed and lower-cased (not yet checked against the email rule). */
+  email: string;
+  givenName: string | null;
+  familyName: string | null;
+  emailVerified: boolean;
+  active: boolean;
+  /** The old password's hash in a form `users.create` takes, or null without one. */
+  passwordHash: ImportedPasswordHash | null;
+  /** Names of the roles the source gives the user. */
+  roles: string[];
+}
+
+export interface SourceRole {
+  name: string;
+  description: string | null;
+}
+
+export interface ImportSource {
+  users: SourceUser[];
+  roles: SourceRole[];
+  skipped: UserImportSkip[];
+}
+
+// A NUL or another control character is refused: PostgreSQL's text cannot hold a NUL, and the
+// others have no place in a name an account page shows.
+const NO_CONTROL = /^[^\p{Cc}]*$/u;
+
+/** A text field of a source row: bounded, without control characters. */
+export const SourceText = (max: number) => z.string().max(max, `must have at most ${max} characters`).regex(NO_CONTROL, "must not contain control characters");
+
+/** A person's name as the user's representation takes it: trimmed, empty meaning none. */
+export function nameOf(value: string | null | undefined): string | null {
+  const trimmed = value?.trim() ?? "";
+  return trimmed === "" ? null : trimmed.slice(0, 200);
+}
+
+/** An address as Porta stores it, or null for a row without one. */
+export function emailOf(value: string | null | undefined): string | null {
+  const trimmed = value?.trim().toLowerCase() ?? "";
+  return trimmed === "" ? null : trimmed;
+}

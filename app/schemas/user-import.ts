@@ -1,0 +1,53 @@
+import { z } from "zod";
+import { MAX_IMPORT_BYTES } from "./transfer";
+
+/**
+ * Imports of users from another identity system's export into one organization (decision 087):
+ * a Keycloak realm export (`kc.sh export`, JSON) or an Auth0 bulk user export (NDJSON, with
+ * Auth0's bcrypt password hash export merged into its lines).
+ */
+export const USER_IMPORT_FORMATS = ["keycloak", "auth0"] as const;
+
+export const UserImportRequestSchema = z
+  .object({
+    format: z.enum(USER_IMPORT_FORMATS),
+    /** The export file as text (JSON for Keycloak, one JSON object a line for Auth0). */
+    data: z.string().min(1, "must not be empty").max(MAX_IMPORT_BYTES, `must have at most ${MAX_IMPORT_BYTES} characters`),
+  })
+  .strict();
+
+/** Why a row of the source was not imported. */
+export const USER_IMPORT_SKIP_REASONS = ["no_email", "invalid_email", "duplicate_email", "unsupported_credential", "invalid_role_name"] as const;
+
+export const UserImportSkipSchema = z.object({
+  /** The row's position in the source's user list (0-based; for Auth0 the line's; for a role its position among the source's roles). */
+  row: z.number().int(),
+  /** The source's own id of the row: Keycloak's username, Auth0's user_id, or a role's name. */
+  sourceId: z.string().nullable(),
+  email: z.string().nullable(),
+  reason: z.enum(USER_IMPORT_SKIP_REASONS),
+  /** What Porta found wrong, never the hash itself. */
+  detail: z.string().optional(),
+});
+
+export const UserImportReportSchema = z.object({
+  format: z.enum(USER_IMPORT_FORMATS),
+  /** Rows that are users with an address (before the skips below). */
+  total: z.number().int(),
+  created: z.number().int(),
+  /** Existing users (same address) whose names, verification or roles the source changed. */
+  updated: z.number().int(),
+  unchanged: z.number().int(),
+  skipped: z.array(UserImportSkipSchema),
+  /** Roles the import creates (or created) in the organization. */
+  rolesCreated: z.array(z.string()),
+  /** Users created with an imported password hash (they sign in with their old password). */
+  importedPasswords: z.number().int(),
+  /** Apply only: the transactions the import committed. */
+  batches: z.number().int().optional(),
+});
+
+export type UserImportRequest = z.infer<typeof UserImportRequestSchema>;
+export type UserImportReport = z.infer<typeof UserImportReportSchema>;
+export type UserImportSkip = z.infer<typeof UserImportSkipSchema>;
+export type UserImportSkipReason = (typeof USER_IMPORT_SKIP_REASONS)[number];
