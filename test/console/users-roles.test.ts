@@ -323,7 +323,7 @@ describe("roles and permissions", () => {
     expect(conflict).toContain("seller");
     expect(await prisma().role.findUniqueOrThrow({ where: { id: role.id } })).toEqual(after);
 
-    const bad = await admin.browser.post(url, { csrf, intent: "update", version: versionOf(page), name: "no spaces allowed", description: "" });
+    const bad = await admin.browser.post(url, { csrf, intent: "update", version: versionOf(page), name: "no/slashes allowed", description: "" });
     expect(bad.status).toBe(422);
     expect(await bad.text()).toMatch(/id="name-error"/);
     expect(await prisma().role.findUniqueOrThrow({ where: { id: role.id } })).toEqual(after);

@@ -22,7 +22,7 @@ import {
 
 /**
  * SCIM Groups (RFC 7643 §4.2) are the organization's roles (decision 084): `displayName` is
- * the role's name (a role name's rule applies: letters, digits and _ . : -), `members` are the
+ * the role's name (a role name's rule applies: letters, digits, single spaces and _ . : -), `members` are the
  * users who hold it. Creating a group creates a role without permissions; deleting it deletes
  * the role and its assignments. Membership changes are audited per user, as the Admin API's
  * role assignments are.
