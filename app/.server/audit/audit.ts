@@ -14,7 +14,7 @@ export interface AuditRecord {
   eventType: AuditEventType;
   organizationId?: string | null;
   /** `scim_token`: a provisioning client, by the id of the SCIM token it presented (decision 084). */
-  actorType: "user" | "admin" | "system" | "client" | "anonymous" | "scim_token";
+  actorType: "user" | "admin" | "org_admin" | "setup_link" | "system" | "client" | "anonymous" | "scim_token";
   actorId?: string | null;
   targetType?: string | null;
   targetId?: string | null;

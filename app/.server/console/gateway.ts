@@ -3,6 +3,7 @@ import { adminOperations, type OperationId, type OperationInput, type OperationO
 import type { FieldDetail } from "../errors";
 import { etagOf, versionOfEtag } from "../admin/http/etag";
 import { runOperation, type Operation } from "../admin/http/route";
+import type { Authenticate } from "../admin/http/caller";
 import { nestsDeeperThan, TOO_DEEP_MESSAGE } from "~/schemas/json-depth";
 
 /**
@@ -46,6 +47,8 @@ export async function callAdmin<Id extends OperationId>(
   accessToken: string,
   operationId: Id,
   input: AdminInput<Id> = {},
+  /** The door's authentication, for callers bound to one organization (the Admin API's by default). */
+  authenticate?: Authenticate,
 ): Promise<AdminResult<OperationOutput<Id>>> {
   const op = operationById(operationId);
   // JSON a person typed or uploaded (a key set, a claim value, an import) is serialized here, which
@@ -63,7 +66,7 @@ export async function callAdmin<Id extends OperationId>(
   if (input.ifMatch !== undefined) headers.set("if-match", etagOf(input.ifMatch));
   const requestBody = input.raw ? input.raw.bytes : input.body === undefined ? undefined : JSON.stringify(input.body);
   const request = new Request(url, { method: op.method, headers, body: requestBody });
-  const response = await runOperation(op, { request, params, context });
+  const response = await runOperation(op, { request, params, context }, authenticate);
   const text = await response.text();
   const body: unknown = text ? JSON.parse(text) : undefined;
   if (response.ok) return { ok: true, status: response.status, body: body as OperationOutput<Id>, version: versionOfEtag(response.headers.get("etag")) };

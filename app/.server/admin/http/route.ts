@@ -9,7 +9,9 @@ import { readBodyLimited } from "./body";
 import { AppError, badRequest, forbidden, validation, type FieldDetail } from "../../errors";
 import { toAppError } from "../../db/errors";
 import { etagOf, parseIfMatch } from "./etag";
-import { requireAdmin, type AdminUser } from "./require-admin";
+import type { AdminUser } from "./require-admin";
+import { authenticateServiceAdmin, type Authenticate } from "./caller";
+import { requireWithinOrganization, type OrganizationScope } from "./organization-scope";
 
 /**
  * One helper for every Admin API route: authentication (the seven checks), the operation's
@@ -78,6 +80,11 @@ export interface Operation<PS extends Schema = Schema, QS extends Schema = Schem
   tag: string;
   /** "public" only for the metadata operation; "authenticated" needs an admin but no permission. */
   permission: AdminPermission | "public" | "authenticated";
+  /**
+   * Where the target names its organization (organization-scope.ts): what makes the operation
+   * reachable for a caller bound to one organization. Without it, only service admins run it.
+   */
+  organizationScope?: readonly OrganizationScope[];
   params?: PS;
   query?: QS;
   body?: BS;
@@ -189,17 +196,18 @@ function assertDeclaredResponse(op: Operation, result: OperationResult, nodeEnv:
 type RunArgs = Pick<LoaderFunctionArgs | ActionFunctionArgs, "request" | "params" | "context">;
 
 /**
- * Runs one operation: the Admin API's splat route after matching the table (./serve.ts), and
- * the console in process (so that no rule exists twice). `params` are the path's parameters.
+ * Runs one operation: the Admin API's splat route after matching the table (./serve.ts), the
+ * console in process, and the doors of callers bound to one organization (so that no rule exists
+ * twice). `params` are the path's parameters; `authenticate` is the door's (caller.ts).
  */
-export async function runOperation(op: Operation, args: RunArgs): Promise<Response> {
+export async function runOperation(op: Operation, args: RunArgs, authenticate: Authenticate = authenticateServiceAdmin): Promise<Response> {
   const { request, params, context } = args;
   const { services, requestId } = context;
   const method = request.method.toUpperCase() as HttpMethod;
   try {
-    const admin =
-      op.permission === "public" ? (undefined as unknown as AdminUser) : await requireAdmin(services, request);
-    if (op.permission !== "public" && op.permission !== "authenticated" && !admin.permissions.has(op.permission)) throw forbidden(op.permission);
+    const caller = op.permission === "public" ? undefined : await authenticate(services, request);
+    const admin = caller?.admin ?? (undefined as unknown as AdminUser);
+    if (caller && !caller.may(op)) throw forbidden(op.permission);
     const url = new URL(request.url);
     const query = parse(op.query, Object.fromEntries(url.searchParams), "query");
     const pathParams = parse(op.params, params, "path");
@@ -207,7 +215,7 @@ export async function runOperation(op: Operation, args: RunArgs): Promise<Respon
     const rawBody = op.rawBody ? await readRaw(request, op.rawBody, query) : undefined;
     const ifMatch = parseIfMatch(request.headers.get("if-match"));
     const ip = context.req.ip ?? null;
-    const actor: Actor = admin ? { type: "admin", id: admin.id, ip, requestId } : { type: "anonymous", id: null, ip, requestId };
+    const actor: Actor = caller ? { type: caller.actorType, id: caller.admin.id, ip, requestId } : { type: "anonymous", id: null, ip, requestId };
     const writes = method !== "GET" && !op.readOnly;
     const handle = async (ctx: FullContext) => {
       let audited = 0;
@@ -215,6 +223,9 @@ export async function runOperation(op: Operation, args: RunArgs): Promise<Respon
         audited += 1;
         ctx.audit(entry);
       };
+      if (caller?.organizationId) {
+        await requireWithinOrganization(ctx.db, caller.organizationId, op.organizationScope ?? [], { params: pathParams, query, body });
+      }
       const transaction = <T>(work: (unit: FullContext) => Promise<T>) =>
         writes ? work({ ...ctx, audit }) : inTransaction(services, actor, work, { timeoutMs: op.transactionTimeoutMs });
       const result = await op.handler({ ctx: { ...ctx, audit }, admin, params: pathParams, query, body, rawBody, ifMatch, requestId, ip, audit, transaction });

@@ -1,0 +1,81 @@
+import type { Db } from "../../context";
+import { notFound } from "../../errors";
+
+/**
+ * Where an operation's target names its organization. The Admin API's own callers (service
+ * admins) reach every organization; a caller bound to one organization (an organization's own
+ * administrators, a setup link) may run only operations that declare a scope, and only on targets
+ * of that organization. An operation without a scope is never reachable by a bound caller.
+ *
+ * - `path`: a path parameter is the organization's id;
+ * - `query` / `body`: a field names the organization; a bound caller who leaves it out gets its
+ *   own organization filled in (so a list never spans organizations);
+ * - `entity`: a path parameter names a row whose organization is looked up.
+ */
+export type OrganizationScope =
+  | { in: "path"; param: string }
+  | { in: "query"; field: string }
+  | { in: "body"; field: string }
+  | { in: "entity"; param: string; owner: OwnedTable };
+
+/** The tables whose rows carry an `organizationId` a bound caller may be checked against. */
+export type OwnedTable = "user" | "role" | "permission" | "identityProvider" | "organizationDomain" | "scimToken" | "invitation" | "application" | "client" | "apiResource";
+
+async function organizationOf(db: Db, table: OwnedTable, id: string): Promise<string | null> {
+  const where = { where: { id }, select: { organizationId: true } } as const;
+  switch (table) {
+    case "user":
+      return (await db.user.findUnique(where))?.organizationId ?? null;
+    case "role":
+      return (await db.role.findUnique(where))?.organizationId ?? null;
+    case "permission":
+      return (await db.permission.findUnique(where))?.organizationId ?? null;
+    case "identityProvider":
+      return (await db.identityProvider.findUnique(where))?.organizationId ?? null;
+    case "organizationDomain":
+      return (await db.organizationDomain.findUnique(where))?.organizationId ?? null;
+    case "scimToken":
+      return (await db.scimToken.findUnique(where))?.organizationId ?? null;
+    case "invitation":
+      return (await db.invitation.findUnique(where))?.organizationId ?? null;
+    case "application":
+      return (await db.application.findUnique(where))?.organizationId ?? null;
+    case "client":
+      return (await db.client.findUnique(where))?.organizationId ?? null;
+    case "apiResource":
+      return (await db.apiResource.findUnique(where))?.organizationId ?? null;
+  }
+}
+
+/** The answer for a target of another organization: the same as for one that does not exist. */
+const elsewhere = () => notFound("target");
+
+function record(value: unknown): Record<string, unknown> | null {
+  return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : null;
+}
+
+/**
+ * Holds a bound caller to its organization: every scope of the operation must name it. Query and
+ * body fields left out are filled with it (the parsed objects are the handler's own input).
+ */
+export async function requireWithinOrganization(
+  db: Db,
+  organizationId: string,
+  scopes: readonly OrganizationScope[],
+  input: { params: unknown; query: unknown; body: unknown },
+): Promise<void> {
+  if (scopes.length === 0) throw elsewhere();
+  for (const scope of scopes) {
+    if (scope.in === "path") {
+      if (record(input.params)?.[scope.param] !== organizationId) throw elsewhere();
+    } else if (scope.in === "query" || scope.in === "body") {
+      const holder = record(scope.in === "query" ? input.query : input.body);
+      if (!holder) throw elsewhere();
+      if (holder[scope.field] === undefined) holder[scope.field] = organizationId;
+      else if (holder[scope.field] !== organizationId) throw elsewhere();
+    } else {
+      const id = record(input.params)?.[scope.param];
+      if (typeof id !== "string" || (await organizationOf(db, scope.owner, id)) !== organizationId) throw elsewhere();
+    }
+  }
+}
