@@ -3,10 +3,14 @@ import { MAX_IMPORT_BYTES } from "./transfer";
 
 /**
  * Imports of users from another identity system's export into one organization (decision 087):
- * a Keycloak realm export (`kc.sh export`, JSON) or an Auth0 bulk user export (NDJSON, with
- * Auth0's bcrypt password hash export merged into its lines).
+ * a Keycloak realm export (`kc.sh export`, JSON), an Auth0 bulk user export (NDJSON, with
+ * Auth0's bcrypt password hash export merged into its lines), or Porta's own user list as CSV or
+ * JSON (the columns below) for any other source.
  */
-export const USER_IMPORT_FORMATS = ["keycloak", "auth0"] as const;
+export const USER_IMPORT_FORMATS = ["keycloak", "auth0", "csv", "json"] as const;
+
+/** The columns of a CSV user list and the keys of a JSON one (docs/migration.md). */
+export const GENERIC_USER_IMPORT_COLUMNS = ["email", "given_name", "family_name", "email_verified", "active", "password_hash", "roles", "external_id"] as const;
 
 export const UserImportRequestSchema = z
   .object({
@@ -22,7 +26,7 @@ export const USER_IMPORT_SKIP_REASONS = ["no_email", "invalid_email", "duplicate
 export const UserImportSkipSchema = z.object({
   /** The row's position in the source's user list (0-based; for Auth0 the line's; for a role its position among the source's roles). */
   row: z.number().int(),
-  /** The source's own id of the row: Keycloak's username, Auth0's user_id, or a role's name. */
+  /** The source's own id of the row: Keycloak's username, Auth0's user_id, a list's external_id, or a role's name. */
   sourceId: z.string().nullable(),
   email: z.string().nullable(),
   reason: z.enum(USER_IMPORT_SKIP_REASONS),

@@ -247,6 +247,51 @@ describe("an Auth0 user export", () => {
   });
 });
 
+describe("a CSV or JSON user list of any other source", () => {
+  it("imports a CSV's bcrypt and Django PBKDF2 hashes that sign in, its roles and flags, and a second apply changes nothing", async () => {
+    const tenant = await createTenant(porta);
+    const prefix = unique("csv");
+    const djangoSalt = "q9XpT2cLmN";
+    const django = `pbkdf2_sha256$1000$${djangoSalt}$${pbkdf2Sync("erin's django password", djangoSalt, 1000, 32, "sha256").toString("base64")}`;
+    const csv = [
+      "email,given_name,family_name,email_verified,active,password_hash,roles,external_id",
+      `${prefix}-erin@example.com,Erin,Ng,true,,${django},${prefix}-staff;${prefix}-ops,e1`,
+      `${prefix}-finn@example.com,Finn,,true,true,${await bcrypt.hash("finn's password", 4)},${prefix}-staff,f2`,
+      `${prefix}-gus@example.com,,,false,false,,,g3`,
+    ].join("\n");
+    const body = { format: "csv", data: csv };
+    const planned = await preview(tenant, body);
+    expect(planned.body).toMatchObject({ created: 3, importedPasswords: 2 });
+    expect(await prisma().user.count({ where: { organizationId: tenant.org.id } })).toBe(0);
+    const res = await apply(tenant, body);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ format: "csv", created: 3, importedPasswords: 2, skipped: [] });
+    expect([...res.body.rolesCreated].sort()).toEqual([`${prefix}-ops`, `${prefix}-staff`]);
+    const gus = await prisma().user.findFirstOrThrow({ where: { organizationId: tenant.org.id, email: `${prefix}-gus@example.com` } });
+    expect(gus).toMatchObject({ status: "inactive", emailVerified: false, passwordHash: null });
+
+    await signIn(tenant, { email: `${prefix}-erin@example.com`, password: "erin's django password" });
+    await signIn(tenant, { email: `${prefix}-finn@example.com`, password: "finn's password" });
+    const erin = await prisma().user.findFirstOrThrow({ where: { organizationId: tenant.org.id, email: `${prefix}-erin@example.com` }, include: { roles: { include: { role: true } } } });
+    expect(erin.legacyPassword).toBeNull();
+    expect(erin.passwordHash).toMatch(/^\$argon2id\$/);
+    expect(erin.roles.map((r) => r.role.name).sort()).toEqual([`${prefix}-ops`, `${prefix}-staff`]);
+
+    const again = await apply(tenant, body);
+    expect(again.body).toMatchObject({ created: 0, updated: 0, unchanged: 3, rolesCreated: [] });
+  });
+
+  it("imports a JSON list with the same keys, and refuses a misspelt key by name", async () => {
+    const tenant = await createTenant(porta);
+    const prefix = unique("json");
+    const res = await apply(tenant, { format: "json", data: JSON.stringify([{ email: `${prefix}-hal@example.com`, given_name: "Hal", email_verified: true, roles: [`${prefix}-crew`] }]) });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ created: 1, rolesCreated: [`${prefix}-crew`] });
+    expect422(await apply(tenant, { format: "json", data: JSON.stringify([{ email: `${prefix}-ida@example.com`, pasword_hash: "x" }]) }), "data.0.pasword_hash");
+    expect(await prisma().user.count({ where: { organizationId: tenant.org.id } })).toBe(1);
+  });
+});
+
 describe("a large export", () => {
   it("commits in batches of 200 users, each with one audit entry of its counts", async () => {
     const tenant = await createTenant(porta);

@@ -9,6 +9,7 @@ import { AppError } from "../../errors";
 import { assignUserRole, createRole } from "../rbac/service";
 import { createUser, deactivateUser, requireManagedOrganization, updateUser } from "../users/service";
 import { parseAuth0Export } from "./importers/auth0";
+import { parseGenericCsv, parseGenericJson } from "./importers/generic";
 import { parseKeycloakExport } from "./importers/keycloak";
 import type { SourceRole, SourceUser } from "./importers/source";
 
@@ -51,8 +52,10 @@ function chunks<T>(items: T[], size: number): T[][] {
   return out;
 }
 
+const PARSERS = { keycloak: parseKeycloakExport, auth0: parseAuth0Export, csv: parseGenericCsv, json: parseGenericJson } as const;
+
 function parseSource(request: UserImportRequest) {
-  return request.format === "keycloak" ? parseKeycloakExport(request.data) : parseAuth0Export(request.data);
+  return PARSERS[request.format](request.data);
 }
 
 /** Whether the old hash is a form `users.create` takes; the message when not (it never quotes the hash). */

@@ -4338,11 +4338,11 @@ export interface Operations {
   /** Import the users of a Keycloak realm export or an Auth0 user export: new addresses become users (old password hashes imported), existing ones keep their password and status and only gain names, verification and roles; applying it again changes nothing */
   "userImports.apply": {
     args: [orgId: string, body: {
-        format: "keycloak" | "auth0";
+        format: "keycloak" | "auth0" | "csv" | "json";
         data: string;
       }, options?: CallOptions];
     response: {
-        format: "keycloak" | "auth0";
+        format: "keycloak" | "auth0" | "csv" | "json";
         total: number;
         created: number;
         updated: number;
@@ -4363,11 +4363,11 @@ export interface Operations {
   /** Read a Keycloak realm export or an Auth0 user export and report what importing it would create, update and skip, with a reason per skipped row (writes nothing) */
   "userImports.preview": {
     args: [orgId: string, body: {
-        format: "keycloak" | "auth0";
+        format: "keycloak" | "auth0" | "csv" | "json";
         data: string;
       }, options?: CallOptions];
     response: {
-        format: "keycloak" | "auth0";
+        format: "keycloak" | "auth0" | "csv" | "json";
         total: number;
         created: number;
         updated: number;
@@ -6413,7 +6413,7 @@ export const operationHelp: Record<string, OperationHelp> = {
     summary: "Import the users of a Keycloak realm export or an Auth0 user export: new addresses become users (old password hashes imported), existing ones keep their password and status and only gain names, verification and roles; applying it again changes nothing",
     fields: [
       {"name":"orgId","in":"path","type":"string (uuid)","required":true},
-      {"name":"format","in":"body","type":"keycloak | auth0","required":true},
+      {"name":"format","in":"body","type":"keycloak | auth0 | csv | json","required":true},
       {"name":"data","in":"body","type":"string (1–67108864 chars)","required":true},
     ],
   },
@@ -6421,7 +6421,7 @@ export const operationHelp: Record<string, OperationHelp> = {
     summary: "Read a Keycloak realm export or an Auth0 user export and report what importing it would create, update and skip, with a reason per skipped row (writes nothing)",
     fields: [
       {"name":"orgId","in":"path","type":"string (uuid)","required":true},
-      {"name":"format","in":"body","type":"keycloak | auth0","required":true},
+      {"name":"format","in":"body","type":"keycloak | auth0 | csv | json","required":true},
       {"name":"data","in":"body","type":"string (1–67108864 chars)","required":true},
     ],
   },
