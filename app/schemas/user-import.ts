@@ -10,7 +10,7 @@ import { MAX_IMPORT_BYTES } from "./transfer";
 export const USER_IMPORT_FORMATS = ["keycloak", "auth0", "csv", "json"] as const;
 
 /** The columns of a CSV user list and the keys of a JSON one (docs/migration.md). */
-export const GENERIC_USER_IMPORT_COLUMNS = ["email", "given_name", "family_name", "email_verified", "active", "password_hash", "roles", "external_id"] as const;
+export const GENERIC_USER_IMPORT_COLUMNS = ["email", "given_name", "family_name", "email_verified", "active", "password_hash", "roles", "external_id", "totp_secret"] as const;
 
 export const UserImportRequestSchema = z
   .object({
@@ -47,6 +47,10 @@ export const UserImportReportSchema = z.object({
   rolesCreated: z.array(z.string()),
   /** Users created with an imported password hash (they sign in with their old password). */
   importedPasswords: z.number().int(),
+  /** Users created with their authenticator app's TOTP secret (their codes keep working). */
+  importedTotp: z.number().int(),
+  /** One-time-password credentials of new users that Porta cannot check (the users enroll again). */
+  totpNotCarried: z.array(z.object({ row: z.number().int(), sourceId: z.string().nullable(), email: z.string(), detail: z.string() })),
   /** Apply only: the transactions the import committed. */
   batches: z.number().int().optional(),
 });

@@ -1,11 +1,14 @@
 import argon2 from "argon2";
 import bcrypt from "bcryptjs";
-import { pbkdf2Sync, randomBytes, randomUUID } from "node:crypto";
+import { createHmac, pbkdf2Sync, randomBytes, randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { UserImportReport } from "~/schemas/user-import";
+import { matchTotpStep, totpAad } from "~/.server/auth/two-factor/totp";
 import { adminApi, obtainAdminTokens } from "../support/admin-api";
 import { startTestPorta, type TestPorta } from "../support/porta";
-import { createTenant, expect422, expectError, signIn, unique, type Tenant } from "./helpers";
+import { startAuthorization } from "../support/browser";
+import { signInWithPassword, submitCode, type Step } from "../two-factor/helpers";
+import { createTenant, expect422, expectError, RP_CALLBACK, signIn, unique, type Tenant } from "./helpers";
 
 /**
  * Users imported from a Keycloak realm export and an Auth0 user export (decision 087): the
@@ -65,8 +68,21 @@ async function keycloakArgon2Password(password: string) {
   };
 }
 
+/** A TOTP secret as Keycloak keeps it: text, whose UTF-8 bytes key the HMAC. */
+const KEYCLOAK_OTP_SECRET = "w8Hk2QpZr5TnYb3LxVc1";
+
+/** RFC 6238's code for a key and time, computed here without Porta's TOTP library. */
+function rfc6238(key: Buffer, now = Date.now()) {
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(Math.floor(now / 1000 / 30)));
+  const mac = createHmac("sha1", key).update(counter).digest();
+  const offset = mac[mac.length - 1]! & 0xf;
+  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, "0");
+}
+
 function keycloakRealm(prefix: string, argon2Credential: { type: string; secretData: string; credentialData: string }) {
-  const otp = { id: randomUUID(), type: "otp", secretData: JSON.stringify({ value: "JBSWY3DPEHPK3PXP" }), credentialData: JSON.stringify({ subType: "totp", digits: 6, period: 30, algorithm: "HmacSHA1" }) };
+  const otp = { id: randomUUID(), type: "otp", secretData: JSON.stringify({ value: KEYCLOAK_OTP_SECRET }), credentialData: JSON.stringify({ subType: "totp", digits: 6, period: 30, algorithm: "HmacSHA1" }) };
+  const otpSha256 = { ...otp, id: randomUUID(), credentialData: JSON.stringify({ subType: "totp", digits: 6, period: 30, algorithm: "HmacSHA256" }) };
   return {
     id: randomUUID(),
     realm: "acme",
@@ -107,7 +123,7 @@ function keycloakRealm(prefix: string, argon2Credential: { type: string; secretD
         credentials: [{ type: "password", secretData: JSON.stringify({ value: "AAAA", salt: "AAAA" }), credentialData: JSON.stringify({ hashIterations: 1, algorithm: "md5-custom" }) }],
       },
       { id: randomUUID(), username: "mallory", email: "not an address", enabled: true },
-      { id: randomUUID(), username: "greta", email: `${prefix}-greta@example.com`, emailVerified: true, enabled: true, credentials: [argon2Credential] },
+      { id: randomUUID(), username: "greta", email: `${prefix}-greta@example.com`, emailVerified: true, enabled: true, credentials: [argon2Credential, otpSha256] },
     ],
     clients: [{ clientId: "account", enabled: true }],
   };
@@ -130,7 +146,8 @@ describe("a Keycloak realm export", () => {
   it("previews what it would do and writes nothing", async () => {
     const res = await preview(tenant, body);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body).toMatchObject({ format: "keycloak", total: 6, created: 3, updated: 0, unchanged: 0, importedPasswords: 2, rolesCreated: [`${prefix}-editor`, `${prefix}-viewer`] });
+    expect(res.body).toMatchObject({ format: "keycloak", total: 6, created: 3, updated: 0, unchanged: 0, importedPasswords: 2, importedTotp: 2, rolesCreated: [`${prefix}-editor`, `${prefix}-viewer`] });
+    expect(res.body.totpNotCarried).toEqual([{ row: 6, sourceId: "greta", email: `${prefix}-greta@example.com`, detail: expect.stringContaining("HmacSHA256") }]);
     expect(res.body.skipped.map((s) => [s.sourceId, s.reason])).toEqual([
       ["bad/role", "invalid_role_name"],
       ["service-account-x", "no_email"],
@@ -158,6 +175,15 @@ describe("a Keycloak realm export", () => {
     const bob = await prisma().user.findFirstOrThrow({ where: { organizationId: tenant.org.id, email: `${prefix}-bob@example.com` }, include: { roles: { include: { role: true } } } });
     expect(bob).toMatchObject({ status: "inactive", emailVerified: false, passwordHash: null, legacyPassword: null });
     expect(bob.roles.map((r) => r.role.name)).toEqual([`${prefix}-viewer`]);
+    // Alice's authenticator app keeps working: the code it shows now is accepted by Porta's check.
+    const totp = await prisma().totpCredential.findUniqueOrThrow({ where: { userId: alice.id } });
+    expect(totp.status).toBe("enrolled");
+    const stored = porta.services.encrypter.decrypt(totp.secretEncrypted, totpAad(alice.id));
+    expect(matchTotpStep(stored, rfc6238(Buffer.from(KEYCLOAK_OTP_SECRET, "utf8")))).not.toBeNull();
+    expect(matchTotpStep(stored, rfc6238(Buffer.from("another secret", "utf8")))).toBeNull();
+    expect(totp.secretEncrypted).not.toContain(KEYCLOAK_OTP_SECRET);
+    const greta = await prisma().user.findFirstOrThrow({ where: { organizationId: tenant.org.id, email: `${prefix}-greta@example.com` }, include: { totp: true } });
+    expect(greta.totp).toBeNull();
     const entries = await prisma().auditEntry.findMany({ where: { eventType: "user.imported", organizationId: tenant.org.id } });
     expect(entries).toHaveLength(1);
     expect(entries[0]!.data).toMatchObject({ format: "keycloak", batch: 1, of: 1, created: 3, updated: 0, importedPasswords: 2 });
@@ -168,8 +194,13 @@ describe("a Keycloak realm export", () => {
     expect(JSON.stringify(alice)).not.toContain(secret.value.slice(0, 20));
   });
 
-  it("the old Keycloak password signs in through the login page, and the stored hash becomes plain Argon2id", async () => {
-    await signIn(tenant, { email: `${prefix}-alice@example.com`, password: "alice's old keycloak password" });
+  it("the old Keycloak password and the code of the old authenticator app sign in through the login pages, and the stored hash becomes plain Argon2id", async () => {
+    const start = await startAuthorization({ issuer: tenant.issuer, clientId: tenant.clientId, clientSecret: tenant.secret, redirectUri: RP_CALLBACK, scope: "openid" });
+    const page = { ...start, html: await (await start.browser.get(start.interactionUrl)).text() };
+    const step = await signInWithPassword(page, `${prefix}-alice@example.com`, "alice's old keycloak password");
+    expect(step.kind).toBe("totp");
+    const verified = await submitCode(start.browser, step as Step & { html: string }, rfc6238(Buffer.from(KEYCLOAK_OTP_SECRET, "utf8")));
+    expect(["callback", "consent"]).toContain(verified.step?.kind);
     const alice = await prisma().user.findFirstOrThrow({ where: { organizationId: tenant.org.id, email: `${prefix}-alice@example.com` } });
     expect(alice.legacyPassword).toBeNull();
     expect(alice.passwordHash).toMatch(/^\$argon2id\$/);

@@ -4,6 +4,7 @@ import { RoleNameSchema } from "~/schemas/rbac";
 import type { UserUpdate } from "~/schemas/user";
 import type { UserImportReport, UserImportRequest, UserImportSkip } from "~/schemas/user-import";
 import { parseImportedHash } from "../../auth/legacy-hashes";
+import { importEnrolledTotp } from "../../auth/two-factor/service";
 import type { Context } from "../../context";
 import { AppError } from "../../errors";
 import { assignUserRole, createRole } from "../rbac/service";
@@ -26,7 +27,7 @@ import type { SourceRole, SourceUser } from "./importers/source";
  */
 export const USER_IMPORT_BATCH = 200;
 
-type ImportContext = Context<"settings" | "passwords" | "cache" | "store" | "logoutNotices">;
+type ImportContext = Context<"settings" | "passwords" | "cache" | "store" | "logoutNotices" | "encrypter">;
 
 interface Update {
   source: SourceUser;
@@ -142,6 +143,8 @@ export async function planUserImport(ctx: Context, organizationId: string, reque
     skipped: [...roleSkips, ...skipped],
     rolesCreated: rolesToCreate.map((r) => r.name),
     importedPasswords: creates.filter((u) => u.passwordHash !== null).length,
+    importedTotp: creates.filter((u) => u.totpSecret !== null).length,
+    totpNotCarried: creates.flatMap((u) => (u.totpProblem ? [{ row: u.row, sourceId: u.sourceId, email: u.email, detail: u.totpProblem }] : [])),
   };
   return { report, creates, updates, rolesToCreate, assignable };
 }
@@ -171,6 +174,7 @@ async function applyBatch(ctx: ImportContext, organizationId: string, adminId: s
   let created = 0;
   let updated = 0;
   let importedPasswords = 0;
+  let importedTotp = 0;
   for (const item of batch) {
     let user: UserRow;
     let roles: string[];
@@ -187,6 +191,10 @@ async function applyBatch(ctx: ImportContext, organizationId: string, adminId: s
         ...(item.familyName !== null ? { familyName: item.familyName } : {}),
         ...(item.passwordHash !== null ? { importedPasswordHash: item.passwordHash } : {}),
       });
+      if (item.totpSecret !== null) {
+        await importEnrolledTotp(ctx, user.id, item.totpSecret);
+        importedTotp += 1;
+      }
       if (!item.active) user = await deactivateUser(ctx, user, adminId, undefined);
       if (item.passwordHash !== null) importedPasswords += 1;
       roles = item.roles;
@@ -197,7 +205,7 @@ async function applyBatch(ctx: ImportContext, organizationId: string, adminId: s
       if (roleId) await assignUserRole(ctx, user.id, roleId);
     }
   }
-  return { created, updated, importedPasswords, rolesCreated };
+  return { created, updated, importedPasswords, importedTotp, rolesCreated };
 }
 
 /**

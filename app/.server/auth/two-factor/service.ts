@@ -53,6 +53,15 @@ export async function confirmTotpEnrollment(
   });
 }
 
+/**
+ * Enrolls a secret another system's users already have in their authenticator apps (an import):
+ * enrolled at once, since the person proved it there, without recovery codes (they make them on
+ * the account page).
+ */
+export async function importEnrolledTotp(ctx: Context<"encrypter">, userId: string, secretBase32: string): Promise<void> {
+  await ctx.db.totpCredential.create({ data: { userId, secretEncrypted: ctx.encrypter.encrypt(secretBase32, totpAad(userId)), status: "enrolled", enrolledAt: new Date() } });
+}
+
 export type EnrollmentOutcome = { ok: true; recoveryCodes: string[] } | { ok: false; reason: "invalid_code" } | { ok: false; reason: "rate_limited"; retryAfterSeconds: number };
 
 /**

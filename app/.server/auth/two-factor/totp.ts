@@ -18,6 +18,15 @@ function totpFor(secretBase32: string, issuer = "Porta", label = "account") {
   return new TOTP({ issuer, label, algorithm: "SHA1", digits: TOTP_DIGITS, period: TOTP_PERIOD_SECONDS, secret: Secret.fromBase32(secretBase32) });
 }
 
+/** The secret of raw key bytes, as Porta stores it (another system's export may keep the bytes). */
+export function totpSecretOfBytes(bytes: Uint8Array): string {
+  // A copy: a Buffer may be a view into a larger pool, whose whole ArrayBuffer is not the key.
+  return new (otpauth().Secret)({ buffer: new Uint8Array(bytes).buffer }).base32;
+}
+
+/** RFC 4648 base32 without padding, as Porta stores secrets and authenticator apps show them. */
+export const TOTP_SECRET_BASE32 = /^[A-Z2-7]{16,128}$/;
+
 /** The otpauth:// URI an authenticator app scans. */
 export function totpUri(secretBase32: string, issuer: string, label: string): string {
   return totpFor(secretBase32, issuer, label).toString();

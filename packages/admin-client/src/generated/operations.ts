@@ -4356,6 +4356,13 @@ export interface Operations {
         }>;
         rolesCreated: Array<string>;
         importedPasswords: number;
+        importedTotp: number;
+        totpNotCarried: Array<{
+          row: number;
+          sourceId: string | null;
+          email: string;
+          detail: string;
+        }>;
         batches?: number;
       };
     etag: false;
@@ -4381,6 +4388,13 @@ export interface Operations {
         }>;
         rolesCreated: Array<string>;
         importedPasswords: number;
+        importedTotp: number;
+        totpNotCarried: Array<{
+          row: number;
+          sourceId: string | null;
+          email: string;
+          detail: string;
+        }>;
         batches?: number;
       };
     etag: false;

@@ -56,6 +56,8 @@ export function parseAuth0Export(text: string): ImportSource {
       active: user.blocked !== true,
       passwordHash: user.passwordHash ? user.passwordHash : null,
       roles: [],
+      // Auth0's export carries no MFA secrets: enrolled users enroll again in Porta.
+      totpSecret: null,
     });
   }
   return { users, roles: [], skipped };

@@ -23,8 +23,8 @@ describe("a CSV user list", () => {
     ].join("\r\n");
     const source = parseGenericCsv(csv);
     expect(source.users).toEqual([
-      { row: 0, sourceId: "u-1", email: "ann@example.com", givenName: "Ann", familyName: "Lee", emailVerified: true, active: true, passwordHash: "$2b$04$abcdefghijklmnopqrstuu5mMWQH7Yy6lMrS1W7jW6EyqyM3aD1G6", roles: ["editor", "viewer"] },
-      { row: 1, sourceId: null, email: "bob@example.com", givenName: null, familyName: null, emailVerified: false, active: false, passwordHash: null, roles: [] },
+      { row: 0, sourceId: "u-1", email: "ann@example.com", givenName: "Ann", familyName: "Lee", emailVerified: true, active: true, passwordHash: "$2b$04$abcdefghijklmnopqrstuu5mMWQH7Yy6lMrS1W7jW6EyqyM3aD1G6", roles: ["editor", "viewer"], totpSecret: null },
+      { row: 1, sourceId: null, email: "bob@example.com", givenName: null, familyName: null, emailVerified: false, active: false, passwordHash: null, roles: [], totpSecret: null },
     ]);
     expect(source.roles.map((r) => r.name)).toEqual(["editor", "viewer"]);
     expect(source.skipped).toEqual([{ row: 2, sourceId: "u-3", email: null, reason: "no_email" }]);
@@ -36,6 +36,14 @@ describe("a CSV user list", () => {
     expect(refusal(() => parseGenericCsv("email,active\na@example.com,maybe")).details?.[0]?.field).toBe("data.0.active");
     expect(refusal(() => parseGenericCsv("email,given_name\na@example.com,A\u0000B")).details?.[0]?.field).toBe("data.0.given_name");
     expect(refusal(() => parseGenericCsv('email\n"unterminated')).details?.[0]?.field).toBe("data");
+  });
+});
+
+describe("a TOTP secret in a user list", () => {
+  it("is taken in base32 as authenticator apps show it (spaces, padding and case aside), and refused when it is not base32", () => {
+    const source = parseGenericCsv("email,totp_secret\na@example.com,jbsw y3dp ehpk 3pxp====\nb@example.com,");
+    expect(source.users.map((u) => u.totpSecret)).toEqual(["JBSWY3DPEHPK3PXP", null]);
+    expect(refusal(() => parseGenericCsv("email,totp_secret\na@example.com,not-base32!")).details?.[0]?.field).toBe("data.0.totp_secret");
   });
 });
 

@@ -5,6 +5,7 @@ import { GENERIC_USER_IMPORT_COLUMNS } from "~/schemas/user-import";
 import { MAX_JSON_DEPTH, textNestsDeeperThan } from "~/schemas/json-depth";
 import { validation } from "../../../errors";
 import { requiredOnFirstUse } from "../../../lazy";
+import { TOTP_SECRET_BASE32 } from "../../../auth/two-factor/totp";
 import { refuseShape } from "./details";
 import { emailOf, nameOf, SourceText, type ImportSource, type SourceRole, type SourceUser } from "./source";
 
@@ -30,6 +31,12 @@ const GenericUserSchema = z
     password_hash: z.union([z.literal(""), ImportedPasswordHashSchema]).nullable().optional(),
     roles: RoleList.optional(),
     external_id: Text.nullable().optional(),
+    totp_secret: z
+      .string()
+      .transform((v) => v.replace(/[\s=]/g, "").toUpperCase())
+      .pipe(z.union([z.literal(""), z.string().regex(TOTP_SECRET_BASE32, "must be a base32 TOTP secret (SHA-1, 6 digits, 30-second steps)")]))
+      .nullable()
+      .optional(),
   })
   .strict();
 
@@ -60,6 +67,7 @@ function sourceOf(rows: unknown[], rowOffset: number, fieldOf: (row: number) => 
       active: user.active ?? true,
       passwordHash: user.password_hash ? user.password_hash : null,
       roles: userRoles,
+      totpSecret: user.totp_secret ? user.totp_secret : null,
     });
   }
   return { users, roles: [...roles.values()], skipped };

@@ -3,14 +3,15 @@ import type { ImportedPasswordHash } from "~/schemas/imported-password-hash";
 import { MAX_JSON_DEPTH, textNestsDeeperThan } from "~/schemas/json-depth";
 import type { UserImportSkip } from "~/schemas/user-import";
 import { validation } from "../../../errors";
+import { TOTP_DIGITS, TOTP_PERIOD_SECONDS, totpSecretOfBytes } from "../../../auth/two-factor/totp";
 import { refuseShape } from "./details";
 import { emailOf, nameOf, SourceText, type ImportSource, type SourceRole, type SourceUser } from "./source";
 
 /**
  * A Keycloak realm export (`kc.sh export --realm <realm>`, one realm's JSON, or one of the
  * `<realm>-users-<n>.json` files the directory form writes): its users with their names,
- * verification, enabled flag, password credential and realm roles, and the realm's roles.
- * Clients, client roles, groups, identity-provider links and OTP credentials are not carried.
+ * verification, enabled flag, password credential, TOTP credential and realm roles, and the
+ * realm's roles. Clients, client roles, groups and identity-provider links are not carried.
  */
 const Text = SourceText(1000);
 const Credential = z.object({
@@ -77,6 +78,30 @@ function passwordOf(credentials: z.infer<typeof Credential>[]): ImportedPassword
   return argon2Phc(password.secretData, password.credentialData) ?? { format: "keycloak", secretData: password.secretData, credentialData: password.credentialData };
 }
 
+const OtpParameters = z.object({ subType: z.string(), digits: z.number(), period: z.number(), algorithm: z.string() });
+
+/**
+ * Keycloak keeps a TOTP secret as text and keys the HMAC with that text's UTF-8 bytes (its QR code
+ * shows their base32), so Porta stores the base32 of those bytes. Only what Porta's TOTP checks
+ * (SHA-1, 6 digits, 30 s) is carried; HOTP and other parameters are reported instead.
+ */
+function totpOf(credentials: z.infer<typeof Credential>[]): { totpSecret: string | null; totpProblem?: string } {
+  const otp = credentials.find((c) => c.type === "otp");
+  if (!otp) return { totpSecret: null };
+  try {
+    const parameters = OtpParameters.safeParse(JSON.parse(otp.credentialData ?? "{}"));
+    const secret = SecretData.pick({ value: true }).safeParse(JSON.parse(otp.secretData ?? "{}"));
+    if (!parameters.success || !secret.success || secret.data.value === "") return { totpSecret: null, totpProblem: "the OTP credential has no secret or parameters Porta can read" };
+    const p = parameters.data;
+    if (p.subType !== "totp" || p.digits !== TOTP_DIGITS || p.period !== TOTP_PERIOD_SECONDS || p.algorithm !== "HmacSHA1") {
+      return { totpSecret: null, totpProblem: `Porta checks TOTP with SHA-1, ${TOTP_DIGITS} digits and ${TOTP_PERIOD_SECONDS}-second steps; this one is ${p.subType}, ${p.algorithm}, ${p.digits} digits, ${p.period} s` };
+    }
+    return { totpSecret: totpSecretOfBytes(Buffer.from(secret.data.value, "utf8")) };
+  } catch {
+    return { totpSecret: null, totpProblem: "the OTP credential is not JSON" };
+  }
+}
+
 export function parseKeycloakExport(text: string): ImportSource {
   // Measured before it is parsed, as the Admin API measures its bodies: deep nesting is slow to parse and walk.
   if (textNestsDeeperThan(text)) throw validation([{ field: "data", message: `nests arrays or objects more than ${MAX_JSON_DEPTH} levels deep` }]);
@@ -115,6 +140,7 @@ export function parseKeycloakExport(text: string): ImportSource {
       active: user.enabled ?? true,
       passwordHash: passwordOf(user.credentials ?? []),
       roles: userRoles,
+      ...totpOf(user.credentials ?? []),
     });
   }
   return { users, roles: [...roles.values()], skipped };

@@ -20,6 +20,13 @@ export interface SourceUser {
   passwordHash: ImportedPasswordHash | null;
   /** Names of the roles the source gives the user. */
   roles: string[];
+  /**
+   * The user's TOTP secret (base32 of the key's bytes) when the source has one Porta's TOTP can
+   * check (SHA-1, 6 digits, 30-second steps); null without one.
+   */
+  totpSecret: string | null;
+  /** Why the source's one-time-password credential was not carried, when it was not. */
+  totpProblem?: string;
 }
 
 export interface SourceRole {
