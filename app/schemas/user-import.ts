@@ -51,6 +51,20 @@ export const UserImportReportSchema = z.object({
   importedTotp: z.number().int(),
   /** One-time-password credentials of new users that Porta cannot check (the users enroll again). */
   totpNotCarried: z.array(z.object({ row: z.number().int(), sourceId: z.string().nullable(), email: z.string(), detail: z.string() })),
+  /**
+   * The source's clients (Keycloak): created with new ids and secrets (apply only: each secret is
+   * shown here once), already there by name, or skipped with the reason.
+   */
+  clients: z.array(
+    z.object({
+      sourceId: z.string(),
+      name: z.string(),
+      outcome: z.enum(["create", "created", "exists", "skipped"]),
+      clientId: z.string().optional(),
+      clientSecret: z.string().optional(),
+      detail: z.string().optional(),
+    }),
+  ),
   /** Apply only: the transactions the import committed. */
   batches: z.number().int().optional(),
 });

@@ -125,7 +125,24 @@ function keycloakRealm(prefix: string, argon2Credential: { type: string; secretD
       { id: randomUUID(), username: "mallory", email: "not an address", enabled: true },
       { id: randomUUID(), username: "greta", email: `${prefix}-greta@example.com`, emailVerified: true, enabled: true, credentials: [argon2Credential, otpSha256] },
     ],
-    clients: [{ clientId: "account", enabled: true }],
+    clients: [
+      { clientId: "account", name: "${client_account}", enabled: true, publicClient: true, redirectUris: ["/realms/acme/account/*"] },
+      {
+        clientId: "shop-web",
+        name: "Shop",
+        enabled: true,
+        protocol: "openid-connect",
+        publicClient: false,
+        standardFlowEnabled: true,
+        serviceAccountsEnabled: true,
+        secret: "keycloak-secret-never-copied",
+        redirectUris: ["https://shop.example.com/callback", "https://shop.example.com/*"],
+        attributes: { "post.logout.redirect.uris": "https://shop.example.com/bye##+" },
+      },
+      { clientId: "shop-spa", enabled: true, protocol: "openid-connect", publicClient: true, standardFlowEnabled: true, redirectUris: ["https://spa.example.com/"] },
+      { clientId: "shop-api", enabled: true, protocol: "openid-connect", bearerOnly: true },
+      { clientId: "https://sp.example.com/saml", enabled: true, protocol: "saml", redirectUris: ["https://sp.example.com/acs"] },
+    ],
   };
 }
 
@@ -155,8 +172,17 @@ describe("a Keycloak realm export", () => {
       ["eve", "unsupported_credential"],
       ["mallory", "invalid_email"],
     ]);
+    expect(res.body.clients.map((c) => [c.sourceId, c.outcome])).toEqual([
+      ["account", "skipped"],
+      ["shop-web", "create"],
+      ["shop-spa", "create"],
+      ["shop-api", "skipped"],
+      ["https://sp.example.com/saml", "skipped"],
+    ]);
+    expect(res.body.clients[1]!.detail).toContain("https://shop.example.com/*");
     expect(await prisma().user.count({ where: { organizationId: tenant.org.id } })).toBe(0);
     expect(await prisma().role.count({ where: { organizationId: tenant.org.id } })).toBe(0);
+    expect(await prisma().client.count({ where: { organizationId: tenant.org.id, name: { in: ["Shop", "shop-spa"] } } })).toBe(0);
   });
 
   it("applies: users with their state, roles without Keycloak's built-ins, mappings, one audit entry of counts", async () => {
@@ -175,6 +201,21 @@ describe("a Keycloak realm export", () => {
     const bob = await prisma().user.findFirstOrThrow({ where: { organizationId: tenant.org.id, email: `${prefix}-bob@example.com` }, include: { roles: { include: { role: true } } } });
     expect(bob).toMatchObject({ status: "inactive", emailVerified: false, passwordHash: null, legacyPassword: null });
     expect(bob.roles.map((r) => r.role.name)).toEqual([`${prefix}-viewer`]);
+    // Clients: new ids and a new secret shown once in this answer, exact redirect URIs, the flows Keycloak enabled.
+    const web = res.body.clients.find((c) => c.sourceId === "shop-web")!;
+    expect(web).toMatchObject({ outcome: "created", clientId: expect.any(String), clientSecret: expect.any(String) });
+    expect(web.clientSecret).not.toBe("keycloak-secret-never-copied");
+    const webRow = await prisma().client.findUniqueOrThrow({ where: { id: web.clientId! } });
+    expect(webRow).toMatchObject({ organizationId: tenant.org.id, name: "Shop", redirectUris: ["https://shop.example.com/callback"], postLogoutRedirectUris: ["https://shop.example.com/bye"], grantTypes: ["authorization_code", "refresh_token", "client_credentials"] });
+    const spa = res.body.clients.find((c) => c.sourceId === "shop-spa")!;
+    expect(spa).toMatchObject({ outcome: "created" });
+    expect(spa.clientSecret).toBeUndefined();
+    const granted = await fetch(`${tenant.issuer}/token`, { method: "POST", headers: { authorization: `Basic ${Buffer.from(`${web.clientId}:${web.clientSecret}`).toString("base64")}`, "content-type": "application/x-www-form-urlencoded" }, body: "grant_type=client_credentials" });
+    expect(granted.status).toBe(200);
+    const clientEntries = await prisma().auditEntry.findMany({ where: { eventType: "client.created", organizationId: tenant.org.id } });
+    expect(clientEntries).toHaveLength(2);
+    expect(JSON.stringify(clientEntries)).not.toContain(web.clientSecret!);
+
     // Alice's authenticator app keeps working: the code it shows now is accepted by Porta's check.
     const totp = await prisma().totpCredential.findUniqueOrThrow({ where: { userId: alice.id } });
     expect(totp.status).toBe("enrolled");
@@ -222,6 +263,8 @@ describe("a Keycloak realm export", () => {
     const res = await apply(tenant, body);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toMatchObject({ created: 0, updated: 0, unchanged: 3, rolesCreated: [], batches: 0, importedPasswords: 0 });
+    expect(res.body.clients.filter((c) => c.outcome === "exists").map((c) => c.sourceId)).toEqual(["shop-web", "shop-spa"]);
+    expect(await prisma().auditEntry.count({ where: { eventType: "client.created", organizationId: tenant.org.id } })).toBe(2);
     const after = await prisma().user.findMany({ where: { organizationId: tenant.org.id }, orderBy: { email: "asc" } });
     expect(after).toEqual(before);
     expect(await prisma().auditEntry.count({ where: { eventType: "user.imported", organizationId: tenant.org.id } })).toBe(1);

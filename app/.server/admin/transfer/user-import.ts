@@ -7,6 +7,8 @@ import { parseImportedHash } from "../../auth/legacy-hashes";
 import { importEnrolledTotp } from "../../auth/two-factor/service";
 import type { Context } from "../../context";
 import { AppError } from "../../errors";
+import { ClientCreateSchema, type ClientCreate } from "~/schemas/client";
+import { createClient } from "../clients/service";
 import { assignUserRole, createRole } from "../rbac/service";
 import { createUser, deactivateUser, requireManagedOrganization, updateUser } from "../users/service";
 import { parseAuth0Export } from "./importers/auth0";
@@ -27,7 +29,7 @@ import type { SourceRole, SourceUser } from "./importers/source";
  */
 export const USER_IMPORT_BATCH = 200;
 
-type ImportContext = Context<"settings" | "passwords" | "cache" | "store" | "logoutNotices" | "encrypter">;
+type ImportContext = Context<"settings" | "passwords" | "cache" | "store" | "logoutNotices" | "encrypter" | "config">;
 
 interface Update {
   source: SourceUser;
@@ -43,6 +45,8 @@ interface Plan {
   rolesToCreate: SourceRole[];
   /** Role names the users may be given: existing ones and those the import creates. */
   assignable: Set<string>;
+  /** Clients to create, as `clients.create` validated them, beside their report rows. */
+  clientsToCreate: Array<{ input: ClientCreate; report: UserImportReport["clients"][number] }>;
 }
 
 const LOOKUP_CHUNK = 1000;
@@ -132,6 +136,34 @@ export async function planUserImport(ctx: Context, organizationId: string, reque
     else updates.push({ source: user, userId: found.id, changes, addRoles });
   }
 
+  const clientsToCreate: Plan["clientsToCreate"] = [];
+  const clientReports: UserImportReport["clients"] = [];
+  const sourceClients = source.clients ?? [];
+  const existingClients = new Set(
+    (await ctx.db.client.findMany({ where: { organizationId, name: { in: sourceClients.map((c) => c.name) } }, select: { name: true } })).map((c) => c.name),
+  );
+  for (const client of sourceClients) {
+    const row = { sourceId: client.sourceId, name: client.name };
+    if (client.skip) {
+      clientReports.push({ ...row, outcome: "skipped", detail: client.skip });
+      continue;
+    }
+    if (existingClients.has(client.name)) {
+      clientReports.push({ ...row, outcome: "exists" });
+      continue;
+    }
+    existingClients.add(client.name);
+    const input = ClientCreateSchema.safeParse({ organizationId, name: client.name, clientType: client.clientType, redirectUris: client.redirectUris, postLogoutRedirectUris: client.postLogoutRedirectUris, grantTypes: client.grantTypes });
+    if (!input.success) {
+      const issue = input.error.issues[0]!;
+      clientReports.push({ ...row, outcome: "skipped", detail: `${issue.path.join(".")} ${issue.message}`.trim() });
+      continue;
+    }
+    const report = { ...row, outcome: "create" as const, ...(client.dropped ? { detail: client.dropped } : {}) };
+    clientReports.push(report);
+    clientsToCreate.push({ input: input.data, report });
+  }
+
   skipped.sort((a, b) => a.row - b.row);
   const report: UserImportReport = {
     format: request.format,
@@ -145,8 +177,9 @@ export async function planUserImport(ctx: Context, organizationId: string, reque
     importedPasswords: creates.filter((u) => u.passwordHash !== null).length,
     importedTotp: creates.filter((u) => u.totpSecret !== null).length,
     totpNotCarried: creates.flatMap((u) => (u.totpProblem ? [{ row: u.row, sourceId: u.sourceId, email: u.email, detail: u.totpProblem }] : [])),
+    clients: clientReports,
   };
-  return { report, creates, updates, rolesToCreate, assignable };
+  return { report, creates, updates, rolesToCreate, assignable, clientsToCreate };
 }
 
 /** What applying needs from the door: reads outside a transaction, and one transaction per batch. */
@@ -168,6 +201,16 @@ async function applyBatch(ctx: ImportContext, organizationId: string, adminId: s
       if (exists) continue;
       await createRole(ctx, { organizationId, name: role.name, ...(role.description !== null ? { description: role.description.slice(0, 500) } : {}) });
       rolesCreated.push(role.name);
+    }
+    for (const planned of plan.clientsToCreate) {
+      // Another write may have created one by that name since the plan read the clients.
+      if (await ctx.db.client.findFirst({ where: { organizationId, name: planned.input.name }, select: { id: true } })) {
+        planned.report.outcome = "exists";
+        continue;
+      }
+      const { client, secret } = await createClient(ctx, planned.input);
+      ctx.audit({ eventType: "client.created", organizationId, targetType: "client", targetId: client.id, data: { change: planned.input, importedFrom: planned.report.sourceId, ...(secret ? { secretId: secret.id } : {}) } });
+      Object.assign(planned.report, { outcome: "created", clientId: client.id, ...(secret ? { clientSecret: secret.value } : {}) });
     }
   }
   const ids = await roleIds(ctx, organizationId, plan.assignable);
@@ -217,7 +260,7 @@ export async function applyUserImport(ctx: Context, runner: BatchRunner, organiz
   const plan = await planUserImport(ctx, organizationId, request);
   const items: Array<SourceUser | Update> = [...plan.creates, ...plan.updates];
   const batches = chunks(items, USER_IMPORT_BATCH);
-  if (batches.length === 0 && plan.rolesToCreate.length > 0) batches.push([]);
+  if (batches.length === 0 && (plan.rolesToCreate.length > 0 || plan.clientsToCreate.length > 0)) batches.push([]);
   let index = 0;
   for (const batch of batches) {
     const first = index === 0;

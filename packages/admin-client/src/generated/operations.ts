@@ -4363,6 +4363,14 @@ export interface Operations {
           email: string;
           detail: string;
         }>;
+        clients: Array<{
+          sourceId: string;
+          name: string;
+          outcome: "create" | "created" | "exists" | "skipped";
+          clientId?: string;
+          clientSecret?: string;
+          detail?: string;
+        }>;
         batches?: number;
       };
     etag: false;
@@ -4394,6 +4402,14 @@ export interface Operations {
           sourceId: string | null;
           email: string;
           detail: string;
+        }>;
+        clients: Array<{
+          sourceId: string;
+          name: string;
+          outcome: "create" | "created" | "exists" | "skipped";
+          clientId?: string;
+          clientSecret?: string;
+          detail?: string;
         }>;
         batches?: number;
       };

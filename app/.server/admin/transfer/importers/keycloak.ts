@@ -5,13 +5,14 @@ import type { UserImportSkip } from "~/schemas/user-import";
 import { validation } from "../../../errors";
 import { TOTP_DIGITS, TOTP_PERIOD_SECONDS, totpSecretOfBytes } from "../../../auth/two-factor/totp";
 import { refuseShape } from "./details";
-import { emailOf, nameOf, SourceText, type ImportSource, type SourceRole, type SourceUser } from "./source";
+import { emailOf, nameOf, SourceText, type ImportSource, type SourceClient, type SourceRole, type SourceUser } from "./source";
 
 /**
  * A Keycloak realm export (`kc.sh export --realm <realm>`, one realm's JSON, or one of the
  * `<realm>-users-<n>.json` files the directory form writes): its users with their names,
  * verification, enabled flag, password credential, TOTP credential and realm roles, and the
- * realm's roles. Clients, client roles, groups and identity-provider links are not carried.
+ * realm's roles, and its OpenID Connect clients (redirect URIs, public or confidential, flows;
+ * new secrets). Client roles, groups and identity-provider links are not carried.
  */
 const Text = SourceText(1000);
 const Credential = z.object({
@@ -30,11 +31,67 @@ const User = z.object({
   realmRoles: z.array(Text).max(1000).optional(),
 });
 const Role = z.object({ name: Text, description: SourceText(4000).nullable().optional() });
+const Client = z.object({
+  clientId: Text,
+  name: Text.nullable().optional(),
+  enabled: z.boolean().optional(),
+  protocol: Text.optional(),
+  publicClient: z.boolean().optional(),
+  bearerOnly: z.boolean().optional(),
+  standardFlowEnabled: z.boolean().optional(),
+  serviceAccountsEnabled: z.boolean().optional(),
+  redirectUris: z.array(SourceText(2000)).max(1000).optional(),
+  attributes: z.record(z.string(), z.unknown()).optional(),
+});
 export const KeycloakRealmSchema = z.object({
   realm: Text,
   users: z.array(User).optional(),
   roles: z.object({ realm: z.array(Role).optional() }).optional(),
+  clients: z.array(Client).max(10_000).optional(),
 });
+
+/** The clients every Keycloak realm has for its own consoles and brokering. */
+const BUILT_IN_CLIENTS = new Set(["account", "account-console", "admin-cli", "broker", "realm-management", "security-admin-console"]);
+
+/**
+ * Keycloak allows wildcards (`https://app.example.com/*`, `+`, `*`) and relative URIs in redirect
+ * URIs; Porta compares exactly (the spec's rule), so only absolute URIs without a wildcard carry.
+ */
+function exactUris(uris: string[]): { kept: string[]; dropped: string[] } {
+  const kept: string[] = [];
+  const dropped: string[] = [];
+  for (const uri of uris) {
+    (URL.canParse(uri) && !uri.includes("*") && !kept.includes(uri) ? kept : dropped).push(uri);
+  }
+  return { kept, dropped };
+}
+
+function clientOf(client: z.infer<typeof Client>): SourceClient {
+  const name = client.name && !client.name.startsWith("${") ? client.name.trim() : client.clientId;
+  const postLogout = typeof client.attributes?.["post.logout.redirect.uris"] === "string" ? (client.attributes["post.logout.redirect.uris"] as string).split("##").filter((u) => u !== "") : [];
+  const redirects = exactUris(client.redirectUris ?? []);
+  const logouts = exactUris(postLogout);
+  const clientType = client.publicClient ? "public" : "confidential";
+  const grantTypes = [
+    ...(client.standardFlowEnabled !== false ? ["authorization_code", "refresh_token"] : []),
+    ...(clientType === "confidential" && client.serviceAccountsEnabled ? ["client_credentials"] : []),
+  ];
+  const dropped = [...redirects.dropped, ...logouts.dropped];
+  const base: SourceClient = {
+    sourceId: client.clientId,
+    name,
+    clientType,
+    redirectUris: redirects.kept,
+    postLogoutRedirectUris: logouts.kept,
+    grantTypes,
+    ...(dropped.length > 0 ? { dropped: `redirect URIs Porta cannot compare exactly were left out: ${dropped.join(" ").slice(0, 500)}` } : {}),
+  };
+  if (BUILT_IN_CLIENTS.has(client.clientId)) return { ...base, skip: "one of Keycloak's own clients" };
+  if ((client.protocol ?? "openid-connect") !== "openid-connect") return { ...base, skip: `a ${client.protocol} client (Porta's clients are OpenID Connect)` };
+  if (client.bearerOnly) return { ...base, skip: "bearer-only: an API, not a client (register it as an API resource)" };
+  if (grantTypes.length === 0) return { ...base, skip: "no flow Porta offers is enabled (standard flow or service accounts)" };
+  return base;
+}
 
 /** Roles every Keycloak realm has for its own purposes; they mean nothing in Porta. */
 function builtIn(name: string, realm: string) {
@@ -143,5 +200,5 @@ export function parseKeycloakExport(text: string): ImportSource {
       ...totpOf(user.credentials ?? []),
     });
   }
-  return { users, roles: [...roles.values()], skipped };
+  return { users, roles: [...roles.values()], skipped, clients: (parsed.data.clients ?? []).map(clientOf) };
 }

@@ -34,10 +34,26 @@ export interface SourceRole {
   description: string | null;
 }
 
+/** An application's client in the source (Keycloak's clients), as `clients.create` would take it. */
+export interface SourceClient {
+  /** The source's own client id. */
+  sourceId: string;
+  name: string;
+  clientType: "public" | "confidential";
+  redirectUris: string[];
+  postLogoutRedirectUris: string[];
+  grantTypes: string[];
+  /** Why it cannot be carried (a built-in, a SAML client, an API without flows), when it cannot. */
+  skip?: string;
+  /** What was dropped on the way (wildcard redirect URIs Porta does not allow). */
+  dropped?: string;
+}
+
 export interface ImportSource {
   users: SourceUser[];
   roles: SourceRole[];
   skipped: UserImportSkip[];
+  clients?: SourceClient[];
 }
 
 // A NUL or another control character is refused: PostgreSQL's text cannot hold a NUL, and the
