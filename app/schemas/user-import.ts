@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { MAX_IMPORT_BYTES } from "./transfer";
+import { UuidSchema } from "./uuid";
 
 /**
  * Imports of users from another identity system's export into one organization (decision 087):
@@ -17,8 +18,24 @@ export const UserImportRequestSchema = z
     format: z.enum(USER_IMPORT_FORMATS),
     /** The export file as text (JSON for Keycloak, one JSON object a line for Auth0). */
     data: z.string().min(1, "must not be empty").max(MAX_IMPORT_BYTES, `must have at most ${MAX_IMPORT_BYTES} characters`),
+    /**
+     * Auth0 only: values of a user's `user_metadata` or `app_metadata` to carry into custom claims
+     * of the organization's applications, by dotted path (`user_metadata.plan`).
+     */
+    claims: z
+      .array(
+        z
+          .object({
+            source: z.string().regex(/^(user_metadata|app_metadata)(\.[A-Za-z0-9_$-]{1,100}){1,8}$/, "must be a dotted path in user_metadata or app_metadata, like user_metadata.plan"),
+            claimId: UuidSchema,
+          })
+          .strict(),
+      )
+      .max(50, "must have at most 50 mappings")
+      .optional(),
   })
-  .strict();
+  .strict()
+  .refine((request) => request.claims === undefined || request.format === "auth0", { path: ["claims"], message: "maps Auth0 metadata, so it needs format auth0" });
 
 /** Why a row of the source was not imported. */
 export const USER_IMPORT_SKIP_REASONS = ["no_email", "invalid_email", "duplicate_email", "unsupported_credential", "invalid_role_name"] as const;
@@ -65,6 +82,10 @@ export const UserImportReportSchema = z.object({
       detail: z.string().optional(),
     }),
   ),
+  /** New users' custom claim values carried from Auth0 metadata. */
+  claimValues: z.number().int(),
+  /** Metadata values a claim's type refuses (the users import without them). */
+  claimValuesRefused: z.array(z.object({ row: z.number().int(), sourceId: z.string().nullable(), source: z.string(), detail: z.string() })),
   /** Apply only: the transactions the import committed. */
   batches: z.number().int().optional(),
 });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { UserImportReport } from "~/schemas/user-import";
 import { matchTotpStep, totpAad } from "~/.server/auth/two-factor/totp";
 import { adminApi, obtainAdminTokens } from "../support/admin-api";
+import { createApplication } from "../support/factories";
 import { startTestPorta, type TestPorta } from "../support/porta";
 import { startAuthorization } from "../support/browser";
 import { signInWithPassword, submitCode, type Step } from "../two-factor/helpers";
@@ -318,6 +319,39 @@ describe("an Auth0 user export", () => {
     const again = await apply(tenant, body);
     expect(again.body).toMatchObject({ created: 0, updated: 0, unchanged: 3 });
     expect(await prisma().user.findMany({ where: { organizationId: tenant.org.id }, orderBy: { email: "asc" } })).toEqual(before);
+  });
+});
+
+describe("Auth0 metadata into custom claims", () => {
+  it("carries mapped user_metadata and app_metadata values of new users into claims, reports values a claim's type refuses, and refuses another organization's claim", async () => {
+    const tenant = await createTenant(porta);
+    const app = await createApplication(prisma(), tenant.org.id);
+    const plan = (await api.post<{ id: string }>(`/applications/${app.id}/claims`, { claimName: "plan", claimType: "string", scope: "billing" })).body;
+    const seats = (await api.post<{ id: string }>(`/applications/${app.id}/claims`, { claimName: "seats", claimType: "number", scope: "billing" })).body;
+    const prefix = unique("meta");
+    const lines = [
+      { user_id: "auth0|m1", email: `${prefix}-mia@example.com`, user_metadata: { plan: "pro" }, app_metadata: { billing: { seats: 12 } } },
+      { user_id: "auth0|m2", email: `${prefix}-noa@example.com`, user_metadata: { plan: "team" }, app_metadata: { billing: { seats: "many" } } },
+      { user_id: "auth0|m3", email: `${prefix}-oz@example.com` },
+    ];
+    const claims = [
+      { source: "user_metadata.plan", claimId: plan.id },
+      { source: "app_metadata.billing.seats", claimId: seats.id },
+    ];
+    const body = { format: "auth0", data: lines.map((l) => JSON.stringify(l)).join("\n"), claims };
+    const res = await apply(tenant, body);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toMatchObject({ created: 3, claimValues: 3 });
+    expect(res.body.claimValuesRefused).toEqual([{ row: 1, sourceId: "auth0|m2", source: "app_metadata.billing.seats", detail: expect.any(String) }]);
+    const mia = await prisma().user.findFirstOrThrow({ where: { organizationId: tenant.org.id, email: `${prefix}-mia@example.com` }, include: { claimValues: true } });
+    expect(Object.fromEntries(mia.claimValues.map((v) => [v.claimId, v.value]))).toEqual({ [plan.id]: "pro", [seats.id]: 12 });
+
+    const other = await createTenant(porta);
+    const elsewhere = await createApplication(prisma(), other.org.id);
+    const foreign = (await api.post<{ id: string }>(`/applications/${elsewhere.id}/claims`, { claimName: "plan", claimType: "string", scope: "billing" })).body;
+    expect422(await apply(tenant, { ...body, claims: [{ source: "user_metadata.plan", claimId: foreign.id }] }), "claims.0.claimId");
+    expect422(await apply(tenant, { format: "keycloak", data: "{}", claims }), "claims");
+    expect422(await apply(tenant, { ...body, claims: [{ source: "profile.plan", claimId: plan.id }] }), "claims.0.source");
   });
 });
 

@@ -6,9 +6,11 @@ import type { UserImportReport, UserImportRequest, UserImportSkip } from "~/sche
 import { parseImportedHash } from "../../auth/legacy-hashes";
 import { importEnrolledTotp } from "../../auth/two-factor/service";
 import type { Context } from "../../context";
-import { AppError } from "../../errors";
+import { AppError, validation } from "../../errors";
 import { ClientCreateSchema, type ClientCreate } from "~/schemas/client";
 import { createClient } from "../clients/service";
+import { claimValueProblem, type ClaimType } from "~/schemas/claim";
+import { setClaimValue } from "../claims/service";
 import { assignUserRole, createRole } from "../rbac/service";
 import { createUser, deactivateUser, requireManagedOrganization, updateUser } from "../users/service";
 import { parseAuth0Export } from "./importers/auth0";
@@ -45,6 +47,8 @@ interface Plan {
   rolesToCreate: SourceRole[];
   /** Role names the users may be given: existing ones and those the import creates. */
   assignable: Set<string>;
+  /** Custom claim values of new users, by the user's source row. */
+  claimValues: Map<number, Array<{ claimId: string; value: unknown }>>;
   /** Clients to create, as `clients.create` validated them, beside their report rows. */
   clientsToCreate: Array<{ input: ClientCreate; report: UserImportReport["clients"][number] }>;
 }
@@ -136,6 +140,30 @@ export async function planUserImport(ctx: Context, organizationId: string, reque
     else updates.push({ source: user, userId: found.id, changes, addRoles });
   }
 
+  // Metadata into custom claims: each mapped claim must be one of this organization's applications'.
+  const mappings = request.claims ?? [];
+  const claimTypes = new Map(
+    (
+      await ctx.db.customClaimDefinition.findMany({
+        where: { id: { in: mappings.map((m) => m.claimId) }, application: { organizationId } },
+        select: { id: true, claimType: true },
+      })
+    ).map((c) => [c.id, c.claimType as ClaimType]),
+  );
+  const unknownClaim = mappings.findIndex((m) => !claimTypes.has(m.claimId));
+  if (unknownClaim >= 0) throw validation([{ field: `claims.${unknownClaim}.claimId`, message: "is not a custom claim of an application of this organization" }]);
+  const claimValues: Plan["claimValues"] = new Map();
+  const claimValuesRefused: UserImportReport["claimValuesRefused"] = [];
+  for (const user of creates) {
+    for (const mapping of mappings) {
+      const value = mapping.source.split(".").reduce<unknown>((at, key) => (at !== null && typeof at === "object" && !Array.isArray(at) ? (at as Record<string, unknown>)[key] : undefined), user.metadata);
+      if (value === undefined || value === null) continue;
+      const problem = claimValueProblem(claimTypes.get(mapping.claimId)!, value);
+      if (problem) claimValuesRefused.push({ row: user.row, sourceId: user.sourceId, source: mapping.source, detail: problem });
+      else claimValues.set(user.row, [...(claimValues.get(user.row) ?? []), { claimId: mapping.claimId, value }]);
+    }
+  }
+
   const clientsToCreate: Plan["clientsToCreate"] = [];
   const clientReports: UserImportReport["clients"] = [];
   const sourceClients = source.clients ?? [];
@@ -178,8 +206,10 @@ export async function planUserImport(ctx: Context, organizationId: string, reque
     importedTotp: creates.filter((u) => u.totpSecret !== null).length,
     totpNotCarried: creates.flatMap((u) => (u.totpProblem ? [{ row: u.row, sourceId: u.sourceId, email: u.email, detail: u.totpProblem }] : [])),
     clients: clientReports,
+    claimValues: [...claimValues.values()].reduce((sum, values) => sum + values.length, 0),
+    claimValuesRefused,
   };
-  return { report, creates, updates, rolesToCreate, assignable, clientsToCreate };
+  return { report, creates, updates, rolesToCreate, assignable, claimValues, clientsToCreate };
 }
 
 /** What applying needs from the door: reads outside a transaction, and one transaction per batch. */
@@ -218,6 +248,7 @@ async function applyBatch(ctx: ImportContext, organizationId: string, adminId: s
   let updated = 0;
   let importedPasswords = 0;
   let importedTotp = 0;
+  let claimValues = 0;
   for (const item of batch) {
     let user: UserRow;
     let roles: string[];
@@ -234,6 +265,10 @@ async function applyBatch(ctx: ImportContext, organizationId: string, adminId: s
         ...(item.familyName !== null ? { familyName: item.familyName } : {}),
         ...(item.passwordHash !== null ? { importedPasswordHash: item.passwordHash } : {}),
       });
+      for (const { claimId, value } of plan.claimValues.get(item.row) ?? []) {
+        await setClaimValue(ctx, claimId, user.id, value);
+        claimValues += 1;
+      }
       if (item.totpSecret !== null) {
         await importEnrolledTotp(ctx, user.id, item.totpSecret);
         importedTotp += 1;
@@ -248,7 +283,7 @@ async function applyBatch(ctx: ImportContext, organizationId: string, adminId: s
       if (roleId) await assignUserRole(ctx, user.id, roleId);
     }
   }
-  return { created, updated, importedPasswords, importedTotp, rolesCreated };
+  return { created, updated, importedPasswords, importedTotp, claimValues, rolesCreated };
 }
 
 /**

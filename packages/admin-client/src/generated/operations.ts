@@ -4340,6 +4340,10 @@ export interface Operations {
     args: [orgId: string, body: {
         format: "keycloak" | "auth0" | "csv" | "json";
         data: string;
+        claims?: Array<{
+          source: string;
+          claimId: string;
+        }>;
       }, options?: CallOptions];
     response: {
         format: "keycloak" | "auth0" | "csv" | "json";
@@ -4370,6 +4374,13 @@ export interface Operations {
           clientId?: string;
           clientSecret?: string;
           detail?: string;
+        }>;
+        claimValues: number;
+        claimValuesRefused: Array<{
+          row: number;
+          sourceId: string | null;
+          source: string;
+          detail: string;
         }>;
         batches?: number;
       };
@@ -4380,6 +4391,10 @@ export interface Operations {
     args: [orgId: string, body: {
         format: "keycloak" | "auth0" | "csv" | "json";
         data: string;
+        claims?: Array<{
+          source: string;
+          claimId: string;
+        }>;
       }, options?: CallOptions];
     response: {
         format: "keycloak" | "auth0" | "csv" | "json";
@@ -4410,6 +4425,13 @@ export interface Operations {
           clientId?: string;
           clientSecret?: string;
           detail?: string;
+        }>;
+        claimValues: number;
+        claimValuesRefused: Array<{
+          row: number;
+          sourceId: string | null;
+          source: string;
+          detail: string;
         }>;
         batches?: number;
       };
@@ -6445,6 +6467,7 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"orgId","in":"path","type":"string (uuid)","required":true},
       {"name":"format","in":"body","type":"keycloak | auth0 | csv | json","required":true},
       {"name":"data","in":"body","type":"string (1–67108864 chars)","required":true},
+      {"name":"claims","in":"body","type":"list of object","required":false},
     ],
   },
   "userImports.preview": {
@@ -6453,6 +6476,7 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"orgId","in":"path","type":"string (uuid)","required":true},
       {"name":"format","in":"body","type":"keycloak | auth0 | csv | json","required":true},
       {"name":"data","in":"body","type":"string (1–67108864 chars)","required":true},
+      {"name":"claims","in":"body","type":"list of object","required":false},
     ],
   },
   "userRoles.assign": {

@@ -8,7 +8,8 @@ import { emailOf, nameOf, SourceText, type ImportSource, type SourceUser } from 
  * An Auth0 bulk user export (the export job's NDJSON, one user a line), with the bcrypt hash of
  * Auth0's password hash export merged into each line as `passwordHash`, or that password hash
  * export itself (its lines carry `_id.$oid`, `email`, `email_verified` and `passwordHash`).
- * Roles, metadata, identities other than the database connection and MFA enrolments are not carried.
+ * Metadata values are carried into custom claims where the import maps them; roles, identities
+ * other than the database connection and MFA enrolments are not carried.
  */
 const Text = SourceText(1000);
 export const Auth0UserSchema = z.object({
@@ -22,6 +23,8 @@ export const Auth0UserSchema = z.object({
   name: Text.nullable().optional(),
   blocked: z.boolean().optional(),
   passwordHash: z.string().max(4096).nullable().optional(),
+  user_metadata: z.record(z.string(), z.unknown()).nullable().optional(),
+  app_metadata: z.record(z.string(), z.unknown()).nullable().optional(),
 });
 
 export function parseAuth0Export(text: string): ImportSource {
@@ -58,6 +61,7 @@ export function parseAuth0Export(text: string): ImportSource {
       roles: [],
       // Auth0's export carries no MFA secrets: enrolled users enroll again in Porta.
       totpSecret: null,
+      metadata: { user_metadata: user.user_metadata ?? {}, app_metadata: user.app_metadata ?? {} },
     });
   }
   return { users, roles: [], skipped };

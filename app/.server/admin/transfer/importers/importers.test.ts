@@ -53,7 +53,7 @@ describe("the Auth0 importer", () => {
   it("reads one user a line, blank lines ignored, blocked users inactive, rows without an address skipped", () => {
     const source = parseAuth0Export(['{"user_id":"auth0|1","email":"C@example.com","blocked":true,"passwordHash":"$2b$04$abc"}', "", '{"user_id":"sms|2"}', "\r"].join("\n"));
     expect(source.users).toEqual([
-      { row: 0, sourceId: "auth0|1", email: "c@example.com", givenName: null, familyName: null, emailVerified: false, active: false, passwordHash: "$2b$04$abc", roles: [], totpSecret: null },
+      { row: 0, sourceId: "auth0|1", email: "c@example.com", givenName: null, familyName: null, emailVerified: false, active: false, passwordHash: "$2b$04$abc", roles: [], totpSecret: null, metadata: { user_metadata: {}, app_metadata: {} } },
     ]);
     expect(source.skipped).toEqual([{ row: 2, sourceId: "sms|2", email: null, reason: "no_email" }]);
   });

@@ -27,6 +27,8 @@ export interface SourceUser {
   totpSecret: string | null;
   /** Why the source's one-time-password credential was not carried, when it was not. */
   totpProblem?: string;
+  /** The source's free-form data about the user (Auth0's user_metadata and app_metadata), by name. */
+  metadata?: Record<string, unknown>;
 }
 
 export interface SourceRole {
