@@ -109,6 +109,7 @@ export default function OrganizationPage() {
         <Link to={`/console/organizations/${org.id}/domains`}>{t("orgs.domains")}</Link>
         <Link to={`/console/organizations/${org.id}/branding`}>{t("orgs.branding")}</Link>
         <Link to={`/console/organizations/${org.id}/bulk`}>{t("orgs.bulk")}</Link>
+        <Link to={`/console/organizations/${org.id}/user-imports`}>{t("orgs.userImports")}</Link>
         <Link to={`/console/organizations/${org.id}/keys`}>{t("orgs.keys")}</Link>
         <Link to={`/console/organizations/${org.id}/registration`}>{t("orgs.registration")}</Link>
         <Link to={`/console/organizations/${org.id}/scim`}>{t("orgs.scim")}</Link>
