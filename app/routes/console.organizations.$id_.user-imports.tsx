@@ -4,6 +4,7 @@ import { useTranslation } from "react-i18next";
 import { z } from "zod";
 import { stashImport, takeImport } from "~/.server/console/import-stash";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
+import { ListTable } from "~/components/console/list-table";
 import { BusyButton, CopyButton, Csrf, Notice, SelectField } from "~/components/console/ui";
 import { MAX_IMPORT_BYTES } from "~/schemas/transfer";
 import { USER_IMPORT_FORMATS, type UserImportReport } from "~/schemas/user-import";
@@ -66,55 +67,35 @@ function Report({ report, applied }: { report: UserImportReport; applied: boolea
       <p>{t("userImports.summary", { created: report.created, updated: report.updated, unchanged: report.unchanged, skipped: report.skipped.length })}</p>
       <p>{t("userImports.extras", { passwords: report.importedPasswords, totp: report.importedTotp, roles: report.rolesCreated.length, claims: report.claimValues })}</p>
       {report.skipped.length > 0 ? (
-        <div className="table-wrap">
-          <table className="list">
-            <caption>{t("userImports.skipped")}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t("userImports.row")}</th>
-                <th scope="col">{t("userImports.sourceId")}</th>
-                <th scope="col">{t("userImports.email")}</th>
-                <th scope="col">{t("userImports.reason")}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {report.skipped.map((s) => (
-                <tr key={`${s.reason}:${s.row}:${s.sourceId ?? ""}`}>
-                  <td>{s.row}</td>
-                  <td>{s.sourceId ?? ""}</td>
-                  <td>{s.email ?? ""}</td>
-                  <td>
-                    {t(`userImports.reasons.${s.reason}`)}
-                    {s.detail ? ` (${s.detail})` : ""}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <>
+          <h3>{t("userImports.skipped")}</h3>
+          <ListTable
+            caption={t("userImports.skipped")}
+            rows={report.skipped}
+            rowKey={(s) => `${s.reason}:${s.row}:${s.sourceId ?? ""}`}
+            columns={[
+              { header: t("userImports.row"), cell: (s) => s.row },
+              { header: t("userImports.sourceId"), cell: (s) => s.sourceId ?? "" },
+              { header: t("userImports.email"), cell: (s) => s.email ?? "" },
+              { header: t("userImports.reason"), cell: (s) => `${t(`userImports.reasons.${s.reason}`)}${s.detail ? ` (${s.detail})` : ""}` },
+            ]}
+          />
+        </>
       ) : null}
       {report.clients.length > 0 ? (
-        <div className="table-wrap">
-          <table className="list">
-            <caption>{t("userImports.clients")}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t("userImports.sourceId")}</th>
-                <th scope="col">{t("userImports.outcome")}</th>
-                <th scope="col">{t("userImports.clientId")}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {report.clients.map((c) => (
-                <tr key={c.sourceId}>
-                  <td>
-                    {c.name} <code>{c.sourceId}</code>
-                  </td>
-                  <td>
-                    {t(`userImports.outcomes.${c.outcome}`)}
-                    {c.detail ? ` (${c.detail})` : ""}
-                  </td>
-                  <td>
+        <>
+          <h3>{t("userImports.clients")}</h3>
+          <ListTable
+            caption={t("userImports.clients")}
+            rows={report.clients}
+            rowKey={(c) => c.sourceId}
+            columns={[
+              { header: t("userImports.sourceId"), cell: (c) => <>{c.name} <code>{c.sourceId}</code></> },
+              { header: t("userImports.outcome"), cell: (c) => `${t(`userImports.outcomes.${c.outcome}`)}${c.detail ? ` (${c.detail})` : ""}` },
+              {
+                header: t("userImports.clientId"),
+                cell: (c) => (
+                  <>
                     {c.clientId ? <code>{c.clientId}</code> : null}
                     {c.clientSecret ? (
                       <>
@@ -122,12 +103,12 @@ function Report({ report, applied }: { report: UserImportReport; applied: boolea
                         <code data-testid="imported-client-secret">{c.clientSecret}</code> <CopyButton value={c.clientSecret} label={t("userImports.copySecret")} />
                       </>
                     ) : null}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+                  </>
+                ),
+              },
+            ]}
+          />
+        </>
       ) : null}
       {applied && report.clients.some((c) => c.clientSecret) ? <Notice kind="info">{t("userImports.secretsOnce")}</Notice> : null}
       {report.totpNotCarried.length > 0 ? <p>{t("userImports.totpNotCarried", { count: report.totpNotCarried.length })}</p> : null}

@@ -21,30 +21,25 @@ export type OrganizationScope =
 /** The tables whose rows carry an `organizationId` a bound caller may be checked against. */
 export type OwnedTable = "user" | "role" | "permission" | "identityProvider" | "organizationDomain" | "scimToken" | "invitation" | "application" | "client" | "apiResource";
 
+type Owner = { organizationId: string } | null;
+const byId = (id: string) => ({ where: { id }, select: { organizationId: true } }) as const;
+
+/** How each owned table finds a row's organization. */
+const OWNERS: Record<OwnedTable, (db: Db, id: string) => Promise<Owner>> = {
+  user: (db, id) => db.user.findUnique(byId(id)),
+  role: (db, id) => db.role.findUnique(byId(id)),
+  permission: (db, id) => db.permission.findUnique(byId(id)),
+  identityProvider: (db, id) => db.identityProvider.findUnique(byId(id)),
+  organizationDomain: (db, id) => db.organizationDomain.findUnique(byId(id)),
+  scimToken: (db, id) => db.scimToken.findUnique(byId(id)),
+  invitation: (db, id) => db.invitation.findUnique(byId(id)),
+  application: (db, id) => db.application.findUnique(byId(id)),
+  client: (db, id) => db.client.findUnique(byId(id)),
+  apiResource: (db, id) => db.apiResource.findUnique(byId(id)),
+};
+
 async function organizationOf(db: Db, table: OwnedTable, id: string): Promise<string | null> {
-  const where = { where: { id }, select: { organizationId: true } } as const;
-  switch (table) {
-    case "user":
-      return (await db.user.findUnique(where))?.organizationId ?? null;
-    case "role":
-      return (await db.role.findUnique(where))?.organizationId ?? null;
-    case "permission":
-      return (await db.permission.findUnique(where))?.organizationId ?? null;
-    case "identityProvider":
-      return (await db.identityProvider.findUnique(where))?.organizationId ?? null;
-    case "organizationDomain":
-      return (await db.organizationDomain.findUnique(where))?.organizationId ?? null;
-    case "scimToken":
-      return (await db.scimToken.findUnique(where))?.organizationId ?? null;
-    case "invitation":
-      return (await db.invitation.findUnique(where))?.organizationId ?? null;
-    case "application":
-      return (await db.application.findUnique(where))?.organizationId ?? null;
-    case "client":
-      return (await db.client.findUnique(where))?.organizationId ?? null;
-    case "apiResource":
-      return (await db.apiResource.findUnique(where))?.organizationId ?? null;
-  }
+  return (await OWNERS[table](db, id))?.organizationId ?? null;
 }
 
 /** The answer for a target of another organization: the same as for one that does not exist. */
