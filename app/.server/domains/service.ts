@@ -156,13 +156,25 @@ export async function recordCheck(db: Db, row: DomainRow, outcome: CheckOutcome)
 }
 
 /** The Admin API's "verify now": look up, record, audit. The look-up is bounded (5 s) by the resolver. */
-export async function verifyOrganizationDomainNow(ctx: Context<"dnsResolver">, id: string, now = new Date()): Promise<{ row: DomainRow; body: OrganizationDomain }> {
+/** Runs the write that follows a lookup in a transaction of its own (the Admin API's `transaction`). */
+export interface CheckWriter {
+  transaction<T>(work: (ctx: Context) => Promise<T>): Promise<T>;
+}
+
+/**
+ * Looks the record up now and records the outcome. The lookup runs outside any transaction (a slow
+ * or unanswering DNS server must not hold a database connection); the write is a compare-and-set
+ * on the row's version, so a change made meanwhile is a 409, not a lost update.
+ */
+export async function verifyOrganizationDomainNow(ctx: Context<"dnsResolver">, writer: CheckWriter, id: string, now = new Date()): Promise<{ row: DomainRow; body: OrganizationDomain }> {
   const { row } = await requireOrganizationDomain(ctx, id);
   const check = await lookUpDomain(ctx.dnsResolver, row);
   const outcome = applyCheck(row, check, now);
-  const updated = await recordCheck(ctx.db, row, outcome);
-  if (!updated) throw conflict("domain_changed", "The domain changed while it was checked. Read it again and retry.");
-  const entry = checkAuditEntry(row, outcome, "api");
-  if (entry) ctx.audit(entry);
-  return { row: updated, body: toOrganizationDomain(updated, await claimsOf(ctx.db, row.organizationId)) };
+  return writer.transaction(async (tx) => {
+    const updated = await recordCheck(tx.db, row, outcome);
+    if (!updated) throw conflict("domain_changed", "The domain changed while it was checked. Read it again and retry.");
+    const entry = checkAuditEntry(row, outcome, "api");
+    if (entry) tx.audit(entry);
+    return { row: updated, body: toOrganizationDomain(updated, await claimsOf(tx.db, row.organizationId)) };
+  });
 }

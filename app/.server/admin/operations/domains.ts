@@ -80,7 +80,9 @@ export const domainOperations = [
     params: IdParams,
     query: NoQuery,
     response: OrganizationDomainSchema,
-    handler: async ({ ctx, params }) => ({ body: (await verifyOrganizationDomainNow(ctx, params.id)).body }),
+    // The DNS lookup runs outside the request's transaction; the outcome commits with its audit entry.
+    readOnly: true,
+    handler: async ({ ctx, params, transaction }) => ({ body: (await verifyOrganizationDomainNow(ctx, { transaction }, params.id)).body }),
   }),
   operation({
     method: "DELETE",
