@@ -171,6 +171,25 @@ describe("SAML connections in the Admin API", () => {
     expect(on.body.saml!.encryptionCertificate).not.toBe(created.body.saml!.encryptionCertificate);
   });
 
+  it("fetches a metadata URL with no transaction open: a slow IdP holds no database connection, at creation, on demand and on schedule", async () => {
+    const org = await createOrganization(prisma());
+    idp.body = idpMetadata({ entityId: "https://idp.example.org/slow", ssoUrl: "https://idp.example.org/sso", certificates: [certA] });
+    const openTransactions: number[] = [];
+    idp.during = async () => {
+      const [row] = await prisma().$queryRaw<Array<{ n: number }>>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'`;
+      openTransactions.push(row!.n);
+    };
+    try {
+      const created = await api.post<Provider>("/identity-providers", { organizationId: org.id, kind: "saml", name: "Slow IdP", samlMetadataUrl: idp.url });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      expect((await api.post<Provider>(`/identity-providers/${created.body.id}/saml-metadata/refresh`)).status).toBe(200);
+      await refreshDueSamlMetadata(jobServiceContext(porta.services), { providerId: created.body.id });
+    } finally {
+      idp.during = null;
+    }
+    expect(openTransactions).toEqual([0, 0, 0]);
+  });
+
   it("creates a connection from a metadata URL through the outbound guard and refreshes it on demand and on schedule", async () => {
     const org = await createOrganization(prisma());
     idp.body = idpMetadata({ entityId: "https://idp.example.org/entity", ssoUrl: "https://idp.example.org/sso", certificates: [certA] });

@@ -33,7 +33,7 @@ import { listMode, listPage, type ListQuery, type Page } from "../admin/http/pag
 import { getOrganizationBySlug } from "../directory/organizations";
 import { organizationIssuer } from "../oidc/edge/endpoints";
 import { applePrivateKey } from "./apple";
-import { refreshedSettings, resolveSamlCreate, resolveSamlUpdate, samlConnectionOf, type MetadataChange } from "./saml-connections";
+import { resolveSamlCreate, resolveSamlUpdate, samlConnectionOf, type MetadataChange, type RefreshedSettings } from "./saml-connections";
 
 /**
  * An organization's upstream identity providers (decision 046): configuration kept per
@@ -305,7 +305,7 @@ function refuseBadAuthMethod(current: ProviderRow, input: IdentityProviderUpdate
   if (method === "none" && hasSecret) throw validation([{ field: "clientSecret", message: "must not be set for a public client (none): set it to null" }]);
 }
 
-export async function createIdentityProvider(ctx: AdminContext, input: IdentityProviderCreate): Promise<{ row: ProviderRow; body: IdentityProvider }> {
+export async function createIdentityProvider(ctx: AdminContext & { metadataTexts?: ReadonlyMap<string, string> | undefined }, input: IdentityProviderCreate): Promise<{ row: ProviderRow; body: IdentityProvider }> {
   const { answer } = await answerFor(ctx, input.organizationId);
   const kind = input.kind ?? "oidc";
   // SAML (decision 081): the entity ID, SSO URL and certificates from the metadata or the body.
@@ -433,17 +433,17 @@ async function samlChanges(ctx: AdminContext, current: ProviderRow, input: Ident
 }
 
 /**
- * Fetches a SAML connection's metadata URL now (the Admin API's refresh, the scheduled job) and
- * stores what changed. A failed fetch or parse throws and leaves the settings as they were.
+ * Stores what a metadata fetch found (`refreshedSettings`, which runs before any transaction so
+ * that a slow IdP holds no database connection), only over the version that was read: an
+ * administrator's change made during the fetch is not overwritten (the refresh fails as stale and
+ * the next run starts from it). The version moves only when the IdP changed something; a refresh
+ * that finds the same keeps the ETag.
  */
-export async function refreshSamlMetadata(
-  ctx: Context<"config">,
+export async function storeRefreshedSamlMetadata(
+  ctx: Context,
   row: ProviderRow,
+  next: RefreshedSettings,
 ): Promise<{ row: ProviderRow; change: MetadataChange | null }> {
-  const next = await refreshedSettings(ctx, row);
-  // Written only over the version that was read: an administrator's change made during the fetch
-  // is not overwritten (the refresh fails as stale and the next run starts from it). The version
-  // moves only when the IdP changed something; a refresh that finds the same keeps the ETag.
   await compareAndSet({ ifMatch: undefined, read: row.version }, (guard) =>
     ctx.db.identityProvider.updateMany({
       where: { id: row.id, ...guard },

@@ -45,7 +45,11 @@ export function samlConnectionOf(row: Pick<IdentityProviderRow, "id" | "kind" | 
   };
 }
 
-type FetchContext = { config: Pick<Config, "outboundAllowPrivateNetworks"> };
+type FetchContext = {
+  config: Pick<Config, "outboundAllowPrivateNetworks">;
+  /** Metadata already fetched by URL (`prefetchIdpMetadata`), so that a write's transaction does not wait on the network. */
+  metadataTexts?: ReadonlyMap<string, string> | undefined;
+};
 
 /** Why a metadata URL gave nothing usable, without echoing what it served. */
 export class MetadataFetchError extends Error {
@@ -70,16 +74,29 @@ export async function fetchIdpMetadataText(ctx: FetchContext, url: string): Prom
   return response.text();
 }
 
-/** Metadata from a URL, parsed; a 422 on `field` when it cannot be fetched or read. */
-async function metadataFromUrl(ctx: FetchContext, url: string, field: string): Promise<IdpMetadata> {
-  let text: string;
+/** The metadata text at a URL; a 422 on `field` when it cannot be fetched. */
+async function metadataTextFrom(ctx: FetchContext, url: string, field: string): Promise<string> {
+  const prefetched = ctx.metadataTexts?.get(url);
+  if (prefetched !== undefined) return prefetched;
   try {
-    text = await fetchIdpMetadataText(ctx, url);
+    return await fetchIdpMetadataText(ctx, url);
   } catch (error) {
     if (error instanceof MetadataFetchError) throw validation([{ field, message: `could not be fetched: ${error.reason}` }]);
     throw error;
   }
-  return metadataFromText(text, field);
+}
+
+/**
+ * Fetches a metadata URL before a write's transaction opens (a slow IdP must hold no database
+ * connection); the write's context carries the result as `metadataTexts`.
+ */
+export async function prefetchIdpMetadata(ctx: FetchContext, url: string | undefined, field: string): Promise<ReadonlyMap<string, string> | undefined> {
+  return url === undefined ? undefined : new Map([[url, await metadataTextFrom(ctx, url, field)]]);
+}
+
+/** Metadata from a URL, parsed; a 422 on `field` when it cannot be fetched or read. */
+async function metadataFromUrl(ctx: FetchContext, url: string, field: string): Promise<IdpMetadata> {
+  return metadataFromText(await metadataTextFrom(ctx, url, field), field);
 }
 
 function metadataFromText(xml: string, field: string): IdpMetadata {
@@ -224,6 +241,8 @@ const fingerprints = (pems: string[]) => pems.map((pem) => certificateInfo(pem)?
  * (null when nothing did). The fetch's or the parse's failure throws: the caller keeps the old
  * settings and says so.
  */
+export type RefreshedSettings = Awaited<ReturnType<typeof refreshedSettings>>;
+
 export async function refreshedSettings(ctx: FetchContext, row: Pick<IdentityProviderRow, "kind" | "saml" | "issuer">, now: Date = new Date()): Promise<{ issuer: string; settings: SamlSettings; change: MetadataChange | null }> {
   const stored = getSamlSettings(row);
   if (!stored?.metadataUrl) throw validation([{ field: "saml.metadataUrl", message: "is not set: this connection's settings were entered by hand" }]);

@@ -2,8 +2,8 @@ import { z } from "zod";
 import type { JobServiceContext } from "../context";
 import { AppError } from "../errors";
 import { defineJob } from "../jobs/job";
-import { refreshSamlMetadata } from "./providers";
-import { MetadataFetchError, SAML_METADATA_REFRESH_MS } from "./saml-connections";
+import { storeRefreshedSamlMetadata } from "./providers";
+import { MetadataFetchError, refreshedSettings, SAML_METADATA_REFRESH_MS } from "./saml-connections";
 import { getSamlSettings } from "./saml-settings";
 
 /**
@@ -40,8 +40,10 @@ export async function refreshDueSamlMetadata(ctx: RefreshContext, data: { provid
   const counts = { refreshed: 0, changed: 0, failed: 0 };
   for (const row of due) {
     try {
+      // Fetched before the transaction opens: a slow IdP holds no database connection.
+      const next = await refreshedSettings(ctx, row);
       await ctx.transaction(async (tx) => {
-        const { change } = await refreshSamlMetadata({ ...tx, config: ctx.config }, row);
+        const { change } = await storeRefreshedSamlMetadata(tx, row, next);
         if (change) {
           tx.audit({ eventType: "identity_provider.saml_metadata_refreshed", organizationId: row.organizationId, targetType: "identity_provider", targetId: row.id, data: { trigger: "schedule", change } });
           counts.changed += 1;

@@ -13,9 +13,10 @@ import {
   deleteIdentityProvider,
   requireIdentityProvider,
   listIdentityProviders,
-  refreshSamlMetadata,
+  storeRefreshedSamlMetadata,
   updateIdentityProvider,
 } from "../../federation/providers";
+import { prefetchIdpMetadata, refreshedSettings } from "../../federation/saml-connections";
 import { conflict } from "../../errors";
 import { pageOf } from "../http/openapi-shapes";
 import { ListQuerySchema } from "../http/pagination";
@@ -65,10 +66,15 @@ export const identityProvidersOperations = [
     response: IdentityProviderSchema,
     successStatus: 201,
     etag: true,
-    handler: async ({ ctx, body }) => {
-      const { row, body: created } = await createIdentityProvider(ctx, body);
-      ctx.audit({ eventType: "identity_provider.created", organizationId: row.organizationId, targetType: "identity_provider", targetId: row.id, data: { change: withoutSecret(body) } });
-      return { body: created, version: row.version };
+    // A SAML metadata URL is fetched before the transaction opens; the provider and its audit entry commit together.
+    readOnly: true,
+    handler: async ({ ctx, body, transaction }) => {
+      const metadataTexts = await prefetchIdpMetadata(ctx, body.kind === "saml" ? body.samlMetadataUrl : undefined, "samlMetadataUrl");
+      return transaction(async (tx) => {
+        const { row, body: created } = await createIdentityProvider({ ...tx, metadataTexts }, body);
+        tx.audit({ eventType: "identity_provider.created", organizationId: row.organizationId, targetType: "identity_provider", targetId: row.id, data: { change: withoutSecret(body) } });
+        return { body: created, version: row.version };
+      });
     },
   }),
 ];
@@ -152,13 +158,18 @@ export const samlMetadataOperations = [
     query: NoQuery,
     response: IdentityProviderSchema,
     etag: true,
-    handler: async ({ ctx, params }) => {
+    // The fetch runs outside any transaction; what it found is stored over the version read, with its audit entry.
+    readOnly: true,
+    handler: async ({ ctx, params, transaction }) => {
       const { row: current } = await requireIdentityProvider(ctx, params.id);
       if (current.kind !== "saml") throw conflict("not_saml", "Only a SAML connection has metadata to refresh.", [{ field: "id", message: `is a ${current.kind} provider` }]);
-      const { change } = await refreshSamlMetadata(ctx, current);
-      const { row, body } = await requireIdentityProvider(ctx, params.id);
-      ctx.audit({ eventType: "identity_provider.saml_metadata_refreshed", organizationId: row.organizationId, targetType: "identity_provider", targetId: row.id, data: { trigger: "api", change } });
-      return { body, version: row.version };
+      const next = await refreshedSettings(ctx, current);
+      return transaction(async (tx) => {
+        const { change } = await storeRefreshedSamlMetadata(tx, current, next);
+        const { row, body } = await requireIdentityProvider(tx, params.id);
+        tx.audit({ eventType: "identity_provider.saml_metadata_refreshed", organizationId: row.organizationId, targetType: "identity_provider", targetId: row.id, data: { trigger: "api", change } });
+        return { body, version: row.version };
+      });
     },
   }),
 ];
