@@ -1,0 +1,76 @@
+import type { Operations, PortaAdmin } from "@porta/admin-client";
+
+/**
+ * What an organization holds on the server, read through the Admin API with each entity's ETag,
+ * so that `porta apply` writes with If-Match the versions its plan was made from.
+ */
+type Response<Id extends keyof Operations> = Operations[Id]["response"];
+
+export type LiveOrganization = Response<"organizations.get">;
+export type LiveBranding = Response<"branding.getSettings">;
+export type LivePermission = Response<"permissions.get">;
+export type LiveRole = Response<"roles.get">;
+export type LiveApplication = Response<"applications.get">;
+export type LiveClaim = Response<"customClaims.list">["data"][number];
+export type LiveClient = Response<"clients.get">;
+export type LiveIdentityProvider = Response<"identityProviders.get">;
+export type LiveWebhook = Response<"webhooks.get">;
+
+/** An entity as read, with the ETag to send back (empty when the operation has none). */
+export interface Live<T> {
+  data: T;
+  etag: string;
+}
+
+export interface OrganizationState {
+  organization: Live<LiveOrganization>;
+  branding: Live<LiveBranding>;
+  permissions: LivePermission[];
+  roles: Array<Live<LiveRole>>;
+  applications: Array<Live<LiveApplication> & { claims: LiveClaim[] }>;
+  /** Clients an administrator manages: not self-registered ones (they manage themselves, RFC 7592). */
+  clients: Array<Live<LiveClient>>;
+  /** Upstream OpenID Connect and OAuth providers; SAML connections are not part of the file. */
+  identityProviders: Array<Live<LiveIdentityProvider>>;
+  webhooks: Array<Live<LiveWebhook>>;
+}
+
+async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+/** The organization with this slug, if there is one (not a deleted one). */
+export async function findOrganization(client: PortaAdmin, slug: string): Promise<LiveOrganization | undefined> {
+  for await (const org of client.organizations.listAll({ q: slug })) if (org.slug === slug && org.status !== "deleted") return org;
+  return undefined;
+}
+
+/** Everything of the organization the file can describe, each entity re-read on its own for its ETag. */
+export async function readOrganization(client: PortaAdmin, slug: string): Promise<OrganizationState | undefined> {
+  const found = await findOrganization(client, slug);
+  if (!found) return undefined;
+  const organizationId = found.id;
+  const [organization, branding, permissions, roleList, applicationList, clientList, providerList, webhookList] = await Promise.all([
+    client.organizations.get(organizationId),
+    client.branding.getSettings(organizationId),
+    all(client.permissions.listAll({ organizationId })),
+    all(client.roles.listAll({ organizationId })),
+    all(client.applications.listAll({ organizationId })),
+    all(client.clients.listAll({ organizationId })),
+    all(client.identityProviders.listAll({ organizationId })),
+    all(client.webhooks.listAll(organizationId)),
+  ]);
+  const roles = await Promise.all(roleList.map((r) => client.roles.get(r.id)));
+  const applications = await Promise.all(
+    applicationList.map(async (a) => {
+      const [live, claims] = await Promise.all([client.applications.get(a.id), all(client.customClaims.listAll(a.id))]);
+      return { ...live, claims };
+    }),
+  );
+  const clients = await Promise.all(clientList.filter((c) => !c.dynamicallyRegistered && !c.adminApiAccess).map((c) => client.clients.get(c.id)));
+  const identityProviders = await Promise.all(providerList.filter((p) => p.kind !== "saml").map((p) => client.identityProviders.get(p.id)));
+  const webhooks = await Promise.all(webhookList.map((w) => client.webhooks.get(organizationId, w.id)));
+  return { organization, branding, permissions, roles, applications, clients, identityProviders, webhooks };
+}
