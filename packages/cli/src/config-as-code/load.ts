@@ -24,7 +24,7 @@ export function secretReferences(config: Config): FromEnv[] {
 }
 
 /** Parses and checks a configuration's text; every missing environment variable is named before anything is read or changed. */
-export function parseConfig(text: string, source: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+export function parseConfig(text: string, source: string, env: Readonly<Record<string, string | undefined>> = process.env): LoadedConfig {
   const doc = parseDocument(text, { prettyErrors: true });
   if (doc.errors.length > 0) throw new UsageError(`${source} is not valid YAML:\n${doc.errors.map((e) => `  ${e.message}`).join("\n")}`);
   const parsed = ConfigSchema.safeParse(doc.toJS());
@@ -40,7 +40,7 @@ export function parseConfig(text: string, source: string, env: NodeJS.ProcessEnv
   return { config: parsed.data, secrets };
 }
 
-export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+export function loadConfig(file: string, env: Readonly<Record<string, string | undefined>> = process.env): LoadedConfig {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
