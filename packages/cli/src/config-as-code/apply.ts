@@ -7,7 +7,8 @@ import type { OrganizationState } from "./state";
  * Makes a plan's changes through the Admin API, in an order that lets references resolve
  * (permissions before the roles that hold them, applications before their clients), deletions
  * last. Each entity's first write carries If-Match with the ETag its plan read: when someone
- * changed the entity since, the server refuses and apply stops there, naming the entity.
+ * changed the entity since, the server refuses and apply stops there, naming the entity. A
+ * deletion carries it too; permissions and claims have no versions, so their writes are unguarded.
  */
 export interface OrganizationPlan {
   slug: string;
@@ -45,9 +46,17 @@ export class ApplyStoppedError extends Error {
 
 const CREATE_ORDER: readonly Change["kind"][] = ["organization", "branding", "permission", "role", "application", "claim", "client", "identityProvider", "webhook"];
 
-const isStale = (error: unknown) => error instanceof PortaError && (error.status === 412 || error.code === "etag_mismatch");
+/**
+ * A failed Admin API call. By shape rather than class, so that a caller with its own copy of the
+ * client library (a test importing its source) is understood too.
+ */
+const isPortaError = (error: unknown): error is PortaError =>
+  error instanceof PortaError || (error instanceof Error && typeof (error as Partial<PortaError>).status === "number" && typeof (error as Partial<PortaError>).code === "string");
 
-const label = (c: Change) => `${c.kind === "identityProvider" ? "identity provider" : c.kind} "${c.key}" of organization "${c.organization}"`;
+const isStale = (error: unknown) => isPortaError(error) && (error.status === 412 || error.code === "etag_mismatch");
+
+const label = (c: Change) =>
+  c.kind === "organization" ? `organization "${c.key}"` : `${c.kind === "identityProvider" ? "identity provider" : c.kind} "${c.key}" of organization "${c.organization}"`;
 
 /** The changed fields' new values, as an update's body. */
 function changed(fields: FieldChange[], leave: readonly string[] = []): Record<string, unknown> {
@@ -171,7 +180,7 @@ class OrganizationApplier {
       }
       case "application": {
         if (change.action === "delete") {
-          await c.applications.delete(change.id!);
+          await c.applications.delete(change.id!, ifMatch);
           return;
         }
         const a = change.desired!;
@@ -202,7 +211,7 @@ class OrganizationApplier {
       }
       case "client": {
         if (change.action === "delete") {
-          await c.clients.delete(change.id!);
+          await c.clients.delete(change.id!, ifMatch);
           return;
         }
         const { application, status, ...rest } = change.desired!;
@@ -232,7 +241,7 @@ class OrganizationApplier {
       }
       case "identityProvider": {
         if (change.action === "delete") {
-          await c.identityProviders.delete(change.id!);
+          await c.identityProviders.delete(change.id!, ifMatch);
           return;
         }
         const p = change.desired!;
@@ -251,7 +260,7 @@ class OrganizationApplier {
       }
       case "webhook": {
         if (change.action === "delete") {
-          await c.webhooks.delete(this.orgId, change.id!);
+          await c.webhooks.delete(this.orgId, change.id!, ifMatch);
           return;
         }
         const w = change.desired!;
@@ -290,7 +299,7 @@ export async function applyPlans(client: PortaAdmin, targets: OrganizationPlan[]
             change,
             error as PortaError,
           );
-        if (error instanceof PortaError)
+        if (isPortaError(error))
           throw new ApplyStoppedError(`Could not ${change.action} ${label(change)}: ${error.status} ${error.code}: ${error.message}. Apply stopped; ${made} change(s) were made before it.`, change, error);
         throw error;
       }

@@ -217,7 +217,7 @@ export function planOrganization(desired: OrganizationConfig, current: Organizat
       }
       for (const c of claimMatch.extra) prunable.push({ action: "delete", kind: "claim", organization: org, key: `${key} › ${c.claimName}`, id: c.id, parentId: l?.data.id, fields: [] });
     }
-    for (const a of extra) prunable.push({ action: "delete", kind: "application", organization: org, key: a.data.name, id: a.data.id, fields: [] });
+    for (const a of extra) prunable.push({ action: "delete", kind: "application", organization: org, key: a.data.name, id: a.data.id, etag: a.etag, fields: [] });
   }
 
   if (clients) {
@@ -235,7 +235,7 @@ export function planOrganization(desired: OrganizationConfig, current: Organizat
         if (fields.length > 0) changes.push({ action: "update", kind: "client", organization: org, key, id: l.data.id, etag: l.etag, fields, desired: c });
       }
     }
-    for (const c of extra) prunable.push({ action: "delete", kind: "client", organization: org, key: c.data.name, id: c.data.id, fields: [] });
+    for (const c of extra) prunable.push({ action: "delete", kind: "client", organization: org, key: c.data.name, id: c.data.id, etag: c.etag, fields: [] });
   }
 
   if (identityProviders) {
@@ -260,7 +260,7 @@ export function planOrganization(desired: OrganizationConfig, current: Organizat
       if (p.clientSecret === null && l.data.hasClientSecret) fields.push({ field: "clientSecret", from: "(set)", to: null });
       if (fields.length > 0) changes.push({ action: "update", kind: "identityProvider", organization: org, key, id: l.data.id, etag: l.etag, fields, desired: p });
     }
-    for (const p of extra) prunable.push({ action: "delete", kind: "identityProvider", organization: org, key: p.data.name, id: p.data.id, fields: [] });
+    for (const p of extra) prunable.push({ action: "delete", kind: "identityProvider", organization: org, key: p.data.name, id: p.data.id, etag: p.etag, fields: [] });
   }
 
   if (webhooks) {
@@ -273,7 +273,7 @@ export function planOrganization(desired: OrganizationConfig, current: Organizat
         if (fields.length > 0) changes.push({ action: "update", kind: "webhook", organization: org, key, id: live[0]!.data.id, etag: live[0]!.etag, fields, desired: w });
       }
     }
-    for (const w of extra) prunable.push({ action: "delete", kind: "webhook", organization: org, key: w.data.url, id: w.data.id, fields: [] });
+    for (const w of extra) prunable.push({ action: "delete", kind: "webhook", organization: org, key: w.data.url, id: w.data.id, etag: w.etag, fields: [] });
   }
 
   return { changes, prunable, warnings, problems };
