@@ -63,6 +63,9 @@ const TARGETS = {
       entryPoints: { main: at("packages/cli/src/main.ts") },
       outdir: at("packages/cli/dist"),
       tsconfig: at("packages/cli/tsconfig.json"),
+      // `porta plan|apply|export` is a chunk of its own, loaded when one of them runs.
+      splitting: true,
+      chunkNames: "[name]-[hash]",
       // The inlined `yaml` is CommonJS that requires Node's built-ins: an ES module has no `require` of its own.
       banner: { js: 'import { createRequire as __cliCreateRequire } from "node:module"; const require = __cliCreateRequire(import.meta.url);' },
     });

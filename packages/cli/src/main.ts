@@ -3,7 +3,7 @@ import { flagString, kebab, parseArgs, type ParsedArgs } from "./args";
 import { areaHelp, areaOf, callArguments, helpOf, namespaces, operationOf, runOperation, specs, summaryOf, unknownArea, usageOf } from "./commands";
 import { UsageError, credentialsFile, profileOf, serverOf, storedProfile } from "./config";
 import { claimsOf, login, loginWithDevice, logout } from "./login";
-import { CONFIG_COMMANDS, CONFIG_HELP, runConfigCommand } from "./config-as-code/command";
+import { CONFIG_COMMANDS, CONFIG_HELP } from "./config-as-code/help";
 import { createOutput, type Output } from "./output";
 
 const HELP = `porta: manage Porta from the command line
@@ -151,6 +151,8 @@ export async function main(argv: string[]): Promise<number> {
         output.info(CONFIG_HELP);
         return 0;
       }
+      // Loaded on demand: the YAML parser and zod would slow every other command's start.
+      const { runConfigCommand } = await import("./config-as-code/command");
       return await runConfigCommand(configCommand, args, output, async () => client(args, await serverOf(args)));
     }
     if (command === "operations") {

@@ -8,25 +8,10 @@ import { exportOrganization, renderConfigYaml } from "./export";
 import { loadConfig, type LoadedConfig } from "./load";
 import { planOrganization } from "./plan";
 import { renderPlan, summarize } from "./render";
+import type { ConfigCommand } from "./help";
 import { readOrganization } from "./state";
 
 /** `porta plan`, `porta apply` and `porta export`: configuration as code over the Admin API (decision 088). */
-export const CONFIG_COMMANDS = ["plan", "apply", "export"] as const;
-
-export const CONFIG_HELP = `Configuration as code (docs/config-as-code.md):
-
-  porta plan -f porta.yaml [--prune]      what apply would change, field by field (nothing is written)
-  porta apply -f porta.yaml [--prune] [--secrets-out FILE]
-                                          make those changes; an entity changed since it was read stops apply
-  porta export --org SLUG[,SLUG…] [--format yaml|json] [--output FILE]
-                                          an organization's configuration in the same format
-
-Entities are named by natural keys (organization slug; application, client, role, permission, claim,
-identity provider name; webhook URL). Without --prune nothing is deleted: plan lists what --prune would
-delete. Secrets are { fromEnv: NAME } in the file and read from the environment; a missing variable
-stops before anything is read or written. Secrets Porta issues (a new confidential client's, a new
-webhook's) are written only to --secrets-out FILE (0600), never printed.`;
-
 async function planAll(client: PortaAdmin, loaded: LoadedConfig): Promise<OrganizationPlan[]> {
   const plans: OrganizationPlan[] = [];
   for (const org of loaded.config.organizations) {
@@ -48,7 +33,7 @@ function fileOf(args: ParsedArgs, command: string): string {
 }
 
 /** Runs a configuration command; `connect` is called only once the file is known to be good. */
-export async function runConfigCommand(command: (typeof CONFIG_COMMANDS)[number], args: ParsedArgs, output: Output, connect: () => Promise<PortaAdmin>): Promise<number> {
+export async function runConfigCommand(command: ConfigCommand, args: ParsedArgs, output: Output, connect: () => Promise<PortaAdmin>): Promise<number> {
   const json = args.flags.get("json") === true;
   const prune = args.flags.get("prune") === true;
 
