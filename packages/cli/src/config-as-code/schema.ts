@@ -177,6 +177,7 @@ export const CONFIG_VERSION = 1;
 
 export const ConfigSchema = z
   .object({
+    $schema: z.string().optional().describe("Where editors find this schema (ignored by porta)"),
     version: z.literal(CONFIG_VERSION).describe("The format's version"),
     organizations: z.array(OrganizationSchema).superRefine(uniqueBy((o) => o.slug, "organization")),
   })

@@ -41,6 +41,20 @@ async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
   return out;
 }
 
+/** Reads at most a few entities at a time: an organization with hundreds of clients must not meet the Admin API's rate limits all at once. */
+async function mapLimited<T, R>(items: T[], read: (item: T) => Promise<R>, limit = 8): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await read(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
 /** The organization with this slug, if there is one (not a deleted one). */
 export async function findOrganization(client: PortaAdmin, slug: string): Promise<LiveOrganization | undefined> {
   for await (const org of client.organizations.listAll({ q: slug })) if (org.slug === slug && org.status !== "deleted") return org;
@@ -62,15 +76,19 @@ export async function readOrganization(client: PortaAdmin, slug: string): Promis
     all(client.identityProviders.listAll({ organizationId })),
     all(client.webhooks.listAll(organizationId)),
   ]);
-  const roles = await Promise.all(roleList.map((r) => client.roles.get(r.id)));
-  const applications = await Promise.all(
-    applicationList.map(async (a) => {
-      const [live, claims] = await Promise.all([client.applications.get(a.id), all(client.customClaims.listAll(a.id))]);
-      return { ...live, claims };
-    }),
+  const roles = await mapLimited(roleList, (r) => client.roles.get(r.id));
+  const applications = await mapLimited(applicationList, async (a) => {
+    const [live, claims] = await Promise.all([client.applications.get(a.id), all(client.customClaims.listAll(a.id))]);
+    return { ...live, claims };
+  });
+  const clients = await mapLimited(
+    clientList.filter((c) => !c.dynamicallyRegistered && !c.adminApiAccess),
+    (c) => client.clients.get(c.id),
   );
-  const clients = await Promise.all(clientList.filter((c) => !c.dynamicallyRegistered && !c.adminApiAccess).map((c) => client.clients.get(c.id)));
-  const identityProviders = await Promise.all(providerList.filter((p) => p.kind !== "saml").map((p) => client.identityProviders.get(p.id)));
-  const webhooks = await Promise.all(webhookList.map((w) => client.webhooks.get(organizationId, w.id)));
+  const identityProviders = await mapLimited(
+    providerList.filter((p) => p.kind !== "saml"),
+    (p) => client.identityProviders.get(p.id),
+  );
+  const webhooks = await mapLimited(webhookList, (w) => client.webhooks.get(organizationId, w.id));
   return { organization, branding, permissions, roles, applications, clients, identityProviders, webhooks };
 }
