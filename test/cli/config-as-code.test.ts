@@ -202,6 +202,32 @@ describe("porta apply", () => {
     expect(await readOrganization(admin, slug)).toBeUndefined();
   });
 
+  it("refuses a plan that names what does not exist, and stops at a write the server refuses with its field details", async () => {
+    const slug = unique("cfgr");
+    const dangling = write(`${slug}.yaml`, `version: 1\norganizations:\n  - slug: ${slug}\n    name: Dangling\n    roles:\n      - { name: Auditor, permissions: [audit:read] }\n`);
+    const plan = await runPorta(["plan", "-f", dangling], sourceEnv());
+    expect(plan.code).toBe(1);
+    expect(plan.stdout).toContain(`error: ${slug}: role "Auditor" names the permission "audit:read", which neither the file nor the server has.`);
+    const refused = await runPorta(["apply", "-f", dangling], sourceEnv());
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("nothing was changed");
+    const admin = new PortaAdmin({ baseUrl: source.url, auth: staticToken(sourceToken) });
+    expect(await readOrganization(admin, slug)).toBeUndefined();
+
+    const badHook = write(
+      `${slug}-hook.yaml`,
+      `version: 1\norganizations:\n  - slug: ${slug}\n    name: Hooks\n    webhooks:\n      - { url: "https://hooks.example.com/x", eventTypes: [user.exploded] }\n`,
+    );
+    const stopped = await runPorta(["apply", "-f", badHook], sourceEnv());
+    expect(stopped.code).toBe(1);
+    expect(stopped.stderr).toContain(`Could not create webhook "https://hooks.example.com/x" of organization "${slug}": 422 validation_failed`);
+    expect(stopped.stderr).toContain("Apply stopped; 1 change(s) were made before it.");
+    expect(stopped.stderr).toMatch(/eventTypes\.0: is not an audit event type/);
+    // The organization, written before the refusal, stays; the next plan shows only the webhook.
+    const next = JSON.parse((await runPorta(["plan", "-f", badHook, "--json"], sourceEnv())).stdout) as PlanJson;
+    expect(next.summary).toEqual({ create: 1, update: 0, delete: 0 });
+  }, 120_000);
+
   it("stops at an entity someone changed after the plan read it, naming it (If-Match)", async () => {
     const slug = unique("cfge");
     const file = write(`${slug}.yaml`, configFile(slug));
