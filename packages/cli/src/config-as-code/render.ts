@@ -18,7 +18,8 @@ const KIND_LABEL: Record<Change["kind"], string> = {
 };
 const SIGN = { create: "+", update: "~", delete: "-" } as const;
 
-const show = (value: unknown) => (value === null || value === undefined ? "(none)" : JSON.stringify(value));
+// null as the file writes it: for some fields (a client's loginMethods) it means "follow the organization's".
+const show = (value: unknown) => (value === undefined ? "(none)" : JSON.stringify(value));
 
 function renderChange(change: Change): string[] {
   const head = `  ${SIGN[change.action]} ${change.action} ${KIND_LABEL[change.kind]} "${change.key}"`;
