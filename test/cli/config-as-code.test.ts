@@ -1,4 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -251,6 +253,44 @@ describe("porta apply", () => {
     const after = (await readOrganization(admin, slug))!;
     expect(after.organization.data).toMatchObject({ name: "Renamed meanwhile", twoFactorPolicy: "optional" });
     expect(after.clients.find((c) => c.data.name === "Portal Web")!.data.redirectUris).toEqual(["https://portal.example.com/cb"]);
+  }, 120_000);
+
+  it("as a command: a change made between the plan's read and the write stops apply with exit 1, naming the entity", async () => {
+    const slug = unique("cfgc");
+    expect((await runPorta(["apply", "-f", write(`${slug}.yaml`, configFile(slug))], sourceEnv())).code).toBe(0);
+    const admin = new PortaAdmin({ baseUrl: source.url, auth: staticToken(sourceToken) });
+
+    // A proxy in front of the server: just before apply's first write reaches it, someone else
+    // changes the same client, as a colleague in the console would.
+    let interfered = false;
+    const proxy = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", async () => {
+        if (req.method === "PUT" && req.url?.startsWith("/api/admin/clients/") && !interfered) {
+          interfered = true;
+          const id = req.url.split("/")[4]!;
+          const current = await admin.clients.get(id);
+          await admin.clients.update(id, { skipConsent: true }, { ifMatch: current.etag });
+        }
+        const headers = Object.fromEntries(["authorization", "content-type", "if-match", "accept", "user-agent"].flatMap((h) => (req.headers[h] ? [[h, String(req.headers[h])]] : [])));
+        const answer = await fetch(`${source.url}${req.url}`, { method: req.method, headers, ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}) });
+        res.writeHead(answer.status, Object.fromEntries(["content-type", "etag", "x-request-id"].flatMap((h) => (answer.headers.get(h) ? [[h, answer.headers.get(h)!]] : []))));
+        res.end(Buffer.from(await answer.arrayBuffer()));
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    try {
+      const changed = write(`${slug}-2.yaml`, configFile(slug, { redirect: "https://portal.example.com/moved" }));
+      const run = await runPorta(["apply", "-f", changed], sourceEnv({ PORTA_SERVER: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` }));
+      expect(interfered).toBe(true);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`Error: client "Portal Web" of organization "${slug}" changed since it was read for this plan (the server refused the write: 409 etag_mismatch). Apply stopped; 0 change(s) were made before it.`);
+    } finally {
+      await new Promise((resolve) => proxy.close(resolve));
+    }
+    const web = (await readOrganization(admin, slug))!.clients.find((c) => c.data.name === "Portal Web")!.data;
+    expect(web).toMatchObject({ skipConsent: true, redirectUris: ["https://portal.example.com/cb"] });
   }, 120_000);
 });
 
