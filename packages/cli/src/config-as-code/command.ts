@@ -51,6 +51,9 @@ export async function runConfigCommand(command: ConfigCommand, args: ParsedArgs,
       const state = await readOrganization(client, slug);
       if (!state) throw new UsageError(`No organization has the slug "${slug}".`);
       exported.push(exportOrganization(state));
+      const { samlConnections, registeredClients } = state.unmanaged;
+      if (samlConnections.length > 0) output.info(`${slug}: SAML connections are not part of the file and were left out: ${samlConnections.join(", ")}.`);
+      if (registeredClients.length > 0) output.info(`${slug}: self-registered clients manage themselves and were left out: ${registeredClients.join(", ")}.`);
     }
     const schema = flagString(args, "schema");
     const text = format === "yaml" ? renderConfigYaml(exported, schema) : `${JSON.stringify({ version: 1, organizations: exported }, null, 2)}\n`;

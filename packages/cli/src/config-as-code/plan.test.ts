@@ -122,6 +122,7 @@ function state(): OrganizationState {
         data: { id: "hook-1", organizationId: "org-1", url: "https://hooks.example/porta", description: "", eventTypes: ["user.created", "user.deleted"], enabled: true, consecutiveFailures: 0, disabledReason: null, createdAt: NOW, updatedAt: NOW },
       },
     ],
+    unmanaged: { samlConnections: [], registeredClients: [] },
   };
 }
 
@@ -206,6 +207,19 @@ describe("planOrganization", () => {
     expect(text).toContain("--prune would delete them");
     expect(text).toContain("Plan: 0 to create, 0 to update, 0 to delete.");
     expect(renderPlan([{ slug: "acme", plan }], true)).toContain("Plan: 0 to create, 0 to update, 3 to delete.");
+  });
+
+  it("says what prune leaves because the file cannot describe it (SAML connections, self-registered clients)", () => {
+    const current = state();
+    current.unmanaged = { samlConnections: ["Corp SAML"], registeredClients: ["MCP agent"] };
+    const plan = planOrganization({ slug: "acme", identityProviders: [], clients: [] }, current);
+    expect(plan.prunable.map((c) => `${c.kind} ${c.key}`)).toEqual(["client Web", "identityProvider Google"]);
+    expect(plan.warnings).toEqual([
+      'acme: SAML connections are not part of the file and stay as they are: "Corp SAML".',
+      'acme: self-registered clients manage themselves and stay as they are: "MCP agent".',
+    ]);
+    // Kinds the file does not manage say nothing.
+    expect(planOrganization({ slug: "acme" }, current).warnings).toEqual([]);
   });
 
   it("names a role's permission or a client's application that neither the file nor the server has", () => {

@@ -276,6 +276,12 @@ export function planOrganization(desired: OrganizationConfig, current: Organizat
     for (const w of extra) prunable.push({ action: "delete", kind: "webhook", organization: org, key: w.data.url, id: w.data.id, etag: w.etag, fields: [] });
   }
 
+  // What --prune leaves because the file cannot describe it.
+  if (identityProviders && current?.unmanaged.samlConnections.length)
+    warnings.push(`${org}: SAML connections are not part of the file and stay as they are: ${current.unmanaged.samlConnections.map((n) => `"${n}"`).join(", ")}.`);
+  if (clients && current?.unmanaged.registeredClients.length)
+    warnings.push(`${org}: self-registered clients manage themselves and stay as they are: ${current.unmanaged.registeredClients.map((n) => `"${n}"`).join(", ")}.`);
+
   return { changes, prunable, warnings, problems };
 }
 

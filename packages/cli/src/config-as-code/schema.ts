@@ -197,7 +197,8 @@ export type BrandingConfig = z.infer<typeof BrandingSchema>;
 
 /** The JSON Schema of the file, for editors (`# yaml-language-server: $schema=…`); committed as docs/porta-config.schema.json. */
 export function configJsonSchema(): Record<string, unknown> {
-  const schema = z.toJSONSchema(ConfigSchema, { target: "draft-2020-12", io: "input" }) as Record<string, unknown>;
+  // Draft 7: the draft every YAML and JSON editor plugin reads (the schema needs nothing newer).
+  const schema = z.toJSONSchema(ConfigSchema, { target: "draft-7", io: "input" }) as Record<string, unknown>;
   return { $schema: schema.$schema, title: "Porta configuration", ...schema };
 }
 

@@ -33,6 +33,8 @@ export interface OrganizationState {
   /** Upstream OpenID Connect and OAuth providers; SAML connections are not part of the file. */
   identityProviders: Array<Live<LiveIdentityProvider>>;
   webhooks: Array<Live<LiveWebhook>>;
+  /** What the organization has that the file does not describe, by name: SAML connections, self-registered clients. */
+  unmanaged: { samlConnections: string[]; registeredClients: string[] };
 }
 
 async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
@@ -90,5 +92,9 @@ export async function readOrganization(client: PortaAdmin, slug: string): Promis
     (p) => client.identityProviders.get(p.id),
   );
   const webhooks = await mapLimited(webhookList, (w) => client.webhooks.get(organizationId, w.id));
-  return { organization, branding, permissions, roles, applications, clients, identityProviders, webhooks };
+  const unmanaged = {
+    samlConnections: providerList.filter((p) => p.kind === "saml").map((p) => p.name),
+    registeredClients: clientList.filter((c) => c.dynamicallyRegistered).map((c) => c.name),
+  };
+  return { organization, branding, permissions, roles, applications, clients, identityProviders, webhooks, unmanaged };
 }
