@@ -209,7 +209,7 @@ describe("porta apply", () => {
     const dangling = write(`${slug}.yaml`, `version: 1\norganizations:\n  - slug: ${slug}\n    name: Dangling\n    roles:\n      - { name: Auditor, permissions: [audit:read] }\n`);
     const plan = await runPorta(["plan", "-f", dangling], sourceEnv());
     expect(plan.code).toBe(1);
-    expect(plan.stdout).toContain(`error: ${slug}: role "Auditor" names the permission "audit:read", which neither the file nor the server has.`);
+    expect(plan.stdout).toContain(`error: ${slug}: role "Auditor" names the permission "audit:read", which the organization would not have.`);
     const refused = await runPorta(["apply", "-f", dangling], sourceEnv());
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain("nothing was changed");

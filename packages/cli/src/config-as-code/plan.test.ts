@@ -222,7 +222,7 @@ describe("planOrganization", () => {
     expect(planOrganization({ slug: "acme" }, current).warnings).toEqual([]);
   });
 
-  it("names a role's permission or a client's application that neither the file nor the server has", () => {
+  it("names a role's permission or a client's application the organization would not have (not on the server, or dropped by a file that manages the kind)", () => {
     const desired: OrganizationConfig = {
       slug: "acme",
       roles: [{ name: "Auditor", permissions: ["audit:read"] }],
@@ -230,9 +230,12 @@ describe("planOrganization", () => {
     };
     const plan = planOrganization(desired, state());
     expect(plan.problems).toEqual([
-      'acme: role "Auditor" names the permission "audit:read", which neither the file nor the server has.',
-      'acme: client "Cli" names the application "Nowhere", which neither the file nor the server has.',
+      'acme: role "Auditor" names the permission "audit:read", which the organization would not have.',
+      'acme: client "Cli" names the application "Nowhere", which the organization would not have.',
     ]);
+    // The server has invoices:read, but a file that lists permissions without it would prune it.
+    const managed = planOrganization({ slug: "acme", permissions: [{ name: "invoices:write" }], roles: [{ name: "Reader", permissions: ["invoices:read"] }] }, state());
+    expect(managed.problems).toEqual(['acme: role "Reader" names the permission "invoices:read", which the organization would not have.']);
   });
 
   it("sets a provider's secret only when it has none, and says what the API cannot change", () => {

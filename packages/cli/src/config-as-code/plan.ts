@@ -59,7 +59,7 @@ export interface Plan {
   prunable: Change[];
   /** What the file asks that the Admin API cannot do (a client's type, a role's deletion…). */
   warnings: string[];
-  /** What stops the plan from being applied: a reference to something neither the file nor the server has. */
+  /** What stops the plan from being applied: a reference to something the organization would not have. */
   problems: string[];
 }
 
@@ -169,12 +169,13 @@ export function planOrganization(desired: OrganizationConfig, current: Organizat
     for (const p of extra) prunable.push({ action: "delete", kind: "permission", organization: org, key: p.name, id: p.id, fields: [] });
   }
 
-  const knownPermissions = new Set([...(current?.permissions ?? []).map((p) => p.name), ...(permissions ?? []).map((p) => p.name)]);
+  // When the file manages a kind, a reference must be to one the file keeps (prune would delete the others).
+  const knownPermissions = new Set(permissions ? permissions.map((p) => p.name) : (current?.permissions ?? []).map((p) => p.name));
   for (const r of roles ?? [])
-    for (const p of r.permissions ?? []) if (!knownPermissions.has(p)) problems.push(`${org}: role "${r.name}" names the permission "${p}", which neither the file nor the server has.`);
-  const knownApplications = new Set([...(current?.applications ?? []).map((a) => a.data.name), ...(applications ?? []).map((a) => a.name)]);
+    for (const p of r.permissions ?? []) if (!knownPermissions.has(p)) problems.push(`${org}: role "${r.name}" names the permission "${p}", which the organization would not have.`);
+  const knownApplications = new Set(applications ? applications.map((a) => a.name) : (current?.applications ?? []).map((a) => a.data.name));
   for (const c of clients ?? [])
-    if (c.application && !knownApplications.has(c.application)) problems.push(`${org}: client "${c.name}" names the application "${c.application}", which neither the file nor the server has.`);
+    if (c.application && !knownApplications.has(c.application)) problems.push(`${org}: client "${c.name}" names the application "${c.application}", which the organization would not have.`);
 
   if (roles) {
     const { pairs, extra } = match(roles, current?.roles ?? [], (r) => r.name, (r) => r.data.name);
