@@ -55,10 +55,20 @@ const TARGETS = {
       plugins: [externalPackages],
     });
   },
-  /** The CLI has no dependency but the admin client, whose source is inlined (packages/cli/tsconfig.json maps it). */
+  /** The CLI needs nothing installed: the admin client's source (packages/cli/tsconfig.json maps it), zod and yaml are inlined. */
   async cli() {
     rmSync(at("packages/cli/dist"), { recursive: true, force: true });
-    await build({ ...NODE, entryPoints: { main: at("packages/cli/src/main.ts") }, outdir: at("packages/cli/dist"), tsconfig: at("packages/cli/tsconfig.json") });
+    await build({
+      ...NODE,
+      entryPoints: { main: at("packages/cli/src/main.ts") },
+      outdir: at("packages/cli/dist"),
+      tsconfig: at("packages/cli/tsconfig.json"),
+      // `porta plan|apply|export` is a chunk of its own, loaded when one of them runs.
+      splitting: true,
+      chunkNames: "[name]-[hash]",
+      // The inlined `yaml` is CommonJS that requires Node's built-ins: an ES module has no `require` of its own.
+      banner: { js: 'import { createRequire as __cliCreateRequire } from "node:module"; const require = __cliCreateRequire(import.meta.url);' },
+    });
   },
   /** The library as published: ESM with type declarations, by its own tsc build. */
   async client() {

@@ -8,7 +8,7 @@ export interface ParsedArgs {
   flags: Map<string, string | true>;
 }
 
-const BOOLEAN_FLAGS = new Set(["json", "headless", "all", "help", "no-browser", "version", "device"]);
+const BOOLEAN_FLAGS = new Set(["json", "headless", "all", "help", "no-browser", "version", "device", "prune"]);
 
 export function parseArgs(argv: string[]): ParsedArgs {
   const positionals: string[] = [];
@@ -32,6 +32,7 @@ export function parseArgs(argv: string[]): ParsedArgs {
         }
       }
     } else if (arg === "-h") flags.set("help", true);
+    else if (arg === "-f" && argv[i + 1] !== undefined) flags.set("file", argv[++i]!);
     else positionals.push(arg);
   }
   return { positionals, flags };

@@ -28,7 +28,7 @@ const PARAM_FLAGS: Record<string, string[]> = { orgId: ["org", "org-id"], appId:
 const FIELD_FLAGS: Record<string, string[]> = { organizationId: ["org", "org-id"] };
 const GLOBAL_FLAGS = new Set(["json", "server", "profile", "all", "help", "if-match", "data", "file", "timeout", "no-browser", "headless", "device"]);
 /** Commands that are not Admin API operations. */
-export const BUILTIN_COMMANDS = ["login", "logout", "whoami", "operations", "help"];
+export const BUILTIN_COMMANDS = ["login", "logout", "whoami", "operations", "help", "plan", "apply", "export"];
 
 export const specs = operations as Record<string, Spec>;
 const help = operationHelp as Record<string, { summary: string; fields: readonly FieldSpec[] } | undefined>;

@@ -3,6 +3,7 @@ import { flagString, kebab, parseArgs, type ParsedArgs } from "./args";
 import { areaHelp, areaOf, callArguments, helpOf, namespaces, operationOf, runOperation, specs, summaryOf, unknownArea, usageOf } from "./commands";
 import { UsageError, credentialsFile, profileOf, serverOf, storedProfile } from "./config";
 import { claimsOf, login, loginWithDevice, logout } from "./login";
+import { CONFIG_COMMANDS, CONFIG_HELP } from "./config-as-code/help";
 import { createOutput, type Output } from "./output";
 
 const HELP = `porta: manage Porta from the command line
@@ -16,6 +17,9 @@ const HELP = `porta: manage Porta from the command line
       porta users list --org ID      porta users invite --org ID --email a@b.c
       porta clients get ID           porta keys rotate --org ID   porta audit list --limit 20
       porta keys list --org ID       porta keys rotate-all (every organization)
+  porta plan -f porta.yaml [--prune]                       what apply would change in organizations, clients, roles…
+  porta apply -f porta.yaml [--prune]                      make those changes (configuration as code)
+  porta export --org SLUG --format yaml                    an organization's configuration as such a file
   porta operations                                         every area and operation
   porta <area> --help                                      an area's operations
   porta <area> <operation> --help                          an operation's fields, their types, which are required
@@ -140,6 +144,16 @@ export async function main(argv: string[]): Promise<number> {
     if (command === "whoami") {
       await whoami(args, output);
       return 0;
+    }
+    const configCommand = CONFIG_COMMANDS.find((c) => c === command);
+    if (configCommand) {
+      if (asksHelp) {
+        output.info(CONFIG_HELP);
+        return 0;
+      }
+      // Loaded on demand: the YAML parser and zod would slow every other command's start.
+      const { runConfigCommand } = await import("./config-as-code/command");
+      return await runConfigCommand(configCommand, args, output, async () => client(args, await serverOf(args)));
     }
     if (command === "operations") {
       output.result(Object.keys(specs).map((id) => ({ operationId: id, method: specs[id]!.method, path: specs[id]!.path, usage: usageOf(id), summary: summaryOf(id) })));
