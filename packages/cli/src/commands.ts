@@ -28,7 +28,7 @@ const PARAM_FLAGS: Record<string, string[]> = { orgId: ["org", "org-id"], appId:
 const FIELD_FLAGS: Record<string, string[]> = { organizationId: ["org", "org-id"] };
 const GLOBAL_FLAGS = new Set(["json", "server", "profile", "all", "help", "if-match", "data", "file", "timeout", "no-browser", "headless", "device"]);
 /** Commands that are not Admin API operations. */
-export const BUILTIN_COMMANDS = ["login", "logout", "whoami", "operations", "help", "plan", "apply", "export"];
+export const BUILTIN_COMMANDS = ["login", "logout", "whoami", "operations", "help", "plan", "apply", "export", "import-users"];
 
 export const specs = operations as Record<string, Spec>;
 const help = operationHelp as Record<string, { summary: string; fields: readonly FieldSpec[] } | undefined>;
@@ -210,7 +210,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * An organization's id from its id or its slug: a value shaped like a UUID is an id, anything
  * else is looked up by slug (the list's search, then the exact slug among its matches).
  */
-async function organizationIdOf(client: PortaAdmin, value: string, known: Map<string, string>): Promise<string> {
+export async function organizationIdOf(client: PortaAdmin, value: string, known: Map<string, string> = new Map()): Promise<string> {
   if (UUID.test(value)) return value;
   const cached = known.get(value);
   if (cached) return cached;

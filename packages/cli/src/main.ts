@@ -4,6 +4,7 @@ import { areaHelp, areaOf, callArguments, helpOf, namespaces, operationOf, runOp
 import { UsageError, credentialsFile, profileOf, serverOf, storedProfile } from "./config";
 import { claimsOf, login, loginWithDevice, logout } from "./login";
 import { CONFIG_COMMANDS, CONFIG_HELP } from "./config-as-code/help";
+import { IMPORT_USERS_HELP, runImportUsers } from "./import-users";
 import { createOutput, type Output } from "./output";
 
 const HELP = `porta: manage Porta from the command line
@@ -20,6 +21,7 @@ const HELP = `porta: manage Porta from the command line
   porta plan -f porta.yaml [--prune]                       what apply would change in organizations, clients, roles…
   porta apply -f porta.yaml [--prune]                      make those changes (configuration as code)
   porta export --org SLUG --format yaml                    an organization's configuration as such a file
+  porta import-users --org ORG --format F FILE [--preview] users from Keycloak, Auth0, CSV or JSON, with progress
   porta operations                                         every area and operation
   porta <area> --help                                      an area's operations
   porta <area> <operation> --help                          an operation's fields, their types, which are required
@@ -154,6 +156,13 @@ export async function main(argv: string[]): Promise<number> {
       // Loaded on demand: the YAML parser and zod would slow every other command's start.
       const { runConfigCommand } = await import("./config-as-code/command");
       return await runConfigCommand(configCommand, args, output, async () => client(args, await serverOf(args)));
+    }
+    if (command === "import-users") {
+      if (asksHelp) {
+        output.info(IMPORT_USERS_HELP);
+        return 0;
+      }
+      return await runImportUsers(args, output, json, async () => client(args, await serverOf(args)));
     }
     if (command === "operations") {
       output.result(Object.keys(specs).map((id) => ({ operationId: id, method: specs[id]!.method, path: specs[id]!.path, usage: usageOf(id), summary: summaryOf(id) })));

@@ -5,7 +5,7 @@ import { UserImportReportSchema, UserImportRequestSchema } from "~/schemas/user-
 import { operation } from "../http/route";
 import { applyUserImport, planUserImport } from "../transfer/user-import";
 
-/** Imports of users from a Keycloak realm export or an Auth0 user export (see ../transfer/user-import.ts). */
+/** Imports of users from a Keycloak realm export, an Auth0 user export or a CSV/JSON user list (see ../transfer/user-import.ts). */
 const OrgParams = z.object({ orgId: UuidSchema });
 const NoQuery = z.object({}).strict();
 
@@ -15,7 +15,7 @@ export const userImportPreviewOperations = [
     method: "POST",
     path: "/organizations/{orgId}/user-imports/preview",
     operationId: "userImports.preview",
-    summary: "Read a Keycloak realm export or an Auth0 user export and report what importing it would create, update and skip, with a reason per skipped row (writes nothing)",
+    summary: "Read a Keycloak realm export, an Auth0 user export or a CSV/JSON user list and report what importing it would create, update and skip, with a reason per skipped row (writes nothing)",
     tag: "user-imports",
     permission: "admin:user:write",
     params: OrgParams,
@@ -35,7 +35,7 @@ export const userImportApplyOperations = [
     path: "/organizations/{orgId}/user-imports/apply",
     operationId: "userImports.apply",
     summary:
-      "Import the users of a Keycloak realm export or an Auth0 user export: new addresses become users (old password hashes imported), existing ones keep their password and status and only gain names, verification and roles; applying it again changes nothing",
+      "Import the users of a Keycloak realm export (and its clients), an Auth0 user export or a CSV/JSON user list: new addresses become users (old password hashes and TOTP secrets imported), existing ones keep their password and status and only gain names, verification and roles; applying it again changes nothing",
     tag: "user-imports",
     permission: "admin:user:write",
     params: OrgParams,

@@ -4335,7 +4335,7 @@ export interface Operations {
       };
     etag: true;
   };
-  /** Import the users of a Keycloak realm export or an Auth0 user export: new addresses become users (old password hashes imported), existing ones keep their password and status and only gain names, verification and roles; applying it again changes nothing */
+  /** Import the users of a Keycloak realm export (and its clients), an Auth0 user export or a CSV/JSON user list: new addresses become users (old password hashes and TOTP secrets imported), existing ones keep their password and status and only gain names, verification and roles; applying it again changes nothing */
   "userImports.apply": {
     args: [orgId: string, body: {
         format: "keycloak" | "auth0" | "csv" | "json";
@@ -4386,7 +4386,7 @@ export interface Operations {
       };
     etag: false;
   };
-  /** Read a Keycloak realm export or an Auth0 user export and report what importing it would create, update and skip, with a reason per skipped row (writes nothing) */
+  /** Read a Keycloak realm export, an Auth0 user export or a CSV/JSON user list and report what importing it would create, update and skip, with a reason per skipped row (writes nothing) */
   "userImports.preview": {
     args: [orgId: string, body: {
         format: "keycloak" | "auth0" | "csv" | "json";
@@ -6462,7 +6462,7 @@ export const operationHelp: Record<string, OperationHelp> = {
     ],
   },
   "userImports.apply": {
-    summary: "Import the users of a Keycloak realm export or an Auth0 user export: new addresses become users (old password hashes imported), existing ones keep their password and status and only gain names, verification and roles; applying it again changes nothing",
+    summary: "Import the users of a Keycloak realm export (and its clients), an Auth0 user export or a CSV/JSON user list: new addresses become users (old password hashes and TOTP secrets imported), existing ones keep their password and status and only gain names, verification and roles; applying it again changes nothing",
     fields: [
       {"name":"orgId","in":"path","type":"string (uuid)","required":true},
       {"name":"format","in":"body","type":"keycloak | auth0 | csv | json","required":true},
@@ -6471,7 +6471,7 @@ export const operationHelp: Record<string, OperationHelp> = {
     ],
   },
   "userImports.preview": {
-    summary: "Read a Keycloak realm export or an Auth0 user export and report what importing it would create, update and skip, with a reason per skipped row (writes nothing)",
+    summary: "Read a Keycloak realm export, an Auth0 user export or a CSV/JSON user list and report what importing it would create, update and skip, with a reason per skipped row (writes nothing)",
     fields: [
       {"name":"orgId","in":"path","type":"string (uuid)","required":true},
       {"name":"format","in":"body","type":"keycloak | auth0 | csv | json","required":true},
