@@ -10,6 +10,7 @@ import { fakeDns } from "../support/domains";
 import { startTestPorta, type TestPorta } from "../support/porta";
 import { makeKeyPair } from "../support/saml-idp";
 import { issueScimToken, patch, scimClient, USER_SCHEMA } from "../scim/support";
+import { runPorta } from "../cli/helpers";
 
 /**
  * Setup links (decision 089): a service admin creates a time-limited link; the customer's IT
@@ -18,6 +19,7 @@ import { issueScimToken, patch, scimClient, USER_SCHEMA } from "../scim/support"
  */
 let porta: TestPorta;
 let api: ReturnType<typeof adminApi>;
+let accessToken: string;
 let tenant: Tenant;
 let other: Tenant;
 const dns = fakeDns();
@@ -25,7 +27,8 @@ const idp = makeKeyPair();
 
 beforeAll(async () => {
   porta = await startTestPorta({ dnsResolver: dns });
-  api = adminApi(porta, (await obtainAdminTokens(porta)).accessToken);
+  accessToken = (await obtainAdminTokens(porta)).accessToken;
+  api = adminApi(porta, accessToken);
   tenant = await createTenant(porta);
   other = await createTenant(porta);
 });
@@ -106,6 +109,20 @@ describe("setup links in the Admin API", () => {
     const refused = await api.post<ErrorBody>(`/organizations/${superOrg.id}/setup-links`, {});
     expect(refused.status).toBe(409);
     expect(await prisma().setupLink.count({ where: { organizationId: superOrg.id } })).toBe(0);
+  });
+});
+
+describe("setup links in the CLI", () => {
+  it("`porta setup-links create <org slug>` prints the whole URL once; `list` shows the status without it", async () => {
+    const env = { PORTA_CONFIG_DIR: "/nonexistent/porta-cli-setup-links", PORTA_TOKEN: accessToken, PORTA_SERVER: porta.baseUrl };
+    const created = await runPorta(["setup-links", "create", tenant.org.slug, "--note", "From the CLI", "--expires-in-days", "2"], env);
+    expect(created.code, created.stderr).toBe(0);
+    const url = /url\s+(\S+)/.exec(created.stdout)?.[1];
+    expect(url).toMatch(new RegExp(`^${porta.baseUrl}/${tenant.org.slug}/setup\\?token=[A-Za-z0-9_-]{43}$`));
+    const listed = await runPorta(["setup-links", "list", tenant.org.slug, "--json"], env);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain("From the CLI");
+    expect(listed.stdout).not.toContain(tokenOf(url!));
   });
 });
 
