@@ -21,7 +21,10 @@ import { DEFAULT_SCIM_TOKEN_DAYS, ScimTokenCreateSchema } from "~/schemas/scim-t
  * once and is dropped from the address at once (a redirect); the browser that opened it carries
  * the link's cookie from then on (app/.server/console/setup-link.ts).
  */
-const NO_STORE = { "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" };
+// Not Referrer-Policy no-referrer: Chromium then sends its form posts with `Origin: null`, which
+// the edge guard refuses as cross-site. The token has left the address before any form is shown,
+// and Porta's own policy (same-origin) sends no Referer to other sites.
+const NO_STORE = { "Cache-Control": "no-store" };
 // Remix keeps a loader's or action's headers only through this export: the finish's cookie too.
 export const headers: HeadersFunction = ({ actionHeaders }) => {
   const cookie = actionHeaders.get("Set-Cookie");
@@ -124,8 +127,11 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
       return back("domainRemoved");
     }
     case "issueToken": {
-      const parsed = ScimTokenCreateSchema.safeParse({ name: text(form, "name") ?? "", expiresInDays: Number(text(form, "expiresInDays") ?? String(DEFAULT_SCIM_TOKEN_DAYS)) });
-      if (!parsed.success) return fail("scim", 422, zodFieldErrors(parsed.error));
+      const parsed = ScimTokenCreateSchema.safeParse({ name: text(form, "tokenName") ?? "", expiresInDays: Number(text(form, "expiresInDays") ?? String(DEFAULT_SCIM_TOKEN_DAYS)) });
+      if (!parsed.success) {
+        const { name, ...rest } = zodFieldErrors(parsed.error);
+        return fail("scim", 422, name === undefined ? rest : { ...rest, tokenName: name });
+      }
       const issued = await setup.admin("scimTokens.create", { params: { orgId: organizationId }, body: parsed.data });
       if (!issued.ok) return fail("scim", issued.status, { form: issued.error.message });
       // The value is in this one response only; the page is never cached.
@@ -327,7 +333,8 @@ export default function SetupPage() {
             <h3 id="new-token-title">{t("scim.issue")}</h3>
             <Csrf value={csrf} />
             <input type="hidden" name="intent" value="issueToken" />
-            <TextField name="name" label={t("scim.name")} error={scimErrors.name} />
+            {/* Not `name`: the connection form above has that field, and a label finds its field by id. */}
+            <TextField name="tokenName" label={t("scim.name")} error={scimErrors.tokenName} />
             <TextField name="expiresInDays" label={t("scim.expiresInDays")} defaultValue={String(DEFAULT_SCIM_TOKEN_DAYS)} error={scimErrors.expiresInDays} />
             <button type="submit" className="button button-inline">{t("scim.issue")}</button>
           </Form>

@@ -211,7 +211,7 @@ describe("the setup pages", () => {
       samlSsoUrl: "https://idp.acme.test/sso",
       samlCertificate: idp.cert,
       flags: ["enabled", "createAccounts"],
-    });
+    }, { origin: porta.baseUrl });
     expect(connected.status, await connected.clone().text()).toBe(303);
     const provider = await prisma().identityProvider.findFirstOrThrow({ where: { organizationId: tenant.org.id, name: "Acme SAML" } });
     const shown = await (await browser.get(page)).text();
@@ -234,7 +234,7 @@ describe("the setup pages", () => {
     expect((await prisma().organizationDomain.findUniqueOrThrow({ where: { id: row.id } })).status).toBe("verified");
 
     // A SCIM token, shown once, that provisions, updates and deprovisions a user.
-    const issued = await browser.post(page, { csrf, intent: "issueToken", name: "Entra ID", expiresInDays: "30" });
+    const issued = await browser.post(page, { csrf, intent: "issueToken", tokenName: "Entra ID", expiresInDays: "30" });
     expect(issued.status).toBe(200);
     const token = /id="scim-token" readOnly="" value="(porta_scim_[A-Za-z0-9_-]+)"|value="(porta_scim_[A-Za-z0-9_-]+)"/.exec(await issued.text());
     const value = token?.[1] ?? token?.[2];
