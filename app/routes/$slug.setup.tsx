@@ -73,7 +73,7 @@ async function setupView(baseUrl: string, setup: SetupSession) {
 
 type ActionResult =
   | Ended
-  | { view: "result"; errors: Record<string, string>; section: "idp" | "domain" | "scim"; domain?: string }
+  | { view: "result"; errors: Record<string, string>; section: "idp" | "refresh" | "domain" | "scim"; domain?: string }
   | { view: "result"; section: "scim"; token: string; errors?: undefined }
   | { view: "result"; section: "domain"; checked: { status: string; lastError: string | null }; errors?: undefined };
 
@@ -95,7 +95,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
   if (!context.services.csrf.verify(setupCsrfSubject(setup.linkId), form.get("csrf"))) throw data({ message: "csrf" }, { status: 403, headers: NO_STORE });
   const organizationId = setup.organization.id;
   const back = (done: string) => redirect(`${setupPath(slug)}?done=${done}`, { status: 303, headers: NO_STORE });
-  const fail = (section: "idp" | "domain" | "scim", status: number, errors: Record<string, string>, extra: { domain?: string } = {}) =>
+  const fail = (section: "idp" | "refresh" | "domain" | "scim", status: number, errors: Record<string, string>, extra: { domain?: string } = {}) =>
     data<ActionResult>({ view: "result", section, errors, ...extra }, { status, headers: NO_STORE });
 
   switch (String(form.get("intent") ?? "")) {
@@ -106,6 +106,12 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
       const created = await setup.admin("identityProviders.create", { body: parsed.data });
       if (!created.ok) return fail("idp", created.status, created.error.details ? detailErrors(created.error.details, [...IDENTITY_PROVIDER_FIELDS, ...SAML_FIELDS], SAML_ERROR_FIELDS) : { form: created.error.message });
       return back("connected");
+    }
+    case "refreshMetadata": {
+      // Another organization's connection is not found: the link's caller is held to its organization.
+      const refreshed = await setup.admin("identityProviders.refreshSamlMetadata", { params: { id: String(form.get("providerId") ?? "") } });
+      if (!refreshed.ok) return fail("refresh", refreshed.status, { form: refreshed.error.details?.map((d) => `${d.field}: ${d.message}`).join("; ") ?? refreshed.error.message });
+      return back("refreshed");
     }
     case "addDomain": {
       const typed = String(form.get("domain") ?? "");
@@ -199,11 +205,20 @@ export default function SetupPage() {
         <section aria-labelledby="sso-title">
           <h2 id="sso-title">{t("setupPage.sso")}</h2>
           <p className="muted">{t("setupPage.ssoIntro")}</p>
+          {errorsOf("refresh").form ? <Notice kind="error">{errorsOf("refresh").form}</Notice> : null}
           {page.providers.map((provider) =>
             provider.saml ? (
               <div key={provider.id}>
                 <h3>{provider.name}</h3>
                 <SamlServiceProviderValues saml={provider.saml} provider={provider} />
+                {provider.saml.metadataUrl ? (
+                  <Form method="post" reloadDocument className="panel">
+                    <Csrf value={csrf} />
+                    <input type="hidden" name="intent" value="refreshMetadata" />
+                    <input type="hidden" name="providerId" value={provider.id} />
+                    <button type="submit" className="button button-inline">{t("idp.saml.refresh")}</button>
+                  </Form>
+                ) : null}
               </div>
             ) : (
               <section key={provider.id} className="panel" aria-labelledby={`callback-${provider.id}`}>

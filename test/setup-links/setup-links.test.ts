@@ -271,7 +271,7 @@ describe("the setup pages", () => {
     expect(logs).not.toContain(secret);
   });
 
-  it("cannot touch another organization's domains or SCIM tokens through the page: 404, nothing written", async () => {
+  it("cannot touch another organization's domains, SCIM tokens or connections through the page: 404, nothing written", async () => {
     const link = await createLink(tenant.org.id);
     const browser = new TestBrowser();
     const csrf = csrfOf(await openIn(browser, link.url));
@@ -281,6 +281,8 @@ describe("the setup pages", () => {
     expect((await browser.post(page, { csrf, intent: "removeDomain", domainId: theirs.id })).status).toBe(404);
     expect((await browser.post(page, { csrf, intent: "verifyDomain", domainId: theirs.id })).status).toBe(404);
     expect((await browser.post(page, { csrf, intent: "revokeToken", tokenId: theirToken.id })).status).toBe(404);
+    const theirProvider = await prisma().identityProvider.create({ data: { organizationId: other.org.id, name: "Their SAML", kind: "saml", issuer: "https://their-idp.test", clientId: "" } });
+    expect((await browser.post(page, { csrf, intent: "refreshMetadata", providerId: theirProvider.id })).status).toBe(404);
     expect(await prisma().organizationDomain.findUnique({ where: { id: theirs.id } })).toMatchObject({ status: "pending", lastCheckedAt: null });
     expect((await prisma().scimToken.findUniqueOrThrow({ where: { id: theirToken.id } })).revokedAt).toBeNull();
     expect(await prisma().auditEntry.count({ where: { actorType: "setup_link", actorId: link.id, eventType: { not: "setup_link.opened" } } })).toBe(0);
