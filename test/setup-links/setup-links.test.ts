@@ -329,4 +329,17 @@ describe("the setup link's caller", () => {
     const listed = await callAdmin(ctx, "", "identityProviders.list", { query: { organizationId: tenant.org.id } }, auth);
     expect(listed.ok && listed.body.data.length > 0 && listed.body.data.every((p) => p.organizationId === tenant.org.id)).toBe(true);
   });
+
+  it("setup links' own operations hold a caller bound to one organization to it: another organization's link is 404 and stays", async () => {
+    // A caller bound to the tenant that may run every operation, as an organization's own administrators' door would.
+    const bound = async () => ({ ...setupLinkCaller({ id: "00000000-0000-7000-8000-0000000000bb", organizationId: tenant.org.id, note: null }), may: () => true });
+    const theirs = await createLink(other.org.id);
+    const ctx = context();
+    expect((await callAdmin(ctx, "", "setupLinks.revoke", { params: { id: theirs.id } }, bound)).status).toBe(404);
+    expect((await callAdmin(ctx, "", "setupLinks.get", { params: { id: theirs.id } }, bound)).status).toBe(404);
+    expect((await callAdmin(ctx, "", "setupLinks.list", { params: { orgId: other.org.id } }, bound)).status).toBe(404);
+    expect((await callAdmin(ctx, "", "setupLinks.create", { params: { orgId: other.org.id }, body: {} }, bound)).status).toBe(404);
+    expect((await prisma().setupLink.findUniqueOrThrow({ where: { id: theirs.id } })).revokedAt).toBeNull();
+    expect((await callAdmin(ctx, "", "setupLinks.list", { params: { orgId: tenant.org.id } }, bound)).status).toBe(200);
+  });
 });
