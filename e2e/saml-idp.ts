@@ -15,6 +15,10 @@ import { BASE_URL, RP_REDIRECT_URI, type Seed } from "./seed";
 export const SAML_IDP_PORT = 3964;
 const IDP_URL = `http://127.0.0.1:${SAML_IDP_PORT}`;
 const IDP_ENTITY_ID = `${IDP_URL}/metadata`;
+/** The company's DNS console (e2e/company-dns.ts), on the IdP's server. */
+export const COMPANY_DNS_URL = `${IDP_URL}/dns`;
+/** What the IdP's administrator types into Porta's connection form (e2e/setup-link.spec.ts). */
+export const SAML_IDP = { entityId: IDP_ENTITY_ID, ssoUrl: `${IDP_URL}/sso` } as const;
 export const SAML_DOMAIN = "acme-saml.example.test";
 export const SAML_PERSON = { nameId: "acme-0001", email: `ada@${SAML_DOMAIN}`, givenName: "Ada", familyName: "Lovelace", group: "engineering" } as const;
 export const SAML_ROLE = "engineer";
@@ -36,10 +40,12 @@ export interface RunningSamlIdp {
   close(): Promise<void>;
 }
 
-export async function startSamlIdp(): Promise<RunningSamlIdp> {
+/** `more` answers requests of the company's other consoles on the same server (e2e/company-dns.ts). */
+export async function startSamlIdp(more: (req: IncomingMessage, res: ServerResponse) => Promise<boolean> = async () => false): Promise<RunningSamlIdp> {
   const keys = makeKeyPair("rsa", "/CN=Acme Workforce IdP");
   const state = { requests: 0 };
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    if (await more(req, res)) return;
     const url = new URL(req.url ?? "/", IDP_URL);
     res.setHeader("content-type", "text/html; charset=utf-8");
     if (req.method === "GET" && url.pathname === "/sso") {

@@ -77,6 +77,16 @@ export interface Seed {
     role: string;
     rp: Pick<SeededOrganization, "issuer" | "clientId" | "clientSecret" | "redirectUri">;
   };
+  /**
+   * Setup links (e2e/setup-link.spec.ts, decision 089): the service admin who creates one, and what
+   * the customer's IT person knows of their SAML IdP (e2e/saml-idp.ts), their domain and person.
+   */
+  setupLinks?: {
+    admin: { email: string; password: string };
+    /** Where the company's IT person enters a DNS record (e2e/company-dns.ts). */
+    dnsConsole: string;
+    idp: { entityId: string; ssoUrl: string; certificate: string; domain: string; person: { nameId: string; email: string; givenName: string; familyName: string } };
+  };
   /** Off-the-shelf relying parties (e2e/interop.spec.ts, e2e/interop-seed.ts): one client per library. */
   interop?: {
     issuer: string;
@@ -135,4 +145,5 @@ export const CONSOLE_ADMINS = {
   layout: { email: "layout-admin@e2e.example.test", password: "an e2e admin password 8" },
   webhooks: { email: "webhooks-admin@e2e.example.test", password: "an e2e admin password 9" },
   agents: { email: "agents-admin@e2e.example.test", password: "an e2e admin password 10" },
+  setupLinks: { email: "setup-links-admin@e2e.example.test", password: "an e2e admin password 11" },
 } as const;

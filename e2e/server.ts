@@ -23,8 +23,9 @@ import { startMailPeer } from "./mail-peer";
 import { seedInterop } from "./interop-seed";
 import { startAgentDocuments } from "./mcp-documents";
 import { MCP_CALLBACK, seedMcp } from "./mcp-seed";
-import { seedSaml, startSamlIdp } from "./saml-idp";
+import { COMPANY_DNS_URL, SAML_DOMAIN, SAML_IDP, SAML_PERSON, seedSaml, startSamlIdp } from "./saml-idp";
 import { seedTwoFactorOrganizations } from "./two-factor-seed";
+import { companyDns } from "./company-dns";
 
 const ROWS: Array<{ row: MatrixRow; methods: string[]; slug: string; name: string }> = [
   { row: "password+magic_link", methods: ["password", "magic_link"], slug: "e2e-both", name: "Both Methods Inc" },
@@ -39,7 +40,9 @@ async function main() {
   // Mail goes to a real SMTP peer that keeps what it receives in MAILBOX_FILE (named in the seed).
   const mailPeer = await startMailPeer(MAILBOX_FILE);
   const agentDocuments = await startAgentDocuments(MCP_CALLBACK);
-  const samlIdp = await startSamlIdp();
+  // The SAML company's DNS: what its IT person enters there answers the domain proofs of e2e/setup-link.spec.ts.
+  const dns = companyDns();
+  const samlIdp = await startSamlIdp(dns.handle);
   const config = parseConfig({
     NODE_ENV: "production",
     PORT: String(E2E_PORT),
@@ -55,7 +58,7 @@ async function main() {
     OUTBOUND_ALLOW_PRIVATE_NETWORKS: "true",
   });
   const logger = createLogger(config.logLevel);
-  const porta = await startPorta(config, logger, { host: "127.0.0.1" });
+  const porta = await startPorta(config, logger, { host: "127.0.0.1", dnsResolver: dns.resolver });
 
   let stopping = false;
   const stop = () => {
@@ -130,7 +133,8 @@ async function main() {
   const interop = await seedInterop(prisma, BASE_URL);
   const mcp = { ...(await seedMcp(prisma, BASE_URL)), agentDocument: { url: agentDocuments.url, certificate: agentDocuments.certificate } };
   const saml = await seedSaml(prisma, samlIdp.certificate);
-  const seed: Seed = { baseUrl: BASE_URL, admin: E2E_ADMIN, organizations, twoFactor, mailbox: MAILBOX_FILE, resetUser, accountUser, emailChangeUser, passkeys, federation, interop, mcp, saml };
+  const setupLinks: Seed["setupLinks"] = { admin: CONSOLE_ADMINS.setupLinks, dnsConsole: COMPANY_DNS_URL, idp: { ...SAML_IDP, certificate: samlIdp.certificate, domain: SAML_DOMAIN, person: SAML_PERSON } };
+  const seed: Seed = { baseUrl: BASE_URL, admin: E2E_ADMIN, organizations, twoFactor, mailbox: MAILBOX_FILE, resetUser, accountUser, emailChangeUser, passkeys, federation, interop, mcp, saml, setupLinks };
   // Written whole, then renamed: a reader never sees half a file.
   writeFileSync(`${SEED_FILE}.tmp`, JSON.stringify(seed, null, 2), { mode: 0o600 });
   renameSync(`${SEED_FILE}.tmp`, SEED_FILE);

@@ -113,6 +113,7 @@ export default function OrganizationPage() {
         <Link to={`/console/organizations/${org.id}/keys`}>{t("orgs.keys")}</Link>
         <Link to={`/console/organizations/${org.id}/registration`}>{t("orgs.registration")}</Link>
         <Link to={`/console/organizations/${org.id}/scim`}>{t("orgs.scim")}</Link>
+        <Link to={`/console/organizations/${org.id}/setup-links`}>{t("orgs.setupLinks")}</Link>
         <Link to={`/console/organizations/${org.id}/webhooks`}>{t("orgs.webhooks")}</Link>
         <a href={`/console/organizations/${org.id}/export`} download>{t("orgs.export")}</a>
       </nav>

@@ -46,6 +46,9 @@ export default function IdentityProviders() {
       <p className="breadcrumb"><Link to={`/console/organizations/${org.id}`}>{org.name}</Link></p>
       <h1>{t("idp.title")}</h1>
       <p className="muted">{t("idp.intro")}</p>
+      <p className="muted">
+        {t("idp.setupLinkHint")} <Link to={`/console/organizations/${org.id}/setup-links`}>{t("orgs.setupLinks")}</Link>
+      </p>
       {done === "deleted" ? <Notice kind="info">{t("idp.deleted")}</Notice> : null}
       <ListTable
         rows={providers}

@@ -75,6 +75,11 @@ export const AUDIT_EVENTS = {
   "registration_token.revoked": "An initial access token for client registration was revoked.",
   "scim_token.created": "A bearer token of the organization's SCIM endpoint was issued (its value is never recorded).",
   "scim_token.revoked": "A bearer token of the organization's SCIM endpoint was revoked.",
+  "setup_link.created": "A setup link for a customer's IT person was created (its URL is never recorded; data: expiresAt, note).",
+  "setup_link.revoked": "A setup link was revoked.",
+  "setup_link.opened": "A setup link was opened for the first time and bound to that browser.",
+  "setup_link.refused": "A setup link was opened but refused (data: reason opened_elsewhere, finished, expired or revoked).",
+  "setup_link.finished": "The IT person finished the setup: the link no longer works.",
 
   "custom_claim.created": "A custom claim was defined.",
   "custom_claim.updated": "A custom claim definition changed.",

@@ -4,10 +4,11 @@ import type { AdminPermission } from "../permissions";
 import type { OrganizationScope } from "./organization-scope";
 
 /**
- * What a door looks at to admit an operation: its permission and its organization scope (an
+ * What a door looks at to admit an operation: its id, permission and organization scope (an
  * Operation of route.ts is one; named here so that route.ts, which runs the doors, is not imported back).
  */
 export interface GatedOperation {
+  operationId: string;
   permission: AdminPermission | "public" | "authenticated";
   organizationScope?: readonly OrganizationScope[];
 }

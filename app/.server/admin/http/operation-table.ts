@@ -18,6 +18,7 @@ import * as rbac from "../operations/rbac";
 import * as registration from "../operations/registration";
 import * as scimTokens from "../operations/scim-tokens";
 import * as sessions from "../operations/sessions";
+import * as setupLinks from "../operations/setup-links";
 import * as stats from "../operations/stats";
 import * as transfer from "../operations/transfer";
 import * as twoFactor from "../operations/two-factor";
@@ -31,7 +32,7 @@ import type { Operation } from "./route";
  * operations; a new module is added here once. The router, the OpenAPI document, the console
  * gateway (typed by operation id) and the generated client all read this table.
  */
-export const MODULES = { apiResources, applications, audit, branding, bulk, claims, clients, config, domains, identityProviders, keys, mail, metadata, organizations, passkeys, rbac, registration, scimTokens, sessions, stats, transfer, twoFactor, userImports, users, webhooks };
+export const MODULES = { apiResources, applications, audit, branding, bulk, claims, clients, config, domains, identityProviders, keys, mail, metadata, organizations, passkeys, rbac, registration, scimTokens, sessions, setupLinks, stats, transfer, twoFactor, userImports, users, webhooks };
 
 type Module = (typeof MODULES)[keyof typeof MODULES];
 // Distributes over the modules (keyof a union would keep only the keys they share).

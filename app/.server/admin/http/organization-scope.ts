@@ -19,7 +19,7 @@ export type OrganizationScope =
   | { in: "entity"; param: string; owner: OwnedTable };
 
 /** The tables whose rows carry an `organizationId` a bound caller may be checked against. */
-export type OwnedTable = "user" | "role" | "permission" | "identityProvider" | "organizationDomain" | "scimToken" | "invitation" | "application" | "client" | "apiResource";
+export type OwnedTable = "user" | "role" | "permission" | "identityProvider" | "organizationDomain" | "scimToken" | "invitation" | "application" | "client" | "apiResource" | "setupLink";
 
 type Owner = { organizationId: string } | null;
 const byId = (id: string) => ({ where: { id }, select: { organizationId: true } }) as const;
@@ -36,6 +36,7 @@ const OWNERS: Record<OwnedTable, (db: Db, id: string) => Promise<Owner>> = {
   application: (db, id) => db.application.findUnique(byId(id)),
   client: (db, id) => db.client.findUnique(byId(id)),
   apiResource: (db, id) => db.apiResource.findUnique(byId(id)),
+  setupLink: (db, id) => db.setupLink.findUnique(byId(id)),
 };
 
 async function organizationOf(db: Db, table: OwnedTable, id: string): Promise<string | null> {

@@ -119,6 +119,10 @@ export const operations = {
   "sessions.list": { method: "GET", path: "/sessions", pathParams: [], input: "query", etag: false, paging: "cursor" },
   "sessions.revoke": { method: "DELETE", path: "/sessions/{id}", pathParams: ["id"], input: "none", etag: false, paging: "none" },
   "sessions.revokeForUser": { method: "DELETE", path: "/users/{id}/sessions", pathParams: ["id"], input: "none", etag: false, paging: "none" },
+  "setupLinks.create": { method: "POST", path: "/organizations/{orgId}/setup-links", pathParams: ["orgId"], input: "body", etag: false, paging: "none" },
+  "setupLinks.get": { method: "GET", path: "/setup-links/{id}", pathParams: ["id"], input: "none", etag: false, paging: "none" },
+  "setupLinks.list": { method: "GET", path: "/organizations/{orgId}/setup-links", pathParams: ["orgId"], input: "query", etag: false, paging: "cursor" },
+  "setupLinks.revoke": { method: "DELETE", path: "/setup-links/{id}", pathParams: ["id"], input: "none", etag: false, paging: "none" },
   "stats.get": { method: "GET", path: "/stats/overview", pathParams: [], input: "none", etag: false, paging: "none" },
   "stats.getOrganizationStats": { method: "GET", path: "/stats/organizations/{orgId}", pathParams: ["orgId"], input: "none", etag: false, paging: "none" },
   "twoFactor.disable": { method: "DELETE", path: "/users/{id}/two-factor", pathParams: ["id"], input: "none", etag: false, paging: "none" },
@@ -4113,6 +4117,92 @@ export interface Operations {
     response: void;
     etag: false;
   };
+  /** Create a setup link for a customer's IT person (default 7 days, at most 30): it configures the organization's SSO connections, SCIM tokens and domains, from the first browser that opens it; its URL is in this response and never shown again */
+  "setupLinks.create": {
+    args: [orgId: string, body: {
+        expiresInDays?: number;
+        note?: string;
+      }, options?: CallOptions];
+    response: {
+        id: string;
+        organizationId: string;
+        note: string | null;
+        status: "pending" | "opened" | "finished" | "expired" | "revoked";
+        expiresAt: string;
+        openedAt: string | null;
+        finishedAt: string | null;
+        revokedAt: string | null;
+        createdById: string | null;
+        createdAt: string;
+        url: string;
+      };
+    etag: false;
+  };
+  /** One setup link (never its URL) */
+  "setupLinks.get": {
+    args: [id: string, options?: CallOptions];
+    response: {
+        id: string;
+        organizationId: string;
+        note: string | null;
+        status: "pending" | "opened" | "finished" | "expired" | "revoked";
+        expiresAt: string;
+        openedAt: string | null;
+        finishedAt: string | null;
+        revokedAt: string | null;
+        createdById: string | null;
+        createdAt: string;
+      };
+    etag: false;
+  };
+  /** An organization's setup links, newest first, with their status (never their URL) */
+  "setupLinks.list": {
+    args: [orgId: string, query?: {
+        page?: number;
+        pageSize?: number;
+        cursor?: string;
+        limit?: number;
+        order?: "asc" | "desc";
+      }, options?: CallOptions];
+    response: {
+        data: Array<{
+          id: string;
+          organizationId: string;
+          note: string | null;
+          status: "pending" | "opened" | "finished" | "expired" | "revoked";
+          expiresAt: string;
+          openedAt: string | null;
+          finishedAt: string | null;
+          revokedAt: string | null;
+          createdById: string | null;
+          createdAt: string;
+        }>;
+        total: number;
+        /** Present when the list stopped counting: there are at least `total` items (a filtered list or search with more than 1,000 matches) */
+        totalIsLowerBound?: true;
+        page: number;
+        pageSize: number;
+        cursor?: string;
+      };
+    etag: false;
+  };
+  /** Revoke a setup link at once (what was configured through it stays); revoking a revoked link changes nothing */
+  "setupLinks.revoke": {
+    args: [id: string, options?: CallOptions];
+    response: {
+        id: string;
+        organizationId: string;
+        note: string | null;
+        status: "pending" | "opened" | "finished" | "expired" | "revoked";
+        expiresAt: string;
+        openedAt: string | null;
+        finishedAt: string | null;
+        revokedAt: string | null;
+        createdById: string | null;
+        createdAt: string;
+      };
+    etag: false;
+  };
   /** System-wide statistics: organizations by status, users, logins in the last 24 hours and 7 days by method, 2FA adoption */
   "stats.get": {
     args: [options?: CallOptions];
@@ -6406,6 +6496,37 @@ export const operationHelp: Record<string, OperationHelp> = {
   },
   "sessions.revokeForUser": {
     summary: "End every session and token of a user",
+    fields: [
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
+  "setupLinks.create": {
+    summary: "Create a setup link for a customer's IT person (default 7 days, at most 30): it configures the organization's SSO connections, SCIM tokens and domains, from the first browser that opens it; its URL is in this response and never shown again",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"expiresInDays","in":"body","type":"integer (1–30)","required":false,"default":"7"},
+      {"name":"note","in":"body","type":"string (up to 200 chars)","required":false},
+    ],
+  },
+  "setupLinks.get": {
+    summary: "One setup link (never its URL)",
+    fields: [
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
+  "setupLinks.list": {
+    summary: "An organization's setup links, newest first, with their status (never their URL)",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"page","in":"query","type":"integer (1–1000000)","required":false},
+      {"name":"pageSize","in":"query","type":"integer (1–100)","required":false},
+      {"name":"cursor","in":"query","type":"string (up to 512 chars)","required":false},
+      {"name":"limit","in":"query","type":"integer (1–100)","required":false},
+      {"name":"order","in":"query","type":"asc | desc","required":false},
+    ],
+  },
+  "setupLinks.revoke": {
+    summary: "Revoke a setup link at once (what was configured through it stays); revoking a revoked link changes nothing",
     fields: [
       {"name":"id","in":"path","type":"string (uuid)","required":true},
     ],
