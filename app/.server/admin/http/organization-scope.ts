@@ -19,7 +19,7 @@ export type OrganizationScope =
   | { in: "entity"; param: string; owner: OwnedTable };
 
 /** The tables whose rows carry an `organizationId` a bound caller may be checked against. */
-export type OwnedTable = "user" | "role" | "permission" | "identityProvider" | "organizationDomain" | "scimToken" | "invitation" | "application" | "client" | "apiResource";
+export type OwnedTable = "user" | "role" | "permission" | "identityProvider" | "organizationDomain" | "scimToken" | "invitation" | "application" | "client" | "apiResource" | "auditEntry";
 
 async function organizationOf(db: Db, table: OwnedTable, id: string): Promise<string | null> {
   const where = { where: { id }, select: { organizationId: true } } as const;
@@ -44,6 +44,8 @@ async function organizationOf(db: Db, table: OwnedTable, id: string): Promise<st
       return (await db.client.findUnique(where))?.organizationId ?? null;
     case "apiResource":
       return (await db.apiResource.findUnique(where))?.organizationId ?? null;
+    case "auditEntry":
+      return (await db.auditEntry.findUnique(where))?.organizationId ?? null;
   }
 }
 
