@@ -1,6 +1,16 @@
 import type { Actor, ContextSource } from "../../context";
 import { requireAdmin, type AdminUser } from "./require-admin";
-import type { Operation } from "./route";
+import type { AdminPermission } from "../permissions";
+import type { OrganizationScope } from "./organization-scope";
+
+/**
+ * What a door looks at to admit an operation: its permission and its organization scope (an
+ * Operation of route.ts is one; named here so that route.ts, which runs the doors, is not imported back).
+ */
+export interface GatedOperation {
+  permission: AdminPermission | "public" | "authenticated";
+  organizationScope?: readonly OrganizationScope[];
+}
 
 /**
  * Who runs an Admin API operation. The Admin API's own door admits service admins, who reach
@@ -16,7 +26,7 @@ export interface Caller {
   /** Set when the caller may act within this organization only. */
   organizationId: string | null;
   /** Whether the caller may run the operation at all (else 403). */
-  may(op: Operation): boolean;
+  may(op: GatedOperation): boolean;
 }
 
 /** Authenticates a request for a door; any failure throws the door's 401. */
