@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
+import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PortaAdmin, staticToken } from "@porta/admin-client";
 import { adminOperations } from "~/.server/admin/http/operation-table";
@@ -239,12 +240,15 @@ describe("who gets through an organization's door", () => {
   });
 
   it("answers 401 to an administrator who signed in with a password only, and to a user without an organization role", async () => {
+    // The token says how its holder signed in: what the door requires.
+    expect(decodeJwt(adminTokenA)).toMatchObject({ aud: `${tenantA.issuer}/api/admin`, amr: ["pwd", "otp", "mfa"] });
     const passwordOnly = await userWithRole(tenantA, "org-admin", "none");
+    const passwordOnlyToken = await administrationToken(porta, tenantA, passwordOnly);
+    expect(decodeJwt(passwordOnlyToken).amr).toEqual(["pwd"]);
+    expect((await organizationApi(porta, tenantA.org.slug, passwordOnlyToken).get(`/organizations/${tenantA.org.id}/users`)).status).toBe(401);
     const withoutRole = await userWithRole(tenantA, null);
-    for (const user of [passwordOnly, withoutRole]) {
-      const token = await administrationToken(porta, tenantA, user);
-      expect((await organizationApi(porta, tenantA.org.slug, token).get(`/organizations/${tenantA.org.id}/users`)).status).toBe(401);
-    }
+    const withoutRoleToken = await administrationToken(porta, tenantA, withoutRole);
+    expect((await organizationApi(porta, tenantA.org.slug, withoutRoleToken).get(`/organizations/${tenantA.org.id}/users`)).status).toBe(401);
   }, 60_000);
 
   it("stops letting an administrator in once the role is taken away or the user is deactivated", async () => {
@@ -287,6 +291,16 @@ describe("what an organization administrator does", () => {
     expect(granted.status, describeResponse(granted)).toBe(200);
     expect((await door.delete(`/users/${user.id}/roles/${await roleId(tenantA.org.id, "org-admin")}`)).status).toBe(204);
     expect((await door.put(`/users/${user.id}/roles/${await roleId(tenantB.org.id, "org-admin")}`)).status).toBe(404);
+  });
+
+  it("invites with the organization's roles, org-admin included, but not with another organization's", async () => {
+    const door = organizationApi(porta, tenantA.org.slug, adminTokenA);
+    const invited = await door.post<{ email: string }>(`/organizations/${tenantA.org.id}/users/invite`, { email: `${unique("colleague")}@example.com`, roles: ["org-admin"] });
+    expect(invited.status, describeResponse(invited)).toBe(201);
+    const row = await porta.services.db.prisma.invitation.findFirstOrThrow({ where: { organizationId: tenantA.org.id, email: invited.body.email } });
+    expect(row.roles).toEqual(["org-admin"]);
+    const elsewhere = await door.post(`/organizations/${tenantB.org.id}/users/invite`, { email: `${unique("colleague")}@example.com`, roles: ["org-admin"] });
+    expect(elsewhere.status).toBe(404);
   });
 
   it("works with the generated SDK at the organization's base URL", async () => {
