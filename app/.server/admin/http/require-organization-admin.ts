@@ -9,6 +9,7 @@ import { unauthorized } from "../../errors";
 import { isAdminApiClient, organizationAdminResource } from "../api-access";
 import { ORGANIZATION_ADMIN_ROLE, ORGANIZATION_AUDITOR_ROLE, organizationPermissionsOf } from "../organization-roles";
 import type { AdminPermission } from "../permissions";
+import { ORGANIZATION_CONSOLE_CLIENT_ID } from "../../oidc/storage/organization-console-client";
 import { adminTokenClientId } from "./admin-token";
 import type { Authenticate, Caller } from "./caller";
 
@@ -98,8 +99,11 @@ export async function requireOrganizationAdmin(services: ContextSource, request:
     select: { expiresAt: true },
   });
   if (!stored || (stored.expiresAt && stored.expiresAt <= new Date())) throw unauthorized();
-  const client = await getClientRecord(prisma, services.cache, clientId);
-  if (!client || client.organizationId !== organization.id || !isClientUsable(client) || !isAdminApiClient(client)) throw unauthorized();
+  // The organization console's built-in client is no row; any other must be a usable administration client of the organization.
+  if (clientId !== ORGANIZATION_CONSOLE_CLIENT_ID) {
+    const client = await getClientRecord(prisma, services.cache, clientId);
+    if (!client || client.organizationId !== organization.id || !isClientUsable(client) || !isAdminApiClient(client)) throw unauthorized();
+  }
 
   if (!isUuid(sub)) throw unauthorized();
   const rows = await prisma.$queryRaw<OrganizationAdminRow[]>`
