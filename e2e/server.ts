@@ -25,6 +25,7 @@ import { startAgentDocuments } from "./mcp-documents";
 import { MCP_CALLBACK, seedMcp } from "./mcp-seed";
 import { seedSaml, startSamlIdp } from "./saml-idp";
 import { seedTwoFactorOrganizations } from "./two-factor-seed";
+import { seedOrganizationAdmin } from "./organization-admin-seed";
 
 const ROWS: Array<{ row: MatrixRow; methods: string[]; slug: string; name: string }> = [
   { row: "password+magic_link", methods: ["password", "magic_link"], slug: "e2e-both", name: "Both Methods Inc" },
@@ -130,7 +131,8 @@ async function main() {
   const interop = await seedInterop(prisma, BASE_URL);
   const mcp = { ...(await seedMcp(prisma, BASE_URL)), agentDocument: { url: agentDocuments.url, certificate: agentDocuments.certificate } };
   const saml = await seedSaml(prisma, samlIdp.certificate);
-  const seed: Seed = { baseUrl: BASE_URL, admin: E2E_ADMIN, organizations, twoFactor, mailbox: MAILBOX_FILE, resetUser, accountUser, emailChangeUser, passkeys, federation, interop, mcp, saml };
+  const organizationAdmin = await seedOrganizationAdmin(porta.services);
+  const seed: Seed = { baseUrl: BASE_URL, admin: E2E_ADMIN, organizations, twoFactor, mailbox: MAILBOX_FILE, resetUser, accountUser, emailChangeUser, passkeys, federation, interop, mcp, saml, organizationAdmin };
   // Written whole, then renamed: a reader never sees half a file.
   writeFileSync(`${SEED_FILE}.tmp`, JSON.stringify(seed, null, 2), { mode: 0o600 });
   renameSync(`${SEED_FILE}.tmp`, SEED_FILE);
