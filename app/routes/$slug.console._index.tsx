@@ -24,7 +24,7 @@ export default function OrganizationUsers() {
   const { slug, email, org, q, users, error } = useLoaderData<typeof loader>();
   const { t } = useTranslation("console");
   return (
-    <main className="page">
+    <>
       <p className="breadcrumb">
         {org.name} · {t("organizationConsole.signedInAs", { email })} · <Link to={`/${slug}/console/audit`}>{t("organizationConsole.audit")}</Link>
       </p>
@@ -55,6 +55,6 @@ export default function OrganizationUsers() {
           ))}
         </tbody>
       </table>
-    </main>
+    </>
   );
 }

@@ -25,7 +25,7 @@ export default function OrganizationAudit() {
   const { slug, entries, error } = useLoaderData<typeof loader>();
   const { t } = useTranslation("console");
   return (
-    <main className="page">
+    <>
       <p className="breadcrumb">
         <Link to={`/${slug}/console`}>{t("organizationConsole.users")}</Link>
       </p>
@@ -51,6 +51,6 @@ export default function OrganizationAudit() {
           ))}
         </tbody>
       </table>
-    </main>
+    </>
   );
 }

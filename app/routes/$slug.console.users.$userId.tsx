@@ -83,7 +83,7 @@ export default function OrganizationUser() {
   const failed = useActionData<typeof action>();
   const { t } = useTranslation("console");
   return (
-    <main className="page">
+    <>
       <p className="breadcrumb">
         <Link to={`/${slug}/console`}>{t("organizationConsole.users")}</Link>
       </p>
@@ -127,6 +127,6 @@ export default function OrganizationUser() {
           </button>
         </Form>
       ) : null}
-    </main>
+    </>
   );
 }

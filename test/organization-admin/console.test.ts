@@ -91,6 +91,37 @@ describe("an organization's console", () => {
     expect((await porta.services.db.prisma.user.findUniqueOrThrow({ where: { id: other.id } })).status).toBe("active");
   }, 60_000);
 
+  it("issues a SCIM token shown once, revokes it, and cannot revoke another organization's", async () => {
+    const { browser } = await signInToConsole(tenantA, adminA);
+    const page = await browser.get(consoleUrl(tenantA, "/scim"));
+    expect(page.status).toBe(200);
+    const csrf = csrfOf(await page.text());
+    const issued = await browser.post(consoleUrl(tenantA, "/scim"), { csrf, intent: "issue", name: "Entra ID", expiresInDays: "30" });
+    expect(issued.status).toBe(200);
+    const value = /id="scim-token"[^>]*value="(porta_scim_[^"]+)"/.exec(await issued.text())?.[1];
+    expect(value).toMatch(/^porta_scim_/);
+    const token = await porta.services.db.prisma.scimToken.findFirstOrThrow({ where: { organizationId: tenantA.org.id, name: "Entra ID" } });
+    expect((await browser.post(consoleUrl(tenantA, "/scim"), { csrf, intent: "revoke", tokenId: token.id })).status).toBe(302);
+    expect((await porta.services.db.prisma.scimToken.findUniqueOrThrow({ where: { id: token.id } })).revokedAt).not.toBeNull();
+
+    const theirs = await porta.services.db.prisma.scimToken.create({
+      data: { organizationId: tenantB.org.id, name: "Theirs", tokenHash: `hash-${token.id}`, prefix: "porta_scim_abcd", expiresAt: new Date(Date.now() + 86_400_000) },
+    });
+    expect((await browser.post(consoleUrl(tenantA, "/scim"), { csrf, intent: "revoke", tokenId: theirs.id })).status).toBe(404);
+    expect((await porta.services.db.prisma.scimToken.findUniqueOrThrow({ where: { id: theirs.id } })).revokedAt).toBeNull();
+  }, 60_000);
+
+  it("adds a domain with its TXT record to the organization", async () => {
+    const { browser } = await signInToConsole(tenantA, adminA);
+    const page = await browser.get(consoleUrl(tenantA, "/domains"));
+    expect(page.status).toBe(200);
+    const added = await browser.post(consoleUrl(tenantA, "/domains"), { csrf: csrfOf(await page.text()), intent: "add", domain: "self-service.example.com" });
+    expect(added.status).toBe(302);
+    const row = await porta.services.db.prisma.organizationDomain.findFirstOrThrow({ where: { organizationId: tenantA.org.id, domain: "self-service.example.com" } });
+    const listed = await browser.get(consoleUrl(tenantA, "/domains"));
+    expect(await listed.text()).toContain(row.verificationToken);
+  }, 60_000);
+
   it("refuses a user without an organization role, and an administrator without a second factor", async () => {
     for (const user of [await userWithRole(tenantA, null), await userWithRole(tenantA, "org-admin", "none")]) {
       const { url } = await signInToConsole(tenantA, user);
