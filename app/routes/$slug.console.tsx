@@ -28,7 +28,8 @@ export default function OrganizationConsoleFrame() {
   return (
     <main className="page">
       <nav aria-label={name} className="breadcrumb">
-        <strong>{name}</strong> · <Link to={base}>{t("organizationConsole.users")}</Link> · <Link to={`${base}/scim`}>{t("organizationConsole.scim")}</Link> ·{" "}
+        <strong>{name}</strong> · <Link to={base}>{t("organizationConsole.users")}</Link> · <Link to={`${base}/identity-providers`}>{t("organizationConsole.sso")}</Link> ·{" "}
+        <Link to={`${base}/scim`}>{t("organizationConsole.scim")}</Link> ·{" "}
         <Link to={`${base}/domains`}>{t("organizationConsole.domains")}</Link> · <Link to={`${base}/audit`}>{t("organizationConsole.audit")}</Link> ·{" "}
         {t("organizationConsole.signedInAs", { email })}
       </nav>

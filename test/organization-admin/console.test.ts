@@ -122,6 +122,32 @@ describe("an organization's console", () => {
     expect(await listed.text()).toContain(row.verificationToken);
   }, 60_000);
 
+  it("creates and renames an OpenID Connect connection of the organization; another organization's is not found", async () => {
+    const { browser } = await signInToConsole(tenantA, adminA);
+    const list = await browser.get(consoleUrl(tenantA, "/identity-providers"));
+    expect(list.status).toBe(200);
+    const created = await browser.post(consoleUrl(tenantA, "/identity-providers"), {
+      csrf: csrfOf(await list.text()),
+      kind: "oidc",
+      name: "Corporate SSO",
+      issuer: "https://sso.example.com",
+      clientId: "porta",
+      clientSecret: "upstream secret",
+      scopes: "openid email profile",
+    });
+    expect(created.status, await created.clone().text()).toBe(302);
+    const provider = await porta.services.db.prisma.identityProvider.findFirstOrThrow({ where: { organizationId: tenantA.org.id, name: "Corporate SSO" } });
+    expect(created.headers.get("location")).toBe(`/${tenantA.org.slug}/console/identity-providers/${provider.id}?done=created`);
+    const detail = await browser.get(consoleUrl(tenantA, `/identity-providers/${provider.id}`));
+    expect(detail.status).toBe(200);
+    expect(await detail.text()).toContain("Corporate SSO");
+
+    const theirs = await porta.services.db.prisma.identityProvider.create({ data: { organizationId: tenantB.org.id, name: "Theirs", issuer: "https://sso.example.com", clientId: "porta" } });
+    const elsewhere = await browser.get(consoleUrl(tenantA, `/identity-providers/${theirs.id}`));
+    expect(elsewhere.status).toBe(404);
+    await elsewhere.arrayBuffer();
+  }, 60_000);
+
   it("refuses a user without an organization role, and an administrator without a second factor", async () => {
     for (const user of [await userWithRole(tenantA, null), await userWithRole(tenantA, "org-admin", "none")]) {
       const { url } = await signInToConsole(tenantA, user);
