@@ -74,6 +74,18 @@ describe("an organization's console", () => {
     await elsewhere.arrayBuffer();
   }, 60_000);
 
+  it("invites a colleague as an administrator of the organization", async () => {
+    const { browser } = await signInToConsole(tenantA, adminA);
+    const csrf = csrfOf(await (await browser.get(consoleUrl(tenantA))).text());
+    const email = `colleague-${Date.now()}@example.com`;
+    const posted = await browser.post(consoleUrl(tenantA, "?index"), { csrf, email, orgAdmin: "yes" });
+    expect(posted.status).toBe(302);
+    const invitation = await porta.services.db.prisma.invitation.findFirstOrThrow({ where: { organizationId: tenantA.org.id, email } });
+    expect(invitation.roles).toEqual(["org-admin"]);
+    const refused = await browser.post(consoleUrl(tenantA, "?index"), { csrf, email: "not an address" });
+    expect(refused.status).toBe(422);
+  }, 60_000);
+
   it("deactivates a user of the organization, recorded as the organization's administrator", async () => {
     const user = await createUser(porta.services.db.prisma, tenantA.org.id);
     const { browser } = await signInToConsole(tenantA, adminA);
