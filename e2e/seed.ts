@@ -87,6 +87,12 @@ export interface Seed {
     dnsConsole: string;
     idp: { entityId: string; ssoUrl: string; certificate: string; domain: string; person: { nameId: string; email: string; givenName: string; familyName: string } };
   };
+  /** An organization administering itself (e2e/organization-console.spec.ts, e2e/organization-admin-seed.ts): its `org-admin` with an authenticator app, and a colleague. */
+  organizationAdmin?: {
+    slug: string;
+    admin: { email: string; password: string; id: string; totpSecret: string };
+    colleague: { email: string; id: string };
+  };
   /** Off-the-shelf relying parties (e2e/interop.spec.ts, e2e/interop-seed.ts): one client per library. */
   interop?: {
     issuer: string;

@@ -26,6 +26,7 @@ import { MCP_CALLBACK, seedMcp } from "./mcp-seed";
 import { COMPANY_DNS_URL, SAML_DOMAIN, SAML_IDP, SAML_PERSON, seedSaml, startSamlIdp } from "./saml-idp";
 import { seedTwoFactorOrganizations } from "./two-factor-seed";
 import { companyDns } from "./company-dns";
+import { seedOrganizationAdmin } from "./organization-admin-seed";
 
 const ROWS: Array<{ row: MatrixRow; methods: string[]; slug: string; name: string }> = [
   { row: "password+magic_link", methods: ["password", "magic_link"], slug: "e2e-both", name: "Both Methods Inc" },
@@ -134,7 +135,8 @@ async function main() {
   const mcp = { ...(await seedMcp(prisma, BASE_URL)), agentDocument: { url: agentDocuments.url, certificate: agentDocuments.certificate } };
   const saml = await seedSaml(prisma, samlIdp.certificate);
   const setupLinks: Seed["setupLinks"] = { admin: CONSOLE_ADMINS.setupLinks, dnsConsole: COMPANY_DNS_URL, idp: { ...SAML_IDP, certificate: samlIdp.certificate, domain: SAML_DOMAIN, person: SAML_PERSON } };
-  const seed: Seed = { baseUrl: BASE_URL, admin: E2E_ADMIN, organizations, twoFactor, mailbox: MAILBOX_FILE, resetUser, accountUser, emailChangeUser, passkeys, federation, interop, mcp, saml, setupLinks };
+  const organizationAdmin = await seedOrganizationAdmin(porta.services);
+  const seed: Seed = { baseUrl: BASE_URL, admin: E2E_ADMIN, organizations, twoFactor, mailbox: MAILBOX_FILE, resetUser, accountUser, emailChangeUser, passkeys, federation, interop, mcp, saml, setupLinks, organizationAdmin };
   // Written whole, then renamed: a reader never sees half a file.
   writeFileSync(`${SEED_FILE}.tmp`, JSON.stringify(seed, null, 2), { mode: 0o600 });
   renameSync(`${SEED_FILE}.tmp`, SEED_FILE);

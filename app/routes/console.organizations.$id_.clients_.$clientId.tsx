@@ -44,8 +44,9 @@ export async function loader(args: LoaderFunctionArgs) {
       org: { id: org.body.id, name: org.body.name, defaultLoginMethods: org.body.defaultLoginMethods, oauth21: org.body.oauth21 },
       tryIt: { state: tryItRefusal(client.body, args.context.services.config.baseUrl) ?? "ready", redirectUri: tryItRedirectUri(args.context.services.config.baseUrl) } as const,
       endpoints: organizationEndpoints(args.context.services.config.baseUrl, org.body.slug),
-      // Only the super-admin organization's clients may call the Admin API (decision 017).
-      offerAdminApiAccess: org.body.slug === args.context.services.config.superAdminSlug,
+      // A super-admin organization's client may call the Admin API (decision 017); another
+      // organization's, that organization's own administration door (decision 090).
+      offerAdminApiAccess: org.body.slug === args.context.services.config.superAdminSlug ? ("service" as const) : ("organization" as const),
       apps: apps.ok ? apps.body.data.map((a) => ({ id: a.id, name: a.name })) : [],
       secrets: secrets?.ok ? secrets.body.data : [],
       // Without admin:resource:read or admin:client:read the section is left out.

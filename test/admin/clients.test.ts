@@ -352,7 +352,7 @@ describe("clients", () => {
     }
   });
 
-  it("marks clients of the super-admin organization, and only those, as clients that may call the Admin API", async () => {
+  it("marks clients as administration clients: the Admin API's in the super-admin organization, the organization's own door elsewhere", async () => {
     expect((await api.get<Client>("/clients/porta-admin")).body.adminApiAccess).toBe(true);
     const superAdminId = porta.bootstrap.organizationId;
     const admin = { organizationId: superAdminId, name: "Ops tool", clientType: "confidential", redirectUris: [RP], scope: "openid profile email roles" };
@@ -371,12 +371,16 @@ describe("clients", () => {
     // Unmarked by default, in the super-admin organization too.
     expect((await api.post<Client>("/clients", admin)).body.adminApiAccess).toBe(false);
 
+    // Another organization's client may be marked too: it gets tokens for that organization's
+    // own administration door (decision 090), never for the Admin API.
+    const elsewhereMarked = await api.post<Client>("/clients", { organizationId: org.id, name: "Elsewhere", clientType: "confidential", redirectUris: [RP], scope: "openid profile email roles", adminApiAccess: true });
+    expect(elsewhereMarked.status, JSON.stringify(elsewhereMarked.body)).toBe(201);
+    expect(elsewhereMarked.body.adminApiAccess).toBe(true);
+
     const before = await resourceFingerprint(porta);
-    // Anywhere else: 422, also for a client that exists.
-    expect422(await api.post("/clients", { organizationId: org.id, name: "Elsewhere", clientType: "confidential", redirectUris: [RP], scope: "openid profile email roles", adminApiAccess: true }), "adminApiAccess");
     const { body: elsewhere } = await create({ clientType: "confidential", redirectUris: [RP], scope: "openid profile email roles" });
     const afterCreate = await resourceFingerprint(porta);
-    expect422(await api.put(`/clients/${elsewhere.id}`, { adminApiAccess: true }), "adminApiAccess");
+    expect422(await api.put(`/clients/${elsewhere.id}`, { adminApiAccess: true, scope: "openid email" }), "scope");
     // An admin client signs service-admins in with the code flow and the admin scope.
     expect422(await api.post("/clients", { ...admin, scope: "openid profile email", adminApiAccess: true }), "scope");
     expect422(await api.post("/clients", { ...admin, redirectUris: [], grantTypes: ["client_credentials"], scope: "openid profile email roles", adminApiAccess: true }), "grantTypes");

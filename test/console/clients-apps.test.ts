@@ -284,7 +284,7 @@ describe("client page", () => {
     expect(await stored(id)).toEqual(before);
   });
 
-  it("offers the Admin API checkbox for clients of the super-admin organization only, and saves it", async () => {
+  it("offers the Admin API checkbox for clients of the super-admin organization, the organization's administration elsewhere, and saves it", async () => {
     const superAdminId = porta.bootstrap.organizationId;
     const { client } = await createClient(prisma(), superAdminId, { redirectUris: ["https://ops.example.com/cb"], scope: "openid profile email roles" });
     const url = `${porta.baseUrl}/console/organizations/${superAdminId}/clients/${client.id}`;
@@ -307,11 +307,15 @@ describe("client page", () => {
     expect(unmarked.status).toBe(302);
     expect((await stored(client.id))!.adminApiAccess).toBe(false);
 
-    // Another organization's client page has no such checkbox, and its saves leave the flag alone.
-    const { id } = await machineClient("Plain machine");
-    const plain = await pageWithCsrf(admin.browser, clientUrl(id));
-    expect(plain.html).not.toContain('name="adminApiAccess"');
-    expect(plain.html).not.toContain("adminApiAccessShown");
+    // Another organization's client may sign that organization's administrators in to its own door (decision 090).
+    const { client: elsewhere } = await createClient(prisma(), org.id, { redirectUris: ["https://ops.example.com/cb"], scope: "openid profile email roles" });
+    const elsewhereUrl = `${porta.baseUrl}/console/organizations/${org.id}/clients/${elsewhere.id}`;
+    const other = await pageWithCsrf(admin.browser, elsewhereUrl);
+    expect(textOf(other.html)).toContain("This client may sign the organization's administrators (org-admin, org-auditor) in to its own administration API");
+    expect(textOf(other.html)).not.toContain("This client may sign service-admins in to the Admin API");
+    const markedElsewhere = await admin.browser.post(elsewhereUrl, { ...form, csrf: other.csrf, version: versionOf(other.html), adminApiAccess: "yes" });
+    expect(markedElsewhere.status).toBe(302);
+    expect((await stored(elsewhere.id))!.adminApiAccess).toBe(true);
   });
 
   it("shows a generated secret once; it authenticates until revoked, the older one stays valid", async () => {

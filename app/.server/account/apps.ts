@@ -5,6 +5,7 @@ import { isRepresentableText } from "~/schemas/text";
 import type { Context, StagedContext } from "../context";
 import { getClientRecord } from "../directory/clients";
 import { ACCOUNT_CLIENT_ID } from "../oidc/storage/account-client";
+import { ORGANIZATION_CONSOLE_CLIENT_ID } from "../oidc/storage/organization-console-client";
 import type { SignedIn } from "./session";
 
 /**
@@ -68,7 +69,8 @@ export async function listAccountApps(ctx: Context<"cache">, access: SignedIn): 
     const payload = parsed.data;
     const createdAt = row.createdAt;
     const clientId = payload.clientId;
-    if (typeof clientId !== "string" || clientId === ACCOUNT_CLIENT_ID) continue;
+    // The built-in clients of the account page and the organization console are no one's app to revoke.
+    if (typeof clientId !== "string" || clientId === ACCOUNT_CLIENT_ID || clientId === ORGANIZATION_CONSOLE_CLIENT_ID) continue;
     const entry = byClient.get(clientId) ?? { scopes: new Set<string>(), resources: new Map<string, Set<string>>(), grantedAt: createdAt };
     byClient.set(clientId, entry);
     const rejected = new Set(words(payload.rejected?.openid?.scope));
@@ -114,7 +116,7 @@ export type RevokeAppOutcome = { ok: true } | { ok: false; reason: "not_found" }
 /** Ends the person's access at one client: every grant and every access and refresh token. */
 export async function revokeAccountApp(staged: StagedContext, access: SignedIn, clientId: string): Promise<RevokeAppOutcome> {
   // No client has such an id; PostgreSQL could not even compare a NUL or a lone surrogate.
-  if (clientId === "" || clientId.length > 255 || clientId === ACCOUNT_CLIENT_ID || !isRepresentableText(clientId)) return { ok: false, reason: "not_found" };
+  if (clientId === "" || clientId.length > 255 || clientId === ACCOUNT_CLIENT_ID || clientId === ORGANIZATION_CONSOLE_CLIENT_ID || !isRepresentableText(clientId)) return { ok: false, reason: "not_found" };
   return staged.transaction(async (ctx) => {
     const { count } = await ctx.db.oidcPayload.deleteMany({ where: accessRowsWhere(access, clientId) });
     if (count === 0) return { ok: false as const, reason: "not_found" as const };

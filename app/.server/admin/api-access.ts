@@ -13,6 +13,13 @@ import { ADMIN_CLIENT_ID } from "./permissions";
 /** The Admin API as a resource: the audience of every access token it accepts. */
 export const adminApiResource = (baseUrl: string) => `${baseUrl}/api/admin`;
 
+/**
+ * An organization's own administration as a resource (decision 090): the audience of the tokens
+ * its door `/{slug}/api/admin` accepts, issued by the organization's issuer to its clients marked
+ * for administration (`adminApiAccess`). The super-admin organization's is the Admin API itself.
+ */
+export const organizationAdminResource = (issuer: string) => `${issuer}/api/admin`;
+
 /** The spec's admin scope (`openid profile email roles`): an Admin API token carries all of it. */
 export const ADMIN_API_SCOPES = ["openid", "profile", "email", "roles"] as const;
 

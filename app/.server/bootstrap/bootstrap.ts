@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { Prisma, type PrismaClient } from "~/generated/prisma/client";
 import { DEVICE_CODE_GRANT } from "~/schemas/client";
 import { ADMIN_CLIENT_ID, ADMIN_CLIENT_SCOPE, ADMIN_PERMISSIONS, SERVICE_ADMIN_ROLE } from "../admin/permissions";
+import { ensureOrganizationRoles } from "../admin/organization-roles";
 import { normalizeEmail } from "~/schemas/email";
 import { hashPassword } from "../auth/password-hash";
 
@@ -60,6 +61,7 @@ export async function bootstrap(prisma: PrismaClient, options: BootstrapOptions)
       });
       const organizationId = organization.id;
       await options.signingKeys?.ensureActiveKeyIn(tx, organizationId);
+      await ensureOrganizationRoles(tx, organizationId);
 
       await tx.permission.createMany({
         data: ADMIN_PERMISSIONS.map((name) => ({ organizationId, name })),

@@ -1,6 +1,7 @@
 import type { Request, RequestHandler, Response } from "express";
 import type { Logger } from "pino";
 import { isRepresentableText, UNREPRESENTABLE_MESSAGE } from "~/schemas/text";
+import { isAdminApiPath } from "../admin/paths";
 import { isProtocolPath } from "../oidc/edge/mount";
 import { isRegistrationPath } from "../registration/paths";
 import { isScimPath } from "../scim/paths";
@@ -15,7 +16,7 @@ import { isScimPath } from "../scim/paths";
 type Area = "admin" | "protocol" | "scim" | "page";
 
 const areaOf = (path: string): Area =>
-  path === "/api/admin" || path.startsWith("/api/admin/") ? "admin" : isProtocolPath(path) || isRegistrationPath(path) ? "protocol" : isScimPath(path) ? "scim" : "page";
+  isAdminApiPath(path) ? "admin" : isProtocolPath(path) || isRegistrationPath(path) ? "protocol" : isScimPath(path) ? "scim" : "page";
 
 interface Refusal {
   status: 400 | 403 | 415 | 422;

@@ -28,8 +28,9 @@ export interface ProviderInput {
   apiResources?: TenantApiResource[] | undefined;
   encryptionKey: Buffer;
   /**
-   * The Admin API as a resource, in the super-admin organization only: admin clients' access
-   * tokens are for it unless they ask for another resource.
+   * The Admin API as a resource in the super-admin organization, the organization's own
+   * administration door in every other (decision 090): admin clients' access tokens are for it
+   * unless they ask for another resource.
    */
   adminApiResource?: string | undefined;
   /** The claims of an access token JWT whose signature verifies, else undefined. */
@@ -77,7 +78,7 @@ export type ConfigurationFragment = Partial<Configuration>;
 export interface PatchContext {
   organization: Organization;
   issuer: string;
-  /** The Admin API as a resource, in the super-admin organization only. */
+  /** The Admin API (super-admin organization) or the organization's administration door, as a resource. */
   adminApiResource: string | undefined;
   /** The provider's own account lookup (provider/account.ts). */
   findAccount: FindAccount;

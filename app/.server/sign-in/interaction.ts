@@ -4,6 +4,7 @@ import { effectiveLoginMethods, type LoginMethod } from "~/schemas/login-methods
 import { getClientRecord, type ClientRecord } from "../directory/clients";
 import { getOrganizationById } from "../directory/organizations";
 import { ACCOUNT_CLIENT_ID, accountClientRecord } from "../oidc/storage/account-client";
+import { ORGANIZATION_CONSOLE_CLIENT_ID, organizationConsoleClientRecord } from "../oidc/storage/organization-console-client";
 import { getMetadataDocumentClient } from "../oidc/storage/document-clients";
 import { lookupInteractionOrganization } from "../oidc/storage/adapter";
 import { organizationIssuer } from "../oidc/edge/endpoints";
@@ -48,10 +49,13 @@ export async function loadInteraction(ctx: Context<"store" | "cache" | "oidc" | 
   }
   if (interaction.uid !== uid) throw new InteractionExpiredError();
   const clientId = String(interaction.params.client_id);
+  const issuer = organizationIssuer(ctx.config.baseUrl, organization.slug);
   const client =
     clientId === ACCOUNT_CLIENT_ID
-      ? accountClientRecord(organization, organizationIssuer(ctx.config.baseUrl, organization.slug))
-      : ((await getMetadataDocumentClient(organization, clientId, ctx.clientDocuments)) ?? (await getClientRecord(ctx.db, ctx.cache, clientId)));
+      ? accountClientRecord(organization, issuer)
+      : clientId === ORGANIZATION_CONSOLE_CLIENT_ID
+        ? organizationConsoleClientRecord(organization, issuer)
+        : ((await getMetadataDocumentClient(organization, clientId, ctx.clientDocuments)) ?? (await getClientRecord(ctx.db, ctx.cache, clientId)));
   if (!client || client.organizationId !== organization.id) throw new InteractionExpiredError();
   return { uid, tenant, organization, client, interaction, methods: effectiveLoginMethods(client, organization) };
 }

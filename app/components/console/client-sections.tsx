@@ -32,16 +32,22 @@ function useMethods() {
 }
 
 /** Whether the client may sign service-admins in to the Admin API; offered in the super-admin organization only. */
-function AdminApiAccessField({ checked, error }: { checked: boolean; error: string | undefined }) {
+type AdminAccessKind = "service" | "organization";
+
+function AdminApiAccessField({ checked, error, kind }: { checked: boolean; error: string | undefined; kind: AdminAccessKind }) {
   const { t } = useTranslation("console");
+  const keys =
+    kind === "service"
+      ? { legend: "clientDetail.adminApiAccess", option: "clientDetail.adminApiAccessOption", hint: "clientDetail.adminApiAccessHint" }
+      : { legend: "clientDetail.organizationAdminAccess", option: "clientDetail.organizationAdminAccessOption", hint: "clientDetail.organizationAdminAccessHint" };
   return (
     <fieldset className="field" aria-describedby={["adminApiAccess-hint", error ? "adminApiAccess-error" : ""].filter(Boolean).join(" ")}>
-      <legend>{t("clientDetail.adminApiAccess")}</legend>
+      <legend>{t(keys.legend)}</legend>
       <input type="hidden" name={ADMIN_API_ACCESS_SHOWN} value="1" />
       <label className="check">
-        <input type="checkbox" name="adminApiAccess" value="yes" defaultChecked={checked} /> {t("clientDetail.adminApiAccessOption")}
+        <input type="checkbox" name="adminApiAccess" value="yes" defaultChecked={checked} /> {t(keys.option)}
       </label>
-      <p id="adminApiAccess-hint" className="hint">{t("clientDetail.adminApiAccessHint")}</p>
+      <p id="adminApiAccess-hint" className="hint">{t(keys.hint)}</p>
       {error ? <p id="adminApiAccess-error" className="field-error" role="alert">{error}</p> : null}
     </fieldset>
   );
@@ -94,7 +100,8 @@ export function ClientEditForm(props: {
   version: number;
   apps: Array<{ id: string; name: string }>;
   result: EditResult | undefined;
-  offerAdminApiAccess: boolean;
+  /** Which administration the client may sign people in to: the Admin API (super-admin organization) or the organization's own door. */
+  offerAdminApiAccess: AdminAccessKind;
   defaults: LifetimeDefaults;
   /** The organization's OAuth 2.1 mode, which a client's PKCE setting `inherit` follows. */
   oauth21: boolean;
@@ -223,7 +230,7 @@ export function ClientEditForm(props: {
           hint={t("clientDetail.lifetimeHint", { count: defaults.refreshTokenTtlSeconds, duration: duration(defaults.refreshTokenTtlSeconds), min: REFRESH_TOKEN_TTL_BOUNDS.min, max: REFRESH_TOKEN_TTL_BOUNDS.max, maxDuration: duration(REFRESH_TOKEN_TTL_BOUNDS.max) })}
         />
       </fieldset>
-      {offerAdminApiAccess ? <AdminApiAccessField checked={values?.adminApiAccess ?? client.adminApiAccess} error={errors.adminApiAccess} /> : null}
+      <AdminApiAccessField kind={offerAdminApiAccess} checked={values?.adminApiAccess ?? client.adminApiAccess} error={errors.adminApiAccess} />
       {clientKindOf(client) !== "machine" ? (
         <fieldset className="field">
           <legend>{t("clientDetail.backchannelLogout")}</legend>

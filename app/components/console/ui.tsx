@@ -11,8 +11,11 @@ export interface ConsoleFrame {
 }
 
 export function useConsoleFrame(): ConsoleFrame {
-  const frame = useRouteLoaderData<ConsoleFrame>("routes/console");
-  if (!frame) throw new Error("console pages render inside routes/console");
+  // The service console's frame, or an organization's own console's (decision 090).
+  const service = useRouteLoaderData<ConsoleFrame>("routes/console");
+  const organization = useRouteLoaderData<ConsoleFrame>("routes/$slug.console");
+  const frame = service ?? organization;
+  if (!frame) throw new Error("console pages render inside routes/console or routes/$slug.console");
   return frame;
 }
 

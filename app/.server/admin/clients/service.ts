@@ -15,7 +15,6 @@ import {
 } from "~/schemas/client";
 import { effectiveLoginMethods } from "~/schemas/login-methods";
 import { hashClientSecret, invalidateClient } from "../../directory/clients";
-import { getOrganizationBySlug } from "../../directory/organizations";
 import type { Context } from "../../context";
 import { newUuidV7 } from "../../db/ids";
 import { ADMIN_API_SCOPES, isAdminApiClient } from "../api-access";
@@ -141,15 +140,12 @@ function requireSettings(settings: Parameters<typeof clientSettingsProblems>[0])
 }
 
 /**
- * A client that calls the Admin API signs service-admins in for it: it must belong to the
- * super-admin organization, use the code flow and be allowed the admin scope (decision 017).
+ * A client that calls the Admin API signs service-admins in for it (decision 017); one of another
+ * organization signs that organization's own administrators in for its door (decision 090). Either
+ * uses the code flow and is allowed the admin scope.
  */
-async function requireAdminApiAccessRules(ctx: Context<"cache" | "config">, organizationId: string, client: { adminApiAccess: boolean; grantTypes: string[]; scope: string }) {
+function requireAdminApiAccessRules(client: { adminApiAccess: boolean; grantTypes: string[]; scope: string }) {
   if (!client.adminApiAccess) return;
-  const superAdmin = await getOrganizationBySlug(ctx.db, ctx.cache, ctx.config.superAdminSlug);
-  if (organizationId !== superAdmin?.id) {
-    throw validation([{ field: "adminApiAccess", message: "is only possible for clients of the super-admin organization" }]);
-  }
   const problems: Array<{ field: string; message: string }> = [];
   if (!client.grantTypes.includes("authorization_code")) problems.push({ field: "grantTypes", message: "needs authorization_code in a client that calls the Admin API" });
   const scopes = client.scope.split(" ");
@@ -176,7 +172,7 @@ export async function createClient(ctx: Context<"cache" | "config">, input: Clie
   if (input.applicationId) await requireApplicationRef(ctx, input.applicationId, input.organizationId);
   requireSettings({ ...input, ...(input.tokenEndpointAuthMethod ? { tokenEndpointAuthMethod: input.tokenEndpointAuthMethod } : {}), hasJwks: input.jwks !== null, hasJwksUri: input.jwksUri !== null });
   await requireSupportedScope(ctx, input.organizationId, input.scope);
-  await requireAdminApiAccessRules(ctx, input.organizationId, input);
+  requireAdminApiAccessRules(input);
   const id = newClientId();
   const tokenEndpointAuthMethod = authMethodOf(input.clientType, input.tokenEndpointAuthMethod);
   // A client that signs with its key has nothing to do with a secret.
@@ -246,7 +242,7 @@ export async function updateClient(ctx: Context<"cache" | "config">, id: string,
     tokenExchangeAudiences: input.tokenExchangeAudiences ?? current.tokenExchangeAudiences,
   });
   if (input.scope !== undefined) await requireSupportedScope(ctx, current.organizationId, input.scope);
-  await requireAdminApiAccessRules(ctx, current.organizationId, {
+  requireAdminApiAccessRules({
     adminApiAccess: input.adminApiAccess ?? current.adminApiAccess,
     grantTypes: input.grantTypes ?? current.grantTypes,
     scope: input.scope ?? current.scope,

@@ -19,9 +19,10 @@ export type OrganizationScope =
   | { in: "entity"; param: string; owner: OwnedTable };
 
 /** The tables whose rows carry an `organizationId` a bound caller may be checked against. */
-export type OwnedTable = "user" | "role" | "permission" | "identityProvider" | "organizationDomain" | "scimToken" | "invitation" | "application" | "client" | "apiResource" | "setupLink";
+export type OwnedTable = "user" | "role" | "permission" | "identityProvider" | "organizationDomain" | "scimToken" | "invitation" | "application" | "client" | "apiResource" | "setupLink" | "auditEntry";
 
-type Owner = { organizationId: string } | null;
+/** A row's organization; an audit entry of the deployment itself has none (no bound caller reaches it). */
+type Owner = { organizationId: string | null } | null;
 const byId = (id: string) => ({ where: { id }, select: { organizationId: true } }) as const;
 
 /** How each owned table finds a row's organization. */
@@ -37,6 +38,7 @@ const OWNERS: Record<OwnedTable, (db: Db, id: string) => Promise<Owner>> = {
   client: (db, id) => db.client.findUnique(byId(id)),
   apiResource: (db, id) => db.apiResource.findUnique(byId(id)),
   setupLink: (db, id) => db.setupLink.findUnique(byId(id)),
+  auditEntry: (db, id) => db.auditEntry.findUnique(byId(id)),
 };
 
 async function organizationOf(db: Db, table: OwnedTable, id: string): Promise<string | null> {

@@ -183,6 +183,7 @@ export const userFederatedIdentityOperations = [
     summary: "A user's links to upstream identity providers",
     tag: "identity providers",
     permission: "admin:user:read",
+    organizationScope: [{ in: "entity", param: "id", owner: "user" }],
     params: IdParams,
     query: NoQuery,
     response: z.object({ data: z.array(FederatedIdentitySchema) }),
@@ -199,6 +200,7 @@ export const userFederatedIdentityOperations = [
     summary: "Remove a user's link to an upstream identity provider; that upstream account no longer signs in as this user",
     tag: "identity providers",
     permission: "admin:user:write",
+    organizationScope: [{ in: "entity", param: "id", owner: "user" }],
     params: z.object({ id: UuidSchema, linkId: UuidSchema }),
     response: FederatedIdentitySchema,
     handler: async ({ ctx, params }) => {

@@ -35,6 +35,7 @@ export const userPasskeyOperations = [
     summary: "A user's passkeys (name, created, last used, authenticator type); never key material",
     tag: "two-factor",
     permission: "admin:2fa:read",
+    organizationScope: [{ in: "entity", param: "id", owner: "user" }],
     params: IdParams,
     query: NoQuery,
     response: z.object({ data: z.array(PasskeySchema) }),
@@ -50,6 +51,7 @@ export const userPasskeyOperations = [
     summary: "Delete one of a user's passkeys; it no longer signs in",
     tag: "two-factor",
     permission: "admin:2fa:write",
+    organizationScope: [{ in: "entity", param: "id", owner: "user" }],
     params: z.object({ id: UuidSchema, passkeyId: UuidSchema }),
     response: PasskeySchema,
     handler: async ({ ctx, params }) => {

@@ -35,6 +35,7 @@ export const registrationPolicyOperations = [
     summary: "An organization's dynamic client registration policy (RFC 7591); off unless turned on",
     tag: "registration",
     permission: "admin:org:read",
+    organizationScope: [{ in: "path", param: "id" }],
     params: IdParams,
     query: NoQuery,
     response: RegistrationPolicySchema,

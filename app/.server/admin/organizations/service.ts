@@ -5,6 +5,7 @@ import { invalidateOrganization } from "../../directory/organizations";
 import type { Context } from "../../context";
 import { compareAndSet } from "../../db/compare-and-set";
 import { conflict, notFound } from "../../errors";
+import { ensureOrganizationRoles } from "../organization-roles";
 import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";
 
 export function toOrganization(row: OrganizationRow): Organization {
@@ -50,7 +51,7 @@ export async function requireOrganization(ctx: Context, id: string): Promise<Org
   return row;
 }
 
-/** Creates an organization together with its first signing key (one transaction: never one without the other). */
+/** Creates an organization together with its first signing key and its administration roles (one transaction: never one without the others). */
 export async function createOrganization(ctx: Context<"keys" | "oidc">, input: OrganizationCreate): Promise<OrganizationRow> {
   const row = await ctx.db.organization.create({
     data: {
@@ -63,6 +64,7 @@ export async function createOrganization(ctx: Context<"keys" | "oidc">, input: O
     },
   });
   await ctx.keys.ensureActiveKeyIn(ctx.db, row.id);
+  await ensureOrganizationRoles(ctx.db, row.id);
   // A slug that was unknown a moment ago may sit in the registry's negative cache.
   ctx.afterCommit(() => ctx.oidc.invalidate(row.id));
   return row;

@@ -4,6 +4,7 @@ import type { Context, Db } from "../../context";
 import { compareAndSet } from "../../db/compare-and-set";
 import { conflict, notFound, validation } from "../../errors";
 import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";
+import { isOrganizationRole } from "../organization-roles";
 import { ADMIN_PERMISSIONS, SERVICE_ADMIN_ROLE } from "../permissions";
 import { requireUser, requireManagedOrganization } from "../users/service";
 
@@ -66,6 +67,7 @@ export async function requireRole(ctx: Context, id: string): Promise<RoleRow> {
 }
 
 async function isProtectedRole(ctx: Context<"config">, role: { organizationId: string; name: string }) {
+  if (isOrganizationRole(role.name)) return true;
   if (role.name !== SERVICE_ADMIN_ROLE) return false;
   const org = await ctx.db.organization.findUnique({ where: { id: role.organizationId }, select: { slug: true } });
   return org?.slug === ctx.config.superAdminSlug;
@@ -99,7 +101,7 @@ export async function updateRole(ctx: Context<"config">, id: string, input: Role
   const prisma = ctx.db;
   const role = await requireRole(ctx, id);
   if (input.name !== undefined && input.name !== role.name && (await isProtectedRole(ctx, role))) {
-    throw conflict("protected_role", `The ${SERVICE_ADMIN_ROLE} role of the super-admin organization cannot be renamed.`);
+    throw conflict("protected_role", `The ${role.name} role cannot be renamed.`);
   }
   await compareAndSet({ ifMatch: expectedVersion }, (guard) => prisma.role.updateMany({ where: { id, ...guard }, data: { ...input, version: { increment: 1 } } }));
   return requireRole(ctx, id);
@@ -111,7 +113,7 @@ export async function updateRole(ctx: Context<"config">, id: string, input: Role
  */
 export async function deleteRole(ctx: Context<"config">, id: string, expectedVersion: number | undefined): Promise<RoleRow> {
   const role = await requireRole(ctx, id);
-  if (await isProtectedRole(ctx, role)) throw conflict("protected_role", `The ${SERVICE_ADMIN_ROLE} role of the super-admin organization cannot be deleted.`);
+  if (await isProtectedRole(ctx, role)) throw conflict("protected_role", `The ${role.name} role cannot be deleted.`);
   await compareAndSet({ ifMatch: expectedVersion }, (guard) => ctx.db.role.deleteMany({ where: { id, ...guard } }));
   return role;
 }

@@ -7,6 +7,7 @@ import { storedAuthMethod } from "../../federation/providers";
 import type { Context } from "../../context";
 import { conflict, validation, type FieldDetail } from "../../errors";
 import { adminApiResource } from "../api-access";
+import { ensureOrganizationRoles } from "../organization-roles";
 import type { ExportPackage, ImportChange, ImportPlan, PackageApiResource, PackageClient, PackageContent, PackageIdentityProvider, PackageUser } from "~/schemas/transfer";
 import { assetProblems, materializeBranding, portableBranding } from "./branding-assets";
 import { encryptProviderSecret } from "../../federation/providers";
@@ -205,6 +206,8 @@ function planImport(ctx: PreviewContext, pkg: ExportPackage, slug: string, targe
       await tx.rolePermission.deleteMany({ where: { roleId: id } });
       await tx.rolePermission.createMany({ data: r.permissions.map((name) => ({ roleId: id, permissionId: permissionIds.get(name)! })) });
     }
+    // After the package's roles: a package from an organization that has them carries them too.
+    await ensureOrganizationRoles(tx, organizationId);
     const appIds = new Map([...target.applications].map(([name, a]) => [name, a.id]));
     const claimIds = new Map<string, string>();
     for (const [name, a] of target.applications) for (const [claimName, cl] of a.claims) claimIds.set(`${name}\u0000${claimName}`, cl.id);

@@ -1,6 +1,7 @@
 import { parseMetadataDocumentClientId } from "~/schemas/client-metadata-document";
 import { errors, type Client, type Configuration } from "oidc-provider";
-import { isAdminApiClient } from "../../admin/api-access";
+import { isAdminApiClient, organizationAdminResource } from "../../admin/api-access";
+import { ORGANIZATION_CONSOLE_CLIENT_ID } from "../storage/organization-console-client";
 import { getClientRecord } from "../../directory/clients";
 import type { TenantApiResource } from "../provider/tenant-load";
 import { refuseUnknownClientCredentialsScopes } from "../provider/token-errors";
@@ -57,6 +58,8 @@ export function resourceIndicatorsOf(input: FeatureInput): ResourceIndicators {
   const byIdentifier = new Map((input.apiResources ?? []).map((resource) => [resource.identifier, resource]));
   const mayUseAdminApiResource = async (clientId: string) => {
     if (!adminApiResource) return false;
+    // The organization console's built-in client, for the organization's own door only (decision 090).
+    if (clientId === ORGANIZATION_CONSOLE_CLIENT_ID) return adminApiResource === organizationAdminResource(issuer);
     const client = await getClientRecord(prisma, cache, clientId);
     return Boolean(client && isAdminApiClient(client));
   };

@@ -3,6 +3,7 @@ import type Provider from "oidc-provider";
 import { errors } from "oidc-provider";
 import { TOKEN_EXCHANGE_GRANT } from "~/schemas/client";
 import type { AuditRecord } from "../../audit/audit";
+import { adminTokenFactors } from "./admin-token-factors";
 import type { Actor, Feature, TokenExchangeRecord } from "../feature";
 
 export type { TokenExchangeRecord } from "../feature";
@@ -209,9 +210,12 @@ function registerTokenExchange(provider: Provider, options: TokenExchangeOptions
  */
 export const tokenExchange: Feature = {
   name: "token-exchange",
-  configuration: () => ({
-    extraTokenClaims(_ctx, token) {
-      return exchangedTokenClaims(token);
+  configuration: (input) => ({
+    // The one `extraTokenClaims` of the provider: an exchanged token's `act`, and an
+    // administration token's sign-in factors (admin-token-factors.ts).
+    extraTokenClaims(ctx, token) {
+      const claims = { ...exchangedTokenClaims(token), ...adminTokenFactors(ctx, token, input.adminApiResource) };
+      return Object.keys(claims).length > 0 ? claims : undefined;
     },
   }),
   patches: [

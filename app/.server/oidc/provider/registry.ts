@@ -5,7 +5,7 @@ import { LRUCache } from "lru-cache";
 import { createProviderPool } from "./provider-pool";
 import type { Logger } from "pino";
 import type { Organization, PrismaClient } from "~/generated/prisma/client";
-import { adminApiResource } from "../../admin/api-access";
+import { adminApiResource, organizationAdminResource } from "../../admin/api-access";
 import type { ReadThroughCache } from "../../cache/read-through";
 import type { KeyValueStore } from "../../cache/store";
 import type { Database } from "../../db/client";
@@ -123,7 +123,9 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
     accessTokenTtl: number,
     apiResources: TenantInput["apiResources"] = [],
   ): TenantProvider {
-    const adminResource = organization.slug === options.superAdminSlug ? adminApiResource(options.baseUrl) : undefined;
+    // The super-admin organization's admin clients get tokens for the Admin API; every other
+    // organization's, for its own administration door (decision 090).
+    const adminResource = organization.slug === options.superAdminSlug ? adminApiResource(options.baseUrl) : organizationAdminResource(issuer);
     const claimsOfSignedJwt = createSignedJwtReader(issuer, keySet);
     const provider = new Provider(
       issuer,

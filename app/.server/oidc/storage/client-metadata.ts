@@ -4,6 +4,7 @@ import type { Organization, PrismaClient } from "~/generated/prisma/client";
 import type { ReadThroughCache } from "../../cache/read-through";
 import { getClientRecord, isClientUsable, type ClientRecord } from "../../directory/clients";
 import { ACCOUNT_CLIENT_ID, accountClientMetadata } from "./account-client";
+import { ORGANIZATION_CONSOLE_CLIENT_ID, organizationConsoleClientMetadata } from "./organization-console-client";
 import type { MetadataDocumentClients } from "./client-metadata-documents";
 import { getMetadataDocumentClient } from "./document-clients";
 import { clientPolicyMetadata } from "../features/client-policy";
@@ -59,6 +60,7 @@ export function createClientAdapter(
   return {
     async find(id) {
       if (id === ACCOUNT_CLIENT_ID) return accountClientMetadata(issuer);
+      if (id === ORGANIZATION_CONSOLE_CLIENT_ID) return organizationConsoleClientMetadata(issuer);
       const described = documents ? await getMetadataDocumentClient(organization, id, documents) : null;
       if (described) return toClientMetadata(described);
       const client = await getClientRecord(prisma, cache, id);
