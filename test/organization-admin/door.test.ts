@@ -76,7 +76,7 @@ async function fixturesOf(tenant: Tenant): Promise<Fixtures> {
   const organizationId = tenant.org.id;
   const hex = randomBytes(4).toString("hex");
   const user = await createUser(prisma, organizationId);
-  const [role, permission, identityProvider, organizationDomain, scimToken, invitation, auditEntry] = await Promise.all([
+  const [role, permission, identityProvider, organizationDomain, scimToken, invitation, auditEntry, setupLink] = await Promise.all([
     prisma.role.create({ data: { organizationId, name: `role-${hex}` } }),
     prisma.permission.create({ data: { organizationId, name: `perm:${hex}` } }),
     prisma.identityProvider.create({ data: { organizationId, name: `SSO ${hex}`, issuer: "https://sso.example.com", clientId: "porta" } }),
@@ -84,6 +84,7 @@ async function fixturesOf(tenant: Tenant): Promise<Fixtures> {
     prisma.scimToken.create({ data: { organizationId, name: `SCIM ${hex}`, tokenHash: randomBytes(32).toString("hex"), prefix: "porta_scim_abcd", expiresAt: new Date(Date.now() + 86_400_000) } }),
     prisma.invitation.create({ data: { organizationId, email: `invited-${hex}@example.com`, tokenHash: randomBytes(32).toString("hex"), expiresAt: new Date(Date.now() + 86_400_000) } }),
     prisma.auditEntry.create({ data: { organizationId, eventType: "test.fixture", actorType: "system" } }),
+    prisma.setupLink.create({ data: { organizationId, tokenHash: randomBytes(32).toString("hex"), expiresAt: new Date(Date.now() + 86_400_000) } }),
   ]);
   return {
     organization: organizationId,
@@ -95,6 +96,7 @@ async function fixturesOf(tenant: Tenant): Promise<Fixtures> {
     scimToken: scimToken.id,
     invitation: invitation.id,
     auditEntry: auditEntry.id,
+    setupLink: setupLink.id,
     // Kinds no operation of the door names yet: any id will do.
     application: randomUUID(),
     client: randomUUID(),
@@ -115,6 +117,7 @@ const BODIES: Record<string, (f: Fixtures) => unknown> = {
   "identityProviders.create": (f) => ({ organizationId: f.organization, name: unique("SSO"), issuer: "https://sso.example.com", clientId: "porta" }),
   "identityProviders.update": () => ({ name: unique("Renamed") }),
   "scimTokens.create": () => ({ name: unique("SCIM") }),
+  "setupLinks.create": () => ({ note: unique("IT") }),
   "twoFactor.reset": () => ({}),
   "twoFactor.regenerateRecoveryCodes": () => ({}),
   "userImports.preview": () => ({ format: "auth0", data: JSON.stringify({ email: `${unique("imported")}@example.com` }) }),
