@@ -287,6 +287,25 @@ describe("what an organization administrator does", () => {
     for (const e of listed.body.data) expect(e.organizationId).toBe(tenantA.org.id);
   });
 
+  it("cannot learn whether another organization, its people or their email addresses exist through the name filters", async () => {
+    const door = organizationApi(porta, tenantA.org.slug, adminTokenA);
+    const outsider = await createUser(porta.services.db.prisma, tenantB.org.id);
+    const probes = [
+      `/audit?organization=${encodeURIComponent(tenantB.org.slug)}`,
+      `/audit?actor=${encodeURIComponent(outsider.email)}`,
+      `/audit?target=${encodeURIComponent(outsider.email)}`,
+      `/sessions?organization=${encodeURIComponent(tenantB.org.slug)}`,
+      `/sessions?user=${encodeURIComponent(outsider.email)}`,
+    ];
+    for (const probe of probes) {
+      const known = await door.get(probe);
+      const unknown = await door.get(probe.replace(/=.*$/, "=nobody-anywhere-at-all%40example.com"));
+      // The same answer whether the name exists elsewhere or nowhere.
+      expect([known.status, unknown.status], probe).toEqual([422, 422]);
+      expect(known.body, probe).toEqual(unknown.body);
+    }
+  });
+
   it("grants and removes the organization's roles, including org-admin, but no role of another organization", async () => {
     const door = organizationApi(porta, tenantA.org.slug, adminTokenA);
     const user = await createUser(porta.services.db.prisma, tenantA.org.id);

@@ -1,5 +1,5 @@
 import type { Db } from "../../context";
-import { notFound } from "../../errors";
+import { notFound, validation } from "../../errors";
 
 /**
  * Where an operation's target names its organization. The Admin API's own callers (service
@@ -14,7 +14,16 @@ import { notFound } from "../../errors";
  */
 export type OrganizationScope =
   | { in: "path"; param: string }
-  | { in: "query"; field: string }
+  | {
+      in: "query";
+      field: string;
+      /**
+       * Filters that name things in every organization (names, slugs, email addresses): a bound
+       * caller may not use them, since "matches nothing" against "matches elsewhere" would tell it
+       * what exists in other organizations. It filters by id instead.
+       */
+      unbound?: readonly string[];
+    }
   | { in: "body"; field: string }
   | { in: "entity"; param: string; owner: OwnedTable };
 
@@ -68,6 +77,10 @@ export async function requireWithinOrganization(
       if (record(input.params)?.[scope.param] !== organizationId) throw elsewhere();
     } else if (scope.in === "query" || scope.in === "body") {
       const holder = record(scope.in === "query" ? input.query : input.body);
+      const unbound = scope.in === "query" ? (scope.unbound ?? []).filter((field) => holder?.[field] !== undefined) : [];
+      if (unbound.length > 0) {
+        throw validation(unbound.map((field) => ({ field, message: "is not available to an organization's administrators (it searches every organization); filter by id" })));
+      }
       if (!holder) throw elsewhere();
       if (holder[scope.field] === undefined) holder[scope.field] = organizationId;
       else if (holder[scope.field] !== organizationId) throw elsewhere();

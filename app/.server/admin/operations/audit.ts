@@ -63,7 +63,7 @@ export const auditOperations = [
       "Audit entries, newest first, each with the names of its organization, actor, target and client; filtered by organization (id, or name/slug), event type (prefix.*), actor and target (id, or email/name: every exact match counts, a name that matches nothing is a 422) and time range; paged by page and pageSize, or by cursor and limit; newest first unless order=asc",
     tag: "audit",
     permission: "admin:audit:read",
-    organizationScope: [{ in: "query", field: "organizationId" }],
+    organizationScope: [{ in: "query", field: "organizationId", unbound: ["organization", "actor", "target"] }],
     query: AuditQuery,
     response: pageOf(AuditEntrySchema),
     handler: async ({ ctx, query }) => ({ body: await listAudit(ctx, query) }),

@@ -28,7 +28,7 @@ export const sessionsOperations = [
       "Active sessions (grants of a user to a client), per organization and/or user (by id, or by name or slug and email: every exact match counts, a name that matches nothing is a 422), with the user's email, the client's name, and the IP address, browser and last activity of the browser session holding the grant (null once that ended)",
     tag: "sessions",
     permission: "admin:session:read",
-    organizationScope: [{ in: "query", field: "organizationId" }],
+    organizationScope: [{ in: "query", field: "organizationId", unbound: ["organization", "user"] }],
     query: ListQuerySchema.extend({
       organizationId: UuidSchema.optional(),
       userId: UuidSchema.optional(),
