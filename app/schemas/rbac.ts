@@ -37,6 +37,8 @@ export const RoleSchema = z.object({
   name: z.string(),
   description: z.string().nullable(),
   permissions: z.array(z.object({ id: z.uuid(), name: z.string() })),
+  /** One of the roles every organization has for its own administration (`org-admin`, `org-auditor`): made with it, never renamed, not part of configuration files. */
+  builtIn: z.boolean(),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
 });

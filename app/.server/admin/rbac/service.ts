@@ -24,6 +24,7 @@ export function toRole(row: RoleRow): Role {
     name: row.name,
     description: row.description,
     permissions: row.permissions.map((p) => p.permission),
+    builtIn: isOrganizationRole(row.name),
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };

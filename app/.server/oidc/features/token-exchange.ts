@@ -1,9 +1,8 @@
-import type { Client, FindAccount, TokenEndpointGrantContext } from "oidc-provider";
+import type { Client, FindAccount, KoaContextWithOIDC, TokenEndpointGrantContext } from "oidc-provider";
 import type Provider from "oidc-provider";
 import { errors } from "oidc-provider";
 import { TOKEN_EXCHANGE_GRANT } from "~/schemas/client";
 import type { AuditRecord } from "../../audit/audit";
-import { adminTokenFactors } from "./admin-token-factors";
 import type { Actor, Feature, TokenExchangeRecord } from "../feature";
 
 export type { TokenExchangeRecord } from "../feature";
@@ -212,7 +211,7 @@ export const tokenExchange: Feature = {
   name: "token-exchange",
   configuration: (input) => ({
     // The one `extraTokenClaims` of the provider: an exchanged token's `act`, and an
-    // administration token's sign-in factors (admin-token-factors.ts).
+    // administration token's sign-in factors (adminTokenFactors, below).
     extraTokenClaims(ctx, token) {
       const claims = { ...exchangedTokenClaims(token), ...adminTokenFactors(ctx, token, input.adminApiResource) };
       return Object.keys(claims).length > 0 ? claims : undefined;
@@ -227,3 +226,19 @@ export const tokenExchange: Feature = {
       }),
   ],
 };
+
+/**
+ * An administration token carries how its holder signed in (RFC 8176 `amr`), so the door that
+ * takes it can require a second factor or a passkey of an organization's administrators
+ * (decision 090) without looking for the browser session. The factors are those of the sign-in
+ * the authorization code or refresh token was issued for (oidc-provider keeps them on both).
+ * Tokens for other resources are left as they are.
+ */
+function adminTokenFactors(ctx: KoaContextWithOIDC | undefined, token: { aud?: unknown }, adminResource: string | undefined): { amr: string[] } | undefined {
+  if (!adminResource || !ctx?.oidc) return undefined;
+  const audiences = Array.isArray(token.aud) ? token.aud : [token.aud];
+  if (!audiences.includes(adminResource)) return undefined;
+  const entities = ctx.oidc.entities as { AuthorizationCode?: { amr?: unknown }; RefreshToken?: { amr?: unknown }; DeviceCode?: { amr?: unknown } };
+  const amr = entities.AuthorizationCode?.amr ?? entities.RefreshToken?.amr ?? entities.DeviceCode?.amr;
+  return Array.isArray(amr) && amr.every((value) => typeof value === "string") ? { amr: amr as string[] } : undefined;
+}

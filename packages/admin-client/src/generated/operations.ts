@@ -3880,6 +3880,7 @@ export interface Operations {
           id: string;
           name: string;
         }>;
+        builtIn: boolean;
         createdAt: string;
         updatedAt: string;
       };
@@ -3902,6 +3903,7 @@ export interface Operations {
           id: string;
           name: string;
         }>;
+        builtIn: boolean;
         createdAt: string;
         updatedAt: string;
       };
@@ -3919,6 +3921,7 @@ export interface Operations {
           id: string;
           name: string;
         }>;
+        builtIn: boolean;
         createdAt: string;
         updatedAt: string;
       };
@@ -3945,6 +3948,7 @@ export interface Operations {
             id: string;
             name: string;
           }>;
+          builtIn: boolean;
           createdAt: string;
           updatedAt: string;
         }>;
@@ -3978,6 +3982,7 @@ export interface Operations {
           id: string;
           name: string;
         }>;
+        builtIn: boolean;
         createdAt: string;
         updatedAt: string;
       };

@@ -104,7 +104,7 @@ function state(): OrganizationState {
     roles: [
       {
         etag: '"r1"',
-        data: { id: "role-1", organizationId: "org-1", name: "Accountant", description: null, permissions: [{ id: "perm-2", name: "invoices:write" }, { id: "perm-1", name: "invoices:read" }], createdAt: NOW, updatedAt: NOW },
+        data: { id: "role-1", organizationId: "org-1", name: "Accountant", description: null, permissions: [{ id: "perm-2", name: "invoices:write" }, { id: "perm-1", name: "invoices:read" }], builtIn: false, createdAt: NOW, updatedAt: NOW },
       },
     ],
     applications: [

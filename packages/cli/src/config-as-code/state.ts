@@ -78,7 +78,11 @@ export async function readOrganization(client: PortaAdmin, slug: string): Promis
     all(client.identityProviders.listAll({ organizationId })),
     all(client.webhooks.listAll(organizationId)),
   ]);
-  const roles = await mapLimited(roleList, (r) => client.roles.get(r.id));
+  // The organization's own administration roles come with it: Porta keeps them, the file does not.
+  const roles = await mapLimited(
+    roleList.filter((r) => !r.builtIn),
+    (r) => client.roles.get(r.id),
+  );
   const applications = await mapLimited(applicationList, async (a) => {
     const [live, claims] = await Promise.all([client.applications.get(a.id), all(client.customClaims.listAll(a.id))]);
     return { ...live, claims };
