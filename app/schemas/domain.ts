@@ -164,3 +164,7 @@ export type OrganizationDomain = z.infer<typeof OrganizationDomainSchema>;
 
 export const OrganizationDomainCreateSchema = z.object({ domain: DomainNameSchema }).strict();
 export type OrganizationDomainCreate = z.infer<typeof OrganizationDomainCreateSchema>;
+
+/** What a console's domains page says after a form: field errors (with what was typed), or the outcome of Verify now. */
+export type DomainsPageOutcome = { kind: "invalid"; errors: Record<string, string>; domain?: string } | { kind: "checked"; id: string; status: string; lastError: string | null };
+
