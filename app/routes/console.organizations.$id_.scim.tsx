@@ -1,11 +1,9 @@
 import { data, redirect, type ActionFunctionArgs, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
-import { useTranslation } from "react-i18next";
+import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { consoleHeaders, NO_STORE, requireConsole, requireConsoleForm } from "~/.server/console/page";
 import { scimEndpointOf } from "~/.server/scim/paths";
 import { text, zodFieldErrors } from "~/components/console/forms";
-import { ListTable, Moment } from "~/components/console/list-table";
-import { ConfirmAction, Csrf, CopyButton, Notice, TextField } from "~/components/console/ui";
+import { ScimView, type ScimPageOutcome } from "~/components/console/scim-view";
 import { DEFAULT_SCIM_TOKEN_DAYS, ScimTokenCreateSchema } from "~/schemas/scim-token";
 
 export const headers = consoleHeaders;
@@ -28,7 +26,7 @@ export async function loader(args: LoaderFunctionArgs) {
 
 const t404 = "The SCIM token does not exist.";
 
-type ActionResult = { kind: "invalid"; errors: Record<string, string> } | { kind: "issued"; token: string };
+type ActionResult = ScimPageOutcome;
 
 export async function action(args: ActionFunctionArgs) {
   const { console, form } = await requireConsoleForm(args);
@@ -56,59 +54,5 @@ export async function action(args: ActionFunctionArgs) {
 export default function Scim() {
   const { org, endpoint, tokens, done } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>();
-  const { t } = useTranslation("console");
-  const errors = result?.kind === "invalid" ? result.errors : {};
-  return (
-    <>
-      <p className="breadcrumb"><Link to={`/console/organizations/${org.id}`}>{org.name}</Link></p>
-      <h1>{t("scim.title")}</h1>
-      <p className="muted">{t("scim.intro")}</p>
-      {done ? <Notice kind="info">{t("scim.done.revoked")}</Notice> : null}
-      <div className="field">
-        <label htmlFor="scim-endpoint">{t("scim.endpoint")}</label>
-        <input id="scim-endpoint" readOnly value={endpoint} />
-      </div>
-      <h2>{t("scim.tokens")}</h2>
-      {result?.kind === "issued" ? (
-        <section className="panel secret" aria-labelledby="token-title">
-          <h3 id="token-title">{t("scim.tokenOnce")}</h3>
-          <p>{t("scim.tokenOnceText")}</p>
-          <div className="field">
-            <label htmlFor="scim-token">{t("scim.token")}</label>
-            <input id="scim-token" readOnly value={result.token} className="secret-value" />
-          </div>
-          <CopyButton value={result.token} label={t("scim.copy")} />
-        </section>
-      ) : null}
-      {errors.form ? <Notice kind="error">{errors.form}</Notice> : null}
-      <ListTable
-        rows={tokens}
-        rowKey={(token) => token.id}
-        empty={t("scim.noTokens")}
-        caption={t("scim.tokens")}
-        columns={[
-          { header: t("scim.name"), cell: (token) => token.name },
-          { header: t("scim.prefix"), cell: (token) => <code>{`${token.prefix}…`}</code> },
-          { header: t("scim.lastUsed"), cell: (token) => (token.lastUsedAt ? <Moment iso={token.lastUsedAt} /> : t("scim.never")) },
-          { header: t("scim.expires"), cell: (token) => <Moment iso={token.expiresAt} /> },
-          { header: t("common.status"), cell: (token) => t(`scim.status.${token.status}`) },
-          {
-            header: t("common.actions"),
-            cell: (token) =>
-              token.status === "revoked" ? null : (
-                <ConfirmAction intent="revoke" label={t("scim.revoke")} question={t("scim.confirmRevoke", { prefix: token.prefix })} fields={{ tokenId: token.id }} />
-              ),
-          },
-        ]}
-      />
-      <Form method="post" reloadDocument noValidate className="panel form" aria-labelledby="new-token-title">
-        <h3 id="new-token-title">{t("scim.issue")}</h3>
-        <Csrf />
-        <input type="hidden" name="intent" value="issue" />
-        <TextField name="name" label={t("scim.name")} error={errors.name} />
-        <TextField name="expiresInDays" label={t("scim.expiresInDays")} defaultValue={String(DEFAULT_SCIM_TOKEN_DAYS)} error={errors.expiresInDays} />
-        <button type="submit" className="button button-inline">{t("scim.issue")}</button>
-      </Form>
-    </>
-  );
+  return <ScimView endpoint={endpoint} tokens={tokens} done={done} result={result} breadcrumb={<p className="breadcrumb"><Link to={`/console/organizations/${org.id}`}>{org.name}</Link></p>} />;
 }
