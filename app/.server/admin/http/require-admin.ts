@@ -1,12 +1,11 @@
-import { createHash } from "node:crypto";
 import { isDatabaseUnavailable } from "../../db/errors";
 import { isUuid } from "~/schemas/uuid";
-import { createLocalJWKSet, jwtVerify, type JWK } from "jose";
 import { systemActor } from "../../auth/actors";
 import { readContext, type ContextSource } from "../../context";
 import { superAdminPublicJwks } from "../../oidc/provider/super-admin-keys";
 import { adminApiResource, mayCallAdminApi } from "../api-access";
 import { SERVICE_ADMIN_ROLE } from "../permissions";
+import { bearerTokenOf, isAccessTokenOnRecord, verifyIssuedToken } from "./access-token";
 import { adminTokenClientId } from "./admin-token";
 import { unauthorized } from "../../errors";
 
@@ -30,34 +29,6 @@ export interface AdminUser {
   permissions: Set<string>;
 }
 
-/** Published keys per running Porta (one process may run several, as the tests do). */
-const keyCaches = new WeakMap<ContextSource, { at: number; changes: number; jwks: ReturnType<typeof createLocalJWKSet> }>();
-const KEY_CACHE_MS = 15_000;
-
-async function activeKeys(services: ContextSource) {
-  let cached = keyCaches.get(services);
-  // A key change this process made or noticed (a rotation, a retirement) counts at once.
-  if (!cached || Date.now() - cached.at > KEY_CACHE_MS || cached.changes !== services.keys.changeCount()) {
-    const changes = services.keys.changeCount();
-    const keys: JWK[] = await superAdminPublicJwks(readContext(services, systemActor(null)));
-    cached = { at: Date.now(), changes, jwks: createLocalJWKSet({ keys }) };
-    keyCaches.set(services, cached);
-  }
-  return cached.jwks;
-}
-
-/** A key another process just activated is not in our cache yet: reload once (at most every second) and try again. */
-async function verifyWithFreshKeys(services: ContextSource, token: string) {
-  try {
-    return await jwtVerify(token, await activeKeys(services), { algorithms: ["ES256"] });
-  } catch (error) {
-    const cached = keyCaches.get(services);
-    if ((error as { code?: string }).code !== "ERR_JWKS_NO_MATCHING_KEY" || (cached && Date.now() - cached.at < 1_000)) throw error;
-    keyCaches.delete(services);
-    return jwtVerify(token, await activeKeys(services), { algorithms: ["ES256"] });
-  }
-}
-
 /**
  * The Admin API's authentication, in the spec's order; any failure is the same 401:
  * 1. a bearer token is present; 2. its ES256 signature verifies against Porta's published
@@ -67,17 +38,15 @@ async function verifyWithFreshKeys(services: ContextSource, token: string) {
  * 6. belongs to the super-admin organization; 7. holds the `service-admin` role.
  */
 export async function requireAdmin(services: ContextSource, request: Request): Promise<AdminUser> {
-  const header = request.headers.get("authorization") ?? "";
-  const match = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(header.trim());
-  if (!match) throw unauthorized();
-  const token = match[1]!;
+  const token = bearerTokenOf(request);
+  if (!token) throw unauthorized();
 
   const issuer = `${services.config.baseUrl}/${services.config.superAdminSlug}`;
   let sub: string;
   let jti: string | undefined;
   let clientId: string | undefined;
   try {
-    const { payload, protectedHeader } = await verifyWithFreshKeys(services, token);
+    const { payload, protectedHeader } = await verifyIssuedToken(services, issuer, () => superAdminPublicJwks(readContext(services, systemActor(null))), token);
     if (payload.iss !== issuer || typeof payload.sub !== "string") throw unauthorized();
     sub = payload.sub;
     jti = typeof payload.jti === "string" ? payload.jti : undefined;
@@ -90,12 +59,7 @@ export async function requireAdmin(services: ContextSource, request: Request): P
   if (!clientId) throw unauthorized();
   const { prisma } = services.db;
   // Revoked or expired tokens are gone from the token store.
-  if (!jti) throw unauthorized();
-  const stored = await prisma.oidcPayload.findUnique({
-    where: { model_idHash: { model: "AccessToken", idHash: createHash("sha256").update(jti, "utf8").digest("base64url") } },
-    select: { expiresAt: true },
-  });
-  if (!stored || (stored.expiresAt && stored.expiresAt <= new Date())) throw unauthorized();
+  if (!jti || !(await isAccessTokenOnRecord(services, jti))) throw unauthorized();
   // An operator may have unmarked or deactivated the client since the token was issued.
   if (!(await mayCallAdminApi(prisma, services.cache, services.config.superAdminSlug, clientId))) throw unauthorized();
 

@@ -1,5 +1,3 @@
-import { createHash } from "node:crypto";
-import { createLocalJWKSet, jwtVerify, type JWK } from "jose";
 import { isUuid } from "~/schemas/uuid";
 import type { ContextSource } from "../../context";
 import { isDatabaseUnavailable } from "../../db/errors";
@@ -10,6 +8,7 @@ import { isAdminApiClient, organizationAdminResource } from "../api-access";
 import { ORGANIZATION_ADMIN_ROLE, ORGANIZATION_AUDITOR_ROLE, organizationPermissionsOf } from "../organization-roles";
 import type { AdminPermission } from "../permissions";
 import { ORGANIZATION_CONSOLE_CLIENT_ID } from "../../oidc/storage/organization-console-client";
+import { bearerTokenOf, isAccessTokenOnRecord, verifyIssuedToken } from "./access-token";
 import { adminTokenClientId } from "./admin-token";
 import type { Authenticate, Caller } from "./caller";
 
@@ -19,32 +18,6 @@ import type { Authenticate, Caller } from "./caller";
  * (`hwk`/`swk` with user verification).
  */
 const STRONG_FACTORS = ["mfa", "hwk", "swk"];
-
-/** Published keys per running Porta and organization. */
-const keyCaches = new WeakMap<ContextSource, Map<string, { at: number; changes: number; jwks: ReturnType<typeof createLocalJWKSet> }>>();
-const KEY_CACHE_MS = 15_000;
-
-async function organizationKeys(services: ContextSource, organizationId: string, fresh: boolean) {
-  let byOrganization = keyCaches.get(services);
-  if (!byOrganization) keyCaches.set(services, (byOrganization = new Map()));
-  const cached = byOrganization.get(organizationId);
-  if (!fresh && cached && Date.now() - cached.at <= KEY_CACHE_MS && cached.changes === services.keys.changeCount()) return cached.jwks;
-  const changes = services.keys.changeCount();
-  const keys: JWK[] = await services.keys.publicJwks(organizationId);
-  const entry = { at: Date.now(), changes, jwks: createLocalJWKSet({ keys }) };
-  byOrganization.set(organizationId, entry);
-  return entry.jwks;
-}
-
-async function verify(services: ContextSource, organizationId: string, token: string) {
-  try {
-    return await jwtVerify(token, await organizationKeys(services, organizationId, false), { algorithms: ["ES256"] });
-  } catch (error) {
-    // A key another process just activated: reload once and try again.
-    if ((error as { code?: string }).code !== "ERR_JWKS_NO_MATCHING_KEY") throw error;
-    return jwtVerify(token, await organizationKeys(services, organizationId, true), { algorithms: ["ES256"] });
-  }
-}
 
 interface OrganizationAdminRow {
   id: string;
@@ -67,10 +40,8 @@ interface OrganizationAdminRow {
  * administrators are service admins, on the Admin API.
  */
 export async function requireOrganizationAdmin(services: ContextSource, request: Request, slug: string): Promise<Caller> {
-  const header = request.headers.get("authorization") ?? "";
-  const match = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(header.trim());
-  if (!match) throw unauthorized();
-  const token = match[1]!;
+  const token = bearerTokenOf(request);
+  if (!token) throw unauthorized();
   const { prisma } = services.db;
   const normalized = slug.toLowerCase();
   if (normalized === services.config.superAdminSlug) throw unauthorized();
@@ -83,7 +54,7 @@ export async function requireOrganizationAdmin(services: ContextSource, request:
   let clientId: string | undefined;
   let amr: unknown;
   try {
-    const { payload, protectedHeader } = await verify(services, organization.id, token);
+    const { payload, protectedHeader } = await verifyIssuedToken(services, issuer, () => services.keys.publicJwks(organization.id), token);
     if (payload.iss !== issuer || typeof payload.sub !== "string") throw unauthorized();
     sub = payload.sub;
     jti = typeof payload.jti === "string" ? payload.jti : undefined;
@@ -93,12 +64,7 @@ export async function requireOrganizationAdmin(services: ContextSource, request:
     if (isDatabaseUnavailable(error)) throw error;
     throw unauthorized();
   }
-  if (!clientId || !jti) throw unauthorized();
-  const stored = await prisma.oidcPayload.findUnique({
-    where: { model_idHash: { model: "AccessToken", idHash: createHash("sha256").update(jti, "utf8").digest("base64url") } },
-    select: { expiresAt: true },
-  });
-  if (!stored || (stored.expiresAt && stored.expiresAt <= new Date())) throw unauthorized();
+  if (!clientId || !jti || !(await isAccessTokenOnRecord(services, jti))) throw unauthorized();
   // The organization console's built-in client is no row; any other must be a usable administration client of the organization.
   if (clientId !== ORGANIZATION_CONSOLE_CLIENT_ID) {
     const client = await getClientRecord(prisma, services.cache, clientId);
