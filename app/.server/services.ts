@@ -200,7 +200,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
   domainRecheck.unref();
   noticesRef.current = logoutNotices;
   // Each audited write also writes the webhook deliveries it causes (decision 047).
-  const audit = metrics.observeAudit(createAuditLog(db.prisma, logger, createWebhookOutbox(jobs, logger)));
+  const audit = metrics.observeAudit(createAuditLog(db.prisma, logger, [createWebhookOutbox(jobs, logger)]));
   auditRef.current = audit;
   const services: Services = {
     config,

@@ -35,9 +35,19 @@ export type WrittenAuditEntry = ReturnType<typeof rowOf>;
 
 /**
  * What else an entry causes in its own transaction: the webhook outbox (webhooks/outbox.ts,
- * decision 047). Returns the ids of the jobs to hand to the queue once the transaction commits.
+ * decision 047) and every other consumer of the trail that must see each committed entry exactly
+ * when it commits. A fan-out names, as SQL over the inserted `"AuditEntry"` row, the JSON array of
+ * its targets for that entry (an organization's enabled endpoints, say): the entries' INSERT returns
+ * every fan-out's targets in the same statement, so a write in an organization without any costs no
+ * extra round trip. `deliver` gets the entries that have at least one target and returns the ids of
+ * the jobs to hand to the queue once the transaction commits.
  */
-export type AuditFanOut = (written: Array<{ entry: WrittenAuditEntry; endpoints: WebhookTarget[] }>, tx: Prisma.TransactionClient) => Promise<string[]>;
+export interface AuditFanOut<T = unknown> {
+  /** A correlated subquery yielding a JSON array (never NULL: `COALESCE(..., '[]'::json)`). */
+  targetsOf: Prisma.Sql;
+  // A method, so a fan-out of its own target type is one of `AuditFanOut[]` (handed what its SQL returned).
+  deliver(written: Array<{ entry: WrittenAuditEntry; targets: T[] }>, tx: Prisma.TransactionClient): Promise<string[]>;
+}
 
 /** An enabled webhook endpoint of the entry's organization, as the entry's INSERT returns it. */
 export interface WebhookTarget {
@@ -83,30 +93,32 @@ const rowOf = (entry: AuditRecord) => ({
   createdAt: entry.at ?? new Date(),
 });
 
-export function createAuditLog(prisma: PrismaClient, logger: Logger, fanOut: AuditFanOut = async () => []): AuditLog {
+export function createAuditLog(prisma: PrismaClient, logger: Logger, fanOuts: readonly AuditFanOut[] = []): AuditLog {
   async function recordMany(entries: AuditRecord[], tx: Prisma.TransactionClient): Promise<string[]> {
     if (entries.length === 0) return [];
     const rows = entries.map(rowOf);
-    // One statement writes the entries and reads, in the same transaction, the enabled webhook
-    // endpoints of each entry's organization (decision 047): an endpoint made earlier in this
-    // transaction is seen, and a write in an organization without webhooks costs nothing more.
+    // One statement writes the entries and reads, in the same transaction, each fan-out's targets
+    // for each entry (decision 047): a target made earlier in this transaction is seen.
     const values = Prisma.join(
       rows.map(
         (r) =>
           Prisma.sql`(${r.id}::uuid, ${r.eventType}, ${r.organizationId}::uuid, ${r.actorType}, ${r.actorId}, ${r.targetType}, ${r.targetId}, ${r.ip}, ${r.requestId}, ${JSON.stringify(r.data)}::jsonb, ${r.createdAt}::timestamptz)`,
       ),
     );
-    const returned = await tx.$queryRaw<Array<{ id: string; endpoints: WebhookTarget[] }>>`
+    const targetColumns = fanOuts.length === 0 ? Prisma.empty : Prisma.sql`, ${Prisma.join(fanOuts.map((f, i) => Prisma.sql`${f.targetsOf} AS ${Prisma.raw(`"t${i}"`)}`))}`;
+    const returned = await tx.$queryRaw<Array<Record<string, unknown> & { id: string }>>`
       INSERT INTO "AuditEntry" ("id", "eventType", "organizationId", "actorType", "actorId", "targetType", "targetId", "ip", "requestId", "data", "createdAt")
       VALUES ${values}
-      RETURNING "id"::text AS "id", COALESCE((
-        SELECT json_agg(json_build_object('id', e."id", 'eventTypes', e."eventTypes"))
-        FROM "WebhookEndpoint" e
-        WHERE e."organizationId" = "AuditEntry"."organizationId" AND e."enabled"
-      ), '[]'::json) AS "endpoints"`;
-    const endpointsOf = new Map(returned.map((r) => [r.id, r.endpoints]));
-    const withTargets = rows.filter((r) => (endpointsOf.get(r.id) ?? []).length > 0).map((entry) => ({ entry, endpoints: endpointsOf.get(entry.id)! }));
-    return withTargets.length > 0 ? fanOut(withTargets, tx) : [];
+      RETURNING "id"::text AS "id"${targetColumns}`;
+    const byId = new Map(returned.map((r) => [r.id, r]));
+    const jobIds: string[] = [];
+    for (const [i, fanOut] of fanOuts.entries()) {
+      const written = rows
+        .map((entry) => ({ entry, targets: (byId.get(entry.id)?.[`t${i}`] ?? []) as unknown[] }))
+        .filter((w) => w.targets.length > 0);
+      if (written.length > 0) jobIds.push(...(await fanOut.deliver(written, tx)));
+    }
+    return jobIds;
   }
   return {
     async record(entry, tx) {

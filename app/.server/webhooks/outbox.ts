@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
-import type { AuditFanOut, WrittenAuditEntry } from "../audit/audit";
+import { Prisma } from "~/generated/prisma/client";
+import type { AuditFanOut, WebhookTarget, WrittenAuditEntry } from "../audit/audit";
 import { newUuidV7 } from "../db/ids";
 import type { JobQueue } from "../jobs/queue";
 import { webhookFilterMatches } from "~/schemas/webhook";
@@ -29,11 +30,18 @@ export function payloadOf(entry: WrittenAuditEntry): string {
   });
 }
 
-export function createWebhookOutbox(jobs: JobQueue, logger: Logger): AuditFanOut {
-  return async (written, tx) => {
-    // The audit writer's INSERT returned each entry's enabled endpoints (audit/audit.ts).
-    const deliveries = written.flatMap(({ entry, endpoints }) =>
-      endpoints
+/** The enabled endpoints of the inserted entry's organization (audit/audit.ts runs it in the INSERT). */
+const ENABLED_ENDPOINTS = Prisma.sql`COALESCE((
+  SELECT json_agg(json_build_object('id', e."id", 'eventTypes', e."eventTypes"))
+  FROM "WebhookEndpoint" e
+  WHERE e."organizationId" = "AuditEntry"."organizationId" AND e."enabled"
+), '[]'::json)`;
+
+export function createWebhookOutbox(jobs: JobQueue, logger: Logger): AuditFanOut<WebhookTarget> {
+  return { targetsOf: ENABLED_ENDPOINTS, deliver };
+  async function deliver(written: Array<{ entry: WrittenAuditEntry; targets: WebhookTarget[] }>, tx: Prisma.TransactionClient): Promise<string[]> {
+    const deliveries = written.flatMap(({ entry, targets }) =>
+      targets
         .filter((endpoint) => entry.organizationId !== null && webhookFilterMatches(endpoint.eventTypes, entry.eventType))
         .map((endpoint) => ({
           id: newUuidV7(),
@@ -57,5 +65,5 @@ export function createWebhookOutbox(jobs: JobQueue, logger: Logger): AuditFanOut
       }
     }
     return jobIds;
-  };
+  }
 }
