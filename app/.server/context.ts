@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import type { Prisma } from "~/generated/prisma/client";
 import type { PackageSeal } from "./admin/transfer/package-seal";
 import type { AuditLog, AuditRecord } from "./audit/audit";
+import type { BotChallenges } from "./bot-challenge/challenges";
 import type { CsrfGuard } from "./auth/csrf";
 import type { PasswordHasher } from "./auth/password-hash";
 import type { OtpMint } from "./auth/two-factor/email-otp";
@@ -81,6 +82,8 @@ export interface Collaborators {
   clientDocuments: MetadataDocumentClients;
   /** TXT look-ups that prove an organization's domains (decision 086); tests hand a fake one. */
   dnsResolver: DnsResolver;
+  /** Proof-of-work challenges of the sign-in forms (decision 091), used once through `store`. */
+  botChallenges: BotChallenges;
 }
 export type CollaboratorName = keyof Collaborators;
 

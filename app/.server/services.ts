@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import { createMetadataDocumentClients } from "./oidc/storage/client-metadata-documents";
 import { createMemoryStore } from "./cache/memory-store";
 import { createPostgresStore } from "./cache/postgres-store";
+import { createBotChallenges } from "./bot-challenge/challenges";
 import { createCacheEpochSource } from "./cache/epoch";
 import { createReadThroughCache } from "./cache/read-through";
 import { createRedisStore } from "./cache/redis-store";
@@ -227,6 +228,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     release,
     clientDocuments,
     dnsResolver: options.dnsResolver ?? createDnsResolver(),
+    botChallenges: createBotChallenges({ encryptionKey, store, count: metrics.countBotChallenge }),
     logoutNotices,
     readiness: createReadiness({
       ping: () => db.ping(1_000),

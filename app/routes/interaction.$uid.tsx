@@ -7,6 +7,9 @@ import { SlugSchema } from "~/schemas/organization";
 import { AuthCard, Field, FormMessage } from "~/components/auth-card";
 import { GateRefusalPage, isGateRefusal } from "~/components/gate-refusal";
 import { PasskeySignIn } from "~/components/passkey";
+import { BotChallengeField, botChallengeMessage } from "~/components/bot-challenge";
+import { challengeForForm, challengeRefusalStatus, checkBotChallenge } from "~/.server/sign-in/bot-challenge";
+import type { BotChallenge, BotChallengeFailure } from "~/schemas/bot-challenge";
 import { FederatedButtons } from "~/components/federation";
 import { idpInitiatedContinuation, loginPageProviders, startForEmail } from "~/.server/sign-in/flow";
 import { clearIdpInitiatedMark, idpInitiatedMarkOf } from "~/.server/federation/idp-initiated-cookie";
@@ -54,6 +57,9 @@ export async function loader(args: LoaderFunctionArgs) {
   const loginHint = ssoNone ? (search.get("login_hint") ?? "").slice(0, 320) : typeof ic.interaction.params.login_hint === "string" ? ic.interaction.params.login_hint : "";
   const methods = only ? [only] : ic.methods;
   const federation = methods.includes("federated") ? await loginPageProviders(gate.ctx, ic) : { providers: [], discovery: false };
+  // The password and magic-link forms are one form on this page: one challenge for both.
+  const challengedForm = methods.includes("password") ? "password" : methods.includes("magic_link") ? "magic_link" : null;
+  const challenge = challengedForm ? await challengeForForm(gate.ctx, ic.organization, challengedForm, { ip: gate.meta.ip }) : null;
   return data(
     {
       view: "login" as const,
@@ -64,6 +70,7 @@ export async function loader(args: LoaderFunctionArgs) {
       emailInvalid: search.get("invalid") === "email",
       ...federation,
       ssoNone,
+      challenge,
     },
     { headers: NO_STORE },
   );
@@ -88,6 +95,7 @@ const PasswordForm = z.object({
 
 type ActionResult =
   | { error: "failed" | "rate_limited" | "csrf" | "unavailable"; retryAfterMinutes?: number; email: string; fieldErrors?: undefined }
+  | { error: "challenge"; reason: BotChallengeFailure; challenge: BotChallenge; email: string; fieldErrors?: undefined }
   | { error: "invalid"; email: string; fieldErrors: { email?: boolean; password?: boolean } };
 
 export async function action(args: ActionFunctionArgs) {
@@ -107,6 +115,12 @@ export async function action(args: ActionFunctionArgs) {
       { error: "invalid", email, fieldErrors: { email: fields.has("email"), password: fields.has("password") } },
       { status: 422, headers: NO_STORE },
     );
+  }
+
+  // Bot protection (decision 091) before anything is looked at: no password check, nothing counted.
+  const proof = await checkBotChallenge(gate.ctx, gate.context.organization, "password", { posted: form, meta: gate.meta, email: parsed.data.email });
+  if (!proof.ok) {
+    return data<ActionResult>({ error: "challenge", reason: proof.reason, challenge: proof.challenge, email }, { status: challengeRefusalStatus(proof.reason), headers: NO_STORE });
   }
 
   // Home-realm discovery (decision 046): an email whose domain an upstream provider claims signs in there; the password is not looked at.
@@ -191,7 +205,10 @@ export default function InteractionPage() {
           ? t("csrf.invalid")
           : error?.error === "unavailable"
             ? t("methodUnavailable.password")
-            : undefined;
+            : error?.error === "challenge"
+              ? botChallengeMessage(t, error.reason)
+              : undefined;
+  const challenge = error?.error === "challenge" ? error.challenge : page.challenge;
 
   return (
     <AuthCard branding={page.branding} title={t("signIn.title", { organization: page.branding.name })} subtitle={t("signIn.subtitle", { client: page.clientName })}>
@@ -218,6 +235,7 @@ export default function InteractionPage() {
             autoFocus={Boolean(email)}
             error={error?.fieldErrors?.password ? t("signIn.passwordRequired") : undefined}
           />
+          <BotChallengeField challenge={challenge} />
           <button className="button" type="submit">
             {t("signIn.submit")}
           </button>
@@ -253,6 +271,7 @@ export default function InteractionPage() {
             autoFocus
             error={page.emailInvalid ? t("signIn.emailInvalid") : undefined}
           />
+          <BotChallengeField challenge={challenge} />
           <button className="button" type="submit">
             {t("signIn.magicLink")}
           </button>

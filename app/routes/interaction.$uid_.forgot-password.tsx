@@ -3,6 +3,8 @@ import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { EmailSchema } from "~/schemas/email";
 import { AuthCard, Field, FormMessage } from "~/components/auth-card";
+import { BotChallengeField, botChallengeMessage } from "~/components/bot-challenge";
+import { challengeForForm, challengeRefusalStatus, checkBotChallenge } from "~/.server/sign-in/bot-challenge";
 import { GateRefusalPage, isGateRefusal } from "~/components/gate-refusal";
 import { requestPasswordReset } from "~/.server/auth/password-reset";
 import { passGate } from "~/.server/sign-in/door";
@@ -14,7 +16,8 @@ export const headers = interactionHeaders;
 export async function loader(args: LoaderFunctionArgs) {
   const gate = await passGate(args, { method: "password", endpoint: "GET /interaction/:uid/forgot-password" });
   if (!gate.open) return gate.response;
-  return data({ view: "form" as const, ...gate.frame }, { headers: NO_STORE });
+  const challenge = await challengeForForm(gate.ctx, gate.context.organization, "password_reset", { ip: gate.meta.ip });
+  return data({ view: "form" as const, ...gate.frame, challenge }, { headers: NO_STORE });
 }
 
 /** POST /interaction/:uid/forgot-password: enqueue and answer the same for every address. */
@@ -22,7 +25,15 @@ export async function action(args: ActionFunctionArgs) {
   const gate = await passGate(args, { method: "password", endpoint: "POST /interaction/:uid/forgot-password" });
   if (!gate.open) return gate.response;
   const email = EmailSchema.safeParse(gate.form.get("email"));
-  if (!email.success) return data({ view: "invalid" as const, ...gate.frame }, { status: 422, headers: NO_STORE });
+  if (!email.success) {
+    const challenge = await challengeForForm(gate.ctx, gate.context.organization, "password_reset", { ip: gate.meta.ip });
+    return data({ view: "invalid" as const, ...gate.frame, challenge }, { status: 422, headers: NO_STORE });
+  }
+  // Bot protection (decision 091) before anything is counted or mailed.
+  const proof = await checkBotChallenge(gate.ctx, gate.context.organization, "password_reset", { posted: gate.form, meta: gate.meta, email: email.data });
+  if (!proof.ok) {
+    return data({ view: "challenge" as const, ...gate.frame, reason: proof.reason, challenge: proof.challenge, email: email.data }, { status: challengeRefusalStatus(proof.reason), headers: NO_STORE });
+  }
   const outcome = await requestPasswordReset(gate.ctx, {
     organizationId: gate.context.organization.id,
     email: email.data,
@@ -32,8 +43,9 @@ export async function action(args: ActionFunctionArgs) {
     ip: gate.meta.ip,
   });
   if (outcome.status === "rate_limited") {
+    const challenge = await challengeForForm(gate.ctx, gate.context.organization, "password_reset", { ip: gate.meta.ip });
     return data(
-      { view: "rate_limited" as const, ...gate.frame, minutes: Math.ceil(outcome.retryAfterSeconds / 60) },
+      { view: "rate_limited" as const, ...gate.frame, challenge, minutes: Math.ceil(outcome.retryAfterSeconds / 60) },
       { status: 429, headers: { ...NO_STORE, "Retry-After": String(outcome.retryAfterSeconds) } },
     );
   }
@@ -58,7 +70,13 @@ export default function ForgotPassword() {
   }
   return (
     <AuthCard branding={shown.branding} title={t("forgot.title")}>
-      {shown.view === "rate_limited" ? <FormMessage tone="error">{t("signIn.rateLimited", { count: shown.minutes })}</FormMessage> : <p>{t("forgot.body")}</p>}
+      {shown.view === "rate_limited" ? (
+        <FormMessage tone="error">{t("signIn.rateLimited", { count: shown.minutes })}</FormMessage>
+      ) : shown.view === "challenge" ? (
+        <FormMessage tone="error">{botChallengeMessage(t, shown.reason)}</FormMessage>
+      ) : (
+        <p>{t("forgot.body")}</p>
+      )}
       <Form method="post" reloadDocument noValidate>
         <input type="hidden" name="csrf" value={shown.csrf} />
         <Field
@@ -67,8 +85,10 @@ export default function ForgotPassword() {
           type="email"
           autoComplete="username"
           autoFocus
+          defaultValue={shown.view === "challenge" ? shown.email : undefined}
           error={shown.view === "invalid" ? t("signIn.emailInvalid") : undefined}
         />
+        <BotChallengeField challenge={shown.challenge} />
         <button className="button" type="submit">
           {t("forgot.submit")}
         </button>

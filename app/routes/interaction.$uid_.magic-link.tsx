@@ -1,10 +1,12 @@
 import { data, redirect, type MetaFunction, type ActionFunctionArgs, type LoaderFunctionArgs } from "@remix-run/node";
-import { useActionData } from "@remix-run/react";
+import { Form, useActionData } from "@remix-run/react";
 import { useTranslation } from "react-i18next";
 import { pageTitle } from "~/i18n/page-title";
 import { resolveLanguage } from "~/.server/i18n";
 import { EmailSchema } from "~/schemas/email";
-import { AuthCard, FormMessage } from "~/components/auth-card";
+import { AuthCard, Field, FormMessage } from "~/components/auth-card";
+import { BotChallengeField, botChallengeMessage } from "~/components/bot-challenge";
+import { challengeRefusalStatus, checkBotChallenge } from "~/.server/sign-in/bot-challenge";
 import { GateRefusalPage } from "~/components/gate-refusal";
 import { MagicLinkWaiting } from "~/components/magic-link-waiting";
 import { requestMagicLink } from "~/.server/sign-in/magic-link-request";
@@ -27,6 +29,14 @@ export async function action(args: ActionFunctionArgs) {
   if (!gate.open) return gate.response;
   const email = EmailSchema.safeParse(gate.form.get("email"));
   if (!email.success) return redirect(`/interaction/${gate.uid}?method=magic_link&invalid=email`, { headers: NO_STORE });
+  // Bot protection (decision 091) before anything is counted or mailed.
+  const proof = await checkBotChallenge(gate.ctx, gate.context.organization, "magic_link", { posted: gate.form, meta: gate.meta, email: email.data });
+  if (!proof.ok) {
+    return data(
+      { view: "challenge" as const, ...gate.frame, email: email.data, reason: proof.reason, challenge: proof.challenge },
+      { status: challengeRefusalStatus(proof.reason), headers: NO_STORE },
+    );
+  }
   const outcome = await requestMagicLink({ ...gate.ctx, jobs: args.context.services.jobs }, {
     organizationId: gate.context.organization.id,
     email: email.data,
@@ -48,7 +58,25 @@ export default function MagicLinkRequested() {
   const result = useActionData<typeof action>();
   const { t } = useTranslation();
   if (!result) return null;
-  if (result.view !== "sent" && result.view !== "rate_limited") return <GateRefusalPage refusal={result} />;
+  if (result.view !== "sent" && result.view !== "rate_limited" && result.view !== "challenge") return <GateRefusalPage refusal={result} />;
+  if (result.view === "challenge") {
+    return (
+      <AuthCard branding={result.branding} title={t("magicLink.title")}>
+        <FormMessage tone="error">{botChallengeMessage(t, result.reason)}</FormMessage>
+        <Form method="post" action={`/interaction/${result.uid}/magic-link`} reloadDocument noValidate>
+          <input type="hidden" name="csrf" value={result.csrf} />
+          <Field name="email" label={t("signIn.email")} type="email" autoComplete="username" defaultValue={result.email} />
+          <BotChallengeField challenge={result.challenge} />
+          <button className="button" type="submit">
+            {t("signIn.magicLink")}
+          </button>
+        </Form>
+        <p className="links">
+          <a href={`/interaction/${result.uid}`}>{t("forgot.back")}</a>
+        </p>
+      </AuthCard>
+    );
+  }
   return (
     <AuthCard branding={result.branding} title={t("magicLink.title")}>
       {result.view === "sent" ? (

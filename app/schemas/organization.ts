@@ -3,6 +3,7 @@ import { SUPPORTED_LANGUAGES } from "~/i18n/config";
 import { LOGIN_METHODS } from "./login-methods";
 import { SLUG_PATTERN } from "./slug";
 import { TWO_FACTOR_POLICIES } from "./two-factor-policy";
+import { BOT_CHALLENGE_COST, BotChallengeCostSchema, BotChallengePolicySchema } from "./bot-challenge";
 
 /** Organization shapes shared by the Admin API, its OpenAPI document and the console. */
 export const ORGANIZATION_STATUS_VALUES = ["active", "suspended", "deleted"] as const;
@@ -39,6 +40,10 @@ export const OrganizationSchema = z.object({
   defaultLocale: z.string(),
   /** OAuth 2.1 mode: every client must use PKCE S256, confidential ones too (decision 052). */
   oauth21: z.boolean(),
+  /** Bot protection on the sign-in forms (decision 091): off, after failures (suspicion) or always. */
+  botChallenge: BotChallengePolicySchema,
+  /** The proof of work's maxnumber: SHA-256 hashes a browser computes at most (half on average). */
+  botChallengeCost: z.number().int(),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
 });
@@ -52,7 +57,16 @@ export const NEW_ORGANIZATION_DEFAULTS = {
   twoFactorPolicy: "optional",
   defaultLocale: "en",
   oauth21: true,
-} as const satisfies { defaultLoginMethods: ReadonlyArray<(typeof LOGIN_METHODS)[number]>; twoFactorPolicy: (typeof TWO_FACTOR_POLICIES)[number]; defaultLocale: string; oauth21: boolean };
+  botChallenge: "off",
+  botChallengeCost: BOT_CHALLENGE_COST.default,
+} as const satisfies {
+  defaultLoginMethods: ReadonlyArray<(typeof LOGIN_METHODS)[number]>;
+  twoFactorPolicy: (typeof TWO_FACTOR_POLICIES)[number];
+  defaultLocale: string;
+  oauth21: boolean;
+  botChallenge: z.infer<typeof BotChallengePolicySchema>;
+  botChallengeCost: number;
+};
 
 export const OrganizationCreateSchema = z
   .object({
@@ -63,6 +77,8 @@ export const OrganizationCreateSchema = z
     defaultLocale: LocaleSchema.optional(),
     /** On unless turned off: new organizations follow OAuth 2.1. */
     oauth21: z.boolean().optional(),
+    botChallenge: BotChallengePolicySchema.optional(),
+    botChallengeCost: BotChallengeCostSchema.optional(),
   })
   .strict();
 
@@ -73,6 +89,8 @@ export const OrganizationUpdateSchema = z
     twoFactorPolicy: z.enum(TWO_FACTOR_POLICIES).optional(),
     defaultLocale: LocaleSchema.optional(),
     oauth21: z.boolean().optional(),
+    botChallenge: BotChallengePolicySchema.optional(),
+    botChallengeCost: BotChallengeCostSchema.optional(),
   })
   .strict();
 

@@ -54,10 +54,9 @@ describe("proof-of-work challenges", () => {
     for (const posted of [null, undefined, "", 42]) expect(await challenges.verify(ORG.id, "password", posted)).toEqual({ ok: false, reason: "missing" });
   });
 
-  it("refuses a solution made for another form or another organization", async () => {
+  it("refuses a solution made for another organization", async () => {
     const { challenges } = setup();
     const payload = await solve(await challenges.issue(ORG, "magic_link"));
-    expect(await challenges.verify(ORG.id, "password", payload)).toEqual({ ok: false, reason: "invalid" });
     expect(await challenges.verify("0190a3b4-0000-7000-8000-000000000002", "magic_link", payload)).toEqual({ ok: false, reason: "invalid" });
   });
 

@@ -7,15 +7,16 @@ import type { KeyValueStore } from "../cache/store";
 /**
  * Proof-of-work challenges (ALTCHA, decision 091), the one module on altcha-lib. A challenge is
  * stateless: ALTCHA's HMAC over it, under a key derived from ENCRYPTION_KEY per organization, is
- * the record, so any process verifies what another issued. Its salt carries the form it was made
- * for and its expiry, both covered by the HMAC. What makes it single-use is the ephemeral store:
+ * the record, so any process verifies what another issued. Its salt carries its expiry, covered
+ * by the HMAC. It is not bound to one form: the login page's one form posts to the password and
+ * the magic-link endpoints alike. What makes it single-use is the ephemeral store:
  * the first verification of a signature counts it there in one statement (`increment`), and any
  * later one, in any process, sees a count above one.
  */
 export interface BotChallenges {
   /** A fresh challenge for the organization's form, at the organization's cost. */
   issue(organization: { id: string; botChallengeCost: number }, form: BotChallengeForm): Promise<BotChallenge>;
-  /** Checks a posted solution (the form field as it came) and uses it up. */
+  /** Checks a posted solution (the form field as it came) and uses it up; `form` names the post in the metric. */
   verify(organizationId: string, form: BotChallengeForm, posted: unknown): Promise<BotChallengeVerdict>;
 }
 
@@ -77,7 +78,7 @@ export function createBotChallenges(options: BotChallengeOptions): BotChallenges
     }
   }
 
-  async function check(organizationId: string, form: BotChallengeForm, posted: unknown): Promise<BotChallengeVerdict> {
+  async function check(organizationId: string, posted: unknown): Promise<BotChallengeVerdict> {
     if (typeof posted !== "string" || posted === "") return { ok: false, reason: "missing" };
     if (posted.length > MAX_PAYLOAD_LENGTH || posted.length % 4 !== 0 || !BASE64.test(posted)) return { ok: false, reason: "invalid" };
     let json: unknown;
@@ -90,7 +91,7 @@ export function createBotChallenges(options: BotChallengeOptions): BotChallenges
     if (!payload.success) return { ok: false, reason: "invalid" };
     const params = new URLSearchParams(payload.data.salt.slice(payload.data.salt.indexOf("?") + 1));
     const expires = Number(params.get("expires"));
-    if (params.get("form") !== form || !Number.isSafeInteger(expires)) return { ok: false, reason: "invalid" };
+    if (!params.has("expires") || !Number.isSafeInteger(expires)) return { ok: false, reason: "invalid" };
     // The signature first (expiry not yet): a forged expiry must read as forged, not as expired.
     if (!(await verifySolution(payload.data, keyOf(organizationId), false))) return { ok: false, reason: "invalid" };
     if (expires * 1000 <= now()) return { ok: false, reason: "expired" };
@@ -108,13 +109,12 @@ export function createBotChallenges(options: BotChallengeOptions): BotChallenges
         hmacKey: keyOf(organization.id),
         maxnumber,
         expires: new Date(now() + CHALLENGE_LIFETIME_SECONDS * 1000),
-        params: { form },
       });
       count(form, "issued");
       return { algorithm: "SHA-256", challenge: challenge.challenge, maxnumber, salt: challenge.salt, signature: challenge.signature };
     },
     async verify(organizationId, form, posted) {
-      const verdict = await check(organizationId, form, posted);
+      const verdict = await check(organizationId, posted);
       count(form, verdict.ok ? "passed" : verdict.reason);
       return verdict;
     },

@@ -3,6 +3,7 @@ import type Provider from "oidc-provider";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { AUDIT_EVENT_TYPES } from "~/schemas/audit-events";
 import { LOGIN_METHODS } from "~/schemas/login-methods";
+import { BOT_CHALLENGE_FAILURES, BOT_CHALLENGE_FORMS, type BotChallengeFailure, type BotChallengeForm } from "~/schemas/bot-challenge";
 import type { AuditLog, AuditRecord } from "../audit/audit";
 import type { ReadThroughCache } from "../cache/read-through";
 import type { Database } from "../db/client";
@@ -26,6 +27,8 @@ export interface Metrics {
   observeLimits(limits: RateLimits): RateLimits;
   observeMailer(mailer: Mailer): Mailer;
   observeJobs(jobs: JobQueue): JobQueue;
+  /** A proof-of-work challenge issued, passed or refused (decision 091). */
+  countBotChallenge(form: BotChallengeForm, result: "issued" | "passed" | BotChallengeFailure): void;
   /** Counts a freshly built provider's grants and errors. */
   observeProvider(provider: Provider): void;
   /** What is read at scrape time: the database pool, the cache, the provider pool, the queues. */
@@ -55,6 +58,8 @@ const GRANT_TYPES = new Set([
 const SAFE_CODE = /^[a-z][a-z0-9_]{0,39}$/;
 const AUDIT_EVENTS = new Set<string>(AUDIT_EVENT_TYPES);
 const METHODS = new Set<string>([...LOGIN_METHODS, "federated"]);
+const CHALLENGE_FORMS = new Set<string>(BOT_CHALLENGE_FORMS);
+const CHALLENGE_RESULTS = new Set<string>(["issued", "passed", ...BOT_CHALLENGE_FAILURES]);
 
 const bounded = (value: unknown, allowed: Set<string>) => (typeof value === "string" && allowed.has(value) ? value : "other");
 /** Error codes and reasons come from code, not from requests; anything else is folded. */
@@ -123,6 +128,12 @@ export function createMetrics(): Metrics {
     name: "porta_jobs_processed_total",
     help: "Job attempts by queue and outcome (a failed attempt is retried until its queue's schedule ends).",
     labelNames: ["queue", "outcome"] as const,
+    registers: [registry],
+  });
+  const botChallenges = new Counter({
+    name: "porta_bot_challenges_total",
+    help: "Proof-of-work challenges on the sign-in forms by form and result: issued, passed, or why a post was refused.",
+    labelNames: ["form", "result"] as const,
     registers: [registry],
   });
   const dbQueryDuration = new Histogram({
@@ -246,6 +257,9 @@ export function createMetrics(): Metrics {
           return outcome;
         },
       };
+    },
+    countBotChallenge(form, result) {
+      botChallenges.inc({ form: bounded(form, CHALLENGE_FORMS), result: bounded(result, CHALLENGE_RESULTS) });
     },
     observeMailer(mailer) {
       return wrapSend(mailer, async (message) => {

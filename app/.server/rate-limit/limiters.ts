@@ -90,6 +90,11 @@ export interface RateLimits {
   refundAll(checks: Array<[LimitName, string]>): Promise<void>;
   /** Deletes the counters whose window has ended (also done in passing, at most every few minutes). */
   sweep(): Promise<number>;
+  /**
+   * The highest count among the named counters in their current window (0 when none runs): one
+   * read, no write, for what asks how often a key failed without counting an attempt.
+   */
+  highestCount(checks: Array<[LimitName, string]>): Promise<number>;
 }
 
 /**
@@ -130,6 +135,9 @@ class OneStatementLimiter extends RateLimiterPrisma {
  * restarted at -1 would give the key a point it never paid.
  */
 const REFUND_ATTEMPTS = `UPDATE "RateLimiterFlexible" SET "points" = GREATEST("points" - 1, 0)
+  WHERE "key" = ANY($1::text[]) AND ("expire" IS NULL OR "expire" > $2::timestamptz)`;
+
+const HIGHEST_COUNT = `SELECT COALESCE(MAX("points"), 0)::int AS "points" FROM "RateLimiterFlexible"
   WHERE "key" = ANY($1::text[]) AND ("expire" IS NULL OR "expire" > $2::timestamptz)`;
 
 /** The row a limit keeps for a key (rate-limiter-flexible's `keyPrefix:key`). */
@@ -198,6 +206,11 @@ export function createRateLimits(db: Pick<Database, "prisma" | "query">, rules: 
       if (checks.length > 0) await db.query(REFUND_ATTEMPTS, [checks.map(([name, key]) => counterKey(name, key)), new Date()]);
     },
     sweep,
+    async highestCount(checks) {
+      if (checks.length === 0) return 0;
+      const [row] = await db.query<{ points: number }>(HIGHEST_COUNT, [checks.map(([name, key]) => counterKey(name, key)), new Date()]);
+      return row?.points ?? 0;
+    },
   };
 }
 

@@ -18,6 +18,8 @@ export function toOrganization(row: OrganizationRow): Organization {
     twoFactorPolicy: row.twoFactorPolicy as Organization["twoFactorPolicy"],
     defaultLocale: row.defaultLocale,
     oauth21: row.oauth21,
+    botChallenge: row.botChallenge as Organization["botChallenge"],
+    botChallengeCost: row.botChallengeCost,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
@@ -61,6 +63,8 @@ export async function createOrganization(ctx: Context<"keys" | "oidc">, input: O
       twoFactorPolicy: input.twoFactorPolicy ?? NEW_ORGANIZATION_DEFAULTS.twoFactorPolicy,
       defaultLocale: input.defaultLocale ?? NEW_ORGANIZATION_DEFAULTS.defaultLocale,
       oauth21: input.oauth21 ?? NEW_ORGANIZATION_DEFAULTS.oauth21,
+      botChallenge: input.botChallenge ?? NEW_ORGANIZATION_DEFAULTS.botChallenge,
+      botChallengeCost: input.botChallengeCost ?? NEW_ORGANIZATION_DEFAULTS.botChallengeCost,
     },
   });
   await ctx.keys.ensureActiveKeyIn(ctx.db, row.id);
