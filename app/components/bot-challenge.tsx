@@ -79,7 +79,8 @@ export function BotChallengeField({ challenge }: { challenge: BotChallenge | nul
   if (!challenge) return null;
   return (
     <>
-      <input ref={field} type="hidden" name={BOT_CHALLENGE_FIELD} value={payload} readOnly />
+      {/* The challenge in the markup too: what a client that solves it without this script reads. */}
+      <input ref={field} type="hidden" name={BOT_CHALLENGE_FIELD} value={payload} readOnly data-challenge={JSON.stringify(challenge)} />
       <p className="challenge-status" role="status" aria-live="polite">
         {status === "idle" ? "" : t(`botChallenge.${status}`)}
       </p>

@@ -148,6 +148,8 @@ export default function OrganizationPage() {
               twoFactorPolicy: values?.twoFactorPolicy ?? org.twoFactorPolicy,
               defaultLocale: values?.defaultLocale ?? org.defaultLocale,
               oauth21: values?.oauth21 ?? org.oauth21,
+              botChallenge: values?.botChallenge ?? org.botChallenge,
+              botChallengeCost: values?.botChallengeCost ?? org.botChallengeCost,
             }}
             errors={errors}
           />

@@ -99,6 +99,8 @@ export default function NewOrganization() {
             twoFactorPolicy: values?.twoFactorPolicy ?? NEW_ORGANIZATION_DEFAULTS.twoFactorPolicy,
             defaultLocale: values?.defaultLocale ?? NEW_ORGANIZATION_DEFAULTS.defaultLocale,
             oauth21: values?.oauth21 ?? NEW_ORGANIZATION_DEFAULTS.oauth21,
+            botChallenge: values?.botChallenge ?? NEW_ORGANIZATION_DEFAULTS.botChallenge,
+            botChallengeCost: values?.botChallengeCost ?? NEW_ORGANIZATION_DEFAULTS.botChallengeCost,
           }}
           errors={errors}
         />

@@ -64,7 +64,14 @@ export function detailErrors(
   return errors;
 }
 
-export const ORGANIZATION_FIELDS = ["name", "slug", "defaultLoginMethods", "twoFactorPolicy", "defaultLocale", "oauth21"] as const;
+export const ORGANIZATION_FIELDS = ["name", "slug", "defaultLoginMethods", "twoFactorPolicy", "defaultLocale", "oauth21", "botChallenge", "botChallengeCost"] as const;
+
+/** A whole number typed into a text field; anything else is passed on as typed, for the schema to refuse beside the field. */
+export function wholeNumber(form: FormData, name: string): number | string | undefined {
+  const value = text(form, name)?.trim();
+  if (value === undefined || value === "") return undefined;
+  return /^\d{1,9}$/.test(value) ? Number(value) : value;
+}
 
 export function organizationFields(form: FormData) {
   return {
@@ -74,5 +81,7 @@ export function organizationFields(form: FormData) {
     defaultLocale: text(form, "defaultLocale"),
     // A checkbox: present when ticked.
     oauth21: form.get("oauth21") === "on",
+    botChallenge: text(form, "botChallenge"),
+    botChallengeCost: wholeNumber(form, "botChallengeCost"),
   };
 }

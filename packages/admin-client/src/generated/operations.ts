@@ -3479,6 +3479,8 @@ export interface Operations {
         twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
         defaultLocale: string;
         oauth21: boolean;
+        botChallenge: "off" | "suspicion" | "always";
+        botChallengeCost: number;
         createdAt: string;
         updatedAt: string;
       };
@@ -3493,6 +3495,8 @@ export interface Operations {
         twoFactorPolicy?: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
         defaultLocale?: "en" | "de";
         oauth21?: boolean;
+        botChallenge?: "off" | "suspicion" | "always";
+        botChallengeCost?: number;
       }, options?: CallOptions];
     response: {
         id: string;
@@ -3503,6 +3507,8 @@ export interface Operations {
         twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
         defaultLocale: string;
         oauth21: boolean;
+        botChallenge: "off" | "suspicion" | "always";
+        botChallengeCost: number;
         createdAt: string;
         updatedAt: string;
       };
@@ -3526,6 +3532,8 @@ export interface Operations {
         twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
         defaultLocale: string;
         oauth21: boolean;
+        botChallenge: "off" | "suspicion" | "always";
+        botChallengeCost: number;
         createdAt: string;
         updatedAt: string;
       };
@@ -3598,6 +3606,8 @@ export interface Operations {
           twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
           defaultLocale: string;
           oauth21: boolean;
+          botChallenge: "off" | "suspicion" | "always";
+          botChallengeCost: number;
           createdAt: string;
           updatedAt: string;
         }>;
@@ -3622,6 +3632,8 @@ export interface Operations {
         twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
         defaultLocale: string;
         oauth21: boolean;
+        botChallenge: "off" | "suspicion" | "always";
+        botChallengeCost: number;
         createdAt: string;
         updatedAt: string;
       };
@@ -3635,6 +3647,8 @@ export interface Operations {
         twoFactorPolicy?: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
         defaultLocale?: "en" | "de";
         oauth21?: boolean;
+        botChallenge?: "off" | "suspicion" | "always";
+        botChallengeCost?: number;
       }, options?: CallOptions];
     response: {
         id: string;
@@ -3645,6 +3659,8 @@ export interface Operations {
         twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
         defaultLocale: string;
         oauth21: boolean;
+        botChallenge: "off" | "suspicion" | "always";
+        botChallengeCost: number;
         createdAt: string;
         updatedAt: string;
       };
@@ -6251,6 +6267,8 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"twoFactorPolicy","in":"body","type":"optional | required_email | required_totp | required_passkey | required_any","required":false},
       {"name":"defaultLocale","in":"body","type":"en | de","required":false},
       {"name":"oauth21","in":"body","type":"boolean","required":false},
+      {"name":"botChallenge","in":"body","type":"off | suspicion | always","required":false},
+      {"name":"botChallengeCost","in":"body","type":"integer (1000–1000000)","required":false},
     ],
   },
   "organizations.delete": {
@@ -6302,6 +6320,8 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"twoFactorPolicy","in":"body","type":"optional | required_email | required_totp | required_passkey | required_any","required":false},
       {"name":"defaultLocale","in":"body","type":"en | de","required":false},
       {"name":"oauth21","in":"body","type":"boolean","required":false},
+      {"name":"botChallenge","in":"body","type":"off | suspicion | always","required":false},
+      {"name":"botChallengeCost","in":"body","type":"integer (1000–1000000)","required":false},
     ],
   },
   "organizations.validateSlug": {

@@ -92,6 +92,8 @@ function state(): OrganizationState {
         twoFactorPolicy: "optional",
         defaultLocale: "en",
         oauth21: false,
+        botChallenge: "off",
+        botChallengeCost: 50_000,
         createdAt: NOW,
         updatedAt: NOW,
       },
