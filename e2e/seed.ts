@@ -93,6 +93,12 @@ export interface Seed {
     admin: { email: string; password: string; id: string; totpSecret: string };
     colleague: { email: string; id: string };
   };
+  /** An organization whose bot protection is `always` (e2e/bot-challenge.spec.ts, decision 091), its person and a client. */
+  botChallenge?: {
+    slug: string;
+    user: { email: string; password: string; id: string };
+    rp: Pick<SeededOrganization, "issuer" | "clientId" | "clientSecret" | "redirectUri">;
+  };
   /** Off-the-shelf relying parties (e2e/interop.spec.ts, e2e/interop-seed.ts): one client per library. */
   interop?: {
     issuer: string;

@@ -136,7 +136,17 @@ async function main() {
   const saml = await seedSaml(prisma, samlIdp.certificate);
   const setupLinks: Seed["setupLinks"] = { admin: CONSOLE_ADMINS.setupLinks, dnsConsole: COMPANY_DNS_URL, idp: { ...SAML_IDP, certificate: samlIdp.certificate, domain: SAML_DOMAIN, person: SAML_PERSON } };
   const organizationAdmin = await seedOrganizationAdmin(porta.services);
-  const seed: Seed = { baseUrl: BASE_URL, admin: E2E_ADMIN, organizations, twoFactor, mailbox: MAILBOX_FILE, resetUser, accountUser, emailChangeUser, passkeys, federation, interop, mcp, saml, setupLinks, organizationAdmin };
+  const botChallenge: Seed["botChallenge"] = await (async () => {
+    const org = await prisma.organization.create({ data: { slug: "e2e-bot-challenge", name: "Proof of Work KG", defaultLoginMethods: ["password", "magic_link"], botChallenge: "always", botChallengeCost: 20_000 } });
+    const { client, secret } = await createClient(prisma, org.id, { redirectUris: [RP_REDIRECT_URI], skipConsent: true });
+    const email = `worker@${org.slug}.example.test`;
+    return {
+      slug: org.slug,
+      user: { email, password: USER_PASSWORD, id: (await createUser(prisma, org.id, { email, password: USER_PASSWORD })).id },
+      rp: { issuer: `${BASE_URL}/${org.slug}`, clientId: client.id, clientSecret: secret!.value, redirectUri: RP_REDIRECT_URI },
+    };
+  })();
+  const seed: Seed = { baseUrl: BASE_URL, admin: E2E_ADMIN, organizations, twoFactor, mailbox: MAILBOX_FILE, resetUser, accountUser, emailChangeUser, passkeys, federation, interop, mcp, saml, setupLinks, organizationAdmin, botChallenge };
   // Written whole, then renamed: a reader never sees half a file.
   writeFileSync(`${SEED_FILE}.tmp`, JSON.stringify(seed, null, 2), { mode: 0o600 });
   renameSync(`${SEED_FILE}.tmp`, SEED_FILE);
