@@ -22,7 +22,7 @@ export const BotChallengeCostSchema = z
   .max(BOT_CHALLENGE_COST.max, `must be at most ${BOT_CHALLENGE_COST.max}`);
 
 /** The forms that carry a challenge: the label of the metric and the audit entry's `form`. */
-export const BOT_CHALLENGE_FORMS = ["password", "magic_link", "password_reset", "registration", "device_code"] as const;
+export const BOT_CHALLENGE_FORMS = ["password", "magic_link", "password_reset"] as const;
 export type BotChallengeForm = (typeof BOT_CHALLENGE_FORMS)[number];
 
 /** Why a posted form's proof was refused; `unavailable` is the replay store not answering in time. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { BotChallengeCostSchema, BotChallengePolicySchema } from "./bot-challenge";
 import { Argon2HashSchema } from "./argon2-hash";
 import { LegacyPasswordSchema } from "./legacy-password";
 import { APPLICATION_STATUS_VALUES, DescriptionSchema, NameSchema } from "./application";
@@ -221,6 +222,9 @@ export const PackageContentSchema = z
         defaultLocale: UserLocaleSchema,
         /** OAuth 2.1 mode (decision 052); absent in packages made before it: an organization without the mode. */
         oauth21: z.boolean().optional(),
+        /** Bot protection (decision 091); absent in packages made before it: off, at the default cost. */
+        botChallenge: BotChallengePolicySchema.optional(),
+        botChallengeCost: BotChallengeCostSchema.optional(),
         branding: z.record(z.string().max(100), z.json()).refine((b) => JSON.stringify(b).length <= 20_000, "is too large"),
         assets: z.array(PackageAssetSchema).max(ASSET_KINDS.length),
       })

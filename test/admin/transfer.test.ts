@@ -136,6 +136,8 @@ describe("exports", () => {
       twoFactorPolicy: "optional",
       defaultLocale: "de",
       oauth21: false,
+      botChallenge: "off",
+      botChallengeCost: 50_000,
       // Assets travel by content hash with their bytes: database ids mean nothing elsewhere.
       branding: { primaryColor: "#0055aa", logo: { sha256: LOGO_SHA256, contentType: "image/png" } },
       assets: [{ kind: "logo", contentType: "image/png", sha256: LOGO_SHA256, data: LOGO.toString("base64") }],

@@ -41,6 +41,29 @@ describe("rate-limit counters", () => {
     expect(await limits.consume("magicLink", "two")).toEqual({ allowed: true });
   });
 
+  it("reads the highest count of several counters in one statement and no write, ignoring ended windows", async () => {
+    for (let i = 0; i < 2; i++) await limits.consume("magicLink", "highest-a");
+    for (let i = 0; i < 3; i++) await limits.consume("magicLink", "highest-b");
+    await endWindow("highest-b");
+    const sql: string[] = [];
+    const stop = database.db.onQuery((statement) => sql.push(statement));
+    let highest: number;
+    try {
+      highest = await limits.highestCount([
+        ["magicLink", "highest-a"],
+        ["magicLink", "highest-b"],
+        ["magicLink", "highest-none"],
+      ]);
+    } finally {
+      stop();
+    }
+    expect(highest).toBe(2);
+    expect(sql, sql.join("\n")).toHaveLength(1);
+    expect(sql[0]).toMatch(/^SELECT/);
+    expect(await limits.highestCount([["magicLink", "highest-none"]])).toBe(0);
+    expect(await limits.highestCount([])).toBe(0);
+  });
+
   it("starts a new window once the last one has ended, instead of adding to it", async () => {
     for (let i = 0; i < 4; i++) await limits.consume("magicLink", "ended");
     expect((await stored("ended"))?.points).toBe(4);

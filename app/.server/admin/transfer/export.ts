@@ -134,6 +134,8 @@ async function loadContent(ctx: ExportContext, organizationId: string): Promise<
       twoFactorPolicy: org.twoFactorPolicy as PackageContent["organization"]["twoFactorPolicy"],
       defaultLocale: org.defaultLocale as PackageContent["organization"]["defaultLocale"],
       oauth21: org.oauth21,
+      botChallenge: org.botChallenge as PackageContent["organization"]["botChallenge"],
+      botChallengeCost: org.botChallengeCost,
       branding: branding.branding,
       assets: branding.assets,
     },

@@ -9,6 +9,7 @@ import { conflict, validation, type FieldDetail } from "../../errors";
 import { adminApiResource } from "../api-access";
 import { ensureOrganizationRoles } from "../organization-roles";
 import type { ExportPackage, ImportChange, ImportPlan, PackageApiResource, PackageClient, PackageContent, PackageIdentityProvider, PackageUser } from "~/schemas/transfer";
+import { NEW_ORGANIZATION_DEFAULTS } from "~/schemas/organization";
 import { assetProblems, materializeBranding, portableBranding } from "./branding-assets";
 import { encryptProviderSecret } from "../../federation/providers";
 import { importedSamlSettings, portableSamlOf } from "../../federation/saml-connections";
@@ -101,10 +102,12 @@ function planImport(ctx: PreviewContext, pkg: ExportPackage, slug: string, targe
     twoFactorPolicy: c.organization.twoFactorPolicy,
     defaultLocale: c.organization.defaultLocale,
     oauth21: c.organization.oauth21 ?? false,
+    botChallenge: c.organization.botChallenge ?? NEW_ORGANIZATION_DEFAULTS.botChallenge,
+    botChallengeCost: c.organization.botChallengeCost ?? NEW_ORGANIZATION_DEFAULTS.botChallengeCost,
     branding: c.organization.branding,
   };
   const orgFields = target.org
-    ? changedFields(orgData, { ...target.org, branding: portableBranding(target.org.branding) }, ["name", "defaultLoginMethods", "twoFactorPolicy", "defaultLocale", "oauth21", "branding"])
+    ? changedFields(orgData, { ...target.org, branding: portableBranding(target.org.branding) }, ["name", "defaultLoginMethods", "twoFactorPolicy", "defaultLocale", "oauth21", "botChallenge", "botChallengeCost", "branding"])
     : null;
   const orgAction = orgFields === null ? "create" : orgFields.length > 0 ? "update" : "unchanged";
   note("organization", slug, orgFields);

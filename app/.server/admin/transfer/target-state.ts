@@ -86,7 +86,7 @@ export interface TargetApiResource {
 }
 
 export interface TargetState {
-  org: { id: string; name: string; defaultLoginMethods: string[]; twoFactorPolicy: string; defaultLocale: string; oauth21: boolean; branding: unknown } | null;
+  org: { id: string; name: string; defaultLoginMethods: string[]; twoFactorPolicy: string; defaultLocale: string; oauth21: boolean; botChallenge: string; botChallengeCost: number; branding: unknown } | null;
   deleted: boolean;
   permissions: Map<string, { id: string; description: string | null }>;
   roles: Map<string, { id: string; description: string | null; permissions: string[] }>;

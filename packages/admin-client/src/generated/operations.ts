@@ -1836,6 +1836,8 @@ export interface Operations {
             twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
             defaultLocale: "en" | "de";
             oauth21?: boolean;
+            botChallenge?: "off" | "suspicion" | "always";
+            botChallengeCost?: number;
             branding: { [key: string]: JsonValue };
             assets: Array<{
               kind: "logo" | "favicon";
@@ -2700,6 +2702,8 @@ export interface Operations {
               twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
               defaultLocale: "en" | "de";
               oauth21?: boolean;
+              botChallenge?: "off" | "suspicion" | "always";
+              botChallengeCost?: number;
               branding: { [key: string]: JsonValue };
               assets: Array<{
                 kind: "logo" | "favicon";
@@ -2992,6 +2996,8 @@ export interface Operations {
               twoFactorPolicy: "optional" | "required_email" | "required_totp" | "required_passkey" | "required_any";
               defaultLocale: "en" | "de";
               oauth21?: boolean;
+              botChallenge?: "off" | "suspicion" | "always";
+              botChallengeCost?: number;
               branding: { [key: string]: JsonValue };
               assets: Array<{
                 kind: "logo" | "favicon";

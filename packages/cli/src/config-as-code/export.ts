@@ -74,6 +74,8 @@ export function exportOrganization(state: OrganizationState): OrganizationConfig
     twoFactorPolicy: org.twoFactorPolicy,
     defaultLocale: org.defaultLocale as OrganizationConfig["defaultLocale"],
     oauth21: org.oauth21,
+    botChallenge: org.botChallenge,
+    botChallengeCost: org.botChallengeCost,
     branding: { displayName: b.displayName, primaryColor: b.primaryColor, backgroundColor: b.backgroundColor, textColor: b.textColor, footerText: b.footerText },
     permissions: state.permissions.map((p) => ({ name: p.name, description: p.description })).sort(byName((p) => p.name)),
     roles: state.roles

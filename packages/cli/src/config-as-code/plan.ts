@@ -16,7 +16,7 @@ import type { OrganizationState } from "./state";
  * function of the two, so that `porta plan` shows exactly what `porta apply` then does. Entities
  * are matched by their natural keys; a field the file leaves out is not compared.
  */
-export type OrganizationFields = Pick<OrganizationConfig, "slug" | "name" | "defaultLoginMethods" | "twoFactorPolicy" | "defaultLocale" | "oauth21">;
+export type OrganizationFields = Pick<OrganizationConfig, "slug" | "name" | "defaultLoginMethods" | "twoFactorPolicy" | "defaultLocale" | "oauth21" | "botChallenge" | "botChallengeCost">;
 
 interface Kinds {
   organization: OrganizationFields;

@@ -163,6 +163,8 @@ export const OrganizationSchema = z
     twoFactorPolicy: z.enum(TWO_FACTOR_POLICIES).optional(),
     defaultLocale: z.enum(["en", "de"]).optional(),
     oauth21: z.boolean().optional(),
+    botChallenge: z.enum(["off", "suspicion", "always"]).optional().describe("Proof-of-work bot protection on the sign-in forms"),
+    botChallengeCost: z.number().int().min(1_000).max(1_000_000).optional().describe("The proof of work's maxnumber: SHA-256 hashes a browser computes at most"),
     branding: BrandingSchema.optional(),
     permissions: z.array(PermissionSchema).superRefine(uniqueBy((p) => p.name, "permission")).optional(),
     roles: z.array(RoleSchema).superRefine(uniqueBy((r) => r.name, "role")).optional(),
