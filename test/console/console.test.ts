@@ -345,6 +345,25 @@ describe("organizations", () => {
     expect((await porta.services.db.prisma.organization.findUnique({ where: { id: org.id } }))!.name).toBe("Bob's name");
   });
 
+  it("sets an organization's bot protection; a cost out of range is shown next to its field and not saved", async () => {
+    const org = await porta.services.db.prisma.organization.create({ data: { slug: unique("bots"), name: "Bots" } });
+    const url = `${porta.baseUrl}/console/organizations/${org.id}`;
+    const page = await pageWithCsrf(admin.browser, url);
+    expect(page.html).toMatch(/<select[^>]*name="botChallenge"/);
+    expect(page.html).toMatch(/name="botChallengeCost"[^>]*value="50000"/);
+    const version = /name="version" value="(\d+)"/.exec(page.html)![1]!;
+    const fields = { csrf: page.csrf, intent: "update", version, name: "Bots", defaultLoginMethods: "password", twoFactorPolicy: "optional", defaultLocale: "en" };
+
+    const bad = await admin.browser.post(url, { ...fields, botChallenge: "always", botChallengeCost: "12" });
+    expect(bad.status).toBe(422);
+    expect(await bad.text()).toMatch(/id="botChallengeCost-error"[^>]*>must be at least 1000</);
+    expect(await porta.services.db.prisma.organization.findUnique({ where: { id: org.id } })).toMatchObject({ botChallenge: "off", botChallengeCost: 50_000 });
+
+    const saved = await admin.browser.post(url, { ...fields, botChallenge: "suspicion", botChallengeCost: "200000" });
+    expect(saved.status).toBe(302);
+    expect(await porta.services.db.prisma.organization.findUnique({ where: { id: org.id } })).toMatchObject({ botChallenge: "suspicion", botChallengeCost: 200_000 });
+  });
+
   it("suspends, activates and deletes an organization", async () => {
     const org = await porta.services.db.prisma.organization.create({ data: { slug: unique("life"), name: "Lifecycle" } });
     const { browser } = admin;
