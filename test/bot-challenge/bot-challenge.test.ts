@@ -130,6 +130,23 @@ describe("policy always", () => {
     expect(entries.map((e) => e.data)).toEqual([{ form: "password", reason: "replayed" }]);
   });
 
+  it("counts a wrong password that came with a solution, and shows the form again with a fresh challenge", async () => {
+    const tenant = await tenantWith("always");
+    const user = await createUser(prisma(), tenant.org.id, { password: PASSWORD });
+    const page = await openLoginPage(tenant);
+    const first = challengeOf(page.html)!;
+    const failed = await postPassword(page, user.email, WRONG, await solve(first));
+    expect(failed.status).toBe(401);
+    const html = await failed.text();
+    expect(mainOf(html)).toContain(message("en", (m) => m.signIn.failed));
+    const next = challengeOf(html);
+    expect(next).not.toBeNull();
+    expect(next!.signature).not.toBe(first.signature);
+    expect(await failuresOf(tenant, user.email)).toBe(1);
+    const posted = await page.browser.post(page.interactionUrl, { csrf: csrfOf(html), email: user.email, password: PASSWORD, altcha: await solve(next!) });
+    expect([302, 303]).toContain(posted.status);
+  });
+
   it("refuses a tampered solution and hostile field values with the form shown again", async () => {
     const tenant = await tenantWith("always");
     const user = await createUser(prisma(), tenant.org.id, { password: PASSWORD });
@@ -160,7 +177,7 @@ describe("policy always", () => {
     const ok = await page.browser.post(url, { csrf: csrfOf(html), email: user.email, altcha: await solve(challengeOf(html)!) });
     expect(ok.status).toBe(200);
     expect(mainOf(await ok.text())).toContain(message("en", (m) => m.magicLink.sent, { email: user.email }));
-    await expect.poll(sent).toBe(1);
+    await expect.poll(sent, { timeout: 20_000 }).toBe(1);
   });
 
   it("guards the password-reset request the same way", async () => {
@@ -179,7 +196,7 @@ describe("policy always", () => {
     expect(await requested()).toBe(0);
     const ok = await page.browser.post(url, { csrf: csrfOf(formHtml), email: user.email, altcha: await solve(challenge!) });
     expect(ok.status).toBe(200);
-    await expect.poll(requested).toBe(1);
+    await expect.poll(requested, { timeout: 20_000 }).toBe(1);
   });
 });
 
