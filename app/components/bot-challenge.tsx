@@ -2,33 +2,17 @@ import { useEffect, useRef, useState } from "react";
 import { useTranslation } from "react-i18next";
 import { BOT_CHALLENGE_FIELD, type BotChallenge, type BotChallengeFailure } from "~/schemas/bot-challenge";
 import { FormMessage } from "./auth-card";
+import { botChallengePayload, solveBotChallenge } from "./bot-challenge-solver";
 
 /**
  * The solver of an organization's proof-of-work challenge (decision 091): part of the page's own
  * script rather than ALTCHA's web component (no worker, no shadow DOM, no inline style for the
- * CSP to allow). Once the page is live it tries 0..maxnumber with WebCrypto's SHA-256 until
- * `salt + n` hashes to the challenge, yielding to the page every few hundred tries, and puts
+ * CSP to allow). Once the page is live it searches (bot-challenge-solver.ts) and puts
  * ALTCHA's payload (base64 JSON) in the hidden field. A form sent before that is held and sent
  * when the answer is found. Its progress is read out (role="status"); without script the form
  * says what to do, and a post without the answer is refused with the same advice.
  */
 type Status = "idle" | "checking" | "ready" | "unsupported";
-
-const YIELD_EVERY = 400;
-
-function hex(buffer: ArrayBuffer): string {
-  return Array.from(new Uint8Array(buffer), (byte) => byte.toString(16).padStart(2, "0")).join("");
-}
-
-async function solve(challenge: BotChallenge, cancelled: () => boolean): Promise<number | null> {
-  const encoder = new TextEncoder();
-  for (let n = 0; n <= challenge.maxnumber; n++) {
-    if (cancelled()) return null;
-    if (hex(await crypto.subtle.digest("SHA-256", encoder.encode(`${challenge.salt}${n}`))) === challenge.challenge) return n;
-    if (n % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((resolve) => setTimeout(resolve, 0));
-  }
-  return null;
-}
 
 export function BotChallengeField({ challenge }: { challenge: BotChallenge | null }) {
   const { t } = useTranslation();
@@ -56,12 +40,11 @@ export function BotChallengeField({ challenge }: { challenge: BotChallenge | nul
     form.addEventListener("submit", hold);
     setStatus("checking");
     const started = Date.now();
-    void solve(challenge, () => stopped).then((number) => {
+    void solveBotChallenge(challenge, () => stopped).then((number) => {
       if (stopped) return;
       if (number === null) return setStatus("unsupported");
-      const solution = { algorithm: challenge.algorithm, challenge: challenge.challenge, number, salt: challenge.salt, signature: challenge.signature, took: Date.now() - started };
       // Set on the element too: a held form is sent in this same task, before React renders again.
-      const value = btoa(JSON.stringify(solution));
+      const value = botChallengePayload(challenge, number, Date.now() - started);
       if (field.current) field.current.value = value;
       setPayload(value);
       done = true;
