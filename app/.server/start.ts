@@ -16,6 +16,9 @@ import { metricsOnMainPort, startMetricsServer } from "./metrics/serve";
 import { createPreflightOrigins } from "./oidc/edge/preflight";
 import { PROJECT_ROOT } from "./root";
 import { createServices, type CreateServicesOptions, type Services } from "./services";
+import { stagedContext } from "./context";
+import { anonymousActor } from "./auth/actors";
+import { createCodeEntryChallenges } from "./sign-in/bot-challenge";
 
 export const SERVER_BUILD_PATH = path.join(PROJECT_ROOT, "build", "server", "index.js");
 
@@ -56,7 +59,8 @@ export async function startPorta(config: Config, logger: Logger, options: StartO
       signingKeys: services.keys,
     });
 
-    const protocol = createProtocolHandler(services.oidc, services.store, services.limits, createPreflightOrigins(services.db));
+    const codeEntryChallenges = createCodeEntryChallenges((meta) => stagedContext(services, anonymousActor(meta)));
+    const protocol = createProtocolHandler(services.oidc, services.store, services.limits, createPreflightOrigins(services.db), codeEntryChallenges);
     let app;
     let closeVite: (() => Promise<void>) | undefined;
     if (mode === "development") {

@@ -18,7 +18,7 @@ export const AUDIT_EVENTS = {
   "auth.password_reset.requested": "A password reset was asked for.",
   "auth.password_reset.completed": "A password was reset through its link.",
   "security.login_method_disabled": "A login method the client or organization does not allow was tried.",
-  "auth.challenge_failed": "A sign-in form was posted without a valid proof-of-work solution while the organization's bot protection asked for one; nothing else was done (data: form, reason missing, invalid, expired, replayed or unavailable; decision 091).",
+  "auth.challenge_failed": "A sign-in or device-code entry form was posted without a valid proof-of-work solution while the organization's bot protection asked for one; nothing else was done (data: form, reason missing, invalid, expired, replayed or unavailable; decision 091).",
 
   "account.profile_updated": "A person changed their own name or language on the account page.",
   "account.email_change_requested": "A person asked to change their email address; a link went to the new one (data: newEmail).",

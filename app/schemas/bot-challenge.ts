@@ -21,8 +21,11 @@ export const BotChallengeCostSchema = z
   .min(BOT_CHALLENGE_COST.min, `must be at least ${BOT_CHALLENGE_COST.min}`)
   .max(BOT_CHALLENGE_COST.max, `must be at most ${BOT_CHALLENGE_COST.max}`);
 
-/** The forms that carry a challenge: the label of the metric and the audit entry's `form`. */
-export const BOT_CHALLENGE_FORMS = ["password", "magic_link", "password_reset"] as const;
+/**
+ * The forms that carry a challenge: the label of the metric and the audit entry's `form`.
+ * `device` is the device-code entry page (RFC 8628), which the provider renders.
+ */
+export const BOT_CHALLENGE_FORMS = ["password", "magic_link", "password_reset", "device"] as const;
 export type BotChallengeForm = (typeof BOT_CHALLENGE_FORMS)[number];
 
 /** Why a posted form's proof was refused; `unavailable` is the replay store not answering in time. */
@@ -31,6 +34,9 @@ export type BotChallengeFailure = (typeof BOT_CHALLENGE_FAILURES)[number];
 
 /** The form field that carries the solution: ALTCHA's own name for it. */
 export const BOT_CHALLENGE_FIELD = "altcha";
+
+/** Where the provider's plain-HTML pages load their solver from (routes/[bot-challenge.js].ts). */
+export const BOT_CHALLENGE_SCRIPT_PATH = "/bot-challenge.js";
 
 /** What a page hands its solver script: ALTCHA's challenge JSON. */
 export const BotChallengeSchema = z.object({

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { fakeSignInContext } from "../../../test/support/sign-in-context";
 import type { BotChallenge, BotChallengeFailure, BotChallengePolicy } from "~/schemas/bot-challenge";
 import type { LimitName } from "../rate-limit/limiters";
-import { challengeForForm, challengeRefusalStatus, checkBotChallenge, SUSPICION_FAILURES } from "./bot-challenge";
+import { challengeForForm, challengeRefusalStatus, checkBotChallenge, createCodeEntryChallenges, SUSPICION_FAILURES } from "./bot-challenge";
 import type { SignInContext } from "./method";
 
 /**
@@ -85,5 +85,41 @@ describe("a posted form", () => {
   it("answers 503 only when the replay store did not answer", () => {
     expect(challengeRefusalStatus("unavailable")).toBe(503);
     for (const reason of ["missing", "invalid", "expired", "replayed"] as const) expect(challengeRefusalStatus(reason)).toBe(403);
+  });
+});
+
+describe("the device-code entry page", () => {
+  const codeEntry = (options: Parameters<typeof setup>[0] = {}) => {
+    const made = setup(options);
+    return { ...made, challenges: createCodeEntryChallenges(() => made.ctx) };
+  };
+
+  it("asks nothing and reads nothing with the policy off", async () => {
+    const { challenges, read } = codeEntry({ highest: 99 });
+    expect(await challenges.required(orgWith("off"), meta.ip)).toBe(false);
+    expect(read).toEqual([]);
+  });
+
+  it(`after suspicion: ${SUSPICION_FAILURES} wrong passwords or code entries from the address at this organization`, async () => {
+    const below = codeEntry({ highest: SUSPICION_FAILURES - 1 });
+    expect(await below.challenges.required(orgWith("suspicion"), meta.ip)).toBe(false);
+    expect(below.read).toEqual([
+      [
+        ["passwordLoginIp", meta.ip],
+        ["deviceCodeEntryIp", `org-1:${meta.ip}`],
+      ],
+    ]);
+    expect(await codeEntry({ highest: SUSPICION_FAILURES }).challenges.required(orgWith("suspicion"), meta.ip)).toBe(true);
+    expect(await codeEntry().challenges.required(orgWith("always"), null)).toBe(true);
+  });
+
+  it("issues and verifies as the device form, and audits a refusal with the reason only", async () => {
+    const { challenges, issued, verified, recorded } = codeEntry({ verdict: { ok: false, reason: "expired" } });
+    expect(await challenges.issue(orgWith("always"))).toEqual(CHALLENGE);
+    expect(issued).toEqual(["device"]);
+    expect(await challenges.check(orgWith("always"), "payload", meta)).toEqual({ ok: false, reason: "expired" });
+    expect(verified).toEqual(["payload"]);
+    expect(recorded.audits()).toEqual([{ eventType: "auth.challenge_failed", organizationId: "org-1", data: { form: "device", reason: "expired" } }]);
+    expect(recorded.transactions[0]!.actor).toMatchObject({ type: "anonymous", ip: meta.ip, requestId: meta.requestId });
   });
 });

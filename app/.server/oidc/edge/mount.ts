@@ -12,6 +12,7 @@ import { parkPostedRequest, POSTABLE_PATHS, takePostedRequest } from "./posted-r
 import type { ProviderRegistry, TenantProvider } from "../provider/registry";
 import type { RateLimits } from "../../rate-limit/limiters";
 import { deviceFlowRefusal } from "../features/device-flow";
+import type { CodeEntryChallenges } from "../../sign-in/bot-challenge";
 import { publicCacheControlOf } from "./well-known";
 import { CLIENT_CORS_PATHS, type PreflightOrigins } from "./preflight";
 
@@ -137,7 +138,13 @@ async function presentJwtsByJti(body: Record<string, unknown> | undefined, tenan
  * the provider shown the canonical /{slug} it is mounted at. Node's request and response only,
  * so that Express (protocolRoutes) and the lane before it (http/protocol-first.ts) share it.
  */
-export function createProtocolHandler(registry: ProviderRegistry, store: KeyValueStore, limits?: RateLimits, preflightOrigins?: PreflightOrigins): ProtocolHandler {
+export function createProtocolHandler(
+  registry: ProviderRegistry,
+  store: KeyValueStore,
+  limits?: RateLimits,
+  preflightOrigins?: PreflightOrigins,
+  codeEntryChallenges?: CodeEntryChallenges,
+): ProtocolHandler {
   async function serve(req: ProtocolIncoming, res: ServerResponse, target: ProtocolTarget): Promise<void> {
     const tenant = await registry.get(target.slug);
     if (!tenant) return sendJson(res, 404, { error: "not_found", error_description: "There is no such organization." });
@@ -171,7 +178,7 @@ export function createProtocolHandler(registry: ProviderRegistry, store: KeyValu
         return sendJson(res, error.status, { error: "invalid_request", error_description: error.description });
       }
       if (TOKEN_ENDPOINTS.has(path)) presented = await presentJwtsByJti(body, tenant);
-      const refusal = await deviceFlowRefusal(req, res, { ...target, path }, tenant, store, limits);
+      const refusal = await deviceFlowRefusal(req, res, { ...target, path }, tenant, store, limits, codeEntryChallenges);
       if (refusal) return sendJson(res, refusal.status, refusal.body);
       if (POSTABLE_PATHS.has(path)) {
         const next = await parkPostedRequest(store, tenant.organization.id, path, body);
@@ -184,6 +191,9 @@ export function createProtocolHandler(registry: ProviderRegistry, store: KeyValu
     } else if (req.method === "GET" && POSTABLE_PATHS.has(path)) {
       const parked = await takePostedRequest(store, tenant.organization.id, new URLSearchParams(search));
       if (parked !== null) search = parked;
+    } else if (req.method === "GET" && path === "/device") {
+      // The code entry page's challenge, when the organization's bot protection asks for one.
+      await deviceFlowRefusal(req, res, { ...target, path }, tenant, store, limits, codeEntryChallenges);
     }
     req.url = search ? `${path}?${search}` : path;
     // The provider derives every URL it hands out (discovery endpoints, redirects to resume

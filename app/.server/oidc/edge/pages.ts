@@ -6,7 +6,9 @@ import { brandingOf } from "../../branding/pages";
 import type { Branding } from "~/schemas/branding";
 import { resolveLanguage, translator } from "../../i18n";
 import { accountPageOfIssuer } from "../storage/account-client";
-import { limitedCodeEntries } from "../features/device-flow";
+import { codeEntryGates, limitedCodeEntries } from "../features/device-flow";
+import { challengeRefusalStatus } from "../../sign-in/bot-challenge";
+import { BOT_CHALLENGE_FIELD, BOT_CHALLENGE_SCRIPT_PATH, type BotChallenge } from "~/schemas/bot-challenge";
 import type { ProviderPages } from "../feature";
 
 /**
@@ -45,7 +47,7 @@ h1{margin-top:0;font-size:1.5rem}
 button.secondary{background:#fff;color:#1b1e24;border-color:#6b7280}
 .actions{display:flex;flex-wrap:wrap;gap:.75rem} code{word-break:break-all} details{margin:1rem 0;color:#4b5563}
 label{display:block;font-weight:600;margin:1rem 0 .35rem} input[type=text]{font:inherit;font-size:1.25rem;letter-spacing:.1em;text-transform:uppercase;width:100%;box-sizing:border-box;padding:.5rem;border:1px solid #6b7280;border-radius:6px}
-.error{color:#b42318;font-weight:600} .user-code{font-size:1.75rem;letter-spacing:.1em;font-weight:700}
+.error{color:#b42318;font-weight:600} .challenge-status{color:#4b5563;min-height:1.5em} .user-code{font-size:1.75rem;letter-spacing:.1em;font-weight:700}
 </style></head><body><main><section>${brand}${body}</section></main></body></html>`;
 }
 
@@ -56,6 +58,19 @@ function formTarget(form: string): { action: string; xsrf: string } {
   // Both come from the provider already HTML-escaped (or URL-safe): decoded here, escaped again on the page.
   const decode = (value: string) => value.replace(/&amp;/g, "&").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">");
   return { action: decode(action), xsrf: decode(xsrf) };
+}
+
+/**
+ * The organization's proof-of-work challenge inside the code entry form (decision 091): the
+ * hidden field with the challenge, the status line the solver script (a same-origin file,
+ * admitted by `script-src 'self'`) speaks through, its texts in the person's language, and what
+ * to do without JavaScript.
+ */
+function challengeFields(challenge: BotChallenge, t: (key: string) => string): string {
+  return `<input type="hidden" name="${BOT_CHALLENGE_FIELD}" value="" data-challenge="${escape(JSON.stringify(challenge))}">
+<p id="bot-challenge-status" class="challenge-status" role="status" aria-live="polite" data-checking="${escape(t("botChallenge.checking"))}" data-ready="${escape(t("botChallenge.ready"))}" data-unsupported="${escape(t("botChallenge.unsupported"))}"></p>
+<noscript><p>${escape(t("botChallenge.noScript"))}</p></noscript>
+<script src="${BOT_CHALLENGE_SCRIPT_PATH}" defer></script>`;
 }
 
 /** The provider's routes of RP-initiated logout: their errors are about a sign-out. */
@@ -185,9 +200,12 @@ ${form}
     async userCodeInputSource(ctx, form, _out, err) {
       const { action, xsrf } = formTarget(form);
       const limited = limitedCodeEntries.has(ctx.req);
+      const gate = codeEntryGates.get(ctx.req);
+      const challenge = gate ? await gate.challenge() : null;
       if (limited) ctx.status = 429;
-      const problem = limited ? "providerPages.deviceRateLimited" : codeProblemOf(err);
-      const entered = (err as { userCode?: unknown } | undefined)?.userCode;
+      else if (gate?.refused) ctx.status = challengeRefusalStatus(gate.refused);
+      const problem = limited ? "providerPages.deviceRateLimited" : gate?.refused ? `botChallenge.refused.${gate.refused}` : codeProblemOf(err);
+      const entered = gate?.refused ? gate.entered : (err as { userCode?: unknown } | undefined)?.userCode;
       await render(ctx, (t) => ({
         title: t("providerPages.deviceTitle"),
         body: `<h1>${escape(t("providerPages.deviceHeading"))}</h1>
@@ -197,7 +215,7 @@ ${problem ? `<p id="user-code-problem" class="error" role="alert">${escape(t(pro
 <input type="hidden" name="xsrf" value="${escape(xsrf)}">
 <label for="user_code">${escape(t("providerPages.deviceCodeLabel"))}</label>
 <input id="user_code" type="text" name="user_code" value="${escape(typeof entered === "string" && !limited ? entered : "")}" autocomplete="one-time-code" autocapitalize="characters" spellcheck="false" required autofocus${problem ? ' aria-invalid="true" aria-describedby="user-code-problem"' : ""}>
-<p class="actions"><button type="submit">${escape(t("providerPages.deviceContinue"))}</button></p>
+${challenge ? challengeFields(challenge, t) : ""}<p class="actions"><button type="submit">${escape(t("providerPages.deviceContinue"))}</button></p>
 </form>`,
       }));
     },
