@@ -75,3 +75,58 @@ test("without JavaScript the page says what to do, and a post is refused with th
   await screenshot(page, testInfo, "bot-challenge-3-refused");
   await context.close();
 });
+
+/** A device (RFC 8628) of the organization asks for a code, as a command-line tool does. */
+async function startDevice(): Promise<{ verificationUri: string; userCode: string }> {
+  const bot = seed.botChallenge!;
+  const response = await fetch(`${bot.rp.issuer}/device/auth`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ client_id: bot.deviceClientId, scope: "openid" }),
+  });
+  expect(response.status).toBe(200);
+  const body = (await response.json()) as { verification_uri: string; user_code: string };
+  return { verificationUri: body.verification_uri, userCode: body.user_code };
+}
+
+test("a person enters a device code through the page's proof of work, and the page is accessible", async ({ browser }, testInfo) => {
+  const device = await startDevice();
+  const context = await browser.newContext({ locale: "en-US" });
+  const page = await context.newPage();
+  const problems = watchForPageErrors(page);
+  await page.goto(device.verificationUri);
+  // The provider's plain page: its solver is the same-origin script, under the page's CSP.
+  await expect(page.getByRole("status")).toHaveText(en.botChallenge.ready, { timeout: 60_000 });
+  await expect(page.locator('input[name="altcha"]')).not.toHaveValue("");
+  await checkPage(page, testInfo, "bot-challenge-4-device-checked");
+  await page.getByLabel(en.providerPages.deviceCodeLabel).fill(device.userCode);
+  await page.getByRole("button", { name: en.providerPages.deviceContinue }).click();
+  await expect(page.locator(".user-code")).toHaveText(device.userCode);
+  expect(problems).toEqual([]);
+  await context.close();
+});
+
+test("a device code sent right after the page loads is held until the answer is found", async ({ browser }) => {
+  const device = await startDevice();
+  const context = await browser.newContext({ locale: "en-US" });
+  const page = await context.newPage();
+  await page.goto(device.verificationUri, { waitUntil: "domcontentloaded" });
+  await page.getByLabel(en.providerPages.deviceCodeLabel).fill(device.userCode);
+  await page.getByRole("button", { name: en.providerPages.deviceContinue }).click();
+  await expect(page.locator(".user-code")).toHaveText(device.userCode, { timeout: 60_000 });
+  await context.close();
+});
+
+test("without JavaScript the device page says what to do, and a code is refused with that advice", async ({ browser }, testInfo) => {
+  const device = await startDevice();
+  const context = await browser.newContext({ locale: "en-US", javaScriptEnabled: false });
+  const page = await context.newPage();
+  await page.goto(device.verificationUri);
+  expect(await page.locator("noscript").textContent()).toContain(en.botChallenge.noScript);
+  await page.getByLabel(en.providerPages.deviceCodeLabel).fill(device.userCode);
+  await page.getByRole("button", { name: en.providerPages.deviceContinue }).click();
+  await expect(page.getByRole("alert")).toHaveText(en.botChallenge.refused.missing);
+  await expect(page.getByLabel(en.providerPages.deviceCodeLabel)).toHaveValue(device.userCode);
+  await screenshot(page, testInfo, "bot-challenge-5-device-refused");
+  await context.close();
+});

@@ -96,6 +96,8 @@ export interface Seed {
   /** An organization whose bot protection is `always` (e2e/bot-challenge.spec.ts, decision 091), its person and a client. */
   botChallenge?: {
     slug: string;
+    /** A public client with the device authorization grant (RFC 8628). */
+    deviceClientId: string;
     user: { email: string; password: string; id: string };
     rp: Pick<SeededOrganization, "issuer" | "clientId" | "clientSecret" | "redirectUri">;
   };

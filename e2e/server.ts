@@ -15,6 +15,7 @@ import { mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseConfig } from "~/.server/config/env";
+import { DEVICE_CODE_GRANT } from "~/schemas/client";
 import { createLogger } from "~/.server/logging/logger";
 import { startPorta } from "~/.server/start";
 import { createClient, createOrganization, createUser } from "../test/support/factories";
@@ -139,9 +140,12 @@ async function main() {
   const botChallenge: Seed["botChallenge"] = await (async () => {
     const org = await prisma.organization.create({ data: { slug: "e2e-bot-challenge", name: "Proof of Work KG", defaultLoginMethods: ["password", "magic_link"], botChallenge: "always", botChallengeCost: 20_000 } });
     const { client, secret } = await createClient(prisma, org.id, { redirectUris: [RP_REDIRECT_URI], skipConsent: true });
+    // A command-line tool: the device-code entry page carries the proof of work too.
+    const device = await createClient(prisma, org.id, { confidential: false, grantTypes: [DEVICE_CODE_GRANT], redirectUris: [], scope: "openid" });
     const email = `worker@${org.slug}.example.test`;
     return {
       slug: org.slug,
+      deviceClientId: device.client.id,
       user: { email, password: USER_PASSWORD, id: (await createUser(prisma, org.id, { email, password: USER_PASSWORD })).id },
       rp: { issuer: `${BASE_URL}/${org.slug}`, clientId: client.id, clientSecret: secret!.value, redirectUri: RP_REDIRECT_URI },
     };
