@@ -3,6 +3,7 @@ import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BOT_CHALLENGE_SCRIPT_PATH, BotChallengeSchema, type BotChallenge } from "~/schemas/bot-challenge";
 import { DEVICE_CODE_GRANT } from "~/schemas/client";
+import { adminApi, obtainAdminTokens } from "../support/admin-api";
 import { createClient, createOrganization } from "../support/factories";
 import { clientConfiguration, CookieJar, issuerOf, postForm, type OrgRef } from "../support/oidc";
 import { startTestPorta, type TestPorta } from "../support/porta";
@@ -30,7 +31,7 @@ interface DeviceTenant {
   clientId: string;
 }
 
-async function tenantWith(policy: "off" | "always"): Promise<DeviceTenant> {
+async function tenantWith(policy: "off" | "suspicion" | "always"): Promise<DeviceTenant> {
   const org = await createOrganization(prisma(), { name: "Acme Devices" });
   await prisma().organization.update({ where: { id: org.id }, data: { botChallenge: policy, botChallengeCost: 5_000 } });
   const created = await createClient(prisma(), org.id, { confidential: false, grantTypes: [DEVICE_CODE_GRANT], redirectUris: [], scope: "openid" });
@@ -142,6 +143,19 @@ describe("device-code entry with the policy always", () => {
     expect((await refusals(tenant)).map((entry) => entry.data)).toEqual([{ form: "device", reason: "replayed" }]);
   }, 30_000);
 
+  it("says a wrong code that came with a solution is wrong, counts the entry, and shows a fresh challenge", async () => {
+    const tenant = await tenantWith("always");
+    const ip = newAddress();
+    const browser = await openPage(tenant, ip);
+    const first = challengeOf(browser.page.text)!;
+    const wrong = await html(await browser.enter("BCDF-GHJK", await solve(first)));
+    expect(wrong.status).toBe(200);
+    expect(wrong.text).toContain("That code is not valid.");
+    expect(challengeOf(wrong.text)!.signature).not.toBe(first.signature);
+    expect(await prisma().rateLimiterFlexible.count({ where: { key: { contains: `${tenant.org.id}:${ip}` } } })).toBe(1);
+    expect(await refusals(tenant)).toEqual([]);
+  });
+
   it("serves the solver as a same-origin script", async () => {
     const script = await fetch(`${porta.baseUrl}${BOT_CHALLENGE_SCRIPT_PATH}`);
     expect(script.status).toBe(200);
@@ -149,6 +163,23 @@ describe("device-code entry with the policy always", () => {
     const text = await script.text();
     expect(text).toContain("crypto.subtle.digest");
     expect(() => new Function(text)).not.toThrow();
+  });
+});
+
+describe("device-code entry with the policy suspicion", () => {
+  it("asks for a proof once the address has entered 3 codes at the organization, and not before", async () => {
+    const tenant = await tenantWith("suspicion");
+    const ip = newAddress();
+    for (let i = 0; i < 3; i++) {
+      const browser = await openPage(tenant, ip);
+      expect(challengeOf(browser.page.text)).toBeNull();
+      expect((await html(await browser.enter("BCDF-GHJK"))).text).toContain("That code is not valid.");
+    }
+    const suspected = await openPage(tenant, ip);
+    expect(challengeOf(suspected.page.text)).not.toBeNull();
+    expect((await html(await suspected.enter("BCDF-GHJK"))).status).toBe(403);
+    // Another address is not suspected.
+    expect(challengeOf((await openPage(tenant)).page.text)).toBeNull();
   });
 });
 
@@ -165,5 +196,13 @@ describe("device-code entry with the policy off", () => {
     expect(confirmation.status).toBe(200);
     expect(confirmation.text).toContain("Sign in on this device?");
     expect(await refusals(tenant)).toEqual([]);
+  });
+
+  it("carries the challenge once the policy is turned on through the Admin API (the organization's provider is rebuilt)", async () => {
+    const tenant = await tenantWith("off");
+    expect(challengeOf((await openPage(tenant)).page.text)).toBeNull();
+    const api = adminApi(porta, (await obtainAdminTokens(porta)).accessToken);
+    expect((await api.put(`/organizations/${tenant.org.id}`, { botChallenge: "always" })).status).toBe(200);
+    expect(challengeOf((await openPage(tenant)).page.text)).not.toBeNull();
   });
 });
