@@ -72,6 +72,7 @@ describe("the Services bag", () => {
       "app/.server/scim/routes.ts",
       "app/.server/services.ts",
       "app/.server/sign-in/door.ts",
+      "app/.server/ssf/routes.ts",
       "app/.server/start.ts",
       "app/load-context.ts",
     ]);

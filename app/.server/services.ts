@@ -35,6 +35,7 @@ import { createMetrics } from "./metrics/metrics";
 import { startTracing } from "./tracing/tracing";
 import { readPackageVersion } from "./root";
 import { createWebhookOutbox } from "./webhooks/outbox";
+import { createSsfOutbox } from "./ssf/outbox";
 import { createDnsResolver, type DnsResolver } from "./domains/dns";
 import { createLogoutNotices, type LogoutNotices } from "./oidc/features/backchannel-logout";
 import { tokenExchangeAuditEntry } from "./oidc/features/token-exchange";
@@ -200,7 +201,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
   domainRecheck.unref();
   noticesRef.current = logoutNotices;
   // Each audited write also writes the webhook deliveries it causes (decision 047).
-  const audit = metrics.observeAudit(createAuditLog(db.prisma, logger, [createWebhookOutbox(jobs, logger)]));
+  const audit = metrics.observeAudit(createAuditLog(db.prisma, logger, [createWebhookOutbox(jobs, logger), createSsfOutbox(jobs, logger, (slug) => `${config.baseUrl}/${slug}`)]));
   auditRef.current = audit;
   const services: Services = {
     config,

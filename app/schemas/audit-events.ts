@@ -156,6 +156,9 @@ export const AUDIT_EVENTS = {
   "webhook.secret_rotated": "A webhook endpoint's signing secret was replaced.",
   "webhook.disabled": "Porta turned a webhook endpoint off after failed attempts in a row (data: reason, consecutiveFailures).",
   "webhook.delivery_replayed": "An administrator sent a webhook delivery again (data: deliveryId, eventType).",
+  "ssf_stream.created": "A client of the organization created a Shared Signals stream (data: clientId, deliveryMethod, eventsDelivered; never the push Authorization).",
+  "ssf_stream.updated": "A client changed its Shared Signals stream: configuration, status, or a subject added or removed (data: clientId, change).",
+  "ssf_stream.deleted": "A client deleted its Shared Signals stream, with the events waiting in it (data: clientId).",
 } as const satisfies Record<string, string>;
 
 export type AuditEventType = keyof typeof AUDIT_EVENTS;
