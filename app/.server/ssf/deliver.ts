@@ -12,7 +12,7 @@ import { signSet } from "./sign";
  * POST it as application/secevent+jwt with the stream's Authorization through the outbound guard
  * (the webhooks' sender: special-use addresses refused, no redirects, one deadline), and record
  * the outcome. A 2xx (202 per the RFC) is delivered; a 400 with an RFC 8935 error body is the
- * receiver refusing that SET for good (dead, with its `err`); anything else is tried again on the
+ * receiver refusing that SET for good (dead, with its `err` when it sent one); anything else is tried again on the
  * schedule, and the last failure leaves the SET dead.
  *
  * A process killed after the receiver took the SET and before the row was updated sends it again
@@ -75,8 +75,9 @@ export async function deliverSsfPushJob(ctx: PushContext, data: JobPayloads["ssf
   });
   const code = result.statusCode;
   const delivered = code !== null && code >= 200 && code < 300;
-  const refused = code === 400 ? errorCodeOf(result.responseBody) : null;
-  const reason = delivered ? null : (refused ?? result.error ?? `HTTP_${code}`);
+  // A 400 is the receiver refusing this SET (RFC 8935 §2.3): the same bytes would be refused again.
+  const refused = code === 400;
+  const reason = delivered ? null : refused ? (errorCodeOf(result.responseBody) ?? "HTTP_400") : (result.error ?? `HTTP_${code}`);
   const last = ctx.retryScheduleOf("ssf-push")[job.retryCount] === undefined;
   const status = delivered ? "delivered" : refused || last ? "dead" : "retrying";
   await ctx.db.ssfEvent.update({
