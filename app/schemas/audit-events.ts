@@ -17,6 +17,7 @@ export const AUDIT_EVENTS = {
   "auth.2fa.factor_locked": "A second factor (data: method totp or otp) reached the limit of wrong codes in a row and is refused until the person signs in with a recovery code or a passkey, or an administrator clears the block (data: failures).",
   "auth.password_reset.requested": "A password reset was asked for.",
   "auth.password_reset.completed": "A password was reset through its link.",
+  "auth.logout": "A person signed out at the organization's end-session endpoint (data: clientId when an application asked, allClients: whether the whole browser session ended or only that application's part).",
   "security.login_method_disabled": "A login method the client or organization does not allow was tried.",
 
   "account.profile_updated": "A person changed their own name or language on the account page.",

@@ -1,7 +1,8 @@
+import * as oidc from "openid-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminApi, obtainAdminTokens } from "../support/admin-api";
 import { createClient, createOrganization, createUser } from "../support/factories";
-import { basicAuth, issuerOf, postForm, type OrgRef } from "../support/oidc";
+import { basicAuth, clientConfiguration, codeFlow, CookieJar, issuerOf, postForm, type OrgRef } from "../support/oidc";
 import { startTestPorta, type TestPorta } from "../support/porta";
 import { eventually, sleep } from "../email/helpers";
 import { startReceiver, type Receiver as Endpoint } from "../webhooks/helpers";
@@ -197,6 +198,29 @@ describe("push delivery", () => {
     expect(new Set(sets.map((s) => s.jti)).size).toBe(3);
     const rows = await prisma.ssfEvent.findMany({ where: { streamId } });
     expect(rows.map((r) => r.status)).toEqual(["delivered", "delivered", "delivered"]);
+  });
+
+  it("tells of a sign-out at the end-session endpoint as session-revoked, initiated by the user", async () => {
+    const prisma = porta.services.db.prisma;
+    const user = await createUser(prisma, org.id);
+    const streamId = await pushStream("/sign-out", [`${CAEP}session-revoked`]);
+    await subject(streamId, { format: "iss_sub", iss: issuer, sub: user.id });
+    const { client, secret } = await createClient(prisma, org.id, { postLogoutRedirectUris: ["https://rp.example.com/logged-out"] });
+    const config = await clientConfiguration(porta, org, client, { secret: secret!.value });
+    const jar = new CookieJar();
+    const tokens = await codeFlow(porta, org, config, { accountId: user.id, scope: "openid", redirectUri: "https://rp.example.com/cb", jar });
+    const page = await jar.fetch(oidc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: "https://rp.example.com/logged-out" }));
+    const html = await page.text();
+    const form = /<form id="op\.logoutForm" method="post" action="([^"]+)">(.*?)<\/form>/s.exec(html)!;
+    const fields = Object.fromEntries([...form[2]!.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"\/?>/g)].map((m) => [m[1]!, m[2]!]));
+    const confirmed = await jar.fetch(form[1]!.replace(/&amp;/g, "&"), { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(fields) });
+    expect(confirmed.status).toBe(303);
+    const entry = await prisma.auditEntry.findFirstOrThrow({ where: { eventType: "auth.logout", targetId: user.id } });
+    expect(entry).toMatchObject({ actorType: "user", actorId: user.id, data: { clientId: client.id, allClients: true } });
+    await eventually(async () => at("/sign-out").length, (n) => n >= 1);
+    const [set] = await setsAt("/sign-out");
+    expect(set!.events[`${CAEP}session-revoked`]).toMatchObject({ initiating_entity: "user" });
+    expect(set!.sub_id).toEqual({ format: "iss_sub", iss: issuer, sub: user.id });
   });
 
   it("names a subject added by email by its email, and tells of the account's deletion once its row is gone", async () => {

@@ -53,6 +53,7 @@ function passkeyType(entry: WrittenAuditEntry): CredentialType {
  * which is how the fan-out finds the streams that asked for that user.
  */
 export const SSF_EVENT_OF: Partial<Record<AuditEventType, Mapping>> = {
+  "auth.logout": { event: SESSION_REVOKED },
   "session.revoked": { event: SESSION_REVOKED },
   "user.sessions_revoked": { event: SESSION_REVOKED },
   "account.session_ended": { event: SESSION_REVOKED },
