@@ -10,17 +10,19 @@ import { POLL, PUSH, receiverClient, RISC, type Receiver } from "./helpers";
  * production runs it (OUTBOUND_ALLOW_PRIVATE_NETWORKS unset): push to plain http or to a private,
  * loopback or special-use address; store a subject of an unknown format, with members missing or
  * extra, too long, or with text PostgreSQL cannot hold; or send bodies too large, too deep or not
- * JSON. Each is a 4xx with an error that says why, and nothing is written.
+ * JSON. Each is a 4xx with an error that says why, and nothing is written. Nor may it call the
+ * endpoints without end (rateLimits.ssf.*).
  */
 let porta: TestPorta;
 let org: OrgRef;
 let issuer: string;
 let receiver: Receiver;
 let pollStream: string;
+let api: ReturnType<typeof adminApi>;
 
 beforeAll(async () => {
   porta = await startTestPorta({ env: { OUTBOUND_ALLOW_PRIVATE_NETWORKS: undefined } });
-  const api = adminApi(porta, (await obtainAdminTokens(porta)).accessToken);
+  api = adminApi(porta, (await obtainAdminTokens(porta)).accessToken);
   const prisma = porta.services.db.prisma;
   org = await createOrganization(prisma);
   issuer = issuerOf(porta, org);
@@ -135,4 +137,21 @@ it("refuses bodies that are too large, too deep, not JSON or not sent as JSON, a
   }
   expect((await receiver.call("POST", "/status", { stream_id: pollStream, status: "deleted" })).status).toBe(400);
   expect(await counts()).toEqual(before);
+});
+
+it("answers 429 with Retry-After once a receiver used its requests in the window", async () => {
+  const configured = await api.put("/config/rateLimits.ssf.perClient", { value: { points: 3, windowMinutes: 1 } });
+  expect(configured.status, JSON.stringify(configured.body)).toBe(200);
+  try {
+    let refused: { status: number; headers: Headers; body: { error: string } } | undefined;
+    for (let i = 0; i < 5 && !refused; i++) {
+      const res = await receiver.call<{ error: string }>("GET", "/streams");
+      if (res.status === 429) refused = res;
+      else expect(res.status).toBe(200);
+    }
+    expect(refused?.body.error).toBe("slow_down");
+    expect(Number(refused?.headers.get("retry-after"))).toBeGreaterThan(0);
+  } finally {
+    await api.put("/config/rateLimits.ssf.perClient", { value: { points: 300, windowMinutes: 1 } });
+  }
 });

@@ -134,6 +134,12 @@ export function ssfRoutes(services: Services): { streams: Router; configuration:
     })().catch(answerError(res, next));
   };
 
+  /** Counts a request against a limit; over it, 429 with Retry-After. */
+  const within = async (limit: "ssfIp" | "ssfClient", key: string, by: string) => {
+    const result = await services.limits.consume(limit, key);
+    if (!result.allowed) throw new SsfError(429, "slow_down", `Too many requests ${by}; try again later.`, { "Retry-After": String(result.retryAfterSeconds) });
+  };
+
   type Work = (req: Request, res: Response, access: SsfAccess) => Promise<void>;
   const handle =
     (work: Work): Serve =>
@@ -141,7 +147,9 @@ export function ssfRoutes(services: Services): { streams: Router; configuration:
       const slug = (req.params as { slug?: string }).slug ?? "";
       if (!SLUG_PATTERN_ANY_CASE.test(slug)) return next();
       (async () => {
+        await within("ssfIp", `${slug.toLowerCase()}:${req.ip ?? "unknown"}`, "from this address");
         const access = await requireSsfAccess(readContext(services, { type: "anonymous", id: null, ...meta(req) }), slug, bearerOf(req));
+        await within("ssfClient", `${access.organizationId}:${access.clientId}`, "by this client");
         await work(req, res, access);
       })().catch(answerError(res, next));
     };
