@@ -326,6 +326,28 @@ describe("poll delivery", () => {
     expect(rows[2]!.lastError).toBe("invalid_request");
   });
 
+  it("hands a poll stream's waiting SETs to push when the stream switches, and tells a deactivated client's stream nothing", async () => {
+    const prisma = porta.services.db.prisma;
+    const user = await createUser(prisma, org.id);
+    const created = await receiver.call<{ stream_id: string }>("POST", "/streams", { delivery: { method: POLL }, events_requested: [`${RISC}account-disabled`, `${RISC}account-enabled`] });
+    const streamId = created.body.stream_id;
+    await subject(streamId, { format: "iss_sub", iss: issuer, sub: user.id });
+    expect((await api.post(`/organizations/${org.id}/users/${user.id}/deactivate`)).status).toBe(200);
+    expect((await receiver.call("PATCH", "/streams", { stream_id: streamId, delivery: { method: PUSH, endpoint_url: endpoint.url("/switched") } })).status).toBe(200);
+    await eventually(async () => at("/switched").length, (n) => n >= 1);
+    expect(Object.keys((await setsAt("/switched"))[0]!.events)).toEqual([`${RISC}account-disabled`]);
+
+    // The receiver's client is deactivated: its streams hear of nothing more.
+    const other = await receiverClient(prisma, api, issuer, org.id, resourceId);
+    const quiet = await pushStream("/deactivated-client", [`${RISC}account-enabled`], other);
+    await subject(quiet, { format: "iss_sub", iss: issuer, sub: user.id }, other);
+    await prisma.client.update({ where: { id: other.clientId }, data: { status: "inactive" } });
+    expect((await api.post(`/organizations/${org.id}/users/${user.id}/activate`)).status).toBe(200);
+    await eventually(async () => at("/switched").length, (n) => n >= 2);
+    expect(await prisma.ssfEvent.count({ where: { streamId: quiet } })).toBe(0);
+    expect(at("/deactivated-client")).toHaveLength(0);
+  });
+
   it("holds the events of a paused push stream and sends them once it is enabled again", async () => {
     const prisma = porta.services.db.prisma;
     const user = await createUser(prisma, org.id);

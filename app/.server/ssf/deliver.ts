@@ -4,6 +4,7 @@ import { AppError } from "../errors";
 import type { JobContext, JobPayloads } from "../jobs/queue";
 import { sendWebhook } from "../webhooks/send";
 import { openPushAuthorization } from "./secrets";
+import { POLL } from "./subjects";
 import { signSet } from "./sign";
 
 /**
@@ -57,8 +58,8 @@ export async function deliverSsfPushJob(ctx: PushContext, data: JobPayloads["ssf
   // Deleted with its stream, or delivered by an earlier run whose report was lost.
   if (!event || event.status === "delivered" || event.status === "acknowledged" || event.status === "dead") return;
   const { stream } = event;
-  // Held while the stream is paused (resuming queues it again); dropped when it was disabled.
-  if (stream.status === "paused") return;
+  // Held while the stream is paused (resuming queues it again), or left for the poll when the stream switched to it; dropped when it was disabled.
+  if (stream.status === "paused" || stream.deliveryMethod === POLL) return;
   if (stream.status === "disabled" || !stream.pushEndpointUrl) {
     await ctx.db.ssfEvent.update({ where: { id: event.id }, data: { status: "dead", lastError: "stream_disabled" } });
     return;

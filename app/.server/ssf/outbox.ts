@@ -9,8 +9,8 @@ import { PUSH, type SubjectId } from "./subjects";
 /**
  * The Shared Signals outbox (decision 093), the audit writer's second fan-out beside the webhook
  * outbox: in the transaction that writes an entry about a user, each stream of the entry's
- * organization that is enabled or paused, delivers the entry's SSF event and added that user as a
- * subject gets one Security Event Token row; a push stream that is enabled also gets its job,
+ * organization that is enabled or paused, belongs to an active client, delivers the entry's SSF
+ * event and added that user as a subject gets one Security Event Token row; a push stream that is enabled also gets its job,
  * handed to the queue at the commit. The SET is signed when it is first sent or polled
  * (deliver.ts): signing needs the organization's private key, which is read and decrypted there,
  * not inside the write.
@@ -40,6 +40,8 @@ const STREAMS_OF_ENTRY = Prisma.sql`COALESCE((
     SELECT DISTINCT ON (s."id") s."id", s."organizationId", s."audience", s."deliveryMethod", s."status", sub."subject"
     FROM "SsfStream" s
     JOIN "SsfSubject" sub ON sub."streamId" = s."id"
+    -- A receiver whose client was deactivated or deleted hears nothing more.
+    JOIN "Client" c ON c."id" = s."clientId" AND c."organizationId" = s."organizationId" AND c."status" = 'active'
     WHERE "AuditEntry"."targetType" = 'user'
       AND s."organizationId" = "AuditEntry"."organizationId"
       AND s."status" IN ('enabled', 'paused')

@@ -142,6 +142,11 @@ export async function updateStream(ctx: Ctx, access: SsfAccess, input: z.infer<t
         version: { increment: 1 },
       },
     });
+    // A poll stream turned push sends what was waiting for the poll.
+    if (current.deliveryMethod === POLL && updated.deliveryMethod === PUSH && updated.status === "enabled") {
+      const waiting = await tx.db.ssfEvent.findMany({ where: { streamId: current.id, status: "pending" }, orderBy: { createdAt: "asc" }, select: { id: true } });
+      for (const event of waiting) await tx.enqueue("ssf-push", { eventId: event.id });
+    }
     tx.audit(audited(access, "ssf_stream.updated", current.id, { change: { deliveryMethod: updated.deliveryMethod, eventsDelivered: updated.eventsDelivered } }));
     return updated;
   });
