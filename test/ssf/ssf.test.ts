@@ -144,6 +144,12 @@ describe("who may manage streams", () => {
     expect(status.body).toEqual({ stream_id: streamId, status: "paused", reason: "maintenance" });
     expect((await receiver.call("GET", `/status?stream_id=${streamId}`)).body).toEqual({ stream_id: streamId, status: "paused", reason: "maintenance" });
 
+    // Administrators see the organization's streams, read-only, without the push Authorization.
+    const listedForAdmin = await api.get<{ data: Array<Record<string, unknown>> }>(`/organizations/${org.id}/ssf-streams`);
+    expect(listedForAdmin.status).toBe(200);
+    expect(listedForAdmin.body.data.find((s) => s.id === streamId)).toMatchObject({ clientId: receiver.clientId, deliveryMethod: POLL, status: "paused", reason: "maintenance", subjects: 0, waitingEvents: 0 });
+    expect(JSON.stringify(listedForAdmin.body)).not.toContain("s3cret");
+
     const stranger = await receiverClient(porta.services.db.prisma, api, issuer, org.id, resourceId);
     expect((await stranger.call("GET", `/streams?stream_id=${streamId}`)).status).toBe(404);
     expect((await stranger.call("PATCH", "/streams", { stream_id: streamId, events_requested: [] })).status).toBe(404);
