@@ -354,6 +354,21 @@ describe("poll delivery", () => {
     expect(at("/deactivated-client")).toHaveLength(0);
   });
 
+  it("stops retrying a SET once the receiver's client is deactivated", async () => {
+    const prisma = porta.services.db.prisma;
+    const user = await createUser(prisma, org.id);
+    const other = await receiverClient(prisma, api, issuer, org.id, resourceId);
+    endpoint.script("/then-deactivated", [500]);
+    const streamId = await pushStream("/then-deactivated", [`${RISC}account-disabled`], other);
+    await subject(streamId, { format: "iss_sub", iss: issuer, sub: user.id }, other);
+    expect((await api.post(`/organizations/${org.id}/users/${user.id}/deactivate`)).status).toBe(200);
+    await eventually(() => prisma.ssfEvent.findMany({ where: { streamId } }), (r) => r[0]?.status === "retrying", 10_000);
+    await prisma.client.update({ where: { id: other.clientId }, data: { status: "inactive" } });
+    const rows = await eventually(() => prisma.ssfEvent.findMany({ where: { streamId } }), (r) => r[0]?.status === "dead", 10_000);
+    expect(rows[0]).toMatchObject({ status: "dead", lastError: "client_inactive", attempts: 1 });
+    expect(at("/then-deactivated")).toHaveLength(1);
+  });
+
   it("holds the events of a paused push stream and sends them once it is enabled again", async () => {
     const prisma = porta.services.db.prisma;
     const user = await createUser(prisma, org.id);

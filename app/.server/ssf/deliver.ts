@@ -64,6 +64,12 @@ export async function deliverSsfPushJob(ctx: PushContext, data: JobPayloads["ssf
     await ctx.db.ssfEvent.update({ where: { id: event.id }, data: { status: "dead", lastError: "stream_disabled" } });
     return;
   }
+  // A receiver whose client was deactivated or deleted since gets nothing more, queued or not.
+  const client = await ctx.db.client.findUnique({ where: { id: stream.clientId }, select: { status: true, organizationId: true } });
+  if (!client || client.status !== "active" || client.organizationId !== stream.organizationId) {
+    await ctx.db.ssfEvent.update({ where: { id: event.id }, data: { status: "dead", lastError: "client_inactive" } });
+    return;
+  }
   const set = await setOf(ctx, event, stream.organizationId);
   const authorization = stream.pushAuthorizationEncrypted ? openPushAuthorization(ctx.encrypter, stream.id, stream.pushAuthorizationEncrypted) : null;
   const result = await sendWebhook(stream.pushEndpointUrl, {
