@@ -73,6 +73,7 @@ export default tseslint.config(
       "app/.server/http/app.ts",
       "app/.server/registration/routes.ts",
       "app/.server/scim/routes.ts",
+      "app/.server/ssf/routes.ts",
       "app/.server/sign-in/door.ts",
       "app/.server/account/page.ts",
       "app/.server/services.ts",

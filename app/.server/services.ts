@@ -23,7 +23,7 @@ import { createTokenMint } from "./crypto/tokens";
 import { createPackageSeal } from "./admin/transfer/package-seal";
 import { createOtpMint } from "./auth/two-factor/email-otp";
 import { JOB_TABLE, registerJobHandlers } from "./job-table";
-import { createJobQueue, type QueueSettings } from "./jobs/queue";
+import { createJobQueue, type JobQueue, type QueueSettings } from "./jobs/queue";
 import { createSettings } from "./settings/settings";
 import type { ContextSource, FaultHooks } from "./context";
 import { createMailer } from "./mail/mailer";
@@ -36,6 +36,7 @@ import { createMetrics } from "./metrics/metrics";
 import { startTracing } from "./tracing/tracing";
 import { readPackageVersion } from "./root";
 import { createWebhookOutbox } from "./webhooks/outbox";
+import { createSsfOutbox } from "./ssf/outbox";
 import { createDnsResolver, type DnsResolver } from "./domains/dns";
 import { createLogoutNotices, type LogoutNotices } from "./oidc/features/backchannel-logout";
 import { tokenExchangeAuditEntry } from "./oidc/features/token-exchange";
@@ -109,6 +110,8 @@ export async function createServices(config: Config, logger: Logger, options: Cr
   const noticesRef: { current?: LogoutNotices } = {};
   // A token exchange is audited by the audit log, which is made after the providers' registry.
   const auditRef: { current?: AuditLog } = {};
+  // A sign-out's audit entry hands what it caused to the queue, which is made after the providers' registry too.
+  const jobsRef: { current?: Pick<JobQueue, "handOver"> } = {};
   const settings = createSettings(db.prisma);
   const keys = createKeyService({
     prisma: db.prisma,
@@ -155,6 +158,20 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     onTokenExchanged: async (organizationId, record) => {
       await auditRef.current?.record(tokenExchangeAuditEntry(organizationId, record));
     },
+    onSignedOut: async (record) => {
+      const jobIds = await auditRef.current?.record({
+        eventType: "auth.logout",
+        organizationId: record.organizationId,
+        actorType: "user",
+        actorId: record.userId,
+        targetType: "user",
+        targetId: record.userId,
+        ip: record.ip,
+        data: { clientId: record.clientId, allClients: record.allClients },
+      });
+      // What the entry caused (webhook deliveries, security events) is handed to the queue now, not at the next sweep.
+      if (jobIds && jobIds.length > 0) await jobsRef.current?.handOver(jobIds);
+    },
   });
   registryRef.current = oidc;
   const documents = createDocumentDirectory({
@@ -187,6 +204,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
   // Without DATABASE_URL this process alone holds the database (the DATA_DIR lock).
   const jobs = metrics.observeJobs(tracing.observeJobs(createJobQueue(db, logger, JOB_TABLE, { soleProcess: !config.databaseUrl, ...options.queue })));
   metrics.watch({ db, cache, cacheKind: config.redisUrl ? "redis" : "memory", providerPool: () => oidc.poolStats(), documentDirectory: () => documents.stats(), jobs });
+  jobsRef.current = jobs;
   const logoutNotices = createLogoutNotices(db.prisma, jobs, logger);
   // SAML connections' metadata URLs are fetched again once their copy is six hours old
   // (federation/saml-jobs.ts); each tick only asks for a run, which skips what is not due.
@@ -201,7 +219,7 @@ export async function createServices(config: Config, logger: Logger, options: Cr
   domainRecheck.unref();
   noticesRef.current = logoutNotices;
   // Each audited write also writes the webhook deliveries it causes (decision 047).
-  const audit = metrics.observeAudit(createAuditLog(db.prisma, logger, [createWebhookOutbox(jobs, logger)]));
+  const audit = metrics.observeAudit(createAuditLog(db.prisma, logger, [createWebhookOutbox(jobs, logger), createSsfOutbox(jobs, logger, (slug) => `${config.baseUrl}/${slug}`)]));
   auditRef.current = audit;
   const services: Services = {
     config,

@@ -17,6 +17,7 @@ export const AUDIT_EVENTS = {
   "auth.2fa.factor_locked": "A second factor (data: method totp or otp) reached the limit of wrong codes in a row and is refused until the person signs in with a recovery code or a passkey, or an administrator clears the block (data: failures).",
   "auth.password_reset.requested": "A password reset was asked for.",
   "auth.password_reset.completed": "A password was reset through its link.",
+  "auth.logout": "A person signed out at the organization's end-session endpoint (data: clientId when an application asked, allClients: whether the whole browser session ended or only that application's part).",
   "security.login_method_disabled": "A login method the client or organization does not allow was tried.",
   "auth.challenge_failed": "A sign-in or device-code entry form was posted without a valid proof-of-work solution while the organization's bot protection asked for one; nothing else was done (data: form, reason missing, invalid, expired, replayed or unavailable; decision 091).",
 
@@ -157,6 +158,9 @@ export const AUDIT_EVENTS = {
   "webhook.secret_rotated": "A webhook endpoint's signing secret was replaced.",
   "webhook.disabled": "Porta turned a webhook endpoint off after failed attempts in a row (data: reason, consecutiveFailures).",
   "webhook.delivery_replayed": "An administrator sent a webhook delivery again (data: deliveryId, eventType).",
+  "ssf_stream.created": "A client of the organization created a Shared Signals stream (data: clientId, deliveryMethod, eventsDelivered; never the push Authorization).",
+  "ssf_stream.updated": "A client changed its Shared Signals stream: configuration, status, or a subject added or removed (data: clientId, change).",
+  "ssf_stream.deleted": "A client deleted its Shared Signals stream, with the events waiting in it (data: clientId).",
 } as const satisfies Record<string, string>;
 
 export type AuditEventType = keyof typeof AUDIT_EVENTS;

@@ -41,6 +41,8 @@ export const SETTING_SCHEMAS = {
   "rateLimits.clientRegistration.perIp": LimitRuleSchema,
   "rateLimits.scim.perIp": LimitRuleSchema,
   "rateLimits.scim.perToken": LimitRuleSchema,
+  "rateLimits.ssf.perIp": LimitRuleSchema,
+  "rateLimits.ssf.perClient": LimitRuleSchema,
   "tokens.accessTokenTtlSeconds": z.number().int().min(60).max(86_400),
 } as const;
 

@@ -45,6 +45,8 @@ const KEYS = [
   "rateLimits.clientRegistration.perIp",
   "rateLimits.scim.perIp",
   "rateLimits.scim.perToken",
+  "rateLimits.ssf.perIp",
+  "rateLimits.ssf.perClient",
   "tokens.accessTokenTtlSeconds",
   "webhooks.disableAfterFailures",
 ];

@@ -11,6 +11,7 @@ import { checkHealth } from "../health/health";
 import { protocolRoutes, type ProtocolHandler } from "../oidc/edge/mount";
 import { registrationRoutes } from "../registration/routes";
 import { scimRoutes } from "../scim/routes";
+import { ssfRoutes } from "../ssf/routes";
 import type { Services } from "../services";
 import { edgeGuard } from "./edge-guard";
 import { answerInternalError } from "./internal-error";
@@ -69,6 +70,9 @@ export function createHttpApp(services: Services, options: HttpAppOptions): expr
 
   app.use("/:slug/register", registrationRoutes(services, services.limits));
   app.use("/:slug/scim/v2", scimRoutes(services, services.limits));
+  const ssf = ssfRoutes(services);
+  app.get(["/:slug/.well-known/ssf-configuration", "/.well-known/ssf-configuration/:slug"], ssf.configuration);
+  app.use("/:slug/ssf", ssf.streams);
   app.use("/:slug", protocolRoutes(options.protocol));
   app.get(BRANDING_ASSET_ROUTE, serveBrandingAsset(services.db.prisma));
 

@@ -5,6 +5,7 @@ import { isAdminApiPath } from "../admin/paths";
 import { isProtocolPath } from "../oidc/edge/mount";
 import { isRegistrationPath } from "../registration/paths";
 import { isScimPath } from "../scim/paths";
+import { isSsfPath } from "../ssf/paths";
 
 /**
  * Input no handler can use is refused before routing, with the error body of the area it was
@@ -16,7 +17,7 @@ import { isScimPath } from "../scim/paths";
 type Area = "admin" | "protocol" | "scim" | "page";
 
 const areaOf = (path: string): Area =>
-  isAdminApiPath(path) ? "admin" : isProtocolPath(path) || isRegistrationPath(path) ? "protocol" : isScimPath(path) ? "scim" : "page";
+  isAdminApiPath(path) ? "admin" : isProtocolPath(path) || isRegistrationPath(path) || isSsfPath(path) ? "protocol" : isScimPath(path) ? "scim" : "page";
 
 interface Refusal {
   status: 400 | 403 | 415 | 422;

@@ -89,6 +89,19 @@ export interface PatchContext {
   onBackchannelLogout?: ((notice: LogoutNotice) => Promise<void>) | undefined;
   /** Records a token exchange (the audit); the token is answered only once this resolves (decision 053). */
   onTokenExchanged?: ((organizationId: string, record: TokenExchangeRecord) => Promise<void>) | undefined;
+  /** Records a sign-out at end_session (the audit, and what it causes: decision 093); the answer waits for it. */
+  onSignedOut?: ((record: SignOutRecord) => Promise<void>) | undefined;
+}
+
+/** A person's sign-out at an organization's end-session endpoint. */
+export interface SignOutRecord {
+  organizationId: string;
+  userId: string;
+  /** The application that asked, when one did. */
+  clientId: string | null;
+  /** Whether the whole browser session ended, or only that application's part of it. */
+  allClients: boolean;
+  ip: string | null;
 }
 
 /** A client to tell that a session ended (features/backchannel-logout.ts, decision 048). */

@@ -45,6 +45,10 @@ const RULE_SETTINGS = {
   scimIp: "rateLimits.scim.perIp",
   /** The same per SCIM token: one provisioning client cannot take the whole database. */
   scimToken: "rateLimits.scim.perToken",
+  /** Requests to an organization's Shared Signals endpoints per client address (decision 093). */
+  ssfIp: "rateLimits.ssf.perIp",
+  /** The same per receiver's client: one receiver cannot take the whole database. */
+  ssfClient: "rateLimits.ssf.perClient",
 } as const satisfies Record<string, SettingKey>;
 
 /**

@@ -126,6 +126,16 @@ export const SETTINGS = {
     default: { points: 600, windowMinutes: 1 },
     description: "Requests to an organization's SCIM endpoint per SCIM token.",
   },
+  "rateLimits.ssf.perIp": {
+    schema: SETTING_SCHEMAS["rateLimits.ssf.perIp"],
+    default: { points: 600, windowMinutes: 1 },
+    description: "Requests to an organization's Shared Signals endpoints (stream management, poll) per client address and organization, with or without a valid token.",
+  },
+  "rateLimits.ssf.perClient": {
+    schema: SETTING_SCHEMAS["rateLimits.ssf.perClient"],
+    default: { points: 300, windowMinutes: 1 },
+    description: "Requests to an organization's Shared Signals endpoints per receiver (client).",
+  },
   "tokens.accessTokenTtlSeconds": {
     schema: SETTING_SCHEMAS["tokens.accessTokenTtlSeconds"],
     default: 3600,

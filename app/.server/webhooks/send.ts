@@ -15,6 +15,8 @@ export interface SendOptions {
   timeoutMs: number;
   /** Bytes of the response read at most; the rest is discarded and the socket closed. */
   maxResponseBytes: number;
+  /** The body's media type (a Security Event Token push sends application/secevent+jwt); JSON by default. */
+  contentType?: string;
 }
 
 export interface SendResult {
@@ -62,7 +64,7 @@ export function sendWebhook(target: string, options: SendOptions): Promise<SendR
       url,
       {
         method: "POST",
-        headers: { ...options.headers, "content-type": "application/json", "content-length": Buffer.byteLength(options.body), "user-agent": "Porta-Webhooks/1" },
+        headers: { ...options.headers, "content-type": options.contentType ?? "application/json", "content-length": Buffer.byteLength(options.body), "user-agent": "Porta-Webhooks/1" },
         lookup: guardedLookup(options.allowPrivateNetworks),
         // No connection reuse: each attempt resolves and checks the address again.
         agent: false,

@@ -19,6 +19,7 @@ import * as registration from "../operations/registration";
 import * as scimTokens from "../operations/scim-tokens";
 import * as sessions from "../operations/sessions";
 import * as setupLinks from "../operations/setup-links";
+import * as ssfStreams from "../operations/ssf-streams";
 import * as stats from "../operations/stats";
 import * as transfer from "../operations/transfer";
 import * as twoFactor from "../operations/two-factor";
@@ -32,7 +33,7 @@ import type { Operation } from "./route";
  * operations; a new module is added here once. The router, the OpenAPI document, the console
  * gateway (typed by operation id) and the generated client all read this table.
  */
-export const MODULES = { apiResources, applications, audit, branding, bulk, claims, clients, config, domains, identityProviders, keys, mail, metadata, organizations, passkeys, rbac, registration, scimTokens, sessions, setupLinks, stats, transfer, twoFactor, userImports, users, webhooks };
+export const MODULES = { apiResources, applications, audit, branding, bulk, claims, clients, config, domains, identityProviders, keys, mail, metadata, organizations, passkeys, rbac, registration, scimTokens, sessions, setupLinks, ssfStreams, stats, transfer, twoFactor, userImports, users, webhooks };
 
 type Module = (typeof MODULES)[keyof typeof MODULES];
 // Distributes over the modules (keyof a union would keep only the keys they share).

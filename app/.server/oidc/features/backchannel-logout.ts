@@ -131,9 +131,28 @@ export async function sendLogoutToken(provider: Provider, clientId: string, sub:
   return true;
 }
 
-/** Logout tokens queued at sign-out and sent from the `backchannel-logout` job (backchannel-logout-job.ts). */
+/**
+ * A sign-out at the end-session endpoint is recorded (`auth.logout`), so that what follows from it
+ * in the audit trail (a Shared Signals session-revoked, decision 093; webhooks) happens. The
+ * provider ends the session itself; the answer waits until the entry is written, so a sign-out
+ * that was answered is in the trail.
+ */
+function recordSignOut(provider: Provider, context: PatchContext): void {
+  provider.use(async (ctx, next) => {
+    await next();
+    if (ctx.oidc?.route !== "end_session_confirm" || ctx.status !== 303) return;
+    const { session, params } = ctx.oidc;
+    const userId = session?.accountId;
+    if (!userId) return;
+    // The application that asked (the provider names it once it found it in the logout's state).
+    const clientId = ctx.oidc.client?.clientId ?? null;
+    await context.onSignedOut?.({ organizationId: context.organization.id, userId, clientId, allClients: Boolean(params?.logout), ip: ctx.ip ?? null });
+  });
+}
+
+/** Logout tokens queued at sign-out and sent from the `backchannel-logout` job (backchannel-logout-job.ts); the sign-out audited. */
 export const backchannelLogout: Feature = {
   name: "backchannel-logout",
   configuration: () => ({ features: { backchannelLogout: { enabled: true } } }),
-  patches: [queueLogoutTokens],
+  patches: [queueLogoutTokens, recordSignOut],
 };

@@ -17,7 +17,7 @@ import { keysChangeAt, type KeyService, type PrivateSigningJwk } from "./keys";
 import { sendLogoutToken } from "../features/backchannel-logout";
 import { createFindAccount } from "./account";
 import { mintDelegatedToken } from "../features/token-exchange";
-import type { LogoutNotice, TokenExchangeRecord } from "../feature";
+import type { LogoutNotice, SignOutRecord, TokenExchangeRecord } from "../feature";
 import { loadActiveTenantsAfter, loadPublicTenant, loadPublicTenants, loadTenant, type PublicTenantInput, type TenantInput } from "./tenant-load";
 import type { Settings } from "../../settings/settings";
 import type { DescribedOrganization, ProviderRegistry, TenantProvider } from "./tenant-provider";
@@ -54,6 +54,8 @@ export interface RegistryOptions {
   onBackchannelLogout?: (notice: LogoutNotice) => Promise<void>;
   /** Records a token exchange (the audit); the token is answered only once this resolves (decision 053). */
   onTokenExchanged?: (organizationId: string, record: TokenExchangeRecord) => Promise<void>;
+  /** Records a sign-out at end_session (decision 093). */
+  onSignedOut?: (record: SignOutRecord) => Promise<void>;
 }
 
 const CHANNEL = "porta_oidc_invalidate";
@@ -164,6 +166,7 @@ export async function createProviderRegistry(options: RegistryOptions): Promise<
       logger,
       onBackchannelLogout: options.onBackchannelLogout,
       onTokenExchanged: options.onTokenExchanged,
+      onSignedOut: options.onSignedOut,
     });
     async function deliverBackchannelLogout(clientId: string, sub: string, sid: string | null): Promise<boolean> {
       return sendLogoutToken(provider, clientId, sub, sid);

@@ -123,6 +123,7 @@ export const operations = {
   "setupLinks.get": { method: "GET", path: "/setup-links/{id}", pathParams: ["id"], input: "none", etag: false, paging: "none" },
   "setupLinks.list": { method: "GET", path: "/organizations/{orgId}/setup-links", pathParams: ["orgId"], input: "query", etag: false, paging: "cursor" },
   "setupLinks.revoke": { method: "DELETE", path: "/setup-links/{id}", pathParams: ["id"], input: "none", etag: false, paging: "none" },
+  "ssfStreams.list": { method: "GET", path: "/organizations/{orgId}/ssf-streams", pathParams: ["orgId"], input: "query", etag: false, paging: "cursor" },
   "stats.get": { method: "GET", path: "/stats/overview", pathParams: [], input: "none", etag: false, paging: "none" },
   "stats.getOrganizationStats": { method: "GET", path: "/stats/organizations/{orgId}", pathParams: ["orgId"], input: "none", etag: false, paging: "none" },
   "twoFactor.disable": { method: "DELETE", path: "/users/{id}/two-factor", pathParams: ["id"], input: "none", etag: false, paging: "none" },
@@ -4230,6 +4231,47 @@ export interface Operations {
       };
     etag: false;
   };
+  /** List an organization's Shared Signals streams (read-only; each receiver manages its own) */
+  "ssfStreams.list": {
+    args: [orgId: string, query?: {
+        page?: number;
+        pageSize?: number;
+        cursor?: string;
+        limit?: number;
+        order?: "asc" | "desc";
+      }, options?: CallOptions];
+    response: {
+        data: Array<{
+          id: string;
+          organizationId: string;
+          /** The receiver's client, which manages the stream */
+          clientId: string;
+          /** The SETs' aud */
+          audience: string;
+          /** Push (RFC 8935) or poll (RFC 8936) */
+          deliveryMethod: "urn:ietf:rfc:8935" | "urn:ietf:rfc:8936";
+          pushEndpointUrl: string | null;
+          status: "enabled" | "paused" | "disabled";
+          reason: string | null;
+          description: string | null;
+          eventsRequested: Array<string>;
+          eventsDelivered: Array<string>;
+          /** Subjects the receiver added */
+          subjects: number;
+          /** SETs not sent yet: waiting for a push attempt or a retry, or for their first poll */
+          waitingEvents: number;
+          createdAt: string;
+          updatedAt: string;
+        }>;
+        total: number;
+        /** Present when the list stopped counting: there are at least `total` items (a filtered list or search with more than 1,000 matches) */
+        totalIsLowerBound?: true;
+        page: number;
+        pageSize: number;
+        cursor?: string;
+      };
+    etag: false;
+  };
   /** System-wide statistics: organizations by status, users, logins in the last 24 hours and 7 days by method, 2FA adoption */
   "stats.get": {
     args: [options?: CallOptions];
@@ -6560,6 +6602,17 @@ export const operationHelp: Record<string, OperationHelp> = {
     summary: "Revoke a setup link at once (what was configured through it stays); revoking a revoked link changes nothing",
     fields: [
       {"name":"id","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
+  "ssfStreams.list": {
+    summary: "List an organization's Shared Signals streams (read-only; each receiver manages its own)",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"page","in":"query","type":"integer (1–1000000)","required":false},
+      {"name":"pageSize","in":"query","type":"integer (1–100)","required":false},
+      {"name":"cursor","in":"query","type":"string (up to 512 chars)","required":false},
+      {"name":"limit","in":"query","type":"integer (1–100)","required":false},
+      {"name":"order","in":"query","type":"asc | desc","required":false},
     ],
   },
   "stats.get": {
