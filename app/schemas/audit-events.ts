@@ -156,6 +156,11 @@ export const AUDIT_EVENTS = {
   "webhook.secret_rotated": "A webhook endpoint's signing secret was replaced.",
   "webhook.disabled": "Porta turned a webhook endpoint off after failed attempts in a row (data: reason, consecutiveFailures).",
   "webhook.delivery_replayed": "An administrator sent a webhook delivery again (data: deliveryId, eventType).",
+
+  "audit_sink.created": "An audit sink was added (data: change, its secret and CA named, never valued).",
+  "audit_sink.updated": "An audit sink changed (URL, families, on or off, its secret replaced or removed).",
+  "audit_sink.deleted": "An audit sink was deleted, with the entries still waiting for it and its dead letters.",
+  "audit_sink.dead_letters_replayed": "An administrator put an audit sink's dead entries back in line (data: replayed).",
 } as const satisfies Record<string, string>;
 
 export type AuditEventType = keyof typeof AUDIT_EVENTS;
