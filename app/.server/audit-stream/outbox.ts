@@ -42,7 +42,7 @@ export function createAuditStreamOutbox(jobs: JobQueue, logger: Logger): AuditFa
     for (const sinkId of sinkIds) {
       if (queued.has(sinkId)) continue;
       const jobId = await jobs.enqueueIn(tx, AUDIT_STREAM_QUEUE, { sinkId });
-      // A full queue: the rows wait, and the periodic sweep (stream.ts) asks for their drain.
+      // A full queue: the rows wait, and the periodic sweep (sweep.ts) asks for their drain.
       if (jobId) jobIds.push(jobId);
       else logger.warn({ sinkId }, "audit stream queue full; the sweep will drain the sink");
     }
