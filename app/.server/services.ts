@@ -259,6 +259,8 @@ export async function createServices(config: Config, logger: Logger, options: Cr
   registerJobHandlers(services);
   try {
     await syncDeploymentSinks(db.prisma, encrypter, config.auditSinks ?? [], config.outboundAllowPrivateNetworks);
+    // On the embedded database this process is the only drainer: a claim still held is the previous process's.
+    if (!config.databaseUrl) await db.prisma.auditSink.updateMany({ where: { drainLease: { not: null } }, data: { drainLease: null, drainingUntil: null } });
   } catch (error) {
     await services.close().catch(() => undefined);
     throw error;

@@ -22,6 +22,8 @@ export interface HttpReceiver {
   port: number;
   url(path: string): string;
   received: Received[];
+  /** Every request read, answered or not (a receiver may have taken in what it never acknowledged). */
+  seen: Received[];
   /** Statuses a path answers in order, the last one repeating; 0 never answers. Unscripted: 200. */
   script(path: string, statuses: number[]): void;
   close(): Promise<void>;
@@ -29,6 +31,7 @@ export interface HttpReceiver {
 
 export async function startHttpReceiver(port = 0): Promise<HttpReceiver> {
   const received: Received[] = [];
+  const seen: Received[] = [];
   const scripts = new Map<string, number[]>();
   const server: Server = createHttpServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -37,6 +40,7 @@ export async function startHttpReceiver(port = 0): Promise<HttpReceiver> {
       const path = (req.url ?? "/").split("?")[0]!;
       const statuses = scripts.get(path) ?? [200];
       const status = statuses.length > 1 ? statuses.shift()! : statuses[0]!;
+      seen.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
       // A request that is answered is recorded; one that hangs or fails is the receiver's loss.
       if (status === 0) return;
       if (status < 300) received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
@@ -52,6 +56,7 @@ export async function startHttpReceiver(port = 0): Promise<HttpReceiver> {
     port: bound,
     url: (p) => `http://127.0.0.1:${bound}${p}`,
     received,
+    seen,
     script: (p, statuses) => void scripts.set(p, [...statuses]),
     close: () =>
       new Promise((resolve) => {
