@@ -124,14 +124,15 @@ async function drainClaimed(ctx: DrainContext, sink: AuditSink, lease: string, s
         // The claim is renewed with each batch delivered.
         await tx.db.auditSink.updateMany({
           where: { id: sink.id, drainLease: lease },
-          data: { deliveredCount: { increment: entries.length }, lastDeliveredAt: new Date(), lastError: null, drainingUntil: new Date(Date.now() + AUDIT_STREAM_LEASE_MS) },
+          data: { deliveredCount: { increment: entries.length }, lastDeliveredAt: new Date(), lastError: null, blockedUntil: null, drainingUntil: new Date(Date.now() + AUDIT_STREAM_LEASE_MS) },
         });
       });
       continue;
     }
     const reason = reasonOf(result);
     const wait = schedule[head.attempts];
-    await ctx.db.auditSink.update({ where: { id: sink.id }, data: { lastError: reason } });
+    const retryAt = wait === undefined ? null : new Date(Date.now() + wait * 1000);
+    await ctx.db.auditSink.update({ where: { id: sink.id }, data: { lastError: reason, blockedUntil: retryAt } });
     if (wait === undefined) {
       // The last attempt failed: the batch is dead, kept for a replay, and the line moves on.
       await ctx.db.auditSinkEvent.updateMany({ where: { id: { in: ids } }, data: { status: "dead", attempts: { increment: 1 }, lastError: reason, nextAttemptAt: null } });
@@ -140,7 +141,7 @@ async function drainClaimed(ctx: DrainContext, sink: AuditSink, lease: string, s
     }
     await ctx.db.auditSinkEvent.updateMany({
       where: { id: { in: ids } },
-      data: { attempts: head.attempts + 1, lastError: reason, nextAttemptAt: new Date(Date.now() + wait * 1000) },
+      data: { attempts: head.attempts + 1, lastError: reason, nextAttemptAt: retryAt },
     });
     ctx.logger.info({ sinkId: sink.id, entries: ids.length, reason, retryInSeconds: wait }, "audit sink did not take a batch; retrying");
     return;

@@ -16,6 +16,7 @@ CREATE TABLE "AuditSink" (
     "lastDeliveredAt" TIMESTAMPTZ(3),
     "lastError" TEXT,
     "deliveredCount" INTEGER NOT NULL DEFAULT 0,
+    "blockedUntil" TIMESTAMPTZ(3),
     "drainLease" TEXT,
     "drainingUntil" TIMESTAMPTZ(3),
     "version" INTEGER NOT NULL DEFAULT 1,

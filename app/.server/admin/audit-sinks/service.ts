@@ -203,7 +203,11 @@ export async function listDeadLetters(ctx: Context, organizationId: string, sink
 export async function replayDeadLetters(ctx: Context, organizationId: string, sinkId: string): Promise<number> {
   await requireAuditSink(ctx, organizationId, sinkId);
   const { count } = await ctx.db.auditSinkEvent.updateMany({ where: { sinkId, status: "dead" }, data: { status: "pending", attempts: 0, lastError: null, nextAttemptAt: null } });
-  if (count > 0) await ctx.enqueue("audit-stream", { sinkId });
+  if (count > 0) {
+    // The replayed entries are first in line and due now, whatever retry the line was waiting for.
+    await ctx.db.auditSink.update({ where: { id: sinkId }, data: { blockedUntil: null } });
+    await ctx.enqueue("audit-stream", { sinkId });
+  }
   return count;
 }
 
