@@ -11,6 +11,7 @@ export const AUDIT_SINK_KINDS = ["syslog", "jsonl", "splunk_hec", "datadog", "ot
 export type AuditSinkKind = (typeof AUDIT_SINK_KINDS)[number];
 
 /** Control characters (CR and LF above all: a header or a frame could be split by them) are refused everywhere. */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f]/;
 const noControl = (value: string) => !CONTROL.test(value);
 

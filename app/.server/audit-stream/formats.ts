@@ -179,6 +179,7 @@ export function parseOtlpHeaders(value: string | undefined): Record<string, stri
     } catch {
       continue;
     }
+    // eslint-disable-next-line no-control-regex -- a control character (CR, LF) would split the header
     if (/^[A-Za-z0-9-]+$/.test(key) && !/[\u0000-\u001f\u007f]/.test(decoded)) headers[key.toLowerCase()] = decoded;
   }
   return headers;
