@@ -6,7 +6,9 @@
  * returning sign-ins as `npm run bench` does (bench/login.ts) and prints sign-ins per second,
  * Porta's CPU per sign-in, statements per sign-in and the client-side time of each step.
  *
- * Knobs (env): BENCH_LOGIN_USERS (120), BENCH_LOGIN_CONCURRENCY (8), BENCH_DURATION (8 s), BENCH_ROUNDS (2).
+ * The two alternate (none, down, none, down) so that a busy neighbour on the machine weighs on both.
+ *
+ * Knobs (env): BENCH_LOGIN_USERS (60), BENCH_LOGIN_CONCURRENCY (8), BENCH_DURATION (8 s), BENCH_ROUNDS (2), BENCH_PAIRS (2).
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -22,10 +24,11 @@ const envNumber = (name: string, fallback: number) => {
   const value = Number(process.env[name]);
   return Number.isFinite(value) && value > 0 ? value : fallback;
 };
-const USERS = envNumber("BENCH_LOGIN_USERS", 120);
+const USERS = envNumber("BENCH_LOGIN_USERS", 60);
 const CONCURRENCY = envNumber("BENCH_LOGIN_CONCURRENCY", 8);
 const SECONDS = envNumber("BENCH_DURATION", 8);
 const ROUNDS = envNumber("BENCH_ROUNDS", 2);
+const PAIRS = envNumber("BENCH_PAIRS", 2);
 const CLOCK_TICKS = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100;
 
 function freePort(): Promise<number> {
@@ -109,20 +112,27 @@ async function run(label: string, extraEnv: Record<string, string>): Promise<Log
 
 async function main() {
   const closed = await freePort();
-  const none = await run("no sink", {});
-  const down = await run("sink down", {
-    OUTBOUND_ALLOW_PRIVATE_NETWORKS: "true",
-    AUDIT_SINKS: JSON.stringify([{ name: "down", kind: "jsonl", url: `http://127.0.0.1:${closed}/ingest` }]),
-  });
+  const rows: string[] = [];
   const row = (label: string, f: LoginFigures) =>
     `| ${label} | ${f.returning.perSecond.toFixed(1)} | ${f.returning.cpuMsPerLogin.toFixed(1)} | ${f.returning.statementsPerLogin.toFixed(1)} | ${f.returning.failed} | ${Object.entries(f.returning.stepMs)
       .map(([step, ms]) => `${step} ${ms.toFixed(1)}`)
       .join(", ")} |`;
-  console.log(`Returning password sign-ins, ${CONCURRENCY} at a time, ${USERS} accounts, ${SECONDS} s in ${ROUNDS} rounds, embedded database:\n`);
+  for (let pair = 1; pair <= PAIRS; pair++) {
+    rows.push(row(`none (${pair})`, await run(`no sink (${pair})`, {})));
+    rows.push(
+      row(
+        `JSON lines on a closed port (${pair})`,
+        await run(`sink down (${pair})`, {
+          OUTBOUND_ALLOW_PRIVATE_NETWORKS: "true",
+          AUDIT_SINKS: JSON.stringify([{ name: "down", kind: "jsonl", url: `http://127.0.0.1:${closed}/ingest` }]),
+        }),
+      ),
+    );
+  }
+  console.log(`Returning password sign-ins, ${CONCURRENCY} at a time, ${USERS} accounts, ${SECONDS} s in ${ROUNDS} rounds per run, embedded database, ${os.cpus().length} cores, load ${os.loadavg()[0]!.toFixed(1)}:\n`);
   console.log("| audit sink | sign-ins/s | Porta CPU ms/sign-in | statements/sign-in | failed | client ms per step |");
   console.log("|---|---|---|---|---|---|");
-  console.log(row("none", none));
-  console.log(row("JSON lines on a closed port", down));
+  for (const line of rows) console.log(line);
 }
 
 main().catch((error: unknown) => {

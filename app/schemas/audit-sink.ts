@@ -150,3 +150,9 @@ export const AuditSinkTestResultSchema = z.object({
   durationMs: z.number().int(),
 });
 export type AuditSinkTestResult = z.infer<typeof AuditSinkTestResultSchema>;
+
+/** What the consoles' Audit streaming page answers a form with (routes and the view share it). */
+export type AuditSinksPageOutcome =
+  | { kind: "invalid"; values: Record<string, unknown>; errors: Record<string, string> }
+  | { kind: "tested"; name: string; delivered: boolean; detail: string | null }
+  | { kind: "rowFailed"; message: string };
