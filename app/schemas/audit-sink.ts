@@ -114,7 +114,7 @@ export const AuditSinkSchema = z.object({
   url: z.string(),
   headerName: z.string().nullable(),
   hasSecret: z.boolean(),
-  /** The secret's last four characters, to tell which one is set. */
+  /** The secret's last four characters, to tell which one is set (none for a secret shorter than 12). */
   secretLast4: z.string().nullable(),
   hasCaPem: z.boolean(),
   eventFamilies: z.array(z.string()),
