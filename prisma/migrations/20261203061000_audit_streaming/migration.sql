@@ -11,7 +11,7 @@ CREATE TABLE "AuditSink" (
     "secretEncrypted" TEXT,
     "secretLast4" TEXT,
     "caPem" TEXT,
-    "eventFamilies" TEXT[] NOT NULL,
+    "eventFamilies" TEXT[] NOT NULL DEFAULT ARRAY[]::TEXT[],
     "enabled" BOOLEAN NOT NULL DEFAULT true,
     "lastDeliveredAt" TIMESTAMPTZ(3),
     "lastError" TEXT,
