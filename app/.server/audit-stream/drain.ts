@@ -3,6 +3,7 @@ import type { AuditSink } from "~/generated/prisma/client";
 import type { AuditSinkKind } from "~/schemas/audit-sink";
 import type { JobServiceContext } from "../context";
 import type { JobContext } from "../jobs/job";
+import { failureReason } from "../jobs/queue";
 import { sendWebhook, type SendResult } from "../webhooks/send";
 import { httpRequestOf, parseOtlpHeaders, requestUrl, syslogFrames, type FormatContext, type StreamedEntry } from "./formats";
 import { openSinkSecret } from "./secrets";
@@ -63,6 +64,15 @@ export async function sendToSink(ctx: Pick<DrainContext, "config" | "encrypter">
   });
 }
 
+/** A send that could not even start (a secret that no longer opens, say) is a failed attempt like any other, so the line still moves on in the end. */
+async function attempt(ctx: DrainContext, sink: AuditSink, entries: readonly StreamedEntry[]): Promise<SendResult> {
+  try {
+    return await sendToSink(ctx, sink, entries);
+  } catch (error) {
+    return { statusCode: null, error: failureReason(error), responseBody: null, durationMs: 0 };
+  }
+}
+
 const deliveredOf = (result: SendResult) => (result.statusCode === null ? result.error === null : result.statusCode >= 200 && result.statusCode < 300);
 const reasonOf = (result: SendResult) => result.error ?? `HTTP_${result.statusCode}`;
 
@@ -116,7 +126,7 @@ async function drainClaimed(ctx: DrainContext, sink: AuditSink, lease: string, s
     }
     rows = rows.filter((row) => row.createdAt.getTime() <= settled);
     const entries = await ctx.db.auditEntry.findMany({ where: { id: { in: rows.map((row) => row.auditEntryId) } }, orderBy: { id: "asc" } });
-    const result = entries.length > 0 ? await sendToSink(ctx, sink, entries) : null;
+    const result = entries.length > 0 ? await attempt(ctx, sink, entries) : null;
     const ids = rows.map((row) => row.id);
     if (!result || deliveredOf(result)) {
       await ctx.transaction(async (tx) => {
