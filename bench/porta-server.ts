@@ -36,6 +36,9 @@ async function main() {
     DATABASE_URL: process.env.DATABASE_URL,
     REDIS_URL: process.env.REDIS_URL,
     LOG_LEVEL: "silent",
+    // bench/audit-sink.ts measures sign-ins with a deployment audit sink that is down.
+    AUDIT_SINKS: process.env.AUDIT_SINKS,
+    OUTBOUND_ALLOW_PRIVATE_NETWORKS: process.env.OUTBOUND_ALLOW_PRIVATE_NETWORKS,
   });
   const porta = await startPorta(config, createLogger("silent"), {
     host: "127.0.0.1",

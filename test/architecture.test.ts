@@ -104,7 +104,7 @@ describe("recipe: add a job (docs/architecture.md)", () => {
     const { JOB_TABLE } = await import("~/.server/job-table");
     const names = JOB_TABLE.map((job) => job.name);
     expect(new Set(names).size).toBe(names.length);
-    expect([...names].sort()).toEqual(["backchannel-logout", "domain-recheck", "email-change", "email-change-notice", "email-otp", "invitation", "magic-link", "password-reset", "saml-metadata-refresh", "ssf-push", "webhook"]);
+    expect([...names].sort()).toEqual(["audit-stream", "backchannel-logout", "domain-recheck", "email-change", "email-change-notice", "email-otp", "invitation", "magic-link", "password-reset", "saml-metadata-refresh", "ssf-push", "webhook"]);
     for (const job of JOB_TABLE) expect(typeof job.payload.safeParse, job.name).toBe("function");
 
     // Checked by tsc: a payload that does not fit its job's schema, or a job nobody defined, does not compile.

@@ -8,13 +8,14 @@ import { domainRecheckJob } from "./domains/jobs";
 import { backchannelLogoutJob } from "./oidc/features/backchannel-logout-job";
 import { webhookJob } from "./webhooks/jobs";
 import { ssfPushJob } from "./ssf/jobs";
+import { auditStreamJob } from "./audit-stream/jobs";
 
 /**
  * Every job this process works (decision 072), as the features define them beside their code:
  * the queue takes its names, payload schemas and retries from here, and the handlers are
  * registered from here. A job a feature adds goes in its job module and on this list.
  */
-export const JOB_TABLE = [...authJobs, ...accountJobs, backchannelLogoutJob, webhookJob, samlMetadataRefreshJob, domainRecheckJob, ssfPushJob] as const;
+export const JOB_TABLE = [...authJobs, ...accountJobs, backchannelLogoutJob, webhookJob, samlMetadataRefreshJob, domainRecheckJob, auditStreamJob, ssfPushJob] as const;
 
 /** Every job a feature registered a payload for is on the list, and nothing else (checked by tsc). */
 type Listed = (typeof JOB_TABLE)[number]["name"];
@@ -28,7 +29,7 @@ void everyJobListed;
  * handed just those.
  */
 const JOBS_ON_SERVICES = [backchannelLogoutJob] as const;
-const JOBS_ON_CONTEXT = [...authJobs, ...accountJobs, webhookJob, samlMetadataRefreshJob, domainRecheckJob, ssfPushJob] as const;
+const JOBS_ON_CONTEXT = [...authJobs, ...accountJobs, webhookJob, samlMetadataRefreshJob, domainRecheckJob, auditStreamJob, ssfPushJob] as const;
 /** Every listed job is in one of the two, so every one gets its handler (checked by tsc). */
 type Handed = (typeof JOBS_ON_SERVICES)[number]["name"] | (typeof JOBS_ON_CONTEXT)[number]["name"];
 const everyJobHanded: [Listed] extends [Handed] ? true : never = true;

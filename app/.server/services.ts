@@ -37,6 +37,9 @@ import { startTracing } from "./tracing/tracing";
 import { readPackageVersion } from "./root";
 import { createWebhookOutbox } from "./webhooks/outbox";
 import { createSsfOutbox } from "./ssf/outbox";
+import { createAuditStreamOutbox } from "./audit-stream/outbox";
+import { syncDeploymentSinks } from "./audit-stream/deployment";
+import { startAuditStreamSweep } from "./audit-stream/sweep";
 import { createDnsResolver, type DnsResolver } from "./domains/dns";
 import { createLogoutNotices, type LogoutNotices } from "./oidc/features/backchannel-logout";
 import { tokenExchangeAuditEntry } from "./oidc/features/token-exchange";
@@ -67,6 +70,8 @@ export interface CreateServicesOptions {
   transactionMaxWaitMs?: number;
   /** The DNS TXT look-ups of domain verification (tests give a fake resolver). */
   dnsResolver?: DnsResolver;
+  /** How often the audit stream looks for sinks with entries due (tests shorten it). */
+  auditStreamSweepMs?: number;
 }
 
 export async function createServices(config: Config, logger: Logger, options: CreateServicesOptions = {}): Promise<Services> {
@@ -218,8 +223,8 @@ export async function createServices(config: Config, logger: Logger, options: Cr
   }, DOMAIN_RECHECK_TICK_MS);
   domainRecheck.unref();
   noticesRef.current = logoutNotices;
-  // Each audited write also writes the webhook deliveries it causes (decision 047).
-  const audit = metrics.observeAudit(createAuditLog(db.prisma, logger, [createWebhookOutbox(jobs, logger), createSsfOutbox(jobs, logger, (slug) => `${config.baseUrl}/${slug}`)]));
+  // Each audited write also writes the webhook deliveries (decision 047) and the audit stream's rows (decision 092) and Shared Signals events (decision 093) it causes.
+  const audit = metrics.observeAudit(createAuditLog(db.prisma, logger, [createWebhookOutbox(jobs, logger), createAuditStreamOutbox(jobs, logger), createSsfOutbox(jobs, logger, (slug) => `${config.baseUrl}/${slug}`)]));
   auditRef.current = audit;
   const services: Services = {
     config,
@@ -272,6 +277,20 @@ export async function createServices(config: Config, logger: Logger, options: Cr
     },
   };
   registerJobHandlers(services);
+  try {
+    await syncDeploymentSinks(db.prisma, encrypter, config.auditSinks ?? [], config.outboundAllowPrivateNetworks);
+    // On the embedded database this process is the only drainer: a claim still held is the previous process's.
+    if (!config.databaseUrl) await db.prisma.auditSink.updateMany({ where: { drainLease: { not: null } }, data: { drainLease: null, drainingUntil: null } });
+  } catch (error) {
+    await services.close().catch(() => undefined);
+    throw error;
+  }
   await jobs.start();
+  const auditStreamSweep = startAuditStreamSweep(db, jobs, logger, options.auditStreamSweepMs);
+  const close = services.close;
+  services.close = async () => {
+    auditStreamSweep.stop();
+    await close();
+  };
   return services;
 }

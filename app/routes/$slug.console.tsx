@@ -31,6 +31,7 @@ export default function OrganizationConsoleFrame() {
         <strong>{name}</strong> · <Link to={base}>{t("organizationConsole.users")}</Link> · <Link to={`${base}/identity-providers`}>{t("organizationConsole.sso")}</Link> ·{" "}
         <Link to={`${base}/scim`}>{t("organizationConsole.scim")}</Link> ·{" "}
         <Link to={`${base}/domains`}>{t("organizationConsole.domains")}</Link> · <Link to={`${base}/audit`}>{t("organizationConsole.audit")}</Link> ·{" "}
+        <Link to={`${base}/audit-sinks`}>{t("organizationConsole.auditSinks")}</Link> ·{" "}
         {t("organizationConsole.signedInAs", { email })}
       </nav>
       <Outlet />

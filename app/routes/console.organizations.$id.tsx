@@ -115,6 +115,7 @@ export default function OrganizationPage() {
         <Link to={`/console/organizations/${org.id}/scim`}>{t("orgs.scim")}</Link>
         <Link to={`/console/organizations/${org.id}/setup-links`}>{t("orgs.setupLinks")}</Link>
         <Link to={`/console/organizations/${org.id}/webhooks`}>{t("orgs.webhooks")}</Link>
+        <Link to={`/console/organizations/${org.id}/audit-sinks`}>{t("orgs.auditSinks")}</Link>
         <a href={`/console/organizations/${org.id}/export`} download>{t("orgs.export")}</a>
       </nav>
       <SectionNav

@@ -161,6 +161,11 @@ export const AUDIT_EVENTS = {
   "ssf_stream.created": "A client of the organization created a Shared Signals stream (data: clientId, deliveryMethod, eventsDelivered; never the push Authorization).",
   "ssf_stream.updated": "A client changed its Shared Signals stream: configuration, status, or a subject added or removed (data: clientId, change).",
   "ssf_stream.deleted": "A client deleted its Shared Signals stream, with the events waiting in it (data: clientId).",
+
+  "audit_sink.created": "An audit sink was added (data: change, its secret and CA named, never valued).",
+  "audit_sink.updated": "An audit sink changed (URL, families, on or off, its secret replaced or removed).",
+  "audit_sink.deleted": "An audit sink was deleted, with the entries still waiting for it and its dead letters.",
+  "audit_sink.dead_letters_replayed": "An administrator put an audit sink's dead entries back in line (data: replayed).",
 } as const satisfies Record<string, string>;
 
 export type AuditEventType = keyof typeof AUDIT_EVENTS;

@@ -134,6 +134,24 @@ describe("an organization's console", () => {
     expect(await listed.text()).toContain(row.verificationToken);
   }, 60_000);
 
+  it("streams the organization's audit log: adds a sink, and cannot delete another organization's", async () => {
+    const { browser } = await signInToConsole(tenantA, adminA);
+    const page = await browser.get(consoleUrl(tenantA, "/audit-sinks"));
+    expect(page.status).toBe(200);
+    const csrf = csrfOf(await page.text());
+    const added = await browser.post(consoleUrl(tenantA, "/audit-sinks"), { csrf, intent: "create", name: "Our SIEM", kind: "splunk_hec", url: "https://siem.example.com:8088", secret: "hec-token-4321", eventFamilies: "domain.*" });
+    expect(added.status).toBe(302);
+    const sink = await porta.services.db.prisma.auditSink.findFirstOrThrow({ where: { organizationId: tenantA.org.id } });
+    expect(sink).toMatchObject({ name: "Our SIEM", kind: "splunk_hec", secretLast4: "4321", eventFamilies: ["domain.*"] });
+    const listed = await (await browser.get(consoleUrl(tenantA, "/audit-sinks"))).text();
+    expect(listed).toContain("Our SIEM");
+    expect(listed).not.toContain("hec-token-4321");
+    const other = await porta.services.db.prisma.auditSink.create({ data: { organizationId: tenantB.org.id, name: "B's SIEM", kind: "jsonl", url: "https://b.example.com/ingest" } });
+    const refused = await browser.post(consoleUrl(tenantA, "/audit-sinks"), { csrf, intent: "delete", sinkId: other.id });
+    expect(refused.status).toBe(404);
+    expect(await porta.services.db.prisma.auditSink.count({ where: { id: other.id } })).toBe(1);
+  }, 60_000);
+
   it("creates and renames an OpenID Connect connection of the organization; another organization's is not found", async () => {
     const { browser } = await signInToConsole(tenantA, adminA);
     const list = await browser.get(consoleUrl(tenantA, "/identity-providers"));

@@ -112,6 +112,8 @@ const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR
  * not the body's validation. A scoped operation with a body and no entry here fails the test.
  */
 const BODIES: Record<string, (f: Fixtures) => unknown> = {
+  "auditSinks.create": () => ({ name: unique("SIEM"), kind: "jsonl", url: "https://siem.example.com/ingest" }),
+  "auditSinks.update": () => ({ name: unique("SIEM") }),
   "branding.updateSettings": () => ({ primaryColor: "#123456" }),
   "domains.add": () => ({ domain: `${unique("new")}.example.com` }),
   "identityProviders.create": (f) => ({ organizationId: f.organization, name: unique("SSO"), issuer: "https://sso.example.com", clientId: "porta" }),

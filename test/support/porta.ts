@@ -43,6 +43,8 @@ export interface TestPortaOptions {
   transactionMaxWaitMs?: number;
   /** The DNS TXT look-ups of domain verification (a fake in tests of verified domains). */
   dnsResolver?: DnsResolver;
+  /** How often the audit stream looks for sinks with entries due. */
+  auditStreamSweepMs?: number;
 }
 
 /** A real Porta over HTTP on a free loopback port, with its own database. */
@@ -75,6 +77,7 @@ export async function startTestPorta(options: TestPortaOptions = {}): Promise<Te
       ...(options.faults ? { faults: options.faults } : {}),
       ...(options.transactionMaxWaitMs !== undefined ? { transactionMaxWaitMs: options.transactionMaxWaitMs } : {}),
       ...(options.dnsResolver ? { dnsResolver: options.dnsResolver } : {}),
+      ...(options.auditStreamSweepMs !== undefined ? { auditStreamSweepMs: options.auditStreamSweepMs } : {}),
     });
   } catch (error) {
     logs.release();

@@ -10,7 +10,7 @@ import type { AdminPermission } from "./permissions";
  *
  * Inside its organization, an `org-admin` manages its people (invitations, activation, 2FA
  * resets, sessions, roles), its sign-in connections (OIDC and SAML), SCIM tokens, verified
- * domains and branding, and reads its audit log. Deliberately not: signing keys, deleting or
+ * domains and branding, reads its audit log and streams it to its SIEM (audit sinks, decision 092). Deliberately not: signing keys, deleting or
  * suspending the organization, its settings and policies, clients and applications, API
  * resources, webhooks, impersonation, export and import, bulk runs, mail and the service's
  * configuration. Those stay with service admins. An `org-auditor` reads what an org-admin may
@@ -25,6 +25,7 @@ export const ORGANIZATION_AUDITOR_PERMISSIONS: ReadonlySet<AdminPermission> = ne
   "admin:user:read",
   "admin:rbac:read",
   "admin:audit:read",
+  "admin:audit_sink:read",
   "admin:session:read",
   "admin:branding:read",
   "admin:2fa:read",
@@ -35,6 +36,7 @@ export const ORGANIZATION_ADMIN_PERMISSIONS: ReadonlySet<AdminPermission> = new 
   ...ORGANIZATION_AUDITOR_PERMISSIONS,
   "admin:user:write",
   "admin:rbac:write",
+  "admin:audit_sink:write",
   "admin:session:write",
   "admin:branding:write",
   "admin:2fa:write",

@@ -25,6 +25,8 @@ export const ADMIN_PERMISSIONS = [
   "admin:key:read",
   "admin:key:write",
   "admin:audit:read",
+  "admin:audit_sink:read",
+  "admin:audit_sink:write",
   "admin:stats:read",
   "admin:session:read",
   "admin:session:write",

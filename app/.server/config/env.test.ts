@@ -33,7 +33,29 @@ describe("parseConfig", () => {
       outboundAllowPrivateNetworks: false,
       metrics: { port: undefined, token: undefined },
       tracing: { endpoint: undefined, serviceName: "porta" },
+      auditSinks: [],
     });
+  });
+
+  it("reads AUDIT_SINKS as a JSON array of sinks and names the bad one at start, never echoing a secret", () => {
+    const sinks = [{ name: "splunk", kind: "splunk_hec", url: "https://splunk.example.com:8088", secret: "hec-secret-value", eventFamilies: ["auth.*"] }];
+    expect(parseConfig({ AUDIT_SINKS: JSON.stringify(sinks) }).auditSinks).toEqual(sinks);
+    const cases: Array<[unknown, RegExp]> = [
+      ["not json", /JSON array/],
+      [{ name: "x" }, /expected array/],
+      [[{ name: "x", kind: "smtp", url: "https://x.example.com" }], /at 0\.kind/],
+      [[{ name: "x", kind: "jsonl" }], /at 0\.url: is required/],
+      [[{ name: "x", kind: "syslog", url: "tls://siem.example.com" }], /at 0\.url: must name the collector's port/],
+      [[{ name: "x", kind: "otlp" }], /at 0\.kind: otlp needs OTEL_EXPORTER_OTLP_ENDPOINT/],
+      [[{ name: "x", kind: "jsonl", url: "https://a.example.com" }, { name: "x", kind: "jsonl", url: "https://b.example.com" }], /at 1\.name: "x" is named twice/],
+      [[{ name: "x", kind: "jsonl", url: "https://a.example.com", secret: "hec-secret-value\r\nX: 1" }], /at 0\.secret/],
+    ];
+    for (const [value, message] of cases) {
+      const error = configErrorOf({ AUDIT_SINKS: typeof value === "string" ? value : JSON.stringify(value) });
+      expect(error.variable).toBe("AUDIT_SINKS");
+      expect(error.message).toMatch(message);
+      expect(error.message).not.toContain("hec-secret-value");
+    }
   });
 
   it("reads TRUST_PROXY as a hop count, none, or a list of addresses, CIDRs and named ranges", () => {

@@ -2,6 +2,7 @@ import { isIP } from "node:net";
 import { SLUG_PATTERN } from "~/schemas/slug";
 import { z } from "zod";
 import { emailSchema } from "~/schemas/email";
+import { AuditSinkCreateSchema, auditSinkUrlIssue, type AuditSinkCreate } from "~/schemas/audit-sink";
 
 /**
  * The one place that reads Porta's environment. Every variable Porta reads is parsed here;
@@ -167,6 +168,10 @@ export const EnvSchema = z.object({
     urlWithProtocols(["http:", "https:"], "an OTLP/HTTP collector URL such as http://otel-collector:4318").optional(),
   ),
   OTEL_SERVICE_NAME: optionalString,
+  /** Sent with OTLP requests (`key=value,...`): the trace exporter reads it itself, the audit stream's OTLP logs from here. */
+  OTEL_EXPORTER_OTLP_HEADERS: optionalString,
+  /** The deployment's audit sinks, a JSON array (decision 092); checked below. */
+  AUDIT_SINKS: optionalString,
   METRICS_TOKEN: optionalString.pipe(z.string().min(32, "expected at least 32 characters, for example from `openssl rand -hex 32`").optional()),
 });
 
@@ -202,7 +207,34 @@ export interface Config {
    */
   metrics: { port: number | undefined; token: string | undefined };
   /** OpenTelemetry traces over OTLP/HTTP (decision 051); off without an endpoint. */
-  tracing: { endpoint: string | undefined; serviceName: string };
+  tracing: { endpoint: string | undefined; serviceName: string; headers?: string | undefined };
+  /** The deployment's audit sinks (AUDIT_SINKS, decision 092): every organization's entries and the deployment's own. */
+  auditSinks?: AuditSinkCreate[];
+}
+
+/** AUDIT_SINKS: a JSON array of sinks, each as the Admin API takes one, with unique names. */
+function parseAuditSinks(value: string | undefined, tracingEndpoint: string | undefined): AuditSinkCreate[] {
+  if (!value) return [];
+  let json: unknown;
+  try {
+    json = JSON.parse(value);
+  } catch {
+    throw new ConfigError("AUDIT_SINKS", "expected a JSON array of sinks, such as [{\"name\":\"splunk\",\"kind\":\"splunk_hec\",\"url\":\"https://splunk.example.com:8088\",\"secret\":\"...\"}]");
+  }
+  const result = z.array(AuditSinkCreateSchema).max(20, "expected at most 20 sinks").safeParse(json);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    throw new ConfigError("AUDIT_SINKS", `${issue.path.length > 0 ? `at ${issue.path.join(".")}: ` : ""}${issue.message}`);
+  }
+  const names = new Set<string>();
+  for (const [i, sink] of result.data.entries()) {
+    if (names.has(sink.name)) throw new ConfigError("AUDIT_SINKS", `at ${i}.name: "${sink.name}" is named twice`);
+    names.add(sink.name);
+    const urlIssue = auditSinkUrlIssue(sink.kind, sink.url);
+    if (urlIssue) throw new ConfigError("AUDIT_SINKS", `at ${i}.url: ${urlIssue}`);
+    if (sink.kind === "otlp" && !tracingEndpoint) throw new ConfigError("AUDIT_SINKS", `at ${i}.kind: otlp needs OTEL_EXPORTER_OTLP_ENDPOINT`);
+  }
+  return result.data;
 }
 
 /** Parses an environment (process.env by default). Throws ConfigError on the first bad variable. */
@@ -247,6 +279,7 @@ export function parseConfig(source: Record<string, string | undefined> = process
     shutdownDelayMs: Math.round(env.SHUTDOWN_DELAY_SECONDS * 1000),
     outboundAllowPrivateNetworks: env.OUTBOUND_ALLOW_PRIVATE_NETWORKS === "true",
     metrics: { port: env.METRICS_PORT, token: env.METRICS_TOKEN },
-    tracing: { endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: env.OTEL_SERVICE_NAME ?? "porta" },
+    tracing: { endpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: env.OTEL_SERVICE_NAME ?? "porta", headers: env.OTEL_EXPORTER_OTLP_HEADERS },
+    auditSinks: parseAuditSinks(env.AUDIT_SINKS, env.OTEL_EXPORTER_OTLP_ENDPOINT),
   };
 }

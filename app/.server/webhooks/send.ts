@@ -15,8 +15,9 @@ export interface SendOptions {
   timeoutMs: number;
   /** Bytes of the response read at most; the rest is discarded and the socket closed. */
   maxResponseBytes: number;
-  /** The body's media type (a Security Event Token push sends application/secevent+jwt); JSON by default. */
+  /** The body's media type, JSON unless said otherwise (an audit sink may send JSON lines, a Security Event Token push application/secevent+jwt). */
   contentType?: string;
+  userAgent?: string;
 }
 
 export interface SendResult {
@@ -30,7 +31,7 @@ export interface SendResult {
 
 export const RESPONSE_LOG_CHARS = 1024;
 
-function reasonOf(error: unknown): string {
+export function reasonOf(error: unknown): string {
   const e = error as { code?: unknown; name?: unknown };
   if (typeof e.code === "string" && /^[A-Z_]{2,40}$/.test(e.code)) return e.code;
   return typeof e.name === "string" && /^[A-Za-z]{1,60}$/.test(e.name) ? e.name : "Error";
@@ -64,7 +65,12 @@ export function sendWebhook(target: string, options: SendOptions): Promise<SendR
       url,
       {
         method: "POST",
-        headers: { ...options.headers, "content-type": options.contentType ?? "application/json", "content-length": Buffer.byteLength(options.body), "user-agent": "Porta-Webhooks/1" },
+        headers: {
+          ...options.headers,
+          "content-type": options.contentType ?? "application/json",
+          "content-length": Buffer.byteLength(options.body),
+          "user-agent": options.userAgent ?? "Porta-Webhooks/1",
+        },
         lookup: guardedLookup(options.allowPrivateNetworks),
         // No connection reuse: each attempt resolves and checks the address again.
         agent: false,

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import * as apiResources from "../operations/api-resources";
 import * as applications from "../operations/applications";
 import * as audit from "../operations/audit";
+import * as auditSinks from "../operations/audit-sinks";
 import * as branding from "../operations/branding";
 import * as bulk from "../operations/bulk";
 import * as claims from "../operations/claims";
@@ -33,7 +34,7 @@ import type { Operation } from "./route";
  * operations; a new module is added here once. The router, the OpenAPI document, the console
  * gateway (typed by operation id) and the generated client all read this table.
  */
-export const MODULES = { apiResources, applications, audit, branding, bulk, claims, clients, config, domains, identityProviders, keys, mail, metadata, organizations, passkeys, rbac, registration, scimTokens, sessions, setupLinks, ssfStreams, stats, transfer, twoFactor, userImports, users, webhooks };
+export const MODULES = { apiResources, applications, audit, auditSinks, branding, bulk, claims, clients, config, domains, identityProviders, keys, mail, metadata, organizations, passkeys, rbac, registration, scimTokens, sessions, setupLinks, ssfStreams, stats, transfer, twoFactor, userImports, users, webhooks };
 
 type Module = (typeof MODULES)[keyof typeof MODULES];
 // Distributes over the modules (keyof a union would keep only the keys they share).

@@ -24,6 +24,14 @@ export const operations = {
   "audit.get": { method: "GET", path: "/audit/{id}", pathParams: ["id"], input: "none", etag: false, paging: "none" },
   "audit.list": { method: "GET", path: "/audit", pathParams: [], input: "query", etag: false, paging: "cursor" },
   "audit.searchSubjects": { method: "GET", path: "/audit/subjects", pathParams: [], input: "query", etag: false, paging: "none" },
+  "auditSinks.create": { method: "POST", path: "/organizations/{orgId}/audit-sinks", pathParams: ["orgId"], input: "body", etag: true, paging: "none" },
+  "auditSinks.delete": { method: "DELETE", path: "/organizations/{orgId}/audit-sinks/{id}", pathParams: ["orgId","id"], input: "none", etag: false, paging: "none" },
+  "auditSinks.get": { method: "GET", path: "/organizations/{orgId}/audit-sinks/{id}", pathParams: ["orgId","id"], input: "none", etag: true, paging: "none" },
+  "auditSinks.list": { method: "GET", path: "/organizations/{orgId}/audit-sinks", pathParams: ["orgId"], input: "query", etag: false, paging: "cursor" },
+  "auditSinks.listDeadLetters": { method: "GET", path: "/organizations/{orgId}/audit-sinks/{id}/dead-letters", pathParams: ["orgId","id"], input: "query", etag: false, paging: "cursor" },
+  "auditSinks.replayDeadLetters": { method: "POST", path: "/organizations/{orgId}/audit-sinks/{id}/dead-letters/replay", pathParams: ["orgId","id"], input: "none", etag: false, paging: "none" },
+  "auditSinks.test": { method: "POST", path: "/organizations/{orgId}/audit-sinks/{id}/test", pathParams: ["orgId","id"], input: "none", etag: false, paging: "none" },
+  "auditSinks.update": { method: "PUT", path: "/organizations/{orgId}/audit-sinks/{id}", pathParams: ["orgId","id"], input: "body", etag: true, paging: "none" },
   "branding.getSettings": { method: "GET", path: "/organizations/{orgId}/branding", pathParams: ["orgId"], input: "none", etag: true, paging: "none" },
   "branding.updateSettings": { method: "PUT", path: "/organizations/{orgId}/branding", pathParams: ["orgId"], input: "body", etag: true, paging: "none" },
   "branding.uploadAsset": { method: "POST", path: "/organizations/{orgId}/branding/assets", pathParams: ["orgId"], input: "raw", contentType: "image/png", etag: true, paging: "none" },
@@ -680,6 +688,190 @@ export interface Operations {
         }>;
       };
     etag: false;
+  };
+  /** Stream the organization's audit trail to a SIEM: syslog over TLS, JSON lines, Splunk HEC, Datadog or OTLP logs */
+  "auditSinks.create": {
+    args: [orgId: string, body: {
+        name: string;
+        kind: "syslog" | "jsonl" | "splunk_hec" | "datadog" | "otlp";
+        url?: string;
+        secret?: string;
+        headerName?: string;
+        caPem?: string;
+        eventFamilies?: Array<string>;
+        enabled?: boolean;
+      }, options?: CallOptions];
+    response: {
+        id: string;
+        organizationId: string | null;
+        name: string;
+        kind: "syslog" | "jsonl" | "splunk_hec" | "datadog" | "otlp";
+        url: string;
+        headerName: string | null;
+        hasSecret: boolean;
+        secretLast4: string | null;
+        hasCaPem: boolean;
+        eventFamilies: Array<string>;
+        enabled: boolean;
+        pending: number;
+        dead: number;
+        deliveredCount: number;
+        lastDeliveredAt: string | null;
+        lastError: string | null;
+        createdAt: string;
+        updatedAt: string;
+      };
+    etag: true;
+  };
+  /** Delete an audit sink; entries not yet sent to it, and its dead letters, are dropped */
+  "auditSinks.delete": {
+    args: [orgId: string, id: string, options?: CallOptions];
+    response: void;
+    etag: false;
+  };
+  /** Get an audit sink with its state (pending, dead, last delivery, last error) */
+  "auditSinks.get": {
+    args: [orgId: string, id: string, options?: CallOptions];
+    response: {
+        id: string;
+        organizationId: string | null;
+        name: string;
+        kind: "syslog" | "jsonl" | "splunk_hec" | "datadog" | "otlp";
+        url: string;
+        headerName: string | null;
+        hasSecret: boolean;
+        secretLast4: string | null;
+        hasCaPem: boolean;
+        eventFamilies: Array<string>;
+        enabled: boolean;
+        pending: number;
+        dead: number;
+        deliveredCount: number;
+        lastDeliveredAt: string | null;
+        lastError: string | null;
+        createdAt: string;
+        updatedAt: string;
+      };
+    etag: true;
+  };
+  /** List an organization's audit sinks, each with what waits and what is dead */
+  "auditSinks.list": {
+    args: [orgId: string, query?: {
+        page?: number;
+        pageSize?: number;
+        cursor?: string;
+        limit?: number;
+        order?: "asc" | "desc";
+      }, options?: CallOptions];
+    response: {
+        data: Array<{
+          id: string;
+          organizationId: string | null;
+          name: string;
+          kind: "syslog" | "jsonl" | "splunk_hec" | "datadog" | "otlp";
+          url: string;
+          headerName: string | null;
+          hasSecret: boolean;
+          secretLast4: string | null;
+          hasCaPem: boolean;
+          eventFamilies: Array<string>;
+          enabled: boolean;
+          pending: number;
+          dead: number;
+          deliveredCount: number;
+          lastDeliveredAt: string | null;
+          lastError: string | null;
+          createdAt: string;
+          updatedAt: string;
+        }>;
+        total: number;
+        /** Present when the list stopped counting: there are at least `total` items (a filtered list or search with more than 1,000 matches) */
+        totalIsLowerBound?: true;
+        page: number;
+        pageSize: number;
+        cursor?: string;
+      };
+    etag: false;
+  };
+  /** The entries the sink never took after the last attempt, in their order */
+  "auditSinks.listDeadLetters": {
+    args: [orgId: string, id: string, query?: {
+        page?: number;
+        pageSize?: number;
+        cursor?: string;
+        limit?: number;
+        order?: "asc" | "desc";
+      }, options?: CallOptions];
+    response: {
+        data: Array<{
+          id: string;
+          auditEntryId: string;
+          eventType: string;
+          attempts: number;
+          lastError: string | null;
+          createdAt: string;
+        }>;
+        total: number;
+        /** Present when the list stopped counting: there are at least `total` items (a filtered list or search with more than 1,000 matches) */
+        totalIsLowerBound?: true;
+        page: number;
+        pageSize: number;
+        cursor?: string;
+      };
+    etag: false;
+  };
+  /** Put every dead entry back in line, at its place, on a fresh retry schedule */
+  "auditSinks.replayDeadLetters": {
+    args: [orgId: string, id: string, options?: CallOptions];
+    response: {
+        /** Dead entries put back in line, in their order */
+        replayed: number;
+      };
+    etag: false;
+  };
+  /** Send one sample event (type audit_sink.test) to the sink now and answer how it went */
+  "auditSinks.test": {
+    args: [orgId: string, id: string, options?: CallOptions];
+    response: {
+        delivered: boolean;
+        statusCode: number | null;
+        error: string | null;
+        durationMs: number;
+      };
+    etag: false;
+  };
+  /** Change an audit sink (its kind stays); `secret: null` removes the secret; If-Match guards against lost updates */
+  "auditSinks.update": {
+    args: [orgId: string, id: string, body: {
+        name?: string;
+        url?: string;
+        secret?: string | null;
+        headerName?: string | null;
+        caPem?: string | null;
+        eventFamilies?: Array<string>;
+        enabled?: boolean;
+      }, options?: CallOptions];
+    response: {
+        id: string;
+        organizationId: string | null;
+        name: string;
+        kind: "syslog" | "jsonl" | "splunk_hec" | "datadog" | "otlp";
+        url: string;
+        headerName: string | null;
+        hasSecret: boolean;
+        secretLast4: string | null;
+        hasCaPem: boolean;
+        eventFamilies: Array<string>;
+        enabled: boolean;
+        pending: number;
+        dead: number;
+        deliveredCount: number;
+        lastDeliveredAt: string | null;
+        lastError: string | null;
+        createdAt: string;
+        updatedAt: string;
+      };
+    etag: true;
   };
   /** The organization's branding: display name, colours, footer text, logo and favicon URLs */
   "branding.getSettings": {
@@ -5767,6 +5959,85 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"q","in":"query","type":"string (2–200 chars)","required":true},
       {"name":"organizationId","in":"query","type":"string (uuid)","required":false},
       {"name":"limit","in":"query","type":"integer (1–20)","required":false},
+    ],
+  },
+  "auditSinks.create": {
+    summary: "Stream the organization's audit trail to a SIEM: syslog over TLS, JSON lines, Splunk HEC, Datadog or OTLP logs",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"name","in":"body","type":"string (1–100 chars)","required":true},
+      {"name":"kind","in":"body","type":"syslog | jsonl | splunk_hec | datadog | otlp","required":true},
+      {"name":"url","in":"body","type":"string (up to 2000 chars)","required":false},
+      {"name":"secret","in":"body","type":"string (1–1000 chars)","required":false},
+      {"name":"headerName","in":"body","type":"string","required":false},
+      {"name":"caPem","in":"body","type":"string (up to 20000 chars)","required":false},
+      {"name":"eventFamilies","in":"body","type":"list of string","required":false},
+      {"name":"enabled","in":"body","type":"boolean","required":false},
+    ],
+  },
+  "auditSinks.delete": {
+    summary: "Delete an audit sink; entries not yet sent to it, and its dead letters, are dropped",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
+  "auditSinks.get": {
+    summary: "Get an audit sink with its state (pending, dead, last delivery, last error)",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
+  "auditSinks.list": {
+    summary: "List an organization's audit sinks, each with what waits and what is dead",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"page","in":"query","type":"integer (1–1000000)","required":false},
+      {"name":"pageSize","in":"query","type":"integer (1–100)","required":false},
+      {"name":"cursor","in":"query","type":"string (up to 512 chars)","required":false},
+      {"name":"limit","in":"query","type":"integer (1–100)","required":false},
+      {"name":"order","in":"query","type":"asc | desc","required":false},
+    ],
+  },
+  "auditSinks.listDeadLetters": {
+    summary: "The entries the sink never took after the last attempt, in their order",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+      {"name":"page","in":"query","type":"integer (1–1000000)","required":false},
+      {"name":"pageSize","in":"query","type":"integer (1–100)","required":false},
+      {"name":"cursor","in":"query","type":"string (up to 512 chars)","required":false},
+      {"name":"limit","in":"query","type":"integer (1–100)","required":false},
+      {"name":"order","in":"query","type":"asc | desc","required":false},
+    ],
+  },
+  "auditSinks.replayDeadLetters": {
+    summary: "Put every dead entry back in line, at its place, on a fresh retry schedule",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
+  "auditSinks.test": {
+    summary: "Send one sample event (type audit_sink.test) to the sink now and answer how it went",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+    ],
+  },
+  "auditSinks.update": {
+    summary: "Change an audit sink (its kind stays); `secret: null` removes the secret; If-Match guards against lost updates",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"id","in":"path","type":"string (uuid)","required":true},
+      {"name":"name","in":"body","type":"string (1–100 chars)","required":false},
+      {"name":"url","in":"body","type":"string (up to 2000 chars)","required":false},
+      {"name":"secret","in":"body","type":"string (1–1000 chars) or null","required":false},
+      {"name":"headerName","in":"body","type":"string or null","required":false},
+      {"name":"caPem","in":"body","type":"string (up to 20000 chars) or null","required":false},
+      {"name":"eventFamilies","in":"body","type":"list of string","required":false},
+      {"name":"enabled","in":"body","type":"boolean","required":false},
     ],
   },
   "branding.getSettings": {
