@@ -99,6 +99,7 @@ export const AUDIT_EVENTS = {
   "user.email_verified": "A user's email was marked verified.",
   "user.password_set": "An administrator set a user's password.",
   "user.password_cleared": "An administrator removed a user's password.",
+  "user.credential_compromised": "An administrator reported a user's password compromised: the password was removed and every session of the user ended in the same write (data: credentialType password, reason — the administrator's note, if any; never the password).",
   "user.imported": "An administrator imported a batch of users from a Keycloak or Auth0 export into an organization (data: format, batch, of, created, updated, importedPasswords, rolesCreated; never a hash).",
   "user.imported_passwords_expired": "An administrator removed the passwords still on an imported hash of an organization's users created before a date; they must reset them (data: createdBefore, expired).",
   "user.exported": "A user's data was exported.",
