@@ -112,7 +112,7 @@ export const AUDIT_EVENTS = {
   "user.role_removed": "A role was removed from a user.",
   "user.sessions_revoked": "All of a user's sessions were ended.",
   "user.impersonated": "An administrator obtained a time-limited access token to act as the user (data: clientId, reason, minutes, expiresAt, adminEmail); the user sees it on their account page.",
-  "user.2fa.disabled": "A user's second factor was turned off.",
+  "user.2fa.disabled": "An administrator turned a user's second factor off: authenticator app, recovery codes and email codes (data: removed — the factors the user had, of totp and email).",
   "user.passkey.deleted": "An administrator deleted one of a user's passkeys (data: passkeyId, name).",
   "user.federated_identity.linked": "A user's account at an upstream identity provider was linked at sign-in (data: providerId, provider, subject).",
   "user.federated_identity.deleted": "An administrator removed a user's link to an upstream identity provider (data: linkId, providerId, provider).",
@@ -130,7 +130,7 @@ export const AUDIT_EVENTS = {
   "api_resource.created": "An API resource (an API clients ask access tokens for with the resource parameter) was added to an organization.",
   "api_resource.updated": "An API resource changed (identifier, name, scopes, token lifetime, consent, status).",
   "api_resource.deleted": "An API resource was deleted with its client grants (data: identifier, name, grantedClients); tokens already issued for it run out.",
-  "user.2fa.reset": "A user's second factor was reset by an administrator.",
+  "user.2fa.reset": "A user's authenticator app and recovery codes were reset by an administrator (data: removed — totp when the user had one enrolled, else nothing).",
   "user.2fa.recovery_codes_regenerated": "A user's recovery codes were replaced.",
 
   "role.created": "A role was created.",

@@ -146,5 +146,10 @@ describe("the assurance level a person can reach", () => {
     expect(all.map(eventOf)).toEqual([CHANGE, ASSURANCE, CHANGE, CHANGE, CHANGE, ASSURANCE]);
     expect(all[5]!.events[ASSURANCE]).toMatchObject({ initiating_entity: "admin", current_level: "nist-aal1", previous_level: "nist-aal2", change_direction: "decrease" });
     expect(all[4]!.txn).toBe(all[5]!.txn);
+
+    // A reset with nothing left to remove is a credential-change, and the level does not fall again.
+    expect((await api.post(`/users/${user.id}/two-factor/reset`)).status).toBe(200);
+    const last = await setsAt("/assurance", 7);
+    expect(last.map(eventOf)).toEqual([CHANGE, ASSURANCE, CHANGE, CHANGE, CHANGE, ASSURANCE, CHANGE]);
   });
 });

@@ -81,8 +81,11 @@ describe("the audit event → SSF event table", () => {
     expect(assuranceOf("account.passkey.added", 2)).toBeUndefined();
     expect(eventsClaimsOf(entry("account.passkey.added"), 2)).toHaveLength(1);
     // The last one gone, by an administrator: aal2 → aal1.
-    expect(assuranceOf("user.2fa.disabled", 0)).toMatchObject({ initiating_entity: "admin", current_level: "nist-aal1", previous_level: "nist-aal2", change_direction: "decrease" });
+    expect(assuranceOf("user.2fa.disabled", 0, { data: { removed: ["totp", "email"] } })).toMatchObject({ initiating_entity: "admin", current_level: "nist-aal1", previous_level: "nist-aal2", change_direction: "decrease" });
     expect(assuranceOf("account.2fa.removed", 1)).toBeUndefined();
+    // An administrator's reset of a user who had no authenticator app lowers nothing.
+    expect(assuranceOf("user.2fa.reset", 0, { data: { removed: [] } })).toBeUndefined();
+    expect(assuranceOf("user.2fa.reset", 0, { data: { removed: ["totp"] } })).toMatchObject({ change_direction: "decrease" });
     // Without the count (no stream asked for it) there is none.
     expect(assuranceOf("auth.2fa.enrolled", undefined)).toBeUndefined();
     // Events that do not touch factors never carry one, whatever the count.

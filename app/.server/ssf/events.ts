@@ -36,6 +36,8 @@ export interface Emission {
    * outbox counts the user's factors there (`aalFactorsAfter`) and hands the count in.
    */
   assurance?: "increase" | "decrease";
+  /** Emitted only for the entries this accepts (an administrator's reset that found nothing to remove). */
+  when?: (entry: WrittenAuditEntry) => boolean;
 }
 
 const credential =
@@ -71,6 +73,8 @@ const assurance = (direction: "increase" | "decrease"): Emission => ({
 });
 const GAINED = assurance("increase");
 const LOST = assurance("decrease");
+/** An administrator's disable or reset lowers the level only when it removed a factor (its entry's `removed`). */
+const LOST_IF_REMOVED: Emission = { ...LOST, when: (entry) => Array.isArray((entry.data as Record<string, unknown> | null)?.removed) && ((entry.data as { removed: unknown[] }).removed.length > 0) };
 
 /** RISC credential-compromise (§2.7): the credential (only a password can be reported), when, and the administrator's note as written. */
 function compromise(entry: WrittenAuditEntry): Record<string, unknown> {
@@ -106,8 +110,8 @@ export const SSF_EVENT_OF: Partial<Record<AuditEventType, readonly Emission[]>> 
   "account.2fa.removed": [{ event: CREDENTIAL_CHANGE, details: credential(secondFactorType, "delete") }, LOST],
   "account.2fa.email_enabled": [{ event: CREDENTIAL_CHANGE, details: credential("app", "create") }, GAINED],
   "account.2fa.email_disabled": [{ event: CREDENTIAL_CHANGE, details: credential("app", "delete") }, LOST],
-  "user.2fa.disabled": [{ event: CREDENTIAL_CHANGE, details: credential("app", "revoke") }, LOST],
-  "user.2fa.reset": [{ event: CREDENTIAL_CHANGE, details: credential("app", "revoke") }, LOST],
+  "user.2fa.disabled": [{ event: CREDENTIAL_CHANGE, details: credential("app", "revoke") }, LOST_IF_REMOVED],
+  "user.2fa.reset": [{ event: CREDENTIAL_CHANGE, details: credential("app", "revoke") }, LOST_IF_REMOVED],
   "account.passkey.added": [{ event: CREDENTIAL_CHANGE, details: credential(passkeyType, "create") }, GAINED],
   "account.passkey.removed": [{ event: CREDENTIAL_CHANGE, details: credential("fido2-platform", "delete") }, LOST],
   "user.passkey.deleted": [{ event: CREDENTIAL_CHANGE, details: credential("fido2-platform", "revoke") }, LOST],
@@ -161,6 +165,7 @@ export function eventsClaimsOf(entry: WrittenAuditEntry, aalFactorsAfter?: numbe
   for (const emission of SSF_EVENT_OF[entry.eventType] ?? []) {
     if (emission.assurance === "increase" && aalFactorsAfter !== 1) continue;
     if (emission.assurance === "decrease" && aalFactorsAfter !== 0) continue;
+    if (emission.when && !emission.when(entry)) continue;
     const body: Record<string, unknown> = {
       ...(emission.event.startsWith(CAEP) ? { event_timestamp: Math.floor(entry.createdAt.getTime() / 1000), initiating_entity: initiatingEntity(entry) } : {}),
       ...emission.details?.(entry),
