@@ -62,7 +62,9 @@ export function createSsfOutbox(jobs: JobQueue, logger: Logger, issuerOf: (organ
     const issuers = new Map(organizations.map((o) => [o.id, issuerOf(o.slug)]));
     const factors = await aalFactorsAfter(
       tx,
-      written.filter(({ entry, targets }) => mayChangeAssurance(entry.eventType) && targets.some((t) => t.eventsDelivered.includes(ASSURANCE_LEVEL_CHANGE))).map(({ entry }) => entry.targetId!),
+      written.flatMap(({ entry, targets }) =>
+        entry.targetId && mayChangeAssurance(entry.eventType) && targets.some((t) => t.eventsDelivered.includes(ASSURANCE_LEVEL_CHANGE)) ? [entry.targetId] : [],
+      ),
     );
     const rows: Array<{ id: string; streamId: string; auditEntryId: string; claims: Prisma.InputJsonValue; push: boolean }> = [];
     for (const { entry, targets } of written) {
@@ -107,7 +109,8 @@ export function createSsfOutbox(jobs: JobQueue, logger: Logger, issuerOf: (organ
 /**
  * How many authenticators beyond a password each user has now: an enrolled authenticator app,
  * email codes, and passkeys (Porta counts each as a second factor, `amr` mfa). Read inside the
- * write's transaction after the write, so one added or removed there is already counted or gone.
+ * write's transaction after the write, so one added or removed there is already counted or gone
+ * (a transaction that wrote two such entries for one person sees the state after both).
  */
 async function aalFactorsAfter(tx: Prisma.TransactionClient, userIds: string[]): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
