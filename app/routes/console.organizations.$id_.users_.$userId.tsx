@@ -84,6 +84,7 @@ const INTENTS: Record<string, (console: Console, ids: Ids, form: FormData) => Pr
   verifyEmail: (c, ids) => c.admin("users.verifyEmail", { params: ids }),
   setPassword: (c, ids, form) => c.admin("users.setPassword", { params: ids, body: { password: String(form.get("password") ?? "") } }),
   clearPassword: (c, ids) => c.admin("users.clearPassword", { params: ids }),
+  reportCompromised: (c, ids) => c.admin("users.reportCompromisedPassword", { params: ids, body: {} }),
   resetTwoFactor: (c, ids) => c.admin("twoFactor.reset", { params: { id: ids.userId }, body: {} }),
   disableTwoFactor: (c, ids) => c.admin("twoFactor.disable", { params: { id: ids.userId } }),
   deletePasskey: (c, ids, form) => c.admin("passkeys.delete", { params: { id: ids.userId, passkeyId: String(form.get("passkeyId") ?? "") } }),
@@ -194,7 +195,7 @@ export async function action(args: ActionFunctionArgs) {
 }
 
 /** Notices of the actions this page gained later live in the userDetail section. */
-const DETAIL_DONE = ["created", "updated", "revokeSession"];
+const DETAIL_DONE = ["created", "updated", "revokeSession", "reportCompromised"];
 const doneKey = (done: string) =>
   done === "unlock" ? "lockout.done" : done === "clearBlock" ? "blocks.done" : DETAIL_DONE.includes(done) ? `userDetail.done.${done}` : `users.done.${done}`;
 
@@ -280,6 +281,9 @@ export default function UserPage() {
           <button type="submit" className="button button-inline">{t("users.setPassword")}</button>
         </ActionForm>
         {user.hasPassword ? <ConfirmAction intent="clearPassword" label={t("users.clearPassword")} question={t("users.confirmClearPassword", { email: user.email })} danger /> : null}
+        {user.hasPassword ? (
+          <ConfirmAction intent="reportCompromised" label={t("userDetail.compromised.button")} question={t("userDetail.compromised.confirm", { email: user.email })} danger />
+        ) : null}
       </section>
 
       <section className="panel" aria-labelledby="roles-title">

@@ -109,6 +109,12 @@ export const UserUpdateSchema = z
 
 export const SetPasswordSchema = z.object({ password: NewPasswordSchema }).strict();
 
+/** An administrator's report that a user's password is compromised: an optional note (kept in the audit entry, sent as the SET's reason_admin). */
+export const ReportCompromisedPasswordSchema = z
+  .object({ reason: z.string().trim().max(500, "must have at most 500 characters").optional() })
+  .strict()
+  .optional();
+
 /** Which imported passwords an operator expires: those of users created before the date (decision 085). */
 export const ExpireImportedPasswordsSchema = z.object({ createdBefore: z.iso.datetime({ offset: true, message: "must be an ISO 8601 date and time" }) }).strict();
 export const ExpiredImportedPasswordsSchema = z.object({ expired: z.number().int() });

@@ -162,7 +162,7 @@ describe("a user's two-factor enrollment", () => {
     expect((await status(user.id)).body).toEqual(res.body);
     expect(await stepAfterPassword(requireTotp, user)).toBe("setup");
     expect(await auditOf("user.2fa.reset", user.id)).toEqual([
-      expect.objectContaining({ actorType: "admin", actorId: adminId, organizationId: requireTotp.org.id, targetType: "user", data: {} }),
+      expect.objectContaining({ actorType: "admin", actorId: adminId, organizationId: requireTotp.org.id, targetType: "user", data: { removed: ["totp"] } }),
     ]);
     expectError(await api.post(`/users/${UNKNOWN_ID}/two-factor/reset`), 404, "not_found");
   });
@@ -184,7 +184,7 @@ describe("a user's two-factor enrollment", () => {
     });
     expect(["callback", "consent"]).toContain(await stepAfterPassword(optional, user));
     expect(await auditOf("user.2fa.disabled", user.id)).toEqual([
-      expect.objectContaining({ actorType: "admin", actorId: adminId, organizationId: optional.org.id, targetType: "user" }),
+      expect.objectContaining({ actorType: "admin", actorId: adminId, organizationId: optional.org.id, targetType: "user", data: { removed: ["totp", "email"] } }),
     ]);
     expectError(await api.delete(`/users/${UNKNOWN_ID}/two-factor`), 404, "not_found");
   });

@@ -496,6 +496,24 @@ describe("users", () => {
     expect(await porta.services.db.prisma.auditEntry.findFirst({ where: { eventType: "user.2fa.reset", targetId: user.id } })).not.toBeNull();
     expect((await admin.browser.post(url, { csrf, intent: "dropTables" })).status).toBe(400);
   });
+
+  it("reports a user's password compromised after a confirmation: the password goes and the page says so", async () => {
+    const prisma = porta.services.db.prisma;
+    const org = await prisma.organization.create({ data: { slug: unique("breached"), name: "Breached Org" } });
+    const user = await createUser(prisma, org.id, { email: "leaked@people.example", password: "a long leaked password 4" });
+    const url = `${porta.baseUrl}/console/organizations/${org.id}/users/${user.id}`;
+    const { csrf, html } = await pageWithCsrf(admin.browser, url);
+    expect(html).toContain("Report password compromised");
+    expect(html).toContain("Report the password of leaked@people.example as compromised?");
+    const reported = await admin.browser.post(url, { csrf, intent: "reportCompromised" });
+    expect(reported.headers.get("location")).toBe(`/console/organizations/${org.id}/users/${user.id}?done=reportCompromised`);
+    const after = await (await admin.browser.get(`${porta.baseUrl}${reported.headers.get("location")!}`)).text();
+    expect(after).toContain("The password was reported compromised: it was removed and the sessions ended.");
+    // No password, so no button to report it again.
+    expect(after).not.toContain("Report password compromised");
+    expect((await prisma.user.findUniqueOrThrow({ where: { id: user.id } })).passwordHash).toBeNull();
+    expect(await prisma.auditEntry.findFirst({ where: { eventType: "user.credential_compromised", targetId: user.id } })).toMatchObject({ actorType: "admin", data: { credentialType: "password" } });
+  });
 });
 
 describe("a user's password, roles, sessions and data", () => {

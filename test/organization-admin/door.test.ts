@@ -131,6 +131,7 @@ const BODIES: Record<string, (f: Fixtures) => unknown> = {
   "users.update": () => ({ givenName: "Grace" }),
   "usersById.update": () => ({ givenName: "Grace" }),
   "users.setPassword": () => ({ password: "another long password 7" }),
+  "users.reportCompromisedPassword": () => ({ reason: "Seen in a breach corpus" }),
 };
 
 /** Path parameters no scope names that are not ids. */

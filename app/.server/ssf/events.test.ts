@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { AUDIT_EVENTS } from "~/schemas/audit-events";
 import type { WrittenAuditEntry } from "../audit/audit";
-import { CREDENTIAL_CHANGE, EVENTS_SUPPORTED, eventsClaimOf, SESSION_REVOKED, SSF_EVENT_OF } from "./events";
+import { ASSURANCE_LEVEL_CHANGE, CREDENTIAL_CHANGE, CREDENTIAL_COMPROMISE, EVENTS_SUPPORTED, eventsClaimsOf, SESSION_REVOKED, SSF_EVENT_OF } from "./events";
+
+/** The one SET an entry becomes (the test fails when it becomes none or several). */
+const eventsClaimOf = (e: WrittenAuditEntry) => {
+  const claims = eventsClaimsOf(e);
+  if (claims.length > 1) throw new Error(`${e.eventType} became ${claims.length} SETs`);
+  return claims[0] ?? null;
+};
 
 const entry = (eventType: string, overrides: Partial<WrittenAuditEntry> = {}): WrittenAuditEntry =>
   ({
@@ -23,11 +30,13 @@ describe("the audit event → SSF event table", () => {
   it("maps only audit events that exist, and offers exactly the events it can emit", () => {
     for (const type of Object.keys(SSF_EVENT_OF)) expect(Object.hasOwn(AUDIT_EVENTS, type), type).toBe(true);
     expect(EVENTS_SUPPORTED).toEqual([
+      "https://schemas.openid.net/secevent/caep/event-type/assurance-level-change",
       "https://schemas.openid.net/secevent/caep/event-type/credential-change",
       "https://schemas.openid.net/secevent/caep/event-type/session-revoked",
       "https://schemas.openid.net/secevent/risc/event-type/account-disabled",
       "https://schemas.openid.net/secevent/risc/event-type/account-enabled",
       "https://schemas.openid.net/secevent/risc/event-type/account-purged",
+      "https://schemas.openid.net/secevent/risc/event-type/credential-compromise",
     ]);
   });
 
@@ -44,5 +53,43 @@ describe("the audit event → SSF event table", () => {
     expect(eventsClaimOf(entry("auth.2fa.enrolled", { data: { method: "totp" } }))![CREDENTIAL_CHANGE]).toMatchObject({ credential_type: "app", change_type: "create" });
     expect(eventsClaimOf(entry("account.passkey.added", { data: { deviceType: "singleDevice" } }))![CREDENTIAL_CHANGE]).toMatchObject({ credential_type: "fido2-roaming" });
     expect(eventsClaimOf(entry("user.2fa.reset"))![CREDENTIAL_CHANGE]).toMatchObject({ credential_type: "app", change_type: "revoke" });
+  });
+
+  it("tells of a reported compromise as credential-compromise with the administrator's note, and also as the password's removal and the sessions' end", () => {
+    const claims = eventsClaimsOf(entry("user.credential_compromised", { data: { credentialType: "password", reason: "Found in a paste site" } }));
+    expect(claims).toEqual([
+      { [CREDENTIAL_COMPROMISE]: { credential_type: "password", event_timestamp: 1796284800, reason_admin: { und: "Found in a paste site" } } },
+      { [CREDENTIAL_CHANGE]: { event_timestamp: 1796284800, initiating_entity: "admin", credential_type: "password", change_type: "delete" } },
+      { [SESSION_REVOKED]: { event_timestamp: 1796284800, initiating_entity: "admin" } },
+    ]);
+    expect(eventsClaimsOf(entry("user.credential_compromised", { data: { credentialType: "password" } }))[0]![CREDENTIAL_COMPROMISE]).not.toHaveProperty("reason_admin");
+  });
+
+  it("adds an assurance-level-change only when the write crossed the nist-aal1/nist-aal2 line", () => {
+    const assuranceOf = (type: string, factorsAfter: number | undefined, overrides: Partial<WrittenAuditEntry> = {}) =>
+      eventsClaimsOf(entry(type, overrides), factorsAfter).find((c) => ASSURANCE_LEVEL_CHANGE in c)?.[ASSURANCE_LEVEL_CHANGE];
+    // The first second factor: aal1 → aal2, by the user.
+    expect(assuranceOf("auth.2fa.enrolled", 1, { actorType: "user", data: { method: "totp" } })).toEqual({
+      event_timestamp: 1796284800,
+      initiating_entity: "user",
+      namespace: "NIST-AAL",
+      current_level: "nist-aal2",
+      previous_level: "nist-aal1",
+      change_direction: "increase",
+    });
+    // A second one: still aal2, so only the credential-change.
+    expect(assuranceOf("account.passkey.added", 2)).toBeUndefined();
+    expect(eventsClaimsOf(entry("account.passkey.added"), 2)).toHaveLength(1);
+    // The last one gone, by an administrator: aal2 → aal1.
+    expect(assuranceOf("user.2fa.disabled", 0, { data: { removed: ["totp", "email"] } })).toMatchObject({ initiating_entity: "admin", current_level: "nist-aal1", previous_level: "nist-aal2", change_direction: "decrease" });
+    expect(assuranceOf("account.2fa.removed", 1)).toBeUndefined();
+    // An administrator's reset of a user who had no authenticator app lowers nothing.
+    expect(assuranceOf("user.2fa.reset", 0, { data: { removed: [] } })).toBeUndefined();
+    expect(assuranceOf("user.2fa.reset", 0, { data: { removed: ["totp"] } })).toMatchObject({ change_direction: "decrease" });
+    // Without the count (no stream asked for it) there is none.
+    expect(assuranceOf("auth.2fa.enrolled", undefined)).toBeUndefined();
+    // Events that do not touch factors never carry one, whatever the count.
+    expect(assuranceOf("account.password_changed", 0)).toBeUndefined();
+    expect(assuranceOf("user.deactivated", 1)).toBeUndefined();
   });
 });

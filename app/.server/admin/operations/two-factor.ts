@@ -36,6 +36,14 @@ async function requireUser(ctx: Context, id: string) {
   return user;
 }
 
+/**
+ * The factors a disable (TOTP and email codes) or a reset (TOTP) takes away, for the audit entry:
+ * an entry that removed none changed nobody's assurance level (Shared Signals, ssf/events.ts).
+ */
+const factorsRemoved = (before: Awaited<ReturnType<typeof requireTwoFactorStatus>>, alsoEmail: boolean): string[] => [
+  ...(before.totp.enrolled ? ["totp"] : []),
+  ...(alsoEmail && before.emailOtp.enabled ? ["email"] : []),
+];
 const statusBody = (s: Awaited<ReturnType<typeof requireTwoFactorStatus>>) => ({ ...s, totp: { ...s.totp, enrolledAt: s.totp.enrolledAt?.toISOString() ?? null } });
 
 export const userTwoFactorOperations = [
@@ -67,8 +75,9 @@ export const userTwoFactorOperations = [
     response: StatusSchema,
     handler: async ({ ctx, params }) => {
       const user = await requireUser(ctx, params.id);
+      const removed = factorsRemoved(await requireTwoFactorStatus(ctx, params.id), true);
       const status = await disableTwoFactor(ctx, params.id);
-      ctx.audit({ eventType: "user.2fa.disabled", organizationId: user.organizationId, targetType: "user", targetId: user.id, data: {} });
+      ctx.audit({ eventType: "user.2fa.disabled", organizationId: user.organizationId, targetType: "user", targetId: user.id, data: { removed } });
       return { body: statusBody(status) };
     },
   }),
@@ -88,8 +97,9 @@ export const userTwoFactorResetOperations = [
     response: StatusSchema,
     handler: async ({ ctx, params }) => {
       const user = await requireUser(ctx, params.id);
+      const removed = factorsRemoved(await requireTwoFactorStatus(ctx, params.id), false);
       const status = await resetTwoFactor(ctx, params.id);
-      ctx.audit({ eventType: "user.2fa.reset", organizationId: user.organizationId, targetType: "user", targetId: user.id, data: {} });
+      ctx.audit({ eventType: "user.2fa.reset", organizationId: user.organizationId, targetType: "user", targetId: user.id, data: { removed } });
       return { body: statusBody(status) };
     },
   }),

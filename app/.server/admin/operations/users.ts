@@ -9,6 +9,7 @@ import {
   InvitationPreviewSchema,
   InvitationSchema,
   InviteSchema,
+  ReportCompromisedPasswordSchema,
   SetPasswordSchema,
   ExpireImportedPasswordsSchema,
   ExpiredImportedPasswordsSchema,
@@ -433,6 +434,30 @@ export const orgUserPasswordOperations = [
     handler: async ({ ctx, params, ifMatch }) => {
       const row = await clearPassword(ctx, await requireUser(ctx, params.userId, params.orgId), ifMatch);
       auditUser(ctx, "user.password_cleared", row, { hasPassword: false });
+      return { body: toUser(row) };
+    },
+  }),
+];
+
+/** /organizations/{orgId}/users/{userId}/password-compromised */
+export const orgUserPasswordCompromisedOperations = [
+  operation({
+    method: "POST",
+    path: "/organizations/{orgId}/users/{userId}/password-compromised",
+    operationId: "users.reportCompromisedPassword",
+    summary:
+      "Report the user's password compromised: it is removed (they sign in by reset, magic link or another method) and their sessions end, audited as user.credential_compromised, which Shared Signals streams hear as RISC credential-compromise",
+    tag: "users",
+    permission: "admin:user:write",
+    organizationScope: [{ in: "path", param: "orgId" }, { in: "entity", param: "userId", owner: "user" }],
+    query: NoQuery,
+    params: OrgUserParams,
+    body: ReportCompromisedPasswordSchema,
+    response: UserSchema,
+    handler: async ({ ctx, params, body, ifMatch }) => {
+      const row = await clearPassword(ctx, await requireUser(ctx, params.userId, params.orgId), ifMatch);
+      const reason = body?.reason ? { reason: body.reason } : {};
+      ctx.audit({ eventType: "user.credential_compromised", organizationId: row.organizationId, targetType: "user", targetId: row.id, data: { credentialType: "password", ...reason } });
       return { body: toUser(row) };
     },
   }),

@@ -161,6 +161,7 @@ export const operations = {
   "users.invite": { method: "POST", path: "/organizations/{orgId}/users/invite", pathParams: ["orgId"], input: "body", etag: false, paging: "none" },
   "users.invitePreview": { method: "POST", path: "/organizations/{orgId}/users/invite/preview", pathParams: ["orgId"], input: "body", etag: false, paging: "none" },
   "users.list": { method: "GET", path: "/organizations/{orgId}/users", pathParams: ["orgId"], input: "query", etag: false, paging: "cursor" },
+  "users.reportCompromisedPassword": { method: "POST", path: "/organizations/{orgId}/users/{userId}/password-compromised", pathParams: ["orgId","userId"], input: "body", etag: false, paging: "none" },
   "users.setPassword": { method: "PUT", path: "/organizations/{orgId}/users/{userId}/password", pathParams: ["orgId","userId"], input: "body", etag: false, paging: "none" },
   "users.unlock": { method: "POST", path: "/organizations/{orgId}/users/{userId}/unlock", pathParams: ["orgId","userId"], input: "none", etag: false, paging: "none" },
   "users.update": { method: "PUT", path: "/organizations/{orgId}/users/{userId}", pathParams: ["orgId","userId"], input: "body", etag: true, paging: "none" },
@@ -5250,6 +5251,29 @@ export interface Operations {
       };
     etag: false;
   };
+  /** Report the user's password compromised: it is removed (they sign in by reset, magic link or another method) and their sessions end, audited as user.credential_compromised, which Shared Signals streams hear as RISC credential-compromise */
+  "users.reportCompromisedPassword": {
+    args: [orgId: string, userId: string, body?: {
+        reason?: string;
+      }, options?: CallOptions];
+    response: {
+        id: string;
+        organizationId: string;
+        email: string;
+        givenName: string | null;
+        familyName: string | null;
+        emailVerified: boolean;
+        status: "active" | "inactive";
+        locale: string | null;
+        hasPassword: boolean;
+        passwordScheme: string | null;
+        lockedUntil: string | null;
+        lastLoginAt: string | null;
+        createdAt: string;
+        updatedAt: string;
+      };
+    etag: false;
+  };
   /** Set the user's password (password policy applies); their sessions end */
   "users.setPassword": {
     args: [orgId: string, userId: string, body: {
@@ -7109,6 +7133,14 @@ export const operationHelp: Record<string, OperationHelp> = {
       {"name":"status","in":"query","type":"active | inactive","required":false},
       {"name":"locked","in":"query","type":"true","required":false},
       {"name":"sort","in":"query","type":"createdAt | email | familyName | lastLoginAt","required":false},
+    ],
+  },
+  "users.reportCompromisedPassword": {
+    summary: "Report the user's password compromised: it is removed (they sign in by reset, magic link or another method) and their sessions end, audited as user.credential_compromised, which Shared Signals streams hear as RISC credential-compromise",
+    fields: [
+      {"name":"orgId","in":"path","type":"string (uuid)","required":true},
+      {"name":"userId","in":"path","type":"string (uuid)","required":true},
+      {"name":"reason","in":"body","type":"string (up to 500 chars)","required":false},
     ],
   },
   "users.setPassword": {
