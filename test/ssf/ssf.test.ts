@@ -178,6 +178,7 @@ describe("push delivery", () => {
     const request = at("/verify")[0]!;
     expect(request.headers["content-type"]).toBe("application/secevent+jwt");
     expect(request.headers.authorization).toBe("Bearer receiver-secret");
+    expect(request.headers["user-agent"]).toBe("Porta-Shared-Signals/1");
   });
 
   it("tells a stream of its subjects only: deactivation, reactivation and session revocation, each a SET about that user", async () => {

@@ -76,6 +76,7 @@ export async function deliverSsfPushJob(ctx: PushContext, data: JobPayloads["ssf
     headers: { accept: "application/json", ...(authorization ? { authorization } : {}) },
     body: set,
     contentType: "application/secevent+jwt",
+    userAgent: "Porta-Shared-Signals/1",
     allowPrivateNetworks: ctx.config.outboundAllowPrivateNetworks,
     timeoutMs: SSF_PUSH_TIMEOUT_MS,
     maxResponseBytes: MAX_RESPONSE_BYTES,
