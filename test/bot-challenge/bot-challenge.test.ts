@@ -72,6 +72,7 @@ describe("policy off", () => {
     expect(page.res.status).toBe(200);
     expect(mainOf(page.html)).not.toContain('name="altcha"');
     expect(mainOf(page.html)).not.toContain(message("en", (m) => m.botChallenge.noScript));
+    expect(page.html).not.toContain('<script src="/bot-challenge.js"');
     const posted = await submitPassword(page, user.email, PASSWORD);
     expect([302, 303]).toContain(posted.status);
     const forgot = await page.browser.get(`${new URL(page.interactionUrl).origin}/interaction/${page.uid}/forgot-password`);
@@ -86,6 +87,11 @@ describe("policy always", () => {
     expect(challengeOf(page.html)).not.toBeNull();
     expect(mainOf(page.html)).toContain(`<noscript>`);
     expect(page.html).toContain(message("en", (m) => m.botChallenge.noScript));
+    // The solver is read with the form, before the page's bundle: a form sent before the page
+    // hydrates is held until the answer is found, not sent without it.
+    const main = mainOf(page.html);
+    expect(main).toMatch(/<script src="\/bot-challenge\.js"><\/script>/);
+    expect(main.indexOf('<script src="/bot-challenge.js">')).toBeGreaterThan(main.indexOf('name="altcha"'));
   });
 
   it("refuses a post without a solution before the password is looked at: 403, the message, audited, nothing counted", async () => {
