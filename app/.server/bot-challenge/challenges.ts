@@ -1,5 +1,5 @@
-import { hkdfSync } from "node:crypto";
-import { createChallenge, verifySolution } from "altcha-lib/v1";
+import { hkdfSync, timingSafeEqual } from "node:crypto";
+import { createChallenge } from "altcha-lib/v1";
 import { z } from "zod";
 import { BOT_CHALLENGE_COST, type BotChallenge, type BotChallengeFailure, type BotChallengeForm } from "~/schemas/bot-challenge";
 import type { KeyValueStore } from "../cache/store";
@@ -93,7 +93,13 @@ export function createBotChallenges(options: BotChallengeOptions): BotChallenges
     const expires = Number(params.get("expires"));
     if (!params.has("expires") || !Number.isSafeInteger(expires)) return { ok: false, reason: "invalid" };
     // The signature first (expiry not yet): a forged expiry must read as forged, not as expired.
-    if (!(await verifySolution(payload.data, keyOf(organizationId), false))) return { ok: false, reason: "invalid" };
+    // ALTCHA's own check (verifySolution) compares the HMAC with `===`: the same recomputation,
+    // compared in constant time (both sides are 64 hex digits, as the schema holds).
+    const expected = await createChallenge({ algorithm: "SHA-256", hmacKey: keyOf(organizationId), number: payload.data.number, salt: payload.data.salt });
+    const same = (a: string, b: string) => timingSafeEqual(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
+    if (expected.challenge.length !== 64 || !same(expected.challenge, payload.data.challenge) || !same(expected.signature, payload.data.signature)) {
+      return { ok: false, reason: "invalid" };
+    }
     if (expires * 1000 <= now()) return { ok: false, reason: "expired" };
     const use = await useOnce(payload.data.signature, expires * 1000);
     if (use === "again") return { ok: false, reason: "replayed" };
