@@ -118,12 +118,19 @@ export function guardedLookup(allowPrivateNetworks: boolean, resolve: Resolver =
   };
 }
 
-/** Refuses a URL whose host is a special-use IP literal (node connects to those without `lookup`). */
-export function assertPublicHost(url: URL, allowPrivateNetworks: boolean): void {
-  if (allowPrivateNetworks) return;
+/**
+ * Whether a URL's host is known to be local before any name is resolved: a special-use IP literal
+ * (node connects to those without `lookup`) or a `localhost` name. Where an address someone gave
+ * is refused when it is stored, and again when it is fetched.
+ */
+export function isSpecialUseHost(url: URL): boolean {
   const host = url.hostname.replace(/^\[|\]$/g, "");
-  if (isIP(host) && isSpecialUseAddress(host)) throw refusedHost(host);
-  if (host === "localhost" || host.endsWith(".localhost")) throw refusedHost(host);
+  return (isIP(host) !== 0 && isSpecialUseAddress(host)) || host === "localhost" || host.endsWith(".localhost");
+}
+
+/** Refuses a URL whose host is a special-use IP literal or a localhost name. */
+export function assertPublicHost(url: URL, allowPrivateNetworks: boolean): void {
+  if (!allowPrivateNetworks && isSpecialUseHost(url)) throw refusedHost(url.hostname.replace(/^\[|\]$/g, ""));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -161,8 +168,7 @@ export function guardedFetch(options: GuardedFetchOptions): Fetch {
   return async (input, init = {}) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     if (url.protocol !== "https:" && url.protocol !== "http:") throw new OutboundRefusedError(`${url.protocol} is not fetched`);
-    const host = url.hostname.replace(/^\[|\]$/g, "");
-    if (!options.allowPrivateNetworks && ((isIP(host) !== 0 && isSpecialUseAddress(host)) || host === "localhost" || host.endsWith(".localhost"))) {
+    if (!options.allowPrivateNetworks && isSpecialUseHost(url)) {
       throw new OutboundRefusedError(`${url.hostname} is a special-use address`);
     }
     const signal = init.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(options.timeoutMs)]) : AbortSignal.timeout(options.timeoutMs);

@@ -1,8 +1,7 @@
-import { isIP } from "node:net";
 import type { SsfStream } from "~/generated/prisma/client";
 import type { Context, StagedContext } from "../context";
 import { newUuidV7 } from "../db/ids";
-import { isSpecialUseAddress } from "../outbound/guard";
+import { isSpecialUseHost } from "../outbound/guard";
 import { EVENTS_SUPPORTED, VERIFICATION } from "./events";
 import { SsfError } from "./errors";
 import { sealPushAuthorization } from "./secrets";
@@ -55,9 +54,7 @@ function assertPushUrl(ctx: Context<"config">, value: string): void {
   if (url.protocol !== "https:" && !(allowPrivate && url.protocol === "http:")) throw new SsfError(400, "invalid_request", "delivery.endpoint_url: must be an https URL");
   if (url.username || url.password) throw new SsfError(400, "invalid_request", "delivery.endpoint_url: must not contain a user name or password");
   if (url.hash) throw new SsfError(400, "invalid_request", "delivery.endpoint_url: must not contain a fragment");
-  const host = url.hostname.replace(/^\[|\]$/g, "");
-  const local = (isIP(host) !== 0 && isSpecialUseAddress(host)) || host === "localhost" || host.endsWith(".localhost");
-  if (local && !allowPrivate) throw new SsfError(400, "invalid_request", "delivery.endpoint_url: must not point to a private, loopback or special-use address");
+  if (!allowPrivate && isSpecialUseHost(url)) throw new SsfError(400, "invalid_request", "delivery.endpoint_url: must not point to a private, loopback or special-use address");
 }
 
 /** Requested ∩ supported, in the order requested. */

@@ -1,4 +1,3 @@
-import { isIP } from "node:net";
 import { X509Certificate } from "node:crypto";
 import type { AuditSink as SinkRow, Prisma } from "~/generated/prisma/client";
 import {
@@ -14,7 +13,7 @@ import type { Context } from "../../context";
 import { newUuidV7 } from "../../db/ids";
 import { compareAndSet } from "../../db/compare-and-set";
 import { notFound, validation } from "../../errors";
-import { isSpecialUseAddress } from "../../outbound/guard";
+import { isSpecialUseHost } from "../../outbound/guard";
 import { sendToSink } from "../../audit-stream/drain";
 import { lastFourOf, sealSinkSecret } from "../../audit-stream/secrets";
 import { requireOrganization } from "../organizations/service";
@@ -81,9 +80,7 @@ function assertAllowedTarget(ctx: Context<"config">, kind: AuditSinkKind, value:
   if (!allowPrivate && (url.protocol === "http:" || url.protocol === "tcp:")) {
     throw validation([{ field: "url", message: kind === "syslog" ? "must be tls://host:port" : "must be an https URL" }]);
   }
-  const host = url.hostname.replace(/^\[|\]$/g, "");
-  const local = (isIP(host) !== 0 && isSpecialUseAddress(host)) || host === "localhost" || host.endsWith(".localhost");
-  if (local && !allowPrivate) throw validation([{ field: "url", message: "must not point to a private, loopback or special-use address" }]);
+  if (!allowPrivate && isSpecialUseHost(url)) throw validation([{ field: "url", message: "must not point to a private, loopback or special-use address" }]);
 }
 
 function assertFieldsFitKind(kind: AuditSinkKind, input: { headerName?: string | null | undefined; caPem?: string | null | undefined; secret?: string | null | undefined }): void {

@@ -1,4 +1,3 @@
-import { isIP } from "node:net";
 import type { Prisma, WebhookAttempt as AttemptRow, WebhookDelivery as DeliveryRow, WebhookEndpoint as EndpointRow } from "~/generated/prisma/client";
 import type {
   WebhookDelivery,
@@ -12,7 +11,7 @@ import type { Context } from "../../context";
 import { newUuidV7 } from "../../db/ids";
 import { compareAndSet } from "../../db/compare-and-set";
 import { conflict, notFound, validation } from "../../errors";
-import { isSpecialUseAddress } from "../../outbound/guard";
+import { isSpecialUseHost } from "../../outbound/guard";
 import { newWebhookSecret, sealWebhookSecret } from "../../webhooks/secrets";
 import { requireOrganization } from "../organizations/service";
 import { listMode, listPage, type ListQuery, type Page } from "../http/pagination";
@@ -77,9 +76,7 @@ function assertAllowedUrl(ctx: Context<"config">, value: string): void {
   const url = new URL(value);
   const allowPrivate = ctx.config.outboundAllowPrivateNetworks;
   if (url.protocol !== "https:" && !allowPrivate) throw validation([{ field: "url", message: "must be an https URL" }]);
-  const host = url.hostname.replace(/^\[|\]$/g, "");
-  const local = (isIP(host) !== 0 && isSpecialUseAddress(host)) || host === "localhost" || host.endsWith(".localhost");
-  if (local && !allowPrivate) throw validation([{ field: "url", message: "must not point to a private, loopback or special-use address" }]);
+  if (!allowPrivate && isSpecialUseHost(url)) throw validation([{ field: "url", message: "must not point to a private, loopback or special-use address" }]);
 }
 
 export async function listWebhookEndpoints(ctx: Context, organizationId: string, query: ListQuery): Promise<Page<WebhookEndpoint>> {
